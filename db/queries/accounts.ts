@@ -1,0 +1,40 @@
+import { eq, sql } from 'drizzle-orm';
+import type { Db } from '../client';
+import { accounts, adminUsers } from '../schema';
+
+export async function insertAccount(db: Db, name: string): Promise<{ id: number; name: string }> {
+  const [row] = await db.insert(accounts).values({ name }).returning({ id: accounts.id, name: accounts.name });
+  return row!;
+}
+
+export async function getAccountById(db: Db, accountId: number): Promise<{ id: number; name: string } | null> {
+  const [row] = await db.select({ id: accounts.id, name: accounts.name }).from(accounts).where(eq(accounts.id, accountId));
+  return row ?? null;
+}
+
+export async function countAccounts(db: Db): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(accounts);
+  return row?.n ?? 0;
+}
+
+export async function insertAdminUser(db: Db, accountId: number, email: string, passwordHash: string) {
+  const [row] = await db.insert(adminUsers).values({ accountId, email, passwordHash })
+    .onConflictDoNothing({ target: adminUsers.email })
+    .returning({ id: adminUsers.id, accountId: adminUsers.accountId, email: adminUsers.email });
+  return row ?? null;
+}
+
+export async function getAdminUserByEmail(db: Db, email: string) {
+  const [row] = await db.select().from(adminUsers).where(eq(adminUsers.email, email));
+  return row ?? null;
+}
+
+/**
+ * Takes the account's row lock for the rest of the transaction. Every writer that changes the
+ * account's counters takes it first, so counters stay exact under concurrent writers.
+ */
+export async function lockAccountForWrite(db: Db, accountId: number): Promise<boolean> {
+  const found = await db.execute(sql`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`);
+  const list = Array.isArray(found) ? found : (found as unknown as { rows: unknown[] }).rows;
+  return list.length > 0;
+}

@@ -1,0 +1,160 @@
+import { sql } from 'drizzle-orm';
+import { rows, type Db } from '../client';
+
+/** Staging rows as the importer sends them, one JSON batch per statement. */
+export type StagedConversation = {
+  line: number; id: string; title: string; status: string; channel_id: number; channel_name: string;
+  created_at: string; updated_at: string;
+};
+export type StagedResponse = {
+  line: number; id: string; conversation_id: string; question: string; answer: string; channel_id: number;
+  created_at: string; likes: number; dislikes: number; comments: number;
+};
+export type LineProblem = { line: number; message: string };
+
+export async function createImportStaging(db: Db): Promise<void> {
+  await db.execute(sql`CREATE TEMP TABLE import_conversations (
+    line int NOT NULL, id uuid NOT NULL, title text NOT NULL, status text NOT NULL, channel_id int NOT NULL,
+    channel_name text NOT NULL, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL) ON COMMIT DROP`);
+  await db.execute(sql`CREATE TEMP TABLE import_responses (
+    line int NOT NULL, id uuid NOT NULL, conversation_id uuid NOT NULL, question text NOT NULL, answer text NOT NULL,
+    channel_id int NOT NULL, created_at timestamptz NOT NULL, likes int NOT NULL, dislikes int NOT NULL,
+    comments int NOT NULL) ON COMMIT DROP`);
+}
+
+export async function stageConversations(db: Db, batch: StagedConversation[]): Promise<void> {
+  if (batch.length === 0) return;
+  await db.execute(sql`INSERT INTO import_conversations
+    SELECT * FROM json_to_recordset(${JSON.stringify(batch)}::json) AS x(
+      line int, id uuid, title text, status text, channel_id int, channel_name text,
+      created_at timestamptz, updated_at timestamptz)`);
+}
+
+export async function stageResponses(db: Db, batch: StagedResponse[]): Promise<void> {
+  if (batch.length === 0) return;
+  await db.execute(sql`INSERT INTO import_responses
+    SELECT * FROM json_to_recordset(${JSON.stringify(batch)}::json) AS x(
+      line int, id uuid, conversation_id uuid, question text, answer text, channel_id int,
+      created_at timestamptz, likes int, dislikes int, comments int)`);
+}
+
+/**
+ * Every rule that needs the database or the whole file, as set queries over the staging tables.
+ * Returns at most `limit` problems, ordered by line.
+ */
+export async function findImportProblems(db: Db, accountId: number, limit: number): Promise<LineProblem[]> {
+  await db.execute(sql`CREATE INDEX ON import_conversations (id)`);
+  await db.execute(sql`CREATE INDEX ON import_responses (id)`);
+  await db.execute(sql`ANALYZE import_conversations`);
+  await db.execute(sql`ANALYZE import_responses`);
+  return rows<LineProblem>(db, sql`
+    WITH problems AS (
+      SELECT s.line, 'conversation_id ' || s.id || ' appears more than once in the file (also line ' || d.line || ')' AS message
+        FROM import_conversations s JOIN import_conversations d ON d.id = s.id AND d.line < s.line
+      UNION ALL
+      SELECT s.line, 'response_id ' || s.id || ' appears more than once in the file (also line ' || d.line || ')'
+        FROM import_responses s JOIN import_responses d ON d.id = s.id AND d.line < s.line
+      UNION ALL
+      SELECT s.line, 'conversation_id ' || s.id || ' belongs to another account'
+        FROM import_conversations s JOIN conversations c ON c.id = s.id WHERE c.account_id <> ${accountId}
+      UNION ALL
+      SELECT s.line, 'response_id ' || s.id || ' belongs to another account'
+        FROM import_responses s JOIN responses r ON r.id = s.id WHERE r.account_id <> ${accountId}
+      UNION ALL
+      SELECT s.line, 'channel_id ' || s.channel_id || ' belongs to another account'
+        FROM import_conversations s JOIN channels ch ON ch.id = s.channel_id WHERE ch.account_id <> ${accountId}
+      UNION ALL
+      SELECT s.line, 'conversation ' || s.conversation_id || ' does not exist (it must be earlier in the file or already imported)'
+        FROM import_responses s
+        WHERE NOT EXISTS (SELECT 1 FROM import_conversations c WHERE c.id = s.conversation_id AND c.line < s.line)
+          AND NOT EXISTS (SELECT 1 FROM conversations c WHERE c.id = s.conversation_id AND c.account_id = ${accountId})
+      UNION ALL
+      SELECT s.line, 'channel_id ' || s.channel_id || ' differs from channel_id ' || x.channel_id || ' of conversation ' || s.conversation_id
+        FROM import_responses s
+        JOIN LATERAL (
+          SELECT channel_id FROM import_conversations c WHERE c.id = s.conversation_id
+          UNION ALL
+          SELECT channel_id FROM conversations c WHERE c.id = s.conversation_id AND c.account_id = ${accountId}
+            AND NOT EXISTS (SELECT 1 FROM import_conversations i WHERE i.id = s.conversation_id)
+          LIMIT 1
+        ) x ON true
+        WHERE x.channel_id <> s.channel_id
+      UNION ALL
+      SELECT s.line, 'conversation ' || s.id || ' moves from channel ' || c.channel_id || ' to ' || s.channel_id
+          || ' but has stored responses that this file does not move with it'
+        FROM import_conversations s JOIN conversations c ON c.id = s.id AND c.account_id = ${accountId}
+        WHERE c.channel_id <> s.channel_id AND EXISTS (
+          SELECT 1 FROM responses r WHERE r.conversation_id = c.id
+            AND NOT EXISTS (SELECT 1 FROM import_responses i WHERE i.id = r.id))
+    )
+    SELECT line, message FROM problems ORDER BY line, message LIMIT ${limit}`);
+}
+
+/** Writes the staged rows (upserts) and brings the counters of what they touched back to exact. */
+export async function applyImport(db: Db, accountId: number): Promise<void> {
+  // Conversations whose counts may change: those in the file, and those a moved response leaves.
+  await db.execute(sql`CREATE TEMP TABLE import_touched ON COMMIT DROP AS
+    SELECT id FROM import_conversations
+    UNION SELECT conversation_id FROM import_responses
+    UNION SELECT r.conversation_id FROM responses r JOIN import_responses i ON i.id = r.id`);
+
+  await db.execute(sql`
+    INSERT INTO channels (id, account_id, name)
+    SELECT DISTINCT ON (channel_id) channel_id, ${accountId}, channel_name
+    FROM import_conversations ORDER BY channel_id, line DESC
+    ON CONFLICT (id) DO UPDATE SET name = excluded.name
+    WHERE channels.account_id = ${accountId} AND channels.name IS DISTINCT FROM excluded.name`);
+  await db.execute(sql`
+    SELECT setval(pg_get_serial_sequence('channels', 'id'), max_id)
+    FROM (SELECT max(id) AS max_id FROM channels) m
+    WHERE max_id >= (SELECT last_value FROM channels_id_seq)`);
+
+  await db.execute(sql`
+    INSERT INTO conversations (id, account_id, channel_id, title, status, created_at, updated_at)
+    SELECT id, ${accountId}, channel_id, title, status, created_at, updated_at FROM import_conversations
+    ON CONFLICT (id) DO UPDATE SET channel_id = excluded.channel_id, title = excluded.title,
+      status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at
+    WHERE conversations.account_id = ${accountId}`);
+
+  await db.execute(sql`
+    INSERT INTO responses (id, account_id, conversation_id, channel_id, question, answer, likes, dislikes, comments, created_at)
+    SELECT id, ${accountId}, conversation_id, channel_id, question, answer, likes, dislikes, comments, created_at
+    FROM import_responses
+    ON CONFLICT (id) DO UPDATE SET conversation_id = excluded.conversation_id, channel_id = excluded.channel_id,
+      question = excluded.question, answer = excluded.answer, likes = excluded.likes,
+      dislikes = excluded.dislikes, comments = excluded.comments, created_at = excluded.created_at
+    WHERE responses.account_id = ${accountId}`);
+
+  await db.execute(sql`
+    UPDATE conversations c SET response_count = n.cnt
+    FROM (
+      SELECT t.id, (SELECT count(*)::int FROM responses r WHERE r.conversation_id = t.id) AS cnt
+      FROM import_touched t
+    ) n
+    WHERE c.id = n.id AND c.account_id = ${accountId} AND c.response_count <> n.cnt`);
+  await refreshAccountCounters(db, accountId);
+}
+
+/** Channel and account counters from the (exact) conversation counters of the account. */
+export async function refreshAccountCounters(db: Db, accountId: number): Promise<void> {
+  await db.execute(sql`
+    UPDATE channels ch SET conversation_count = s.conversations, response_count = s.responses
+    FROM (
+      SELECT ch2.id, count(c.id)::int AS conversations, COALESCE(sum(c.response_count), 0)::int AS responses
+      FROM channels ch2 LEFT JOIN conversations c ON c.channel_id = ch2.id
+      WHERE ch2.account_id = ${accountId} GROUP BY ch2.id
+    ) s
+    WHERE ch.id = s.id AND (ch.conversation_count <> s.conversations OR ch.response_count <> s.responses)`);
+  await db.execute(sql`
+    UPDATE accounts a SET
+      conversation_count = (SELECT COALESCE(sum(conversation_count), 0)::int FROM channels WHERE account_id = ${accountId}),
+      response_count = (SELECT COALESCE(sum(response_count), 0)::int FROM channels WHERE account_id = ${accountId})
+    WHERE a.id = ${accountId}`);
+}
+
+/** After a large import: fresh statistics and a visibility map, so deep pages use index-only scans. */
+export async function vacuumRecordTables(db: Db): Promise<void> {
+  await db.execute(sql`VACUUM (ANALYZE) conversations`);
+  await db.execute(sql`VACUUM (ANALYZE) responses`);
+  await db.execute(sql`VACUUM (ANALYZE) channels`);
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { getDb, type Db } from '../../db/client';
+import { getAccountById, insertAccount, insertAdminUser } from '../../db/queries/accounts';
+import { insertApiKey, revokeApiKey as revokeApiKeyRow } from '../../db/queries/api-keys';
+import { AppError } from '../api/errors';
+import { generateApiKey } from '../auth/api-keys';
+import { hashPassword } from '../auth/passwords';
+import { getEnv } from '../env';
+import { CreateAccountInput, CreateApiKeyInput, CreateUserInput } from './contract';
+
+/** Validates with a schema; the 400 names each field as the caller spelled it. */
+export function validate<T extends z.ZodType>(schema: T, input: unknown, names: Record<string, string> = {}): z.infer<T> {
+  const r = schema.safeParse(input);
+  if (r.success) return r.data;
+  const errors = r.error.issues.map((i) => {
+    const key = String(i.path[0] ?? 'input');
+    return { param: names[key] ?? key, message: i.message };
+  });
+  throw new AppError('invalid_request', errors.map((e) => `${e.param}: ${e.message}`).join('; '), { errors });
+}
+
+export async function requireAccount(db: Db, accountId: number) {
+  const account = await getAccountById(db, accountId);
+  if (!account) throw new AppError('not_found', `No account with id ${accountId}.`);
+  return account;
+}
+
+export async function createAccount(input: z.input<typeof CreateAccountInput>) {
+  const v = validate(CreateAccountInput, input, { adminEmail: 'admin-email', adminPassword: 'admin-password' });
+  const passwordHash = await hashPassword(v.adminPassword);
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    const account = await insertAccount(tx as unknown as Db, v.name);
+    const user = await insertAdminUser(tx as unknown as Db, account.id, v.adminEmail, passwordHash);
+    if (!user) throw new AppError('conflict', `An admin with email ${v.adminEmail} already exists.`);
+    return { account_id: account.id, name: account.name, admin_email: user.email };
+  });
+}
+
+export async function createAdminUser(input: z.input<typeof CreateUserInput>) {
+  const v = validate(CreateUserInput, input, { accountId: 'account' });
+  const db = await getDb();
+  await requireAccount(db, v.accountId);
+  const user = await insertAdminUser(db, v.accountId, v.email, await hashPassword(v.password));
+  if (!user) throw new AppError('conflict', `An admin with email ${v.email} already exists.`);
+  return { user_id: user.id, account_id: user.accountId, email: user.email };
+}
+
+/** Creates a key; the full key is in this return value only and never stored. */
+export async function createApiKey(input: z.input<typeof CreateApiKeyInput>) {
+  const v = validate(CreateApiKeyInput, input, { accountId: 'account' });
+  const db = await getDb();
+  await requireAccount(db, v.accountId);
+  const env = v.env ?? getEnv().SVC_ENV;
+  const { key, keyId, secretHash } = generateApiKey(env);
+  await insertApiKey(db, v.accountId, { keyId, name: v.name ?? 'API key', env, secretHash });
+  return { key, key_id: keyId, account_id: v.accountId };
+}
+
+/** Revokes a key at once. `accountId` null is the operator's CLI; the dashboard passes its account. */
+export async function revokeApiKey(accountId: number | null, keyId: string) {
+  if (!/^[0-9A-Za-z]{12,64}$/.test(keyId)) {
+    throw new AppError('invalid_request', 'key-id: must be the key id (12+ letters and digits)', {
+      errors: [{ param: 'key-id', message: 'must be the key id (12+ letters and digits)' }],
+    });
+  }
+  const done = await revokeApiKeyRow(await getDb(), accountId, keyId);
+  if (!done) throw new AppError('not_found', `No API key with id ${keyId}.`);
+  return { key_id: done.keyId, revoked: true as const };
+}

@@ -1,0 +1,61 @@
+/** The one error type of the service. Codes are a closed list; lib/api/problem.ts maps them to HTTP. */
+export const ERROR_STATUS = {
+  invalid_parameters: 400,
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+  database_busy: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export type ParamError = { param: string; message: string };
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly errors?: ParamError[];
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, detail: string, opts: { errors?: ParamError[]; headers?: Record<string, string> } = {}) {
+    super(detail);
+    this.name = 'AppError';
+    this.code = code;
+    this.errors = opts.errors;
+    this.headers = opts.headers;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export function isAppError(e: unknown): e is AppError {
+  return e instanceof Error && e.name === 'AppError' && typeof (e as AppError).code === 'string';
+}
+
+const UNAVAILABLE_NODE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+]);
+
+/**
+ * Maps database failures to AppErrors by SQLSTATE / driver code, the one place that does so.
+ * Connection loss and shutdown become 503 (the driver reconnects by itself); others stay unknown.
+ */
+export function fromDatabaseError(e: unknown): AppError | undefined {
+  if (isAppError(e)) return e;
+  const code = (e as { code?: unknown })?.code;
+  if (typeof code !== 'string') return undefined;
+  if (UNAVAILABLE_NODE_CODES.has(code) || code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(code)) {
+    return new AppError('unavailable', 'The database is unreachable; try again shortly.', { headers: { 'Retry-After': '5' } });
+  }
+  return undefined;
+}

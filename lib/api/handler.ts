@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+import { AppError } from './errors';
+import { problemResponse, toAppError } from './problem';
+
+type Ctx<P> = { params: Promise<P> };
+type Handler<P> = (req: Request, params: P, requestId: string) => Promise<Response>;
+
+function requestIdOf(req: Request): string {
+  const given = req.headers.get('x-request-id');
+  return given && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
+}
+
+/** Wraps a route handler: request id, problem+json for every failure, no internals leaked. */
+export function apiRoute<P = Record<string, never>>(fn: Handler<P>) {
+  return async (req: Request, ctx: Ctx<P>): Promise<Response> => {
+    const requestId = requestIdOf(req);
+    try {
+      const res = await fn(req, await ctx.params, requestId);
+      res.headers.set('X-Request-Id', requestId);
+      return res;
+    } catch (e) {
+      return problemResponse(toAppError(e, requestId), requestId);
+    }
+  };
+}
+
+export function jsonResponse(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status: init.status ?? 200,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'private, no-store', ...init.headers },
+  });
+}
+
+/** Handlers for every method a read-only resource refuses; checked before credentials. */
+export function methodNotAllowed(allow: string) {
+  const handler = apiRoute(async () => {
+    throw new AppError('method_not_allowed', `This resource only allows ${allow}.`, { headers: { Allow: allow } });
+  });
+  return { POST: handler, PUT: handler, PATCH: handler, DELETE: handler, OPTIONS: handler };
+}

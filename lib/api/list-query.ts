@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { AppError, type ParamError } from './errors';
+import { channelIdParam, formatParam, intParam, MAX_PAGE, queryParam, sortParam, uuidParam } from './params';
+
+/** A name the API accepts and the canonical name it stands for (CONTRACTS §4: canonical wins). */
+const ALIASES: Record<string, string> = { resultsPerPage: 'pageSize', order_by: 'sortBy', sort: 'sortOrder' };
+export const CHANNEL_IDS = 'channel_ids[]';
+
+export type ListQuery<K extends string> = {
+  page: number;
+  resultsPerPage: number;
+  order_by?: K;
+  sort?: 'ASC' | 'DESC';
+  channel_id?: number;
+  [CHANNEL_IDS]?: number[];
+  conversation_id?: string;
+  query?: string;
+  format?: 'gridjs';
+};
+
+/** The query schema of a list operation: validation, types and the OpenAPI parameters at once. */
+export function listQuerySchema<K extends string>(sortKeys: readonly [K, ...K[]], withConversationFilter: boolean) {
+  const shape = {
+    page: intParam(1, MAX_PAGE, 'Page number, from 1').optional(),
+    resultsPerPage: intParam(1, 100, 'Records per page (default 15); alias pageSize').optional(),
+    order_by: z.enum(sortKeys, { error: `must be one of ${sortKeys.join(', ')}` })
+      .meta({ description: 'Field to sort by (default created_at); alias sortBy' }).optional(),
+    sort: sortParam.optional(),
+    channel_id: channelIdParam.optional(),
+    [CHANNEL_IDS]: z.array(channelIdParam).meta({ description: 'Repeat for several channels; union with channel_id' }).optional(),
+    query: queryParam.optional(),
+    format: formatParam.optional(),
+    ...(withConversationFilter ? { conversation_id: uuidParam('Only responses of this conversation').optional() } : {}),
+  };
+  return z.object(shape);
+}
+
+export type ParsedList<K extends string> = { query: ListQuery<K>; channelIds: number[] };
+
+/**
+ * Reads a list operation's parameters from the query string: first value of a repeated name,
+ * empty values as absent, canonical names over aliases, and one 400 listing every bad parameter.
+ */
+export function parseListQuery<K extends string>(
+  params: URLSearchParams, schema: ReturnType<typeof listQuerySchema<K>>,
+): ParsedList<K> {
+  const raw: Record<string, unknown> = {};
+  const given: Record<string, string> = {};
+  for (const name of Object.keys(schema.shape)) {
+    if (name === CHANNEL_IDS) {
+      const all = params.getAll(CHANNEL_IDS).filter((v) => v !== '');
+      if (all.length > 0) { raw[name] = all; given[name] = CHANNEL_IDS; }
+      continue;
+    }
+    const candidates = [name, ALIASES[name]].filter((n): n is string => !!n);
+    for (const candidate of candidates) {
+      const value = params.getAll(candidate).find((v) => v !== '');
+      if (value !== undefined) { raw[name] = value; given[name] = candidate; break; }
+    }
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const errors: ParamError[] = parsed.error.issues.map((issue) => {
+      const key = String(issue.path[0] ?? '');
+      return { param: given[key] ?? key, message: issue.message };
+    });
+    throw new AppError('invalid_parameters', errors.map((e) => `${e.param}: ${e.message}`).join('; '), { errors });
+  }
+  const data = parsed.data as Omit<ListQuery<K>, 'page' | 'resultsPerPage'> & { page?: number; resultsPerPage?: number };
+  const query: ListQuery<K> = { ...data, page: data.page ?? 1, resultsPerPage: data.resultsPerPage ?? 15 };
+  const channelIds = [...new Set([...(query.channel_id ? [query.channel_id] : []), ...(query[CHANNEL_IDS] ?? [])])];
+  return { query, channelIds };
+}
+
+/** Canonical order of parameters in next/previous links. */
+const LINK_ORDER = ['order_by', 'sort', 'channel_id', CHANNEL_IDS, 'conversation_id', 'query', 'format'] as const;
+
+export function pageLink(basePath: string, q: ListQuery<string>, page: number): string {
+  const out = new URLSearchParams();
+  out.set('page', String(page));
+  out.set('resultsPerPage', String(q.resultsPerPage));
+  for (const name of LINK_ORDER) {
+    const value = q[name];
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) out.append(name, String(v));
+    else out.set(name, String(value));
+  }
+  return `${basePath}?${out.toString()}`;
+}
+
+export type Envelope<T> = { count: number; next: string | null; previous: string | null; results: T[] };
+
+export function envelope<T>(basePath: string, q: ListQuery<string>, count: number, results: T[]): Envelope<T> {
+  const hasNext = q.page * q.resultsPerPage < count;
+  return {
+    count,
+    next: hasNext ? pageLink(basePath, q, q.page + 1) : null,
+    previous: q.page > 1 ? pageLink(basePath, q, q.page - 1) : null,
+    results,
+  };
+}
+
+/** format=gridjs: every cell a string or a number; null → "", objects and arrays → JSON text. */
+export function gridjsCells<T extends Record<string, unknown>>(record: T): Record<keyof T, string | number> {
+  const out = {} as Record<keyof T, string | number>;
+  for (const [k, v] of Object.entries(record) as Array<[keyof T, unknown]>) {
+    out[k] = v === null || v === undefined ? '' : typeof v === 'number' || typeof v === 'string' ? v
+      : typeof v === 'boolean' ? String(v) : JSON.stringify(v);
+  }
+  return out;
+}
+
+export function offsetOf(q: { page: number; resultsPerPage: number }): number {
+  return (q.page - 1) * q.resultsPerPage;
+}

@@ -1,0 +1,42 @@
+import { AppError, fromDatabaseError, isAppError } from './errors';
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests',
+  500: 'Internal Server Error', 503: 'Service Unavailable',
+};
+
+export type Problem = {
+  type: string; title: string; status: number; detail: string;
+  errors?: Array<{ param: string; message: string }>; request_id?: string;
+};
+
+/** The one writer of RFC 9457 problem details. */
+export function problemResponse(error: AppError, requestId: string, extraHeaders: Record<string, string> = {}): Response {
+  const body: Problem = {
+    type: `urn:svc:problem:${error.code.replace(/_/g, '-')}`,
+    title: TITLES[error.status] ?? 'Error',
+    status: error.status,
+    detail: error.message,
+    ...(error.errors ? { errors: error.errors } : {}),
+    request_id: requestId,
+  };
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/problem+json',
+    'Cache-Control': 'no-store',
+    'X-Request-Id': requestId,
+    ...extraHeaders,
+    ...error.headers,
+  };
+  if (error.status === 401) headers['WWW-Authenticate'] ??= 'Bearer realm="svc"';
+  return new Response(JSON.stringify(body), { status: error.status, headers });
+}
+
+/** Known errors keep their code; database outages become 503; anything else is a logged 500. */
+export function toAppError(e: unknown, requestId: string): AppError {
+  if (isAppError(e)) return e;
+  const db = fromDatabaseError(e);
+  if (db) return db;
+  console.error(`[${requestId}] unexpected error:`, e);
+  return new AppError('internal', `An unexpected error occurred; quote request id ${requestId} when reporting it.`);
+}

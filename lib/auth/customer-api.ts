@@ -1,0 +1,89 @@
+import { getDb } from '../../db/client';
+import { getApiKeyForAuth, recordApiKeysUsed } from '../../db/queries/api-keys';
+import { AppError } from '../api/errors';
+import { getEnv } from '../env';
+import { bearerToken, parseApiKey, secretMatches } from './api-keys';
+
+/** Who is reading the Customer API. The dashboard's session path yields the same shape. */
+export type CustomerPrincipal = { accountId: number; via: 'api_key' | 'session'; keyId?: string };
+
+type SessionResolver = (req: Request) => Promise<{ accountId: number } | null>;
+const SESSION = Symbol.for('svc.customerApi.sessionResolver');
+type Holder = { [SESSION]?: SessionResolver };
+
+/** The dashboard registers how a session cookie maps to an account (read-only, own account). */
+export function registerSessionResolver(resolver: SessionResolver): void {
+  (globalThis as Holder)[SESSION] = resolver;
+}
+
+const unauthorized = (detail: string) => new AppError('unauthorized', detail);
+
+/**
+ * Resolves the account of a Customer API request. An API key is read only from the
+ * Authorization header; without the header, a dashboard session may stand in for it.
+ */
+export async function authenticateCustomerRequest(req: Request): Promise<CustomerPrincipal> {
+  const header = req.headers.get('authorization');
+  if (header === null) {
+    const resolver = (globalThis as Holder)[SESSION];
+    const session = resolver ? await resolver(req) : null;
+    if (session) return { accountId: session.accountId, via: 'session' };
+    throw unauthorized('Missing Authorization header; send "Authorization: Bearer <API key>".');
+  }
+  const token = bearerToken(header);
+  if (!token) throw unauthorized('The Authorization header must be "Bearer <API key>".');
+  const parsed = parseApiKey(token);
+  if (!parsed) throw unauthorized('Malformed API key; expected svc_<live|test>_<key id>_<secret>.');
+  const deployment = getEnv().SVC_ENV;
+  if (parsed.env !== deployment) {
+    throw unauthorized(`This is a ${parsed.env} key; this deployment accepts ${deployment} keys only.`);
+  }
+  const row = await getApiKeyForAuth(await getDb(), parsed.keyId);
+  if (!row || row.env !== parsed.env || !secretMatches(parsed.secret, row.secretHash)) {
+    throw unauthorized('Unknown or invalid API key.');
+  }
+  if (row.revokedAt) throw unauthorized('This API key has been revoked.');
+  markKeyUsed(row.keyId);
+  return { accountId: row.accountId, via: 'api_key', keyId: row.keyId };
+}
+
+/**
+ * last_used_at without a write per request: uses are noted in memory and written in one
+ * statement every API_KEY_USAGE_FLUSH_MS (and at shutdown). Shared through globalThis so the
+ * server's shutdown flushes what the route handlers noted.
+ */
+const USAGE = Symbol.for('svc.apiKeyUsage');
+type UsageState = { pending: Map<string, Date>; timer?: NodeJS.Timeout };
+function usageState(): UsageState {
+  const holder = globalThis as { [USAGE]?: UsageState };
+  holder[USAGE] ??= { pending: new Map() };
+  return holder[USAGE];
+}
+
+function markKeyUsed(keyId: string): void {
+  const state = usageState();
+  state.pending.set(keyId, new Date());
+  scheduleFlush(state);
+}
+
+function scheduleFlush(state: UsageState): void {
+  if (state.timer) return;
+  state.timer = setTimeout(() => { void flushApiKeyUsage(); }, getEnv().API_KEY_USAGE_FLUSH_MS);
+  state.timer.unref();
+}
+
+export async function flushApiKeyUsage(): Promise<void> {
+  const state = usageState();
+  if (state.timer) { clearTimeout(state.timer); state.timer = undefined; }
+  if (state.pending.size === 0) return;
+  const uses = [...state.pending].map(([keyId, at]) => ({ keyId, at }));
+  state.pending.clear();
+  try {
+    await recordApiKeysUsed(await getDb(), uses);
+  } catch (e) {
+    // Keep the marks for the next attempt rather than losing them while the database is away.
+    for (const u of uses) if (!state.pending.has(u.keyId)) state.pending.set(u.keyId, u.at);
+    scheduleFlush(state);
+    console.error('could not record API key usage:', (e as Error).message);
+  }
+}

@@ -1,0 +1,100 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { closeDatabase } from '../../db/client';
+import { createAccount, createAdminUser, createApiKey, revokeApiKey, validate } from '../accounts/service';
+import { AccountId } from '../accounts/contract';
+import { isAppError } from '../api/errors';
+import { seedDemoAccount, demoCurl } from '../demo/seed';
+import { importNdjsonFile } from '../imports/service';
+
+/**
+ * The admin CLI (CONTRACTS §2): `npm run --silent cli -- <command>`. Success: exit 0 and ONE JSON
+ * object on stdout. Failure: a one-line message on stderr and a non-zero exit. Each command is a
+ * thin door into the same services the web server uses.
+ */
+class UsageError extends Error {}
+
+type Options = ParseArgsConfig['options'];
+type Command = { usage: string; options: Options; run: (v: Record<string, string | string[] | boolean | undefined>) => Promise<unknown> };
+
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+const accountOf = (v: unknown) => validate(AccountId, v, { input: 'account' }) as number;
+
+const COMMANDS: Record<string, Command> = {
+  'account create': {
+    usage: 'account create --name NAME --admin-email EMAIL --admin-password PASSWORD',
+    options: { name: { type: 'string' }, 'admin-email': { type: 'string' }, 'admin-password': { type: 'string' } },
+    run: (v) => createAccount({ name: need(v, 'name'), adminEmail: need(v, 'admin-email'), adminPassword: need(v, 'admin-password') }),
+  },
+  'apikey create': {
+    usage: 'apikey create --account ID [--name LABEL] [--env live|test]',
+    options: { account: { type: 'string' }, name: { type: 'string' }, env: { type: 'string' } },
+    run: (v) => createApiKey({ accountId: accountOf(need(v, 'account')), name: str(v.name), env: str(v.env) as 'live' | 'test' | undefined }),
+  },
+  'apikey revoke': {
+    usage: 'apikey revoke --key-id KEY_ID',
+    options: { 'key-id': { type: 'string' } },
+    run: (v) => revokeApiKey(null, need(v, 'key-id')),
+  },
+  import: {
+    usage: 'import --account ID --file PATH',
+    options: { account: { type: 'string' }, file: { type: 'string' } },
+    run: (v) => importNdjsonFile(accountOf(need(v, 'account')), need(v, 'file'), (m) => process.stderr.write(`${m}\n`)),
+  },
+  'user create': {
+    usage: 'user create --account ID --email EMAIL --password PASSWORD',
+    options: { account: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
+    run: (v) => createAdminUser({ accountId: accountOf(need(v, 'account')), email: need(v, 'email'), password: need(v, 'password') }),
+  },
+  seed: {
+    usage: 'seed --demo',
+    options: { demo: { type: 'boolean' } },
+    run: async (v) => {
+      if (!v.demo) throw new UsageError('seed needs --demo');
+      const demo = await seedDemoAccount();
+      return { ...demo, curl: demoCurl('http://localhost:3000', demo.api_key) };
+    },
+  },
+};
+
+function need(v: Record<string, unknown>, name: string): string {
+  const value = v[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`missing --${name}`);
+  return value;
+}
+
+function usage(): string {
+  return `usage: npm run --silent cli -- <command>\n${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  // stdout carries exactly one JSON object: anything else a library prints goes to stderr.
+  console.log = console.info = console.warn = console.debug = (...a: unknown[]) => console.error(...a);
+  const key = [argv.slice(0, 3).join(' '), argv.slice(0, 2).join(' '), argv[0] ?? '']
+    .find((k) => k in COMMANDS);
+  if (!key || argv.includes('--help') || argv.includes('-h')) {
+    process.stderr.write(`${key ? `error: unknown command` : `error: unknown command "${argv.join(' ')}"`}\n${usage()}\n`);
+    return 2;
+  }
+  const command = COMMANDS[key]!;
+  try {
+    const { values } = parseArgs({ args: argv.slice(key.split(' ').length), options: command.options, strict: true, allowPositionals: false });
+    const result = await command.run(values);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`error: ${(e as Error).message} (usage: npm run --silent cli -- ${command.usage})\n`);
+      return 2;
+    }
+    if (isAppError(e)) {
+      process.stderr.write(`error: ${e.message.replace(/\s*\n\s*/g, ' ')}\n`);
+      return 1;
+    }
+    process.stderr.write(`error: unexpected failure: ${(e as Error)?.message ?? String(e)}\n`);
+    return 1;
+  } finally {
+    await closeDatabase().catch(() => {});
+  }
+}
+
+main(process.argv.slice(2)).then((code) => process.exit(code));

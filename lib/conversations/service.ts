@@ -1,0 +1,57 @@
+import { getDb } from '../../db/client';
+import { countConversations, getConversationById, listConversations, type ConversationRow } from '../../db/queries/conversations';
+import { listConversationAttachments, listConversationTranscript } from '../../db/queries/responses';
+import { AppError } from '../api/errors';
+import { envelope, gridjsCells, offsetOf, parseListQuery, type Envelope } from '../api/list-query';
+import { ConversationListQuery, CONVERSATION_SORT_KEYS, type ConversationRecord, type Message } from './contract';
+
+export const CONVERSATIONS_PATH = '/customer-api/v2/conversation';
+type SortKey = (typeof CONVERSATION_SORT_KEYS)[number];
+
+export function toConversationRecord(c: ConversationRow): ConversationRecord {
+  return {
+    conversation_id: c.id, id: c.id, title: c.title, status: c.status, response_count: c.response_count,
+    channel_id: c.channel_id, channel_name: c.channel_name, account_id: c.account_id,
+    created_at: c.created_at, updated_at: c.updated_at,
+  };
+}
+
+export async function listConversationsPage(accountId: number, params: URLSearchParams): Promise<Envelope<unknown>> {
+  const { query: q, channelIds } = parseListQuery<SortKey>(params, ConversationListQuery);
+  const db = await getDb();
+  const filter = { channelIds, query: q.query };
+  const [count, page] = await Promise.all([
+    countConversations(db, accountId, filter),
+    listConversations(db, accountId, filter, q.order_by ?? 'created_at', {
+      limit: q.resultsPerPage, offset: offsetOf(q), direction: q.sort ?? 'DESC',
+    }),
+  ]);
+  const records = page.map(toConversationRecord);
+  return envelope(CONVERSATIONS_PATH, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
+}
+
+/** The conversation with its messages, oldest first: each response's question, then its answer. */
+export async function getConversationWithMessages(accountId: number, conversationId: string, format?: 'gridjs') {
+  const db = await getDb();
+  const conversation = await getConversationById(db, accountId, conversationId);
+  if (!conversation) throw new AppError('not_found', `No conversation with id ${conversationId}.`);
+  const [transcript, attachments] = await Promise.all([
+    listConversationTranscript(db, accountId, conversationId),
+    listConversationAttachments(db, accountId, conversationId),
+  ]);
+  const byMessage = new Map<string, Message['attachments']>();
+  for (const a of attachments) {
+    if (!a.message_id) continue;
+    const list = byMessage.get(a.message_id) ?? [];
+    list.push({ upload_id: a.id, filename: a.filename, content_type: a.content_type, size: a.size });
+    byMessage.set(a.message_id, list);
+  }
+  const messages: Message[] = transcript.flatMap((r) => [
+    { message_id: r.question_message_id, role: 'user' as const, content: r.question, created_at: r.created_at,
+      response_id: r.id, attachments: byMessage.get(r.question_message_id) ?? [] },
+    { message_id: r.answer_message_id, role: 'assistant' as const, content: r.answer, created_at: r.created_at,
+      response_id: r.id, attachments: byMessage.get(r.answer_message_id) ?? [] },
+  ]);
+  const detail = { ...toConversationRecord(conversation), messages };
+  return format === 'gridjs' ? gridjsCells(detail) : detail;
+}

@@ -1,0 +1,73 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { getDb } from '../../db/client';
+import { allocateChannelIds } from '../../db/queries/channels';
+import { createAccount, createApiKey } from '../accounts/service';
+import { importNdjson } from '../imports/service';
+
+const TOPICS: Array<[string, string]> = [
+  ['How do I reset my password?', 'Open **Settings → Security** and choose *Reset password*. We email you a link that is valid for one hour.'],
+  ['What are your opening hours?', 'Our support team answers Monday to Friday, 8:00–18:00 CET. The chatbot is available around the clock.'],
+  ['Can I export my data?', 'Yes. Under **Account → Export** you can download all records as CSV or JSON.'],
+  ['Do you offer a discount for non-profits?', 'Registered non-profits get 30% off every plan; contact sales with your registration number.'],
+  ['How do I change my billing address?', 'Go to **Billing → Details**, edit the address and save. The next invoice uses it.'],
+  ['Is my data stored in the EU?', 'All customer data is stored in data centres in Frankfurt and Amsterdam.'],
+  ['How can I cancel my subscription?', 'You can cancel at any time under **Billing → Plan**; the plan runs until the end of the period.'],
+  ['Which payment methods do you accept?', 'We accept credit cards, SEPA direct debit and invoices for annual plans.'],
+  ['Where is my order?', 'Your order status and tracking link are on the **Orders** page once it has shipped.'],
+  ['Can I use the café Wi-Fi guide offline?', 'Yes, the CAFÉ guide can be downloaded as a PDF from the help centre.'],
+];
+
+function ts(d: Date): string {
+  return d.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** NDJSON lines of a small, believable account: two channels, 24 conversations, ~70 responses. */
+export function demoRecords(channelIds: [number, number], now = new Date()): string[] {
+  const lines: string[] = [];
+  const channels = [[channelIds[0], 'Website'], [channelIds[1], 'Help Center']] as const;
+  for (let i = 0; i < 24; i++) {
+    const [channelId, channelName] = channels[i % 3 === 0 ? 1 : 0]!;
+    const start = new Date(now.getTime() - (24 - i) * 26 * 3600_000);
+    const id = randomUUID();
+    const n = 1 + ((i * 7) % 5);
+    const first = TOPICS[i % TOPICS.length]!;
+    lines.push(JSON.stringify({
+      type: 'conversation', conversation_id: id, title: first[0], status: i % 4 === 0 ? 'Closed' : 'Open',
+      channel_id: channelId, channel_name: channelName, created_at: ts(start),
+      updated_at: ts(new Date(start.getTime() + n * 60_000)),
+    }));
+    for (let j = 0; j < n; j++) {
+      const [question, answer] = TOPICS[(i + j * 3) % TOPICS.length]!;
+      lines.push(JSON.stringify({
+        type: 'response', response_id: randomUUID(), conversation_id: id, question, answer, channel_id: channelId,
+        created_at: ts(new Date(start.getTime() + j * 60_000)), likes: (i + j) % 3 === 0 ? 1 : 0,
+        dislikes: (i + j) % 7 === 0 ? 1 : 0, comments: (i + j) % 5 === 0 ? 1 : 0,
+      }));
+    }
+  }
+  return lines;
+}
+
+export type DemoAccount = {
+  account_id: number; admin_email: string; admin_password: string; api_key: string; key_id: string;
+  conversations: number; responses: number;
+};
+
+/** Creates the demo account through the same services every other account uses. */
+export async function seedDemoAccount(): Promise<DemoAccount> {
+  const suffix = randomBytes(3).toString('hex');
+  const email = `demo-${suffix}@svc.local`;
+  const password = randomBytes(9).toString('base64url');
+  const account = await createAccount({ name: 'Demo Company', adminEmail: email, adminPassword: password });
+  const [a, b] = await allocateChannelIds(await getDb(), 2);
+  const counts = await importNdjson(account.account_id, { lines: demoRecords([a!, b!]) });
+  const key = await createApiKey({ accountId: account.account_id, name: 'Demo key' });
+  return {
+    account_id: account.account_id, admin_email: email, admin_password: password, api_key: key.key, key_id: key.key_id,
+    ...counts,
+  };
+}
+
+export function demoCurl(baseUrl: string, apiKey: string): string {
+  return `curl -H "Authorization: Bearer ${apiKey}" "${baseUrl}/customer-api/v2/response?resultsPerPage=5"`;
+}

@@ -1,0 +1,38 @@
+import { getDb } from '../../db/client';
+import { countResponses, getResponseById, listResponses, type ResponseRow } from '../../db/queries/responses';
+import { AppError } from '../api/errors';
+import { envelope, gridjsCells, offsetOf, parseListQuery, type Envelope } from '../api/list-query';
+import { ResponseListQuery, RESPONSE_SORT_KEYS, type ResponseRecord } from './contract';
+
+export const RESPONSES_PATH = '/customer-api/v2/response';
+type SortKey = (typeof RESPONSE_SORT_KEYS)[number];
+
+export function toResponseRecord(r: ResponseRow): ResponseRecord {
+  return {
+    response_id: r.id, id: r.id, question: r.question, answer: r.answer, channel_id: r.channel_id,
+    conversation_id: r.conversation_id, created_at: r.created_at, likes: r.likes, dislikes: r.dislikes,
+    comments: r.comments,
+  };
+}
+
+/** GET /response for one account: validated parameters in, the page envelope out. */
+export async function listResponsesPage(accountId: number, params: URLSearchParams): Promise<Envelope<unknown>> {
+  const { query: q, channelIds } = parseListQuery<SortKey>(params, ResponseListQuery);
+  const db = await getDb();
+  const filter = { channelIds, conversationId: q.conversation_id, query: q.query };
+  const [count, page] = await Promise.all([
+    countResponses(db, accountId, filter),
+    listResponses(db, accountId, filter, q.order_by ?? 'created_at', {
+      limit: q.resultsPerPage, offset: offsetOf(q), direction: q.sort ?? 'DESC',
+    }),
+  ]);
+  const records = page.map(toResponseRecord);
+  return envelope(RESPONSES_PATH, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
+}
+
+export async function getResponse(accountId: number, responseId: string, format?: 'gridjs') {
+  const row = await getResponseById(await getDb(), accountId, responseId);
+  if (!row) throw new AppError('not_found', `No response with id ${responseId}.`);
+  const record = toResponseRecord(row);
+  return format === 'gridjs' ? gridjsCells(record) : record;
+}

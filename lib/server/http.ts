@@ -1,0 +1,50 @@
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import next from 'next';
+import { Server as SocketServer } from 'socket.io';
+import { getEnv } from '../env';
+import { prepareDatabase, shutdownDatabase } from '../startup';
+import type { DemoAccount } from '../demo/seed';
+
+export type RunningServer = {
+  url: string; port: number; http: HttpServer; io: SocketServer; demo: DemoAccount | null;
+  close: () => Promise<void>;
+};
+
+/**
+ * The whole product on one port: Next (pages, route handlers, assets) and socket.io.
+ * Next's handler is attached BEFORE socket.io so long-polling works (STACK-NOTES).
+ */
+export async function startServer(opts: { dev?: boolean; port?: number; host?: string } = {}): Promise<RunningServer> {
+  const env = getEnv();
+  const port = opts.port ?? env.PORT;
+  const host = opts.host ?? env.HOST;
+  const { demo } = await prepareDatabase();
+
+  const http = createServer();
+  const app = next({ dev: opts.dev ?? false, dir: process.cwd(), hostname: host, port, httpServer: http });
+  const handle = app.getRequestHandler();
+  await app.prepare();
+  http.on('request', (req, res) => { void handle(req, res); });
+  const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 64 * 1024 });
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(port, host, () => { http.off('error', reject); resolve(); });
+  });
+  const actual = (http.address() as AddressInfo).port;
+  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      io.close();
+      http.closeAllConnections?.();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await app.close?.();
+      await shutdownDatabase();
+    })();
+    return closing;
+  };
+  return { url: `http://${shown}:${actual}`, port: actual, http, io, demo, close };
+}

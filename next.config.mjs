@@ -1,0 +1,11 @@
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  // Drivers with native/wasm parts stay outside the bundle; server.ts and route handlers share
+  // one database handle through globalThis (see db/client.ts).
+  serverExternalPackages: ['@electric-sql/pglite', 'postgres'],
+  poweredByHeader: false,
+  async headers() {
+    return [];
+  },
+};
+export default nextConfig;

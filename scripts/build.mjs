@@ -1,0 +1,15 @@
+// Production build: Next (app/) and the custom server (server.ts → dist/server.js).
+import { spawnSync } from 'node:child_process';
+import { build } from 'esbuild';
+
+function run(cmd, args) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
+run(process.execPath, ['node_modules/next/dist/bin/next', 'build']);
+await build({
+  entryPoints: ['server.ts'], outfile: 'dist/server.js', bundle: true, platform: 'node', target: 'node20',
+  format: 'cjs', packages: 'external', sourcemap: true, logLevel: 'warning',
+});
+console.log('built dist/server.js');

@@ -1,0 +1,36 @@
+/** Entry point: `npm start` (compiled to dist/server.js) and `npm run dev` (tsx). */
+import { demoCurl } from './lib/demo/seed';
+import { startServer } from './lib/server/http';
+
+async function main() {
+  const dev = process.argv.includes('--dev');
+  const server = await startServer({ dev });
+  console.log(`svc is listening on ${server.url} (${dev ? 'development' : 'production'})`);
+  if (server.demo) {
+    const d = server.demo;
+    console.log([
+      '',
+      'First start: created a demo account (shown once; SVC_DEMO=0 turns this off).',
+      `  dashboard login  ${server.url}/login   ${d.admin_email} / ${d.admin_password}`,
+      `  API key          ${d.api_key}`,
+      `  try it           ${demoCurl(server.url, d.api_key)}`,
+      '',
+    ].join('\n'));
+  }
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: shutting down`);
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    server.close().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((e: Error & { code?: string }) => {
+  console.error(`svc could not start: ${e.message}`);
+  process.exit(1);
+});
