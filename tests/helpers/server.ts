@@ -1,0 +1,38 @@
+/**
+ * Starts the real production server in this test process on a fresh database:
+ * TEST_DB=pglite (default) → a new DATA_DIR; TEST_DB=postgres → DATABASE_URL (a fresh database
+ * that scripts/test.mjs created for the run). Tests create their own data through the same lib
+ * services the CLI and the seed use (they share this process's database handle).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export type TestServer = { url: string; dataDir?: string; kind: 'pglite' | 'postgres'; close: () => Promise<void> };
+
+export async function startTestServer(extraEnv: Record<string, string> = {}): Promise<TestServer> {
+  const kind = process.env.TEST_DB === 'postgres' ? 'postgres' : 'pglite';
+  let dataDir: string | undefined;
+  if (kind === 'postgres') {
+    if (!process.env.DATABASE_URL) throw new Error('TEST_DB=postgres needs DATABASE_URL (scripts/test.mjs sets it)');
+  } else {
+    delete process.env.DATABASE_URL;
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
+    process.env.DATA_DIR = dataDir;
+  }
+  process.env.SVC_DEMO = '0';
+  process.env.NODE_ENV = 'production';
+  process.env.HOST = '127.0.0.1';
+  Object.assign(process.env, extraEnv);
+  const { startServer } = await import('../../lib/server/http');
+  const server = await startServer({ port: 0, host: '127.0.0.1' });
+  return {
+    url: server.url,
+    dataDir,
+    kind,
+    close: async () => {
+      await server.close();
+      if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
