@@ -15,6 +15,21 @@ const EnvSchema = z.object({
   /** How often the in-memory last_used_at marks of API keys are written (ms). */
   API_KEY_USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   LOG_REQUESTS: boolish.default(false),
+  /** Widget access-token lifetime (CONTRACTS §6: 24 h). */
+  WIDGET_TOKEN_TTL_SECONDS: z.coerce.number().int().min(1).max(7 * 86400).default(86400),
+  /** Optional JSON [{"kid":"…","secret":"…(≥32 chars)"}]; first signs, all verify. Unset: keys kept in the database. */
+  WIDGET_SIGNING_KEYS: z.string().optional(),
+  TOKEN_RATE_PER_CLIENT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  TOKEN_RATE_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  /** Socket events a visitor may send per 10 seconds. */
+  SOCKET_EVENTS_PER_10S: z.coerce.number().int().min(1).default(40),
+  UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  UPLOADS_PER_VISITOR_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+  /** OpenAI-compatible chat completions; unset = the built-in knowledge-base engine. */
+  LLM_BASE_URL: z.string().url().optional(),
+  LLM_API_KEY: z.string().optional(),
+  LLM_MODEL: z.string().default('gpt-4o-mini'),
+  LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -27,6 +27,7 @@ if (!process.env.SKIP_BUILD) {
   if (b.status !== 0) { console.error('build failed'); process.exit(1); }
 }
 
+if (want('typecheck')) step('typecheck (tsc)', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.']);
 if (want('unit')) step('unit tests', process.execPath, nodeTest(files('tests/unit')));
 if (want('pglite')) step('API tests on PGlite', process.execPath, nodeTest(files('tests/api')), { TEST_DB: 'pglite' });
 

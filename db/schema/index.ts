@@ -1,9 +1,10 @@
 import { sql } from 'drizzle-orm';
 import {
-  customType, index, integer, pgTable, serial, text, timestamp, uniqueIndex, uuid,
+  customType, date, index, integer, jsonb, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex, uuid,
 } from 'drizzle-orm/pg-core';
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => 'bytea' });
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
 
 /** One customer. The two counters are kept exact by every writer (see db/queries/counters.ts). */
@@ -52,7 +53,13 @@ export const conversations = pgTable('conversations', {
   responseCount: integer('response_count').notNull().default(0),
   createdAt: ts('created_at').notNull(),
   updatedAt: ts('updated_at').notNull(),
+  /** Widget conversations: the visitor that owns it and the client it came through. */
+  visitorId: text('visitor_id'),
+  clientId: text('client_id'),
+  /** Highest sequence number handed out for this conversation's events (see lib/chat). */
+  lastSeq: integer('last_seq').notNull().default(0),
 }, (t) => [
+  index('conversations_visitor_idx').on(t.visitorId),
   index('conversations_account_created_idx').on(t.accountId, t.createdAt, t.id),
   index('conversations_account_updated_idx').on(t.accountId, t.updatedAt, t.id),
   index('conversations_account_count_idx').on(t.accountId, t.responseCount, t.id),
@@ -80,7 +87,12 @@ export const responses = pgTable('responses', {
   questionMessageId: uuid('question_message_id').notNull().default(sql`gen_random_uuid()`),
   answerMessageId: uuid('answer_message_id').notNull().default(sql`gen_random_uuid()`),
   error: text('error'),
+  /** The widget's id for the question, so a retried ask stores one response. */
+  clientMessageId: text('client_message_id'),
+  /** Sources the answer engine used (document ids, names, passages). */
+  sources: jsonb('sources'),
 }, (t) => [
+  uniqueIndex('responses_conversation_client_message_idx').on(t.conversationId, t.clientMessageId),
   index('responses_account_created_idx').on(t.accountId, t.createdAt, t.id),
   index('responses_account_id_idx').on(t.accountId, t.id),
   index('responses_account_likes_idx').on(t.accountId, t.likes, t.id),
@@ -105,7 +117,92 @@ export const attachments = pgTable('attachments', {
   size: integer('size').notNull(),
   storageName: text('storage_name').notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),
+  clientId: text('client_id'),
+  visitorId: text('visitor_id'),
 }, (t) => [
   index('attachments_conversation_idx').on(t.conversationId),
   index('attachments_message_idx').on(t.messageId),
+]);
+
+/** Widget clients: public client_id, hashed secret, registered domains, the channel they feed. */
+export const widgetClients = pgTable('widget_clients', {
+  id: text('id').primaryKey(),
+  accountId: integer('account_id').notNull().references(() => accounts.id),
+  secretHash: bytea('secret_hash').notNull(),
+  domains: text('domains').array().notNull(),
+  channelId: integer('channel_id').notNull().references(() => channels.id),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  secretRotatedAt: ts('secret_rotated_at'),
+}, (t) => [index('widget_clients_account_idx').on(t.accountId)]);
+
+/** HMAC keys for widget tokens, by key id; the newest unretired one signs, all unretired verify. */
+export const widgetSigningKeys = pgTable('widget_signing_keys', {
+  kid: text('kid').primaryKey(),
+  secret: text('secret').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  retiredAt: ts('retired_at'),
+});
+
+/** Persisted conversation events (questions, finished answers, failures, feedback) by sequence. */
+export const conversationEvents = pgTable('conversation_events', {
+  conversationId: uuid('conversation_id').notNull().references(() => conversations.id),
+  seq: integer('seq').notNull(),
+  kind: text('kind').notNull(),
+  payload: jsonb('payload').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.conversationId, t.seq] })]);
+
+/** One like or dislike per visitor and response (toggled); counts live on the response. */
+export const responseFeedback = pgTable('response_feedback', {
+  responseId: uuid('response_id').notNull().references(() => responses.id),
+  visitorId: text('visitor_id').notNull(),
+  value: smallint('value').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.responseId, t.visitorId] })]);
+
+export const responseComments = pgTable('response_comments', {
+  id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+  accountId: integer('account_id').notNull().references(() => accounts.id),
+  responseId: uuid('response_id').notNull().references(() => responses.id),
+  visitorId: text('visitor_id'),
+  body: text('body').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [index('response_comments_response_idx').on(t.responseId)]);
+
+/** Knowledge-base documents; conversation_id set = a visitor's upload, usable in that conversation only. */
+export const kbDocuments = pgTable('kb_documents', {
+  id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+  accountId: integer('account_id').notNull().references(() => accounts.id),
+  conversationId: uuid('conversation_id').references(() => conversations.id),
+  attachmentId: uuid('attachment_id'),
+  filename: text('filename').notNull(),
+  contentType: text('content_type').notNull(),
+  size: integer('size').notNull(),
+  chunks: integer('chunks').notNull().default(0),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [index('kb_documents_account_idx').on(t.accountId, t.conversationId)]);
+
+export const kbChunks = pgTable('kb_chunks', {
+  id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+  accountId: integer('account_id').notNull().references(() => accounts.id),
+  documentId: uuid('document_id').notNull().references(() => kbDocuments.id, { onDelete: 'cascade' }),
+  ordinal: integer('ordinal').notNull(),
+  content: text('content').notNull(),
+  tsv: tsvector('tsv').notNull().generatedAlwaysAs(sql`to_tsvector('english', content)`),
+}, (t) => [
+  index('kb_chunks_document_idx').on(t.documentId),
+  index('kb_chunks_tsv_idx').using('gin', t.tsv),
+]);
+
+/** Where widgets run: connections per client, origin, widget version and UTC day. */
+export const widgetSightings = pgTable('widget_sightings', {
+  clientId: text('client_id').notNull(),
+  accountId: integer('account_id').notNull().references(() => accounts.id),
+  origin: text('origin').notNull(),
+  widgetVersion: text('widget_version').notNull(),
+  day: date('day').notNull(),
+  connections: integer('connections').notNull().default(0),
+}, (t) => [
+  primaryKey({ columns: [t.clientId, t.origin, t.widgetVersion, t.day] }),
+  index('widget_sightings_account_idx').on(t.accountId, t.day),
 ]);

@@ -19,7 +19,12 @@ export function apiRoute<P = Record<string, never>>(fn: Handler<P>) {
       res.headers.set('X-Request-Id', requestId);
       return res;
     } catch (e) {
-      return problemResponse(toAppError(e, requestId), requestId);
+      const res = problemResponse(toAppError(e, requestId), requestId);
+      if (new URL(req.url).pathname.startsWith('/api/widget/')) {
+        res.headers.set('Access-Control-Allow-Origin', '*');
+        res.headers.set('Access-Control-Expose-Headers', 'Retry-After, X-Request-Id');
+      }
+      return res;
     }
   };
 }
@@ -36,5 +41,5 @@ export function methodNotAllowed(allow: string) {
   const handler = apiRoute(async () => {
     throw new AppError('method_not_allowed', `This resource only allows ${allow}.`, { headers: { Allow: allow } });
   });
-  return { POST: handler, PUT: handler, PATCH: handler, DELETE: handler, OPTIONS: handler };
+  return { GET: handler, POST: handler, PUT: handler, PATCH: handler, DELETE: handler, OPTIONS: handler };
 }

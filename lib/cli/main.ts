@@ -5,6 +5,8 @@ import { AccountId } from '../accounts/contract';
 import { isAppError } from '../api/errors';
 import { seedDemoAccount, demoCurl } from '../demo/seed';
 import { importNdjsonFile } from '../imports/service';
+import { addKnowledgeFile } from '../knowledge/service';
+import { createWidgetClient } from '../widget-clients/service';
 
 /**
  * The admin CLI (CONTRACTS §2): `npm run --silent cli -- <command>`. Success: exit 0 and ONE JSON
@@ -44,6 +46,20 @@ const COMMANDS: Record<string, Command> = {
     usage: 'user create --account ID --email EMAIL --password PASSWORD',
     options: { account: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
     run: (v) => createAdminUser({ accountId: accountOf(need(v, 'account')), email: need(v, 'email'), password: need(v, 'password') }),
+  },
+  'widget client create': {
+    usage: 'widget client create --account ID --domain HOST [--domain HOST …] [--channel CHANNEL_ID]',
+    options: { account: { type: 'string' }, domain: { type: 'string', multiple: true }, channel: { type: 'string' } },
+    run: (v) => createWidgetClient({
+      accountId: accountOf(need(v, 'account')),
+      domains: Array.isArray(v.domain) ? v.domain : [],
+      channelId: v.channel === undefined ? undefined : (v.channel as unknown as number),
+    }),
+  },
+  'kb add': {
+    usage: 'kb add --account ID --file PATH',
+    options: { account: { type: 'string' }, file: { type: 'string' } },
+    run: (v) => addKnowledgeFile(accountOf(need(v, 'account')), need(v, 'file')),
   },
   seed: {
     usage: 'seed --demo',

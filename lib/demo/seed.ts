@@ -3,6 +3,8 @@ import { getDb } from '../../db/client';
 import { allocateChannelIds } from '../../db/queries/channels';
 import { createAccount, createApiKey } from '../accounts/service';
 import { importNdjson } from '../imports/service';
+import { addKnowledgeDocument } from '../knowledge/service';
+import { createWidgetClient } from '../widget-clients/service';
 
 const TOPICS: Array<[string, string]> = [
   ['How do I reset my password?', 'Open **Settings → Security** and choose *Reset password*. We email you a link that is valid for one hour.'],
@@ -50,7 +52,7 @@ export function demoRecords(channelIds: [number, number], now = new Date()): str
 
 export type DemoAccount = {
   account_id: number; admin_email: string; admin_password: string; api_key: string; key_id: string;
-  conversations: number; responses: number;
+  widget_client_id: string; widget_client_secret: string; conversations: number; responses: number;
 };
 
 /** Creates the demo account through the same services every other account uses. */
@@ -62,9 +64,12 @@ export async function seedDemoAccount(): Promise<DemoAccount> {
   const [a, b] = await allocateChannelIds(await getDb(), 2);
   const counts = await importNdjson(account.account_id, { lines: demoRecords([a!, b!]) });
   const key = await createApiKey({ accountId: account.account_id, name: 'Demo key' });
+  const faq = TOPICS.map(([q, a]) => `## ${q}\n\n${a.replace(/\*\*|\*/g, '')}`).join('\n\n');
+  await addKnowledgeDocument(account.account_id, 'demo-faq.md', Buffer.from(`# Demo Company FAQ\n\n${faq}\n`));
+  const widget = await createWidgetClient({ accountId: account.account_id, domains: ['localhost', '127.0.0.1'], channelId: a! });
   return {
     account_id: account.account_id, admin_email: email, admin_password: password, api_key: key.key, key_id: key.key_id,
-    ...counts,
+    widget_client_id: widget.client_id, widget_client_secret: widget.client_secret, ...counts,
   };
 }
 

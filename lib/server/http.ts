@@ -4,6 +4,9 @@ import next from 'next';
 import { Server as SocketServer } from 'socket.io';
 import { getEnv } from '../env';
 import { prepareDatabase, shutdownDatabase } from '../startup';
+import { attachWidgetNamespace } from '../chat/socket';
+import { recoverInterruptedAnswers } from '../chat/service';
+import { flushSightings } from '../chat/sightings';
 import type { DemoAccount } from '../demo/seed';
 
 export type RunningServer = {
@@ -25,8 +28,15 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   const app = next({ dev: opts.dev ?? false, dir: process.cwd(), hostname: host, port, httpServer: http });
   const handle = app.getRequestHandler();
   await app.prepare();
-  http.on('request', (req, res) => { void handle(req, res); });
-  const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 64 * 1024 });
+  http.on('request', (req, res) => {
+    // Route handlers see the peer address only through this header, which a client cannot set.
+    req.headers['x-svc-peer-ip'] = req.socket.remoteAddress ?? 'unknown';
+    void handle(req, res);
+  });
+  const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 64 * 1024, cors: { origin: true } });
+  attachWidgetNamespace(io);
+  const recovered = await recoverInterruptedAnswers();
+  if (recovered > 0) console.log(`stored ${recovered} answer(s) interrupted by the last stop as failed`);
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -42,6 +52,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       http.closeAllConnections?.();
       await new Promise<void>((resolve) => http.close(() => resolve()));
       await app.close?.();
+      await flushSightings();
       await shutdownDatabase();
     })();
     return closing;

@@ -21,7 +21,7 @@ export async function startTestServer(extraEnv: Record<string, string> = {}): Pr
     process.env.DATA_DIR = dataDir;
   }
   process.env.SVC_DEMO = '0';
-  process.env.NODE_ENV = 'production';
+  (process.env as Record<string, string>).NODE_ENV = 'production';
   process.env.HOST = '127.0.0.1';
   Object.assign(process.env, extraEnv);
   const { startServer } = await import('../../lib/server/http');

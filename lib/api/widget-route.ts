@@ -1,0 +1,42 @@
+import { AppError } from './errors';
+import { apiRoute } from './handler';
+
+/**
+ * Widget endpoints are called cross-origin from integrators' pages, without cookies, so they
+ * answer any origin (`*`); who may use them is decided by tokens and registered domains.
+ */
+export const CORS_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Headers': 'authorization, content-type',
+  'Access-Control-Max-Age': '600',
+};
+
+export function widgetRoute(fn: (req: Request, requestId: string) => Promise<Response>) {
+  return apiRoute(async (req, _params, requestId) => fn(req, requestId));
+}
+
+export function withCors(res: Response, methods: string): Response {
+  for (const [k, v] of Object.entries(CORS_HEADERS)) res.headers.set(k, v);
+  res.headers.set('Access-Control-Allow-Methods', `${methods}, OPTIONS`);
+  res.headers.set('Access-Control-Expose-Headers', 'Retry-After, X-Request-Id');
+  return res;
+}
+
+export function preflight(methods: string) {
+  return async () => withCors(new Response(null, { status: 204 }), methods);
+}
+
+/** The peer address, as server.ts stamped it (never a client-supplied forwarding header). */
+export function clientIp(req: Request): string {
+  return req.headers.get('x-svc-peer-ip') ?? 'unknown';
+}
+
+export async function readJsonBody(req: Request, maxBytes = 16 * 1024): Promise<unknown> {
+  const text = await req.text();
+  if (text.length > maxBytes) throw new AppError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError('invalid_request', 'The request body must be a JSON object.');
+  }
+}

@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import { errors as joseErrors, jwtVerify, SignJWT, decodeProtectedHeader } from 'jose';
+import { getDb } from '../../db/client';
+import { insertSigningKey, listSigningKeys } from '../../db/queries/widget-clients';
+import { AppError } from '../api/errors';
+import { getEnv } from '../env';
+
+/**
+ * Widget access tokens: HS256 JWTs (algorithm pinned) with issuer, audience, type, account,
+ * client, channel, allowed domains, visitor, iat and exp. Keys have ids (`kid`) so they can rotate:
+ * the newest key signs, every unretired key verifies. Keys come from WIDGET_SIGNING_KEYS or, by
+ * default, from the database (generated on first use), so every process of a deployment agrees.
+ */
+export const TOKEN_ISSUER = 'svc';
+export const TOKEN_AUDIENCE = 'svc-widget';
+export const TOKEN_TYPE = 'widget_access';
+const ALG = 'HS256';
+
+export type WidgetClaims = {
+  accountId: number; clientId: string; channelId: number; domains: string[]; visitorId: string; exp: number; iat: number;
+};
+
+type Key = { kid: string; secret: Uint8Array };
+const KEYS = Symbol.for('svc.widgetSigningKeys');
+type Holder = { [KEYS]?: Promise<Key[]> };
+
+async function loadKeys(): Promise<Key[]> {
+  const env = getEnv();
+  if (env.WIDGET_SIGNING_KEYS) {
+    let parsed: Array<{ kid: string; secret: string }>;
+    try { parsed = JSON.parse(env.WIDGET_SIGNING_KEYS); } catch { throw new Error('WIDGET_SIGNING_KEYS must be JSON'); }
+    if (!Array.isArray(parsed) || parsed.length === 0 || parsed.some((k) => !k?.kid || typeof k.secret !== 'string' || k.secret.length < 32)) {
+      throw new Error('WIDGET_SIGNING_KEYS must be [{"kid":"…","secret":"≥32 characters"}, …]');
+    }
+    return parsed.map((k) => ({ kid: k.kid, secret: new TextEncoder().encode(k.secret) }));
+  }
+  const db = await getDb();
+  let rows = await listSigningKeys(db);
+  if (rows.length === 0) {
+    await insertSigningKey(db, `k${Date.now().toString(36)}`, randomBytes(32).toString('base64url'));
+    rows = await listSigningKeys(db);
+  }
+  return rows.map((r) => ({ kid: r.kid, secret: new TextEncoder().encode(r.secret) }));
+}
+
+function signingKeys(): Promise<Key[]> {
+  const holder = globalThis as Holder;
+  holder[KEYS] ??= loadKeys().catch((e) => { delete holder[KEYS]; throw e; });
+  return holder[KEYS];
+}
+
+export async function signWidgetToken(c: Omit<WidgetClaims, 'exp' | 'iat'>, ttlSeconds = getEnv().WIDGET_TOKEN_TTL_SECONDS) {
+  const [key] = await signingKeys();
+  const now = Math.floor(Date.now() / 1000);
+  const token = await new SignJWT({ typ: TOKEN_TYPE, acc: c.accountId, cid: c.clientId, ch: c.channelId, dom: c.domains })
+    .setProtectedHeader({ alg: ALG, kid: key!.kid, typ: 'JWT' })
+    .setIssuer(TOKEN_ISSUER).setAudience(TOKEN_AUDIENCE).setSubject(c.visitorId)
+    .setIssuedAt(now).setExpirationTime(now + ttlSeconds)
+    .sign(key!.secret);
+  return { token, expiresIn: ttlSeconds };
+}
+
+/** Why a token was refused; the text reaches the widget as the connect_error message. */
+export class TokenRefused extends Error {}
+
+export async function verifyWidgetToken(token: unknown): Promise<WidgetClaims> {
+  if (typeof token !== 'string' || token.length === 0) throw new TokenRefused('token missing: pass it as auth.token');
+  if (token.length > 4096) throw new TokenRefused('token invalid: too long');
+  let kid: string | undefined;
+  try {
+    const header = decodeProtectedHeader(token);
+    if (header.alg !== ALG) throw new TokenRefused(`token invalid: algorithm ${String(header.alg)} is not accepted`);
+    kid = header.kid;
+  } catch (e) {
+    if (e instanceof TokenRefused) throw e;
+    throw new TokenRefused('token invalid: not a JWT');
+  }
+  const key = (await signingKeys()).find((k) => k.kid === kid);
+  if (!key) throw new TokenRefused('token invalid: unknown signing key');
+  try {
+    const { payload } = await jwtVerify(token, key.secret, {
+      algorithms: [ALG], issuer: TOKEN_ISSUER, audience: TOKEN_AUDIENCE, requiredClaims: ['exp', 'iat', 'sub'],
+    });
+    const p = payload as Record<string, unknown>;
+    if (p.typ !== TOKEN_TYPE) throw new TokenRefused('token invalid: wrong token type');
+    if (!Number.isInteger(p.acc) || typeof p.cid !== 'string' || !Number.isInteger(p.ch) || !Array.isArray(p.dom)
+      || !p.dom.every((d) => typeof d === 'string') || typeof p.sub !== 'string') {
+      throw new TokenRefused('token invalid: malformed claims');
+    }
+    return { accountId: p.acc as number, clientId: p.cid, channelId: p.ch as number, domains: p.dom as string[],
+      visitorId: p.sub, exp: payload.exp!, iat: payload.iat! };
+  } catch (e) {
+    if (e instanceof TokenRefused) throw e;
+    if (e instanceof joseErrors.JWTExpired) throw new TokenRefused('token expired: request a new one');
+    if (e instanceof joseErrors.JWTClaimValidationFailed) throw new TokenRefused(`token invalid: ${e.claim} claim check failed`);
+    if (e instanceof joseErrors.JWSSignatureVerificationFailed) throw new TokenRefused('token invalid: bad signature');
+    throw new TokenRefused('token invalid');
+  }
+}
+
+export function tokenRefusedAsHttp(e: unknown): never {
+  if (e instanceof TokenRefused) throw new AppError('unauthorized', e.message);
+  throw e;
+}

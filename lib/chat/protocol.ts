@@ -1,0 +1,64 @@
+/**
+ * The widget chat protocol over socket.io namespace `/widget` — the one module the widget
+ * imports types from. Requests go client → server with an acknowledgement callback; the server
+ * pushes `event` messages, each with the conversation's sequence number `seq` (strictly
+ * increasing per conversation; gaps allowed). A client that reconnects sends
+ * `conversation:resume` with the last `seq` it saw and receives exactly the events after it.
+ */
+import { z } from 'zod';
+
+export const NAMESPACE = '/widget';
+export const PROTOCOL_VERSION = 1;
+export const MAX_QUESTION_CHARS = 4000;
+
+const Uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID')
+  .transform((s) => s.toLowerCase());
+
+/** Handshake: `io(url + '/widget', { auth: { token, version } })`. */
+export const HandshakeAuth = z.object({ token: z.string(), version: z.string().max(40).optional() });
+
+export const ClientRequests = {
+  /** Ask a question; no conversation_id starts a new conversation. Retries reuse client_message_id. */
+  ask: z.object({
+    conversation_id: Uuid.optional(),
+    client_message_id: z.string().min(1).max(100).regex(/^[\w.:-]+$/, 'letters, digits, _ . : - only'),
+    text: z.string().trim().min(1, 'must not be empty').max(MAX_QUESTION_CHARS, `must be at most ${MAX_QUESTION_CHARS} characters`),
+    attachments: z.array(Uuid).max(5, 'at most 5 attachments').optional(),
+  }),
+  /** After a reconnect: get every event after last_seq, then live events. */
+  'conversation:resume': z.object({ conversation_id: Uuid, last_seq: z.int().min(0) }),
+  /** The visitor's own conversation, as messages. */
+  history: z.object({ conversation_id: Uuid }),
+  /** Like or dislike an answer; the same value again removes it (toggle). */
+  feedback: z.object({ response_id: Uuid, value: z.enum(['like', 'dislike']) }),
+  comment: z.object({ response_id: Uuid, text: z.string().trim().min(1).max(2000) }),
+} as const;
+
+export type ClientRequestName = keyof typeof ClientRequests;
+export type ClientRequest<N extends ClientRequestName> = z.infer<(typeof ClientRequests)[N]>;
+
+export type Source = { document_id: string; filename: string; passage: string };
+
+/** Server → client `event` payloads. */
+export type ServerEvent =
+  | { type: 'question'; conversation_id: string; seq: number; client_message_id: string; response_id: string; text: string; attachments: UploadInfo[] }
+  | { type: 'answer.delta'; conversation_id: string; seq: number; client_message_id: string; response_id: string; text: string }
+  | { type: 'answer.done'; conversation_id: string; seq: number; client_message_id: string; response_id: string; answer: string; sources: Source[] }
+  | { type: 'answer.error'; conversation_id: string; seq: number; client_message_id: string; response_id: string; message: string }
+  | { type: 'feedback'; conversation_id: string; seq: number; response_id: string; likes: number; dislikes: number }
+  | { type: 'comment'; conversation_id: string; seq: number; response_id: string; comments: number };
+
+export type UploadInfo = { upload_id: string; filename: string; content_type: string; size: number };
+
+/** Sent once after the connection is accepted. */
+export type SessionInfo = {
+  protocol: number; visitor_id: string; token_expires_at: number;
+  limits: { upload_max_bytes: number; upload_types: string[]; question_max_chars: number; events_per_10s: number };
+};
+
+export type Ack<T> = ({ ok: true } & T) | { ok: false; error: { code: string; message: string } };
+
+export type HistoryMessage = {
+  message_id: string; role: 'user' | 'assistant'; content: string; created_at: string; response_id: string;
+  error: string | null; sources: Source[]; likes: number; dislikes: number; mine: 'like' | 'dislike' | null;
+};

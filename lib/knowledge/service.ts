@@ -1,0 +1,57 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { getDb, type Db } from '../../db/client';
+import { deleteDocument, insertDocumentWithChunks, listDocuments, searchPassages } from '../../db/queries/knowledge';
+import { requireAccount } from '../accounts/service';
+import { AppError } from '../api/errors';
+import { sniffType } from '../uploads/sniff';
+import { extractText, splitPassages } from './extract';
+
+export const KB_MAX_BYTES = 20 * 1024 * 1024;
+
+/** Type of a knowledge-base file: content first; HTML is allowed here (not in visitor uploads). */
+export function knowledgeType(buf: Uint8Array, filename: string): string {
+  const ext = filename.toLowerCase().split('.').pop();
+  const sniffed = sniffType(buf, filename);
+  if ('contentType' in sniffed && sniffed.kind === 'document') return sniffed.contentType;
+  if ('rejected' in sniffed && /HTML/.test(sniffed.rejected) && (ext === 'html' || ext === 'htm')) return 'text/html';
+  throw new AppError('unsupported_media_type',
+    `${filename}: ${'rejected' in sniffed ? sniffed.rejected : 'images'} — the knowledge base takes txt, md, html, pdf and docx`);
+}
+
+export async function addKnowledgeDocument(accountId: number, filename: string, buf: Uint8Array, scope: { conversationId?: string; attachmentId?: string; db?: Db } = {}) {
+  if (buf.length > KB_MAX_BYTES) throw new AppError('payload_too_large', `${filename} is larger than ${KB_MAX_BYTES} bytes.`);
+  const contentType = knowledgeType(buf, filename);
+  const text = await extractText(buf, contentType);
+  const passages = splitPassages(text);
+  if (passages.length === 0) throw new AppError('invalid_request', `${filename} contains no text to answer from.`);
+  const db = scope.db ?? (await getDb());
+  if (!scope.db) await requireAccount(db, accountId);
+  const doc = await db.transaction((tx) => insertDocumentWithChunks(tx as unknown as Db, accountId, {
+    filename, contentType, size: buf.length, conversationId: scope.conversationId, attachmentId: scope.attachmentId,
+  }, passages));
+  return { document_id: doc.id, chunks: doc.chunks };
+}
+
+export async function addKnowledgeFile(accountId: number, filePath: string) {
+  let buf: Buffer;
+  try {
+    buf = fs.readFileSync(filePath);
+  } catch (e) {
+    throw new AppError('invalid_request', `Cannot read ${filePath}: ${(e as Error).message}`);
+  }
+  return addKnowledgeDocument(accountId, path.basename(filePath), buf);
+}
+
+export async function listKnowledge(accountId: number) {
+  return listDocuments(await getDb(), accountId);
+}
+
+export async function removeKnowledgeDocument(accountId: number, documentId: string) {
+  if (!(await deleteDocument(await getDb(), accountId, documentId))) throw new AppError('not_found', `No document ${documentId}.`);
+  return { document_id: documentId, deleted: true };
+}
+
+export async function findPassages(accountId: number, conversationId: string | null, question: string, limit = 3) {
+  return searchPassages(await getDb(), accountId, conversationId, question.slice(0, 2000), limit);
+}
