@@ -6,6 +6,8 @@ const nextConfig = {
   poweredByHeader: false,
   // The whole project (app, lib, tests) is type-checked by `npm run typecheck`, a step of `npm test`.
   typescript: { ignoreBuildErrors: true },
+  // Knowledge-base documents are uploaded through a server action (20 MB limit in lib/knowledge).
+  experimental: { serverActions: { bodySizeLimit: '21mb' } },
   async headers() {
     return [];
   },

@@ -29,6 +29,13 @@ const EnvSchema = z.object({
   LLM_BASE_URL: z.string().url().optional(),
   LLM_API_KEY: z.string().optional(),
   LLM_MODEL: z.string().default('gpt-4o-mini'),
+  /** Dashboard sessions (next-auth). Unset: a generated secret kept in the database. */
+  NEXTAUTH_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** The dashboard's public address for next-auth; default http://localhost:PORT. */
+  NEXTAUTH_URL: z.string().url().optional(),
+  /** Failed dashboard sign-ins allowed per email and per address in 15 minutes. */
+  SIGNIN_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).default(5),
+  SIGNIN_FAILURES_PER_IP: z.coerce.number().int().min(1).default(20),
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
 });
 

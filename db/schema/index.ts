@@ -206,3 +206,10 @@ export const widgetSightings = pgTable('widget_sightings', {
   primaryKey({ columns: [t.clientId, t.origin, t.widgetVersion, t.day] }),
   index('widget_sightings_account_idx').on(t.accountId, t.day),
 ]);
+
+/** Generated secrets of the deployment (e.g. the session secret when NEXTAUTH_SECRET is unset). */
+export const settings = pgTable('settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});

@@ -3,18 +3,10 @@ import { getApiKeyForAuth, recordApiKeysUsed } from '../../db/queries/api-keys';
 import { AppError } from '../api/errors';
 import { getEnv } from '../env';
 import { bearerToken, parseApiKey, secretMatches } from './api-keys';
+import { accountFromSessionCookie } from './session';
 
 /** Who is reading the Customer API. The dashboard's session path yields the same shape. */
 export type CustomerPrincipal = { accountId: number; via: 'api_key' | 'session'; keyId?: string };
-
-type SessionResolver = (req: Request) => Promise<{ accountId: number } | null>;
-const SESSION = Symbol.for('svc.customerApi.sessionResolver');
-type Holder = { [SESSION]?: SessionResolver };
-
-/** The dashboard registers how a session cookie maps to an account (read-only, own account). */
-export function registerSessionResolver(resolver: SessionResolver): void {
-  (globalThis as Holder)[SESSION] = resolver;
-}
 
 const unauthorized = (detail: string) => new AppError('unauthorized', detail);
 
@@ -25,8 +17,7 @@ const unauthorized = (detail: string) => new AppError('unauthorized', detail);
 export async function authenticateCustomerRequest(req: Request): Promise<CustomerPrincipal> {
   const header = req.headers.get('authorization');
   if (header === null) {
-    const resolver = (globalThis as Holder)[SESSION];
-    const session = resolver ? await resolver(req) : null;
+    const session = await accountFromSessionCookie(req);
     if (session) return { accountId: session.accountId, via: 'session' };
     throw unauthorized('Missing Authorization header; send "Authorization: Bearer <API key>".');
   }

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import next from 'next';
 import { Server as SocketServer } from 'socket.io';
 import { getEnv } from '../env';
+import { provideSessionSecret, provideSessionUrl } from '../auth/session-secret';
 import { prepareDatabase, shutdownDatabase } from '../startup';
 import { attachWidgetNamespace } from '../chat/socket';
 import { recoverInterruptedAnswers } from '../chat/service';
@@ -23,6 +24,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   const port = opts.port ?? env.PORT;
   const host = opts.host ?? env.HOST;
   const { demo } = await prepareDatabase();
+  await provideSessionSecret();
 
   const http = createServer();
   const app = next({ dev: opts.dev ?? false, dir: process.cwd(), hostname: host, port, httpServer: http });
@@ -43,6 +45,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
     http.listen(port, host, () => { http.off('error', reject); resolve(); });
   });
   const actual = (http.address() as AddressInfo).port;
+  provideSessionUrl(actual);
   const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
 
   let closing: Promise<void> | undefined;

@@ -1,0 +1,24 @@
+'use server';
+import { revalidatePath } from 'next/cache';
+import { createApiKey, revokeApiKey } from '@/lib/accounts/service';
+import { requireDashboardSession } from '@/lib/auth/session';
+import { actionResult } from '@/lib/dashboard/action-result';
+
+export async function createKeyAction(_prev: unknown, form: FormData) {
+  const { accountId } = await requireDashboardSession();
+  return actionResult(async () => {
+    const env = form.get('env');
+    const key = await createApiKey({ accountId, name: String(form.get('name') ?? ''), env: env === 'test' ? 'test' : 'live' });
+    revalidatePath('/api-keys');
+    return { key: key.key, keyId: key.key_id };
+  });
+}
+
+export async function revokeKeyAction(keyId: string) {
+  const { accountId } = await requireDashboardSession();
+  return actionResult(async () => {
+    await revokeApiKey(accountId, keyId);
+    revalidatePath('/api-keys');
+    return {};
+  });
+}

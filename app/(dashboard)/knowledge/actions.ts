@@ -1,0 +1,32 @@
+'use server';
+import { revalidatePath } from 'next/cache';
+import { AppError } from '@/lib/api/errors';
+import { requireDashboardSession } from '@/lib/auth/session';
+import { actionResult } from '@/lib/dashboard/action-result';
+import { tryQuestion } from '@/lib/dashboard/knowledge';
+import { addKnowledgeDocument, removeKnowledgeDocument } from '@/lib/knowledge/service';
+
+export async function uploadDocumentAction(_prev: unknown, form: FormData) {
+  const { accountId } = await requireDashboardSession();
+  return actionResult(async () => {
+    const file = form.get('file');
+    if (!(file instanceof File) || file.size === 0) throw new AppError('invalid_request', 'Choose a file to upload.');
+    const doc = await addKnowledgeDocument(accountId, file.name, new Uint8Array(await file.arrayBuffer()));
+    revalidatePath('/knowledge');
+    return { filename: file.name, chunks: doc.chunks };
+  });
+}
+
+export async function deleteDocumentAction(documentId: string) {
+  const { accountId } = await requireDashboardSession();
+  return actionResult(async () => {
+    await removeKnowledgeDocument(accountId, documentId);
+    revalidatePath('/knowledge');
+    return {};
+  });
+}
+
+export async function tryQuestionAction(_prev: unknown, form: FormData) {
+  const { accountId } = await requireDashboardSession();
+  return actionResult(async () => tryQuestion(accountId, String(form.get('question') ?? '')));
+}

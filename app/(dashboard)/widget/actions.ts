@@ -1,0 +1,34 @@
+'use server';
+import { revalidatePath } from 'next/cache';
+import { requireDashboardSession } from '@/lib/auth/session';
+import { actionResult } from '@/lib/dashboard/action-result';
+import { createWidgetClient, rotateClientSecret, setClientDomains } from '@/lib/widget-clients/service';
+
+const domainsOf = (text: FormDataEntryValue | null) => String(text ?? '').split(/[\s,]+/).map((d) => d.trim()).filter(Boolean);
+
+export async function createClientAction(_prev: unknown, form: FormData) {
+  const { accountId } = await requireDashboardSession();
+  return actionResult(async () => {
+    const channel = String(form.get('channel') ?? '');
+    const created = await createWidgetClient({ accountId, domains: domainsOf(form.get('domains')), channelId: channel ? Number(channel) : undefined });
+    revalidatePath('/widget');
+    return { clientId: created.client_id, secret: created.client_secret };
+  });
+}
+
+export async function updateDomainsAction(_prev: unknown, form: FormData) {
+  const { accountId } = await requireDashboardSession();
+  return actionResult(async () => {
+    const updated = await setClientDomains(accountId, String(form.get('clientId')), domainsOf(form.get('domains')));
+    revalidatePath('/widget');
+    return { domains: updated.domains };
+  });
+}
+
+export async function rotateSecretAction(clientId: string) {
+  const { accountId } = await requireDashboardSession();
+  return actionResult(async () => {
+    const r = await rotateClientSecret(accountId, clientId);
+    return { secret: r.client_secret };
+  });
+}

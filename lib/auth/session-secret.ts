@@ -1,0 +1,20 @@
+import { randomBytes } from 'node:crypto';
+import { getDb } from '../../db/client';
+import { getOrCreateSetting } from '../../db/queries/settings';
+import { getEnv } from '../env';
+
+/**
+ * next-auth reads NEXTAUTH_SECRET and NEXTAUTH_URL itself. When the operator sets neither, the
+ * server provides them before Next starts: a secret generated once and kept in the database (so
+ * every process and every restart agree), and http://localhost:PORT.
+ */
+export async function provideSessionSecret(): Promise<void> {
+  if (!getEnv().NEXTAUTH_SECRET) {
+    process.env.NEXTAUTH_SECRET = await getOrCreateSetting(await getDb(), 'nextauth_secret', randomBytes(32).toString('base64url'));
+  }
+}
+
+/** Called once the real port is known (PORT=0 picks one). */
+export function provideSessionUrl(port: number): void {
+  if (!getEnv().NEXTAUTH_URL) process.env.NEXTAUTH_URL = `http://localhost:${port}`;
+}

@@ -1,0 +1,18 @@
+import { AppError } from '../api/errors';
+import { answerEngine, EngineError } from '../chat/engine';
+
+/** Runs the account's answer engine on a question without storing anything. */
+export async function tryQuestion(accountId: number, question: string) {
+  const q = question.trim();
+  if (!q) throw new AppError('invalid_request', 'Type a question.');
+  if (q.length > 4000) throw new AppError('invalid_request', 'Questions may have at most 4000 characters.');
+  try {
+    const answer = await answerEngine().answer({ accountId, conversationId: '00000000-0000-0000-0000-000000000000', question: q, signal: AbortSignal.timeout(60_000) });
+    let text = '';
+    for await (const d of answer.deltas) text += d;
+    return { answer: text, sources: answer.sources };
+  } catch (e) {
+    if (e instanceof EngineError) throw new AppError('unavailable', e.message);
+    throw e;
+  }
+}

@@ -1,0 +1,55 @@
+import { getDb } from '../../db/client';
+import { listApiKeys } from '../../db/queries/api-keys';
+import { listChannels } from '../../db/queries/channels';
+import { getConversationById } from '../../db/queries/conversations';
+import { getAccountTotals, getBusiestChannels, getResponsesPerDay, listCommentsOfConversation, listTranscriptEntries } from '../../db/queries/overview';
+import { listConversationAttachments } from '../../db/queries/responses';
+import { getAttachmentForAccount } from '../../db/queries/uploads';
+import { AppError } from '../api/errors';
+import { toConversationRecord } from '../conversations/service';
+import type { Source } from '../chat/engine';
+
+/** What the dashboard reads, always for the signed-in admin's account. */
+export async function getOverview(accountId: number) {
+  const db = await getDb();
+  const [totals, perDay, channels] = await Promise.all([
+    getAccountTotals(db, accountId), getResponsesPerDay(db, accountId, 30), getBusiestChannels(db, accountId, 5),
+  ]);
+  return { totals, perDay, channels };
+}
+
+export async function getChannels(accountId: number) {
+  return listChannels(await getDb(), accountId);
+}
+
+export async function getApiKeys(accountId: number) {
+  return listApiKeys(await getDb(), accountId);
+}
+
+export async function getTranscript(accountId: number, conversationId: string) {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(conversationId)) return null;
+  const db = await getDb();
+  const conversation = await getConversationById(db, accountId, conversationId.toLowerCase());
+  if (!conversation) return null;
+  const [entries, attachments, comments] = await Promise.all([
+    listTranscriptEntries(db, accountId, conversation.id),
+    listConversationAttachments(db, accountId, conversation.id),
+    listCommentsOfConversation(db, accountId, conversation.id),
+  ]);
+  return {
+    conversation: toConversationRecord(conversation),
+    entries: entries.map((e) => ({
+      ...e,
+      sources: (e.sources as Source[] | null) ?? [],
+      attachments: attachments.filter((a) => a.message_id === e.question_message_id || a.message_id === e.answer_message_id),
+      commentTexts: comments.filter((c) => c.response_id === e.id),
+    })),
+  };
+}
+
+export async function getAttachmentFile(accountId: number, attachmentId: string) {
+  if (!/^[0-9a-f-]{36}$/i.test(attachmentId)) throw new AppError('not_found', 'No such attachment.');
+  const row = await getAttachmentForAccount(await getDb(), accountId, attachmentId.toLowerCase());
+  if (!row) throw new AppError('not_found', 'No such attachment.');
+  return row;
+}

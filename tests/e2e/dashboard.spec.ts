@@ -1,0 +1,160 @@
+import fs from 'node:fs';
+import { expect, test } from '@playwright/test';
+import { fixtures, screenshot, signIn } from './fixtures';
+
+const f = fixtures();
+
+test.describe('dashboard', () => {
+  test('signed out: every page redirects to sign-in', async ({ page }) => {
+    for (const path of ['/', '/conversations', '/responses', '/api-keys', '/widget', '/knowledge', `/conversations/${f.alpha.conversations[0]}`]) {
+      await page.goto(path);
+      await expect(page).toHaveURL(/\/login/);
+    }
+    await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+  });
+
+  test('a wrong password shows an error and stays on the page; an unknown email gets the same answer', async ({ page }) => {
+    await page.goto('/login');
+    await page.getByLabel('Email').fill(f.alpha.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.locator('p.error[role=alert]')).toHaveText('Wrong email or password.');
+    await expect(page).toHaveURL(/\/login/);
+    await page.getByLabel('Email').fill('nobody@nowhere.test');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.locator('p.error[role=alert]')).toHaveText('Wrong email or password.');
+  });
+
+  test('overview, tables with search, sort and paging, transcript', async ({ page }) => {
+    await signIn(page, f.alpha.email, f.alpha.password);
+    await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
+    await expect(page.locator('.card').first()).toContainText('40');
+
+    await page.getByRole('link', { name: 'Conversations' }).click();
+    const rows = page.locator('.gridjs-tbody tr');
+    await expect(rows).toHaveCount(15);
+    await expect(page.locator('.gridjs-summary')).toContainText('of 40');
+    // page 2 then a new search: paging restarts at 1
+    await page.getByRole('button', { name: 'Page 2', exact: false }).first().click();
+    await expect(page.locator('.gridjs-summary')).toContainText('16 to 30');
+    await page.getByLabel('Search').fill('refund');
+    await expect(page.locator('.gridjs-summary')).toContainText('1 to 8 of 8');
+    await expect(rows.first()).toContainText('Refund');
+    // sort by response count (server-side): ascending then descending
+    await page.getByLabel('Search').fill('');
+    await expect(page.locator('.gridjs-summary')).toContainText('of 40');
+    await page.locator('th', { hasText: 'Responses' }).click();
+    await expect(rows.first().locator('td').nth(3)).toHaveText('1');
+    await page.locator('th', { hasText: 'Responses' }).click();
+    await expect(rows.first().locator('td').nth(3)).toHaveText('3');
+    // a transcript
+    const firstTitle = rows.first().locator('a');
+    const title = (await firstTitle.textContent())!;
+    await firstTitle.click();
+    await expect(page.getByRole('heading', { name: title })).toBeVisible();
+    await expect(page.locator('.msg.user')).toHaveCount(3);
+    await expect(page.locator('.msg.assistant').first()).toContainText('Answer 1');
+
+    await page.goto('/responses');
+    await expect(page.locator('.gridjs-tbody tr')).toHaveCount(15);
+    await page.getByLabel('Channel').selectOption(String(f.alpha.channels[1]));
+    await expect(page.locator('.gridjs-tbody tr').first()).toContainText('Help Center');
+  });
+
+  test("another account's records never show and its transcript URL is a 404", async ({ page }) => {
+    await signIn(page, f.alpha.email, f.alpha.password);
+    const res = await page.goto(`/conversations/${f.beta.conversations[0]}`);
+    expect(res?.status()).toBe(404);
+    await expect(page.getByRole('heading', { name: 'Not found' })).toBeVisible();
+    await page.goto('/conversations');
+    await page.getByLabel('Search').fill('Beta');
+    await expect(page.getByText('Nothing matches these filters.')).toBeVisible();
+    // the API with the session: own account only
+    const own = await page.request.get('/customer-api/v2/conversation?resultsPerPage=100');
+    expect(own.status()).toBe(200);
+    const body = await own.json();
+    expect(body.count).toBe(40);
+    expect(body.results.every((r: { account_id: number }) => r.account_id === f.alpha.accountId)).toBe(true);
+    const other = await page.request.get(`/customer-api/v2/conversation/${f.beta.conversations[0]}`);
+    expect(other.status()).toBe(404);
+  });
+
+  test('create an API key, use it, revoke it', async ({ page, playwright }) => {
+    await signIn(page, f.alpha.email, f.alpha.password);
+    await page.goto('/api-keys');
+    await page.getByLabel('Name').fill('e2e key');
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    const key = (await page.getByTestId('new-api-key').textContent())!.trim();
+    expect(key).toMatch(/^svc_live_[0-9A-Za-z]{12,}_[0-9A-Za-z]{32,}$/);
+    const api = await playwright.request.newContext({ baseURL: page.url() });
+    const ok = await api.get('/customer-api/v2/response', { headers: { Authorization: `Bearer ${key}` } });
+    expect(ok.status()).toBe(200);
+    expect((await ok.json()).count).toBeGreaterThan(40);
+    const keyId = key.split('_')[2]!;
+    await page.reload();
+    await page.getByRole('button', { name: new RegExp(`Revoke e2e key \\(${keyId}\\)`) }).click();
+    await page.getByRole('button', { name: 'Yes, revoke' }).click();
+    await expect(page.locator('tr', { hasText: keyId }).getByText('revoked')).toBeVisible();
+    const revoked = await api.get('/customer-api/v2/response', { headers: { Authorization: `Bearer ${key}` } });
+    expect(revoked.status()).toBe(401);
+    await api.dispose();
+  });
+
+  test('widget client and snippet', async ({ page }) => {
+    await signIn(page, f.alpha.email, f.alpha.password);
+    await page.goto('/widget');
+    await page.getByLabel('Domains (one per line)').fill('shop.example.com\n*.example.org');
+    await page.getByRole('button', { name: 'Create client' }).click();
+    const clientId = (await page.getByTestId('new-client-id').textContent())!;
+    expect(clientId).toMatch(/^wc_/);
+    await expect(page.getByTestId('client-secret')).toContainText('wcs_');
+    await page.reload();
+    await expect(page.locator('tr', { hasText: clientId })).toContainText('*.example.org');
+    await page.getByLabel('Client', { exact: true }).selectOption(clientId);
+    await page.getByLabel('Load by').selectOption('version');
+    await page.getByLabel('Version').fill('2.0.1');
+    await expect(page.getByTestId('snippet')).toContainText(`svcClientId: '${clientId}'`);
+    await expect(page.getByTestId('snippet')).toContainText('data-version="2.0.1"');
+    await page.getByLabel('Token mode').selectOption('backend');
+    await expect(page.getByTestId('snippet')).toContainText("tokenEndpoint: '/api/svc-token'");
+    await expect(page.getByText('/api/widget/token')).toBeVisible();
+  });
+
+  test('knowledge base: upload a document and answer from it', async ({ page }) => {
+    await signIn(page, f.alpha.email, f.alpha.password);
+    await page.goto('/knowledge');
+    fs.mkdirSync('tests/artifacts', { recursive: true });
+    fs.writeFileSync('tests/artifacts/shipping.md', '# Shipping\n\nParcels to Norway take five working days with the Fjord courier.\n');
+    await page.getByLabel('Document', { exact: true }).setInputFiles('tests/artifacts/shipping.md');
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await expect(page.getByRole('status')).toContainText('Added shipping.md');
+    await expect(page.locator('table')).toContainText('shipping.md');
+    await page.getByRole('textbox', { name: 'Question' }).fill('How long does shipping to Norway take?');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await expect(page.getByTestId('try-answer')).toContainText('five working days');
+    await expect(page.getByText('Passages used')).toBeVisible();
+  });
+
+  test('screenshots of every page (desktop and phone), then sign out', async ({ page }) => {
+    await signIn(page, f.alpha.email, f.alpha.password);
+    const pages: Array<[string, string]> = [['overview', '/'], ['conversations', '/conversations'], ['responses', '/responses'],
+      ['transcript', `/conversations/${f.alpha.conversations[2]}`], ['api-keys', '/api-keys'], ['widget', '/widget'], ['knowledge', '/knowledge']];
+    for (const [width, height, label] of [[1280, 860, 'desktop'], [390, 844, 'phone']] as const) {
+      await page.setViewportSize({ width, height });
+      for (const [name, path] of pages) {
+        await page.goto(path);
+        if (name === 'conversations' || name === 'responses') await expect(page.locator('.gridjs-tbody tr').first()).toBeVisible();
+        await screenshot(page, `dashboard-${name}-${label}`);
+      }
+    }
+    await page.context().clearCookies();
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.goto('/login');
+    await screenshot(page, 'dashboard-login-desktop');
+    await signIn(page, f.alpha.email, f.alpha.password);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect(page).toHaveURL(/\/login/);
+    await page.goto('/');
+    await expect(page).toHaveURL(/\/login/);
+  });
+});

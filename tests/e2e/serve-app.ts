@@ -1,0 +1,67 @@
+/**
+ * The app for the browser tests: a fresh embedded database, two accounts with known logins
+ * and data (through the same services the seed uses), then the production server.
+ * Fixture ids are written to tests/artifacts/e2e-fixtures.json for the specs.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const port = Number(process.env.E2E_APP_PORT ?? 3210);
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-'));
+Object.assign(process.env, {
+  DATA_DIR: dataDir, SVC_DEMO: '0', NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port),
+  WIDGET_TOKEN_TTL_SECONDS: process.env.WIDGET_TOKEN_TTL_SECONDS ?? '86400',
+});
+delete process.env.DATABASE_URL;
+
+async function main() {
+  const { createAccount, createApiKey } = await import('../../lib/accounts/service');
+  const { importNdjson } = await import('../../lib/imports/service');
+  const { addKnowledgeDocument } = await import('../../lib/knowledge/service');
+  const { createWidgetClient } = await import('../../lib/widget-clients/service');
+  const { getDb } = await import('../../db/client');
+  const { allocateChannelIds } = await import('../../db/queries/channels');
+  const { startServer } = await import('../../lib/server/http');
+  const { randomUUID } = await import('node:crypto');
+
+  async function account(name: string, email: string, password: string, titles: string[]) {
+    const a = await createAccount({ name, adminEmail: email, adminPassword: password });
+    const [web, help] = await allocateChannelIds(await getDb(), 2);
+    const lines: string[] = [];
+    const conversations: string[] = [];
+    titles.forEach((title, i) => {
+      const id = randomUUID();
+      conversations.push(id);
+      const channel = i % 3 === 0 ? help! : web!;
+      const day = String(1 + (i % 28)).padStart(2, '0');
+      lines.push(JSON.stringify({ type: 'conversation', conversation_id: id, title, status: i % 5 === 0 ? 'Closed' : 'Open', channel_id: channel,
+        channel_name: channel === web ? 'Website' : 'Help Center', created_at: `2026-10-${day} 09:00:00`, updated_at: `2026-10-${day} 09:10:00` }));
+      for (let j = 0; j <= i % 3; j++) {
+        lines.push(JSON.stringify({ type: 'response', response_id: randomUUID(), conversation_id: id, question: `${title} — question ${j + 1}?`,
+          answer: `Answer ${j + 1} about ${title.toLowerCase()}.`, channel_id: channel, created_at: `2026-10-${day} 09:0${j}:00`,
+          likes: (i + j) % 4, dislikes: (i + j) % 3 === 0 ? 1 : 0, comments: j }));
+      }
+    });
+    await importNdjson(a.account_id, { lines });
+    const key = await createApiKey({ accountId: a.account_id, name: 'fixture key' });
+    return { accountId: a.account_id, email, password, key: key.key, conversations, channels: [web, help] };
+  }
+
+  const titles = Array.from({ length: 40 }, (_, i) => `${['Billing', 'Password reset', 'Shipping', 'Refund', 'Café menu'][i % 5]} topic ${String(i + 1).padStart(2, '0')}`);
+  const alpha = await account('Alpha Inc', 'admin@alpha.test', 'alpha-password-1', titles);
+  const beta = await account('Beta LLC', 'admin@beta.test', 'beta-password-1', ['Beta secret plans', 'Beta pricing question']);
+  await addKnowledgeDocument(alpha.accountId, 'alpha-faq.md', Buffer.from('# Alpha FAQ\n\n## Opening hours\n\nAlpha support is open Monday to Friday from 8:00 to 18:00.\n\n## Returns\n\nYou can return any item within 30 days for a full refund.\n'));
+  const widget = await createWidgetClient({ accountId: alpha.accountId, domains: ['127.0.0.1', 'localhost'], channelId: alpha.channels[0]! });
+  const fixtures = { alpha, beta, widget };
+  fs.mkdirSync('tests/artifacts', { recursive: true });
+  fs.writeFileSync('tests/artifacts/e2e-fixtures.json', JSON.stringify(fixtures, null, 2));
+
+  const server = await startServer({ port, host: '127.0.0.1' });
+  console.log(`e2e app on ${server.url}`);
+  const stop = () => { server.close().finally(() => { fs.rmSync(dataDir, { recursive: true, force: true }); process.exit(0); }); };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
