@@ -8,8 +8,14 @@ const nextConfig = {
   typescript: { ignoreBuildErrors: true },
   // Knowledge-base documents are uploaded through a server action (20 MB limit in lib/knowledge).
   experimental: { serverActions: { bodySizeLimit: '21mb' } },
+  // Cross-origin <script integrity crossorigin> needs CORS; versioned bundles are immutable.
   async headers() {
-    return [];
+    const cors = { key: 'Access-Control-Allow-Origin', value: '*' };
+    return [
+      { source: '/chatbot/loader.js', headers: [cors, { key: 'Cache-Control', value: 'public, max-age=300' }] },
+      { source: '/chatbot/v/:path*', headers: [cors, { key: 'Cache-Control', value: 'public, max-age=31536000, immutable' }] },
+      { source: '/chat/v0/:path*', headers: [cors, { key: 'Cache-Control', value: 'public, max-age=300' }] },
+    ];
   },
 };
 export default nextConfig;

@@ -1,4 +1,4 @@
-// Production build: Next (app/) and the custom server (server.ts → dist/server.js).
+// Production build: widget loader + legacy 1.0, Next (app/), and the custom server (server.ts → dist/server.js).
 import { spawnSync } from 'node:child_process';
 import { build } from 'esbuild';
 
@@ -7,6 +7,8 @@ function run(cmd, args) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
+// The widget loader and legacy bundle first: Next serves them from public/.
+run(process.execPath, ['scripts/widget.mjs', 'build']);
 run(process.execPath, ['node_modules/next/dist/bin/next', 'build']);
 await build({
   entryPoints: ['server.ts'], outfile: 'dist/server.js', bundle: true, platform: 'node', target: 'node20',

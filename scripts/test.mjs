@@ -11,8 +11,9 @@ function step(name, cmd, args, env = {}) {
   const started = Date.now();
   const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 1 << 28 });
   process.stdout.write(r.stdout ?? '');
-  const pass = Number(/^ℹ pass (\d+)/m.exec(r.stdout ?? '')?.[1] ?? 0);
-  const fail = Number(/^ℹ fail (\d+)/m.exec(r.stdout ?? '')?.[1] ?? 0);
+  const out = r.stdout ?? '';
+  const pass = Number(/^ℹ pass (\d+)/m.exec(out)?.[1] ?? /^\s+(\d+) passed/m.exec(out)?.[1] ?? 0);
+  const fail = Number(/^ℹ fail (\d+)/m.exec(out)?.[1] ?? /^\s+(\d+) failed/m.exec(out)?.[1] ?? 0);
   results.push({ name, ok: r.status === 0, pass, fail: r.status === 0 ? fail : Math.max(fail, 1), seconds: (Date.now() - started) / 1000 });
   return r.status === 0;
 }

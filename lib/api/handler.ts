@@ -20,7 +20,7 @@ export function apiRoute<P = Record<string, never>>(fn: Handler<P>) {
       return res;
     } catch (e) {
       const res = problemResponse(toAppError(e, requestId), requestId);
-      if (new URL(req.url).pathname.startsWith('/api/widget/')) {
+      if (/^\/(api\/widget|chatbot)\//.test(new URL(req.url).pathname)) {
         res.headers.set('Access-Control-Allow-Origin', '*');
         res.headers.set('Access-Control-Expose-Headers', 'Retry-After, X-Request-Id');
       }

@@ -7,7 +7,7 @@ import { apiRoute } from './handler';
  */
 export const CORS_HEADERS = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Headers': 'authorization, content-type',
+  'Access-Control-Allow-Headers': 'authorization, content-type, x-svc-visitor',
   'Access-Control-Max-Age': '600',
 };
 

@@ -18,7 +18,21 @@ const ALG = 'HS256';
 
 export type WidgetClaims = {
   accountId: number; clientId: string; channelId: number; domains: string[]; visitorId: string; exp: number; iat: number;
+  /** True when the issuer named the visitor (token request with visitor_id): the browser may not override it. */
+  visitorBound: boolean;
 };
+
+export const VISITOR_ID_RE = /^v_[0-9A-Za-z_-]{16,64}$/;
+
+/**
+ * The visitor a request acts as. A token issued for a named visitor binds it; otherwise the
+ * browser's own long-lived visitor id (sent beside the token) keeps its conversations across
+ * token renewals, and without one the token's random subject is used.
+ */
+export function withVisitor(claims: WidgetClaims, browserVisitor: unknown): WidgetClaims {
+  if (claims.visitorBound || typeof browserVisitor !== 'string' || !VISITOR_ID_RE.test(browserVisitor)) return claims;
+  return { ...claims, visitorId: browserVisitor };
+}
 
 type Key = { kid: string; secret: Uint8Array };
 const KEYS = Symbol.for('svc.widgetSigningKeys');
@@ -52,7 +66,7 @@ function signingKeys(): Promise<Key[]> {
 export async function signWidgetToken(c: Omit<WidgetClaims, 'exp' | 'iat'>, ttlSeconds = getEnv().WIDGET_TOKEN_TTL_SECONDS) {
   const [key] = await signingKeys();
   const now = Math.floor(Date.now() / 1000);
-  const token = await new SignJWT({ typ: TOKEN_TYPE, acc: c.accountId, cid: c.clientId, ch: c.channelId, dom: c.domains })
+  const token = await new SignJWT({ typ: TOKEN_TYPE, acc: c.accountId, cid: c.clientId, ch: c.channelId, dom: c.domains, ...(c.visitorBound ? { vb: true } : {}) })
     .setProtectedHeader({ alg: ALG, kid: key!.kid, typ: 'JWT' })
     .setIssuer(TOKEN_ISSUER).setAudience(TOKEN_AUDIENCE).setSubject(c.visitorId)
     .setIssuedAt(now).setExpirationTime(now + ttlSeconds)
@@ -88,7 +102,7 @@ export async function verifyWidgetToken(token: unknown): Promise<WidgetClaims> {
       throw new TokenRefused('token invalid: malformed claims');
     }
     return { accountId: p.acc as number, clientId: p.cid, channelId: p.ch as number, domains: p.dom as string[],
-      visitorId: p.sub, exp: payload.exp!, iat: payload.iat! };
+      visitorId: p.sub, exp: payload.exp!, iat: payload.iat!, visitorBound: p.vb === true };
   } catch (e) {
     if (e instanceof TokenRefused) throw e;
     if (e instanceof joseErrors.JWTExpired) throw new TokenRefused('token expired: request a new one');

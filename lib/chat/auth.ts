@@ -1,6 +1,6 @@
 import { AppError } from '../api/errors';
 import { bearerToken } from '../auth/api-keys';
-import { tokenRefusedAsHttp, verifyWidgetToken, type WidgetClaims } from '../auth/widget-tokens';
+import { tokenRefusedAsHttp, verifyWidgetToken, withVisitor, type WidgetClaims } from '../auth/widget-tokens';
 import { getEnv } from '../env';
 import { uploadLimits } from '../uploads/service';
 import { MAX_QUESTION_CHARS, PROTOCOL_VERSION } from './protocol';
@@ -9,7 +9,8 @@ import { MAX_QUESTION_CHARS, PROTOCOL_VERSION } from './protocol';
 export async function requireWidgetToken(req: Request): Promise<WidgetClaims> {
   const token = bearerToken(req.headers.get('authorization'));
   if (!token) throw new AppError('unauthorized', 'Send the widget access token as "Authorization: Bearer <token>".');
-  return verifyWidgetToken(token).catch(tokenRefusedAsHttp);
+  const claims = await verifyWidgetToken(token).catch(tokenRefusedAsHttp);
+  return withVisitor(claims, req.headers.get('x-svc-visitor'));
 }
 
 export function widgetConfig() {

@@ -3,7 +3,7 @@ import { findPassages } from '../knowledge/service';
 import { builtinAnswer } from './engines/builtin';
 import { openAiCompatibleAnswer } from './engines/openai';
 
-export type Source = { document_id: string; filename: string; passage: string };
+export type Source = { document_id: string; filename: string; passage: string; rank?: number };
 export type AnswerInput = { accountId: number; conversationId: string; question: string; signal: AbortSignal };
 /** An answer: the sources it uses, known up front, and its text as a stream of deltas. */
 export type Answer = { sources: Source[]; deltas: AsyncIterable<string> };
@@ -17,7 +17,7 @@ export interface AnswerEngine {
 /** Retrieval is shared: both engines answer from the account's passages. */
 export async function retrieve(input: AnswerInput): Promise<Source[]> {
   const passages = await findPassages(input.accountId, input.conversationId, input.question, 3);
-  return passages.map((p) => ({ document_id: p.document_id, filename: p.filename, passage: p.content }));
+  return passages.map((p) => ({ document_id: p.document_id, filename: p.filename, passage: p.content, rank: p.rank }));
 }
 
 export function answerEngine(): AnswerEngine {

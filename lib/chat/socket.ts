@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { isAppError } from '../api/errors';
 import { RateLimiter } from '../api/rate-limit';
 import { hostAllowed, originHost } from '../auth/domains';
-import { TokenRefused, verifyWidgetToken, type WidgetClaims } from '../auth/widget-tokens';
+import { TokenRefused, verifyWidgetToken, withVisitor, type WidgetClaims } from '../auth/widget-tokens';
 import { getEnv } from '../env';
 import { uploadLimits } from '../uploads/service';
 import { ClientRequests, MAX_QUESTION_CHARS, NAMESPACE, PROTOCOL_VERSION, type ClientRequestName, type SessionInfo } from './protocol';
@@ -35,7 +35,7 @@ export function attachWidgetNamespace(io: Server) {
       const origin = socket.handshake.headers.origin;
       if (!origin) return next(new Error('domain not allowed: the connection has no Origin header'));
       if (!hostAllowed(originHost(origin), claims.domains)) return next(new Error(`domain not allowed: ${origin} is not registered for this widget`));
-      (socket.data as Data).claims = claims;
+      (socket.data as Data).claims = withVisitor(claims, (socket.handshake.auth as { visitor?: unknown }).visitor);
       next();
     }, (e) => {
       next(new Error(e instanceof TokenRefused ? e.message : 'token invalid'));

@@ -7,6 +7,7 @@ import { seedDemoAccount, demoCurl } from '../demo/seed';
 import { importNdjsonFile } from '../imports/service';
 import { addKnowledgeFile } from '../knowledge/service';
 import { createWidgetClient } from '../widget-clients/service';
+import { rollbackTrack, setTrack } from '../widget-releases/service';
 
 /**
  * The admin CLI (CONTRACTS §2): `npm run --silent cli -- <command>`. Success: exit 0 and ONE JSON
@@ -60,6 +61,16 @@ const COMMANDS: Record<string, Command> = {
     usage: 'kb add --account ID --file PATH',
     options: { account: { type: 'string' }, file: { type: 'string' } },
     run: (v) => addKnowledgeFile(accountOf(need(v, 'account')), need(v, 'file')),
+  },
+  'widget track set': {
+    usage: 'widget track set --track stable|beta|lts --version X.Y.Z',
+    options: { track: { type: 'string' }, version: { type: 'string' } },
+    run: async (v) => setTrack(need(v, 'track'), need(v, 'version')),
+  },
+  'widget track rollback': {
+    usage: 'widget track rollback --track stable|beta|lts',
+    options: { track: { type: 'string' } },
+    run: async (v) => rollbackTrack(need(v, 'track')),
   },
   seed: {
     usage: 'seed --demo',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { normalizeDomain } from '../auth/domains';
 import { AccountId } from '../accounts/contract';
+import { VISITOR_ID_RE } from '../auth/widget-tokens';
 
 export const Domain = z.string().transform((d, ctx) => {
   const n = normalizeDomain(d);
@@ -17,7 +18,7 @@ export const CreateWidgetClientInput = z.object({
 export const TokenRequest = z.object({
   client_id: z.string({ error: 'is required' }).regex(/^wc_[0-9A-Za-z]{12,64}$/, 'is not a client id'),
   client_secret: z.string().max(200).optional(),
-  visitor_id: z.string().regex(/^v_[0-9A-Za-z_-]{16,64}$/, 'is not a visitor id').optional(),
+  visitor_id: z.string().regex(VISITOR_ID_RE, 'is not a visitor id (v_ and 16-64 letters, digits, _ or -)').optional(),
 }).meta({ id: 'WidgetTokenRequest' });
 
 export const TokenResponse = z.object({

@@ -77,6 +77,7 @@ export async function issueWidgetToken(body: unknown, origin: string | null, ip:
   const visitorId = req.visitor_id ?? `v_${randomBase62(22)}`;
   const { token, expiresIn } = await signWidgetToken({
     accountId: client.accountId, clientId: client.id, channelId: client.channelId, domains: client.domains, visitorId,
+    visitorBound: req.visitor_id !== undefined,
   });
   return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn, visitor_id: visitorId };
 }

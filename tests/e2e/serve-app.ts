@@ -8,7 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 
 const port = Number(process.env.E2E_APP_PORT ?? 3210);
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-'));
+// E2E_DATA_DIR reuses a data directory (a restarted server keeps its data); else a fresh one.
+const reuse = !!process.env.E2E_DATA_DIR && fs.existsSync(path.join(process.env.E2E_DATA_DIR, 'pgdata'));
+const dataDir = process.env.E2E_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-'));
+const fixturesFile = process.env.E2E_FIXTURES ?? 'tests/artifacts/e2e-fixtures.json';
 Object.assign(process.env, {
   DATA_DIR: dataDir, SVC_DEMO: '0', NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port),
   WIDGET_TOKEN_TTL_SECONDS: process.env.WIDGET_TOKEN_TTL_SECONDS ?? '86400',
@@ -48,18 +51,27 @@ async function main() {
     return { accountId: a.account_id, email, password, key: key.key, conversations, channels: [web, help] };
   }
 
+  if (reuse) {
+    const server = await startServer({ port, host: '127.0.0.1' });
+    console.log(`e2e app (restarted) on ${server.url}`);
+    const stop = () => { server.close().finally(() => process.exit(0)); };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+    return;
+  }
   const titles = Array.from({ length: 40 }, (_, i) => `${['Billing', 'Password reset', 'Shipping', 'Refund', 'Café menu'][i % 5]} topic ${String(i + 1).padStart(2, '0')}`);
   const alpha = await account('Alpha Inc', 'admin@alpha.test', 'alpha-password-1', titles);
   const beta = await account('Beta LLC', 'admin@beta.test', 'beta-password-1', ['Beta secret plans', 'Beta pricing question']);
   await addKnowledgeDocument(alpha.accountId, 'alpha-faq.md', Buffer.from('# Alpha FAQ\n\n## Opening hours\n\nAlpha support is open Monday to Friday from 8:00 to 18:00.\n\n## Returns\n\nYou can return any item within 30 days for a full refund.\n'));
   const widget = await createWidgetClient({ accountId: alpha.accountId, domains: ['127.0.0.1', 'localhost'], channelId: alpha.channels[0]! });
-  const fixtures = { alpha, beta, widget };
-  fs.mkdirSync('tests/artifacts', { recursive: true });
-  fs.writeFileSync('tests/artifacts/e2e-fixtures.json', JSON.stringify(fixtures, null, 2));
+  const elsewhere = await createWidgetClient({ accountId: alpha.accountId, domains: ['shop.example.com'] });
+  const fixtures = { alpha, beta, widget, elsewhere, dataDir };
+  fs.mkdirSync(path.dirname(fixturesFile), { recursive: true });
+  fs.writeFileSync(fixturesFile, JSON.stringify(fixtures, null, 2));
 
   const server = await startServer({ port, host: '127.0.0.1' });
   console.log(`e2e app on ${server.url}`);
-  const stop = () => { server.close().finally(() => { fs.rmSync(dataDir, { recursive: true, force: true }); process.exit(0); }); };
+  const stop = () => { server.close().finally(() => { if (!process.env.E2E_DATA_DIR) fs.rmSync(dataDir, { recursive: true, force: true }); process.exit(0); }); };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }

@@ -18,7 +18,8 @@ export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
   if (sources.length === 0) return { sources, deltas: streamWords(NOTHING) };
   const best = sources[0]!;
   const parts = [`From **${best.filename}**:\n\n${quote(best.passage)}`];
-  for (const s of sources.slice(1, 2)) parts.push(`See also **${s.filename}**:\n\n${quote(s.passage)}`);
+  // A second passage only when it matches nearly as well (ranks are relative to the best).
+  for (const s of sources.slice(1, 2).filter((x) => (x.rank ?? 0) >= 0.5 * (best.rank ?? 0))) parts.push(`See also **${s.filename}**:\n\n${quote(s.passage)}`);
   return { sources, deltas: streamWords(parts.join('\n\n')) };
 }
 

@@ -1,0 +1,1 @@
+declare const __WIDGET_VERSION__: string;
