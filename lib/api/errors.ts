@@ -52,10 +52,13 @@ const UNAVAILABLE_NODE_CODES = new Set([
  */
 export function fromDatabaseError(e: unknown): AppError | undefined {
   if (isAppError(e)) return e;
-  const code = (e as { code?: unknown })?.code;
-  if (typeof code !== 'string') return undefined;
-  if (UNAVAILABLE_NODE_CODES.has(code) || code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(code)) {
-    return new AppError('unavailable', 'The database is unreachable; try again shortly.', { headers: { 'Retry-After': '5' } });
+  // drizzle wraps driver errors (DrizzleQueryError.cause): look down the cause chain.
+  for (let err: unknown = e, depth = 0; err && depth < 5; err = (err as { cause?: unknown }).cause, depth++) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code !== 'string') continue;
+    if (UNAVAILABLE_NODE_CODES.has(code) || code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(code)) {
+      return new AppError('unavailable', 'The database is unreachable; try again shortly.', { headers: { 'Retry-After': '5' } });
+    }
   }
   return undefined;
 }

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { api, createTestAccount } from '../helpers/builders';
+import { startTestServer, type TestServer } from '../helpers/server';
+
+/**
+ * PostgreSQL only: the server talks to the database through a TCP proxy this test controls.
+ * Cutting the proxy makes reads 503 with Retry-After (never a 500 or a hang); restoring it
+ * recovers without a restart.
+ */
+const onPostgres = process.env.TEST_DB === 'postgres';
+
+class Proxy {
+  private server?: net.Server;
+  private sockets = new Set<net.Socket>();
+  port = 0;
+  constructor(private readonly target: { host: string; port: number }) {}
+  async start(port = 0) {
+    this.server = net.createServer((client) => {
+      const upstream = net.connect(this.target.port, this.target.host);
+      for (const s of [client, upstream]) { this.sockets.add(s); s.on('close', () => this.sockets.delete(s)); s.on('error', () => {}); }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((r) => this.server!.listen(port, '127.0.0.1', () => r()));
+    this.port = (this.server!.address() as net.AddressInfo).port;
+  }
+  async stop() {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((r) => this.server ? this.server.close(() => r()) : r());
+  }
+}
+
+describe('database outage', { skip: !onPostgres && 'PostgreSQL only' }, () => {
+  let server: TestServer;
+  let proxy: Proxy;
+  before(async () => {
+    const url = new URL(process.env.DATABASE_URL!);
+    proxy = new Proxy({ host: url.hostname, port: Number(url.port || 5432) });
+    await proxy.start();
+    url.host = `127.0.0.1:${proxy.port}`;
+    server = await startTestServer({ DATABASE_URL: url.toString() });
+  });
+  after(async () => { await server?.close(); await proxy?.stop(); });
+
+  it('answers 503 with Retry-After while the database is away, and recovers by itself', async () => {
+    const acct = await createTestAccount();
+    const get = api(server.url, acct.key);
+    assert.equal((await get('/customer-api/v2/response')).status, 200);
+    const port = proxy.port;
+    await proxy.stop();
+    const started = Date.now();
+    const down = await get('/customer-api/v2/response');
+    assert.equal(down.status, 503, JSON.stringify(down.body));
+    assert.equal(down.headers.get('content-type'), 'application/problem+json');
+    assert.ok(Number(down.headers.get('retry-after')) > 0);
+    assert.ok(Date.now() - started < 15_000, 'the outage answer must not hang');
+    assert.equal((await get('/healthz')).status, 503);
+    await proxy.start(port);
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      status = (await get('/customer-api/v2/response')).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal(status, 200);
+  });
+});

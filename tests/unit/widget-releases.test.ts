@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { describe, it } from 'node:test';
+
+// Reads what `npm run build` produced (npm test builds first) and the committed releases.
+const releases = JSON.parse(fs.readFileSync('lib/widget/releases.json', 'utf8')) as {
+  releases: Array<{ version: string; url: string; integrity: string }>; tracks: Record<string, string>;
+};
+const gz = (file: string) => gzipSync(fs.readFileSync(file), { level: 9 }).length;
+
+describe('widget releases and size budgets', () => {
+  it('every track points at a released version', () => {
+    for (const track of ['stable', 'beta', 'lts']) {
+      assert.ok(releases.releases.some((r) => r.version === releases.tracks[track]), `${track} → ${releases.tracks[track]}`);
+    }
+  });
+
+  it('released bundles are unchanged (their SRI hash still matches) and within 30 KB gzipped', () => {
+    for (const r of releases.releases) {
+      const file = `public${r.url}`;
+      const digest = `sha384-${createHash('sha384').update(fs.readFileSync(file)).digest('base64')}`;
+      assert.equal(digest, r.integrity, `${r.version} was modified after release`);
+      const size = gz(file);
+      assert.ok(size <= 30 * 1024, `${r.version}: ${size} bytes gzipped > 30 KB`);
+    }
+  });
+
+  it('the loader is at most 3 KB gzipped and the legacy bundle exists', () => {
+    const size = gz('public/chatbot/loader.js');
+    assert.ok(size <= 3 * 1024, `loader: ${size} bytes gzipped`);
+    assert.ok(fs.statSync('public/chat/v0/widget.js').size > 1000);
+  });
+});
