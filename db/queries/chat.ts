@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
-import { lockAccountForWrite } from './accounts';
 import { utcText } from './shared';
 
 /** The conversation if it belongs to this visitor of this account, else null. */
@@ -11,19 +10,39 @@ export async function getVisitorConversation(db: Db, accountId: number, visitorI
   return row ?? null;
 }
 
-/** A new widget conversation, counted at once (channel and account counters). */
+/**
+ * Retries a statement that lost a deadlock or serialization race. Chat writes touch the hot
+ * counter rows of the account in ONE statement (no explicit lock held across round trips); an
+ * import that holds the account lock can still make one of them the deadlock victim.
+ */
+async function withRetry<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      let code: unknown;
+      for (let err: unknown = e, d = 0; err && d < 5 && !code; err = (err as { cause?: unknown }).cause, d++) code = (err as { code?: unknown }).code;
+      if (attempt >= 4 || (code !== '40P01' && code !== '40001')) throw e;
+      await new Promise((r) => setTimeout(r, 20 * (attempt + 1)));
+    }
+  }
+}
+
+/** A new widget conversation, counted at once (channel and account counters), in one statement. */
 export async function insertWidgetConversation(db: Db, accountId: number, v: {
   id: string; channelId: number; title: string; visitorId: string; clientId: string;
 }) {
-  return db.transaction(async (txRaw) => {
-    const tx = txRaw as unknown as Db;
-    await lockAccountForWrite(tx, accountId);
-    await tx.execute(sql`
+  await withRetry(() => db.execute(sql`
+    WITH c AS (
       INSERT INTO conversations (id, account_id, channel_id, title, status, created_at, updated_at, visitor_id, client_id)
-      VALUES (${v.id}, ${accountId}, ${v.channelId}, ${v.title}, 'Open', now(), now(), ${v.visitorId}, ${v.clientId})`);
-    await tx.execute(sql`UPDATE channels SET conversation_count = conversation_count + 1 WHERE id = ${v.channelId} AND account_id = ${accountId}`);
-    await tx.execute(sql`UPDATE accounts SET conversation_count = conversation_count + 1 WHERE id = ${accountId}`);
-  });
+      VALUES (${v.id}, ${accountId}, ${v.channelId}, ${v.title}, 'Open', now(), now(), ${v.visitorId}, ${v.clientId})
+      ON CONFLICT (id) DO NOTHING
+      RETURNING channel_id
+    ), ch AS (
+      UPDATE channels SET conversation_count = conversation_count + 1
+      WHERE id = (SELECT channel_id FROM c) AND account_id = ${accountId} RETURNING id
+    )
+    UPDATE accounts SET conversation_count = conversation_count + 1 WHERE id = ${accountId} AND EXISTS (SELECT 1 FROM c)`));
 }
 
 export type StoredEvent = { seq: number; kind: string; payload: Record<string, unknown> };
@@ -53,26 +72,32 @@ export type NewChatResponse = {
 };
 
 /**
- * Stores an answered (or failed) question with its finishing event, and keeps every counter
- * exact, in one transaction. Returns false when the same client message id was already stored.
+ * Stores an answered (or failed) question with its finishing event and keeps every counter
+ * exact, in ONE statement (one round trip; the hot counter rows are locked only while it runs).
+ * Returns false when the same client message id was already stored (then nothing changes).
  */
 export async function insertChatResponse(db: Db, accountId: number, r: NewChatResponse, event: { seq: number; kind: string; payload: object }): Promise<boolean> {
-  return db.transaction(async (txRaw) => {
-    const tx = txRaw as unknown as Db;
-    await lockAccountForWrite(tx, accountId);
-    const inserted = await rows<{ id: string }>(tx, sql`
+  const result = await withRetry(() => rows<{ id: string }>(db, sql`
+    WITH ins AS (
       INSERT INTO responses (id, account_id, conversation_id, channel_id, question, answer, error, client_message_id,
         question_message_id, answer_message_id, sources, created_at)
       VALUES (${r.id}, ${accountId}, ${r.conversationId}, ${r.channelId}, ${r.question}, ${r.answer}, ${r.error},
         ${r.clientMessageId}, ${r.questionMessageId}, ${r.answerMessageId}, ${JSON.stringify(r.sources)}::jsonb, now())
-      ON CONFLICT (conversation_id, client_message_id) DO NOTHING RETURNING id`);
-    if (inserted.length === 0) return false;
-    await tx.execute(sql`UPDATE conversations SET response_count = response_count + 1, updated_at = now() WHERE id = ${r.conversationId}`);
-    await tx.execute(sql`UPDATE channels SET response_count = response_count + 1 WHERE id = ${r.channelId}`);
-    await tx.execute(sql`UPDATE accounts SET response_count = response_count + 1 WHERE id = ${accountId}`);
-    await insertConversationEvent(tx, r.conversationId, event.seq, event.kind, event.payload);
-    return true;
-  });
+      ON CONFLICT (conversation_id, client_message_id) DO NOTHING RETURNING id
+    ), conv AS (
+      UPDATE conversations SET response_count = response_count + 1, updated_at = now(), last_seq = GREATEST(last_seq, ${event.seq})
+      WHERE id = ${r.conversationId} AND EXISTS (SELECT 1 FROM ins) RETURNING id
+    ), ch AS (
+      UPDATE channels SET response_count = response_count + 1 WHERE id = ${r.channelId} AND EXISTS (SELECT 1 FROM ins) RETURNING id
+    ), acc AS (
+      UPDATE accounts SET response_count = response_count + 1 WHERE id = ${accountId} AND EXISTS (SELECT 1 FROM ins) RETURNING id
+    ), ev AS (
+      INSERT INTO conversation_events (conversation_id, seq, kind, payload)
+      SELECT ${r.conversationId}, ${event.seq}, ${event.kind}, ${JSON.stringify(event.payload)}::jsonb WHERE EXISTS (SELECT 1 FROM ins)
+      RETURNING seq
+    )
+    SELECT id FROM ins`));
+  return result.length > 0;
 }
 
 /** Questions whose answer never finished (the process stopped mid-answer). */

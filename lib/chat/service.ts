@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { getDb } from '../../db/client';
 import {
   findResponseByClientMessage, getVisitorConversation, getVisitorResponse, insertChatResponse, insertComment,
@@ -37,10 +37,22 @@ async function storedEvents(conversationId: string, after: number): Promise<Serv
   return events.map((e) => e.payload as ServerEvent);
 }
 
-export async function subscribe(claims: WidgetClaims, sub: Subscriber, conversationId: string, afterSeq: number | null) {
+/** A connection's subscription to one conversation (each conversation has its own seq). */
+export type SubscriberFor = (conversationId: string) => Subscriber;
+
+export async function subscribe(claims: WidgetClaims, subFor: SubscriberFor, conversationId: string, afterSeq: number | null) {
   const stream = await ownStream(claims, conversationId);
-  const lastSeq = await stream.subscribe(sub, afterSeq, (after) => storedEvents(conversationId, after));
+  const lastSeq = await stream.subscribe(subFor(conversationId), afterSeq, (after) => storedEvents(conversationId, after));
   return { stream, lastSeq };
+}
+
+/**
+ * The id of the conversation a visitor's FIRST question starts, derived from the visitor and the
+ * client message id: a retried first question (its acknowledgement lost) lands in the same one.
+ */
+function firstConversationId(accountId: number, visitorId: string, clientMessageId: string): string {
+  const h = createHash('sha256').update(`${accountId}\n${visitorId}\n${clientMessageId}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((Number.parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 export function unsubscribeAll(subscriberId: string, conversationIds: Iterable<string>) {
@@ -58,7 +70,7 @@ function titleOf(question: string): string {
  * Accepts a question: creates the conversation when needed, stores the question event (so it
  * is never lost), and starts the answer. A retry with the same client_message_id stores nothing new.
  */
-export async function ask(claims: WidgetClaims, sub: Subscriber, req: ClientRequest<'ask'>) {
+export async function ask(claims: WidgetClaims, subFor: SubscriberFor, req: ClientRequest<'ask'>) {
   const db = await getDb();
   let conversationId = req.conversation_id;
   let channelId = claims.channelId;
@@ -67,12 +79,12 @@ export async function ask(claims: WidgetClaims, sub: Subscriber, req: ClientRequ
     if (!conv) throw notFound('conversation');
     channelId = conv.channel_id;
   } else {
-    conversationId = randomUUID();
+    conversationId = firstConversationId(claims.accountId, claims.visitorId, req.client_message_id);
     await insertWidgetConversation(db, claims.accountId, {
       id: conversationId, channelId, title: titleOf(req.text), visitorId: claims.visitorId, clientId: claims.clientId,
     });
   }
-  const { stream } = await subscribe(claims, sub, conversationId, null);
+  const { stream } = await subscribe(claims, subFor, conversationId, null);
   const cmid = req.client_message_id;
   const running = stream.inflight.get(cmid);
   if (running) return { conversation_id: conversationId, client_message_id: cmid, response_id: running.responseId, duplicate: true };
@@ -177,8 +189,8 @@ export async function recoverInterruptedAnswers(): Promise<number> {
   return unfinished.length;
 }
 
-export async function history(claims: WidgetClaims, sub: Subscriber, req: ClientRequest<'history'>) {
-  const { lastSeq } = await subscribe(claims, sub, req.conversation_id, null);
+export async function history(claims: WidgetClaims, subFor: SubscriberFor, req: ClientRequest<'history'>) {
+  const { lastSeq } = await subscribe(claims, subFor, req.conversation_id, null);
   const rows = await listVisitorHistory(await getDb(), claims.accountId, claims.visitorId, req.conversation_id);
   const messages: HistoryMessage[] = rows.flatMap((r) => {
     const common = { created_at: r.created_at, response_id: r.id, likes: r.likes, dislikes: r.dislikes,

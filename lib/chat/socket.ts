@@ -11,7 +11,7 @@ import { recordSighting } from './sightings';
 import { ask, comment, feedback, history, subscribe, sweepStreams, unsubscribeAll } from './service';
 import type { Subscriber } from './streams';
 
-type Data = { claims: WidgetClaims; conversations: Set<string>; subscriber: Subscriber };
+type Data = { claims: WidgetClaims; subscribers: Map<string, Subscriber> };
 
 /**
  * The `/widget` namespace. The token and the Origin are checked in the namespace middleware,
@@ -46,8 +46,15 @@ export function attachWidgetNamespace(io: Server) {
   nsp.on('connection', (socket: Socket) => {
     const data = socket.data as Data;
     const { claims } = data;
-    data.conversations = new Set();
-    data.subscriber = { id: socket.id, lastSent: 0, send: (e) => socket.emit('event', e) };
+    data.subscribers = new Map();
+    const subFor = (conversationId: string) => {
+      let sub = data.subscribers.get(conversationId);
+      if (!sub) {
+        sub = { id: socket.id, lastSent: 0, send: (e) => socket.emit('event', e) };
+        data.subscribers.set(conversationId, sub);
+      }
+      return sub;
+    };
     const version = typeof socket.handshake.auth?.version === 'string' ? socket.handshake.auth.version.slice(0, 40) : 'unknown';
     recordSighting({ clientId: claims.clientId, accountId: claims.accountId, origin: socket.handshake.headers.origin!, version });
 
@@ -83,27 +90,18 @@ export function attachWidgetNamespace(io: Server) {
       });
     };
 
-    on('ask', async (req) => {
-      const r = await ask(claims, data.subscriber, req);
-      data.conversations.add(r.conversation_id);
-      return r;
-    });
+    on('ask', (req) => ask(claims, subFor, req));
     on('conversation:resume', async (req) => {
-      const { lastSeq } = await subscribe(claims, data.subscriber, req.conversation_id, req.last_seq);
-      data.conversations.add(req.conversation_id);
+      const { lastSeq } = await subscribe(claims, subFor, req.conversation_id, req.last_seq);
       return { conversation_id: req.conversation_id, last_seq: lastSeq };
     });
-    on('history', async (req) => {
-      const r = await history(claims, data.subscriber, req);
-      data.conversations.add(req.conversation_id);
-      return r;
-    });
+    on('history', (req) => history(claims, subFor, req));
     on('feedback', (req) => feedback(claims, req));
     on('comment', (req) => comment(claims, req));
 
     socket.on('disconnect', () => {
       clearTimeout(expiry);
-      unsubscribeAll(socket.id, data.conversations);
+      unsubscribeAll(socket.id, data.subscribers.keys());
     });
   });
 
