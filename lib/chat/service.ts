@@ -204,35 +204,35 @@ export async function history(claims: WidgetClaims, subFor: SubscriberFor, req: 
   return { conversation_id: req.conversation_id, last_seq: lastSeq, messages };
 }
 
-export async function feedback(claims: WidgetClaims, req: ClientRequest<'feedback'>) {
+/** The stream of the conversation an answer of this visitor belongs to (not_found otherwise). */
+async function answerStream(claims: WidgetClaims, responseId: string) {
   const db = await getDb();
-  const response = await getVisitorResponse(db, claims.accountId, claims.visitorId, req.response_id);
+  const response = await getVisitorResponse(db, claims.accountId, claims.visitorId, responseId);
   if (!response) throw notFound('answer');
-  const stream = await registry().get(response.conversation_id, claims.accountId, async () =>
-    (await getVisitorConversation(db, claims.accountId, claims.visitorId, response.conversation_id))?.last_seq ?? 0);
+  return { db, conversationId: response.conversation_id, stream: await ownStream(claims, response.conversation_id) };
+}
+
+export async function feedback(claims: WidgetClaims, req: ClientRequest<'feedback'>) {
+  const { db, conversationId, stream } = await answerStream(claims, req.response_id);
   let result: { likes: number; dislikes: number; mine: 1 | -1 | null } | undefined;
-  await stream.emit({ type: 'feedback', conversation_id: response.conversation_id, response_id: req.response_id, likes: 0, dislikes: 0 },
+  await stream.emit({ type: 'feedback', conversation_id: conversationId, response_id: req.response_id, likes: 0, dislikes: 0 },
     async (seq, event) => {
       result = await toggleFeedback(db, claims.accountId, req.response_id, claims.visitorId, req.value === 'like' ? 1 : -1);
       Object.assign(event, { likes: result.likes, dislikes: result.dislikes });
-      await insertConversationEvent(db, response.conversation_id, seq, 'feedback', event);
+      await insertConversationEvent(db, conversationId, seq, 'feedback', event);
     });
   return { response_id: req.response_id, likes: result!.likes, dislikes: result!.dislikes,
     mine: result!.mine === 1 ? 'like' : result!.mine === -1 ? 'dislike' : null };
 }
 
 export async function comment(claims: WidgetClaims, req: ClientRequest<'comment'>) {
-  const db = await getDb();
-  const response = await getVisitorResponse(db, claims.accountId, claims.visitorId, req.response_id);
-  if (!response) throw notFound('answer');
-  const stream = await registry().get(response.conversation_id, claims.accountId, async () =>
-    (await getVisitorConversation(db, claims.accountId, claims.visitorId, response.conversation_id))?.last_seq ?? 0);
+  const { db, conversationId, stream } = await answerStream(claims, req.response_id);
   let stored: { commentId: string; comments: number } | undefined;
-  await stream.emit({ type: 'comment', conversation_id: response.conversation_id, response_id: req.response_id, comments: 0 },
+  await stream.emit({ type: 'comment', conversation_id: conversationId, response_id: req.response_id, comments: 0 },
     async (seq, event) => {
       stored = await insertComment(db, claims.accountId, req.response_id, claims.visitorId, req.text);
       Object.assign(event, { comments: stored.comments });
-      await insertConversationEvent(db, response.conversation_id, seq, 'comment', event);
+      await insertConversationEvent(db, conversationId, seq, 'comment', event);
     });
   return { response_id: req.response_id, comment_id: stored!.commentId, comments: stored!.comments };
 }
