@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { AppError, type ParamError } from './errors';
-import { channelIdParam, formatParam, intParam, MAX_PAGE, queryParam, sortParam, uuidParam } from './params';
+import { channelIdParam, formatParam, intParam, pageParam, queryParam, sortParam, uuidParam } from './params';
 
 /** A name the API accepts and the canonical name it stands for (CONTRACTS §4: canonical wins). */
 const ALIASES: Record<string, string> = { resultsPerPage: 'pageSize', order_by: 'sortBy', sort: 'sortOrder' };
 export const CHANNEL_IDS = 'channel_ids[]';
 
 export type ListQuery<K extends string> = {
-  page: number;
+  page: bigint;
   resultsPerPage: number;
   order_by?: K;
   sort?: 'ASC' | 'DESC';
@@ -21,7 +21,7 @@ export type ListQuery<K extends string> = {
 /** The query schema of a list operation: validation, types and the OpenAPI parameters at once. */
 export function listQuerySchema<K extends string>(sortKeys: readonly [K, ...K[]], withConversationFilter: boolean) {
   const shape = {
-    page: intParam(1, MAX_PAGE, 'Page number, from 1').optional(),
+    page: pageParam.optional(),
     resultsPerPage: intParam(1, 100, 'Records per page (default 15); alias pageSize').optional(),
     order_by: z.enum(sortKeys, { error: `must be one of ${sortKeys.join(', ')}` })
       .meta({ description: 'Field to sort by (default created_at); alias sortBy' }).optional(),
@@ -66,8 +66,8 @@ export function parseListQuery<K extends string>(
     });
     throw new AppError('invalid_parameters', errors.map((e) => `${e.param}: ${e.message}`).join('; '), { errors });
   }
-  const data = parsed.data as Omit<ListQuery<K>, 'page' | 'resultsPerPage'> & { page?: number; resultsPerPage?: number };
-  const query: ListQuery<K> = { ...data, page: data.page ?? 1, resultsPerPage: data.resultsPerPage ?? 15 };
+  const data = parsed.data as Omit<ListQuery<K>, 'page' | 'resultsPerPage'> & { page?: bigint; resultsPerPage?: number };
+  const query: ListQuery<K> = { ...data, page: data.page ?? 1n, resultsPerPage: data.resultsPerPage ?? 15 };
   const channelIds = [...new Set([...(query.channel_id ? [query.channel_id] : []), ...(query[CHANNEL_IDS] ?? [])])];
   return { query, channelIds };
 }
@@ -75,7 +75,7 @@ export function parseListQuery<K extends string>(
 /** Canonical order of parameters in next/previous links. */
 const LINK_ORDER = ['order_by', 'sort', 'channel_id', CHANNEL_IDS, 'conversation_id', 'query', 'format'] as const;
 
-export function pageLink(basePath: string, q: ListQuery<string>, page: number): string {
+export function pageLink(basePath: string, q: ListQuery<string>, page: bigint): string {
   const out = new URLSearchParams();
   out.set('page', String(page));
   out.set('resultsPerPage', String(q.resultsPerPage));
@@ -91,11 +91,11 @@ export function pageLink(basePath: string, q: ListQuery<string>, page: number): 
 export type Envelope<T> = { count: number; next: string | null; previous: string | null; results: T[] };
 
 export function envelope<T>(basePath: string, q: ListQuery<string>, count: number, results: T[]): Envelope<T> {
-  const hasNext = q.page * q.resultsPerPage < count;
+  const hasNext = q.page * BigInt(q.resultsPerPage) < BigInt(count);
   return {
     count,
-    next: hasNext ? pageLink(basePath, q, q.page + 1) : null,
-    previous: q.page > 1 ? pageLink(basePath, q, q.page - 1) : null,
+    next: hasNext ? pageLink(basePath, q, q.page + 1n) : null,
+    previous: q.page > 1n ? pageLink(basePath, q, q.page - 1n) : null,
     results,
   };
 }
@@ -110,6 +110,8 @@ export function gridjsCells<T extends Record<string, unknown>>(record: T): Recor
   return out;
 }
 
-export function offsetOf(q: { page: number; resultsPerPage: number }): number {
-  return (q.page - 1) * q.resultsPerPage;
+/** Rows to skip; null when the page lies beyond any table (no query needed: it is empty). */
+export function offsetOf(q: { page: bigint; resultsPerPage: number }): number | null {
+  const offset = (q.page - 1n) * BigInt(q.resultsPerPage);
+  return offset > BigInt(Number.MAX_SAFE_INTEGER) ? null : Number(offset);
 }

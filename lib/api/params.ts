@@ -1,7 +1,12 @@
 import { z } from 'zod';
 
 /** Query-string scalars. The `meta` is what the OpenAPI document shows for the input. */
-export const MAX_PAGE = 2_147_483_647;
+/** Any integer from 1 (CONTRACTS §4); kept exact as a bigint, so page 10^20 is just past the last. */
+export const pageParam = z.string()
+  .regex(/^[0-9]{1,100}$/, 'must be an integer of at least 1')
+  .transform((s) => BigInt(s))
+  .pipe(z.bigint().min(1n, 'must be an integer of at least 1'))
+  .meta({ type: 'integer', minimum: 1, description: 'Page number, from 1 (default 1); past the last page: empty results' });
 
 export function intParam(min: number, max: number, description: string) {
   const message = `must be an integer between ${min} and ${max}`;
@@ -28,4 +33,5 @@ export const formatParam = z.literal('gridjs', { error: "must be 'gridjs' (or le
   .meta({ description: 'gridjs: every cell a string or a number, for table UIs' });
 
 export const queryParam = z.string().max(200, 'must be at most 200 characters')
+  .refine((s) => !s.includes('\u0000'), 'must not contain NUL characters')
   .meta({ description: 'Case-insensitive substring; % and _ are literal' });

@@ -20,10 +20,11 @@ export async function listConversationsPage(accountId: number, params: URLSearch
   const { query: q, channelIds } = parseListQuery<SortKey>(params, ConversationListQuery);
   const db = await getDb();
   const filter = { channelIds, query: q.query };
+  const offset = offsetOf(q);
   const [count, page] = await Promise.all([
     countConversations(db, accountId, filter),
-    listConversations(db, accountId, filter, q.order_by ?? 'created_at', {
-      limit: q.resultsPerPage, offset: offsetOf(q), direction: q.sort ?? 'DESC',
+    offset === null ? [] : listConversations(db, accountId, filter, q.order_by ?? 'created_at', {
+      limit: q.resultsPerPage, offset, direction: q.sort ?? 'DESC',
     }),
   ]);
   const records = page.map(toConversationRecord);

@@ -20,10 +20,11 @@ export async function listResponsesPage(accountId: number, params: URLSearchPara
   const { query: q, channelIds } = parseListQuery<SortKey>(params, ResponseListQuery);
   const db = await getDb();
   const filter = { channelIds, conversationId: q.conversation_id, query: q.query };
+  const offset = offsetOf(q);
   const [count, page] = await Promise.all([
     countResponses(db, accountId, filter),
-    listResponses(db, accountId, filter, q.order_by ?? 'created_at', {
-      limit: q.resultsPerPage, offset: offsetOf(q), direction: q.sort ?? 'DESC',
+    offset === null ? [] : listResponses(db, accountId, filter, q.order_by ?? 'created_at', {
+      limit: q.resultsPerPage, offset, direction: q.sort ?? 'DESC',
     }),
   ]);
   const records = page.map(toResponseRecord);

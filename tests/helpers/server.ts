@@ -25,7 +25,16 @@ export async function startTestServer(extraEnv: Record<string, string> = {}): Pr
   process.env.HOST = '127.0.0.1';
   Object.assign(process.env, extraEnv);
   const { startServer } = await import('../../lib/server/http');
-  const server = await startServer({ port: 0, host: '127.0.0.1' });
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer({ port: 0, host: '127.0.0.1' });
+  } catch (e) {
+    // Release the database (and PGlite's lock) so the test process can exit.
+    const { closeDatabase } = await import('../../db/client');
+    await closeDatabase().catch(() => {});
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    throw e;
+  }
   return {
     url: server.url,
     dataDir,
