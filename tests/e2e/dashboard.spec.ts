@@ -158,3 +158,47 @@ test.describe('dashboard', () => {
     await expect(page).toHaveURL(/\/login/);
   });
 });
+
+test.describe('transcript attachments', () => {
+  test('an attachment a visitor sent is listed in the transcript and downloadable only by its account', async ({ page, playwright, baseURL }) => {
+    const { io } = await import('socket.io-client');
+    const tokenRes = await fetch(`${baseURL}/api/widget/token`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: f.widget.client_id, client_secret: f.widget.client_secret }),
+    });
+    const { access_token: token } = await tokenRes.json();
+    const form = new FormData();
+    form.append('file', new Blob(['Order 4711 was shipped on Monday.\n'], { type: 'text/plain' }), 'order-note.txt');
+    const up = await fetch(`${baseURL}/api/widget/uploads`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    expect(up.status).toBe(201);
+    const upload = await up.json();
+    const socket = io(`${baseURL}/widget`, { auth: { token }, extraHeaders: { origin: 'http://127.0.0.1:9' }, transports: ['websocket'] });
+    const conversationId = await new Promise<string>((resolve, reject) => {
+      socket.on('connect_error', reject);
+      socket.on('event', (e: { type: string; conversation_id: string }) => { if (e.type === 'answer.done') resolve(e.conversation_id); });
+      socket.on('connect', () => socket.emit('ask', { client_message_id: 'att-1', text: 'When was order 4711 shipped?', attachments: [upload.upload_id] }, () => {}));
+    });
+    socket.close();
+
+    await signIn(page, f.alpha.email, f.alpha.password);
+    await page.goto(`/conversations/${conversationId}`);
+    const link = page.getByRole('link', { name: 'order-note.txt' });
+    await expect(link).toBeVisible();
+    const download = await page.request.get(`/attachments/${upload.upload_id}`);
+    expect(download.status()).toBe(200);
+    expect(await download.text()).toContain('Order 4711');
+
+    const other = await playwright.request.newContext({ baseURL });
+    const login = await other.get('/api/auth/csrf');
+    const { csrfToken } = await login.json();
+    await other.post('/api/auth/callback/credentials', { form: { csrfToken, email: f.beta.email, password: f.beta.password, json: 'true' } });
+    expect((await other.get(`/attachments/${upload.upload_id}`)).status()).toBe(404);
+    expect((await other.get(`/customer-api/v2/conversation/${conversationId}`)).status()).toBe(404);
+    const anonymous = await playwright.request.newContext({ baseURL });
+    const anon = await anonymous.get(`/attachments/${upload.upload_id}`, { maxRedirects: 0 });
+    expect(anon.status()).toBe(307);
+    expect(anon.headers().location).toContain('/login');
+    await other.dispose();
+    await anonymous.dispose();
+  });
+});
