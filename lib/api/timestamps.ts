@@ -12,7 +12,8 @@ export function isValidTimestamp(text: string): boolean {
   const m = TIMESTAMP_RE.exec(text);
   if (!m) return false;
   const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
-  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
+  const date = new Date(Date.UTC(2000, mo - 1, d, h, mi, s));
+  date.setUTCFullYear(y); // Date.UTC would read years 0-99 as 1900-1999
   return y >= 1 && date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d
     && date.getUTCHours() === h && date.getUTCMinutes() === mi && date.getUTCSeconds() === s;
 }

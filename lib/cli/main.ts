@@ -98,8 +98,16 @@ async function main(argv: string[]): Promise<number> {
   console.log = console.info = console.warn = console.debug = (...a: unknown[]) => console.error(...a);
   const key = [argv.slice(0, 3).join(' '), argv.slice(0, 2).join(' '), argv[0] ?? '']
     .find((k) => k in COMMANDS);
-  if (!key || argv.includes('--help') || argv.includes('-h')) {
-    process.stderr.write(`${key ? `error: unknown command` : `error: unknown command "${argv.join(' ')}"`}\n${usage()}\n`);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stderr.write(`${usage()}\n`);
+    return 0;
+  }
+  if (argv.length === 0) {
+    process.stderr.write('error: no command given (--help for usage)\n');
+    return 2;
+  }
+  if (!key) {
+    process.stderr.write(`error: unknown command "${argv.slice(0, 3).join(' ')}" (commands: ${Object.keys(COMMANDS).join(', ')}; --help for usage)\n`);
     return 2;
   }
   const command = COMMANDS[key]!;

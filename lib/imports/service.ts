@@ -28,7 +28,8 @@ function rejection(problems: LineProblem[], total: number): AppError {
 }
 
 export type LineSource = {
-  lines: AsyncIterable<string> | Iterable<string>;
+  /** The lines, or a function that opens them when the import is ready to read (a file). */
+  lines: AsyncIterable<string> | Iterable<string> | (() => AsyncIterable<string>);
   /** Fraction of the input read so far, for progress messages. */
   fractionRead?: () => number;
   /** Whether to print progress (large inputs). */
@@ -46,14 +47,20 @@ export async function importNdjsonFile(accountId: number, filePath: string, prog
   } catch (e) {
     throw new AppError('invalid_request', `Cannot read ${filePath}: ${(e as Error).message}`);
   }
-  const stream = fs.createReadStream(filePath, { encoding: 'utf8', highWaterMark: 1 << 20 });
+  // The file is opened only when the import reads it: a readline interface created earlier
+  // would emit its lines before anyone listens, and they would be lost.
+  let stream: fs.ReadStream | undefined;
   try {
-    const lines = readline.createInterface({ input: stream, crlfDelay: Infinity });
     return await importNdjson(accountId, {
-      lines, fractionRead: () => stream.bytesRead / Math.max(size, 1), large: size >= PROGRESS_MIN_BYTES,
+      lines: () => {
+        stream = fs.createReadStream(filePath, { encoding: 'utf8', highWaterMark: 1 << 20 });
+        return readline.createInterface({ input: stream, crlfDelay: Infinity });
+      },
+      fractionRead: () => (stream?.bytesRead ?? 0) / Math.max(size, 1),
+      large: size >= PROGRESS_MIN_BYTES,
     }, progress);
   } finally {
-    stream.destroy();
+    stream?.destroy();
   }
 }
 
@@ -84,7 +91,7 @@ export async function importNdjson(accountId: number, source: LineSource, progre
       if (problems.length < MAX_REPORTED) problems.push({ line, message });
     };
 
-    for await (let text of source.lines) {
+    for await (let text of (typeof source.lines === 'function' ? source.lines() : source.lines)) {
       lineNo++;
       if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       if (lineNo >= nextReport) {

@@ -1,0 +1,141 @@
+/** The admin CLI's successful commands (CONTRACTS §2, §5): one JSON object on stdout, and what it stored. */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { inArray, sql } from 'drizzle-orm';
+import { getAdminUserByEmail } from '../../db/queries/accounts';
+import { getApiKeyForAuth } from '../../db/queries/api-keys';
+import { rows, type Db } from '../../db/client';
+import { apiKeys } from '../../db/schema';
+import { parseApiKey, secretMatches } from '../../lib/auth/api-keys';
+import { verifyPassword } from '../../lib/auth/passwords';
+import { inDb, parseSuccess, runCli, useCliDatabase } from '../helpers/cli';
+
+const cliDb = useCliDatabase();
+after(() => cliDb.cleanup());
+
+const KEY_FORMAT = /^svc_(live|test)_([0-9A-Za-z]{12,})_([0-9A-Za-z]{32,})$/;
+
+async function createAccountByCli(name = 'CLI Co') {
+  const email = `admin-${randomUUID()}@example.test`;
+  const password = 'a long enough password';
+  const out = parseSuccess(await runCli(['account', 'create', '--name', name, '--admin-email', email, '--admin-password', password]));
+  return { out, email, password, accountId: out.account_id as number };
+}
+
+/** The stored key row matches the printed key: same id, secret verifies, secret itself not stored. */
+async function assertKeyStored(db: Db, key: string, accountId: number, env: 'live' | 'test') {
+  const parsed = parseApiKey(key);
+  assert.ok(parsed, `parseable key ${key}`);
+  const row = await getApiKeyForAuth(db, parsed.keyId);
+  assert.ok(row, 'key row stored');
+  assert.equal(row.accountId, accountId);
+  assert.equal(row.env, env);
+  assert.equal(row.revokedAt, null);
+  assert.ok(secretMatches(parsed.secret, row.secretHash));
+  assert.ok(!secretMatches(`${parsed.secret.slice(0, -1)}${parsed.secret.endsWith('A') ? 'B' : 'A'}`, row.secretHash));
+  const [raw] = await rows<{ j: string }>(db, sql`SELECT row_to_json(k)::text AS j FROM api_keys k WHERE key_id = ${parsed.keyId}`);
+  assert.ok(!raw!.j.includes(parsed.secret), 'the secret is not stored in clear');
+}
+
+describe('CLI: account create', () => {
+  it('prints exactly account_id, name and admin_email, and the admin can sign in with the password', async () => {
+    const name = `Acme ${randomUUID()}`;
+    const { out, email, password } = await createAccountByCli(name);
+    assert.deepEqual(Object.keys(out).sort(), ['account_id', 'admin_email', 'name']);
+    assert.ok(Number.isInteger(out.account_id) && (out.account_id as number) > 0, `account_id ${String(out.account_id)}`);
+    assert.equal(out.name, name);
+    assert.equal(out.admin_email, email);
+    await inDb(async (db) => {
+      const [account] = await rows<{ name: string }>(db, sql`SELECT name FROM accounts WHERE id = ${out.account_id as number}`);
+      assert.equal(account?.name, name);
+      const user = await getAdminUserByEmail(db, email);
+      assert.ok(user);
+      assert.equal(user.accountId, out.account_id);
+      assert.notEqual(user.passwordHash, password);
+      assert.equal(await verifyPassword(password, user.passwordHash), true);
+      assert.equal(await verifyPassword('another password', user.passwordHash), false);
+    });
+  });
+});
+
+describe('CLI: apikey create, apikey revoke and user create on one account', () => {
+  let accountId: number;
+  before(async () => { accountId = (await createAccountByCli('Key owner')).accountId; });
+
+  it('creates a live key by default: svc_live_<key id>_<secret>, shown once, stored as a hash', async () => {
+    const out = parseSuccess(await runCli(['apikey', 'create', '--account', String(accountId)]));
+    assert.deepEqual(Object.keys(out).sort(), ['account_id', 'key', 'key_id']);
+    assert.equal(out.account_id, accountId);
+    const m = KEY_FORMAT.exec(out.key as string);
+    assert.ok(m, `key format: ${String(out.key)}`);
+    assert.equal(m[1], 'live');
+    assert.equal(m[2], out.key_id);
+    await inDb((db) => assertKeyStored(db, out.key as string, accountId, 'live'));
+  });
+
+  it('--env test and --name label the key; every key is different', async () => {
+    const a = parseSuccess(await runCli(['apikey', 'create', '--account', String(accountId), '--env', 'test', '--name', 'CI key']));
+    const b = parseSuccess(await runCli(['apikey', 'create', '--account', String(accountId), '--env', 'live', '--name', 'Prod']));
+    const ka = KEY_FORMAT.exec(a.key as string);
+    const kb = KEY_FORMAT.exec(b.key as string);
+    assert.ok(ka && kb);
+    assert.equal(ka[1], 'test');
+    assert.equal(kb[1], 'live');
+    assert.notEqual(ka[2], kb[2]);
+    assert.notEqual(ka[3], kb[3]);
+    await inDb(async (db) => {
+      await assertKeyStored(db, a.key as string, accountId, 'test');
+      await assertKeyStored(db, b.key as string, accountId, 'live');
+      const names = await db.select({ keyId: apiKeys.keyId, name: apiKeys.name }).from(apiKeys)
+        .where(inArray(apiKeys.keyId, [a.key_id as string, b.key_id as string]));
+      assert.deepEqual(names.map((n) => [n.keyId, n.name]).sort(), [[a.key_id, 'CI key'], [b.key_id, 'Prod']].sort());
+    });
+  });
+
+  it('apikey revoke prints key_id and revoked: true, revokes that key only', async () => {
+    const keep = parseSuccess(await runCli(['apikey', 'create', '--account', String(accountId)]));
+    const gone = parseSuccess(await runCli(['apikey', 'create', '--account', String(accountId)]));
+    const out = parseSuccess(await runCli(['apikey', 'revoke', '--key-id', gone.key_id as string]));
+    assert.deepEqual(out, { key_id: gone.key_id, revoked: true });
+    await inDb(async (db) => {
+      assert.notEqual((await getApiKeyForAuth(db, gone.key_id as string))?.revokedAt ?? null, null);
+      assert.equal((await getApiKeyForAuth(db, keep.key_id as string))?.revokedAt, null);
+    });
+  });
+
+  it('user create adds another admin to the account: user_id, account_id, email', async () => {
+    const email = `second-${randomUUID()}@example.test`;
+    const out = parseSuccess(await runCli(['user', 'create', '--account', String(accountId), '--email', email, '--password', 'second admin pw']));
+    assert.deepEqual(Object.keys(out).sort(), ['account_id', 'email', 'user_id']);
+    assert.equal(out.account_id, accountId);
+    assert.equal(out.email, email);
+    await inDb(async (db) => {
+      const user = await getAdminUserByEmail(db, email);
+      assert.ok(user);
+      assert.equal(user.id, out.user_id);
+      assert.equal(user.accountId, accountId);
+      assert.equal(await verifyPassword('second admin pw', user.passwordHash), true);
+    });
+  });
+});
+
+describe('CLI: seed --demo', () => {
+  it('creates a demo account with data and prints a working admin login and API key', async () => {
+    const out = parseSuccess(await runCli(['seed', '--demo']));
+    for (const k of ['account_id', 'admin_email', 'admin_password', 'api_key']) assert.ok(k in out, `prints ${k}`);
+    const accountId = out.account_id as number;
+    assert.ok(Number.isInteger(accountId));
+    assert.match(out.api_key as string, KEY_FORMAT);
+    await inDb(async (db) => {
+      await assertKeyStored(db, out.api_key as string, accountId, 'live');
+      const user = await getAdminUserByEmail(db, out.admin_email as string);
+      assert.equal(user?.accountId, accountId);
+      assert.equal(await verifyPassword(out.admin_password as string, user!.passwordHash), true);
+      const [counts] = await rows<{ c: number; r: number }>(db, sql`
+        SELECT (SELECT count(*)::int FROM conversations WHERE account_id = ${accountId}) AS c,
+               (SELECT count(*)::int FROM responses WHERE account_id = ${accountId}) AS r`);
+      assert.ok(counts!.c > 0 && counts!.r > 0, `demo data: ${JSON.stringify(counts)}`);
+    });
+  });
+});
