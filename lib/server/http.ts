@@ -6,6 +6,7 @@ import { getEnv } from '../env';
 import { provideSessionSecret, provideSessionUrl } from '../auth/session-secret';
 import { prepareDatabase, shutdownDatabase } from '../startup';
 import { attachWidgetNamespace } from '../chat/socket';
+import { handleDirectApi } from './direct-api';
 import { recoverInterruptedAnswers } from '../chat/service';
 import { flushSightings } from '../chat/sightings';
 import type { DemoAccount } from '../demo/seed';
@@ -33,6 +34,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   http.on('request', (req, res) => {
     // Route handlers see the peer address only through this header, which a client cannot set.
     req.headers['x-svc-peer-ip'] = req.socket.remoteAddress ?? 'unknown';
+    if (handleDirectApi(req, res)) return;
     void handle(req, res);
   });
   const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 64 * 1024, cors: { origin: true } });
