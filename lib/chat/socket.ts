@@ -5,6 +5,7 @@ import { RateLimiter } from '../api/rate-limit';
 import { hostAllowed, originHost } from '../auth/domains';
 import { TokenRefused, verifyWidgetToken, withVisitor, type WidgetClaims } from '../auth/widget-tokens';
 import { getEnv } from '../env';
+import { currentClientDomains } from '../widget-clients/service';
 import { uploadLimits } from '../uploads/service';
 import { ClientRequests, MAX_QUESTION_CHARS, NAMESPACE, PROTOCOL_VERSION, type ClientRequestName, type SessionInfo } from './protocol';
 import { recordSighting } from './sightings';
@@ -31,10 +32,14 @@ export function attachWidgetNamespace(io: Server) {
       return;
     }
     const auth = socket.handshake.auth as { token?: unknown };
-    verifyWidgetToken(auth?.token).then((claims) => {
+    verifyWidgetToken(auth?.token).then(async (claims) => {
       const origin = socket.handshake.headers.origin;
       if (!origin) return next(new Error('domain not allowed: the connection has no Origin header'));
       if (!hostAllowed(originHost(origin), claims.domains)) return next(new Error(`domain not allowed: ${origin} is not registered for this widget`));
+      // The token's domains AND the client's current ones: a removed domain stops at once.
+      const current = await currentClientDomains(claims.clientId);
+      if (!current) return next(new Error('token invalid: the widget client no longer exists'));
+      if (!hostAllowed(originHost(origin), current)) return next(new Error(`domain not allowed: ${origin} is no longer registered for this widget`));
       (socket.data as Data).claims = withVisitor(claims, (socket.handshake.auth as { visitor?: unknown }).visitor);
       next();
     }, (e) => {

@@ -81,3 +81,9 @@ export async function issueWidgetToken(body: unknown, origin: string | null, ip:
   });
   return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn, visitor_id: visitorId };
 }
+
+/** The client's domains now (null when the client is gone): edits apply to tokens already issued. */
+export async function currentClientDomains(clientId: string): Promise<string[] | null> {
+  const client = await getWidgetClientForAuth(await getDb(), clientId);
+  return client ? client.domains : null;
+}
