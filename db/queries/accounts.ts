@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Db } from '../client';
+import { rows, type Db } from '../client';
 import { accounts, adminUsers } from '../schema';
 
 export async function insertAccount(db: Db, name: string): Promise<{ id: number; name: string }> {
@@ -34,7 +34,6 @@ export async function getAdminUserByEmail(db: Db, email: string) {
  * account's counters takes it first, so counters stay exact under concurrent writers.
  */
 export async function lockAccountForWrite(db: Db, accountId: number): Promise<boolean> {
-  const found = await db.execute(sql`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`);
-  const list = Array.isArray(found) ? found : (found as unknown as { rows: unknown[] }).rows;
-  return list.length > 0;
+  const found = await rows<{ id: number }>(db, sql`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`);
+  return found.length > 0;
 }
