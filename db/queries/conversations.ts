@@ -47,7 +47,15 @@ export async function listConversations(db: Db, accountId: number, f: Conversati
 export async function countConversations(db: Db, accountId: number, f: ConversationFilter): Promise<number> {
   let q: SQL;
   if (f.query) {
-    q = sql`SELECT count(*)::int AS n FROM conversations c WHERE ${whereOf(accountId, f)}`;
+    // Conversations of channels whose NAME matches are counted from the exact channel counters;
+    // only title matches elsewhere are counted row by row (on the title's trigram index).
+    const p = containsPattern(f.query);
+    const inFilter = (col: SQL) => (f.channelIds.length > 0 ? sql` AND ${col} IN (${inList(f.channelIds)})` : sql``);
+    q = sql`
+      WITH m AS (SELECT id, conversation_count FROM channels WHERE account_id = ${accountId} AND name ILIKE ${p}${inFilter(sql`id`)})
+      SELECT ((SELECT COALESCE(sum(conversation_count), 0) FROM m)
+        + (SELECT count(*) FROM conversations c WHERE c.account_id = ${accountId} AND c.title ILIKE ${p}${inFilter(sql`c.channel_id`)}
+             AND c.channel_id NOT IN (SELECT id FROM m)))::int AS n`;
   } else if (f.channelIds.length > 0) {
     q = sql`SELECT COALESCE(SUM(conversation_count), 0)::int AS n FROM channels
             WHERE account_id = ${accountId} AND id IN (${inList(f.channelIds)})`;
