@@ -25,10 +25,17 @@ function registry(): StreamRegistry {
 
 const notFound = (what: string) => new AppError('not_found', `No ${what} of yours with that id.`);
 
-async function ownStream(claims: WidgetClaims, conversationId: string): Promise<ConversationStream> {
-  const db = await getDb();
-  const conv = await getVisitorConversation(db, claims.accountId, claims.visitorId, conversationId);
+type OwnConversation = NonNullable<Awaited<ReturnType<typeof getVisitorConversation>>>;
+
+/** The visitor's own conversation (not_found otherwise): one lookup serves ownership and the stream. */
+async function ownConversation(claims: WidgetClaims, conversationId: string): Promise<OwnConversation> {
+  const conv = await getVisitorConversation(await getDb(), claims.accountId, claims.visitorId, conversationId);
   if (!conv) throw notFound('conversation');
+  return conv;
+}
+
+async function ownStream(claims: WidgetClaims, conversationId: string, known?: OwnConversation): Promise<ConversationStream> {
+  const conv = known ?? (await ownConversation(claims, conversationId));
   return registry().get(conversationId, claims.accountId, async () => conv.last_seq);
 }
 
@@ -40,8 +47,8 @@ async function storedEvents(conversationId: string, after: number): Promise<Serv
 /** A connection's subscription to one conversation (each conversation has its own seq). */
 export type SubscriberFor = (conversationId: string) => Subscriber;
 
-export async function subscribe(claims: WidgetClaims, subFor: SubscriberFor, conversationId: string, afterSeq: number | null) {
-  const stream = await ownStream(claims, conversationId);
+export async function subscribe(claims: WidgetClaims, subFor: SubscriberFor, conversationId: string, afterSeq: number | null, known?: OwnConversation) {
+  const stream = await ownStream(claims, conversationId, known);
   const lastSeq = await stream.subscribe(subFor(conversationId), afterSeq, (after) => storedEvents(conversationId, after));
   return { stream, lastSeq };
 }
@@ -73,18 +80,15 @@ function titleOf(question: string): string {
 export async function ask(claims: WidgetClaims, subFor: SubscriberFor, req: ClientRequest<'ask'>) {
   const db = await getDb();
   let conversationId = req.conversation_id;
-  let channelId = claims.channelId;
-  if (conversationId) {
-    const conv = await getVisitorConversation(db, claims.accountId, claims.visitorId, conversationId);
-    if (!conv) throw notFound('conversation');
-    channelId = conv.channel_id;
-  } else {
+  if (!conversationId) {
     conversationId = firstConversationId(claims.accountId, claims.visitorId, req.client_message_id);
     await insertWidgetConversation(db, claims.accountId, {
-      id: conversationId, channelId, title: titleOf(req.text), visitorId: claims.visitorId, clientId: claims.clientId,
+      id: conversationId, channelId: claims.channelId, title: titleOf(req.text), visitorId: claims.visitorId, clientId: claims.clientId,
     });
   }
-  const { stream } = await subscribe(claims, subFor, conversationId, null);
+  const conv = await ownConversation(claims, conversationId);
+  const channelId = conv.channel_id;
+  const { stream } = await subscribe(claims, subFor, conversationId, null, conv);
   const cmid = req.client_message_id;
   const running = stream.inflight.get(cmid);
   if (running) return { conversation_id: conversationId, client_message_id: cmid, response_id: running.responseId, duplicate: true };
