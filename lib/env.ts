@@ -37,6 +37,12 @@ const EnvSchema = z.object({
   SIGNIN_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).default(5),
   SIGNIN_FAILURES_PER_IP: z.coerce.number().int().min(1).default(20),
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Several instances (CONTRACTS §9): Redis for fan-out, shared limits and cache invalidation. */
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
+  /** Prefix of every Redis key and channel of this deployment (tests give each run its own). */
+  REDIS_PREFIX: z.string().default('svc:'),
+  /** Unset: the client address is the socket peer. A hop count or a comma-separated CIDR list (CONTRACTS §9). */
+  TRUST_PROXY: z.string().optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -1,0 +1,65 @@
+import { Redis } from 'ioredis';
+import { getEnv } from '../env';
+
+/**
+ * The process's Redis connections (CONTRACTS §9), only when REDIS_URL is set. Shared through
+ * globalThis because server.ts and Next's bundles hold separate copies of this module.
+ *
+ * `commands` never queues while Redis is away (enableOfflineQueue: false): a request path fails
+ * fast instead of hanging, and callers fall back (the limiter's insurance, local delivery).
+ */
+type Holder = { commands?: Redis; extra: Redis[] };
+const KEY = Symbol.for('svc.redis');
+
+function holder(): Holder {
+  const g = globalThis as { [KEY]?: Holder };
+  g[KEY] ??= { extra: [] };
+  return g[KEY]!;
+}
+
+export function isRedisConfigured(): boolean {
+  return Boolean(getEnv().REDIS_URL);
+}
+
+/** Key prefix of this deployment (REDIS_PREFIX); tests give each run its own. */
+export function redisKey(...parts: string[]): string {
+  return `${getEnv().REDIS_PREFIX}${parts.join(':')}`;
+}
+
+function open(name: string, offlineQueue: boolean): Redis {
+  const url = getEnv().REDIS_URL;
+  if (!url) throw new Error('REDIS_URL is not set');
+  const client = new Redis(url, {
+    connectionName: `svc-${name}`,
+    enableOfflineQueue: offlineQueue,
+    maxRetriesPerRequest: offlineQueue ? null : 1,
+    retryStrategy: (times) => Math.min(200 * times, 2000),
+    lazyConnect: false,
+  });
+  // Errors while Redis is away are expected; the reconnect loop brings it back.
+  client.on('error', () => {});
+  return client;
+}
+
+/** The shared command connection (fails fast while Redis is away). Null without REDIS_URL. */
+export function getRedis(): Redis | null {
+  if (!isRedisConfigured()) return null;
+  const h = holder();
+  h.commands ??= open('commands', false);
+  return h.commands;
+}
+
+/** A dedicated connection (pub/sub subscribers, blocking reads, adapters). Closed by closeRedis(). */
+export function openRedisConnection(name: string, opts: { offlineQueue?: boolean } = {}): Redis {
+  const c = open(name, opts.offlineQueue ?? true);
+  holder().extra.push(c);
+  return c;
+}
+
+export async function closeRedis(): Promise<void> {
+  const h = holder();
+  const all = [h.commands, ...h.extra].filter((c): c is Redis => Boolean(c));
+  h.commands = undefined;
+  h.extra = [];
+  await Promise.all(all.map((c) => c.quit().catch(() => c.disconnect())));
+}
