@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
-  customType, date, index, integer, jsonb, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex, uuid,
+  customType, date, foreignKey, index, integer, jsonb, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex, uuid,
 } from 'drizzle-orm/pg-core';
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => 'bytea' });
@@ -35,19 +35,22 @@ export const apiKeys = pgTable('api_keys', {
   revokedAt: ts('revoked_at'),
 }, (t) => [index('api_keys_account_idx').on(t.accountId)]);
 
-/** Channel ids are unique across the service (imports bring their own ids). */
+/**
+ * Channel ids belong to their account (CONTRACTS §3): two accounts may each have a channel 7.
+ * Every reference to a channel is the pair (account_id, channel_id).
+ */
 export const channels = pgTable('channels', {
-  id: integer('id').primaryKey().generatedByDefaultAsIdentity({ startWith: 1000000 }),
+  id: integer('id').notNull(),
   accountId: integer('account_id').notNull().references(() => accounts.id),
   name: text('name').notNull(),
   conversationCount: integer('conversation_count').notNull().default(0),
   responseCount: integer('response_count').notNull().default(0),
-}, (t) => [index('channels_account_idx').on(t.accountId)]);
+}, (t) => [primaryKey({ name: 'channels_account_id_pk', columns: [t.accountId, t.id] })]);
 
 export const conversations = pgTable('conversations', {
   id: uuid('id').primaryKey(),
   accountId: integer('account_id').notNull().references(() => accounts.id),
-  channelId: integer('channel_id').notNull().references(() => channels.id),
+  channelId: integer('channel_id').notNull(),
   title: text('title').notNull(),
   status: text('status').notNull().default('Open'),
   responseCount: integer('response_count').notNull().default(0),
@@ -59,6 +62,7 @@ export const conversations = pgTable('conversations', {
   /** Highest sequence number handed out for this conversation's events (see lib/chat). */
   lastSeq: integer('last_seq').notNull().default(0),
 }, (t) => [
+  foreignKey({ name: 'conversations_channel_fk', columns: [t.accountId, t.channelId], foreignColumns: [channels.accountId, channels.id] }),
   index('conversations_visitor_idx').on(t.visitorId),
   index('conversations_account_created_idx').on(t.accountId, t.createdAt, t.id),
   index('conversations_account_updated_idx').on(t.accountId, t.updatedAt, t.id),
@@ -77,7 +81,7 @@ export const responses = pgTable('responses', {
   id: uuid('id').primaryKey(),
   accountId: integer('account_id').notNull().references(() => accounts.id),
   conversationId: uuid('conversation_id').notNull().references(() => conversations.id),
-  channelId: integer('channel_id').notNull().references(() => channels.id),
+  channelId: integer('channel_id').notNull(),
   question: text('question').notNull(),
   answer: text('answer').notNull(),
   likes: integer('likes').notNull().default(0),
@@ -92,6 +96,7 @@ export const responses = pgTable('responses', {
   /** Sources the answer engine used (document ids, names, passages). */
   sources: jsonb('sources'),
 }, (t) => [
+  foreignKey({ name: 'responses_channel_fk', columns: [t.accountId, t.channelId], foreignColumns: [channels.accountId, channels.id] }),
   uniqueIndex('responses_conversation_client_message_idx').on(t.conversationId, t.clientMessageId),
   index('responses_account_created_idx').on(t.accountId, t.createdAt, t.id),
   index('responses_account_id_idx').on(t.accountId, t.id),
@@ -130,10 +135,13 @@ export const widgetClients = pgTable('widget_clients', {
   accountId: integer('account_id').notNull().references(() => accounts.id),
   secretHash: bytea('secret_hash').notNull(),
   domains: text('domains').array().notNull(),
-  channelId: integer('channel_id').notNull().references(() => channels.id),
+  channelId: integer('channel_id').notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),
   secretRotatedAt: ts('secret_rotated_at'),
-}, (t) => [index('widget_clients_account_idx').on(t.accountId)]);
+}, (t) => [
+  foreignKey({ name: 'widget_clients_channel_fk', columns: [t.accountId, t.channelId], foreignColumns: [channels.accountId, channels.id] }),
+  index('widget_clients_account_idx').on(t.accountId),
+]);
 
 /** HMAC keys for widget tokens, by key id; the newest unretired one signs, all unretired verify. */
 export const widgetSigningKeys = pgTable('widget_signing_keys', {

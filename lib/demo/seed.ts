@@ -61,7 +61,7 @@ export async function seedDemoAccount(): Promise<DemoAccount> {
   const email = `demo-${suffix}@svc.local`;
   const password = randomBytes(9).toString('base64url');
   const account = await createAccount({ name: 'Demo Company', adminEmail: email, adminPassword: password });
-  const [a, b] = await allocateChannelIds(await getDb(), 2);
+  const [a, b] = await allocateChannelIds(await getDb(), account.account_id, 2);
   const counts = await importNdjson(account.account_id, { lines: demoRecords([a!, b!]) });
   const key = await createApiKey({ accountId: account.account_id, name: 'Demo key' });
   const faq = TOPICS.map(([q, a]) => `## ${q}\n\n${a.replace(/\*\*|\*/g, '')}`).join('\n\n');
