@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { getDatabase } from '../../db/client';
 import { pingDatabase } from '../../db/queries/health';
 import { getRedis } from '../redis/client';
@@ -20,6 +21,14 @@ function within<T>(p: Promise<T>, what: string): Promise<T> {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** A connection still being opened (the first check of a process) is waited for, not failed. */
+async function pingRedis(redis: Redis): Promise<string> {
+  if (redis.status === 'wait' || redis.status === 'connecting' || redis.status === 'connect') {
+    await new Promise<void>((resolve) => { redis.once('ready', () => resolve()); setTimeout(resolve, TIMEOUT_MS).unref(); });
+  }
+  return redis.ping();
+}
+
 const reasonOf = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0]!.slice(0, 200);
 
 export async function checkReadiness(): Promise<Readiness> {
@@ -28,7 +37,7 @@ export async function checkReadiness(): Promise<Readiness> {
   if (isDraining()) { checks.drain = 'draining'; reasons.push('draining: this instance is shutting down'); }
   const database = within((async () => pingDatabase((await getDatabase()).db))(), 'the database');
   const redis = getRedis();
-  const [dbResult, redisResult] = await Promise.allSettled([database, redis ? within(redis.ping(), 'Redis') : Promise.resolve('skipped')]);
+  const [dbResult, redisResult] = await Promise.allSettled([database, redis ? within(pingRedis(redis), 'Redis') : Promise.resolve('skipped')]);
   checks.database = dbResult.status === 'fulfilled' ? 'ok' : reasonOf(dbResult.reason);
   if (dbResult.status === 'rejected') reasons.push(`database: ${checks.database}`);
   if (redis) {
