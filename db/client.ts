@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -49,6 +50,11 @@ export async function rows<T>(db: Db, query: SQL): Promise<T[]> {
   return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }
 
+/** This process's connections in pg_stat_activity: `svc <host> <pid>` (the metrics read them). */
+export function poolApplicationName(): string {
+  return `svc ${os.hostname()} ${process.pid}`.slice(0, 63);
+}
+
 export function migrationsFolder(): string {
   return path.join(process.cwd(), 'db', 'migrations');
 }
@@ -63,7 +69,7 @@ async function openDatabase(): Promise<Database> {
       max: env.DATABASE_POOL_SIZE,
       onnotice: () => {},
       connect_timeout: 10,
-      connection: { application_name: 'svc' },
+      connection: { application_name: poolApplicationName() },
     });
     const db = drizzle(client, { schema });
     try {

@@ -43,6 +43,10 @@ const EnvSchema = z.object({
   REDIS_PREFIX: z.string().default('svc:'),
   /** Unset: the client address is the socket peer. A hop count or a comma-separated CIDR list (CONTRACTS §9). */
   TRUST_PROXY: z.string().optional(),
+  /** `json`: structured pino logs with request ids on stdout; `text` (default): plain lines. */
+  LOG_FORMAT: z.enum(['text', 'json']).default('text'),
+  /** Set: GET /metrics also answers non-loopback peers that send `Authorization: Bearer <token>`. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -221,3 +221,12 @@ export const settings = pgTable('settings', {
   value: text('value').notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),
 });
+
+/** Where each widget release track points; absent row = the default in lib/widget/releases.json. */
+export const widgetTracks = pgTable('widget_tracks', {
+  track: text('track').primaryKey(),
+  version: text('version').notNull(),
+  /** Earlier versions, oldest first (the last one is what a rollback returns to). */
+  history: text('history').array().notNull().default(sql`'{}'::text[]`),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});

@@ -1,3 +1,4 @@
+import { getLogger } from '../ops/logger';
 import { AppError, fromDatabaseError, isAppError } from './errors';
 
 const TITLES: Record<number, string> = {
@@ -37,6 +38,6 @@ export function toAppError(e: unknown, requestId: string): AppError {
   if (isAppError(e)) return e;
   const db = fromDatabaseError(e);
   if (db) return db;
-  console.error(`[${requestId}] unexpected error:`, e);
+  getLogger().error({ req_id: requestId, err: e }, 'unexpected error');
   return new AppError('internal', `An unexpected error occurred; quote request id ${requestId} when reporting it.`);
 }

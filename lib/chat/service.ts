@@ -8,6 +8,7 @@ import { attachUploads, getVisitorUploads } from '../../db/queries/uploads';
 import { AppError } from '../api/errors';
 import type { WidgetClaims } from '../auth/widget-tokens';
 import { addKnowledgeDocument } from '../knowledge/service';
+import { metrics } from '../ops/metrics';
 import { readStoredUpload } from '../uploads/service';
 import { answerEngine, EngineError, type Source } from './engine';
 import type { ClientRequest, HistoryMessage, ServerEvent, UploadInfo } from './protocol';
@@ -132,6 +133,7 @@ type AnswerJob = {
 
 async function runAnswer(stream: ConversationStream, accountId: number, job: AnswerJob) {
   const base = { conversation_id: job.conversationId, client_message_id: job.cmid, response_id: job.responseId };
+  metrics.answerInFlight(1);
   let text = '';
   let sources: Source[] = [];
   let failure: string | null = null;
@@ -151,6 +153,7 @@ async function runAnswer(stream: ConversationStream, accountId: number, job: Ans
     await finishAnswer(stream, accountId, job, failure === null ? { answer: text, sources } : { error: failure });
   } finally {
     stream.inflight.delete(job.cmid);
+    metrics.answerInFlight(-1);
   }
 }
 

@@ -5,6 +5,7 @@ import { RateLimiter } from '../api/rate-limit';
 import { hostAllowed, originHost } from '../auth/domains';
 import { TokenRefused, verifyWidgetToken, withVisitor, type WidgetClaims } from '../auth/widget-tokens';
 import { getEnv } from '../env';
+import { metrics } from '../ops/metrics';
 import { currentClientDomains } from '../widget-clients/service';
 import { uploadLimits } from '../uploads/service';
 import { ClientRequests, MAX_QUESTION_CHARS, NAMESPACE, PROTOCOL_VERSION, type ClientRequestName, type SessionInfo } from './protocol';
@@ -50,6 +51,7 @@ export function attachWidgetNamespace(io: Server) {
 
   nsp.on('connection', (socket: Socket) => {
     const data = socket.data as Data;
+    metrics.socketConnected(1);
     const { claims } = data;
     data.subscribers = new Map();
     const subFor = (conversationId: string) => {
@@ -106,6 +108,7 @@ export function attachWidgetNamespace(io: Server) {
 
     socket.on('disconnect', () => {
       clearTimeout(expiry);
+      metrics.socketConnected(-1);
       unsubscribeAll(socket.id, data.subscribers.keys());
     });
   });

@@ -65,12 +65,12 @@ const COMMANDS: Record<string, Command> = {
   'widget track set': {
     usage: 'widget track set --track stable|beta|lts --version X.Y.Z',
     options: { track: { type: 'string' }, version: { type: 'string' } },
-    run: async (v) => setTrack(need(v, 'track'), need(v, 'version')),
+    run: (v) => setTrack(need(v, 'track'), need(v, 'version')),
   },
   'widget track rollback': {
     usage: 'widget track rollback --track stable|beta|lts',
     options: { track: { type: 'string' } },
-    run: async (v) => rollbackTrack(need(v, 'track')),
+    run: (v) => rollbackTrack(need(v, 'track')),
   },
   seed: {
     usage: 'seed --demo',

@@ -42,8 +42,8 @@ function build(name: string, rule: LimitRule): RateLimiterAbstract {
   return new RateLimiterRedis({ ...base, keyPrefix: redisKey('limit', name), storeClient: redis, insuranceLimiter: new RateLimiterMemory(base), rejectIfRedisNotReady: false });
 }
 
-/** Counts refusals per limiter name (the metrics endpoint reads it). */
-export const refusalCounts = new Map<string, number>();
+/** Counts refusals per limiter name (the metrics endpoint reads it; on globalThis like the limiters). */
+export const refusalCounts: Map<string, number> = ((globalThis as { [k: symbol]: Map<string, number> })[Symbol.for('svc.limit-refusals')] ??= new Map());
 
 /** The limiter called `name` with `rule` (the first caller's rule wins for a name). */
 export function getLimiter(name: string, rule: LimitRule): Limiter {

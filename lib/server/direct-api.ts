@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { matchCustomerRoute } from '../api/customer-handlers';
+import { getLogger } from '../ops/logger';
 
 /**
  * The direct door to the Customer API: GET/HEAD requests that carry an Authorization header go
@@ -26,7 +27,7 @@ export function handleDirectApi(req: IncomingMessage, res: ServerResponse): bool
     res.writeHead(response.status, out);
     res.end(body);
   }, (e) => {
-    console.error('direct API handler failed:', e);
+    getLogger().error({ req_id: req.headers['x-request-id'] as string, err: e }, 'direct API handler failed');
     if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/problem+json' });
     res.end(JSON.stringify({ type: 'urn:svc:problem:internal', title: 'Internal Server Error', status: 500, detail: 'An unexpected error occurred.' }));
   });

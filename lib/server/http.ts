@@ -7,6 +7,7 @@ import { provideSessionSecret, provideSessionUrl } from '../auth/session-secret'
 import { prepareDatabase, shutdownDatabase } from '../startup';
 import { attachWidgetNamespace } from '../chat/socket';
 import { handleDirectApi } from './direct-api';
+import { handleOpsRequest, trackRequest } from '../ops/http';
 import { recoverInterruptedAnswers } from '../chat/service';
 import { flushSightings } from '../chat/sightings';
 import type { DemoAccount } from '../demo/seed';
@@ -34,7 +35,8 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   http.on('request', (req, res) => {
     // Route handlers see the peer address only through this header, which a client cannot set.
     req.headers['x-svc-peer-ip'] = req.socket.remoteAddress ?? 'unknown';
-    if (handleDirectApi(req, res)) return;
+    trackRequest(req, res);
+    if (handleOpsRequest(req, res) || handleDirectApi(req, res)) return;
     void handle(req, res);
   });
   const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 64 * 1024, cors: { origin: true } });

@@ -1,32 +1,87 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { getDb } from '../../db/client';
+import { insertMissingTrackPointers, listTrackPointers, moveTrackPointer, rollBackTrackPointer, type TrackPointer } from '../../db/queries/widget-tracks';
 import { AppError } from '../api/errors';
+import { onInvalidation, publishInvalidation } from '../cache/invalidation';
 import { getEnv } from '../env';
+import { getRedis } from '../redis/client';
 
 /**
  * Widget releases: immutable bundles listed in lib/widget/releases.json (with their SRI hashes)
  * and three tracks. A track's default version is in releases.json (what a deployment ships);
  * operators repoint a track at run time (`widget track set` / `widget track rollback`), which
- * writes DATA_DIR/widget-tracks.json — no rebuild, no database, effective on the next request.
+ * writes the `widget_tracks` table, so every instance serves the same pointer (CONTRACTS §9).
+ *
+ * Each process caches the pointers for CACHE_MS; a change is also announced on the invalidation
+ * bus ('widget-track'), which with REDIS_URL reaches every instance at once.
  */
 export const TRACKS = ['stable', 'beta', 'lts'] as const;
 export type Track = (typeof TRACKS)[number];
 
+const CACHE_MS = 5000;
+const TOPIC = 'widget-track';
+
 const Release = z.object({ version: z.string(), url: z.string(), integrity: z.string(), min_server_version: z.string(), released_at: z.string() });
 const Releases = z.object({ releases: z.array(Release), tracks: z.record(z.string(), z.string()) });
-const Overrides = z.object({ tracks: z.record(z.string(), z.object({ version: z.string(), history: z.array(z.string()) })) });
+/** The pointer file of earlier versions (DATA_DIR/widget-tracks.json), migrated into the table. */
+const PointerFile = z.object({ tracks: z.record(z.string(), z.object({ version: z.string(), history: z.array(z.string()) })) });
 type Release = z.infer<typeof Release>;
+type Snapshot = { releases: z.infer<typeof Releases>; pointers: Map<string, TrackPointer> };
 
-function releasesFile() { return path.join(process.cwd(), 'lib', 'widget', 'releases.json'); }
-function overridesFile() { return path.resolve(getEnv().DATA_DIR, 'widget-tracks.json'); }
+type State = { cached?: { at: number; snapshot: Promise<Snapshot> }; migrated?: Promise<void>; listening?: boolean };
+const KEY = Symbol.for('svc.widget-tracks');
+function state(): State {
+  const g = globalThis as { [KEY]?: State };
+  g[KEY] ??= {};
+  return g[KEY]!;
+}
 
 function readReleases() {
-  return Releases.parse(JSON.parse(fs.readFileSync(releasesFile(), 'utf8')));
+  return Releases.parse(JSON.parse(fs.readFileSync(path.join(process.cwd(), 'lib', 'widget', 'releases.json'), 'utf8')));
 }
-function readOverrides(): z.infer<typeof Overrides> {
-  try { return Overrides.parse(JSON.parse(fs.readFileSync(overridesFile(), 'utf8'))); } catch { return { tracks: {} }; }
+
+/**
+ * Once per process: pointers of an old DATA_DIR/widget-tracks.json are copied into the table
+ * (rows already there win: another instance or a later CLI run set them), then the file is
+ * renamed to widget-tracks.json.migrated so it is never read again.
+ */
+function migratePointerFile(): Promise<void> {
+  const s = state();
+  s.migrated ??= (async () => {
+    const file = path.resolve(getEnv().DATA_DIR, 'widget-tracks.json');
+    if (!fs.existsSync(file)) return;
+    const parsed = PointerFile.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+    if (!parsed.success) throw new Error(`${file} is not a widget track pointer file: ${parsed.error.issues[0]?.message}`);
+    const pointers = Object.entries(parsed.data.tracks)
+      .filter(([track]) => (TRACKS as readonly string[]).includes(track))
+      .map(([track, p]) => ({ track, version: p.version, history: p.history }));
+    await insertMissingTrackPointers(await getDb(), pointers);
+    fs.renameSync(file, `${file}.migrated`);
+  })();
+  s.migrated.catch(() => { s.migrated = undefined; });
+  return s.migrated;
 }
+
+function snapshot(fresh = false): Promise<Snapshot> {
+  const s = state();
+  if (!s.listening) {
+    s.listening = true;
+    onInvalidation(TOPIC, () => { s.cached = undefined; });
+  }
+  if (!fresh && s.cached && Date.now() - s.cached.at < CACHE_MS) return s.cached.snapshot;
+  const loading = (async () => {
+    await migratePointerFile();
+    const pointers = await listTrackPointers(await getDb());
+    return { releases: readReleases(), pointers: new Map(pointers.map((p) => [p.track, p])) };
+  })();
+  s.cached = { at: Date.now(), snapshot: loading };
+  loading.catch(() => { if (s.cached?.snapshot === loading) s.cached = undefined; });
+  return loading;
+}
+
+const versionOf = (snap: Snapshot, track: Track) => snap.pointers.get(track)?.version ?? snap.releases.tracks[track]!;
 
 function cmp(a: string, b: string): number {
   const pa = a.split('.').map(Number); const pb = b.split('.').map(Number);
@@ -34,21 +89,22 @@ function cmp(a: string, b: string): number {
   return 0;
 }
 
-export function trackVersion(track: Track): string {
-  return readOverrides().tracks[track]?.version ?? readReleases().tracks[track]!;
+export async function trackVersion(track: Track): Promise<string> {
+  return versionOf(await snapshot(), track);
 }
 
 export type Manifest = Release & { track?: Track; pin?: string };
 
 /** tracks/<track> or versions/<2.0 | 2.0.5>: the manifest, or null when nothing matches. */
-export function resolveManifest(kind: string, name: string): Manifest | null {
-  const { releases } = readReleases();
+export async function resolveManifest(kind: string, name: string): Promise<Manifest | null> {
   if (kind === 'tracks' && (TRACKS as readonly string[]).includes(name)) {
-    const v = trackVersion(name as Track);
-    const r = releases.find((x) => x.version === v);
+    const snap = await snapshot();
+    const v = versionOf(snap, name as Track);
+    const r = snap.releases.releases.find((x) => x.version === v);
     return r ? { ...r, track: name as Track } : null;
   }
   if (kind === 'versions' && /^\d+\.\d+(\.\d+)?$/.test(name)) {
+    const { releases } = readReleases();
     const matching = releases.filter((r) => r.version === name || r.version.startsWith(`${name}.`)).sort((a, b) => cmp(b.version, a.version));
     const r = name.split('.').length === 3 ? releases.find((x) => x.version === name) : matching[0];
     return r ? { ...r, pin: name } : null;
@@ -56,39 +112,40 @@ export function resolveManifest(kind: string, name: string): Manifest | null {
   return null;
 }
 
-function writeOverrides(o: z.infer<typeof Overrides>) {
-  const file = overridesFile();
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(`${file}.tmp`, JSON.stringify(o, null, 2));
-  fs.renameSync(`${file}.tmp`, file);
-}
-
 function checkTrack(track: string): Track {
   if (!(TRACKS as readonly string[]).includes(track)) throw new AppError('invalid_request', `track must be one of ${TRACKS.join(', ')}`);
   return track as Track;
 }
 
+/** Tells every instance; a fresh CLI process waits (≤ 1 s) for its Redis connection first. */
+async function announce(track: Track): Promise<void> {
+  state().cached = undefined;
+  const redis = getRedis();
+  if (redis && redis.status !== 'ready') {
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, 1000);
+      redis.once('ready', () => { clearTimeout(t); resolve(); });
+    });
+  }
+  await publishInvalidation(TOPIC, track);
+}
+
 /** Points a track at a released version; the previous one is kept for rollback. */
-export function setTrack(trackName: string, version: string) {
+export async function setTrack(trackName: string, version: string) {
   const track = checkTrack(trackName);
-  if (!readReleases().releases.some((r) => r.version === version)) throw new AppError('not_found', `No released widget version ${version}.`);
-  const o = readOverrides();
-  const current = trackVersion(track);
-  const history = [...(o.tracks[track]?.history ?? []), current].slice(-20);
-  o.tracks[track] = { version, history };
-  writeOverrides(o);
-  return { track, version, previous: current };
+  const snap = await snapshot(true);
+  if (!snap.releases.releases.some((r) => r.version === version)) throw new AppError('not_found', `No released widget version ${version}.`);
+  const moved = await moveTrackPointer(await getDb(), track, version, versionOf(snap, track));
+  await announce(track);
+  return { track, version: moved.version, previous: moved.previous };
 }
 
 /** Points a track back at the version it had before the last change. */
-export function rollbackTrack(trackName: string) {
+export async function rollbackTrack(trackName: string) {
   const track = checkTrack(trackName);
-  const o = readOverrides();
-  const entry = o.tracks[track];
-  const previous = entry?.history.at(-1);
-  if (!entry || !previous) throw new AppError('conflict', `Track ${track} has no earlier version to roll back to.`);
-  const from = entry.version;
-  o.tracks[track] = { version: previous, history: entry.history.slice(0, -1) };
-  writeOverrides(o);
-  return { track, version: previous, rolled_back_from: from };
+  await migratePointerFile();
+  const moved = await rollBackTrackPointer(await getDb(), track);
+  if (!moved) throw new AppError('conflict', `Track ${track} has no earlier version to roll back to.`);
+  await announce(track);
+  return { track, version: moved.version, rolled_back_from: moved.rolledBackFrom };
 }

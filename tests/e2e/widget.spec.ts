@@ -9,9 +9,6 @@ import { apiGet, consoleErrors, hostPage, openAndAsk, startOwnApp, stopApp, wait
 
 const f = fixtures();
 const releases = JSON.parse(fs.readFileSync('lib/widget/releases.json', 'utf8')) as { tracks: Record<string, string>; releases: Array<{ version: string }> };
-const cli = (args: string[]) => JSON.parse(execFileSync('node_modules/.bin/tsx', ['lib/cli/main.ts', ...args], {
-  env: { ...process.env, DATA_DIR: f.dataDir, DATABASE_URL: '' }, encoding: 'utf8',
-}));
 
 test.describe('widget loading', () => {
   for (const track of ['stable', 'beta', 'lts']) {
@@ -51,21 +48,36 @@ test.describe('widget loading', () => {
     });
   }
 
-  test('a track rolled back serves the previous version', async ({ page, browser }) => {
+  test('a track change and its rollback reach the page (pointers in the database; the embedded one needs the server stopped)', async ({ page, browser }) => {
+    test.setTimeout(180_000);
+    const port = Number(process.env.E2E_APP_PORT ?? 3210) + 3;
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-tracks-'));
+    const fx = path.join(dataDir, 'fixtures.json');
+    const own = (args: string[]) => JSON.parse(execFileSync('node_modules/.bin/tsx', ['lib/cli/main.ts', 'widget', 'track', ...args], {
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' }, encoding: 'utf8',
+    }));
     const before = releases.tracks.stable!;
     const other = releases.releases.map((r) => r.version).find((v) => v !== before)!;
-    expect(cli(['widget', 'track', 'set', '--track', 'stable', '--version', other])).toMatchObject({ track: 'stable', version: other, previous: before });
+    const params = { sel: 'track', val: 'stable', app: `http://localhost:${port}`, fixtures: fx };
+    let app = await startOwnApp(port, dataDir, fx);
     try {
-      await page.goto(hostPage({ sel: 'track', val: 'stable' }));
+      await stopApp(app);
+      expect(own(['set', '--track', 'stable', '--version', other])).toMatchObject({ track: 'stable', version: other, previous: before });
+      app = await startOwnApp(port, dataDir, fx);
+      await page.goto(hostPage(params));
       await expect.poll(async () => (await widgetState(page))?.version).toBe(other);
+      await stopApp(app);
+      expect(own(['rollback', '--track', 'stable'])).toMatchObject({ version: before, rolled_back_from: other });
+      app = await startOwnApp(port, dataDir, fx);
+      // Manifests may be cached for a minute: a new visitor (fresh cache) gets the rolled-back version.
+      const fresh = await browser.newPage();
+      await fresh.goto(hostPage(params));
+      await expect.poll(async () => (await widgetState(fresh))?.version).toBe(before);
+      await fresh.close();
     } finally {
-      expect(cli(['widget', 'track', 'rollback', '--track', 'stable'])).toMatchObject({ version: before });
+      await stopApp(app);
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
-    // Manifests may be cached for a minute: a new visitor (fresh cache) gets the rolled-back version.
-    const fresh = await browser.newPage();
-    await fresh.goto(hostPage({ sel: 'track', val: 'stable' }));
-    await expect.poll(async () => (await widgetState(fresh))?.version).toBe(before);
-    await fresh.close();
   });
 
   test('legacy 1.0 works against the same service', async ({ page }) => {

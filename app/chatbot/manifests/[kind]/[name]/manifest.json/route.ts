@@ -6,7 +6,7 @@ import { resolveManifest } from '@/lib/widget-releases/service';
 
 export const dynamic = 'force-dynamic';
 export const GET = apiRoute<{ kind: string; name: string }>(async (_req, { kind, name }) => {
-  const manifest = resolveManifest(kind, name);
+  const manifest = await resolveManifest(kind, name);
   if (!manifest) throw new AppError('not_found', `No widget release for ${kind}/${name}.`);
   return withCors(jsonResponse(manifest, { headers: { 'Cache-Control': 'public, max-age=60' } }), 'GET');
 });

@@ -1,0 +1,135 @@
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AppError } from '../api/errors';
+import { problemResponse } from '../api/problem';
+import { getEnv } from '../env';
+import { getLogger } from './logger';
+import { metrics, renderMetrics } from './metrics';
+import { checkReadiness } from './readiness';
+
+/**
+ * The operations doors of the HTTP server (CONTRACTS §9), answered before Next: GET /readyz and
+ * GET /metrics; and `trackRequest`, which gives every request an id (X-Request-Id, reused by the
+ * API handlers), times it into the request histogram and logs it.
+ */
+
+const EXACT = new Set([
+  '/', '/login', '/conversations', '/responses', '/api-keys', '/widget', '/knowledge', '/webhooks', '/bot',
+  '/healthz', '/readyz', '/metrics', '/chatbot/loader.js',
+  '/api/widget/token', '/api/widget/uploads', '/api/widget/config',
+  '/customer-api/v2/openapi.json', '/customer-api/v2/docs',
+  '/customer-api/v2/response', '/customer-api/v2/conversation',
+  '/customer-api/v2/response/export', '/customer-api/v2/conversation/export',
+]);
+const RULES: Array<[RegExp, string]> = [
+  [/^\/_next\/static\//, '/_next/static/*'],
+  [/^\/_next\//, '/_next/*'],
+  [/^\/api\/auth\//, '/api/auth/*'],
+  [/^\/chatbot\/manifests\/[^/]+\/[^/]+\/manifest\.json$/, '/chatbot/manifests/:kind/:name/manifest.json'],
+  [/^\/chatbot\/v\//, '/chatbot/v/*'],
+  [/^\/chat\/v0\//, '/chat/v0/*'],
+  [/^\/customer-api\/v2\/response\/[^/]+$/, '/customer-api/v2/response/:id'],
+  [/^\/customer-api\/v2\/conversation\/[^/]+$/, '/customer-api/v2/conversation/:id'],
+  [/^\/conversations\/[^/]+$/, '/conversations/:id'],
+  [/^\/attachments\/[^/]+$/, '/attachments/:id'],
+  [/^\/api\/widget\/uploads\/[^/]+$/, '/api/widget/uploads/:id'],
+];
+
+/** A request path as a low-cardinality route label: known templates, else `other`. */
+export function routeTemplate(url: string): string {
+  const q = url.indexOf('?');
+  let p = q < 0 ? url : url.slice(0, q);
+  if (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
+  if (EXACT.has(p)) return p;
+  for (const [re, template] of RULES) if (re.test(p)) return template;
+  return 'other';
+}
+
+function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
+}
+
+/** Called first for every HTTP request: request id, duration histogram, access log. */
+export function trackRequest(req: IncomingMessage, res: ServerResponse): void {
+  const started = process.hrtime.bigint();
+  const id = requestIdOf(req);
+  req.headers['x-request-id'] = id;
+  res.setHeader('X-Request-Id', id);
+  res.once('close', () => {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const status = res.writableFinished ? res.statusCode : 499; // 499: the client went away first
+    const route = routeTemplate(req.url ?? '/');
+    metrics.httpRequest(req.method ?? 'GET', route, status, seconds);
+    const env = getEnv();
+    if (env.LOG_FORMAT === 'json' || env.LOG_REQUESTS) {
+      getLogger().info({
+        req_id: id, method: req.method, route, path: (req.url ?? '/').split('?')[0]!.slice(0, 300), status,
+        duration_ms: Math.round(seconds * 10_000) / 10, peer: req.socket.remoteAddress,
+      }, 'request');
+    }
+  });
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
+
+/**
+ * Loopback peers may read /metrics. A request that came through a proxy (it carries
+ * X-Forwarded-For) is never treated as loopback, since an nginx on this host is a loopback peer too.
+ */
+function metricsRefusal(req: IncomingMessage): AppError | null {
+  const token = getEnv().METRICS_TOKEN;
+  const auth = req.headers.authorization;
+  if (token && typeof auth === 'string' && auth.startsWith('Bearer ')) {
+    const given = Buffer.from(auth.slice(7));
+    const want = Buffer.from(token);
+    if (given.length === want.length && timingSafeEqual(given, want)) return null;
+    return new AppError('unauthorized', 'The metrics token is not valid.');
+  }
+  const direct = LOOPBACK.test(req.socket.remoteAddress ?? '') && req.headers['x-forwarded-for'] === undefined;
+  if (direct) return null;
+  if (token) return new AppError('unauthorized', 'Metrics need `Authorization: Bearer <METRICS_TOKEN>` from this address.');
+  return new AppError('forbidden', 'Metrics are served to loopback peers only (set METRICS_TOKEN to allow others with a token).');
+}
+
+async function send(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
+  const body = req.method === 'HEAD' ? '' : await response.text();
+  const headers: Record<string, string> = {};
+  response.headers.forEach((v, k) => { headers[k] = v; });
+  if (req.method !== 'HEAD') headers['content-length'] = String(Buffer.byteLength(body));
+  res.writeHead(response.status, headers);
+  res.end(body);
+}
+
+const json = (status: number, body: unknown) => new Response(JSON.stringify(body), {
+  status, headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' },
+});
+
+async function answer(path: '/readyz' | '/metrics', req: IncomingMessage): Promise<Response> {
+  const id = req.headers['x-request-id'] as string;
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    return problemResponse(new AppError('method_not_allowed', `${path} only allows GET.`, { headers: { Allow: 'GET, HEAD' } }), id);
+  }
+  if (path === '/readyz') {
+    const r = await checkReadiness();
+    return json(r.ready ? 200 : 503, r.body);
+  }
+  const refusal = metricsRefusal(req);
+  if (refusal) return problemResponse(refusal, id);
+  const { contentType, body } = await renderMetrics();
+  return new Response(body, { status: 200, headers: { 'Content-Type': contentType, 'Cache-Control': 'no-store' } });
+}
+
+/** Answers GET /readyz and GET /metrics; returns false for every other path. */
+export function handleOpsRequest(req: IncomingMessage, res: ServerResponse): boolean {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  if (path !== '/readyz' && path !== '/metrics') return false;
+  answer(path, req).then((r) => send(req, res, r)).catch((e) => {
+    getLogger().error({ req_id: req.headers['x-request-id'] as string, err: e }, `${path} failed`);
+    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/problem+json' });
+    res.end(JSON.stringify({ type: 'urn:svc:problem:internal', title: 'Internal Server Error', status: 500, detail: 'An unexpected error occurred.' }));
+  });
+  return true;
+}

@@ -1,0 +1,265 @@
+/**
+ * `npm run bench:chat` — the cost of scaling out (issue 10 item 9). Three topologies on one fresh
+ * PostgreSQL database, each started fresh:
+ *   one        1 instance
+ *   two-local  2 instances that share nothing (no REDIS_URL); each serves its own widgets
+ *   two-redis  2 instances on Redis (REDIS_URL, a prefix of this run)
+ * For each: ask → first `answer.delta` at rising rates (open loop, askers spread evenly over the
+ * instances, windows repeated; medians of the windows), the highest rate held at p99 ≤ 100 ms,
+ * CPU seconds per answer of the instances, the PostgreSQL backends of this database and the
+ * redis-server process (all from /proc), then idle widget sockets spread over the instances (RSS
+ * per socket). Sockets live in child processes (chat-worker.ts).
+ *
+ * Options: --topologies one,two-local,two-redis --rates 50,100,150,200,300,400 --repeats 3
+ *   --duration 8 --warmup 2 --askers 100 --idle 10000 --pg-url URL --redis-url URL --smoke
+ *   --out FILE (markdown; default tests/bench/chat-scale-results.md; --smoke writes nothing)
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import postgres from 'postgres';
+import { startInstance, type Instance } from '../helpers/instances-ops';
+import { FAQ, QUESTIONS } from './chat-knowledge';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const WORKER = path.join(__dirname, 'chat-worker.ts');
+
+const { values: argv } = parseArgs({
+  options: {
+    topologies: { type: 'string' }, rates: { type: 'string' }, repeats: { type: 'string' }, duration: { type: 'string' },
+    warmup: { type: 'string' }, askers: { type: 'string' }, idle: { type: 'string' }, 'pg-url': { type: 'string' },
+    'redis-url': { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' },
+  },
+  strict: true,
+});
+const smoke = !!argv.smoke;
+const list = (v: string | undefined, d: string) => (v ?? d).split(',').map((s) => s.trim()).filter(Boolean);
+const opts = {
+  topologies: list(argv.topologies, 'one,two-local,two-redis') as Array<'one' | 'two-local' | 'two-redis'>,
+  rates: list(argv.rates, smoke ? '50,100' : '50,100,150,200,300,400').map(Number),
+  repeats: Number(argv.repeats ?? (smoke ? 1 : 3)),
+  duration: Number(argv.duration ?? (smoke ? 3 : 8)),
+  warmup: Number(argv.warmup ?? (smoke ? 1 : 2)),
+  askers: Number(argv.askers ?? (smoke ? 20 : 100)),
+  idle: Number(argv.idle ?? (smoke ? 200 : 10_000)),
+  pgUrl: argv['pg-url'] ?? process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  redisUrl: argv['redis-url'] ?? process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/6',
+  out: argv.out ?? path.join(__dirname, 'chat-scale-results.md'),
+};
+const TARGET_P99_MS = 100;
+
+const log = (m: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${m}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const cleanups: Array<() => Promise<void> | void> = [];
+async function cleanup() { for (const c of cleanups.splice(0).reverse()) { try { await c(); } catch (e) { log(`cleanup: ${(e as Error).message}`); } } }
+process.on('SIGINT', () => { void cleanup().then(() => process.exit(130)); });
+
+// /proc ----------------------------------------------------------------------------------------
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch { return 0; }
+}
+function rssKb(pid: number): number {
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+}
+function pidsWhere(test: (cmdline: string) => boolean): number[] {
+  return fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e)).filter((e) => {
+    try { return test(fs.readFileSync(`/proc/${e}/cmdline`, 'utf8')); } catch { return false; }
+  }).map(Number);
+}
+const pgPids = (db: string) => pidsWhere((c) => c.startsWith('postgres:') && c.includes(` ${db} `));
+const redisPids = () => pidsWhere((c) => c.startsWith('redis-server') || c.includes('/redis-server'));
+const sumCpu = (pids: number[]) => pids.reduce((a, p) => a + cpuSeconds(p), 0);
+
+// Workers (chat-worker.ts protocol) ------------------------------------------------------------
+type Worker = { request: <T>(msg: object, reply: string, timeoutMs: number) => Promise<T>; stop: () => Promise<void> };
+async function startWorker(): Promise<Worker> {
+  const child: ChildProcess = spawn('bash', ['-c', 'ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec "$@"', 'bash',
+    process.execPath, '--import', 'tsx', WORKER], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, NODE_OPTIONS: '' } });
+  const waiters = new Map<string, (m: Record<string, unknown>) => void>();
+  child.on('message', (m: Record<string, unknown>) => { const w = waiters.get(m.type as string); if (w) { waiters.delete(m.type as string); w(m); } });
+  const request = <T>(msg: object | null, reply: string, timeoutMs: number) => new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => { waiters.delete(reply); reject(new Error(`worker: no '${reply}' within ${timeoutMs} ms`)); }, timeoutMs);
+    waiters.set(reply, (m) => { clearTimeout(t); resolve(m as T); });
+    if (msg) child.send(msg);
+  });
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    try { await request({ type: 'close' }, 'closed', 10_000); } catch { child.kill('SIGKILL'); }
+  };
+  cleanups.push(stop);
+  await request(null, 'ready', 60_000);
+  return { request, stop };
+}
+type Asked = { sentMeasured: number; firstDelta: number[]; done: number[]; errors: Record<string, number>; timeouts: number };
+
+// Statistics -----------------------------------------------------------------------------------
+function pct(sorted: number[], p: number) { return sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]! : NaN; }
+/** Asks without a first delta (errors, timeouts) count as +∞. */
+function p50p99(samples: number[], total: number) {
+  const s = [...samples].sort((a, b) => a - b);
+  while (s.length < total) s.push(Infinity);
+  return { p50: pct(s, 50), p99: pct(s, 99) };
+}
+const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor(s.length / 2)]! : NaN; };
+const f1 = (n: number) => (n === Infinity ? '∞' : Number.isFinite(n) ? n.toFixed(1) : '–');
+const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '–');
+
+// Setup ----------------------------------------------------------------------------------------
+function cli(env: NodeJS.ProcessEnv, args: string[]): Record<string, unknown> {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'lib/cli/main.ts', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 });
+  if (r.status !== 0) throw new Error(`cli ${args.join(' ')}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as Record<string, unknown>;
+}
+
+async function tokens(url: string, clientId: string, secret: string, n: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = await fetch(`${url}/api/widget/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: clientId, client_secret: secret }) });
+    if (r.status !== 200) throw new Error(`token: ${r.status} ${await r.text()}`);
+    out.push(((await r.json()) as { access_token: string }).access_token);
+  }
+  return out;
+}
+
+type RateRow = { rate: number; windows: Array<{ p50: number; p99: number; cpuInst: number; cpuPg: number; cpuRedis: number; answers: number; errors: number }> };
+type TopologyResult = {
+  name: string; instances: number; redis: boolean; rows: RateRow[]; held: number | null;
+  idle: { sockets: number; perSocketKb: number; rssBeforeMb: number[]; rssAfterMb: number[]; failed: number } | null;
+};
+
+async function runTopology(name: 'one' | 'two-local' | 'two-redis', dbUrl: string, dbName: string, client: { id: string; secret: string }, prefix: string): Promise<TopologyResult> {
+  const n = name === 'one' ? 1 : 2;
+  const redis = name === 'two-redis';
+  log(`topology ${name}: starting ${n} instance(s)`);
+  const instances: Instance[] = [];
+  const stopAll = async () => { await Promise.all(instances.splice(0).map((i) => i.kill('SIGTERM'))); };
+  cleanups.push(stopAll);
+  for (let i = 0; i < n; i++) {
+    instances.push(await startInstance(i, {
+      databaseUrl: dbUrl, redisUrl: redis ? opts.redisUrl : undefined, redisPrefix: prefix,
+      env: { TOKEN_RATE_PER_CLIENT_PER_MINUTE: '10000000', TOKEN_RATE_PER_IP_PER_MINUTE: '10000000', SOCKET_EVENTS_PER_10S: '100000', TRUST_PROXY: '' },
+    }));
+  }
+  // One asker worker per instance (two for one instance, so the client side is the same size).
+  const workers: Worker[] = [];
+  const targets = n === 1 ? [instances[0]!, instances[0]!] : instances;
+  for (const inst of targets) {
+    const w = await startWorker();
+    const toks = await tokens(inst.url, client.id, client.secret, Math.ceil(opts.askers / targets.length));
+    const c = await w.request<{ ok: number; failed: number }>({ type: 'connect', url: inst.url, tokens: toks, count: toks.length, concurrency: 20, timeoutMs: 10_000 }, 'connected', 120_000);
+    if (c.failed > 0) throw new Error(`${c.failed} askers could not connect`);
+    workers.push(w);
+  }
+  // A discarded window first: fresh processes compile their hot paths (JIT) on the first answers.
+  await Promise.all(workers.map((w) => w.request<Asked>({ type: 'ask', rate: opts.rates[0]! / workers.length, warmupS: 0, durationS: opts.warmup + 2, questions: QUESTIONS, timeoutMs: 15_000 }, 'asked', 60_000)));
+  const rows: RateRow[] = [];
+  for (const rate of opts.rates) {
+    const row: RateRow = { rate, windows: [] };
+    for (let rep = 0; rep < opts.repeats; rep++) {
+      await sleep(1000);
+      const pids = instances.map((i) => i.child.pid!);
+      const pg = pgPids(dbName);
+      const rp = redisPids();
+      const c0 = { inst: sumCpu(pids), pg: sumCpu(pg), redis: sumCpu(rp) };
+      const results = await Promise.all(workers.map((w) => w.request<Asked>({ type: 'ask', rate: rate / workers.length, warmupS: opts.warmup, durationS: opts.duration, questions: QUESTIONS, timeoutMs: 15_000 }, 'asked', (opts.duration + opts.warmup + 40) * 1000)));
+      const c1 = { inst: sumCpu(pids), pg: sumCpu(pgPids(dbName).filter((p) => pg.includes(p))), redis: sumCpu(rp) };
+      const first = results.flatMap((r) => r.firstDelta);
+      const total = results.reduce((a, r) => a + r.sentMeasured, 0);
+      const answers = results.reduce((a, r) => a + r.done.length, 0) || 1;
+      const errors = results.reduce((a, r) => a + r.timeouts + Object.values(r.errors).reduce((x, y) => x + y, 0), 0);
+      // CPU covers warm-up and drain too: divide by every answer of the window, warm-up included.
+      const all = answers * (opts.warmup + opts.duration) / opts.duration;
+      const w = { ...p50p99(first, total), cpuInst: (c1.inst - c0.inst) / all * 1000, cpuPg: (c1.pg - c0.pg) / all * 1000, cpuRedis: (c1.redis - c0.redis) / all * 1000, answers, errors };
+      row.windows.push(w);
+      log(`${name} ${rate} q/s #${rep + 1}: first delta p50 ${f1(w.p50)} p99 ${f1(w.p99)} ms; CPU ms/answer inst ${f2(w.cpuInst)} pg ${f2(w.cpuPg)} redis ${f2(w.cpuRedis)}; errors ${errors}`);
+    }
+    rows.push(row);
+    if (median(row.windows.map((w) => w.p99)) > 4 * TARGET_P99_MS) { log(`${name}: p99 far above the goal at ${rate} q/s; higher rates skipped`); break; }
+  }
+  const okRates = rows.filter((r) => median(r.windows.map((w) => w.p99)) <= TARGET_P99_MS).map((r) => r.rate);
+  const held = okRates.length ? Math.max(...okRates) : null;
+  for (const w of workers) await w.stop();
+
+  let idle: TopologyResult['idle'] = null;
+  if (opts.idle > 0) {
+    await sleep(2000);
+    const before = instances.map((i) => rssKb(i.child.pid!));
+    const holders: Worker[] = [];
+    let failed = 0;
+    for (const inst of instances) {
+      const w = await startWorker();
+      holders.push(w);
+      const toks = await tokens(inst.url, client.id, client.secret, 50);
+      const c = await w.request<{ ok: number; failed: number }>({ type: 'connect', url: inst.url, tokens: toks, count: Math.round(opts.idle / instances.length), concurrency: 50, timeoutMs: 20_000 }, 'connected', 15 * 60_000);
+      failed += c.failed;
+    }
+    await sleep(8000);
+    const after = instances.map((i) => rssKb(i.child.pid!));
+    const held2 = opts.idle - failed;
+    idle = { sockets: held2, failed, perSocketKb: (after.reduce((a, b) => a + b, 0) - before.reduce((a, b) => a + b, 0)) / Math.max(1, held2), rssBeforeMb: before.map((k) => k / 1024), rssAfterMb: after.map((k) => k / 1024) };
+    log(`${name}: ${held2} idle sockets, ${f1(idle.perSocketKb)} KB RSS per socket`);
+    for (const w of holders) await w.stop();
+  }
+  await stopAll();
+  return { name, instances: n, redis, rows, held, idle };
+}
+
+function report(results: TopologyResult[], meta: Record<string, string>): string {
+  const lines: string[] = [];
+  lines.push(`Machine: ${meta.machine}. Date: ${meta.date}. PostgreSQL: ${meta.pg}. Redis: ${meta.redis}.`, '');
+  lines.push(`Sizes: ${opts.askers} asking sockets spread evenly over the instances, open-loop asks (built-in knowledge-base engine, ${QUESTIONS.length} FAQ questions), ${opts.warmup} s warm-up + ${opts.duration} s measured per window, ${opts.repeats} windows per rate; medians of the windows. Asks without a first delta count as +∞. CPU per answer = CPU seconds of the process group during the window ÷ answers of the window (warm-up included), from /proc/<pid>/stat; PostgreSQL = the backends of this run's database; Redis = the whole redis-server process (shared with other users of the machine's Redis).`, '');
+  lines.push('| topology | rate q/s | first delta p50 ms | p99 ms | instance CPU ms/answer | PostgreSQL | Redis | errors |', '|---|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    for (const row of r.rows) {
+      const m = (k: 'p50' | 'p99' | 'cpuInst' | 'cpuPg' | 'cpuRedis') => median(row.windows.map((w) => w[k]));
+      lines.push(`| ${r.name} | ${row.rate} | ${f1(m('p50'))} | ${f1(m('p99'))} | ${f2(m('cpuInst'))} | ${f2(m('cpuPg'))} | ${r.redis ? f2(m('cpuRedis')) : '–'} | ${row.windows.reduce((a, w) => a + w.errors, 0)} |`);
+    }
+  }
+  lines.push('', '| topology | highest rate held at p99 ≤ 100 ms | idle sockets | RSS per idle socket | instance RSS before → after (MB) |', '|---|---|---|---|---|');
+  for (const r of results) {
+    lines.push(`| ${r.name} | ${r.held ?? 'none of the rates'} | ${r.idle ? `${r.idle.sockets}${r.idle.failed ? ` (${r.idle.failed} failed)` : ''}` : '–'} | ${r.idle ? `${f1(r.idle.perSocketKb)} KB` : '–'} | ${r.idle ? r.idle.rssBeforeMb.map((b, i) => `${b.toFixed(0)} → ${r.idle!.rssAfterMb[i]!.toFixed(0)}`).join(', ') : '–'} |`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function main() {
+  if (!fs.existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) throw new Error('no production build: run node scripts/build.mjs first');
+  const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
+  const dbName = `svc_chatscale_${stamp}_${process.pid}`;
+  const admin = postgres(opts.pgUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${dbName}`);
+  cleanups.push(async () => { await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {}); await admin.end({ timeout: 5 }); });
+  const url = new URL(opts.pgUrl);
+  url.pathname = `/${dbName}`;
+  const dbUrl = url.toString();
+  const prefix = `chatscale-${process.pid}:`;
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: dbUrl, SVC_DEMO: '0' };
+  delete env.REDIS_URL;
+  const account = cli(env, ['account', 'create', '--name', 'Bench', '--admin-email', `bench-${stamp}@example.test`, '--admin-password', 'bench password 123']);
+  const client = cli(env, ['widget', 'client', 'create', '--account', String(account.account_id), '--domain', 'localhost']);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-chatscale-'));
+  fs.writeFileSync(path.join(dir, 'faq.md'), FAQ);
+  cli(env, ['kb', 'add', '--account', String(account.account_id), '--file', path.join(dir, 'faq.md')]);
+  fs.rmSync(dir, { recursive: true, force: true });
+
+  const [v] = await admin.unsafe<{ v: string }[]>('SELECT version() AS v');
+  const redisVersion = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout.trim().split(' ').find((s) => s.startsWith('v='))?.slice(2) ?? '?';
+  const cpu = /model name\s*:\s*(.+)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? '?';
+  const meta = {
+    machine: `${os.availableParallelism()} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, load average at start ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (shared with other work)`,
+    date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC', pg: v!.v.split(' on ')[0]!, redis: `redis-server ${redisVersion}`,
+  };
+  const results: TopologyResult[] = [];
+  for (const t of opts.topologies) results.push(await runTopology(t, dbUrl, dbName, { id: String(client.client_id), secret: String(client.client_secret) }, prefix));
+  const md = report(results, meta);
+  process.stdout.write(md);
+  if (!smoke) { fs.writeFileSync(opts.out, md); log(`wrote ${opts.out}`); }
+}
+
+main().then(cleanup, async (e) => { log(`failed: ${(e as Error).stack ?? e}`); await cleanup(); process.exitCode = 1; });
