@@ -47,3 +47,4 @@ export async function readJsonCapped(req: Request, maxBytes = SMALL_BODY_BYTES):
     throw new AppError('invalid_request', 'The request body must be a JSON object.');
   }
 }
+
