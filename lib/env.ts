@@ -19,8 +19,9 @@ const EnvSchema = z.object({
   WIDGET_TOKEN_TTL_SECONDS: z.coerce.number().int().min(1).max(7 * 86400).default(86400),
   /** Optional JSON [{"kid":"…","secret":"…(≥32 chars)"}]; first signs, all verify. Unset: keys kept in the database. */
   WIDGET_SIGNING_KEYS: z.string().optional(),
-  TOKEN_RATE_PER_CLIENT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
-  TOKEN_RATE_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  TOKEN_RATE_PER_CLIENT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
+  TOKEN_RATE_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  TOKEN_RATE_PER_VISITOR_PER_MINUTE: z.coerce.number().int().min(1).default(20),
   /** Socket events a visitor may send per 10 seconds. */
   SOCKET_EVENTS_PER_10S: z.coerce.number().int().min(1).default(40),
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
@@ -33,9 +34,15 @@ const EnvSchema = z.object({
   NEXTAUTH_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /** The dashboard's public address for next-auth; default http://localhost:PORT. */
   NEXTAUTH_URL: z.string().url().optional(),
-  /** Failed dashboard sign-ins allowed per email and per address in 15 minutes. */
+  /** Sign-in throttling (OWASP): failures per 15 minutes per (email, address) before that pair is refused, */
+  SIGNIN_FAILURES_PER_EMAIL_AND_IP: z.coerce.number().int().min(1).default(5),
+  /** per address (any email) before the address is refused, */
+  SIGNIN_FAILURES_PER_IP: z.coerce.number().int().min(1).default(100),
+  /** and per email (from anywhere) before every attempt for it is slowed down (never refused), up to SIGNIN_SLOWDOWN_MAX_MS. */
   SIGNIN_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).default(5),
-  SIGNIN_FAILURES_PER_IP: z.coerce.number().int().min(1).default(20),
+  SIGNIN_SLOWDOWN_MAX_MS: z.coerce.number().int().min(0).max(60_000).default(10_000),
+  /** Dashboard session lifetime (absolute, from sign-in). */
+  SESSION_MAX_AGE_SECONDS: z.coerce.number().int().min(60).max(30 * 86400).default(12 * 3600),
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** Several instances (CONTRACTS §9): Redis for fan-out, shared limits and cache invalidation. */
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),

@@ -230,3 +230,14 @@ export const widgetTracks = pgTable('widget_tracks', {
   history: text('history').array().notNull().default(sql`'{}'::text[]`),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
+/**
+ * Dashboard sessions (issue 8 item 5): the session JWT names one row, checked on every read;
+ * signing out revokes the row, a password change revokes every row of the user.
+ */
+export const adminSessions = pgTable('admin_sessions', {
+  id: text('id').primaryKey(),
+  userId: integer('user_id').notNull().references(() => adminUsers.id, { onDelete: 'cascade' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  expiresAt: ts('expires_at').notNull(),
+  revokedAt: ts('revoked_at'),
+}, (t) => [index('admin_sessions_user_idx').on(t.userId)]);

@@ -3,6 +3,7 @@ import { closeDatabase } from '../../db/client';
 import { createAccount, createAdminUser, createApiKey, revokeApiKey, validate } from '../accounts/service';
 import { AccountId } from '../accounts/contract';
 import { isAppError } from '../api/errors';
+import { changeAdminPassword } from '../auth/admin-password';
 import { seedDemoAccount, demoCurl } from '../demo/seed';
 import { importNdjsonFile } from '../imports/service';
 import { addKnowledgeFile } from '../knowledge/service';
@@ -47,6 +48,11 @@ const COMMANDS: Record<string, Command> = {
     usage: 'user create --account ID --email EMAIL --password PASSWORD',
     options: { account: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
     run: (v) => createAdminUser({ accountId: accountOf(need(v, 'account')), email: need(v, 'email'), password: need(v, 'password') }),
+  },
+  'user password': {
+    usage: 'user password --email EMAIL --password PASSWORD',
+    options: { email: { type: 'string' }, password: { type: 'string' } },
+    run: (v) => changeAdminPassword({ email: need(v, 'email'), password: need(v, 'password') }),
   },
   'widget client create': {
     usage: 'widget client create --account ID --domain HOST [--domain HOST …] [--channel CHANNEL_ID]',

@@ -8,6 +8,7 @@ import { prepareDatabase, shutdownDatabase } from '../startup';
 import { attachWidgetNamespace } from '../chat/socket';
 import { handleDirectApi } from './direct-api';
 import { handleOpsRequest, trackRequest } from '../ops/http';
+import { checkTrustProxy, stampClientAddress } from '../net/client-address';
 import { recoverInterruptedAnswers } from '../chat/service';
 import { flushSightings } from '../chat/sightings';
 import type { DemoAccount } from '../demo/seed';
@@ -23,6 +24,7 @@ export type RunningServer = {
  */
 export async function startServer(opts: { dev?: boolean; port?: number; host?: string } = {}): Promise<RunningServer> {
   const env = getEnv();
+  checkTrustProxy();
   const port = opts.port ?? env.PORT;
   const host = opts.host ?? env.HOST;
   const { demo } = await prepareDatabase();
@@ -33,8 +35,8 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   const handle = app.getRequestHandler();
   await app.prepare();
   http.on('request', (req, res) => {
-    // Route handlers see the peer address only through this header, which a client cannot set.
-    req.headers['x-svc-peer-ip'] = req.socket.remoteAddress ?? 'unknown';
+    // Route handlers see the client address and protocol only through these headers (TRUST_PROXY rules; a client cannot set them).
+    stampClientAddress(req);
     trackRequest(req, res);
     if (handleOpsRequest(req, res) || handleDirectApi(req, res)) return;
     void handle(req, res);

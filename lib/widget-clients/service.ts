@@ -4,11 +4,10 @@ import { channelBelongsTo, insertChannel } from '../../db/queries/channels';
 import { getWidgetClientForAuth, insertWidgetClient, listWidgetClients, updateWidgetClient } from '../../db/queries/widget-clients';
 import { requireAccount, validate } from '../accounts/service';
 import { AppError } from '../api/errors';
-import { RateLimiter } from '../api/rate-limit';
 import { hashSecret, randomBase62, secretMatches } from '../auth/api-keys';
 import { hostAllowed, originHost } from '../auth/domains';
 import { signWidgetToken } from '../auth/widget-tokens';
-import { getEnv } from '../env';
+import { chargeTokenAddress, chargeTokenClient } from '../limits/widget-token';
 import { CreateWidgetClientInput, Domain, TokenRequest } from './contract';
 
 export async function createWidgetClient(input: z.input<typeof CreateWidgetClientInput>) {
@@ -46,34 +45,24 @@ export async function rotateClientSecret(accountId: number, clientId: string) {
   return { client_id: row.id, client_secret: secret };
 }
 
-const LIMITS = Symbol.for('svc.tokenRateLimits');
-function limiters(): { perClient: RateLimiter; perIp: RateLimiter } {
-  const holder = globalThis as { [LIMITS]?: { perClient: RateLimiter; perIp: RateLimiter } };
-  const env = getEnv();
-  holder[LIMITS] ??= {
-    perClient: new RateLimiter(env.TOKEN_RATE_PER_CLIENT_PER_MINUTE, 60_000),
-    perIp: new RateLimiter(env.TOKEN_RATE_PER_IP_PER_MINUTE, 60_000),
-  };
-  return holder[LIMITS];
-}
-
 /**
  * POST /api/widget/token. With client_secret: the integrator's backend (no Origin check).
  * Without: the browser in client-id mode, allowed only from a registered domain (403 otherwise).
  */
 export async function issueWidgetToken(body: unknown, origin: string | null, ip: string) {
   const req = validate(TokenRequest, body);
-  limiters().perIp.enforce(ip, 'token requests from this address');
-  limiters().perClient.enforce(req.client_id, 'token requests for this client');
+  const refundAddress = await chargeTokenAddress(ip);
   const client = await getWidgetClientForAuth(await getDb(), req.client_id);
   if (!client) throw new AppError('not_found', `No widget client ${req.client_id}.`);
   if (req.client_secret !== undefined) {
     if (!secretMatches(req.client_secret, client.secretHash)) throw new AppError('unauthorized', 'Wrong client secret.');
+    await refundAddress(); // the integrator's backend: one address serves all its visitors
   } else if (!hostAllowed(originHost(origin), client.domains)) {
     throw new AppError('forbidden', origin
       ? `Origin ${origin} is not a registered domain of this widget client.`
       : 'Missing Origin header: client-id mode works only from a browser on a registered domain.');
   }
+  await chargeTokenClient(client.id, req.visitor_id);
   const visitorId = req.visitor_id ?? `v_${randomBase62(22)}`;
   const { token, expiresIn } = await signWidgetToken({
     accountId: client.accountId, clientId: client.id, channelId: client.channelId, domains: client.domains, visitorId,
