@@ -9,6 +9,7 @@ import { hashSecret, randomBase62, secretMatches } from '../auth/api-keys';
 import { hostAllowed, originHost } from '../auth/domains';
 import { signWidgetToken } from '../auth/widget-tokens';
 import { getEnv } from '../env';
+import releases from '../widget/releases.json';
 import { CreateWidgetClientInput, Domain, TokenRequest } from './contract';
 
 export async function createWidgetClient(input: z.input<typeof CreateWidgetClientInput>) {
@@ -86,4 +87,11 @@ export async function issueWidgetToken(body: unknown, origin: string | null, ip:
 export async function currentClientDomains(clientId: string): Promise<string[] | null> {
   const client = await getWidgetClientForAuth(await getDb(), clientId);
   return client ? client.domains : null;
+}
+
+/** What a snippet may pin: each minor line (`2.0` = its newest patch), then every exact release. */
+export function embedVersions(): string[] {
+  const exact = releases.releases.map((r) => r.version).sort((a, b) => b.localeCompare(a, 'en', { numeric: true }));
+  const minors = [...new Set(exact.map((v) => v.split('.').slice(0, 2).join('.')))];
+  return [...minors, ...exact];
 }

@@ -2,8 +2,8 @@ import { headers } from 'next/headers';
 import { requireDashboardSession } from '@/lib/auth/session';
 import { recentSightings } from '@/lib/chat/sightings';
 import { getChannels } from '@/lib/dashboard/service';
-import { listClients } from '@/lib/widget-clients/service';
-import { ClientRow, CreateClientForm, SnippetGenerator } from './WidgetForms';
+import { embedVersions, listClients } from '@/lib/widget-clients/service';
+import { ClientRow, ClientsWorkspace } from './WidgetForms';
 
 export const metadata = { title: 'Widget · svc' };
 
@@ -32,8 +32,8 @@ export default async function WidgetPage() {
           </div>
         )}
       </section>
-      <CreateClientForm channels={channels.map((c) => ({ id: c.id, name: c.name }))} />
-      <SnippetGenerator origin={origin} clients={clients.map((c) => c.id)} />
+      <ClientsWorkspace origin={origin} versions={embedVersions()} clients={clients.map((c) => ({ id: c.id, name: c.id }))}
+        channels={channels.map((c) => ({ id: c.id, name: c.name }))} />
       <section className="panel" aria-labelledby="seen-heading">
         <h2 id="seen-heading" style={{ marginTop: 0 }}>Where the widget runs (last 30 days)</h2>
         {sightings.length === 0 ? <p className="empty">No widget connections yet.</p> : (
