@@ -3,7 +3,7 @@ import { closeDatabase } from '../../db/client';
 import { createAccount, createAdminUser, createApiKey, revokeApiKey, validate } from '../accounts/service';
 import { AccountId } from '../accounts/contract';
 import { isAppError } from '../api/errors';
-import { seedDemoAccount, demoCurl } from '../demo/seed';
+import { seedDemoAccount, demoCurl, demoShellVariables, serverAddress } from '../demo/seed';
 import { importNdjsonFile } from '../imports/service';
 import { addKnowledgeFile } from '../knowledge/service';
 import { createWidgetClient } from '../widget-clients/service';
@@ -78,7 +78,8 @@ const COMMANDS: Record<string, Command> = {
     run: async (v) => {
       if (!v.demo) throw new UsageError('seed needs --demo');
       const demo = await seedDemoAccount();
-      return { ...demo, curl: demoCurl('http://localhost:3000', demo.api_key) };
+      const url = serverAddress();
+      return { ...demo, server_url: url, login_url: `${url}/login`, curl: demoCurl(url, demo.api_key), readme_variables: demoShellVariables(url, demo) };
     },
   },
 };
