@@ -49,10 +49,11 @@ const COMMANDS: Record<string, Command> = {
     run: (v) => createAdminUser({ accountId: accountOf(need(v, 'account')), email: need(v, 'email'), password: need(v, 'password') }),
   },
   'widget client create': {
-    usage: 'widget client create --account ID --domain HOST [--domain HOST …] [--channel CHANNEL_ID]',
-    options: { account: { type: 'string' }, domain: { type: 'string', multiple: true }, channel: { type: 'string' } },
+    usage: 'widget client create --account ID --domain HOST [--domain HOST …] [--channel CHANNEL_ID] [--name NAME]',
+    options: { account: { type: 'string' }, domain: { type: 'string', multiple: true }, channel: { type: 'string' }, name: { type: 'string' } },
     run: (v) => createWidgetClient({
       accountId: accountOf(need(v, 'account')),
+      name: typeof v.name === 'string' ? v.name : undefined,
       domains: Array.isArray(v.domain) ? v.domain : [],
       channelId: v.channel === undefined ? undefined : (v.channel as unknown as number),
     }),

@@ -10,10 +10,10 @@ import { hostAllowed, originHost } from '../auth/domains';
 import { signWidgetToken } from '../auth/widget-tokens';
 import { getEnv } from '../env';
 import releases from '../widget/releases.json';
-import { CreateWidgetClientInput, Domain, TokenRequest } from './contract';
+import { ClientName, CreateWidgetClientInput, Domain, TokenRequest } from './contract';
 
 export async function createWidgetClient(input: z.input<typeof CreateWidgetClientInput>) {
-  const v = validate(CreateWidgetClientInput, input, { accountId: 'account', domains: 'domain', channelId: 'channel' });
+  const v = validate(CreateWidgetClientInput, input, { accountId: 'account', domains: 'domain', channelId: 'channel', name: 'name' });
   const db = await getDb();
   await requireAccount(db, v.accountId);
   let channelId = v.channelId;
@@ -25,8 +25,9 @@ export async function createWidgetClient(input: z.input<typeof CreateWidgetClien
   const id = `wc_${randomBase62(16)}`;
   const secret = `wcs_${randomBase62(40)}`;
   const domains = [...new Set(v.domains)];
-  await insertWidgetClient(db, v.accountId, { id, secretHash: hashSecret(secret), domains, channelId });
-  return { client_id: id, client_secret: secret, domains, channel_id: channelId };
+  const name = v.name ?? domains[0]!;
+  await insertWidgetClient(db, v.accountId, { id, name, secretHash: hashSecret(secret), domains, channelId });
+  return { client_id: id, name, client_secret: secret, domains, channel_id: channelId };
 }
 
 export async function listClients(accountId: number) {
@@ -36,6 +37,13 @@ export async function listClients(accountId: number) {
 export async function setClientDomains(accountId: number, clientId: string, domains: string[]) {
   const v = validate(z.object({ domains: z.array(Domain).min(1, 'give at least one domain').max(100) }), { domains });
   const row = await updateWidgetClient(await getDb(), accountId, clientId, { domains: [...new Set(v.domains)] });
+  if (!row) throw new AppError('not_found', `No widget client ${clientId}.`);
+  return row;
+}
+
+export async function renameClient(accountId: number, clientId: string, name: string) {
+  const v = validate(z.object({ name: ClientName }), { name });
+  const row = await updateWidgetClient(await getDb(), accountId, clientId, { name: v.name });
   if (!row) throw new AppError('not_found', `No widget client ${clientId}.`);
   return row;
 }

@@ -1,7 +1,7 @@
 'use client';
 import { useActionState, useEffect, useState, useTransition } from 'react';
 import { CopyButton } from '../_components/CopyButton';
-import { createClientAction, rotateSecretAction, updateDomainsAction } from './actions';
+import { createClientAction, renameClientAction, rotateSecretAction, updateDomainsAction } from './actions';
 import { SnippetGenerator, type ClientOption } from './SnippetGenerator';
 
 function SecretOnce({ secret }: { secret: string }) {
@@ -15,13 +15,42 @@ function SecretOnce({ secret }: { secret: string }) {
   );
 }
 
-export function ClientRow({ clientId, domains, channel }: { clientId: string; domains: string[]; channel: string }) {
+function ClientName({ clientId, name }: { clientId: string; name: string }) {
+  const [editing, setEditing] = useState(false);
+  const [state, action, pending] = useActionState(renameClientAction, null);
+  const saved = state?.ok ? state.name : null;
+  useEffect(() => { if (saved) setEditing(false); }, [saved]);
+  if (!editing) {
+    return (
+      <div>
+        <strong style={{ overflowWrap: 'anywhere' }}>{name}</strong>{' '}
+        <button type="button" className="linkish" onClick={() => setEditing(true)} aria-label={`Rename ${name} (${clientId})`}
+          style={{ border: 0, background: 'none', color: 'var(--accent)', cursor: 'pointer', padding: 0, font: 'inherit', fontSize: '.85rem', textDecoration: 'underline' }}>Rename</button>
+        <div><code style={{ fontSize: '.78rem' }}>{clientId}</code></div>
+      </div>
+    );
+  }
+  return (
+    <form action={action}>
+      <input type="hidden" name="clientId" value={clientId} />
+      <label htmlFor={`n-${clientId}`}>Name of {clientId}</label>
+      <input id={`n-${clientId}`} name="name" type="text" defaultValue={name} maxLength={80} required />
+      <div style={{ display: 'flex', gap: '.4rem', marginTop: '.4rem' }}>
+        <button className="btn" type="submit" disabled={pending}>Save name</button>
+        <button className="btn secondary" type="button" onClick={() => setEditing(false)}>Cancel</button>
+      </div>
+      {state && !state.ok && <p className="error" role="alert">{state.error}</p>}
+    </form>
+  );
+}
+
+export function ClientRow({ clientId, name, domains, channel }: { clientId: string; name: string; domains: string[]; channel: string }) {
   const [editing, setEditing] = useState(false);
   const [state, action, pending] = useActionState(updateDomainsAction, null);
   const [rotated, setRotated] = useState<string | null>(null);
   return (
     <tr>
-      <td><code>{clientId}</code></td>
+      <td><ClientName clientId={clientId} name={name} /></td>
       <td>{channel}</td>
       <td>
         {editing ? (
@@ -76,7 +105,9 @@ export function CreateClientForm({ channels, onCreated }: { channels: Array<{ id
     <section className="panel" aria-labelledby="new-client">
       <h2 id="new-client" style={{ marginTop: 0 }}>Create a widget client</h2>
       <form action={action} className="row">
-        <div className="field"><label htmlFor="client-domains">Domains (one per line)</label><textarea id="client-domains" name="domains" rows={2} required placeholder={'example.com\n*.example.com'} /></div>
+        <div className="field" style={{ flex: '1 1 200px' }}><label htmlFor="client-name">Name</label><input id="client-name" name="name" type="text" maxLength={80} placeholder="e.g. Online shop (default: the first domain)" /></div>
+        <div className="field"><label htmlFor="client-domains">Domains (one per line)</label><textarea id="client-domains" name="domains" rows={2} required placeholder={'example.com\n*.example.com'} aria-describedby="client-domains-help" />
+          <p id="client-domains-help" className="muted" style={{ fontSize: '.8rem', margin: '.3rem 0 0' }}>A pasted address such as https://shop.example/path is reduced to its host.</p></div>
         <div className="field" style={{ flex: '0 1 220px' }}>
           <label htmlFor="client-channel">Channel</label>
           <select id="client-channel" name="channel" defaultValue="">

@@ -22,17 +22,17 @@ export default async function WidgetPage() {
         {clients.length === 0 ? <p className="empty">No widget clients yet: create one below.</p> : (
           <div className="table-scroll">
             <table className="simple">
-              <thead><tr><th scope="col">Client id</th><th scope="col">Channel</th><th scope="col">Domains</th><th scope="col"><span className="skip">Actions</span></th></tr></thead>
+              <thead><tr><th scope="col">Client</th><th scope="col">Channel</th><th scope="col">Domains</th><th scope="col"><span className="skip">Actions</span></th></tr></thead>
               <tbody>
                 {clients.map((c) => (
-                  <ClientRow key={c.id} clientId={c.id} domains={c.domains} channel={`${channelName.get(c.channelId) ?? ''} #${c.channelId}`} />
+                  <ClientRow key={c.id} clientId={c.id} name={c.name} domains={c.domains} channel={`${channelName.get(c.channelId) ?? ''} #${c.channelId}`} />
                 ))}
               </tbody>
             </table>
           </div>
         )}
       </section>
-      <ClientsWorkspace origin={origin} versions={embedVersions()} clients={clients.map((c) => ({ id: c.id, name: c.id }))}
+      <ClientsWorkspace origin={origin} versions={embedVersions()} clients={clients.map((c) => ({ id: c.id, name: c.name }))}
         channels={channels.map((c) => ({ id: c.id, name: c.name }))} />
       <section className="panel" aria-labelledby="seen-heading">
         <h2 id="seen-heading" style={{ marginTop: 0 }}>Where the widget runs (last 30 days)</h2>
