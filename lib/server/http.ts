@@ -9,6 +9,7 @@ import { attachWidgetNamespace } from '../chat/socket';
 import { handleDirectApi } from './direct-api';
 import { recoverInterruptedAnswers } from '../chat/service';
 import { flushSightings } from '../chat/sightings';
+import { flushRefusals } from '../widget-clients/refusals';
 import type { DemoAccount } from '../demo/seed';
 
 export type RunningServer = {
@@ -58,6 +59,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       await new Promise<void>((resolve) => http.close(() => resolve()));
       await app.close?.();
       await flushSightings();
+      await flushRefusals();
       await shutdownDatabase();
     })();
     return closing;

@@ -10,6 +10,7 @@ import { hostAllowed, originHost } from '../auth/domains';
 import { signWidgetToken } from '../auth/widget-tokens';
 import { getEnv } from '../env';
 import releases from '../widget/releases.json';
+import { noteRefusal } from './refusals';
 import { ClientName, CreateWidgetClientInput, Domain, TokenRequest } from './contract';
 
 export async function createWidgetClient(input: z.input<typeof CreateWidgetClientInput>) {
@@ -66,6 +67,22 @@ function limiters(): { perClient: RateLimiter; perIp: RateLimiter } {
   return holder[LIMITS];
 }
 
+/** The secret (backend mode) or the Origin (client-id mode); a refusal is recorded for the /widget page. */
+function checkTokenRequester(client: { id: string; secretHash: Uint8Array; domains: string[] }, secret: string | undefined, origin: string | null) {
+  let refusal: AppError | null = null;
+  if (secret !== undefined) {
+    if (!secretMatches(secret, client.secretHash)) refusal = new AppError('unauthorized', 'Wrong client secret.');
+  } else if (!hostAllowed(originHost(origin), client.domains)) {
+    refusal = new AppError('forbidden', origin
+      ? `Origin ${origin} is not a registered domain of this widget client.`
+      : 'Missing Origin header: client-id mode works only from a browser on a registered domain.');
+  }
+  if (!refusal) return;
+  const reason = secret !== undefined ? 'wrong client secret' : origin ? 'domain not allowed' : 'no Origin header';
+  noteRefusal({ clientId: client.id, origin, stage: 'token', reason, detail: refusal.message });
+  throw refusal;
+}
+
 /**
  * POST /api/widget/token. With client_secret: the integrator's backend (no Origin check).
  * Without: the browser in client-id mode, allowed only from a registered domain (403 otherwise).
@@ -76,13 +93,7 @@ export async function issueWidgetToken(body: unknown, origin: string | null, ip:
   limiters().perClient.enforce(req.client_id, 'token requests for this client');
   const client = await getWidgetClientForAuth(await getDb(), req.client_id);
   if (!client) throw new AppError('not_found', `No widget client ${req.client_id}.`);
-  if (req.client_secret !== undefined) {
-    if (!secretMatches(req.client_secret, client.secretHash)) throw new AppError('unauthorized', 'Wrong client secret.');
-  } else if (!hostAllowed(originHost(origin), client.domains)) {
-    throw new AppError('forbidden', origin
-      ? `Origin ${origin} is not a registered domain of this widget client.`
-      : 'Missing Origin header: client-id mode works only from a browser on a registered domain.');
-  }
+  checkTokenRequester(client, req.client_secret, origin);
   const visitorId = req.visitor_id ?? `v_${randomBase62(22)}`;
   const { token, expiresIn } = await signWidgetToken({
     accountId: client.accountId, clientId: client.id, channelId: client.channelId, domains: client.domains, visitorId,

@@ -2,17 +2,20 @@ import { headers } from 'next/headers';
 import { requireDashboardSession } from '@/lib/auth/session';
 import { recentSightings } from '@/lib/chat/sightings';
 import { getChannels } from '@/lib/dashboard/service';
+import { recentRefusals } from '@/lib/widget-clients/refusals';
 import { embedVersions, listClients } from '@/lib/widget-clients/service';
+import { RefusalsPanel } from './RefusalsPanel';
 import { ClientRow, ClientsWorkspace } from './WidgetForms';
 
 export const metadata = { title: 'Widget · svc' };
 
 export default async function WidgetPage() {
   const { accountId } = await requireDashboardSession();
-  const [clients, channels, sightings] = await Promise.all([listClients(accountId), getChannels(accountId), recentSightings(accountId, 30)]);
+  const [clients, channels, sightings, refusals] = await Promise.all([listClients(accountId), getChannels(accountId), recentSightings(accountId, 30), recentRefusals(accountId)]);
   const h = await headers();
   const origin = `${h.get('x-forwarded-proto') ?? 'http'}://${h.get('host') ?? 'localhost:3000'}`;
   const channelName = new Map(channels.map((c) => [c.id, c.name]));
+  const clientName = new Map(clients.map((c) => [c.id, c.name]));
   return (
     <>
       <h1>Widget</h1>
@@ -45,7 +48,7 @@ export default async function WidgetPage() {
                   <tr key={`${s.client_id}-${s.origin}-${s.widget_version}`}>
                     <td>{s.origin}</td>
                     <td>{s.widget_version} {s.widget_version.startsWith('1.') && <span className="badge warn">legacy 1.0 — migrate</span>}</td>
-                    <td><code>{s.client_id}</code></td><td>{s.connections}</td><td>{s.last_day}</td>
+                    <td>{clientName.get(s.client_id) ?? <code>{s.client_id}</code>}</td><td>{s.connections}</td><td>{s.last_day}</td>
                   </tr>
                 ))}
               </tbody>
@@ -53,6 +56,7 @@ export default async function WidgetPage() {
           </div>
         )}
       </section>
+      <RefusalsPanel refusals={refusals} />
     </>
   );
 }
