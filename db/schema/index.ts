@@ -134,6 +134,8 @@ export const widgetClients = pgTable('widget_clients', {
   id: text('id').primaryKey(),
   accountId: integer('account_id').notNull().references(() => accounts.id),
   secretHash: bytea('secret_hash').notNull(),
+  /** The admin's label for the client (existing clients were named after their first domain). */
+  name: text('name').notNull().default(''),
   domains: text('domains').array().notNull(),
   channelId: integer('channel_id').notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),
@@ -213,6 +215,25 @@ export const widgetSightings = pgTable('widget_sightings', {
 }, (t) => [
   primaryKey({ columns: [t.clientId, t.origin, t.widgetVersion, t.day] }),
   index('widget_sightings_account_idx').on(t.accountId, t.day),
+]);
+
+/**
+ * Refused widget connections ("why does my widget not appear"): one row per client, origin,
+ * stage (token request or socket handshake) and reason, with a count; bounded per client.
+ */
+export const widgetRefusals = pgTable('widget_refusals', {
+  clientId: text('client_id').notNull(),
+  accountId: integer('account_id').notNull().references(() => accounts.id),
+  origin: text('origin').notNull(),
+  stage: text('stage').notNull(),
+  reason: text('reason').notNull(),
+  detail: text('detail').notNull(),
+  count: integer('count').notNull().default(0),
+  firstSeenAt: ts('first_seen_at').notNull().defaultNow(),
+  lastSeenAt: ts('last_seen_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.clientId, t.origin, t.stage, t.reason] }),
+  index('widget_refusals_account_idx').on(t.accountId, t.lastSeenAt),
 ]);
 
 /** Generated secrets of the deployment (e.g. the session secret when NEXTAUTH_SECRET is unset). */

@@ -4,7 +4,7 @@ import { createAccount, createAdminUser, createApiKey, revokeApiKey, validate } 
 import { AccountId } from '../accounts/contract';
 import { isAppError } from '../api/errors';
 import { changeAdminPassword } from '../auth/admin-password';
-import { seedDemoAccount, demoCurl } from '../demo/seed';
+import { seedDemoAccount, demoCurl, demoShellVariables, serverAddress } from '../demo/seed';
 import { importNdjsonFile } from '../imports/service';
 import { addKnowledgeFile } from '../knowledge/service';
 import { createWidgetClient } from '../widget-clients/service';
@@ -55,10 +55,11 @@ const COMMANDS: Record<string, Command> = {
     run: (v) => changeAdminPassword({ email: need(v, 'email'), password: need(v, 'password') }),
   },
   'widget client create': {
-    usage: 'widget client create --account ID --domain HOST [--domain HOST …] [--channel CHANNEL_ID]',
-    options: { account: { type: 'string' }, domain: { type: 'string', multiple: true }, channel: { type: 'string' } },
+    usage: 'widget client create --account ID --domain HOST [--domain HOST …] [--channel CHANNEL_ID] [--name NAME]',
+    options: { account: { type: 'string' }, domain: { type: 'string', multiple: true }, channel: { type: 'string' }, name: { type: 'string' } },
     run: (v) => createWidgetClient({
       accountId: accountOf(need(v, 'account')),
+      name: typeof v.name === 'string' ? v.name : undefined,
       domains: Array.isArray(v.domain) ? v.domain : [],
       channelId: v.channel === undefined ? undefined : (v.channel as unknown as number),
     }),
@@ -84,7 +85,8 @@ const COMMANDS: Record<string, Command> = {
     run: async (v) => {
       if (!v.demo) throw new UsageError('seed needs --demo');
       const demo = await seedDemoAccount();
-      return { ...demo, curl: demoCurl('http://localhost:3000', demo.api_key) };
+      const url = serverAddress();
+      return { ...demo, server_url: url, login_url: `${url}/login`, curl: demoCurl(url, demo.api_key), readme_variables: demoShellVariables(url, demo) };
     },
   },
 };

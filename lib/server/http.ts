@@ -11,6 +11,7 @@ import { handleOpsRequest, trackRequest } from '../ops/http';
 import { checkTrustProxy, stampClientAddress } from '../net/client-address';
 import { recoverInterruptedAnswers } from '../chat/service';
 import { flushSightings } from '../chat/sightings';
+import { flushRefusals } from '../widget-clients/refusals';
 import type { DemoAccount } from '../demo/seed';
 
 export type RunningServer = {
@@ -62,6 +63,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       await new Promise<void>((resolve) => http.close(() => resolve()));
       await app.close?.();
       await flushSightings();
+      await flushRefusals();
       await shutdownDatabase();
     })();
     return closing;

@@ -8,10 +8,13 @@ import { hashSecret, randomBase62, secretMatches } from '../auth/api-keys';
 import { hostAllowed, originHost } from '../auth/domains';
 import { signWidgetToken } from '../auth/widget-tokens';
 import { chargeTokenAddress, chargeTokenClient } from '../limits/widget-token';
-import { CreateWidgetClientInput, Domain, TokenRequest } from './contract';
+import { getEnv } from '../env';
+import releases from '../widget/releases.json';
+import { noteRefusal } from './refusals';
+import { ClientName, CreateWidgetClientInput, Domain, TokenRequest } from './contract';
 
 export async function createWidgetClient(input: z.input<typeof CreateWidgetClientInput>) {
-  const v = validate(CreateWidgetClientInput, input, { accountId: 'account', domains: 'domain', channelId: 'channel' });
+  const v = validate(CreateWidgetClientInput, input, { accountId: 'account', domains: 'domain', channelId: 'channel', name: 'name' });
   const db = await getDb();
   await requireAccount(db, v.accountId);
   let channelId = v.channelId;
@@ -23,8 +26,9 @@ export async function createWidgetClient(input: z.input<typeof CreateWidgetClien
   const id = `wc_${randomBase62(16)}`;
   const secret = `wcs_${randomBase62(40)}`;
   const domains = [...new Set(v.domains)];
-  await insertWidgetClient(db, v.accountId, { id, secretHash: hashSecret(secret), domains, channelId });
-  return { client_id: id, client_secret: secret, domains, channel_id: channelId };
+  const name = v.name ?? domains[0]!;
+  await insertWidgetClient(db, v.accountId, { id, name, secretHash: hashSecret(secret), domains, channelId });
+  return { client_id: id, name, client_secret: secret, domains, channel_id: channelId };
 }
 
 export async function listClients(accountId: number) {
@@ -38,11 +42,34 @@ export async function setClientDomains(accountId: number, clientId: string, doma
   return row;
 }
 
+export async function renameClient(accountId: number, clientId: string, name: string) {
+  const v = validate(z.object({ name: ClientName }), { name });
+  const row = await updateWidgetClient(await getDb(), accountId, clientId, { name: v.name });
+  if (!row) throw new AppError('not_found', `No widget client ${clientId}.`);
+  return row;
+}
+
 export async function rotateClientSecret(accountId: number, clientId: string) {
   const secret = `wcs_${randomBase62(40)}`;
   const row = await updateWidgetClient(await getDb(), accountId, clientId, { secretHash: hashSecret(secret) });
   if (!row) throw new AppError('not_found', `No widget client ${clientId}.`);
   return { client_id: row.id, client_secret: secret };
+}
+
+/** The secret (backend mode) or the Origin (client-id mode); a refusal is recorded for the /widget page. */
+function checkTokenRequester(client: { id: string; secretHash: Uint8Array; domains: string[] }, secret: string | undefined, origin: string | null) {
+  let refusal: AppError | null = null;
+  if (secret !== undefined) {
+    if (!secretMatches(secret, client.secretHash)) refusal = new AppError('unauthorized', 'Wrong client secret.');
+  } else if (!hostAllowed(originHost(origin), client.domains)) {
+    refusal = new AppError('forbidden', origin
+      ? `Origin ${origin} is not a registered domain of this widget client.`
+      : 'Missing Origin header: client-id mode works only from a browser on a registered domain.');
+  }
+  if (!refusal) return;
+  const reason = secret !== undefined ? 'wrong client secret' : origin ? 'domain not allowed' : 'no Origin header';
+  noteRefusal({ clientId: client.id, origin, stage: 'token', reason, detail: refusal.message });
+  throw refusal;
 }
 
 /**
@@ -54,14 +81,9 @@ export async function issueWidgetToken(body: unknown, origin: string | null, ip:
   const refundAddress = await chargeTokenAddress(ip);
   const client = await getWidgetClientForAuth(await getDb(), req.client_id);
   if (!client) throw new AppError('not_found', `No widget client ${req.client_id}.`);
-  if (req.client_secret !== undefined) {
-    if (!secretMatches(req.client_secret, client.secretHash)) throw new AppError('unauthorized', 'Wrong client secret.');
-    await refundAddress(); // the integrator's backend: one address serves all its visitors
-  } else if (!hostAllowed(originHost(origin), client.domains)) {
-    throw new AppError('forbidden', origin
-      ? `Origin ${origin} is not a registered domain of this widget client.`
-      : 'Missing Origin header: client-id mode works only from a browser on a registered domain.');
-  }
+  checkTokenRequester(client, req.client_secret, origin);
+  // the integrator's backend: one address serves all its visitors
+  if (req.client_secret !== undefined) await refundAddress();
   await chargeTokenClient(client.id, req.visitor_id);
   const visitorId = req.visitor_id ?? `v_${randomBase62(22)}`;
   const { token, expiresIn } = await signWidgetToken({
@@ -75,4 +97,11 @@ export async function issueWidgetToken(body: unknown, origin: string | null, ip:
 export async function currentClientDomains(clientId: string): Promise<string[] | null> {
   const client = await getWidgetClientForAuth(await getDb(), clientId);
   return client ? client.domains : null;
+}
+
+/** What a snippet may pin: each minor line (`2.0` = its newest patch), then every exact release. */
+export function embedVersions(): string[] {
+  const exact = releases.releases.map((r) => r.version).sort((a, b) => b.localeCompare(a, 'en', { numeric: true }));
+  const minors = [...new Set(exact.map((v) => v.split('.').slice(0, 2).join('.')))];
+  return [...minors, ...exact];
 }

@@ -112,12 +112,12 @@ test.describe('dashboard', () => {
     await expect(page.locator('tr', { hasText: clientId })).toContainText('*.example.org');
     await page.getByLabel('Client', { exact: true }).selectOption(clientId);
     await page.getByLabel('Load by').selectOption('version');
-    await page.getByLabel('Version').fill('2.0.1');
-    await expect(page.getByTestId('snippet')).toContainText(`svcClientId: '${clientId}'`);
+    await page.getByLabel('Version').selectOption('2.0.1');
+    await expect(page.getByTestId('snippet')).toContainText(`svcClientId: "${clientId}"`);
     await expect(page.getByTestId('snippet')).toContainText('data-version="2.0.1"');
-    await page.getByLabel('Token mode').selectOption('backend');
-    await expect(page.getByTestId('snippet')).toContainText("tokenEndpoint: '/api/svc-token'");
-    await expect(page.getByText('/api/widget/token')).toBeVisible();
+    await page.getByLabel('Token mode').selectOption('backend-node');
+    await expect(page.getByTestId('snippet')).toContainText('tokenEndpoint: "/api/svc-token"');
+    await expect(page.getByTestId('backend-snippet')).toContainText('/api/widget/token');
   });
 
   test('knowledge base: upload a document and answer from it', async ({ page }) => {
