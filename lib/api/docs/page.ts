@@ -58,8 +58,11 @@ const DOCS_CSS = `body { margin: 0; background: #fafafa; }
 .swagger-ui .wrapper { padding: 0 20px; box-sizing: border-box; }
 .swagger-ui .info { margin: 24px 0; }
 .swagger-ui .opblock .opblock-summary-path { word-break: break-word; }
-.swagger-ui table { table-layout: fixed; width: 100%; }
-.swagger-ui .parameters-col_name { width: 30%; word-break: break-word; }
+.swagger-ui table.parameters { table-layout: fixed; width: 100%; }
+.swagger-ui .parameters-col_name { width: 30%; }
+.swagger-ui .parameter__name { overflow-wrap: anywhere; }
+/* The API declares no OpenAPI links: the empty "Links" column only costs width. */
+.swagger-ui .response-col_links { display: none; }
 @media (max-width: 600px) {
   .swagger-ui .wrapper { padding: 0 8px; }
   .swagger-ui .info .title { font-size: 24px; }
@@ -67,7 +70,8 @@ const DOCS_CSS = `body { margin: 0; background: #fafafa; }
   .swagger-ui .opblock .opblock-summary-description { flex-basis: 100%; padding: 4px 0 0; }
   .swagger-ui .opblock-description-wrapper, .swagger-ui .opblock-external-docs-wrapper,
   .swagger-ui .opblock-title_normal, .swagger-ui .responses-inner { padding: 8px; }
-  .swagger-ui .parameters-col_name { width: 40%; }
+  .swagger-ui .parameters-col_name { width: 42%; }
+  .swagger-ui .parameter__name { overflow-wrap: normal; }
   .swagger-ui .parameter__name, .swagger-ui .parameter__type { font-size: 13px; }
   .swagger-ui .scheme-container { padding: 12px 0; }
 }
