@@ -10,6 +10,8 @@ import { handleDirectApi } from './direct-api';
 import { recoverInterruptedAnswers } from '../chat/service';
 import { flushSightings } from '../chat/sightings';
 import type { DemoAccount } from '../demo/seed';
+import { closeDocumentPool } from '../documents/pool';
+import { startUploadMaintenance } from '../uploads/maintenance';
 
 export type RunningServer = {
   url: string; port: number; http: HttpServer; io: SocketServer; demo: DemoAccount | null;
@@ -26,6 +28,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   const host = opts.host ?? env.HOST;
   const { demo } = await prepareDatabase();
   await provideSessionSecret();
+  const stopUploadMaintenance = await startUploadMaintenance();
 
   const http = createServer();
   const app = next({ dev: opts.dev ?? false, dir: process.cwd(), hostname: host, port, httpServer: http });
@@ -57,6 +60,8 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       http.closeAllConnections?.();
       await new Promise<void>((resolve) => http.close(() => resolve()));
       await app.close?.();
+      stopUploadMaintenance();
+      await closeDocumentPool();
       await flushSightings();
       await shutdownDatabase();
     })();
