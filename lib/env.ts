@@ -26,6 +26,23 @@ const EnvSchema = z.object({
   SOCKET_EVENTS_PER_10S: z.coerce.number().int().min(1).default(40),
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
   UPLOADS_PER_VISITOR_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+  /** Uploads: per client and per client address too (a new visitor id starts no new budget). */
+  UPLOADS_PER_CLIENT_PER_MINUTE: z.coerce.number().int().min(1).default(300),
+  UPLOADS_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  /** Bytes of uploads an account may hold (attached or waiting to be). */
+  UPLOAD_QUOTA_BYTES_PER_ACCOUNT: z.coerce.number().int().min(1).default(1024 * 1024 * 1024),
+  /** Uploads never attached to a question are deleted after this long. */
+  UPLOAD_UNATTACHED_TTL_SECONDS: z.coerce.number().int().min(1).default(86400),
+  /** Visitor attachments indexed as documents: at most this many per conversation and per account a day. */
+  ATTACHMENT_DOCUMENTS_PER_CONVERSATION: z.coerce.number().int().min(0).default(10),
+  ATTACHMENT_DOCUMENTS_PER_ACCOUNT_PER_DAY: z.coerce.number().int().min(0).default(1000),
+  /** Documents are read in worker threads under these limits (lib/documents). Unset workers: cores − 1, 1 to 4. */
+  DOCUMENT_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
+  DOCUMENT_QUEUE_MAX: z.coerce.number().int().min(0).default(32),
+  DOCUMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  DOCUMENT_WORKER_MEMORY_MB: z.coerce.number().int().min(32).max(4096).default(256),
+  DOCUMENT_MAX_INFLATED_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
+  DOCUMENT_MAX_TEXT_CHARS: z.coerce.number().int().min(1000).default(2_000_000),
   /** OpenAI-compatible chat completions; unset = the built-in knowledge-base engine. */
   LLM_BASE_URL: z.string().url().optional(),
   LLM_API_KEY: z.string().optional(),

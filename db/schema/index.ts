@@ -111,7 +111,12 @@ export const responses = pgTable('responses', {
   index('responses_answer_trgm_idx').using('gin', sql`${t.answer} gin_trgm_ops`),
 ]);
 
-/** Files attached to a message (uploads arrive with the widget service). */
+/**
+ * Visitor uploads, attached to a message once a question uses them. The bytes live in
+ * upload_chunks (every instance reads them). `status` is 'receiving' while the body streams in
+ * (its `size` is then the bytes reserved against the account's quota) and 'complete' after;
+ * `storage_name` is set only for files still in an old local DATA_DIR/uploads, moved in at start-up.
+ */
 export const attachments = pgTable('attachments', {
   id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
   accountId: integer('account_id').notNull().references(() => accounts.id),
@@ -120,14 +125,24 @@ export const attachments = pgTable('attachments', {
   filename: text('filename').notNull(),
   contentType: text('content_type').notNull(),
   size: integer('size').notNull(),
-  storageName: text('storage_name').notNull(),
+  storageName: text('storage_name'),
   createdAt: ts('created_at').notNull().defaultNow(),
   clientId: text('client_id'),
   visitorId: text('visitor_id'),
+  status: text('status').notNull().default('complete'),
 }, (t) => [
   index('attachments_conversation_idx').on(t.conversationId),
   index('attachments_message_idx').on(t.messageId),
+  index('attachments_account_idx').on(t.accountId),
+  index('attachments_unattached_idx').on(t.createdAt).where(sql`${t.messageId} IS NULL`),
 ]);
+
+/** An upload's bytes in order, 256 KiB a row: streamed in and out, never a whole file in memory. */
+export const uploadChunks = pgTable('upload_chunks', {
+  uploadId: uuid('upload_id').notNull().references(() => attachments.id, { onDelete: 'cascade' }),
+  seq: integer('seq').notNull(),
+  data: bytea('data').notNull(),
+}, (t) => [primaryKey({ columns: [t.uploadId, t.seq] })]);
 
 /** Widget clients: public client_id, hashed secret, registered domains, the channel they feed. */
 export const widgetClients = pgTable('widget_clients', {

@@ -13,6 +13,8 @@ import { recoverInterruptedAnswers } from '../chat/service';
 import { flushSightings } from '../chat/sightings';
 import { flushRefusals } from '../widget-clients/refusals';
 import type { DemoAccount } from '../demo/seed';
+import { closeDocumentPool } from '../documents/pool';
+import { startUploadMaintenance } from '../uploads/maintenance';
 
 export type RunningServer = {
   url: string; port: number; http: HttpServer; io: SocketServer; demo: DemoAccount | null;
@@ -30,6 +32,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   const host = opts.host ?? env.HOST;
   const { demo } = await prepareDatabase();
   await provideSessionSecret();
+  const stopUploadMaintenance = await startUploadMaintenance();
 
   const http = createServer();
   const app = next({ dev: opts.dev ?? false, dir: process.cwd(), hostname: host, port, httpServer: http });
@@ -62,6 +65,8 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       http.closeAllConnections?.();
       await new Promise<void>((resolve) => http.close(() => resolve()));
       await app.close?.();
+      stopUploadMaintenance();
+      await closeDocumentPool();
       await flushSightings();
       await flushRefusals();
       await shutdownDatabase();
