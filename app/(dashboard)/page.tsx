@@ -14,7 +14,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
   const inRange = perBucket.reduce((n, d) => n + d.responses, 0);
   const rated = totals.likes + totals.dislikes;
   const likedShare = rated ? Math.round((totals.likes / rated) * 100) : 0;
-  const rangeText = range.key === 'custom' ? `${range.from} to ${range.to}` : range.key === 'all' ? 'all time' : `last ${RANGE_CHOICES.find((c) => c.key === range.key)!.label}`;
+  const rangeText = range.key === 'custom' ? `${range.from} to ${range.to}` : range.key === 'all' ? 'all time' : range.key === '365' ? 'last 12 months' : `last ${RANGE_CHOICES.find((c) => c.key === range.key)!.label}`;
   const bucketEnd = (day: string) => (range.bucket === 'day' ? '' : ` to ${range.bucket === 'week' ? addDays(day, 6) : addDays(addDays(day, 31).slice(0, 8) + '01', -1)}`);
   return (
     <>

@@ -8,7 +8,7 @@ export type OverviewRange = { key: RangeKey; from: string; to: string; bucket: B
 
 export const RANGE_CHOICES: Array<{ key: Exclude<RangeKey, 'custom'>; label: string }> = [
   { key: '7', label: '7 days' }, { key: '30', label: '30 days' }, { key: '90', label: '90 days' },
-  { key: '365', label: '12 months' }, { key: 'all', label: 'All time' },
+  { key: '365', label: '1 year' }, { key: 'all', label: 'All time' },
 ];
 export const DEFAULT_RANGE: RangeKey = '30';
 

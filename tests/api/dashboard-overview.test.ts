@@ -37,7 +37,7 @@ test('a from–to range per UTC day, zero-filled, counting only the account’s 
   assert.deepEqual(o.perBucket.filter((d) => d.responses > 0), [{ day: '2024-01-03', responses: 2 }, { day: '2024-01-20', responses: 1 }]);
   assert.deepEqual(o.span, { first: '2024-01-03', last: '2025-06-16' });
   const edge = await getOverview(a.accountId, { from: '2025-06-15', to: '2025-06-16' });
-  assert.deepEqual(edge.perBucket, [{ day: '2025-06-15', responses: 1 }, { day: '2025-06-16', responses: 1 }]);
+  assert.deepEqual(Array.from(edge.perBucket), [{ day: '2025-06-15', responses: 1 }, { day: '2025-06-16', responses: 1 }]);
 });
 
 test('long ranges are drawn per week (Mondays) or month, and "all" starts at the first response', async () => {
@@ -49,7 +49,7 @@ test('long ranges are drawn per week (Mondays) or month, and "all" starts at the
   assert.equal(all.range.key, 'all');
   assert.equal(all.range.from, '2024-01-03');
   assert.equal(all.range.bucket, 'month');
-  assert.deepEqual(all.perBucket.slice(0, 2), [{ day: '2024-01-01', responses: 3 }, { day: '2024-02-01', responses: 0 }]);
+  assert.deepEqual(Array.from(all.perBucket).slice(0, 2), [{ day: '2024-01-01', responses: 3 }, { day: '2024-02-01', responses: 0 }]);
   assert.equal(sum(all.perBucket), 5);
   // the default (last 30 days) has none of this history, and says where it is instead
   const recent = await getOverview(a.accountId, {});

@@ -105,6 +105,7 @@ test.describe('newcomer journey', () => {
         }
         await page.evaluate(() => document.fonts.ready);
         await screenshot(page, `journey-${name}-${label}`);
+        if (label === 'phone') await page.screenshot({ path: `tests/artifacts/screenshots/journey-${name}-phone-first-screen.png` });
         const m = await measure(page);
         heights[`${name}-${label}`] = m.height;
         expect.soft(m.scrollWidth, `${path} at ${width}px: the document is wider than the viewport`).toBeLessThanOrEqual(m.clientWidth);
