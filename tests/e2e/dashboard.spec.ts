@@ -207,20 +207,8 @@ test.describe('dashboard', () => {
     await expect(page.getByText('Passages used')).toBeVisible();
   });
 
-  test('screenshots of every page (desktop and phone), then sign out', async ({ page }) => {
-    await signIn(page, f.alpha.email, f.alpha.password);
-    const pages: Array<[string, string]> = [['overview', '/'], ['conversations', '/conversations'], ['responses', '/responses'],
-      ['transcript', `/conversations/${f.alpha.conversations[2]}`], ['api-keys', '/api-keys'], ['widget', '/widget'], ['knowledge', '/knowledge']];
-    for (const [width, height, label] of [[1280, 860, 'desktop'], [390, 844, 'phone']] as const) {
-      await page.setViewportSize({ width, height });
-      for (const [name, path] of pages) {
-        await page.goto(path);
-        if (name === 'conversations' || name === 'responses') await expect(page.locator('.gridjs-tbody tr').first()).toBeVisible();
-        await screenshot(page, `dashboard-${name}-${label}`);
-      }
-    }
-    await page.context().clearCookies();
-    await page.setViewportSize({ width: 1280, height: 860 });
+  test('the sign-in page, then sign out (every dashboard page at both widths: journey.spec.ts)', async ({ page }) => {
+    await page.setViewportSize({ width: 1366, height: 900 });
     await page.goto('/login');
     await screenshot(page, 'dashboard-login-desktop');
     await signIn(page, f.alpha.email, f.alpha.password);

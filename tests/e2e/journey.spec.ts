@@ -80,6 +80,18 @@ test.describe('newcomer journey', () => {
     // a visitor asks: one answer from the knowledge base (Markdown), one hostile question
     const conversation = await askAsVisitor(baseURL!, f.widget, ['What are the opening hours of Alpha support?', XSS_QUESTION]);
 
+    // the sign-in page at both widths
+    for (const { label, width, height } of WIDTHS) {
+      await page.setViewportSize({ width, height });
+      await page.goto('/login');
+      await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+      await screenshot(page, `journey-login-${label}`);
+      const m = await measure(page);
+      expect.soft(m.scrollWidth, `/login at ${width}px: the document is wider than the viewport`).toBeLessThanOrEqual(m.clientWidth);
+      expect.soft(m.clipped, `/login at ${width}px: clipped text`).toEqual([]);
+      expect.soft(m.height, `/login at ${width}px: taller than the screen`).toBeLessThanOrEqual(height);
+    }
+    await page.setViewportSize({ width: 1366, height: 900 });
     await signIn(page, f.alpha.email, f.alpha.password);
     await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
 
