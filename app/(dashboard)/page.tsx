@@ -1,7 +1,7 @@
 import { requireDashboardSession } from '@/lib/auth/session';
 import { RANGE_CHOICES, addDays, rangeHref } from '@/lib/dashboard/overview-range';
 import { getOverview } from '@/lib/dashboard/service';
-import { plural } from '@/lib/dashboard/table-state';
+import { plural } from '@/lib/dashboard/format';
 
 export const metadata = { title: 'Overview · svc' };
 

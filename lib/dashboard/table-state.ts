@@ -3,6 +3,8 @@
  * URL, so it survives Back and a reload and can be shared as a link. Pure functions: the table
  * component, the pages and the unit tests share them.
  */
+import { plural } from './format';
+
 export type TableKind = 'conversations' | 'responses';
 export type SortDir = 'asc' | 'desc';
 export type TableState = { q: string; channel: string; size: number; sort: string; dir: SortDir; page: number };
@@ -98,10 +100,6 @@ export function appendParam(url: string, param: string): string {
   return `${url}${url.includes('?') ? '&' : '?'}${param}`;
 }
 
-/** "1 conversation", "2 conversations", "1,204 responses". */
-export function plural(n: number, one: string, many: string): string {
-  return `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
-}
 
 /** "Showing 16–30 of 40 conversations" for the table's footer. */
 export function tableSummary(kind: TableKind, page: number, size: number, total: number): string {

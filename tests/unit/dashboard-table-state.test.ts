@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseOverviewRange } from '../../lib/dashboard/overview-range';
-import { DEFAULT_STATE, appendParam, parseTableState, plural, tableApiBase, tableStateToSearch, tableSummary } from '../../lib/dashboard/table-state';
+import { plural } from '../../lib/dashboard/format';
+import { DEFAULT_STATE, appendParam, parseTableState, tableApiBase, tableStateToSearch, tableSummary } from '../../lib/dashboard/table-state';
 
 test('table state round-trips through the URL and drops what is invalid', () => {
   const s = parseTableState('responses', new URLSearchParams('q=caf%C3%A9&channel=7&size=50&sort=likes&dir=asc&page=3'), [7, 8]);

@@ -1,7 +1,7 @@
 import { notFound } from 'next/navigation';
 import { requireDashboardSession } from '@/lib/auth/session';
 import { getTranscript } from '@/lib/dashboard/service';
-import { plural } from '@/lib/dashboard/table-state';
+import { plural } from '@/lib/dashboard/format';
 import { Markdown } from '../../_components/Markdown';
 
 export const metadata = { title: 'Transcript · svc' };
