@@ -37,6 +37,10 @@ const EnvSchema = z.object({
   SIGNIN_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).default(5),
   SIGNIN_FAILURES_PER_IP: z.coerce.number().int().min(1).default(20),
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Earlier turns of a conversation sent to the model, in tokens (estimated at 4 characters each). */
+  LLM_HISTORY_TOKENS: z.coerce.number().int().min(0).default(2000),
+  /** Retries of a model request on 429, 5xx and connection errors (within LLM_TIMEOUT_MS). */
+  LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   /** Several instances (CONTRACTS §9): Redis for fan-out, shared limits and cache invalidation. */
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
   /** Prefix of every Redis key and channel of this deployment (tests give each run its own). */

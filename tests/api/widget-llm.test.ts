@@ -126,7 +126,7 @@ describe('OpenAI-compatible engine', () => {
     assert.deepEqual(deltas, chunks);
     const done = end as Extract<ServerEvent, { type: 'answer.done' }>;
     assert.equal(done.answer, chunks.join(''));
-    assert.equal(done.sources[0]?.filename, 'warranty.md');
+    assert.equal(done.sources[0]?.title, 'Warranty');
 
     assert.equal(llm.requests.length, 1);
     const req = llm.requests[0]!;

@@ -13,12 +13,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { QUESTIONS } from './questions';
 import { evalDocuments } from './documents';
+import { isRelevant, type RankedPassage } from '../../lib/knowledge/ranking';
 
 export type EvalResult = {
   database: string; documents: number; passages: number; answerable: number; unanswerable: number;
   recallAt1: number; recallAt3: number; offTopicDeclined: number; nearDomainDeclined: number;
   unanswerableDeclined: number; wronglyDeclined: number; answeredRight: number; msPerQuestion: number;
   misses: string[];
+  /** The best passage's relevance per question, for tuning the floor (`--sweep`). */
+  bestRelevance: Array<{ kind: string; top: RankedPassage | undefined; rightDocument: boolean }>;
 };
 
 export const GOALS = { recallAt1: 0.9, offTopicDeclined: 1, wronglyDeclined: 0.1 };
@@ -47,8 +50,11 @@ export async function evaluateAnswers(): Promise<EvalResult> {
   let at1 = 0; let at3 = 0; let wrongDeclines = 0; let right = 0;
   const declined = { 'off-topic': [0, 0], 'near-domain': [0, 0] } as Record<string, [number, number]>;
   const started = Date.now();
+  const bestRelevance: EvalResult['bestRelevance'] = [];
   for (const item of QUESTIONS) {
     const ranked = await findPassages(accountId, null, item.q, 3);
+    const top = ranked[0];
+    bestRelevance.push({ kind: item.kind, top, rightDocument: item.kind === 'answerable' && !!top && fileOf.get(top.document_id) === item.doc });
     const answer = await engine.answer({ accountId, conversationId: '00000000-0000-0000-0000-000000000000', question: item.q, signal: AbortSignal.timeout(30_000) });
     let text = '';
     for await (const d of answer.deltas) text += d;
@@ -80,12 +86,27 @@ export async function evaluateAnswers(): Promise<EvalResult> {
     recallAt1: at1 / answerable, recallAt3: at3 / answerable,
     offTopicDeclined: offD / offN, nearDomainDeclined: nearD / nearN, unanswerableDeclined: (offD + nearD) / (offN + nearN),
     wronglyDeclined: wrongDeclines / answerable, answeredRight: right / answerable,
-    msPerQuestion: (Date.now() - started) / QUESTIONS.length, misses,
+    msPerQuestion: (Date.now() - started) / QUESTIONS.length, misses, bestRelevance,
   };
 }
 
 export function goalsMet(r: EvalResult): boolean {
   return r.recallAt1 >= GOALS.recallAt1 && r.offTopicDeclined >= GOALS.offTopicDeclined && r.wronglyDeclined <= GOALS.wronglyDeclined;
+}
+
+/** What each floor would give (the built-in engine declines when the best passage is not relevant at it). */
+export function floorSweep(r: EvalResult): string {
+  const lines = ['| floor | off-topic declined | near-domain declined | answerable wrongly declined | answered from the right document |', '|---|---|---|---|---|'];
+  const share = (kind: string, f: (x: EvalResult['bestRelevance'][number]) => boolean) => {
+    const all = r.bestRelevance.filter((x) => x.kind === kind);
+    return all.filter(f).length / all.length;
+  };
+  for (let floor = 0.2; floor <= 0.801; floor += 0.05) {
+    const ok = (x: EvalResult['bestRelevance'][number]) => !!x.top && isRelevant(x.top, floor);
+    lines.push(`| ${floor.toFixed(2)} | ${pct(share('off-topic', (x) => !ok(x)))} | ${pct(share('near-domain', (x) => !ok(x)))} | ` +
+      `${pct(share('answerable', (x) => !ok(x)))} | ${pct(share('answerable', (x) => ok(x) && x.rightDocument))} |`);
+  }
+  return lines.join('\n');
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -111,6 +132,7 @@ async function main() {
     const r = await evaluateAnswers();
     console.log(formatResult(r));
     if (verbose || !goalsMet(r)) for (const m of r.misses) console.log(`  ${m}`);
+    if (process.argv.includes('--sweep')) console.log(`\n${floorSweep(r)}`);
     console.log(goalsMet(r)
       ? 'Goals met.'
       : `Goals NOT met (recall@1 ≥ ${pct(GOALS.recallAt1)}, every off-topic question declined, wrong declines ≤ ${pct(GOALS.wronglyDeclined)}).`);

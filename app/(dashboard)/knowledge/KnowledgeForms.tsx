@@ -47,7 +47,7 @@ export function TryQuestion() {
           <div className="msg assistant" style={{ marginLeft: 0 }} data-testid="try-answer"><div className="content">{state.answer}</div></div>
           <h3 style={{ fontSize: '1rem' }}>Passages used</h3>
           {state.sources.length === 0 ? <p className="muted">None matched.</p> : (
-            <ol>{state.sources.map((s, i) => <li key={i}><strong>{s.filename}</strong>: <span className="muted">{s.passage.slice(0, 300)}{s.passage.length > 300 ? '…' : ''}</span></li>)}</ol>
+            <ol>{state.sources.map((s, i) => <li key={i}><strong>{s.title}</strong>: <span className="muted">{s.passage.slice(0, 300)}{s.passage.length > 300 ? '…' : ''}</span></li>)}</ol>
           )}
         </div>
       )}
