@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { getDb } from '../../db/client';
 import { getBotSettingsRow, upsertBotSettings } from '../../db/queries/bot-settings';
 import { requireAccount, validate } from '../accounts/service';
+import { getEnv } from '../env';
 
 export const DEFAULT_NO_ANSWER_TEXT = "I'm sorry, I couldn't find anything about that in our help articles, so I can't answer it reliably. " +
   'Try asking in other words, or contact our team.';
@@ -39,4 +40,10 @@ export async function updateBotSettings(accountId: number, input: unknown): Prom
   await requireAccount(db, accountId);
   await upsertBotSettings(db, accountId, v);
   return v;
+}
+
+/** Which engine answers (a model when LLM_BASE_URL is set) and the model used when the account names none. */
+export function answerEngineInfo(): { engine: 'model' | 'built-in'; defaultModel: string } {
+  const env = getEnv();
+  return { engine: env.LLM_BASE_URL ? 'model' : 'built-in', defaultModel: env.LLM_MODEL };
 }

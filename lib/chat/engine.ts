@@ -54,6 +54,14 @@ export const relevant = (p: RankedPassage) => isRelevant(p, RELEVANCE_FLOOR);
 
 export const toSource = (p: RankedPassage): Source => ({ document_id: p.document_id, title: p.title || p.filename, passage: p.content });
 
+/**
+ * The sources visitors get (and that are stored with the response): none when the account turned
+ * sources off (the dashboard's "Try a question" still shows what was considered).
+ */
+export function visibleSources(settings: BotSettings, used: RankedPassage[]): Source[] {
+  return settings.showSources ? used.map(toSource) : [];
+}
+
 export function considered(ranked: RankedPassage[], used: RankedPassage[]): ConsideredPassage[] {
   return ranked.map((p, i) => ({ ...toSource(p), rank: i + 1, score: p.score, relevance: p.relevance, used: used.includes(p) }));
 }

@@ -16,13 +16,13 @@ const CONTEXT_WEIGHT = 2;
 
 /**
  * Question phrasing (stemmed): words that say a question is being asked, not what about
- * ("how much", "where can I find", "is there any way"). Dropped from the question before ranking;
+ * ("how much", "how long", "where can I find", "is there any way"). Dropped from the question before ranking;
  * tuned on the evaluation set (BENCHMARKS.md).
  */
 export const FILLER = new Set([
   'get', 'want', 'need', 'would', 'could', 'pleas', 'help', 'know', 'tell', 'way', 'possibl', 'abl',
   'thank', 'hi', 'hello', 'hey', 'anyon', 'someon', 'someth', 'anyth', 'happen',
-  'much', 'mani', 'find', 'ever', 'anymor', 'certain', 'differ', 'put', 'look', 'take', 'use', 'work',
+  'much', 'mani', 'long', 'find', 'ever', 'anymor', 'certain', 'differ', 'put', 'look', 'take', 'use', 'work',
   'one', 'good', 'best', 'like', 'give', 'make', 'go', 'say', 'thing', 'also', 'still', 'realli', 'whi',
 ]);
 
@@ -31,6 +31,13 @@ export const FILLER = new Set([
  * a paraphrase ("dispatched" for "leave our warehouse") as much as a sign of another topic.
  */
 const UNKNOWN_WORD_WEIGHT = 0.3;
+
+/**
+ * Passages of an imagined background corpus that contain none of the question's words: in a
+ * small knowledge base (one document, a few passages) every word it has would otherwise look
+ * common and count less than a word it lacks.
+ */
+const BACKGROUND_PASSAGES = 20;
 
 /** A question's words with their weight (1 for the question itself, less for earlier turns). */
 export type WeightedTerms = Map<string, number>;
@@ -55,7 +62,7 @@ export function isRelevant(p: RankedPassage, floor: number): boolean {
 }
 
 export function rankCandidates(terms: WeightedTerms, corpus: { passages: number; avgLength: number; candidates: CandidatePassage[] }): RankedPassage[] {
-  const n = Math.max(corpus.passages, 1);
+  const n = corpus.passages + BACKGROUND_PASSAGES;
   const avg = corpus.avgLength || 1;
   const df = new Map<string, number>();
   for (const c of corpus.candidates) for (const t of c.terms) df.set(t.lexeme, (df.get(t.lexeme) ?? 0) + 1);

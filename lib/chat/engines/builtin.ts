@@ -1,4 +1,4 @@
-import { answerContext, considered, rankForQuestion, relevant, toSource, type Answer, type AnswerInput } from '../engine';
+import { answerContext, considered, rankForQuestion, relevant, visibleSources, type Answer, type AnswerInput } from '../engine';
 import type { RankedPassage } from '../../knowledge/ranking';
 
 /** Splits text into small word groups so the widget shows it arriving. */
@@ -27,14 +27,16 @@ export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
   const used: RankedPassage[] = [best];
   const second = ranked.slice(1).find((p) => p.document_id !== best.document_id || p.ordinal !== best.ordinal);
   if (second && relevant(second) && second.score >= SEE_ALSO_SHARE * best.score) used.push(second);
-  const parts = used.map((p, i) => `${i === 0 ? 'From' : 'See also'} **${p.title || p.filename}**:\n\n${quote(p.content)}`);
-  return { sources: used.map(toSource), deltas: streamWords(parts.join('\n\n')), declined: false, considered: considered(ranked, used) };
+  const parts = settings.showSources
+    ? used.map((p, i) => `${i === 0 ? 'From' : 'See also'} **${p.title || p.filename}**:\n\n${quote(p.content)}`)
+    : used.map((p) => quote(p.content));
+  return { sources: visibleSources(settings, used), deltas: streamWords(parts.join('\n\n')), declined: false, considered: considered(ranked, used) };
 }
 
 /** A passage as a Markdown quote: its heading as a bold line, tables as lists (readable anywhere). */
 export function quote(passage: string): string {
   let text = passage.length > QUOTE_MAX_CHARS ? `${passage.slice(0, QUOTE_MAX_CHARS).replace(/\n[^\n]*$/, '')}\n\n…` : passage;
-  text = tablesAsLists(text).replace(/^#{1,6}\s+(.+?)\s*#*$/gm, (_m, h: string) => `**${h.replace(/\*\*/g, '')}**`);
+  text = tablesAsLists(text).replace(/^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$/gm, (_m, h: string) => `**${h.replace(/\*\*/g, '')}**`);
   return text.split('\n').map((l) => (l ? `> ${l}` : '>')).join('\n');
 }
 

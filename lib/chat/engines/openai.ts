@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import {
-  answerContext, considered, EngineError, rankForQuestion, relevant, toSource, type Answer, type AnswerInput,
+  answerContext, considered, EngineError, rankForQuestion, relevant, toSource, visibleSources, type Answer, type AnswerInput,
 } from '../engine';
 import { streamWords } from './builtin';
 
@@ -45,7 +45,7 @@ export async function openAiCompatibleAnswer(input: AnswerInput, cfg: ModelConfi
   } catch (e) {
     throw modelFailure(e, deadline, input.accountId);
   }
-  return { sources: used.map(toSource), deltas: readDeltas(stream, deadline, input.accountId), declined: false, considered: considered(ranked, used) };
+  return { sources: visibleSources(ctx.settings, used), deltas: readDeltas(stream, signal, deadline, input.accountId), declined: false, considered: considered(ranked, used) };
 }
 
 /** System prompt (base, the account's instructions, the passages), then history within the budget, then the question. */
@@ -66,7 +66,7 @@ export function buildMessages(question: string, sources: Array<{ title: string; 
   return [{ role: 'system', content: system }, ...history, { role: 'user', content: question }];
 }
 
-async function* readDeltas(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>, deadline: AbortSignal, accountId: number): AsyncIterable<string> {
+async function* readDeltas(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>, signal: AbortSignal, deadline: AbortSignal, accountId: number): AsyncIterable<string> {
   try {
     for await (const chunk of stream) {
       const text = chunk.choices?.[0]?.delta?.content;
@@ -75,6 +75,8 @@ async function* readDeltas(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCom
   } catch (e) {
     throw modelFailure(e, deadline, accountId);
   }
+  // The client ends an aborted stream quietly: an answer cut off at the deadline is still a failure.
+  if (signal.aborted) throw modelFailure(new Error('the stream was cut off at the deadline'), deadline, accountId);
 }
 
 /** Logs what the provider said (for operators) and returns the neutral error visitors see. */
