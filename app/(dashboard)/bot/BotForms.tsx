@@ -77,7 +77,7 @@ export function TryQuestion() {
                   {state.considered.map((c) => (
                     <tr key={c.rank}>
                       <td>{c.rank}</td><td>{c.title}</td>
-                      <td className="muted">{c.passage.slice(0, 200)}{c.passage.length > 200 ? '…' : ''}</td>
+                      <td className="muted">{plain(c.passage).slice(0, 200)}{plain(c.passage).length > 200 ? '…' : ''}</td>
                       <td>{Math.round(c.relevance * 100)}%</td><td>{c.used ? 'yes' : 'no'}</td>
                     </tr>
                   ))}
@@ -89,4 +89,9 @@ export function TryQuestion() {
       )}
     </section>
   );
+}
+
+/** A passage as one line of plain text for the ranking table (headings and table bars dropped). */
+function plain(passage: string): string {
+  return passage.replace(/^#{1,6}\s+/gm, '').replace(/^\|[-:| ]+\|$/gm, '').replace(/\s+/g, ' ').trim();
 }
