@@ -61,6 +61,10 @@ const EnvSchema = z.object({
   /** Dashboard session lifetime (absolute, from sign-in). */
   SESSION_MAX_AGE_SECONDS: z.coerce.number().int().min(60).max(30 * 86400).default(12 * 3600),
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Earlier turns of a conversation sent to the model, in tokens (estimated at 4 characters each). */
+  LLM_HISTORY_TOKENS: z.coerce.number().int().min(0).default(2000),
+  /** Retries of a model request on 429, 5xx and connection errors (within LLM_TIMEOUT_MS). */
+  LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   /** Several instances (CONTRACTS §9): Redis for fan-out, shared limits and cache invalidation. */
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
   /** Prefix of every Redis key and channel of this deployment (tests give each run its own). */

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
-  customType, date, foreignKey, index, integer, jsonb, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex, uuid,
+  boolean, customType, date, foreignKey, index, integer, jsonb, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex, uuid,
 } from 'drizzle-orm/pg-core';
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => 'bytea' });
@@ -201,6 +201,8 @@ export const kbDocuments = pgTable('kb_documents', {
   conversationId: uuid('conversation_id').references(() => conversations.id),
   attachmentId: uuid('attachment_id'),
   filename: text('filename').notNull(),
+  /** What visitors see: the document's first heading, else its file name without the extension. */
+  title: text('title').notNull().default(''),
   contentType: text('content_type').notNull(),
   size: integer('size').notNull(),
   chunks: integer('chunks').notNull().default(0),
@@ -213,11 +215,23 @@ export const kbChunks = pgTable('kb_chunks', {
   documentId: uuid('document_id').notNull().references(() => kbDocuments.id, { onDelete: 'cascade' }),
   ordinal: integer('ordinal').notNull(),
   content: text('content').notNull(),
-  tsv: tsvector('tsv').notNull().generatedAlwaysAs(sql`to_tsvector('english', content)`),
+  /** The document title and the headings above the passage; indexed with weight A (ranking). */
+  context: text('context').notNull().default(''),
+  tsv: tsvector('tsv').notNull().generatedAlwaysAs(sql`setweight(to_tsvector('english', context), 'A') || to_tsvector('english', content)`),
 }, (t) => [
   index('kb_chunks_document_idx').on(t.documentId),
   index('kb_chunks_tsv_idx').using('gin', t.tsv),
 ]);
+
+/** The bot of an account (CONTRACTS §12); no row = the defaults of lib/bot/settings.ts. */
+export const botSettings = pgTable('bot_settings', {
+  accountId: integer('account_id').primaryKey().references(() => accounts.id),
+  instructions: text('instructions').notNull().default(''),
+  noAnswerText: text('no_answer_text').notNull().default(''),
+  model: text('model').notNull().default(''),
+  showSources: boolean('show_sources').notNull().default(true),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
 
 /** Where widgets run: connections per client, origin, widget version and UTC day. */
 export const widgetSightings = pgTable('widget_sightings', {

@@ -180,7 +180,7 @@ describe('attachments in the chat', () => {
     assert.equal(end.type, 'answer.done', JSON.stringify(end));
     const done = end as Extract<ServerEvent, { type: 'answer.done' }>;
     assert.ok(done.answer.includes('accidental drops into volcanoes'), done.answer);
-    assert.equal(done.sources[0]?.filename, 'policy.md');
+    assert.equal(done.sources[0]?.title, 'Zorblax policy');
     const question = visitor.eventsOf(ack.response_id).find((e) => e.type === 'question') as Extract<ServerEvent, { type: 'question' }>;
     const byId = (a: { upload_id: string }, b: { upload_id: string }) => a.upload_id.localeCompare(b.upload_id);
     assert.deepEqual([...question.attachments].sort(byId), [doc, img].sort(byId));
@@ -201,9 +201,9 @@ describe('attachments in the chat', () => {
     assert.equal(client.channel_id, conv.body.channel_id);
   });
 
-  for (const [kind, name, data] of [
-    ['DOCX', 'terms.docx', tinyDocx(`Terms\n${POLICY}`)],
-    ['PDF', 'terms.pdf', tinyPdf(POLICY)],
+  for (const [kind, name, data, title] of [
+    ['DOCX', 'terms.docx', tinyDocx(`Terms\n${POLICY}`), 'Terms'],
+    ['PDF', 'terms.pdf', tinyPdf(POLICY), 'terms'],
   ] as const) {
     it(`an attached ${kind} is read and answered from`, async (t) => {
       const { token } = await setup();
@@ -216,7 +216,7 @@ describe('attachments in the chat', () => {
       const end = await visitor.finished(ack.response_id);
       assert.equal(end.type, 'answer.done');
       assert.ok((end as { answer: string }).answer.includes('volcanoes'), (end as { answer: string }).answer);
-      assert.equal((end as { sources: Array<{ filename: string }> }).sources[0]?.filename, name);
+      assert.equal((end as { sources: Array<{ title: string }> }).sources[0]?.title, title, `titled, not named ${name}`);
     });
   }
 

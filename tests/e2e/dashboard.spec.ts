@@ -6,7 +6,7 @@ const f = fixtures();
 
 test.describe('dashboard', () => {
   test('signed out: every page redirects to sign-in', async ({ page }) => {
-    for (const path of ['/', '/conversations', '/responses', '/api-keys', '/widget', '/knowledge', `/conversations/${f.alpha.conversations[0]}`]) {
+    for (const path of ['/', '/conversations', '/responses', '/api-keys', '/widget', '/knowledge', '/bot', `/conversations/${f.alpha.conversations[0]}`]) {
       await page.goto(path);
       await expect(page).toHaveURL(/\/login/);
     }
@@ -204,7 +204,34 @@ test.describe('dashboard', () => {
     await page.getByRole('textbox', { name: 'Question' }).fill('How long does shipping to Norway take?');
     await page.getByRole('button', { name: 'Ask' }).click();
     await expect(page.getByTestId('try-answer')).toContainText('five working days');
-    await expect(page.getByText('Passages used')).toBeVisible();
+    await expect(page.getByTestId('try-verdict')).toContainText('Answered from 1 passage');
+    await expect(page.getByRole('row', { name: /^1 Shipping .*Parcels to Norway/ })).toBeVisible();
+    // The answer's Markdown is rendered (a quote with the heading in bold), never shown raw.
+    await expect(page.getByTestId('try-answer').locator('blockquote strong')).toHaveText('Shipping');
+    await expect(page.getByTestId('try-answer')).not.toContainText('**');
+  });
+
+  test('bot settings: the "no answer" text is saved and used when nothing is relevant', async ({ page }) => {
+    await signIn(page, f.alpha.email, f.alpha.password);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Bot' }).click();
+    await expect(page.getByRole('heading', { name: 'Bot', exact: true })).toBeVisible();
+    await page.getByLabel('“No answer” text').fill('Sorry, please write to help@alpha.test.');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect(page.getByRole('status')).toContainText('Settings saved');
+    await page.reload();
+    await expect(page.getByLabel('“No answer” text')).toHaveValue('Sorry, please write to help@alpha.test.');
+    await expect(page.getByLabel('Show sources to visitors')).toBeChecked();
+    await page.getByRole('textbox', { name: 'Question' }).fill('How do I sell my car?');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await expect(page.getByTestId('try-verdict')).toContainText('Declined');
+    await expect(page.getByTestId('try-answer')).toHaveText('Sorry, please write to help@alpha.test.');
+    await page.getByRole('textbox', { name: 'Question' }).fill('What are the opening hours of Alpha support?');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await expect(page.getByTestId('try-verdict')).toContainText('Answered');
+    await expect(page.getByTestId('try-answer')).toContainText('Monday to Friday');
+    await page.getByLabel('“No answer” text').fill('');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect(page.getByRole('status')).toContainText('Settings saved');
   });
 
   test('the sign-in page, then sign out (every dashboard page at both widths: journey.spec.ts)', async ({ page }) => {

@@ -48,7 +48,7 @@ export default async function TranscriptPage({ params }: { params: Promise<{ id:
               </div>
               {e.error ? <p className="error">Not answered: {e.error}</p> : <Markdown className="content" text={e.answer} />}
               {e.sources.length > 0 && (
-                <div className="sources">Sources: {e.sources.map((s) => s.filename).filter((v, i, a) => a.indexOf(v) === i).join(', ')}</div>
+                <div className="sources">Sources: {e.sources.map((s) => s.title ?? (s as { filename?: string }).filename).filter((v, i, a) => a.indexOf(v) === i).join(', ')}</div>
               )}
               {e.commentTexts.length > 0 && (
                 <ul className="sources" aria-label="Comments">
