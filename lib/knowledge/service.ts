@@ -43,7 +43,8 @@ export async function addKnowledgeFile(accountId: number, filePath: string) {
   } catch (e) {
     throw new AppError('invalid_request', `Cannot read ${filePath}: ${(e as Error).message}`);
   }
-  return addKnowledgeDocument(accountId, path.basename(filePath), buf);
+  const { document_id, chunks } = await addKnowledgeDocument(accountId, path.basename(filePath), buf);
+  return { document_id, chunks }; // CONTRACTS §2: exactly these two
 }
 
 export async function listKnowledge(accountId: number) {

@@ -168,6 +168,19 @@ test.describe('chatting', () => {
     expect(detail.body.messages[0].attachments[0]).toMatchObject({ filename: 'warranty.md', content_type: 'text/markdown' });
   });
 
+  test('a question nothing answers: the "no answer" text, no quoted passage and no sources line', async ({ page }) => {
+    await page.goto(hostPage({ mode: 'client' }));
+    await waitForStatus(page, 'connected');
+    await page.getByRole('button', { name: 'Open chat' }).click();
+    await page.getByRole('textbox', { name: 'Message' }).fill('How do I sell my car?');
+    await page.keyboard.press('Enter');
+    const answer = page.getByRole('log').locator('.msg.bot').last();
+    await expect(answer).toContainText(/couldn.t find|help@alpha\.test/, { timeout: 15_000 });
+    await expect(answer.getByRole('button', { name: 'Like', exact: true })).toBeVisible();
+    await expect(answer).not.toContainText('Sources');
+    await expect(answer.locator('blockquote')).toHaveCount(0);
+  });
+
   test('show() and hide(), also called before the bundle arrives', async ({ page }) => {
     await page.goto(hostPage({ mode: 'client', early: 'hide' }));
     await expect.poll(() => page.evaluate(() => (window as unknown as { __earlyCalled?: boolean }).__earlyCalled)).toBe(true);

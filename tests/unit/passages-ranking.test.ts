@@ -1,0 +1,61 @@
+/** BM25 ranking and the relevance rule (lib/knowledge/ranking.ts) on hand-made candidate sets, without a database. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { CandidatePassage } from '../../db/queries/knowledge';
+import { isRelevant, rankCandidates } from '../../lib/knowledge/ranking';
+
+let ordinal = 0;
+function passage(title: string, terms: Record<string, number | [number, number]>, length = 40): CandidatePassage {
+  return {
+    document_id: `00000000-0000-4000-8000-${String(++ordinal).padStart(12, '0')}`, title, filename: `${title}.md`, ordinal, content: title, length,
+    terms: Object.entries(terms).map(([lexeme, n]) => ({ lexeme, text: Array.isArray(n) ? n[0] : n, context: Array.isArray(n) ? n[1] : 0 })),
+  };
+}
+const words = (...ws: string[]) => new Map(ws.map((w) => [w, 1]));
+
+describe('ranking', () => {
+  it('a rare word outweighs a common one', () => {
+    // "order" is in every candidate; "kayak" only in one.
+    const corpus = {
+      passages: 30, avgLength: 40,
+      candidates: [passage('Orders', { order: 3 }), passage('Kayaks', { order: 1, kayak: 1 }), passage('Returns', { order: 2 })],
+    };
+    const ranked = rankCandidates(words('order', 'kayak'), corpus);
+    assert.equal(ranked[0]!.title, 'Kayaks');
+    assert.ok(ranked[0]!.relevance > ranked[1]!.relevance);
+  });
+
+  it('a word in the title or headings counts more than the same word in the text', () => {
+    const corpus = { passages: 10, avgLength: 40, candidates: [passage('Text', { refund: 1 }), passage('Heading', { refund: [1, 1] })] };
+    assert.equal(rankCandidates(words('refund'), corpus)[0]!.title, 'Heading');
+  });
+
+  it('one shared word of a two-word question is not relevance, whatever its coverage', () => {
+    const corpus = { passages: 40, avgLength: 40, candidates: [passage('Privacy', { sell: 1 })] };
+    const [p] = rankCandidates(words('sell', 'car'), corpus);
+    assert.equal(p!.matched, 1);
+    assert.equal(p!.asked, 2);
+    assert.equal(isRelevant(p!, 0), false);
+    const [both] = rankCandidates(words('sell', 'gear'), { passages: 40, avgLength: 40, candidates: [passage('Buy-back', { sell: 1, gear: 2 })] });
+    assert.equal(isRelevant(both!, 0.35), true);
+  });
+
+  it('a one-word question may match one word; the floor still applies to coverage', () => {
+    const [p] = rankCandidates(words('cookie'), { passages: 5, avgLength: 40, candidates: [passage('Cookies', { cookie: 2 })] });
+    assert.equal(p!.relevance, 1);
+    assert.equal(isRelevant(p!, 0.35), true);
+  });
+
+  it('words the knowledge base lacks lower coverage only partly (they may be paraphrases)', () => {
+    const corpus = { passages: 20, avgLength: 40, candidates: [passage('Shipping', { ship: 1, parcel: 1 })] };
+    const known = rankCandidates(words('ship', 'parcel'), corpus)[0]!.relevance;
+    const withUnknown = rankCandidates(words('ship', 'parcel', 'dispatch'), corpus)[0]!.relevance;
+    assert.equal(known, 1);
+    assert.ok(withUnknown < 1 && withUnknown > 0.6, String(withUnknown));
+  });
+
+  it('nothing to rank: no words, or no candidates', () => {
+    assert.deepEqual(rankCandidates(new Map(), { passages: 3, avgLength: 10, candidates: [] }), []);
+    assert.deepEqual(rankCandidates(words('x'), { passages: 0, avgLength: 0, candidates: [] }), []);
+  });
+});
