@@ -69,7 +69,7 @@ export function ClientRow({ clientId, name, domains, channel }: { clientId: stri
         ) : <div style={{ display: 'flex', flexWrap: 'wrap', gap: '.3rem' }}>{domains.map((d) => <span key={d} className="badge">{d}</span>)}</div>}
         {rotated && <SecretOnce secret={rotated} />}
       </td>
-      <td data-label=""><div style={{ display: 'flex', gap: '.4rem', justifyContent: 'flex-end', alignItems: 'flex-start' }}>
+      <td data-label=""><div style={{ display: 'flex', gap: '.4rem', justifyContent: 'flex-end', alignItems: 'flex-start', whiteSpace: 'nowrap' }}>
         {!editing && <button type="button" className="btn secondary" onClick={() => { setDraft(domains.join('\n')); setEditing(true); }} aria-label={`Edit domains of ${clientId}`}>Edit domains</button>}{' '}
         <RotateButton clientId={clientId} onRotated={setRotated} />
       </div></td>
