@@ -120,6 +120,29 @@ describe('CLI: apikey create, apikey revoke and user create on one account', () 
   });
 });
 
+describe('CLI: widget client create', () => {
+  it('prints client_id, name, client_secret, domains and channel_id; reduces pasted addresses to hosts', async () => {
+    const { accountId } = await createAccountByCli('Widget Co');
+    const out = parseSuccess(await runCli(['widget', 'client', 'create', '--account', String(accountId), '--domain', 'https://Shop.Example/path?x=1', '--domain', '*.example.org', '--name', 'Online shop']));
+    assert.deepEqual(Object.keys(out).sort(), ['channel_id', 'client_id', 'client_secret', 'domains', 'name']);
+    assert.equal(out.name, 'Online shop');
+    assert.deepEqual(out.domains, ['shop.example', '*.example.org']);
+    const unnamed = parseSuccess(await runCli(['widget', 'client', 'create', '--account', String(accountId), '--domain', 'docs.example:8443']));
+    assert.equal(unnamed.name, 'docs.example');
+    assert.deepEqual(unnamed.domains, ['docs.example']);
+  });
+
+  it('refuses a non-domain with the reason and writes nothing', async () => {
+    const { accountId } = await createAccountByCli('Widget Co 2');
+    const r = await runCli(['widget', 'client', 'create', '--account', String(accountId), '--domain', 'not a domain!!']);
+    assert.notEqual(r.code, 0);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /"not a domain!!" contains a space: give one domain per line/);
+    const [n] = await inDb((db) => rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM widget_clients WHERE account_id = ${accountId}`));
+    assert.equal(n!.n, 0);
+  });
+});
+
 describe('CLI: seed --demo', () => {
   it('creates a demo account with data and prints a working admin login and API key', async () => {
     const out = parseSuccess(await runCli(['seed', '--demo']));

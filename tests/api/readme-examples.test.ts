@@ -9,23 +9,40 @@ import { demoCurl, demoShellVariables, DEMO_CHANNEL_IDS, seedDemoAccount, type D
 import { startTestServer, type TestServer } from '../helpers/server';
 
 /**
- * README's Customer API examples run as printed against the demo account: the variable lines
- * are replaced by the ones `npm start` prints for the demo, every `curl` line runs unchanged in
- * bash (with the real curl), and each answers 200 with records.
+ * README's Customer API examples run as printed against the demo account of a fresh install
+ * (as `npm start` creates it): the variable lines are replaced by the ones `npm start` prints,
+ * every `curl` line runs unchanged in bash (with the real curl), and each answers 200 with records.
+ * On PostgreSQL the file uses a database of its own, so it is the install's first account.
  */
 const run = promisify(execFile);
 let server: TestServer;
 let demo: DemoAccount;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-readme-'));
+let ownDatabase: { admin: string; name: string } | null = null;
+
+async function adminSql(url: string, statement: string) {
+  const { default: postgres } = await import('postgres');
+  const client = postgres(url, { max: 1, onnotice: () => {} });
+  try { await client.unsafe(statement); } finally { await client.end(); }
+}
 
 before(async () => {
+  if (process.env.TEST_DB === 'postgres' && process.env.DATABASE_URL) {
+    const url = new URL(process.env.DATABASE_URL);
+    const name = `${url.pathname.slice(1)}_readme_${process.pid}`.replace(/[^a-z0-9_]/gi, '_').slice(0, 60);
+    await adminSql(process.env.DATABASE_URL, `CREATE DATABASE "${name}"`);
+    ownDatabase = { admin: process.env.DATABASE_URL, name };
+    url.pathname = `/${name}`;
+    process.env.DATABASE_URL = url.toString();
+  }
   server = await startTestServer();
   demo = await seedDemoAccount();
-});
+}, { timeout: 120_000 });
 after(async () => {
   await server?.close();
   fs.rmSync(tmp, { recursive: true, force: true });
-});
+  if (ownDatabase) await adminSql(ownDatabase.admin, `DROP DATABASE IF EXISTS "${ownDatabase.name}"`);
+}, { timeout: 60_000 });
 
 /** The ```sh block of the Customer API section that uses $BASE. */
 function readmeExamples(): { variables: string[]; curls: string[] } {

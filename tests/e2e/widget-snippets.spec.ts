@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { fixtures, signIn } from './fixtures';
+import { fixtures, screenshot, signIn } from './fixtures';
 import { APP, consoleErrors, HOST, waitForStatus, widgetState } from './widget-helpers';
 
 /**
@@ -29,6 +29,7 @@ async function expectedVersion(kind: 'track' | 'version', value: string): Promis
 
 test('a client created in the dashboard is selected by the generator', async ({ page }) => {
   await openGenerator(page);
+  await page.getByLabel('Name', { exact: true }).fill('Snippet test site');
   await page.getByLabel('Domains (one per line)').fill('127.0.0.1');
   await page.getByRole('button', { name: 'Create client' }).click();
   clientId = (await page.getByTestId('new-client-id').textContent())!;
@@ -87,6 +88,82 @@ for (const mode of ['client-id', 'backend-node', 'backend-fetch'] as const) {
       expect(after - calls, 'the pasted backend served the token').toBe(mode === 'client-id' ? 0 : 1);
       expect(errors).toEqual([]);
       await site.close();
+    }
+  });
+}
+
+test('clients: a name, a pasted address reduced to its host, a non-domain refused, rename, inline rotate', async ({ page }) => {
+  await openGenerator(page);
+  await page.getByLabel('Name', { exact: true }).fill('Help centre');
+  await page.getByLabel('Domains (one per line)').fill('not a domain!!');
+  await page.getByRole('button', { name: 'Create client' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'domain' })).toContainText('"not a domain!!" contains a space: give one domain per line');
+  await expect(page.getByLabel('Name', { exact: true }), 'a refused entry stays to be fixed').toHaveValue('Help centre');
+  await expect(page.getByLabel('Domains (one per line)')).toHaveValue('not a domain!!');
+  await page.getByLabel('Domains (one per line)').fill('https://help.example.com/path?x=1\nshop.example.com:8443');
+  await page.getByRole('button', { name: 'Create client' }).click();
+  const id = (await page.getByTestId('new-client-id').textContent())!;
+  const row = page.locator('tr', { hasText: id });
+  await expect(row).toContainText('Help centre');
+  await expect(row.locator('.badge')).toHaveText(['help.example.com', 'shop.example.com']);
+  await expect(page.getByLabel('Client', { exact: true })).toHaveValue(id);
+  await expect(page.getByLabel('Client', { exact: true }).locator('option:checked')).toHaveText(`Help centre (${id})`);
+
+  await row.getByRole('button', { name: `Rename Help centre (${id})` }).click();
+  await row.getByLabel(`Name of ${id}`).fill('Help centre (EU)');
+  await row.getByRole('button', { name: 'Save name' }).click();
+  await expect(row.getByText('Help centre (EU)', { exact: true })).toBeVisible();
+
+  let dialogs = 0;
+  page.on('dialog', (d) => { dialogs++; void d.dismiss(); });
+  await row.getByRole('button', { name: `Rotate secret of ${id}` }).click();
+  await row.getByRole('button', { name: 'Cancel' }).click();
+  await expect(row.getByTestId('client-secret')).toHaveCount(0);
+  await row.getByRole('button', { name: `Rotate secret of ${id}` }).click();
+  await expect(row.getByRole('group', { name: `Confirm rotating the secret of ${id}` })).toContainText('The old secret stops working at once.');
+  await row.getByRole('button', { name: 'Yes, rotate' }).click();
+  await expect(row.getByTestId('client-secret')).toContainText('wcs_');
+  expect(dialogs, 'no window.confirm').toBe(0);
+});
+
+test('a refused widget shows on /widget with origin, reason and count', async ({ page, browser }) => {
+  const site = await browser.newPage();
+  const errors = consoleErrors(site);
+  await site.goto(`${HOST}/page?mode=client&client=${f.elsewhere.client_id}`);
+  await waitForStatus(site, 'unauthorized');
+  expect(errors.join('\n')).toMatch(/not a registered domain/);
+  await site.close();
+  await openGenerator(page);
+  const refusals = page.getByTestId('refusals');
+  const row = refusals.locator('tr', { hasText: HOST });
+  await expect(row).toContainText('token request');
+  await expect(row).toContainText('domain not allowed');
+  await expect(row).toContainText('Add this host to the client’s domains');
+  await expect(row).toContainText('shop.example.com');
+});
+
+test('/api-keys offers only the keys this deployment accepts', async ({ page }) => {
+  await signIn(page, f.alpha.email, f.alpha.password);
+  await page.goto('/api-keys');
+  await expect(page.getByTestId('key-env-note')).toContainText('This deployment accepts live keys only (SVC_ENV=live)');
+  await expect(page.getByLabel('Environment')).toHaveCount(0);
+});
+
+for (const [label, viewport] of [['desktop', { width: 1366, height: 900 }], ['phone', { width: 390, height: 844 }]] as const) {
+  test(`screenshots of /widget and /api-keys at ${label} width`, async ({ page }) => {
+    await page.setViewportSize(viewport);
+    await signIn(page, f.alpha.email, f.alpha.password);
+    for (const p of ['/widget', '/api-keys']) {
+      await page.goto(p);
+      await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow, `${p} fits the ${label} width`).toBeLessThanOrEqual(0);
+      await screenshot(page, `dashwidget${p.replace('/', '-')}-${label}`);
+      // Viewport-high slices too, to look at the page at its real size.
+      const height = await page.evaluate(() => document.documentElement.scrollHeight);
+      for (let y = 0, i = 1; y < height; y += viewport.height, i++) {
+        await page.screenshot({ path: `tests/artifacts/screenshots/slices/dashwidget${p.replace('/', '-')}-${label}-${i}.png`, fullPage: true, clip: { x: 0, y, width: viewport.width, height: Math.min(viewport.height, height - y) } });
+      }
     }
   });
 }

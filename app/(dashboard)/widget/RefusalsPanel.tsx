@@ -1,4 +1,5 @@
 import type { RefusalRow } from '@/lib/widget-clients/refusals';
+import stacked from '../_components/stacked-table.module.css';
 
 /** What to do about each refusal reason (the reason is the stable prefix of the refusal message). */
 const HINTS: Record<string, string> = {
@@ -17,21 +18,21 @@ export function RefusalsPanel({ refusals }: { refusals: RefusalRow[] }) {
       <p className="muted" style={{ marginTop: 0 }}>When the widget does not appear on a site, the reason is here: refused token requests and refused connections, per client and origin (updated every 15 seconds).</p>
       {refusals.length === 0 ? <p className="empty">No refused connections.</p> : (
         <div className="table-scroll">
-          <table className="simple" data-testid="refusals">
+          <table className={`simple ${stacked.stack}`} data-testid="refusals">
             <thead><tr><th scope="col">Origin</th><th scope="col">Client</th><th scope="col">Refused</th><th scope="col">Why</th><th scope="col">Count</th><th scope="col">Last (UTC)</th></tr></thead>
             <tbody>
               {refusals.map((r) => (
                 <tr key={`${r.client_id}|${r.origin}|${r.stage}|${r.reason}`}>
-                  <td style={{ overflowWrap: 'anywhere' }}>{r.origin || <span className="muted">(no Origin header)</span>}</td>
-                  <td style={{ overflowWrap: 'anywhere' }}>{r.client_name}</td>
-                  <td style={{ whiteSpace: 'nowrap' }}>{r.stage === 'token' ? 'token request' : 'connection'}</td>
-                  <td style={{ minWidth: '14rem' }}>
-                    <strong>{r.reason}</strong>
+                  <td data-label="Origin" style={{ whiteSpace: 'nowrap' }}>{r.origin || <span className="muted">(no Origin header)</span>}</td>
+                  <td data-label="Client" style={{ whiteSpace: 'nowrap' }}>{r.client_name}</td>
+                  <td data-label="Refused" style={{ whiteSpace: 'nowrap' }}>{r.stage === 'token' ? 'token request' : 'connection'}</td>
+                  <td data-label="Why" style={{ minWidth: '16rem' }}>
+                    <div><strong>{r.reason}</strong>
                     <div className="muted" style={{ fontSize: '.82rem', overflowWrap: 'anywhere' }}>{r.detail}</div>
-                    {HINTS[r.reason] && <div style={{ fontSize: '.82rem', marginTop: '.2rem' }}>{HINTS[r.reason]}</div>}
+                    {HINTS[r.reason] && <div style={{ fontSize: '.82rem', marginTop: '.2rem' }}>{HINTS[r.reason]}</div>}</div>
                   </td>
-                  <td>{r.count}</td>
-                  <td style={{ whiteSpace: 'nowrap' }}>{r.last_seen}</td>
+                  <td data-label="Count">{r.count}</td>
+                  <td data-label="Last" style={{ whiteSpace: 'nowrap' }}>{r.last_seen}</td>
                 </tr>
               ))}
             </tbody>

@@ -5,6 +5,9 @@ import { CopyButton } from '../_components/CopyButton';
 
 export type ClientOption = { id: string; name: string };
 
+// Wrap code at spaces; break a long token only when it cannot fit.
+const CODE = { wordBreak: 'normal', overflowWrap: 'anywhere' } as const;
+
 /** The embed snippet for a chosen client, track or version, token mode and the 2.0 options. */
 export function SnippetGenerator({ origin, clients, versions, clientId, onClientChange }: {
   origin: string; clients: ClientOption[]; versions: string[]; clientId: string; onClientChange: (id: string) => void;
@@ -82,12 +85,12 @@ export function SnippetGenerator({ origin, clients, versions, clientId, onClient
         </div>
       </details>
       <h3 style={{ fontSize: '1rem' }}>On every page of your site</h3>
-      <pre data-testid="snippet">{html}</pre>
+      <pre data-testid="snippet" style={CODE}>{html}</pre>
       <CopyButton text={html} label="Copy snippet" />
       {mode !== 'client-id' && (<>
         <h3 style={{ fontSize: '1rem' }}>Token endpoint on your backend (<code>GET {TOKEN_PATH}</code>)</h3>
         <p className="muted">Set <code>SVC_CLIENT_SECRET</code> to this client&apos;s secret (shown when the client was created or its secret rotated).</p>
-        <pre data-testid="backend-snippet">{backend}</pre>
+        <pre data-testid="backend-snippet" style={CODE}>{backend}</pre>
         <CopyButton text={backend} label="Copy backend code" />
       </>)}
     </section>

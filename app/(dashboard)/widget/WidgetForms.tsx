@@ -46,18 +46,19 @@ function ClientName({ clientId, name }: { clientId: string; name: string }) {
 
 export function ClientRow({ clientId, name, domains, channel }: { clientId: string; name: string; domains: string[]; channel: string }) {
   const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState(domains.join('\n'));
   const [state, action, pending] = useActionState(updateDomainsAction, null);
   const [rotated, setRotated] = useState<string | null>(null);
   return (
     <tr>
-      <td><ClientName clientId={clientId} name={name} /></td>
-      <td>{channel}</td>
-      <td>
+      <td data-label="Client"><ClientName clientId={clientId} name={name} /></td>
+      <td data-label="Channel">{channel}</td>
+      <td data-label="Domains">
         {editing ? (
           <form action={action}>
             <input type="hidden" name="clientId" value={clientId} />
             <label htmlFor={`d-${clientId}`}>Domains of {clientId}</label>
-            <textarea id={`d-${clientId}`} name="domains" rows={3} defaultValue={domains.join('\n')} />
+            <textarea id={`d-${clientId}`} name="domains" rows={3} value={draft} onChange={(e) => setDraft(e.target.value)} />
             <div style={{ display: 'flex', gap: '.4rem', marginTop: '.4rem' }}>
               <button className="btn" type="submit" disabled={pending}>Save domains</button>
               <button className="btn secondary" type="button" onClick={() => setEditing(false)}>Done</button>
@@ -65,13 +66,13 @@ export function ClientRow({ clientId, name, domains, channel }: { clientId: stri
             {state && !state.ok && <p className="error" role="alert">{state.error}</p>}
             {state?.ok && <p className="success" role="status">Saved.</p>}
           </form>
-        ) : domains.map((d) => <span key={d} className="badge" style={{ marginRight: '.3rem' }}>{d}</span>)}
+        ) : <div style={{ display: 'flex', flexWrap: 'wrap', gap: '.3rem' }}>{domains.map((d) => <span key={d} className="badge">{d}</span>)}</div>}
         {rotated && <SecretOnce secret={rotated} />}
       </td>
-      <td style={{ whiteSpace: 'nowrap' }}>
-        {!editing && <button type="button" className="btn secondary" onClick={() => setEditing(true)} aria-label={`Edit domains of ${clientId}`}>Edit domains</button>}{' '}
+      <td data-label=""><div style={{ display: 'flex', gap: '.4rem', justifyContent: 'flex-end', alignItems: 'flex-start', whiteSpace: 'nowrap' }}>
+        {!editing && <button type="button" className="btn secondary" onClick={() => { setDraft(domains.join('\n')); setEditing(true); }} aria-label={`Edit domains of ${clientId}`}>Edit domains</button>}{' '}
         <RotateButton clientId={clientId} onRotated={setRotated} />
-      </td>
+      </div></td>
     </tr>
   );
 }
@@ -100,20 +101,30 @@ function RotateButton({ clientId, onRotated }: { clientId: string; onRotated: (s
 export function CreateClientForm({ channels, onCreated }: { channels: Array<{ id: number; name: string }>; onCreated?: (clientId: string) => void }) {
   const [state, action, pending] = useActionState(createClientAction, null);
   const created = state?.ok ? state.clientId : null;
-  useEffect(() => { if (created) onCreated?.(created); }, [created, onCreated]);
+  // Controlled fields: React resets a form after its action, and a refused entry must stay to be fixed.
+  const [name, setName] = useState('');
+  const [domains, setDomains] = useState('');
+  const [channel, setChannel] = useState('');
+  useEffect(() => {
+    if (!created) return;
+    onCreated?.(created);
+    setName(''); setDomains(''); setChannel('');
+  }, [created, onCreated]);
   return (
     <section className="panel" aria-labelledby="new-client">
       <h2 id="new-client" style={{ marginTop: 0 }}>Create a widget client</h2>
-      <form action={action} className="row">
-        <div className="field" style={{ flex: '1 1 200px' }}><label htmlFor="client-name">Name</label><input id="client-name" name="name" type="text" maxLength={80} placeholder="e.g. Online shop (default: the first domain)" /></div>
-        <div className="field"><label htmlFor="client-domains">Domains (one per line)</label><textarea id="client-domains" name="domains" rows={2} required placeholder={'example.com\n*.example.com'} aria-describedby="client-domains-help" />
+      <form action={action}>
+        <div className="row" style={{ alignItems: 'flex-start', marginBottom: '.75rem' }}>
+        <div className="field" style={{ flex: '1 1 200px' }}><label htmlFor="client-name">Name</label><input id="client-name" name="name" type="text" maxLength={80} placeholder="e.g. Online shop" value={name} onChange={(e) => setName(e.target.value)} /></div>
+        <div className="field"><label htmlFor="client-domains">Domains (one per line)</label><textarea id="client-domains" name="domains" rows={2} required placeholder={'example.com\n*.example.com'} aria-describedby="client-domains-help" value={domains} onChange={(e) => setDomains(e.target.value)} />
           <p id="client-domains-help" className="muted" style={{ fontSize: '.8rem', margin: '.3rem 0 0' }}>A pasted address such as https://shop.example/path is reduced to its host.</p></div>
         <div className="field" style={{ flex: '0 1 220px' }}>
           <label htmlFor="client-channel">Channel</label>
-          <select id="client-channel" name="channel" defaultValue="">
-            <option value="">New channel “Website widget”</option>
+          <select id="client-channel" name="channel" value={channel} onChange={(e) => setChannel(e.target.value)}>
+            <option value="">New channel</option>
             {channels.map((c) => <option key={c.id} value={c.id}>{c.name} (#{c.id})</option>)}
           </select>
+        </div>
         </div>
         <button className="btn" type="submit" disabled={pending}>{pending ? 'Creating…' : 'Create client'}</button>
       </form>

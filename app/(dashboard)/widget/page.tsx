@@ -4,6 +4,7 @@ import { recentSightings } from '@/lib/chat/sightings';
 import { getChannels } from '@/lib/dashboard/service';
 import { recentRefusals } from '@/lib/widget-clients/refusals';
 import { embedVersions, listClients } from '@/lib/widget-clients/service';
+import stacked from '../_components/stacked-table.module.css';
 import { RefusalsPanel } from './RefusalsPanel';
 import { ClientRow, ClientsWorkspace } from './WidgetForms';
 
@@ -24,7 +25,7 @@ export default async function WidgetPage() {
         <p className="muted">A client may run only on its registered domains (<code>example.com</code>, or <code>*.example.com</code> for subdomains; any port).</p>
         {clients.length === 0 ? <p className="empty">No widget clients yet: create one below.</p> : (
           <div className="table-scroll">
-            <table className="simple">
+            <table className={`simple ${stacked.stack}`}>
               <thead><tr><th scope="col">Client</th><th scope="col">Channel</th><th scope="col">Domains</th><th scope="col"><span className="skip">Actions</span></th></tr></thead>
               <tbody>
                 {clients.map((c) => (
@@ -41,14 +42,15 @@ export default async function WidgetPage() {
         <h2 id="seen-heading" style={{ marginTop: 0 }}>Where the widget runs (last 30 days)</h2>
         {sightings.length === 0 ? <p className="empty">No widget connections yet.</p> : (
           <div className="table-scroll">
-            <table className="simple">
+            <table className={`simple ${stacked.stack}`}>
               <thead><tr><th scope="col">Origin</th><th scope="col">Widget version</th><th scope="col">Client</th><th scope="col">Connections</th><th scope="col">Last seen (UTC day)</th></tr></thead>
               <tbody>
                 {sightings.map((s) => (
                   <tr key={`${s.client_id}-${s.origin}-${s.widget_version}`}>
-                    <td>{s.origin}</td>
-                    <td>{s.widget_version} {s.widget_version.startsWith('1.') && <span className="badge warn">legacy 1.0 — migrate</span>}</td>
-                    <td>{clientName.get(s.client_id) ?? <code>{s.client_id}</code>}</td><td>{s.connections}</td><td>{s.last_day}</td>
+                    <td data-label="Origin" style={{ whiteSpace: 'nowrap' }}>{s.origin}</td>
+                    <td data-label="Version"><span>{s.widget_version} {s.widget_version.startsWith('1.') && <span className="badge warn">legacy 1.0 — migrate</span>}</span></td>
+                    <td data-label="Client">{clientName.get(s.client_id) ?? <code>{s.client_id}</code>}</td>
+                    <td data-label="Connections">{s.connections}</td><td data-label="Last seen" style={{ whiteSpace: 'nowrap' }}>{s.last_day}</td>
                   </tr>
                 ))}
               </tbody>
