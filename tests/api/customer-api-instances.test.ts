@@ -24,7 +24,8 @@ const env = { REDIS_URL, REDIS_PREFIX: `svc-test-${randomUUID().slice(0, 8)}:` }
 /** A second, independent server process on the same database and Redis. */
 async function startSecondInstance(): Promise<{ url: string; child: ChildProcess }> {
   const entry = path.join(process.cwd(), 'lib/server/http.ts');
-  const code = `const { startServer } = await import(${JSON.stringify(entry)});
+  const code = `const m = await import(${JSON.stringify(entry)});
+    const startServer = m.startServer ?? m.default.startServer;
     const s = await startServer({ port: 0, host: '127.0.0.1' });
     process.stdout.write('LISTENING ' + s.url + '\\n');
     process.on('SIGTERM', () => { s.close().finally(() => process.exit(0)); });`;
