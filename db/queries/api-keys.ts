@@ -1,5 +1,6 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../client';
+import { preparedRows } from './prepared';
 import { apiKeys } from '../schema';
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
@@ -11,10 +12,9 @@ export async function insertApiKey(db: Db, accountId: number, v: { keyId: string
 
 /** Not tenant-scoped on purpose: the key id is how a request finds its tenant. */
 export async function getApiKeyForAuth(db: Db, keyId: string) {
-  const [row] = await db.select({
-    keyId: apiKeys.keyId, accountId: apiKeys.accountId, env: apiKeys.env,
-    secretHash: apiKeys.secretHash, revokedAt: apiKeys.revokedAt,
-  }).from(apiKeys).where(eq(apiKeys.keyId, keyId));
+  const [row] = await preparedRows<{ keyId: string; accountId: number; env: string; secretHash: Uint8Array; revokedAt: string | null }>(db, sql`
+    SELECT key_id AS "keyId", account_id AS "accountId", env, secret_hash AS "secretHash", revoked_at::text AS "revokedAt"
+    FROM api_keys WHERE key_id = ${keyId}`);
   return row ?? null;
 }
 

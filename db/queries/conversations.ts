@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rows, type Db } from '../client';
-import { containsPattern, direction, inList, utcText, type PageWindow } from './shared';
+import { anyOf, containsPattern, direction, utcText, type PageWindow } from './shared';
+import { preparedRows } from './prepared';
 
 export type ConversationRow = {
   id: string; title: string; status: string; response_count: number; channel_id: number;
@@ -15,12 +16,18 @@ export type ConversationSortKey = keyof typeof CONVERSATION_SORT_COLUMNS;
 
 export type ConversationFilter = { channelIds: number[]; query?: string };
 
+/**
+ * The one place a conversation meets its channel (CONTRACTS §3: a channel is keyed by its account
+ * and its id; when channels get per-account ids this join gains `AND ch.account_id = c.account_id`).
+ */
+const CHANNEL_OF_CONVERSATION = sql`JOIN channels ch ON ch.account_id = c.account_id AND ch.id = c.channel_id`;
+
 const COLUMNS = sql`c.id, c.title, c.status, c.response_count, c.channel_id, ch.name AS channel_name,
   c.account_id, ${utcText(sql`c.created_at`)} AS created_at, ${utcText(sql`c.updated_at`)} AS updated_at`;
 
 function whereOf(accountId: number, f: ConversationFilter): SQL {
   const conds: SQL[] = [sql`c.account_id = ${accountId}`];
-  if (f.channelIds.length > 0) conds.push(sql`c.channel_id IN (${inList(f.channelIds)})`);
+  if (f.channelIds.length > 0) conds.push(sql`c.channel_id = ${anyOf(f.channelIds)}`);
   if (f.query) {
     const p = containsPattern(f.query);
     conds.push(sql`(c.title ILIKE ${p} OR c.channel_id IN (
@@ -29,46 +36,86 @@ function whereOf(accountId: number, f: ConversationFilter): SQL {
   return sql.join(conds, sql` AND `);
 }
 
-/** A page of the account's conversations in a total order (ties broken by id). */
-export async function listConversations(db: Db, accountId: number, f: ConversationFilter, sortKey: ConversationSortKey, w: PageWindow): Promise<ConversationRow[]> {
+/**
+ * A page of the account's conversations in a total order (ties broken by id) AND the filter's
+ * exact total, in ONE prepared statement. `w` null: a page past any table (only the total).
+ */
+export async function listConversationsWithCount(db: Db, accountId: number, f: ConversationFilter, sortKey: ConversationSortKey, w: PageWindow | null): Promise<{ count: number; rows: ConversationRow[] }> {
   const colName = CONVERSATION_SORT_COLUMNS[sortKey];
   const col = sql.raw(colName);
-  const dir = direction(w.direction);
-  const order = colName === 'id' ? sql`p.id ${dir}` : sql`p.k ${dir}, p.id ${dir}`;
-  const innerOrder = colName === 'id' ? sql`c.id ${dir}` : sql`c.${col} ${dir}, c.id ${dir}`;
-  return rows<ConversationRow>(db, sql`
-    SELECT ${COLUMNS} FROM (
-      SELECT c.id, c.${col} AS k FROM conversations c WHERE ${whereOf(accountId, f)}
-      ORDER BY ${innerOrder} LIMIT ${w.limit} OFFSET ${w.offset}
-    ) p JOIN conversations c ON c.id = p.id JOIN channels ch ON ch.account_id = c.account_id AND ch.id = c.channel_id
-    ORDER BY ${order}`);
+  const dir = direction(w?.direction ?? 'DESC');
+  const byId = colName === 'id';
+  const innerOrder = byId ? sql`c.id ${dir}` : sql`c.${col} ${dir}, c.id ${dir}`;
+  const outerOrder = byId ? sql`pg.id ${dir}` : sql`pg.sort_k ${dir}, pg.id ${dir}`;
+  const result = await preparedRows<ConversationRow & { total: number }>(db, sql`
+    SELECT t.n AS total, pg.* FROM (${countSql(accountId, f)}) t
+    LEFT JOIN (
+      SELECT ${COLUMNS}, p.k AS sort_k FROM (
+        SELECT c.id, c.${col} AS k FROM conversations c WHERE ${whereOf(accountId, f)}
+        ORDER BY ${innerOrder} LIMIT ${w?.limit ?? 0} OFFSET ${w?.offset ?? 0}
+      ) p JOIN conversations c ON c.id = p.id ${CHANNEL_OF_CONVERSATION}
+    ) pg ON true
+    ORDER BY ${outerOrder}`);
+  return { count: Number(result[0]?.total ?? 0), rows: result.filter((r) => r.id !== null) };
 }
 
-export async function countConversations(db: Db, accountId: number, f: ConversationFilter): Promise<number> {
-  let q: SQL;
+function countSql(accountId: number, f: ConversationFilter): SQL {
   if (f.query) {
     // Conversations of channels whose NAME matches are counted from the exact channel counters;
     // only title matches elsewhere are counted row by row (on the title's trigram index).
     const p = containsPattern(f.query);
-    const inFilter = (col: SQL) => (f.channelIds.length > 0 ? sql` AND ${col} IN (${inList(f.channelIds)})` : sql``);
-    q = sql`
+    const inFilter = (column: SQL) => (f.channelIds.length > 0 ? sql` AND ${column} = ${anyOf(f.channelIds)}` : sql``);
+    return sql`
       WITH m AS (SELECT id, conversation_count FROM channels WHERE account_id = ${accountId} AND name ILIKE ${p}${inFilter(sql`id`)})
       SELECT ((SELECT COALESCE(sum(conversation_count), 0) FROM m)
         + (SELECT count(*) FROM conversations c WHERE c.account_id = ${accountId} AND c.title ILIKE ${p}${inFilter(sql`c.channel_id`)}
              AND c.channel_id NOT IN (SELECT id FROM m)))::int AS n`;
-  } else if (f.channelIds.length > 0) {
-    q = sql`SELECT COALESCE(SUM(conversation_count), 0)::int AS n FROM channels
-            WHERE account_id = ${accountId} AND id IN (${inList(f.channelIds)})`;
-  } else {
-    q = sql`SELECT conversation_count AS n FROM accounts WHERE id = ${accountId}`;
   }
-  const [row] = await rows<{ n: number }>(db, q);
+  if (f.channelIds.length > 0) {
+    return sql`SELECT COALESCE(SUM(conversation_count), 0)::int AS n FROM channels
+            WHERE account_id = ${accountId} AND id = ${anyOf(f.channelIds)}`;
+  }
+  return sql`SELECT COALESCE(MAX(conversation_count), 0)::int AS n FROM accounts WHERE id = ${accountId}`;
+}
+
+export async function countConversations(db: Db, accountId: number, f: ConversationFilter): Promise<number> {
+  const [row] = await rows<{ n: number }>(db, countSql(accountId, f));
   return row?.n ?? 0;
+}
+
+export type ConversationWithTranscriptRow = ConversationRow & {
+  transcript: Array<{ id: string; question: string; answer: string; question_message_id: string; answer_message_id: string; created_at: string }>;
+  attachments: Array<{ id: string; message_id: string | null; filename: string; content_type: string; size: number }>;
+};
+
+/**
+ * The conversation, its responses (oldest first) and their attachments in ONE prepared
+ * statement; null when the account has no such conversation.
+ */
+export async function getConversationWithTranscript(db: Db, accountId: number, conversationId: string): Promise<ConversationWithTranscriptRow | null> {
+  const [row] = await preparedRows<ConversationWithTranscriptRow>(db, sql`
+    SELECT ${COLUMNS},
+      (SELECT COALESCE(json_agg(json_build_object(
+          'id', r.id, 'question', r.question, 'answer', r.answer, 'question_message_id', r.question_message_id,
+          'answer_message_id', r.answer_message_id, 'created_at', ${utcText(sql`r.created_at`)}) ORDER BY r.created_at, r.id), '[]'::json)
+        FROM responses r WHERE r.conversation_id = c.id AND r.account_id = c.account_id) AS transcript,
+      (SELECT COALESCE(json_agg(json_build_object(
+          'id', a.id, 'message_id', a.message_id, 'filename', a.filename, 'content_type', a.content_type, 'size', a.size)
+          ORDER BY a.created_at, a.id), '[]'::json)
+        FROM attachments a WHERE a.conversation_id = c.id AND a.account_id = c.account_id) AS attachments
+    FROM conversations c ${CHANNEL_OF_CONVERSATION}
+    WHERE c.id = ${conversationId} AND c.account_id = ${accountId}`);
+  if (!row) return null;
+  // Without a json type parser (drizzle's PGlite path) the aggregates arrive as text.
+  for (const k of ['transcript', 'attachments'] as const) {
+    if (typeof row[k] === 'string') (row as Record<string, unknown>)[k] = JSON.parse(row[k] as unknown as string);
+  }
+  return row;
 }
 
 export async function getConversationById(db: Db, accountId: number, conversationId: string): Promise<ConversationRow | null> {
   const [row] = await rows<ConversationRow>(db, sql`
-    SELECT ${COLUMNS} FROM conversations c JOIN channels ch ON ch.account_id = c.account_id AND ch.id = c.channel_id
+    SELECT ${COLUMNS} FROM conversations c ${CHANNEL_OF_CONVERSATION}
     WHERE c.id = ${conversationId} AND c.account_id = ${accountId}`);
   return row ?? null;
 }

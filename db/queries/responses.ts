@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rows, type Db } from '../client';
-import { containsPattern, direction, inList, utcText, type PageWindow } from './shared';
+import { anyOf, containsPattern, direction, utcText, type PageWindow } from './shared';
+import { preparedRows } from './prepared';
 
 export type ResponseRow = {
   id: string; conversation_id: string; channel_id: number; question: string; answer: string;
@@ -20,7 +21,7 @@ const COLUMNS = sql`r.id, r.conversation_id, r.channel_id, r.question, r.answer,
 
 function whereOf(accountId: number, f: ResponseFilter): SQL {
   const conds: SQL[] = [sql`r.account_id = ${accountId}`];
-  if (f.channelIds.length > 0) conds.push(sql`r.channel_id IN (${inList(f.channelIds)})`);
+  if (f.channelIds.length > 0) conds.push(sql`r.channel_id = ${anyOf(f.channelIds)}`);
   if (f.conversationId) conds.push(sql`r.conversation_id = ${f.conversationId}`);
   if (f.query) {
     const p = containsPattern(f.query);
@@ -30,46 +31,55 @@ function whereOf(accountId: number, f: ResponseFilter): SQL {
 }
 
 /**
- * A page of the account's responses in a total order (ties broken by id in the same direction).
- * The page's ids are found first, on an index where possible, and only those rows are read.
+ * A page of the account's responses in a total order (ties broken by id in the same direction)
+ * AND the filter's exact total, in ONE prepared statement (one round trip). The page's ids are
+ * found first, on an index where possible, and only those rows are read. `w` null: a page past
+ * any table, for which only the total is read.
  */
-export async function listResponses(db: Db, accountId: number, f: ResponseFilter, sortKey: ResponseSortKey, w: PageWindow): Promise<ResponseRow[]> {
-  const col = sql.raw(RESPONSE_SORT_COLUMNS[sortKey]);
-  const dir = direction(w.direction);
-  const order = RESPONSE_SORT_COLUMNS[sortKey] === 'id' ? sql`p.id ${dir}` : sql`p.k ${dir}, p.id ${dir}`;
-  const innerOrder = RESPONSE_SORT_COLUMNS[sortKey] === 'id' ? sql`r.id ${dir}` : sql`r.${col} ${dir}, r.id ${dir}`;
-  return rows<ResponseRow>(db, sql`
-    SELECT ${COLUMNS} FROM (
-      SELECT r.id, r.${col} AS k FROM responses r WHERE ${whereOf(accountId, f)}
-      ORDER BY ${innerOrder} LIMIT ${w.limit} OFFSET ${w.offset}
-    ) p JOIN responses r ON r.id = p.id
-    ORDER BY ${order}`);
+export async function listResponsesWithCount(db: Db, accountId: number, f: ResponseFilter, sortKey: ResponseSortKey, w: PageWindow | null): Promise<{ count: number; rows: ResponseRow[] }> {
+  const colName = RESPONSE_SORT_COLUMNS[sortKey];
+  const col = sql.raw(colName);
+  const dir = direction(w?.direction ?? 'DESC');
+  const byId = colName === 'id';
+  const innerOrder = byId ? sql`r.id ${dir}` : sql`r.${col} ${dir}, r.id ${dir}`;
+  const outerOrder = byId ? sql`pg.id ${dir}` : sql`pg.sort_k ${dir}, pg.id ${dir}`;
+  const result = await preparedRows<ResponseRow & { total: number }>(db, sql`
+    SELECT t.n AS total, pg.* FROM (${countSql(accountId, f)}) t
+    LEFT JOIN (
+      SELECT ${COLUMNS}, p.k AS sort_k FROM (
+        SELECT r.id, r.${col} AS k FROM responses r WHERE ${whereOf(accountId, f)}
+        ORDER BY ${innerOrder} LIMIT ${w?.limit ?? 0} OFFSET ${w?.offset ?? 0}
+      ) p JOIN responses r ON r.id = p.id
+    ) pg ON true
+    ORDER BY ${outerOrder}`);
+  return { count: Number(result[0]?.total ?? 0), rows: result.filter((r) => r.id !== null) };
 }
 
 /**
  * Exact total for a filter. Unfiltered, per-channel and per-conversation totals come from
  * counters kept exact by every writer, so page 1 costs no scan; only text search counts rows.
  */
-export async function countResponses(db: Db, accountId: number, f: ResponseFilter): Promise<number> {
-  let q: SQL;
-  if (f.query) {
-    q = sql`SELECT count(*)::int AS n FROM responses r WHERE ${whereOf(accountId, f)}`;
-  } else if (f.conversationId) {
-    const channelCond = f.channelIds.length > 0 ? sql` AND channel_id IN (${inList(f.channelIds)})` : sql``;
-    q = sql`SELECT COALESCE(SUM(response_count), 0)::int AS n FROM conversations
+function countSql(accountId: number, f: ResponseFilter): SQL {
+  if (f.query) return sql`SELECT count(*)::int AS n FROM responses r WHERE ${whereOf(accountId, f)}`;
+  if (f.conversationId) {
+    const channelCond = f.channelIds.length > 0 ? sql` AND channel_id = ${anyOf(f.channelIds)}` : sql``;
+    return sql`SELECT COALESCE(SUM(response_count), 0)::int AS n FROM conversations
             WHERE id = ${f.conversationId} AND account_id = ${accountId}${channelCond}`;
-  } else if (f.channelIds.length > 0) {
-    q = sql`SELECT COALESCE(SUM(response_count), 0)::int AS n FROM channels
-            WHERE account_id = ${accountId} AND id IN (${inList(f.channelIds)})`;
-  } else {
-    q = sql`SELECT response_count AS n FROM accounts WHERE id = ${accountId}`;
   }
-  const [row] = await rows<{ n: number }>(db, q);
+  if (f.channelIds.length > 0) {
+    return sql`SELECT COALESCE(SUM(response_count), 0)::int AS n FROM channels
+            WHERE account_id = ${accountId} AND id = ${anyOf(f.channelIds)}`;
+  }
+  return sql`SELECT COALESCE(MAX(response_count), 0)::int AS n FROM accounts WHERE id = ${accountId}`;
+}
+
+export async function countResponses(db: Db, accountId: number, f: ResponseFilter): Promise<number> {
+  const [row] = await rows<{ n: number }>(db, countSql(accountId, f));
   return row?.n ?? 0;
 }
 
 export async function getResponseById(db: Db, accountId: number, responseId: string): Promise<ResponseRow | null> {
-  const [row] = await rows<ResponseRow>(db, sql`
+  const [row] = await preparedRows<ResponseRow>(db, sql`
     SELECT ${COLUMNS} FROM responses r WHERE r.id = ${responseId} AND r.account_id = ${accountId}`);
   return row ?? null;
 }

@@ -12,6 +12,11 @@ export function inList(values: number[]): SQL {
   return sql.join(values.map((v) => sql`${v}`), sql`, `);
 }
 
+/** `= ANY($n::int[])`: one parameter for any number of ids, so the statement text stays the same. */
+export function anyOf(values: number[]): SQL {
+  return sql`ANY(${sql.param(values)}::int[])`;
+}
+
 export function direction(d: Direction): SQL {
   return d === 'ASC' ? sql.raw('ASC') : sql.raw('DESC');
 }

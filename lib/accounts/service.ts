@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { getDb, type Db } from '../../db/client';
 import { getAccountById, insertAccount, insertAdminUser } from '../../db/queries/accounts';
+import { publishInvalidation } from '../cache/invalidation';
 import { insertApiKey, revokeApiKey as revokeApiKeyRow } from '../../db/queries/api-keys';
 import { AppError } from '../api/errors';
 import { generateApiKey } from '../auth/api-keys';
@@ -66,5 +67,6 @@ export async function revokeApiKey(accountId: number | null, keyId: string) {
   }
   const done = await revokeApiKeyRow(await getDb(), accountId, keyId);
   if (!done) throw new AppError('not_found', `No API key with id ${keyId}.`);
+  await publishInvalidation('api-key', done.keyId); // every instance drops its cached copy (lib/auth/customer-api.ts)
   return { key_id: done.keyId, revoked: true as const };
 }

@@ -1,6 +1,7 @@
 import { getDb } from '../../db/client';
 import { getApiKeyForAuth, recordApiKeysUsed } from '../../db/queries/api-keys';
 import { AppError } from '../api/errors';
+import { onInvalidation } from '../cache/invalidation';
 import { getEnv } from '../env';
 import { bearerToken, parseApiKey, secretMatches } from './api-keys';
 import { accountFromSessionCookie } from './session';
@@ -29,13 +30,49 @@ export async function authenticateCustomerRequest(req: Request): Promise<Custome
   if (parsed.env !== deployment) {
     throw unauthorized(`This is a ${parsed.env} key; this deployment accepts ${deployment} keys only.`);
   }
-  const row = await getApiKeyForAuth(await getDb(), parsed.keyId);
+  const row = await findApiKey(parsed.keyId);
   if (!row || row.env !== parsed.env || !secretMatches(parsed.secret, row.secretHash)) {
     throw unauthorized('Unknown or invalid API key.');
   }
   if (row.revokedAt) throw unauthorized('This API key has been revoked.');
   markKeyUsed(row.keyId);
   return { accountId: row.accountId, via: 'api_key', keyId: row.keyId };
+}
+
+type KeyRow = NonNullable<Awaited<ReturnType<typeof getApiKeyForAuth>>>;
+
+/** How long this process may trust a key it read: the bound on serving a revoked key (CONTRACTS §5, §9). */
+export const API_KEY_CACHE_MS = 1000;
+const CACHE_LIMIT = 10_000;
+
+/**
+ * API keys read in the last second, per process (and per module copy: Next's bundle and
+ * server.ts each keep one). A revocation reaches every instance through lib/cache/invalidation
+ * at once; when that message is lost (Redis away, or a CLI on PostgreSQL without Redis), an
+ * entry still lives at most API_KEY_CACHE_MS counted from when its read STARTED, so a key
+ * revoked at time t is refused from t + 1 s at the latest. A read that overlaps an invalidation
+ * is used once but not kept. Unknown keys are not cached.
+ */
+const keyCache = new Map<string, { row: KeyRow; readAt: number }>();
+let generation = 0;
+let listening = false;
+
+async function findApiKey(keyId: string): Promise<KeyRow | null> {
+  if (!listening) {
+    listening = true;
+    onInvalidation('api-key', (id) => { keyCache.delete(id); generation++; });
+  }
+  const now = performance.now();
+  const hit = keyCache.get(keyId);
+  if (hit && now - hit.readAt < API_KEY_CACHE_MS) return hit.row;
+  if (hit) keyCache.delete(keyId);
+  const startedGeneration = generation;
+  const row = await getApiKeyForAuth(await getDb(), keyId);
+  if (row && generation === startedGeneration) {
+    if (keyCache.size >= CACHE_LIMIT) keyCache.delete(keyCache.keys().next().value!);
+    keyCache.set(keyId, { row, readAt: now });
+  }
+  return row;
 }
 
 /**

@@ -1,6 +1,5 @@
 import { getDb } from '../../db/client';
-import { countConversations, getConversationById, listConversations, type ConversationRow } from '../../db/queries/conversations';
-import { listConversationAttachments, listConversationTranscript } from '../../db/queries/responses';
+import { getConversationWithTranscript, listConversationsWithCount, type ConversationRow } from '../../db/queries/conversations';
 import { AppError } from '../api/errors';
 import { envelope, gridjsCells, offsetOf, parseListQuery, parseSingleQuery, type Envelope } from '../api/list-query';
 import { ConversationListQuery, CONVERSATION_SORT_KEYS, type ConversationRecord, type Message } from './contract';
@@ -20,12 +19,8 @@ export async function listConversationsPage(accountId: number, params: URLSearch
   const db = await getDb();
   const filter = { channelIds, query: q.query };
   const offset = offsetOf(q);
-  const [count, page] = await Promise.all([
-    countConversations(db, accountId, filter),
-    offset === null ? [] : listConversations(db, accountId, filter, q.order_by ?? 'created_at', {
-      limit: q.resultsPerPage, offset, direction: q.sort ?? 'DESC',
-    }),
-  ]);
+  const { count, rows: page } = await listConversationsWithCount(db, accountId, filter, q.order_by ?? 'created_at',
+    offset === null ? null : { limit: q.resultsPerPage, offset, direction: q.sort ?? 'DESC' });
   const records = page.map(toConversationRecord);
   return envelope(linkPath, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
 }
@@ -33,13 +28,9 @@ export async function listConversationsPage(accountId: number, params: URLSearch
 /** The conversation with its messages, oldest first: each response's question, then its answer. */
 export async function getConversationWithMessages(accountId: number, conversationId: string, params: URLSearchParams) {
   const { format } = parseSingleQuery(params);
-  const db = await getDb();
-  const conversation = await getConversationById(db, accountId, conversationId);
+  const conversation = await getConversationWithTranscript(await getDb(), accountId, conversationId);
   if (!conversation) throw new AppError('not_found', `No conversation with id ${conversationId}.`);
-  const [transcript, attachments] = await Promise.all([
-    listConversationTranscript(db, accountId, conversationId),
-    listConversationAttachments(db, accountId, conversationId),
-  ]);
+  const { transcript, attachments } = conversation;
   const byMessage = new Map<string, Message['attachments']>();
   for (const a of attachments) {
     if (!a.message_id) continue;

@@ -1,5 +1,5 @@
 import { getDb } from '../../db/client';
-import { countResponses, getResponseById, listResponses, type ResponseRow } from '../../db/queries/responses';
+import { getResponseById, listResponsesWithCount, type ResponseRow } from '../../db/queries/responses';
 import { AppError } from '../api/errors';
 import { envelope, gridjsCells, offsetOf, parseListQuery, parseSingleQuery, type Envelope } from '../api/list-query';
 import { ResponseListQuery, RESPONSE_SORT_KEYS, type ResponseRecord } from './contract';
@@ -20,12 +20,8 @@ export async function listResponsesPage(accountId: number, params: URLSearchPara
   const db = await getDb();
   const filter = { channelIds, conversationId: q.conversation_id, query: q.query };
   const offset = offsetOf(q);
-  const [count, page] = await Promise.all([
-    countResponses(db, accountId, filter),
-    offset === null ? [] : listResponses(db, accountId, filter, q.order_by ?? 'created_at', {
-      limit: q.resultsPerPage, offset, direction: q.sort ?? 'DESC',
-    }),
-  ]);
+  const { count, rows: page } = await listResponsesWithCount(db, accountId, filter, q.order_by ?? 'created_at',
+    offset === null ? null : { limit: q.resultsPerPage, offset, direction: q.sort ?? 'DESC' });
   const records = page.map(toResponseRecord);
   return envelope(linkPath, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
 }

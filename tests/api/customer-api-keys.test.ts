@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createApiKey, revokeApiKey } from '../../lib/accounts/service';
 import { getDb } from '../../db/client';
-import { listApiKeys } from '../../db/queries/api-keys';
+import { listApiKeys, revokeApiKey as revokeApiKeyRow } from '../../db/queries/api-keys';
 import { api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine } from '../helpers/builders';
 import { assertEnvelope, assertUnauthorized, V2 } from '../helpers/api-fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -103,6 +103,21 @@ describe('401 Unauthorized', () => {
     // Revoking again changes nothing.
     await revokeApiKey(null, acct.keyId);
     assertUnauthorized(await get(`${V2}/response`));
+  });
+
+  it('never serves a key revoked without an invalidation message for more than a second (the cache bound)', async () => {
+    const { API_KEY_CACHE_MS } = await import('../../lib/auth/customer-api'); // after Next's runtime is up
+    assert.ok(API_KEY_CACHE_MS <= 1000);
+    const { acct } = await accountWithRecord();
+    const get = api(server.url, acct.key);
+    assert.equal((await get(`${V2}/response`)).status, 200); // read and kept for at most API_KEY_CACHE_MS
+    const read = Date.now();
+    // Revoke the row only, as a lost message (Redis away) would leave it: no instance is told.
+    await revokeApiKeyRow(await getDb(), null, acct.keyId);
+    const early = await get(`${V2}/response`);
+    if (Date.now() - read < API_KEY_CACHE_MS / 2) assert.equal(early.status, 200, 'served from the process cache within the bound');
+    await sleep(Math.max(0, read + API_KEY_CACHE_MS + 50 - Date.now()));
+    for (let i = 0; i < 5; i++) assertUnauthorized(await get(`${V2}/response`));
   });
 
   it('refuses a test-environment key on the live deployment, saying so', async () => {

@@ -8,10 +8,8 @@ import { sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { rows, type Db } from '../../db/client';
 import { pingDatabase } from '../../db/queries/health';
-import { countConversations, getConversationById, listConversations } from '../../db/queries/conversations';
-import {
-  countResponses, getResponseById, listConversationAttachments, listConversationTranscript, listResponses,
-} from '../../db/queries/responses';
+import { getConversationWithTranscript, listConversationsWithCount } from '../../db/queries/conversations';
+import { getResponseById, listResponsesWithCount } from '../../db/queries/responses';
 import { COMMON_TERM, CONVERSATION_TERM, RARE_TERM } from './dataset';
 
 /** Ids and values the scenarios use, looked up once in the benchmark database. */
@@ -50,23 +48,15 @@ const R = '/customer-api/v2/response';
 const C = '/customer-api/v2/conversation';
 const none = { channelIds: [] as number[] };
 
-/** List + exact total, concurrently, as lib/responses/service.ts does. */
-async function responsesPage(db: Db, accountId: number, f: Parameters<typeof listResponses>[2],
-  sort: Parameters<typeof listResponses>[3], limit: number, page = 1): Promise<number> {
-  const [count] = await Promise.all([
-    countResponses(db, accountId, f),
-    listResponses(db, accountId, f, sort, { limit, offset: (page - 1) * limit, direction: 'DESC' }),
-  ]);
-  return count;
+/** Page + exact total in one statement, as lib/responses/service.ts does. */
+async function responsesPage(db: Db, accountId: number, f: Parameters<typeof listResponsesWithCount>[2],
+  sort: Parameters<typeof listResponsesWithCount>[3], limit: number, page = 1): Promise<number> {
+  return (await listResponsesWithCount(db, accountId, f, sort, { limit, offset: (page - 1) * limit, direction: 'DESC' })).count;
 }
 
-async function conversationsPage(db: Db, accountId: number, f: Parameters<typeof listConversations>[2],
-  sort: Parameters<typeof listConversations>[3], limit: number): Promise<number> {
-  const [count] = await Promise.all([
-    countConversations(db, accountId, f),
-    listConversations(db, accountId, f, sort, { limit, offset: 0, direction: 'DESC' }),
-  ]);
-  return count;
+async function conversationsPage(db: Db, accountId: number, f: Parameters<typeof listConversationsWithCount>[2],
+  sort: Parameters<typeof listConversationsWithCount>[3], limit: number): Promise<number> {
+  return (await listConversationsWithCount(db, accountId, f, sort, { limit, offset: 0, direction: 'DESC' })).count;
 }
 
 /** Page number whose offset is ~500,000 at 1M responses, and half the data on smaller sets. */
@@ -111,12 +101,8 @@ export function buildScenarios(p: Picks): Scenario[] {
     { id: 'getconversation', name: `get conversation by id (${p.conversationIdsResponses} responses)`, target: 'byid',
       path: (i) => `${C}/${cycle(p.conversationIds, i)}`,
       direct: async (db, i) => {
-        // As lib/conversations/service.ts: the record, then transcript and attachments together.
-        const id = cycle(p.conversationIds, i);
-        const c = await getConversationById(db, a, id);
-        if (!c) return 0;
-        await Promise.all([listConversationTranscript(db, a, id), listConversationAttachments(db, a, id)]);
-        return 1;
+        // As lib/conversations/service.ts: record, transcript and attachments in one statement.
+        return (await getConversationWithTranscript(db, a, cycle(p.conversationIds, i))) ? 1 : 0;
       } },
   ];
 }
