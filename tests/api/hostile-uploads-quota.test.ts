@@ -7,28 +7,35 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { getDb } from '../../db/client';
-import { countAttachmentDocuments, reserveUpload } from '../../db/queries/uploads';
+import { countAttachmentDocuments, insertUploadChunk, reserveUpload } from '../../db/queries/uploads';
+import { attachments } from '../../db/schema';
 import { resetLimiters } from '../../lib/limits/limiter';
-import { sweepUploads } from '../../lib/uploads/maintenance';
+import { legacyUploadsDir, migrateDiskUploads, sweepUploads } from '../../lib/uploads/maintenance';
 import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { backendToken, connectVisitor, createTestWidgetClient, tokenRequest, type WidgetClient } from '../helpers/widget';
-import { filler, MiB, rawUpload, uploadStorage } from './hostile-uploads-helpers';
+import { filler, hashBody, MiB, rawUpload, sha256Of, signIn, uploadStorage } from './hostile-uploads-helpers';
 
 const QUOTA = 3 * MiB;
 const DAY = 86400 * 1000;
 
 let server: TestServer;
+// On PostgreSQL the test server has no DATA_DIR of its own: give it one for the old disk uploads.
+const pgDataDir = process.env.TEST_DB === 'postgres' ? fs.mkdtempSync(path.join(os.tmpdir(), 'svc-docs-data-')) : null;
 before(async () => {
   server = await startTestServer({
+    ...(pgDataDir ? { DATA_DIR: pgDataDir } : {}),
     UPLOAD_MAX_BYTES: String(MiB), UPLOAD_QUOTA_BYTES_PER_ACCOUNT: String(QUOTA),
     UPLOADS_PER_VISITOR_PER_MINUTE: '3', UPLOADS_PER_CLIENT_PER_MINUTE: '5', UPLOADS_PER_IP_PER_MINUTE: '8',
     ATTACHMENT_DOCUMENTS_PER_CONVERSATION: '2',
     TOKEN_RATE_PER_IP_PER_MINUTE: '100000', TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000',
   });
 }, { timeout: 120_000 });
-after(async () => { await server?.close(); }, { timeout: 30_000 });
+after(async () => { await server?.close(); if (pgDataDir) fs.rmSync(pgDataDir, { recursive: true, force: true }); }, { timeout: 30_000 });
 beforeEach(() => resetLimiters());
 
 async function setup() {
@@ -130,6 +137,40 @@ describe('documents indexed from visitor attachments are capped', () => {
     await visitor.finished(ack.response_id);
     assert.equal(await countAttachmentDocuments(await getDb(), acct.accountId, ack.conversation_id), 2);
     assert.equal((await uploadStorage(acct.accountId)).uploads, 3, 'all three stay attached');
+  });
+});
+
+describe('uploads kept on disk by an earlier version', () => {
+  it('move into the database at start-up without loss, idempotently, even after an interrupted run', { timeout: 60_000 }, async () => {
+    const { acct, client } = await setup();
+    const db = await getDb();
+    const dir = legacyUploadsDir();
+    fs.mkdirSync(dir, { recursive: true });
+    const files = [
+      { id: '00000000-0000-4000-8000-0000000d0001', data: Buffer.concat([...filler(700 * 1024, 0x41)]) },
+      { id: '00000000-0000-4000-8000-0000000d0002', data: Buffer.from('# Small\n\nold upload\n') },
+    ];
+    for (const f of files) {
+      fs.writeFileSync(path.join(dir, `${f.id}.bin`), f.data);
+      await db.insert(attachments).values({
+        id: f.id, accountId: acct.accountId, clientId: client.client_id, visitorId: 'v_old', filename: `${f.id}.txt`,
+        contentType: 'text/plain', size: f.data.length, storageName: `${f.id}.bin`,
+      });
+    }
+    // An earlier run died after writing a stray chunk of the first file.
+    await insertUploadChunk(db, files[0]!.id, 0, Buffer.from('partial'));
+    const first = await migrateDiskUploads();
+    assert.deepEqual(first, { moved: 2, missing: 0 });
+    assert.equal(fs.existsSync(dir), false, 'the emptied directory is removed');
+    assert.deepEqual(await migrateDiskUploads(), { moved: 0, missing: 0 }, 'a second run changes nothing');
+    assert.deepEqual(await uploadStorage(acct.accountId), { uploads: 2, chunks: 3 + 1, chunkBytes: files[0]!.data.length + files[1]!.data.length });
+    const cookie = await signIn(server.url, acct.email, acct.password);
+    for (const f of files) {
+      const res = await fetch(`${server.url}/attachments/${f.id}`, { headers: { cookie } });
+      assert.equal(res.status, 200);
+      const got = await hashBody(res);
+      assert.deepEqual(got, { sha256: sha256Of([f.data]), bytes: f.data.length });
+    }
   });
 });
 
