@@ -7,6 +7,12 @@
 // `#` lines, list items as `- ` / `1. ` lines, tables as `| a | b |` rows, blocks separated by blank
 // lines) — or { ok: false, reason, detail } for a document that is malformed or over a limit.
 import { Tokenizer } from 'htmlparser2';
+import mammoth from 'mammoth';
+import { getDocumentProxy, getResolvedPDFJS } from 'unpdf';
+import yauzl from 'yauzl';
+
+// Loaded when the thread starts (piscina imports this file then), not in a document's time budget.
+getResolvedPDFJS().catch(() => {});
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
@@ -251,7 +257,6 @@ export function htmlToMarkdown(html, maxChars = Infinity) {
  * starts a new paragraph, and a short line set clearly larger than the body text becomes a heading.
  */
 async function pdfToMarkdown(bytes, maxChars) {
-  const { getDocumentProxy } = await import('unpdf');
   let pdf;
   try {
     pdf = await getDocumentProxy(new Uint8Array(bytes), { isEvalSupported: false, stopAtErrors: false });
@@ -329,7 +334,6 @@ async function pdfToMarkdown(bytes, maxChars) {
 async function docxToMarkdown(bytes, limits) {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   await checkZip(buffer, limits);
-  const { default: mammoth } = await import('mammoth');
   let result;
   try {
     result = await mammoth.convertToHtml({ buffer }, {
@@ -343,7 +347,6 @@ async function docxToMarkdown(bytes, limits) {
 }
 
 export async function checkZip(buffer, limits) {
-  const { default: yauzl } = await import('yauzl');
   const zip = await new Promise((resolve, reject) => {
     yauzl.fromBuffer(buffer, { lazyEntries: true, validateEntrySizes: false, strictFileNames: false, decodeStrings: true }, (err, z) => {
       if (err) reject(new Refusal('invalid', `The file is not a valid ZIP container: ${err.message}`));

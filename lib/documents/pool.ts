@@ -35,7 +35,8 @@ function dispatcher(): Dispatcher {
     const threads = documentThreads();
     const pool = new Piscina({
       filename: extractionWorkerFile(),
-      minThreads: 0,
+      // One thread stays loaded, so a document's time limit is not spent starting one.
+      minThreads: 1,
       maxThreads: threads,
       idleTimeout: 30_000,
       // Below the main thread's priority: parsing yields the CPU to requests.
@@ -99,6 +100,11 @@ export async function extractInWorker(bytes: Uint8Array, contentType: string): P
   }
   if (result.ok) return result.text;
   throw new AppError(result.reason === 'too_large' ? 'payload_too_large' : 'invalid_request', result.detail);
+}
+
+/** Starts the pool (its first thread loads the parsers) before the first document arrives. */
+export function startDocumentPool(): void {
+  dispatcher();
 }
 
 /** Stops the pool's threads (tests and shutdown); the next document starts a new pool. */

@@ -13,7 +13,7 @@ import { recoverInterruptedAnswers } from '../chat/service';
 import { flushSightings } from '../chat/sightings';
 import { flushRefusals } from '../widget-clients/refusals';
 import type { DemoAccount } from '../demo/seed';
-import { closeDocumentPool } from '../documents/pool';
+import { closeDocumentPool, startDocumentPool } from '../documents/pool';
 import { startUploadMaintenance } from '../uploads/maintenance';
 
 export type RunningServer = {
@@ -33,6 +33,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   const { demo } = await prepareDatabase();
   await provideSessionSecret();
   const stopUploadMaintenance = await startUploadMaintenance();
+  startDocumentPool();
 
   const http = createServer();
   const app = next({ dev: opts.dev ?? false, dir: process.cwd(), hostname: host, port, httpServer: http });

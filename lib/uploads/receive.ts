@@ -16,8 +16,10 @@ import { ChunkWriter } from './storage';
 /** Room for the multipart framing around the file (boundaries, part headers). */
 const MULTIPART_SLACK = 16 * 1024;
 /**
- * After a refusal the rest of the body is read and dropped (so the client, still sending, gets
- * the answer instead of a reset) for at most this long or this much; then the connection is cut.
+ * After a refusal mid-body the rest of the body is read and dropped before the answer is sent, for
+ * at most this long or this much. Next cancels the request body once the response is sent, and a
+ * socket closed with unread bytes is reset, which can destroy the answer before the client, still
+ * sending, reads it; a finite body is therefore drained first (it costs time, never memory).
  */
 const DISCARD_MS = 10_000;
 const DISCARD_BYTES = 1024 * 1024 * 1024;
@@ -150,10 +152,9 @@ function parseOneFile<T>(body: ReadableStream<Uint8Array>, contentType: string, 
       if (settled) return;
       settled = true;
       source.unpipe(parser);
-      discardRest(source);
       fileStream?.destroy();
       const done = filePromise ? filePromise.then(() => {}, () => {}) : Promise.resolve();
-      void done.then(() => reject(e));
+      void done.then(() => discardRest(source)).then(() => reject(e));
     };
     parser.on('file', (_field, stream, info) => {
       fileStream = stream;
@@ -174,17 +175,21 @@ function parseOneFile<T>(body: ReadableStream<Uint8Array>, contentType: string, 
   });
 }
 
-/** Reads and drops the rest of a refused body, up to a bound; then the connection is cut. */
-function discardRest(source: Readable): void {
-  let bytes = 0;
-  const stop = () => source.destroy();
-  const timer = setTimeout(stop, DISCARD_MS);
-  timer.unref();
-  source.on('data', (chunk: Buffer) => {
-    bytes += chunk.length;
-    if (bytes > DISCARD_BYTES) stop();
+/** Reads and drops the rest of a refused body, up to a bound (then the connection is cut). */
+function discardRest(source: Readable): Promise<void> {
+  return new Promise((resolve) => {
+    if (source.readableEnded || source.destroyed) return resolve();
+    let bytes = 0;
+    const stop = () => { source.destroy(); resolve(); };
+    const timer = setTimeout(stop, DISCARD_MS);
+    timer.unref();
+    source.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > DISCARD_BYTES) stop();
+    });
+    source.on('end', () => { clearTimeout(timer); resolve(); });
+    source.on('close', () => { clearTimeout(timer); resolve(); });
+    source.on('error', () => {});
+    source.resume();
   });
-  source.on('close', () => clearTimeout(timer));
-  source.on('error', () => {});
-  source.resume();
 }

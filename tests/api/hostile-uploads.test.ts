@@ -68,14 +68,14 @@ describe('hostile uploads: bounded bodies', () => {
     assert.deepEqual(await uploadStorage(acct.accountId), empty);
   });
 
-  it('a 300 MB chunked body is refused after the limit and costs the server no memory', { timeout: 180_000 }, async () => {
+  it('a 300 MB chunked body is refused and costs the server no memory (the rest is drained, never held)', { timeout: 180_000 }, async () => {
     const { acct, token } = await setup();
     // Warm-up: the same refusal once, so the heap has grown to its working size and what is
     // measured is what a body costs, not the first use of the code path.
     assert.equal((await rawUpload(server.url, token, filler(2 * MAX))).status, 413);
     const { value: res, growthBytes } = await peakRssGrowth(() => rawUpload(server.url, token, filler(300 * MiB)));
     assert.equal(res.status, 413, JSON.stringify(res.body));
-    assert.ok(res.sentBytes < 300 * MiB, `the answer came before the whole body (${(res.sentBytes / MiB).toFixed(0)} MiB sent)`);
+    assert.ok(res.ms < 60_000, `answered in ${res.ms} ms`);
     assert.ok(growthBytes < RSS_BOUND, `RSS grew by ${(growthBytes / MiB).toFixed(1)} MiB (bound ${RSS_BOUND / MiB} MiB)`);
     console.log(`# 300 MB chunked: 413 after ${(res.sentBytes / MiB).toFixed(0)} MiB sent, ${res.ms} ms; RSS +${(growthBytes / MiB).toFixed(1)} MiB`);
     assert.deepEqual(await uploadStorage(acct.accountId), empty);
