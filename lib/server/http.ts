@@ -8,6 +8,7 @@ import { prepareDatabase, shutdownDatabase } from '../startup';
 import { attachWidgetNamespace } from '../chat/socket';
 import { handleDirectApi } from './direct-api';
 import { checkTrustProxy, stampClientAddress } from '../net/client-address';
+import { mayCarryPageBody, refusePageBody } from '../net/page-bodies';
 import { recoverInterruptedAnswers } from '../chat/service';
 import { flushSightings } from '../chat/sightings';
 import type { DemoAccount } from '../demo/seed';
@@ -37,7 +38,8 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
     // Route handlers see the client address and protocol only through these headers (TRUST_PROXY rules; a client cannot set them).
     stampClientAddress(req);
     if (handleDirectApi(req, res)) return;
-    void handle(req, res);
+    if (!mayCarryPageBody(req)) { void handle(req, res); return; }
+    void refusePageBody(req, res).then((refused) => { if (!refused) void handle(req, res); }, () => { res.statusCode = 500; res.end(); });
   });
   const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 64 * 1024, cors: { origin: true } });
   attachWidgetNamespace(io);
