@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { SQL } from 'drizzle-orm';
@@ -82,7 +84,7 @@ async function openDatabase(): Promise<Database> {
   }
 
   const dataDir = path.resolve(env.DATA_DIR);
-  const release = acquireDataDirLock(dataDir);
+  const release = await acquireDataDirLock(dataDir);
   try {
     const { PGlite } = await import('@electric-sql/pglite');
     const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
@@ -111,40 +113,98 @@ function processAlive(pid: number): boolean {
   }
 }
 
+const HELD = Symbol.for('svc.heldDataDirLocks');
+function heldLocks(): Set<string> {
+  const g = globalThis as { [HELD]?: Set<string> };
+  g[HELD] ??= new Set();
+  return g[HELD]!;
+}
+
+/** The owner's liveness socket: in the data directory (unix sockets allow ~100 bytes of path). */
+export function lockSocketPath(dataDir: string): string {
+  const inDir = path.join(dataDir, 'svc.lock.sock');
+  if (Buffer.byteLength(inDir) < 100) return inDir;
+  return path.join(os.tmpdir(), `svc-${createHash('sha256').update(dataDir).digest('hex').slice(0, 20)}.sock`);
+}
+
+/** 'alive' when something accepts on the socket, 'dead' when nobody listens, 'absent' when there is no socket. */
+function probeSocket(sock: string): Promise<'alive' | 'dead' | 'absent'> {
+  return new Promise((resolve) => {
+    const c = net.connect(sock);
+    const done = (r: 'alive' | 'dead' | 'absent') => { clearTimeout(timer); c.destroy(); resolve(r); };
+    // A hung owner still owns the data: only a refused connection proves it is gone.
+    const timer = setTimeout(() => done('alive'), 1000);
+    c.once('connect', () => done('alive'));
+    c.once('error', (e: NodeJS.ErrnoException) => done(e.code === 'ENOENT' ? 'absent' : 'dead'));
+  });
+}
+
+async function ownerAlive(sock: string, pid: number): Promise<boolean> {
+  const probe = await probeSocket(sock);
+  if (probe !== 'absent') return probe === 'alive';
+  // No socket: a process of another pid that is alive may be between writing the lock and
+  // listening (or predate the socket); give it a moment. Our own pid without a socket is a previous
+  // incarnation (a container restarted after kill -9 gets the same pid).
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || !processAlive(pid)) return false;
+  await new Promise((r) => setTimeout(r, 300));
+  const again = await probeSocket(sock);
+  return again === 'alive' || (again === 'absent' && processAlive(pid));
+}
+
 /**
  * PGlite takes no lock of its own and two processes on one directory corrupt it, so the data
- * directory carries a pid lock file. A live owner means a clear, immediate refusal.
+ * directory carries a lock file naming the owner's pid, and the owner listens on a unix socket
+ * beside it. Liveness is proved by connecting to that socket (a pid alone can be reused: after
+ * kill -9 a restarted container's new process has the same pid). A live owner means a clear,
+ * immediate refusal; a lock whose socket refuses connections is stale and taken over.
  */
-export function acquireDataDirLock(dataDir: string): () => void {
+export async function acquireDataDirLock(dataDir: string): Promise<() => void> {
   fs.mkdirSync(dataDir, { recursive: true });
   const lockPath = path.join(dataDir, 'svc.lock');
+  const sock = lockSocketPath(dataDir);
+  if (heldLocks().has(lockPath)) {
+    throw new AppError('database_busy', `The embedded database in ${dataDir} is already open in this process.`);
+  }
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
-      let released = false;
-      const release = () => {
-        if (released) return;
-        released = true;
-        process.off('exit', release);
-        try {
-          if (fs.readFileSync(lockPath, 'utf8') === String(process.pid)) fs.unlinkSync(lockPath);
-        } catch { /* already gone */ }
-      };
-      process.on('exit', release);
-      return release;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const pid = Number.parseInt(fs.readFileSync(lockPath, 'utf8'), 10);
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
+      if (await ownerAlive(sock, pid)) {
         throw new AppError('database_busy',
-          `The embedded database in ${dataDir} is in use by process ${pid} (a running server?). ` +
+          `The embedded database in ${dataDir} is in use by process ${Number.isInteger(pid) ? pid : 'unknown'} (a running server?). ` +
           'Stop that process first, or set DATABASE_URL to use PostgreSQL, which allows several processes.');
       }
-      if (pid === process.pid) {
-        throw new AppError('database_busy', `The embedded database in ${dataDir} is already open in this process.`);
-      }
       fs.rmSync(lockPath, { force: true }); // stale lock of a dead process
+      continue;
     }
+    fs.rmSync(sock, { force: true });
+    const server = net.createServer((c) => c.destroy());
+    try {
+      await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(sock, () => resolve()); });
+    } catch (e) {
+      fs.rmSync(lockPath, { force: true });
+      throw e;
+    }
+    server.unref();
+    heldLocks().add(lockPath);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      process.off('exit', release);
+      heldLocks().delete(lockPath);
+      server.close();
+      try {
+        if (fs.readFileSync(lockPath, 'utf8') === String(process.pid)) {
+          fs.unlinkSync(lockPath);
+          fs.rmSync(sock, { force: true });
+        }
+      } catch { /* already gone */ }
+    };
+    process.on('exit', release);
+    return release;
   }
   throw new AppError('database_busy', `Could not lock the embedded database in ${dataDir}.`);
 }

@@ -9,6 +9,7 @@ import { attachWidgetNamespace } from '../chat/socket';
 import { handleDirectApi } from './direct-api';
 import { handleOpsRequest, trackRequest } from '../ops/http';
 import { checkTrustProxy, stampClientAddress } from '../net/client-address';
+import { mayCarryPageBody, refusePageBody } from '../net/page-bodies';
 import { recoverInterruptedAnswers } from '../chat/service';
 import { flushSightings } from '../chat/sightings';
 import { flushRefusals } from '../widget-clients/refusals';
@@ -44,7 +45,8 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
     stampClientAddress(req);
     trackRequest(req, res);
     if (handleOpsRequest(req, res) || handleDirectApi(req, res)) return;
-    void handle(req, res);
+    if (!mayCarryPageBody(req)) { void handle(req, res); return; }
+    void refusePageBody(req, res).then((refused) => { if (!refused) void handle(req, res); }, () => { res.statusCode = 500; res.end(); });
   });
   const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 64 * 1024, cors: { origin: true } });
   attachWidgetNamespace(io);

@@ -5,11 +5,14 @@
  * loopback proxy (TRUST_PROXY=loopback); without that setting the header is ignored (unit test).
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { assertProblem } from '../helpers/api-fixtures';
 import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { signIn } from '../helpers/signin';
 import { createTestWidgetClient, tokenRequest } from '../helpers/widget';
 
 const PER_ADDRESS = 6;
@@ -193,5 +196,36 @@ describe('token request bodies are capped while they stream (16 KiB)', () => {
     }
     console.log(`endless bodies: 8 × cut off after ≤ ${(Math.max(...runs.map((r) => r.sentBytes)) / 2 ** 20).toFixed(1)} MiB sent, ${Math.max(...runs.map((r) => r.ms))} ms; server RSS +${grownMb.toFixed(1)} MiB`);
     assert.ok(grownMb < 40, `RSS grew ${grownMb.toFixed(1)} MiB`);
+  });
+});
+
+describe('server action bodies', () => {
+  it('an anonymous endless body to a server action is cut off without RSS growth', async () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(process.cwd(), '.next/server/server-reference-manifest.json'), 'utf8')) as { node: Record<string, { filename: string }> };
+    const actionId = Object.entries(manifest.node).find(([, v]) => v.filename.includes('api-keys/actions'))![0];
+    global.gc?.();
+    const rssBefore = process.memoryUsage().rss;
+    const targets = ['/api-keys', '/login', '/'];
+    const runs = await Promise.all(targets.flatMap((p) => Array.from({ length: 3 }, () =>
+      rawPost(server.url, p, { chunkSize: 64 * 1024, chunks: 200 * 16, headers: { 'next-action': actionId, 'content-type': 'text/plain;charset=UTF-8' } }))));
+    const grownMb = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
+    console.log(`server actions, endless bodies: ${runs.map((r) => `${r.status ?? r.error}/${(r.sentBytes / 2 ** 20).toFixed(1)}MiB/${r.ms}ms`).join(' ')}; RSS +${grownMb.toFixed(1)} MiB`);
+    for (const r of runs) {
+      assert.notEqual(r.error, 'timeout');
+      assert.ok(r.sentBytes < 50 * 2 ** 20, `the client could send ${(r.sentBytes / 2 ** 20).toFixed(1)} MiB`);
+    }
+    assert.ok(grownMb < 40, `RSS grew ${grownMb.toFixed(1)} MiB`);
+    for (const r of runs) assert.equal(r.status, 403);
+  });
+
+  it('pages refuse other bodies at once; a signed-in admin\'s action over the declared cap is 413', async () => {
+    const plain = await rawPost(server.url, '/', { chunkSize: 1024, chunks: 1 });
+    assert.equal(plain.status, 405);
+    const acct = await createTestAccount();
+    const session = await signIn(server.url, acct.email, acct.password, from(freshAddress()));
+    assert.ok(session.cookie);
+    const big = await rawPost(server.url, '/api-keys', { chunkSize: 1024, chunks: 1, contentLength: 22 * 1024 * 1024, headers: { 'next-action': 'x'.repeat(42), cookie: session.cookie! } });
+    assert.equal(big.status, 413);
+    assert.ok(big.ms < 2000, `answered after ${big.ms} ms`);
   });
 });

@@ -4,13 +4,13 @@
  * taken over.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { acquireDataDirLock, getDb, rows } from '../../db/client';
+import { acquireDataDirLock, getDb, lockSocketPath, rows } from '../../db/client';
 import { isAppError } from '../../lib/api/errors';
 import { api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine } from '../helpers/builders';
 import { deadPid, parseSuccess, runCli, testDbKind } from '../helpers/cli';
@@ -25,10 +25,21 @@ const freshDir = () => {
 };
 after(() => { for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true }); });
 
+/** A child process that holds the lock of `dir` through acquireDataDirLock (resolves once it does). */
+async function holdLock(dir: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'fixtures', 'hold-lock.ts'), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the lock holder did not start')), 30_000);
+    child.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('held')) { clearTimeout(timer); resolve(); } });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the lock holder exited (${code})`)); });
+  });
+  return child;
+}
+
 describe('acquireDataDirLock', () => {
-  it('writes this pid into svc.lock and removes it on release', () => {
+  it('writes this pid into svc.lock and removes it on release', async () => {
     const dir = freshDir();
-    const release = acquireDataDirLock(dir);
+    const release = await acquireDataDirLock(dir);
     assert.equal(fs.readFileSync(path.join(dir, 'svc.lock'), 'utf8'), String(process.pid));
     release();
     assert.equal(fs.existsSync(path.join(dir, 'svc.lock')), false);
@@ -41,7 +52,7 @@ describe('acquireDataDirLock', () => {
     try {
       fs.writeFileSync(path.join(dir, 'svc.lock'), String(holder.pid));
       const started = Date.now();
-      assert.throws(() => acquireDataDirLock(dir), (e: unknown) => {
+      await assert.rejects(acquireDataDirLock(dir), (e: unknown) => {
         assert.ok(isAppError(e));
         assert.equal(e.code, 'database_busy');
         assert.ok(e.message.includes(dir), e.message);
@@ -64,17 +75,51 @@ describe('acquireDataDirLock', () => {
     it(`takes over a stale lock holding ${c.name}`, async () => {
       const dir = freshDir();
       fs.writeFileSync(path.join(dir, 'svc.lock'), await c.content());
-      const release = acquireDataDirLock(dir);
+      const release = await acquireDataDirLock(dir);
       assert.equal(fs.readFileSync(path.join(dir, 'svc.lock'), 'utf8'), String(process.pid));
       release();
     });
   }
 
-  it('refuses a second open in the same process', () => {
+  it('takes over a lock naming THIS process\'s pid (a restarted container after kill -9), with or without the dead owner\'s socket', async () => {
+    for (const leaveSocket of [false, true]) {
+      const dir = freshDir();
+      if (leaveSocket) {
+        // A real owner killed with SIGKILL leaves its lock and its socket file behind.
+        const owner = await holdLock(dir);
+        owner.kill('SIGKILL');
+        await new Promise((r) => owner.once('exit', r));
+        assert.ok(fs.existsSync(lockSocketPath(dir)), 'the killed owner left its socket file');
+      }
+      fs.writeFileSync(path.join(dir, 'svc.lock'), String(process.pid));
+      const started = Date.now();
+      const release = await acquireDataDirLock(dir);
+      assert.ok(Date.now() - started < 1000, `took ${Date.now() - started} ms`);
+      assert.equal(fs.readFileSync(path.join(dir, 'svc.lock'), 'utf8'), String(process.pid));
+      release();
+    }
+  });
+
+  it('refuses at once while a live owner holds the lock, even when the lock file names our pid', async () => {
     const dir = freshDir();
-    const release = acquireDataDirLock(dir);
+    const owner = await holdLock(dir);
     try {
-      assert.throws(() => acquireDataDirLock(dir), (e: unknown) => isAppError(e) && e.code === 'database_busy');
+      for (const content of [String(owner.pid), String(process.pid)]) {
+        fs.writeFileSync(path.join(dir, 'svc.lock'), content);
+        const started = Date.now();
+        await assert.rejects(acquireDataDirLock(dir), (e: unknown) => isAppError(e) && e.code === 'database_busy' && e.message.includes(dir));
+        assert.ok(Date.now() - started < 1000, `refused after ${Date.now() - started} ms`);
+      }
+    } finally {
+      owner.kill('SIGKILL');
+    }
+  });
+
+  it('refuses a second open in the same process', async () => {
+    const dir = freshDir();
+    const release = await acquireDataDirLock(dir);
+    try {
+      await assert.rejects(acquireDataDirLock(dir), (e: unknown) => isAppError(e) && e.code === 'database_busy');
     } finally {
       release();
     }

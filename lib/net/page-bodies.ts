@@ -1,0 +1,40 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sessionFromCookieHeader } from '../auth/session';
+
+/**
+ * Dashboard pages take a request body only for a server action of a signed-in admin. Anything
+ * else with a body (an anonymous POST to `/` or `/login`, a server action without a live session)
+ * is refused BEFORE Next reads a byte of it (Next would otherwise buffer it for the proxy or the
+ * action decoder), and the connection is closed so an endless body stops at once. A declared
+ * body over the server-action cap is refused the same way; an undeclared one is cut off by
+ * Next's own on-stream bodySizeLimit (next.config.mjs).
+ */
+export const SERVER_ACTION_BODY_MAX = 21 * 1024 * 1024; // keep equal to next.config.mjs serverActions.bodySizeLimit
+const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const OWN_BODIES = /^\/(api|customer-api|socket\.io|_next)(\/|$)/;
+
+function refuse(req: IncomingMessage, res: ServerResponse, status: number, detail: string): true {
+  const titles: Record<number, string> = { 403: 'Forbidden', 405: 'Method Not Allowed', 413: 'Content Too Large' };
+  const body = JSON.stringify({ type: `urn:svc:problem:${status === 413 ? 'payload-too-large' : status === 405 ? 'method-not-allowed' : 'forbidden'}`, title: titles[status], status, detail });
+  res.writeHead(status, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), connection: 'close', ...(status === 405 ? { allow: 'GET, HEAD' } : {}) });
+  res.end(body, () => req.socket.destroy());
+  return true;
+}
+
+/** Cheap and synchronous: false for the requests refusePageBody never looks at (GETs, API routes). */
+export function mayCarryPageBody(req: IncomingMessage): boolean {
+  return !BODYLESS.has(req.method ?? 'GET') && !OWN_BODIES.test((req.url ?? '/').split('?')[0]!);
+}
+
+/** True when the request was refused here (the response is written). */
+export async function refusePageBody(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  if (!mayCarryPageBody(req)) return false;
+  if (!req.headers['next-action']) return refuse(req, res, 405, 'Dashboard pages accept only GET and HEAD.');
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > SERVER_ACTION_BODY_MAX) return refuse(req, res, 413, `The request body is larger than ${SERVER_ACTION_BODY_MAX} bytes.`);
+  const cookie = req.headers.cookie;
+  if (!cookie || !(await sessionFromCookieHeader(cookie).catch(() => null))) {
+    return refuse(req, res, 403, 'Server actions need a signed-in dashboard session.');
+  }
+  return false;
+}
