@@ -2,16 +2,28 @@
 const nextConfig = {
   // Drivers with native/wasm parts stay outside the bundle; server.ts and route handlers share
   // one database handle through globalThis (see db/client.ts).
-  serverExternalPackages: ['@electric-sql/pglite', 'postgres'],
+  serverExternalPackages: ['@electric-sql/pglite', 'postgres', 'piscina'],
   poweredByHeader: false,
   // The whole project (app, lib, tests) is type-checked by `npm run typecheck`, a step of `npm test`.
   typescript: { ignoreBuildErrors: true },
   // Knowledge-base documents are uploaded through a server action (20 MB limit in lib/knowledge).
   experimental: { serverActions: { bodySizeLimit: '21mb' } },
   // Cross-origin <script integrity crossorigin> needs CORS; versioned bundles are immutable.
+  // Security headers: nosniff everywhere; the dashboard and the API may not be framed and send no
+  // full referrer. The widget's public files (/chatbot, /chat) and /api/widget are excluded from the
+  // framing and referrer rules so integrators' pages keep loading them cross-origin.
   async headers() {
     const cors = { key: 'Access-Control-Allow-Origin', value: '*' };
     return [
+      { source: '/:path*', headers: [{ key: 'X-Content-Type-Options', value: 'nosniff' }] },
+      {
+        source: '/:path((?!chatbot/|chat/|api/widget/).*)',
+        headers: [
+          { key: 'Content-Security-Policy', value: "frame-ancestors 'none'" },
+          { key: 'X-Frame-Options', value: 'DENY' },
+          { key: 'Referrer-Policy', value: 'strict-origin-when-cross-origin' },
+        ],
+      },
       { source: '/chatbot/loader.js', headers: [cors, { key: 'Cache-Control', value: 'public, max-age=300' }] },
       { source: '/chatbot/v/:path*', headers: [cors, { key: 'Cache-Control', value: 'public, max-age=31536000, immutable' }] },
       { source: '/chat/v0/:path*', headers: [cors, { key: 'Cache-Control', value: 'public, max-age=300' }] },

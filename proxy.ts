@@ -1,7 +1,9 @@
 import { withAuth } from 'next-auth/middleware';
+import { SESSION_COOKIE } from './lib/auth/cookies';
 
-// Gates navigation only; every dashboard page and action also checks the session server-side.
-export default withAuth({ pages: { signIn: '/login' } });
+// Gates navigation only; every dashboard page and action also checks the session server-side
+// (lib/auth/session.ts, where revoked sessions are refused).
+export default withAuth({ pages: { signIn: '/login' }, cookies: { sessionToken: { name: SESSION_COOKIE } } });
 
 export const config = {
   matcher: ['/', '/conversations/:path*', '/responses/:path*', '/api-keys/:path*', '/widget/:path*', '/knowledge/:path*', '/attachments/:path*'],

@@ -1,5 +1,5 @@
 /** Entry point: `npm start` (compiled to dist/server.js) and `npm run dev` (tsx). */
-import { demoCurl } from './lib/demo/seed';
+import { demoCurl, demoShellVariables } from './lib/demo/seed';
 import { startServer } from './lib/server/http';
 
 async function main() {
@@ -15,6 +15,9 @@ async function main() {
       `  API key          ${d.api_key}`,
       `  widget client    ${d.widget_client_id} (domains localhost, 127.0.0.1; secret ${d.widget_client_secret})`,
       `  try it           ${demoCurl(server.url, d.api_key)}`,
+      '',
+      "  README's Customer API examples run as printed after:",
+      ...demoShellVariables(server.url, d).map((l) => `    ${l}`),
       '',
     ].join('\n'));
   }

@@ -19,12 +19,30 @@ const EnvSchema = z.object({
   WIDGET_TOKEN_TTL_SECONDS: z.coerce.number().int().min(1).max(7 * 86400).default(86400),
   /** Optional JSON [{"kid":"…","secret":"…(≥32 chars)"}]; first signs, all verify. Unset: keys kept in the database. */
   WIDGET_SIGNING_KEYS: z.string().optional(),
-  TOKEN_RATE_PER_CLIENT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
-  TOKEN_RATE_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  TOKEN_RATE_PER_CLIENT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
+  TOKEN_RATE_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  TOKEN_RATE_PER_VISITOR_PER_MINUTE: z.coerce.number().int().min(1).default(20),
   /** Socket events a visitor may send per 10 seconds. */
   SOCKET_EVENTS_PER_10S: z.coerce.number().int().min(1).default(40),
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
   UPLOADS_PER_VISITOR_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+  /** Uploads: per client and per client address too (a new visitor id starts no new budget). */
+  UPLOADS_PER_CLIENT_PER_MINUTE: z.coerce.number().int().min(1).default(300),
+  UPLOADS_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  /** Bytes of uploads an account may hold (attached or waiting to be). */
+  UPLOAD_QUOTA_BYTES_PER_ACCOUNT: z.coerce.number().int().min(1).default(1024 * 1024 * 1024),
+  /** Uploads never attached to a question are deleted after this long. */
+  UPLOAD_UNATTACHED_TTL_SECONDS: z.coerce.number().int().min(1).default(86400),
+  /** Visitor attachments indexed as documents: at most this many per conversation and per account a day. */
+  ATTACHMENT_DOCUMENTS_PER_CONVERSATION: z.coerce.number().int().min(0).default(10),
+  ATTACHMENT_DOCUMENTS_PER_ACCOUNT_PER_DAY: z.coerce.number().int().min(0).default(1000),
+  /** Documents are read in worker threads under these limits (lib/documents). Unset workers: cores − 1, 1 to 4. */
+  DOCUMENT_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
+  DOCUMENT_QUEUE_MAX: z.coerce.number().int().min(0).default(32),
+  DOCUMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  DOCUMENT_WORKER_MEMORY_MB: z.coerce.number().int().min(32).max(4096).default(256),
+  DOCUMENT_MAX_INFLATED_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
+  DOCUMENT_MAX_TEXT_CHARS: z.coerce.number().int().min(1000).default(2_000_000),
   /** OpenAI-compatible chat completions; unset = the built-in knowledge-base engine. */
   LLM_BASE_URL: z.string().url().optional(),
   LLM_API_KEY: z.string().optional(),
@@ -33,10 +51,20 @@ const EnvSchema = z.object({
   NEXTAUTH_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /** The dashboard's public address for next-auth; default http://localhost:PORT. */
   NEXTAUTH_URL: z.string().url().optional(),
-  /** Failed dashboard sign-ins allowed per email and per address in 15 minutes. */
+  /** Sign-in throttling (OWASP): failures per 15 minutes per (email, address) before that pair is refused, */
+  SIGNIN_FAILURES_PER_EMAIL_AND_IP: z.coerce.number().int().min(1).default(5),
+  /** per address (any email) before the address is refused, */
+  SIGNIN_FAILURES_PER_IP: z.coerce.number().int().min(1).default(100),
+  /** and per email (from anywhere) before every attempt for it is slowed down (never refused), up to SIGNIN_SLOWDOWN_MAX_MS. */
   SIGNIN_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).default(5),
-  SIGNIN_FAILURES_PER_IP: z.coerce.number().int().min(1).default(20),
+  SIGNIN_SLOWDOWN_MAX_MS: z.coerce.number().int().min(0).max(60_000).default(10_000),
+  /** Dashboard session lifetime (absolute, from sign-in). */
+  SESSION_MAX_AGE_SECONDS: z.coerce.number().int().min(60).max(30 * 86400).default(12 * 3600),
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Earlier turns of a conversation sent to the model, in tokens (estimated at 4 characters each). */
+  LLM_HISTORY_TOKENS: z.coerce.number().int().min(0).default(2000),
+  /** Retries of a model request on 429, 5xx and connection errors (within LLM_TIMEOUT_MS). */
+  LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   /** Several instances (CONTRACTS §9): Redis for fan-out, shared limits and cache invalidation. */
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
   /** Prefix of every Redis key and channel of this deployment (tests give each run its own). */

@@ -1,13 +1,15 @@
-// `npm start`: build once on a fresh clone, then run the production server in this process.
+// `npm start`: build when there is no build or the sources changed since it, then run the production server in this process.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { rebuildReason } from './build-stamp.mjs';
 
 const root = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '..');
 process.chdir(root);
-if (!existsSync('.next/BUILD_ID') || !existsSync('dist/server.js')) {
-  console.log('No production build yet: building (once, about a minute)...');
+// A fresh clone has no build; after a `git pull` or an edit the build is stale: build first.
+const reason = rebuildReason(root);
+if (reason) {
+  console.log(`Building (${reason}; about a minute)...`);
   const r = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

@@ -1,11 +1,25 @@
 import { sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
 
-/** Fresh service-wide channel ids from the channels sequence (imports may bring their own). */
-export async function allocateChannelIds(db: Db, n: number): Promise<number[]> {
-  const r = await rows<{ id: number }>(db, sql`
-    SELECT nextval(pg_get_serial_sequence('channels', 'id'))::int AS id FROM generate_series(1, ${n})`);
-  return r.map((x) => x.id);
+/*
+ * Channel ids belong to their account (CONTRACTS §3): the key is (account_id, id), and a new
+ * channel takes the account's next free number. Allocation holds a per-account advisory lock for
+ * the rest of its transaction, so two concurrent allocations in one account never pick the same id
+ * (the INSERT's snapshot is taken after the lock is granted).
+ */
+async function lockAccountChannels(db: Db, accountId: number): Promise<void> {
+  await db.execute(sql`SELECT pg_advisory_xact_lock(hashtext('svc.channels'), ${accountId})`);
+}
+
+/** `n` fresh channel ids of the account (above its highest), for callers that insert them in the same transaction. */
+export async function allocateChannelIds(db: Db, accountId: number, n: number): Promise<number[]> {
+  return db.transaction(async (tx) => {
+    await lockAccountChannels(tx, accountId);
+    const r = await rows<{ id: number }>(tx, sql`
+      SELECT (COALESCE((SELECT max(id) FROM channels WHERE account_id = ${accountId}), 0) + g)::int AS id
+      FROM generate_series(1, ${n}) g`);
+    return r.map((x) => x.id);
+  });
 }
 
 export async function listChannels(db: Db, accountId: number) {
@@ -13,9 +27,16 @@ export async function listChannels(db: Db, accountId: number) {
     SELECT id, name, conversation_count, response_count FROM channels WHERE account_id = ${accountId} ORDER BY id`);
 }
 
+/** A new channel with the account's next number; returns that number. */
 export async function insertChannel(db: Db, accountId: number, name: string): Promise<number> {
-  const [row] = await rows<{ id: number }>(db, sql`INSERT INTO channels (account_id, name) VALUES (${accountId}, ${name}) RETURNING id`);
-  return row!.id;
+  return db.transaction(async (tx) => {
+    await lockAccountChannels(tx, accountId);
+    const [row] = await rows<{ id: number }>(tx, sql`
+      INSERT INTO channels (account_id, id, name)
+      VALUES (${accountId}, COALESCE((SELECT max(id) FROM channels WHERE account_id = ${accountId}), 0) + 1, ${name})
+      RETURNING id`);
+    return row!.id;
+  });
 }
 
 export async function channelBelongsTo(db: Db, accountId: number, channelId: number): Promise<boolean> {

@@ -88,7 +88,7 @@ export async function insertChatResponse(db: Db, accountId: number, r: NewChatRe
       UPDATE conversations SET response_count = response_count + 1, updated_at = now(), last_seq = GREATEST(last_seq, ${event.seq})
       WHERE id = ${r.conversationId} AND EXISTS (SELECT 1 FROM ins) RETURNING id
     ), ch AS (
-      UPDATE channels SET response_count = response_count + 1 WHERE id = ${r.channelId} AND EXISTS (SELECT 1 FROM ins) RETURNING id
+      UPDATE channels SET response_count = response_count + 1 WHERE account_id = ${accountId} AND id = ${r.channelId} AND EXISTS (SELECT 1 FROM ins) RETURNING id
     ), acc AS (
       UPDATE accounts SET response_count = response_count + 1 WHERE id = ${accountId} AND EXISTS (SELECT 1 FROM ins) RETURNING id
     ), ev AS (

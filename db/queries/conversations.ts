@@ -40,7 +40,7 @@ export async function listConversations(db: Db, accountId: number, f: Conversati
     SELECT ${COLUMNS} FROM (
       SELECT c.id, c.${col} AS k FROM conversations c WHERE ${whereOf(accountId, f)}
       ORDER BY ${innerOrder} LIMIT ${w.limit} OFFSET ${w.offset}
-    ) p JOIN conversations c ON c.id = p.id JOIN channels ch ON ch.id = c.channel_id
+    ) p JOIN conversations c ON c.id = p.id JOIN channels ch ON ch.account_id = c.account_id AND ch.id = c.channel_id
     ORDER BY ${order}`);
 }
 
@@ -68,7 +68,7 @@ export async function countConversations(db: Db, accountId: number, f: Conversat
 
 export async function getConversationById(db: Db, accountId: number, conversationId: string): Promise<ConversationRow | null> {
   const [row] = await rows<ConversationRow>(db, sql`
-    SELECT ${COLUMNS} FROM conversations c JOIN channels ch ON ch.id = c.channel_id
+    SELECT ${COLUMNS} FROM conversations c JOIN channels ch ON ch.account_id = c.account_id AND ch.id = c.channel_id
     WHERE c.id = ${conversationId} AND c.account_id = ${accountId}`);
   return row ?? null;
 }

@@ -61,9 +61,6 @@ export async function findImportProblems(db: Db, accountId: number, limit: numbe
       SELECT s.line, 'response_id ' || s.id || ' belongs to another account'
         FROM import_responses s JOIN responses r ON r.id = s.id WHERE r.account_id <> ${accountId}
       UNION ALL
-      SELECT s.line, 'channel_id ' || s.channel_id || ' belongs to another account'
-        FROM import_conversations s JOIN channels ch ON ch.id = s.channel_id WHERE ch.account_id <> ${accountId}
-      UNION ALL
       SELECT s.line, 'conversation ' || s.conversation_id || ' does not exist (it must be earlier in the file or already imported)'
         FROM import_responses s
         WHERE NOT EXISTS (SELECT 1 FROM import_conversations c WHERE c.id = s.conversation_id AND c.line < s.line)
@@ -102,12 +99,8 @@ export async function applyImport(db: Db, accountId: number): Promise<void> {
     INSERT INTO channels (id, account_id, name)
     SELECT DISTINCT ON (channel_id) channel_id, ${accountId}, channel_name
     FROM import_conversations ORDER BY channel_id, line DESC
-    ON CONFLICT (id) DO UPDATE SET name = excluded.name
-    WHERE channels.account_id = ${accountId} AND channels.name IS DISTINCT FROM excluded.name`);
-  await db.execute(sql`
-    SELECT setval(pg_get_serial_sequence('channels', 'id'), max_id)
-    FROM (SELECT max(id) AS max_id FROM channels) m
-    WHERE max_id >= (SELECT last_value FROM channels_id_seq)`);
+    ON CONFLICT (account_id, id) DO UPDATE SET name = excluded.name
+    WHERE channels.name IS DISTINCT FROM excluded.name`);
 
   await db.execute(sql`
     INSERT INTO conversations (id, account_id, channel_id, title, status, created_at, updated_at)
@@ -141,10 +134,10 @@ export async function refreshAccountCounters(db: Db, accountId: number): Promise
     UPDATE channels ch SET conversation_count = s.conversations, response_count = s.responses
     FROM (
       SELECT ch2.id, count(c.id)::int AS conversations, COALESCE(sum(c.response_count), 0)::int AS responses
-      FROM channels ch2 LEFT JOIN conversations c ON c.channel_id = ch2.id
+      FROM channels ch2 LEFT JOIN conversations c ON c.account_id = ch2.account_id AND c.channel_id = ch2.id
       WHERE ch2.account_id = ${accountId} GROUP BY ch2.id
     ) s
-    WHERE ch.id = s.id AND (ch.conversation_count <> s.conversations OR ch.response_count <> s.responses)`);
+    WHERE ch.account_id = ${accountId} AND ch.id = s.id AND (ch.conversation_count <> s.conversations OR ch.response_count <> s.responses)`);
   await db.execute(sql`
     UPDATE accounts a SET
       conversation_count = (SELECT COALESCE(sum(conversation_count), 0)::int FROM channels WHERE account_id = ${accountId}),

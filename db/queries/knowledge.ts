@@ -3,25 +3,25 @@ import { rows, type Db } from '../client';
 import { kbChunks, kbDocuments } from '../schema';
 
 export type NewDocument = {
-  filename: string; contentType: string; size: number; conversationId?: string | null; attachmentId?: string | null;
+  filename: string; title: string; contentType: string; size: number; conversationId?: string | null; attachmentId?: string | null;
 };
 
 /** Stores a document and its passages; the caller runs it in a transaction. */
-export async function insertDocumentWithChunks(db: Db, accountId: number, doc: NewDocument, passages: string[]) {
+export async function insertDocumentWithChunks(db: Db, accountId: number, doc: NewDocument, passages: Array<{ content: string; context: string }>) {
   const [row] = await db.insert(kbDocuments).values({
-    accountId, filename: doc.filename, contentType: doc.contentType, size: doc.size,
+    accountId, filename: doc.filename, title: doc.title, contentType: doc.contentType, size: doc.size,
     conversationId: doc.conversationId ?? null, attachmentId: doc.attachmentId ?? null, chunks: passages.length,
   }).returning({ id: kbDocuments.id });
   for (let i = 0; i < passages.length; i += 500) {
-    await db.insert(kbChunks).values(passages.slice(i, i + 500).map((content, j) => ({
-      accountId, documentId: row!.id, ordinal: i + j, content,
+    await db.insert(kbChunks).values(passages.slice(i, i + 500).map((p, j) => ({
+      accountId, documentId: row!.id, ordinal: i + j, content: p.content, context: p.context,
     })));
   }
   return { id: row!.id, chunks: passages.length };
 }
 
 export async function listDocuments(db: Db, accountId: number) {
-  return db.select({ id: kbDocuments.id, filename: kbDocuments.filename, contentType: kbDocuments.contentType,
+  return db.select({ id: kbDocuments.id, filename: kbDocuments.filename, title: kbDocuments.title, contentType: kbDocuments.contentType,
     size: kbDocuments.size, chunks: kbDocuments.chunks, createdAt: kbDocuments.createdAt })
     .from(kbDocuments).where(and(eq(kbDocuments.accountId, accountId), isNull(kbDocuments.conversationId)))
     .orderBy(desc(kbDocuments.createdAt));
@@ -33,24 +33,46 @@ export async function deleteDocument(db: Db, accountId: number, documentId: stri
   return deleted.length > 0;
 }
 
-export type Passage = { document_id: string; filename: string; ordinal: number; content: string; rank: number };
+/** The english-stemmed words of a text, stop words dropped, each with its number of occurrences. */
+export async function textLexemes(db: Db, text: string): Promise<Array<{ lexeme: string; count: number }>> {
+  return rows<{ lexeme: string; count: number }>(db, sql`
+    SELECT u.lexeme, cardinality(u.positions)::int AS count FROM unnest(to_tsvector('english', ${text})) u`);
+}
+
+/** A passage that contains at least one of the asked words, with what ranking needs to score it. */
+export type CandidatePassage = {
+  document_id: string; title: string; filename: string; ordinal: number; content: string;
+  /** Distinct words of the passage (its length for BM25). */
+  length: number;
+  /** Each asked word in the passage: occurrences in its text and in its title/headings. */
+  terms: Array<{ lexeme: string; text: number; context: number }>;
+};
 
 /**
- * The best passages for a question: full-text match of ANY of its words (stemmed, stop words
- * dropped), ranked. Account documents plus the documents uploaded in this conversation.
+ * Every passage the account (and, with a conversation, the documents uploaded in it) holds that
+ * contains any of `lexemes`, plus the passage count and mean length of that scope: BM25 needs no
+ * more, since a word's document frequency is the number of candidates containing it.
  */
-export async function searchPassages(db: Db, accountId: number, conversationId: string | null, question: string, limit: number): Promise<Passage[]> {
-  const conversationCond = conversationId
+export async function matchPassages(db: Db, accountId: number, conversationId: string | null, lexemes: string[]) {
+  const scope = conversationId
     ? sql`(d.conversation_id IS NULL OR d.conversation_id = ${conversationId})`
     : sql`d.conversation_id IS NULL`;
-  return rows<Passage>(db, sql`
-    WITH q AS (
-      SELECT to_tsquery('english', replace(plainto_tsquery('english', ${question})::text, ' & ', ' | ')) AS query
-      WHERE plainto_tsquery('english', ${question})::text <> ''
-    )
-    SELECT c.document_id, d.filename, c.ordinal, c.content, ts_rank(c.tsv, q.query)::float8 AS rank
-    FROM q, kb_chunks c JOIN kb_documents d ON d.id = c.document_id
-    WHERE c.account_id = ${accountId} AND ${conversationCond} AND c.tsv @@ q.query
-    ORDER BY rank DESC, c.document_id, c.ordinal
-    LIMIT ${limit}`);
+  const [stats] = await rows<{ n: number; avg_length: number }>(db, sql`
+    SELECT count(*)::int AS n, coalesce(avg(length(c.tsv)), 0)::float8 AS avg_length
+    FROM kb_chunks c JOIN kb_documents d ON d.id = c.document_id
+    WHERE c.account_id = ${accountId} AND ${scope}`);
+  if (lexemes.length === 0 || !stats || stats.n === 0) return { passages: 0, avgLength: 0, candidates: [] as CandidatePassage[] };
+  // Lexemes quoted as tsquery literals: taken as they are, never re-parsed.
+  const query = lexemes.map((l) => `'${l.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`).join(' | ');
+  const wanted = sql.join(lexemes.map((l) => sql`${l}`), sql`, `);
+  const found = await rows<Omit<CandidatePassage, 'terms'> & { terms: CandidatePassage['terms'] | string }>(db, sql`
+    SELECT c.document_id, d.title, d.filename, c.ordinal, c.content, length(c.tsv) AS length,
+      (SELECT json_agg(json_build_object('lexeme', u.lexeme,
+          'context', cardinality(array_positions(u.weights, 'A')),
+          'text', cardinality(u.positions) - cardinality(array_positions(u.weights, 'A'))))
+       FROM unnest(c.tsv) u WHERE u.lexeme IN (${wanted})) AS terms
+    FROM kb_chunks c JOIN kb_documents d ON d.id = c.document_id
+    WHERE c.account_id = ${accountId} AND ${scope} AND c.tsv @@ ${query}::tsquery`);
+  const candidates = found.map((r) => ({ ...r, length: Number(r.length), terms: typeof r.terms === 'string' ? JSON.parse(r.terms) : (r.terms ?? []) }));
+  return { passages: stats.n, avgLength: Number(stats.avg_length), candidates };
 }

@@ -12,17 +12,32 @@ export async function getAccountTotals(db: Db, accountId: number) {
   return row ?? { conversations: 0, responses: 0, likes: 0, dislikes: 0, comments: 0, channels: 0 };
 }
 
-/** Responses per UTC day over the last `days` days, zero-filled. */
-export async function getResponsesPerDay(db: Db, accountId: number, days: number) {
+export type Bucket = 'day' | 'week' | 'month';
+
+/**
+ * Responses per UTC day, week (Monday) or month from `from` to `to` (inclusive, YYYY-MM-DD),
+ * zero-filled; each bucket is named by its first day.
+ */
+export async function getResponsesPerBucket(db: Db, accountId: number, range: { from: string; to: string; bucket: Bucket }) {
+  const { from, to, bucket } = range;
   return rows<{ day: string; responses: number }>(db, sql`
-    SELECT to_char(d.day, 'YYYY-MM-DD') AS day, COALESCE(c.n, 0)::int AS responses
-    FROM generate_series((now() AT TIME ZONE 'UTC')::date - (${days}::int - 1), (now() AT TIME ZONE 'UTC')::date, '1 day') AS d(day)
+    SELECT to_char(b.bucket, 'YYYY-MM-DD') AS day, COALESCE(c.n, 0)::int AS responses
+    FROM generate_series(date_trunc(${bucket}, ${from}::timestamp), ${to}::timestamp, ('1 ' || ${bucket})::interval) AS b(bucket)
     LEFT JOIN (
-      SELECT (created_at AT TIME ZONE 'UTC')::date AS day, count(*) AS n FROM responses
-      WHERE account_id = ${accountId} AND created_at >= now() - make_interval(days => ${days}::int + 1)
+      SELECT date_trunc(${bucket}, created_at AT TIME ZONE 'UTC') AS bucket, count(*) AS n FROM responses
+      WHERE account_id = ${accountId}
+        AND created_at >= (${from}::timestamp AT TIME ZONE 'UTC') AND created_at < ((${to}::date + 1)::timestamp AT TIME ZONE 'UTC')
       GROUP BY 1
-    ) c ON c.day = d.day
-    ORDER BY d.day`);
+    ) c ON c.bucket = b.bucket
+    ORDER BY b.bucket`);
+}
+
+/** The UTC days of the account's first and last response (null without responses). */
+export async function getResponseDaySpan(db: Db, accountId: number) {
+  const [row] = await rows<{ first: string | null; last: string | null }>(db, sql`
+    SELECT to_char((SELECT min(created_at) FROM responses WHERE account_id = ${accountId}) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS first,
+      to_char((SELECT max(created_at) FROM responses WHERE account_id = ${accountId}) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS last`);
+  return { first: row?.first ?? null, last: row?.last ?? null };
 }
 
 export async function getBusiestChannels(db: Db, accountId: number, limit: number) {

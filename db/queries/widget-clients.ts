@@ -4,7 +4,7 @@ import { widgetClients, widgetSigningKeys } from '../schema';
 
 export type WidgetClientRow = typeof widgetClients.$inferSelect;
 
-export async function insertWidgetClient(db: Db, accountId: number, v: { id: string; secretHash: Uint8Array; domains: string[]; channelId: number }) {
+export async function insertWidgetClient(db: Db, accountId: number, v: { id: string; name: string; secretHash: Uint8Array; domains: string[]; channelId: number }) {
   const [row] = await db.insert(widgetClients).values({ accountId, ...v }).returning();
   return row!;
 }
@@ -16,16 +16,16 @@ export async function getWidgetClientForAuth(db: Db, clientId: string): Promise<
 }
 
 export async function listWidgetClients(db: Db, accountId: number) {
-  return db.select({ id: widgetClients.id, domains: widgetClients.domains, channelId: widgetClients.channelId,
+  return db.select({ id: widgetClients.id, name: widgetClients.name, domains: widgetClients.domains, channelId: widgetClients.channelId,
     createdAt: widgetClients.createdAt, secretRotatedAt: widgetClients.secretRotatedAt })
     .from(widgetClients).where(eq(widgetClients.accountId, accountId)).orderBy(widgetClients.createdAt);
 }
 
-export async function updateWidgetClient(db: Db, accountId: number, clientId: string, v: { domains?: string[]; secretHash?: Uint8Array }) {
+export async function updateWidgetClient(db: Db, accountId: number, clientId: string, v: { name?: string; domains?: string[]; secretHash?: Uint8Array }) {
   const [row] = await db.update(widgetClients)
     .set({ ...v, ...(v.secretHash ? { secretRotatedAt: sql`now()` } : {}) })
     .where(and(eq(widgetClients.id, clientId), eq(widgetClients.accountId, accountId)))
-    .returning({ id: widgetClients.id, domains: widgetClients.domains });
+    .returning({ id: widgetClients.id, name: widgetClients.name, domains: widgetClients.domains });
   return row ?? null;
 }
 

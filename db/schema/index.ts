@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
-  customType, date, index, integer, jsonb, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex, uuid,
+  boolean, customType, date, foreignKey, index, integer, jsonb, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex, uuid,
 } from 'drizzle-orm/pg-core';
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => 'bytea' });
@@ -35,19 +35,22 @@ export const apiKeys = pgTable('api_keys', {
   revokedAt: ts('revoked_at'),
 }, (t) => [index('api_keys_account_idx').on(t.accountId)]);
 
-/** Channel ids are unique across the service (imports bring their own ids). */
+/**
+ * Channel ids belong to their account (CONTRACTS §3): two accounts may each have a channel 7.
+ * Every reference to a channel is the pair (account_id, channel_id).
+ */
 export const channels = pgTable('channels', {
-  id: integer('id').primaryKey().generatedByDefaultAsIdentity({ startWith: 1000000 }),
+  id: integer('id').notNull(),
   accountId: integer('account_id').notNull().references(() => accounts.id),
   name: text('name').notNull(),
   conversationCount: integer('conversation_count').notNull().default(0),
   responseCount: integer('response_count').notNull().default(0),
-}, (t) => [index('channels_account_idx').on(t.accountId)]);
+}, (t) => [primaryKey({ name: 'channels_account_id_pk', columns: [t.accountId, t.id] })]);
 
 export const conversations = pgTable('conversations', {
   id: uuid('id').primaryKey(),
   accountId: integer('account_id').notNull().references(() => accounts.id),
-  channelId: integer('channel_id').notNull().references(() => channels.id),
+  channelId: integer('channel_id').notNull(),
   title: text('title').notNull(),
   status: text('status').notNull().default('Open'),
   responseCount: integer('response_count').notNull().default(0),
@@ -59,6 +62,7 @@ export const conversations = pgTable('conversations', {
   /** Highest sequence number handed out for this conversation's events (see lib/chat). */
   lastSeq: integer('last_seq').notNull().default(0),
 }, (t) => [
+  foreignKey({ name: 'conversations_channel_fk', columns: [t.accountId, t.channelId], foreignColumns: [channels.accountId, channels.id] }),
   index('conversations_visitor_idx').on(t.visitorId),
   index('conversations_account_created_idx').on(t.accountId, t.createdAt, t.id),
   index('conversations_account_updated_idx').on(t.accountId, t.updatedAt, t.id),
@@ -77,7 +81,7 @@ export const responses = pgTable('responses', {
   id: uuid('id').primaryKey(),
   accountId: integer('account_id').notNull().references(() => accounts.id),
   conversationId: uuid('conversation_id').notNull().references(() => conversations.id),
-  channelId: integer('channel_id').notNull().references(() => channels.id),
+  channelId: integer('channel_id').notNull(),
   question: text('question').notNull(),
   answer: text('answer').notNull(),
   likes: integer('likes').notNull().default(0),
@@ -92,6 +96,7 @@ export const responses = pgTable('responses', {
   /** Sources the answer engine used (document ids, names, passages). */
   sources: jsonb('sources'),
 }, (t) => [
+  foreignKey({ name: 'responses_channel_fk', columns: [t.accountId, t.channelId], foreignColumns: [channels.accountId, channels.id] }),
   uniqueIndex('responses_conversation_client_message_idx').on(t.conversationId, t.clientMessageId),
   index('responses_account_created_idx').on(t.accountId, t.createdAt, t.id),
   index('responses_account_id_idx').on(t.accountId, t.id),
@@ -106,7 +111,12 @@ export const responses = pgTable('responses', {
   index('responses_answer_trgm_idx').using('gin', sql`${t.answer} gin_trgm_ops`),
 ]);
 
-/** Files attached to a message (uploads arrive with the widget service). */
+/**
+ * Visitor uploads, attached to a message once a question uses them. The bytes live in
+ * upload_chunks (every instance reads them). `status` is 'receiving' while the body streams in
+ * (its `size` is then the bytes reserved against the account's quota) and 'complete' after;
+ * `storage_name` is set only for files still in an old local DATA_DIR/uploads, moved in at start-up.
+ */
 export const attachments = pgTable('attachments', {
   id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
   accountId: integer('account_id').notNull().references(() => accounts.id),
@@ -115,25 +125,40 @@ export const attachments = pgTable('attachments', {
   filename: text('filename').notNull(),
   contentType: text('content_type').notNull(),
   size: integer('size').notNull(),
-  storageName: text('storage_name').notNull(),
+  storageName: text('storage_name'),
   createdAt: ts('created_at').notNull().defaultNow(),
   clientId: text('client_id'),
   visitorId: text('visitor_id'),
+  status: text('status').notNull().default('complete'),
 }, (t) => [
   index('attachments_conversation_idx').on(t.conversationId),
   index('attachments_message_idx').on(t.messageId),
+  index('attachments_account_idx').on(t.accountId),
+  index('attachments_unattached_idx').on(t.createdAt).where(sql`${t.messageId} IS NULL`),
 ]);
+
+/** An upload's bytes in order, 256 KiB a row: streamed in and out, never a whole file in memory. */
+export const uploadChunks = pgTable('upload_chunks', {
+  uploadId: uuid('upload_id').notNull().references(() => attachments.id, { onDelete: 'cascade' }),
+  seq: integer('seq').notNull(),
+  data: bytea('data').notNull(),
+}, (t) => [primaryKey({ columns: [t.uploadId, t.seq] })]);
 
 /** Widget clients: public client_id, hashed secret, registered domains, the channel they feed. */
 export const widgetClients = pgTable('widget_clients', {
   id: text('id').primaryKey(),
   accountId: integer('account_id').notNull().references(() => accounts.id),
   secretHash: bytea('secret_hash').notNull(),
+  /** The admin's label for the client (existing clients were named after their first domain). */
+  name: text('name').notNull().default(''),
   domains: text('domains').array().notNull(),
-  channelId: integer('channel_id').notNull().references(() => channels.id),
+  channelId: integer('channel_id').notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),
   secretRotatedAt: ts('secret_rotated_at'),
-}, (t) => [index('widget_clients_account_idx').on(t.accountId)]);
+}, (t) => [
+  foreignKey({ name: 'widget_clients_channel_fk', columns: [t.accountId, t.channelId], foreignColumns: [channels.accountId, channels.id] }),
+  index('widget_clients_account_idx').on(t.accountId),
+]);
 
 /** HMAC keys for widget tokens, by key id; the newest unretired one signs, all unretired verify. */
 export const widgetSigningKeys = pgTable('widget_signing_keys', {
@@ -176,6 +201,8 @@ export const kbDocuments = pgTable('kb_documents', {
   conversationId: uuid('conversation_id').references(() => conversations.id),
   attachmentId: uuid('attachment_id'),
   filename: text('filename').notNull(),
+  /** What visitors see: the document's first heading, else its file name without the extension. */
+  title: text('title').notNull().default(''),
   contentType: text('content_type').notNull(),
   size: integer('size').notNull(),
   chunks: integer('chunks').notNull().default(0),
@@ -188,11 +215,23 @@ export const kbChunks = pgTable('kb_chunks', {
   documentId: uuid('document_id').notNull().references(() => kbDocuments.id, { onDelete: 'cascade' }),
   ordinal: integer('ordinal').notNull(),
   content: text('content').notNull(),
-  tsv: tsvector('tsv').notNull().generatedAlwaysAs(sql`to_tsvector('english', content)`),
+  /** The document title and the headings above the passage; indexed with weight A (ranking). */
+  context: text('context').notNull().default(''),
+  tsv: tsvector('tsv').notNull().generatedAlwaysAs(sql`setweight(to_tsvector('english', context), 'A') || to_tsvector('english', content)`),
 }, (t) => [
   index('kb_chunks_document_idx').on(t.documentId),
   index('kb_chunks_tsv_idx').using('gin', t.tsv),
 ]);
+
+/** The bot of an account (CONTRACTS §12); no row = the defaults of lib/bot/settings.ts. */
+export const botSettings = pgTable('bot_settings', {
+  accountId: integer('account_id').primaryKey().references(() => accounts.id),
+  instructions: text('instructions').notNull().default(''),
+  noAnswerText: text('no_answer_text').notNull().default(''),
+  model: text('model').notNull().default(''),
+  showSources: boolean('show_sources').notNull().default(true),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
 
 /** Where widgets run: connections per client, origin, widget version and UTC day. */
 export const widgetSightings = pgTable('widget_sightings', {
@@ -205,6 +244,25 @@ export const widgetSightings = pgTable('widget_sightings', {
 }, (t) => [
   primaryKey({ columns: [t.clientId, t.origin, t.widgetVersion, t.day] }),
   index('widget_sightings_account_idx').on(t.accountId, t.day),
+]);
+
+/**
+ * Refused widget connections ("why does my widget not appear"): one row per client, origin,
+ * stage (token request or socket handshake) and reason, with a count; bounded per client.
+ */
+export const widgetRefusals = pgTable('widget_refusals', {
+  clientId: text('client_id').notNull(),
+  accountId: integer('account_id').notNull().references(() => accounts.id),
+  origin: text('origin').notNull(),
+  stage: text('stage').notNull(),
+  reason: text('reason').notNull(),
+  detail: text('detail').notNull(),
+  count: integer('count').notNull().default(0),
+  firstSeenAt: ts('first_seen_at').notNull().defaultNow(),
+  lastSeenAt: ts('last_seen_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.clientId, t.origin, t.stage, t.reason] }),
+  index('widget_refusals_account_idx').on(t.accountId, t.lastSeenAt),
 ]);
 
 /** Generated secrets of the deployment (e.g. the session secret when NEXTAUTH_SECRET is unset). */
@@ -222,3 +280,14 @@ export const widgetTracks = pgTable('widget_tracks', {
   history: text('history').array().notNull().default(sql`'{}'::text[]`),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
+/**
+ * Dashboard sessions (issue 8 item 5): the session JWT names one row, checked on every read;
+ * signing out revokes the row, a password change revokes every row of the user.
+ */
+export const adminSessions = pgTable('admin_sessions', {
+  id: text('id').primaryKey(),
+  userId: integer('user_id').notNull().references(() => adminUsers.id, { onDelete: 'cascade' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  expiresAt: ts('expires_at').notNull(),
+  revokedAt: ts('revoked_at'),
+}, (t) => [index('admin_sessions_user_idx').on(t.userId)]);

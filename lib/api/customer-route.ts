@@ -1,38 +1,139 @@
-import { authenticateCustomerRequest, type CustomerPrincipal } from '../auth/customer-api';
+import type { z } from 'zod';
+import { authenticateCustomerRequest } from '../auth/customer-api';
+import { validate } from '../accounts/service';
 import { AppError } from './errors';
 import { apiRoute, jsonResponse } from './handler';
-import { validate } from '../accounts/service';
-import type { z } from 'zod';
+import { openApiDocument } from './openapi';
+import { API_BASE, CUSTOMER_OPERATIONS, operationList, type CustomerOperation } from './operations';
 
 /**
- * A Customer API read: authenticate (key or dashboard session), then one service call whose value
- * is the JSON body. Everything the route files repeat lives here.
+ * Routing of the Customer API, derived from the operation table (lib/api/operations.ts). The route
+ * files under app/customer-api/v2 export `routeHandlers(path)`; the direct door
+ * (lib/server/direct-api.ts) calls `resolveCustomerPath`, which hands out the very same functions.
  */
-export function customerGet<P>(fn: (principal: CustomerPrincipal, params: P, query: URLSearchParams) => Promise<unknown>) {
-  return apiRoute<P>(async (req, params) => {
+export type RouteHandler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+export const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+export type RouteHandlers = Record<(typeof ROUTE_METHODS)[number], RouteHandler>;
+
+/** Path ids that fail their schema are 404s, exactly like unknown ids (CONTRACTS §4). */
+function pathParams(op: CustomerOperation, raw: Record<string, string>): Record<string, string> {
+  if (!op.pathParams) return {};
+  try {
+    return validate(op.pathParams as z.ZodType<Record<string, string>>, raw);
+  } catch {
+    const what = op.tag === 'Responses' ? 'response' : 'conversation';
+    throw new AppError('not_found', `No ${what} with id ${String(Object.values(raw)[0]).slice(0, 100)}.`);
+  }
+}
+
+/** A Customer API operation as a route handler: authenticate (key or session), one service call, JSON. */
+function operationHandler(op: CustomerOperation): RouteHandler {
+  const selfPath = `${API_BASE}${op.path}`;
+  return apiRoute<Record<string, string>>(async (req, raw) => {
     const principal = await authenticateCustomerRequest(req);
-    return jsonResponse(await fn(principal, params, new URL(req.url).searchParams));
+    const params = pathParams(op, raw);
+    return jsonResponse(await op.run({ principal, params, query: new URL(req.url).searchParams, selfPath }));
   });
 }
 
-/** Path ids that are not UUIDs are 404s, exactly like unknown ids (CONTRACTS §4). */
-export function pathId<T extends z.ZodType>(schema: T, params: unknown, what: string): z.infer<T> {
-  try {
-    return validate(schema, params);
-  } catch {
-    const value = Object.values(params as Record<string, string>)[0];
-    throw new AppError('not_found', `No ${what} with id ${String(value).slice(0, 100)}.`);
-  }
+function refuse(allow: string): RouteHandler {
+  return apiRoute<Record<string, string>>(async () => {
+    throw new AppError('method_not_allowed', `This resource only allows ${allow}.`, { headers: { Allow: allow } });
+  });
 }
 
-/** Single-record reads accept only format=gridjs. */
-export function singleFormat(query: URLSearchParams): 'gridjs' | undefined {
-  const value = query.getAll('format').find((v) => v !== '');
-  if (value === undefined) return undefined;
-  if (value !== 'gridjs') {
-    throw new AppError('invalid_parameters', "format: must be 'gridjs' (or left out)", {
-      errors: [{ param: 'format', message: "must be 'gridjs' (or left out)" }],
+/** CORS for the public document, so browser tools on other origins can load it. */
+const OPENAPI_CORS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
+  'Access-Control-Allow-Headers': 'Accept, Authorization, Content-Type',
+  'Access-Control-Max-Age': '86400',
+};
+
+function openApiHandlers(): RouteHandlers {
+  const allow = 'GET, HEAD, OPTIONS';
+  const no = refuse(allow);
+  return {
+    GET: apiRoute<Record<string, string>>(async () => jsonResponse(openApiDocument(), {
+      headers: { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' },
+    })),
+    OPTIONS: apiRoute<Record<string, string>>(async () => new Response(null, { status: 204, headers: { ...OPENAPI_CORS, Allow: allow } })),
+    POST: no, PUT: no, PATCH: no, DELETE: no,
+  };
+}
+
+function operationHandlers(ops: CustomerOperation[]): RouteHandlers {
+  const allow = [...new Set([...ops.map((o) => o.method), 'HEAD'])].join(', ');
+  const no = refuse(allow);
+  const out = { GET: no, POST: no, PUT: no, PATCH: no, DELETE: no, OPTIONS: no };
+  for (const op of ops) out[op.method] = operationHandler(op);
+  return out;
+}
+
+function unknownPathHandlers(): RouteHandlers {
+  const known = operationList();
+  const handler = apiRoute<Record<string, string>>(async (req) => {
+    const path = new URL(req.url).pathname.slice(0, 200);
+    throw new AppError('not_found', `No operation at ${path}. The Customer API has: ${known.join(', ')}.`, { operations: known });
+  });
+  return { GET: handler, POST: handler, PUT: handler, PATCH: handler, DELETE: handler, OPTIONS: handler };
+}
+
+type Route = { path: string; segments: string[]; handlers: RouteHandlers };
+
+/** Every route file of app/customer-api/v2, by path template (relative to API_BASE). Built once. */
+function buildRoutes(): Map<string, Route> {
+  const byPath = new Map<string, CustomerOperation[]>();
+  for (const op of CUSTOMER_OPERATIONS) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
+  const routes = new Map<string, Route>();
+  const add = (path: string, handlers: RouteHandlers) => routes.set(path, { path, segments: path.split('/').slice(1), handlers });
+  for (const [path, ops] of byPath) add(path, operationHandlers(ops));
+  add('/openapi.json', openApiHandlers());
+  return routes;
+}
+
+// Per module copy on purpose: Next's bundle and server.ts each build their own from the same table.
+type State = { routes: Map<string, Route>; unknown: RouteHandlers };
+let built: State | undefined;
+function state(): State {
+  built ??= { routes: buildRoutes(), unknown: unknownPathHandlers() };
+  return built;
+}
+
+/** The handlers a route file exports, for its path template ('/response/{response_id}'). */
+export function routeHandlers(path: string): RouteHandlers {
+  const route = state().routes.get(path);
+  if (!route) throw new Error(`No Customer API route ${path} in lib/api/operations.ts`);
+  return route.handlers;
+}
+
+/** What the catch-all route file exports: a problem+json 404 naming the operations. */
+export function unknownPathRouteHandlers(): RouteHandlers {
+  return state().unknown;
+}
+
+export function customerRoutePaths(): string[] {
+  return [...state().routes.keys()];
+}
+
+/**
+ * The handlers and path parameters for a canonical path under API_BASE (no trailing slash, no
+ * empty or dot segments: the caller leaves those to Next). Unknown paths get the 404 handlers.
+ */
+export function resolveCustomerPath(pathname: string): { handlers: RouteHandlers; params: Record<string, string> } {
+  const parts = pathname.slice(API_BASE.length).split('/').slice(1);
+  for (const route of state().routes.values()) {
+    if (route.segments.length !== parts.length) continue;
+    const params: Record<string, string> = {};
+    const ok = route.segments.every((seg, i) => {
+      if (seg.startsWith('{')) { params[seg.slice(1, -1)] = safeDecode(parts[i]!); return true; }
+      return seg === parts[i];
     });
+    if (ok) return { handlers: route.handlers, params };
   }
-  return 'gridjs';
+  return { handlers: state().unknown, params: {} };
+}
+
+function safeDecode(s: string): string {
+  try { return decodeURIComponent(s); } catch { return s; }
 }

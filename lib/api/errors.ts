@@ -23,13 +23,17 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly errors?: ParamError[];
   readonly headers?: Record<string, string>;
+  /** For an unknown Customer API path: the operations that exist ("GET /customer-api/v2/…"). */
+  readonly operations?: string[];
 
-  constructor(code: ErrorCode, detail: string, opts: { errors?: ParamError[]; headers?: Record<string, string> } = {}) {
+  constructor(code: ErrorCode, detail: string,
+    opts: { errors?: ParamError[]; headers?: Record<string, string>; operations?: string[] } = {}) {
     super(detail);
     this.name = 'AppError';
     this.code = code;
     this.errors = opts.errors;
     this.headers = opts.headers;
+    this.operations = opts.operations;
   }
 
   get status(): number {

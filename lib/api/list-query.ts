@@ -3,7 +3,7 @@ import { AppError, type ParamError } from './errors';
 import { channelIdParam, formatParam, intParam, pageParam, queryParam, sortParam, uuidParam } from './params';
 
 /** A name the API accepts and the canonical name it stands for (CONTRACTS §4: canonical wins). */
-const ALIASES: Record<string, string> = { resultsPerPage: 'pageSize', order_by: 'sortBy', sort: 'sortOrder' };
+export const ALIASES: Record<string, string> = { resultsPerPage: 'pageSize', order_by: 'sortBy', sort: 'sortOrder' };
 export const CHANNEL_IDS = 'channel_ids[]';
 
 export type ListQuery<K extends string> = {
@@ -72,6 +72,18 @@ export function parseListQuery<K extends string>(
   return { query, channelIds };
 }
 
+/** Single-record reads accept only format=gridjs (first non-empty value, like the lists). */
+export function parseSingleQuery(params: URLSearchParams): { format?: 'gridjs' } {
+  const value = params.getAll('format').find((v) => v !== '');
+  if (value === undefined) return {};
+  const parsed = formatParam.safeParse(value);
+  if (!parsed.success) {
+    const message = parsed.error.issues[0]?.message ?? 'invalid';
+    throw new AppError('invalid_parameters', `format: ${message}`, { errors: [{ param: 'format', message }] });
+  }
+  return { format: parsed.data };
+}
+
 /** Canonical order of parameters in next/previous links. */
 const LINK_ORDER = ['order_by', 'sort', 'channel_id', CHANNEL_IDS, 'conversation_id', 'query', 'format'] as const;
 
@@ -89,6 +101,23 @@ export function pageLink(basePath: string, q: ListQuery<string>, page: bigint): 
 }
 
 export type Envelope<T> = { count: number; next: string | null; previous: string | null; results: T[] };
+
+/** The page envelope of a list operation, as a schema (validation of tests, OpenAPI). */
+export function envelopeSchema(item: z.ZodType, id: string) {
+  return z.object({
+    count: z.int().min(0).meta({ description: 'Total number of matching records' }),
+    next: z.string().nullable().meta({ description: 'Relative link to the next page, or null' }),
+    previous: z.string().nullable().meta({ description: 'Relative link to the previous page, or null' }),
+    results: z.array(item),
+  }).meta({ id });
+}
+
+/** The format=gridjs form of a record schema: the same keys, every value a string or a number. */
+export function gridjsSchema<T extends z.ZodRawShape>(record: z.ZodObject<T>, id: string) {
+  const cell = z.union([z.string(), z.number()]);
+  const shape = Object.fromEntries(Object.keys(record.shape).map((k) => [k, cell])) as { [K in keyof T]: typeof cell };
+  return z.object(shape).meta({ id, description: 'format=gridjs: the same keys, every value a string or a number' });
+}
 
 export function envelope<T>(basePath: string, q: ListQuery<string>, count: number, results: T[]): Envelope<T> {
   const hasNext = q.page * BigInt(q.resultsPerPage) < BigInt(count);

@@ -1,41 +1,78 @@
 import { z } from 'zod';
-import { ConversationDetail, ConversationIdPath, ConversationListQuery, ConversationRecord } from '../conversations/contract';
-import { ResponseIdPath, ResponseListQuery, ResponseRecord, SingleRecordQuery } from '../responses/contract';
-
-const Problem = z.object({
-  type: z.string(), title: z.string(), status: z.int(), detail: z.string(),
-  errors: z.array(z.object({ param: z.string(), message: z.string() })).optional()
-    .meta({ description: 'For 400: one entry per invalid parameter' }),
-  request_id: z.string().optional(),
-}).meta({ id: 'Problem', description: 'RFC 9457 problem details (application/problem+json)' });
-
-const listOf = (item: z.ZodType, id: string) => z.object({
-  count: z.int().min(0).meta({ description: 'Total number of matching records' }),
-  next: z.string().nullable().meta({ description: 'Relative link to the next page, or null' }),
-  previous: z.string().nullable().meta({ description: 'Relative link to the previous page, or null' }),
-  results: z.array(item),
-}).meta({ id });
-
-const ResponseList = listOf(ResponseRecord, 'ResponseList');
-const ConversationList = listOf(ConversationRecord, 'ConversationList');
-const SCHEMAS = { Problem, ResponseList, ConversationList, ConversationDetail, ResponseRecord };
+import { ALIASES } from './list-query';
+import { API_BASE, CUSTOMER_OPERATIONS, TAGS, type CustomerOperation } from './operations';
+import { Problem } from './problem';
 
 type JsonSchema = Record<string, unknown>;
 
-function inputSchema(field: z.ZodType): JsonSchema {
-  const { $schema: _ignored, pattern: _pattern, ...rest } = z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  return rest;
+/**
+ * Converts a zod schema to an OpenAPI 3.1 schema object. Named schemas (`.meta({ id })`) land in
+ * `components` and are referenced as `#/components/schemas/<id>`; nothing carries `$id`/`$schema`.
+ */
+function collector() {
+  const components: Record<string, JsonSchema> = {};
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (!node || typeof node !== 'object') return node;
+    const out: JsonSchema = {};
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$schema' || k === '$id' || k === '$defs') continue;
+      out[k] = k === '$ref' && typeof v === 'string' ? v.replace(/^#\/\$defs\//, '#/components/schemas/') : rewrite(v);
+    }
+    return out;
+  };
+  const schema = (s: z.ZodType, io: 'input' | 'output' = 'output'): JsonSchema => {
+    const json = z.toJSONSchema(s, { io, unrepresentable: 'any' }) as JsonSchema;
+    for (const [id, def] of Object.entries((json.$defs ?? {}) as Record<string, JsonSchema>)) components[id] ??= rewrite(def) as JsonSchema;
+    return rewrite(json) as JsonSchema;
+  };
+  return { components, schema };
 }
 
-function parameters(schema: z.ZodObject, where: 'query' | 'path') {
-  return Object.entries(schema.shape).map(([name, field]) => {
-    const s = inputSchema(field as z.ZodType);
-    const { description, ...rest } = s;
-    return {
-      name, in: where, required: where === 'path', description,
-      schema: rest,
-      ...(rest.type === 'array' ? { style: 'form', explode: true } : {}),
-    };
+type Collector = ReturnType<typeof collector>;
+
+/** Parameter schemas describe the decoded value: the string patterns that parse it are not shown. */
+function withoutPatterns(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutPatterns);
+  if (!node || typeof node !== 'object') return node;
+  return Object.fromEntries(Object.entries(node).filter(([k]) => k !== 'pattern').map(([k, v]) => [k, withoutPatterns(v)]));
+}
+
+function parameterSchema(c: Collector, field: z.ZodType): { description?: string; schema: JsonSchema } {
+  const { description, ...schema } = withoutPatterns(c.schema(field, 'input')) as JsonSchema;
+  return { description: description as string | undefined, schema };
+}
+
+/** A query-string example typed as its schema says (5, not "5"). */
+function typedExample(schema: JsonSchema, value: string | undefined): unknown {
+  if (value === undefined) return undefined;
+  return schema.type === 'integer' || schema.type === 'number' ? Number(value) : value;
+}
+
+/** Query parameters: the schema's fields, then each alias (CONTRACTS §4: the canonical name wins). */
+function queryParameters(c: Collector, op: CustomerOperation) {
+  const out: JsonSchema[] = [];
+  const param = (name: string, field: z.ZodType, description?: string) => {
+    const { description: own, schema } = parameterSchema(c, field);
+    const example = typedExample(schema, op.example.query?.[name]);
+    out.push({
+      name, in: 'query', required: false, description: description ?? own, schema,
+      ...(schema.type === 'array' ? { style: 'form', explode: true } : {}),
+      ...(example !== undefined ? { example } : {}),
+    });
+  };
+  for (const [name, field] of Object.entries(op.query.shape)) param(name, field as z.ZodType);
+  for (const [name, alias] of Object.entries(ALIASES)) {
+    const field = op.query.shape[name] as z.ZodType | undefined;
+    if (field) param(alias, field, `Alias of \`${name}\`; ignored when \`${name}\` is given.`);
+  }
+  return out;
+}
+
+function pathParameters(c: Collector, op: CustomerOperation) {
+  return Object.entries(op.pathParams?.shape ?? {}).map(([name, field]) => {
+    const { description, schema } = parameterSchema(c, field as z.ZodType);
+    return { name, in: 'path', required: true, description, schema, example: typedExample(schema, op.example.params?.[name]) };
   });
 }
 
@@ -43,53 +80,51 @@ const problem = (description: string) => ({
   description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
 
-function operation(summary: string, params: unknown[], okRef: string, extra: Record<string, unknown> = {}) {
+function operationObject(c: Collector, op: CustomerOperation) {
   return {
-    summary,
+    operationId: op.operationId,
+    tags: [op.tag],
+    summary: op.summary,
+    description: op.description,
     security: [{ apiKey: [] }],
-    parameters: params,
+    parameters: [...pathParameters(c, op), ...queryParameters(c, op)],
     responses: {
-      200: { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${okRef}` } } } },
+      200: { description: 'OK', content: { 'application/json': { schema: c.schema(op.response), example: op.example.response } } },
       400: problem('Invalid parameter(s); `errors` lists each'),
       401: problem('Missing, malformed, unknown, revoked or other-environment API key'),
+      ...(op.notFound ? { 404: problem(op.notFound) } : {}),
       405: problem('Any method other than GET or HEAD'),
       503: problem('Database unreachable; retry after Retry-After seconds'),
-      ...extra,
     },
   };
 }
 
 let cached: unknown;
 
-/** The OpenAPI 3.1 document, derived from the same zod schemas that validate and shape the API. */
+/** The OpenAPI 3.1 document, derived from the operation table and its zod schemas. */
 export function openApiDocument(): unknown {
   if (cached) return cached;
-  const registry = z.registry<{ id: string }>();
-  for (const [id, s] of Object.entries(SCHEMAS)) registry.add(s, { id: id === 'ResponseRecord' ? 'Response' : id });
-  const { schemas } = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}`, unrepresentable: 'any' }) as { schemas: Record<string, JsonSchema> };
-  for (const s of Object.values(schemas)) delete s.$schema;
-  const notFound = { 404: problem('Unknown id, malformed id, or an id of another account') };
+  const c = collector();
+  c.schema(Problem);
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of CUSTOMER_OPERATIONS) {
+    paths[op.path] ??= {};
+    paths[op.path]![op.method.toLowerCase()] = operationObject(c, op);
+  }
   cached = {
     openapi: '3.1.0',
     info: {
       title: 'svc Customer API', version: '2.0.0',
-      description: 'Read-only access to an account\'s AI answer records and conversations. Timestamps are UTC, `YYYY-MM-DD HH:MM:SS`.',
+      description: 'Read-only access to an account\'s AI answer records and conversations. '
+        + 'Authenticate with `Authorization: Bearer <API key>`. Timestamps are UTC, `YYYY-MM-DD HH:MM:SS`. '
+        + 'Errors are RFC 9457 problem details.',
     },
-    servers: [{ url: '/customer-api/v2' }],
+    servers: [{ url: API_BASE }],
+    tags: TAGS,
+    paths,
     components: {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'svc_<live|test>_<key id>_<secret>' } },
-      schemas,
-    },
-    paths: {
-      '/response': { get: operation('List responses', parameters(ResponseListQuery, 'query'), 'ResponseList') },
-      '/response/{response_id}': {
-        get: operation('Get one response', [...parameters(ResponseIdPath, 'path'), ...parameters(SingleRecordQuery, 'query')], 'Response', notFound),
-      },
-      '/conversation': { get: operation('List conversations', parameters(ConversationListQuery, 'query'), 'ConversationList') },
-      '/conversation/{conversation_id}': {
-        get: operation('Get one conversation with its messages',
-          [...parameters(ConversationIdPath, 'path'), ...parameters(SingleRecordQuery, 'query')], 'ConversationDetail', notFound),
-      },
+      schemas: Object.fromEntries(Object.entries(c.components).sort(([a], [b]) => a.localeCompare(b))),
     },
   };
   return cached;

@@ -1,4 +1,5 @@
 import { getLogger } from '../ops/logger';
+import { z } from 'zod';
 import { AppError, fromDatabaseError, isAppError } from './errors';
 
 const TITLES: Record<number, string> = {
@@ -7,10 +8,19 @@ const TITLES: Record<number, string> = {
   500: 'Internal Server Error', 503: 'Service Unavailable',
 };
 
-export type Problem = {
-  type: string; title: string; status: number; detail: string;
-  errors?: Array<{ param: string; message: string }>; request_id?: string;
-};
+/** RFC 9457 problem details: the schema of every error body (and of the OpenAPI document's). */
+export const Problem = z.object({
+  type: z.string().meta({ description: 'urn:svc:problem:<code>' }),
+  title: z.string(),
+  status: z.int(),
+  detail: z.string(),
+  errors: z.array(z.object({ param: z.string(), message: z.string() })).optional()
+    .meta({ description: 'For 400: one entry per invalid parameter, named as the client spelled it' }),
+  operations: z.array(z.string()).optional()
+    .meta({ description: 'For an unknown path: the operations that exist' }),
+  request_id: z.string().optional(),
+}).meta({ id: 'Problem', description: 'RFC 9457 problem details (application/problem+json)' });
+export type Problem = z.infer<typeof Problem>;
 
 /** The one writer of RFC 9457 problem details. */
 export function problemResponse(error: AppError, requestId: string, extraHeaders: Record<string, string> = {}): Response {
@@ -20,6 +30,7 @@ export function problemResponse(error: AppError, requestId: string, extraHeaders
     status: error.status,
     detail: error.message,
     ...(error.errors ? { errors: error.errors } : {}),
+    ...(error.operations ? { operations: error.operations } : {}),
     request_id: requestId,
   };
   const headers: Record<string, string> = {

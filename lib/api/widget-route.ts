@@ -1,4 +1,4 @@
-import { AppError } from './errors';
+import { readJsonCapped, SMALL_BODY_BYTES } from '../net/body';
 import { apiRoute } from './handler';
 
 /**
@@ -26,17 +26,12 @@ export function preflight(methods: string) {
   return async () => withCors(new Response(null, { status: 204 }), methods);
 }
 
-/** The peer address, as server.ts stamped it (never a client-supplied forwarding header). */
+/** The client address, as the server stamped it under the TRUST_PROXY rules (lib/net/client-address). */
 export function clientIp(req: Request): string {
   return req.headers.get('x-svc-peer-ip') ?? 'unknown';
 }
 
-export async function readJsonBody(req: Request, maxBytes = 16 * 1024): Promise<unknown> {
-  const text = await req.text();
-  if (text.length > maxBytes) throw new AppError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new AppError('invalid_request', 'The request body must be a JSON object.');
-  }
+/** The JSON body of a widget request, capped while it streams (lib/net/body). */
+export async function readJsonBody(req: Request, maxBytes = SMALL_BODY_BYTES): Promise<unknown> {
+  return readJsonCapped(req, maxBytes);
 }

@@ -1,29 +1,77 @@
+import { getDb } from '../../db/client';
+import { listConversationTurns } from '../../db/queries/conversation-turns';
+import { effectiveBotSettings, type BotSettings } from '../bot/settings';
 import { getEnv } from '../env';
-import { findPassages } from '../knowledge/service';
+import { findPassages, type RetrievalQuery } from '../knowledge/service';
+import { isRelevant, type RankedPassage } from '../knowledge/ranking';
 import { builtinAnswer } from './engines/builtin';
 import { openAiCompatibleAnswer } from './engines/openai';
+import type { Source } from './protocol';
 
-export type Source = { document_id: string; filename: string; passage: string; rank?: number };
+export type { Source };
 export type AnswerInput = { accountId: number; conversationId: string; question: string; signal: AbortSignal };
-/** An answer: the sources it uses, known up front, and its text as a stream of deltas. */
-export type Answer = { sources: Source[]; deltas: AsyncIterable<string> };
+/** A passage the engine considered, with its place in the ranking (for "Try a question"). */
+export type ConsideredPassage = Source & { rank: number; score: number; relevance: number; used: boolean };
+/**
+ * An answer: the sources it uses (known up front; `[]` when declined), its text as a stream of
+ * deltas, whether it declined for lack of a relevant passage, and the ranking it chose from.
+ */
+export type Answer = { sources: Source[]; deltas: AsyncIterable<string>; declined: boolean; considered: ConsideredPassage[] };
 
+/** An answer that could not be produced. Its message is what visitors see: never a provider's text. */
 export class EngineError extends Error {}
 
 export interface AnswerEngine {
   answer(input: AnswerInput): Promise<Answer>;
 }
 
-/** Retrieval is shared: both engines answer from the account's passages. */
-export async function retrieve(input: AnswerInput): Promise<Source[]> {
-  const passages = await findPassages(input.accountId, input.conversationId, input.question, 3);
-  return passages.map((p) => ({ document_id: p.document_id, filename: p.filename, passage: p.content, rank: p.rank }));
+/**
+ * The relevance floor: a passage must cover at least this share of the question's information
+ * and two of its words (lib/knowledge/ranking.ts isRelevant) to be used. Tuned on the evaluation set (BENCHMARKS.md, docs/DECISIONS.md).
+ */
+export const RELEVANCE_FLOOR = 0.35;
+
+/** What every engine starts from: the bot's settings and the conversation so far. */
+export type AnswerContext = { settings: BotSettings; turns: Array<{ question: string; answer: string }> };
+
+export async function answerContext(input: AnswerInput, turns: number): Promise<AnswerContext> {
+  const settings = await effectiveBotSettings(input.accountId);
+  const history = turns > 0 ? await listConversationTurns(await getDb(), input.accountId, input.conversationId, turns) : [];
+  return { settings, turns: history.filter((t) => !t.error).map((t) => ({ question: t.question, answer: t.answer })) };
+}
+
+/**
+ * Ranked passages for a question; earlier questions of the conversation join the query with less
+ * weight (a follow-up such as "how much does that cost?" is about what came before).
+ */
+export async function rankForQuestion(input: AnswerInput, earlierQuestions: string[] = [], limit = 5): Promise<RankedPassage[]> {
+  const query: RetrievalQuery = [{ text: input.question, weight: 1 }];
+  earlierQuestions.slice(-2).reverse().forEach((q, i) => query.push({ text: q, weight: i === 0 ? 0.5 : 0.25 }));
+  return findPassages(input.accountId, input.conversationId, query, limit);
+}
+
+export const relevant = (p: RankedPassage) => isRelevant(p, RELEVANCE_FLOOR);
+
+export const toSource = (p: RankedPassage): Source => ({ document_id: p.document_id, title: p.title || p.filename, passage: p.content });
+
+/**
+ * The sources visitors get (and that are stored with the response): none when the account turned
+ * sources off (the dashboard's "Try a question" still shows what was considered).
+ */
+export function visibleSources(settings: BotSettings, used: RankedPassage[]): Source[] {
+  return settings.showSources ? used.map(toSource) : [];
+}
+
+export function considered(ranked: RankedPassage[], used: RankedPassage[]): ConsideredPassage[] {
+  return ranked.map((p, i) => ({ ...toSource(p), rank: i + 1, score: p.score, relevance: p.relevance, used: used.includes(p) }));
 }
 
 export function answerEngine(): AnswerEngine {
   const env = getEnv();
   if (env.LLM_BASE_URL) {
-    return { answer: (i) => openAiCompatibleAnswer(i, { baseUrl: env.LLM_BASE_URL!, apiKey: env.LLM_API_KEY, model: env.LLM_MODEL, timeoutMs: env.LLM_TIMEOUT_MS }) };
+    const cfg = { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY, model: env.LLM_MODEL, timeoutMs: env.LLM_TIMEOUT_MS,
+      historyTokens: env.LLM_HISTORY_TOKENS, maxRetries: env.LLM_MAX_RETRIES };
+    return { answer: (i) => openAiCompatibleAnswer(i, cfg) };
   }
   return { answer: builtinAnswer };
 }

@@ -37,7 +37,8 @@ export const ClientRequests = {
 export type ClientRequestName = keyof typeof ClientRequests;
 export type ClientRequest<N extends ClientRequestName> = z.infer<(typeof ClientRequests)[N]>;
 
-export type Source = { document_id: string; filename: string; passage: string };
+/** A passage an answer used (CONTRACTS §12): `title` is the document's own title, never a file name. */
+export type Source = { document_id: string; title: string; passage: string };
 
 /** Server → client `event` payloads. */
 export type ServerEvent =

@@ -7,9 +7,8 @@ import {
 import { attachUploads, getVisitorUploads } from '../../db/queries/uploads';
 import { AppError } from '../api/errors';
 import type { WidgetClaims } from '../auth/widget-tokens';
-import { addKnowledgeDocument } from '../knowledge/service';
 import { metrics } from '../ops/metrics';
-import { readStoredUpload } from '../uploads/service';
+import { indexAttachedDocuments } from '../uploads/service';
 import { answerEngine, EngineError, type Source } from './engine';
 import type { ClientRequest, HistoryMessage, ServerEvent, UploadInfo } from './protocol';
 import { StreamRegistry, type ConversationStream, type Subscriber } from './streams';
@@ -112,12 +111,8 @@ export async function ask(claims: WidgetClaims, subFor: SubscriberFor, req: Clie
         await insertConversationEvent(db, conversationId!, seq, 'question', { ...event, question_message_id: questionMessageId, answer_message_id: answerMessageId, channel_id: channelId });
         await attachUploads(db, claims.accountId, ids, conversationId!, questionMessageId);
       });
-    // Documents the visitor attached become answerable in this conversation.
-    for (const u of uploads) {
-      if (u.content_type.startsWith('image/')) continue;
-      await addKnowledgeDocument(claims.accountId, u.filename, readStoredUpload(u.storage_name), { conversationId, attachmentId: u.id })
-        .catch((e) => console.error(`attachment ${u.id} not indexed:`, (e as Error).message));
-    }
+    // Documents the visitor attached become answerable in this conversation (capped; see lib/uploads).
+    await indexAttachedDocuments(claims.accountId, conversationId, uploads);
     void runAnswer(stream, claims.accountId, { conversationId, channelId, cmid, responseId, question: req.text, questionMessageId, answerMessageId });
     return { conversation_id: conversationId, client_message_id: cmid, response_id: responseId, duplicate: false };
   } catch (e) {

@@ -6,6 +6,7 @@ import { hostAllowed, originHost } from '../auth/domains';
 import { TokenRefused, verifyWidgetToken, withVisitor, type WidgetClaims } from '../auth/widget-tokens';
 import { getEnv } from '../env';
 import { metrics } from '../ops/metrics';
+import { recordingRefusals } from '../widget-clients/refusals';
 import { currentClientDomains } from '../widget-clients/service';
 import { uploadLimits } from '../uploads/service';
 import { ClientRequests, MAX_QUESTION_CHARS, NAMESPACE, PROTOCOL_VERSION, type ClientRequestName, type SessionInfo } from './protocol';
@@ -27,6 +28,7 @@ export function attachWidgetNamespace(io: Server) {
   const limiter = new RateLimiter(env.SOCKET_EVENTS_PER_10S, 10_000);
 
   nsp.use((socket, next) => {
+    next = recordingRefusals(socket.handshake, next);
     const q = socket.handshake.query;
     if (q.client_key !== undefined || q.clientKey !== undefined) {
       next(new Error('client_key in the address is not accepted: pass the access token as auth.token'));

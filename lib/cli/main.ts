@@ -3,7 +3,8 @@ import { closeDatabase } from '../../db/client';
 import { createAccount, createAdminUser, createApiKey, revokeApiKey, validate } from '../accounts/service';
 import { AccountId } from '../accounts/contract';
 import { isAppError } from '../api/errors';
-import { seedDemoAccount, demoCurl } from '../demo/seed';
+import { changeAdminPassword } from '../auth/admin-password';
+import { seedDemoAccount, demoCurl, demoShellVariables, serverAddress } from '../demo/seed';
 import { importNdjsonFile } from '../imports/service';
 import { addKnowledgeFile } from '../knowledge/service';
 import { createWidgetClient } from '../widget-clients/service';
@@ -48,11 +49,17 @@ const COMMANDS: Record<string, Command> = {
     options: { account: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
     run: (v) => createAdminUser({ accountId: accountOf(need(v, 'account')), email: need(v, 'email'), password: need(v, 'password') }),
   },
+  'user password': {
+    usage: 'user password --email EMAIL --password PASSWORD',
+    options: { email: { type: 'string' }, password: { type: 'string' } },
+    run: (v) => changeAdminPassword({ email: need(v, 'email'), password: need(v, 'password') }),
+  },
   'widget client create': {
-    usage: 'widget client create --account ID --domain HOST [--domain HOST …] [--channel CHANNEL_ID]',
-    options: { account: { type: 'string' }, domain: { type: 'string', multiple: true }, channel: { type: 'string' } },
+    usage: 'widget client create --account ID --domain HOST [--domain HOST …] [--channel CHANNEL_ID] [--name NAME]',
+    options: { account: { type: 'string' }, domain: { type: 'string', multiple: true }, channel: { type: 'string' }, name: { type: 'string' } },
     run: (v) => createWidgetClient({
       accountId: accountOf(need(v, 'account')),
+      name: typeof v.name === 'string' ? v.name : undefined,
       domains: Array.isArray(v.domain) ? v.domain : [],
       channelId: v.channel === undefined ? undefined : (v.channel as unknown as number),
     }),
@@ -78,7 +85,8 @@ const COMMANDS: Record<string, Command> = {
     run: async (v) => {
       if (!v.demo) throw new UsageError('seed needs --demo');
       const demo = await seedDemoAccount();
-      return { ...demo, curl: demoCurl('http://localhost:3000', demo.api_key) };
+      const url = serverAddress();
+      return { ...demo, server_url: url, login_url: `${url}/login`, curl: demoCurl(url, demo.api_key), readme_variables: demoShellVariables(url, demo) };
     },
   },
 };

@@ -1,15 +1,16 @@
 import { z } from 'zod';
-import { listQuerySchema } from '../api/list-query';
+import { envelopeSchema, gridjsSchema, listQuerySchema } from '../api/list-query';
 import { uuidParam } from '../api/params';
 import { Timestamp } from '../api/timestamps';
+import { RESPONSE_EXAMPLE } from '../responses/contract';
 
 export const CONVERSATION_SORT_KEYS = [
   'created_at', 'conversation_id', 'id', 'channel_id', 'updated_at', 'response_count',
 ] as const;
 
 export const ConversationRecord = z.object({
-  conversation_id: z.uuid(),
-  id: z.uuid().meta({ description: 'Alias of conversation_id' }),
+  conversation_id: z.guid(),
+  id: z.guid().meta({ description: 'Alias of conversation_id' }),
   title: z.string(),
   status: z.string().meta({ description: 'Open for live conversations; imports may bring other values' }),
   response_count: z.int().min(0),
@@ -22,15 +23,15 @@ export const ConversationRecord = z.object({
 export type ConversationRecord = z.infer<typeof ConversationRecord>;
 
 export const Attachment = z.object({
-  upload_id: z.uuid(), filename: z.string(), content_type: z.string(), size: z.int().min(0),
+  upload_id: z.guid(), filename: z.string(), content_type: z.string(), size: z.int().min(0),
 }).meta({ id: 'Attachment' });
 
 export const Message = z.object({
-  message_id: z.uuid(),
+  message_id: z.guid(),
   role: z.enum(['user', 'assistant']),
   content: z.string(),
   created_at: Timestamp,
-  response_id: z.uuid(),
+  response_id: z.guid(),
   attachments: z.array(Attachment),
 }).meta({ id: 'Message' });
 export type Message = z.infer<typeof Message>;
@@ -39,5 +40,29 @@ export const ConversationDetail = ConversationRecord.extend({
   messages: z.array(Message).meta({ description: 'Oldest first; each response gives its question then its answer' }),
 }).meta({ id: 'ConversationDetail' });
 
+export type ConversationDetail = z.infer<typeof ConversationDetail>;
+
+/** The documented example conversation, with the messages of RESPONSE_EXAMPLE. */
+export const CONVERSATION_EXAMPLE: ConversationRecord = {
+  conversation_id: RESPONSE_EXAMPLE.conversation_id, id: RESPONSE_EXAMPLE.conversation_id,
+  title: 'Password reset', status: 'Open', response_count: 1, channel_id: 7, channel_name: 'Website',
+  account_id: 1, created_at: '2026-01-05 10:00:00', updated_at: '2026-01-05 10:01:12',
+};
+export const CONVERSATION_DETAIL_EXAMPLE: ConversationDetail = {
+  ...CONVERSATION_EXAMPLE,
+  messages: [
+    { message_id: 'c1a4e7d2-5b3f-4a8e-9c6d-1e2f3a4b5c6d', role: 'user', content: RESPONSE_EXAMPLE.question,
+      created_at: RESPONSE_EXAMPLE.created_at, response_id: RESPONSE_EXAMPLE.response_id, attachments: [] },
+    { message_id: 'd2b5f8e3-6c4a-4b9f-8d7e-2f3a4b5c6d7e', role: 'assistant', content: RESPONSE_EXAMPLE.answer,
+      created_at: RESPONSE_EXAMPLE.created_at, response_id: RESPONSE_EXAMPLE.response_id, attachments: [] },
+  ],
+};
+
 export const ConversationListQuery = listQuerySchema(CONVERSATION_SORT_KEYS, false);
 export const ConversationIdPath = z.object({ conversation_id: uuidParam('Conversation id') });
+
+/** The 200 bodies: the record (or page), or its format=gridjs form. */
+export const ConversationCells = gridjsSchema(ConversationRecord, 'ConversationCells');
+export const ConversationPage = envelopeSchema(ConversationRecord, 'ConversationPage')
+  .or(envelopeSchema(ConversationCells, 'ConversationCellsPage'));
+export const ConversationDetailBody = ConversationDetail.or(gridjsSchema(ConversationDetail, 'ConversationDetailCells'));

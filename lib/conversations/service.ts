@@ -2,10 +2,9 @@ import { getDb } from '../../db/client';
 import { countConversations, getConversationById, listConversations, type ConversationRow } from '../../db/queries/conversations';
 import { listConversationAttachments, listConversationTranscript } from '../../db/queries/responses';
 import { AppError } from '../api/errors';
-import { envelope, gridjsCells, offsetOf, parseListQuery, type Envelope } from '../api/list-query';
+import { envelope, gridjsCells, offsetOf, parseListQuery, parseSingleQuery, type Envelope } from '../api/list-query';
 import { ConversationListQuery, CONVERSATION_SORT_KEYS, type ConversationRecord, type Message } from './contract';
 
-export const CONVERSATIONS_PATH = '/customer-api/v2/conversation';
 type SortKey = (typeof CONVERSATION_SORT_KEYS)[number];
 
 export function toConversationRecord(c: ConversationRow): ConversationRecord {
@@ -16,7 +15,7 @@ export function toConversationRecord(c: ConversationRow): ConversationRecord {
   };
 }
 
-export async function listConversationsPage(accountId: number, params: URLSearchParams): Promise<Envelope<unknown>> {
+export async function listConversationsPage(accountId: number, params: URLSearchParams, linkPath: string): Promise<Envelope<unknown>> {
   const { query: q, channelIds } = parseListQuery<SortKey>(params, ConversationListQuery);
   const db = await getDb();
   const filter = { channelIds, query: q.query };
@@ -28,11 +27,12 @@ export async function listConversationsPage(accountId: number, params: URLSearch
     }),
   ]);
   const records = page.map(toConversationRecord);
-  return envelope(CONVERSATIONS_PATH, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
+  return envelope(linkPath, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
 }
 
 /** The conversation with its messages, oldest first: each response's question, then its answer. */
-export async function getConversationWithMessages(accountId: number, conversationId: string, format?: 'gridjs') {
+export async function getConversationWithMessages(accountId: number, conversationId: string, params: URLSearchParams) {
+  const { format } = parseSingleQuery(params);
   const db = await getDb();
   const conversation = await getConversationById(db, accountId, conversationId);
   if (!conversation) throw new AppError('not_found', `No conversation with id ${conversationId}.`);

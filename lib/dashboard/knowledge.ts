@@ -1,7 +1,10 @@
 import { AppError } from '../api/errors';
 import { answerEngine, EngineError } from '../chat/engine';
 
-/** Runs the account's answer engine on a question without storing anything. */
+/**
+ * Runs the account's answer engine on a question without storing anything: the answer, the sources
+ * visitors would get, whether it declined, and every passage considered with its rank.
+ */
 export async function tryQuestion(accountId: number, question: string) {
   const q = question.trim();
   if (!q) throw new AppError('invalid_request', 'Type a question.');
@@ -10,7 +13,7 @@ export async function tryQuestion(accountId: number, question: string) {
     const answer = await answerEngine().answer({ accountId, conversationId: '00000000-0000-0000-0000-000000000000', question: q, signal: AbortSignal.timeout(60_000) });
     let text = '';
     for await (const d of answer.deltas) text += d;
-    return { answer: text, sources: answer.sources };
+    return { answer: text, sources: answer.sources, declined: answer.declined, considered: answer.considered };
   } catch (e) {
     if (e instanceof EngineError) throw new AppError('unavailable', e.message);
     throw e;

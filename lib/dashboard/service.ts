@@ -2,20 +2,26 @@ import { getDb } from '../../db/client';
 import { listApiKeys } from '../../db/queries/api-keys';
 import { listChannels } from '../../db/queries/channels';
 import { getConversationById } from '../../db/queries/conversations';
-import { getAccountTotals, getBusiestChannels, getResponsesPerDay, listCommentsOfConversation, listTranscriptEntries } from '../../db/queries/overview';
+import { getAccountTotals, getBusiestChannels, getResponseDaySpan, getResponsesPerBucket, listCommentsOfConversation, listTranscriptEntries } from '../../db/queries/overview';
 import { listConversationAttachments } from '../../db/queries/responses';
 import { getAttachmentForAccount } from '../../db/queries/uploads';
 import { AppError } from '../api/errors';
+import { parseOverviewRange } from './overview-range';
 import { toConversationRecord } from '../conversations/service';
 import type { Source } from '../chat/engine';
 
-/** What the dashboard reads, always for the signed-in admin's account. */
-export async function getOverview(accountId: number) {
+/**
+ * What the dashboard reads, always for the signed-in admin's account. The overview's chart range
+ * comes from the page's URL parameters (lib/dashboard/overview-range.ts); days are UTC.
+ */
+export async function getOverview(accountId: number, rangeParams: Record<string, string | string[] | undefined> = {}) {
   const db = await getDb();
-  const [totals, perDay, channels] = await Promise.all([
-    getAccountTotals(db, accountId), getResponsesPerDay(db, accountId, 30), getBusiestChannels(db, accountId, 5),
+  const [totals, span, channels] = await Promise.all([
+    getAccountTotals(db, accountId), getResponseDaySpan(db, accountId), getBusiestChannels(db, accountId, 5),
   ]);
-  return { totals, perDay, channels };
+  const range = parseOverviewRange(rangeParams, new Date().toISOString().slice(0, 10), span);
+  const perBucket = await getResponsesPerBucket(db, accountId, range);
+  return { totals, span, range, perBucket, channels };
 }
 
 export async function getChannels(accountId: number) {

@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { getDb } from '../../db/client';
-import { allocateChannelIds } from '../../db/queries/channels';
 import { createAccount, createApiKey } from '../accounts/service';
+import { getEnv } from '../env';
 import { importNdjson } from '../imports/service';
 import { addKnowledgeDocument } from '../knowledge/service';
 import { createWidgetClient } from '../widget-clients/service';
@@ -53,7 +52,21 @@ export function demoRecords(channelIds: [number, number], now = new Date()): str
 export type DemoAccount = {
   account_id: number; admin_email: string; admin_password: string; api_key: string; key_id: string;
   widget_client_id: string; widget_client_secret: string; conversations: number; responses: number;
+  /** The demo's channels (7 "Website" and 8 "Help Center", as README's examples use) and its busiest conversation. */
+  channel_ids: [number, number]; conversation_id: string;
 };
+
+/** The channel ids README's examples use; an account that cannot have them gets service-allocated ones. */
+export const DEMO_CHANNEL_IDS: [number, number] = [7, 8];
+
+function busiestConversation(lines: string[]): string {
+  const counts = new Map<string, number>();
+  for (const l of lines) {
+    const r = JSON.parse(l) as { type: string; conversation_id: string };
+    if (r.type === 'response') counts.set(r.conversation_id, (counts.get(r.conversation_id) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1])[0]![0];
+}
 
 /** Creates the demo account through the same services every other account uses. */
 export async function seedDemoAccount(): Promise<DemoAccount> {
@@ -61,18 +74,37 @@ export async function seedDemoAccount(): Promise<DemoAccount> {
   const email = `demo-${suffix}@svc.local`;
   const password = randomBytes(9).toString('base64url');
   const account = await createAccount({ name: 'Demo Company', adminEmail: email, adminPassword: password });
-  const [a, b] = await allocateChannelIds(await getDb(), 2);
-  const counts = await importNdjson(account.account_id, { lines: demoRecords([a!, b!]) });
+  // Channel ids belong to their account (CONTRACTS §3), so every demo account has README's 7 and 8.
+  const channels = DEMO_CHANNEL_IDS;
+  const lines = demoRecords(channels);
+  const counts = await importNdjson(account.account_id, { lines });
+  const [a] = channels;
   const key = await createApiKey({ accountId: account.account_id, name: 'Demo key' });
   const faq = TOPICS.map(([q, a]) => `## ${q}\n\n${a.replace(/\*\*|\*/g, '')}`).join('\n\n');
   await addKnowledgeDocument(account.account_id, 'demo-faq.md', Buffer.from(`# Demo Company FAQ\n\n${faq}\n`));
-  const widget = await createWidgetClient({ accountId: account.account_id, domains: ['localhost', '127.0.0.1'], channelId: a! });
+  const widget = await createWidgetClient({ accountId: account.account_id, domains: ['localhost', '127.0.0.1'], channelId: a });
   return {
     account_id: account.account_id, admin_email: email, admin_password: password, api_key: key.key, key_id: key.key_id,
     widget_client_id: widget.client_id, widget_client_secret: widget.client_secret, ...counts,
+    channel_ids: channels, conversation_id: busiestConversation(lines),
   };
+}
+
+/** The address the server answers on (NEXTAUTH_URL when set, else http://localhost:PORT or HOST:PORT). */
+export function serverAddress(port = getEnv().PORT): string {
+  const env = getEnv();
+  if (env.NEXTAUTH_URL) return env.NEXTAUTH_URL.replace(/\/+$/, '');
+  const host = env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST;
+  return `http://${host}:${port}`;
 }
 
 export function demoCurl(baseUrl: string, apiKey: string): string {
   return `curl -H "Authorization: Bearer ${apiKey}" "${baseUrl}/customer-api/v2/response?resultsPerPage=5"`;
+}
+
+/** The shell lines that make README's Customer API examples run as printed against the demo. */
+export function demoShellVariables(baseUrl: string, demo: Pick<DemoAccount, 'api_key' | 'conversation_id' | 'channel_ids'>): string[] {
+  const lines = [`KEY=${demo.api_key}`, `BASE=${baseUrl}/customer-api/v2`, `CONVERSATION=${demo.conversation_id}`];
+  if (demo.channel_ids.join() !== DEMO_CHANNEL_IDS.join()) lines.push(`# this demo's channels are ${demo.channel_ids.join(' and ')} (README's examples use 7 and 8)`);
+  return lines;
 }

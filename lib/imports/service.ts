@@ -70,9 +70,10 @@ export async function importNdjsonFile(accountId: number, filePath: string, prog
  * rolls everything back; the error names the lines.
  */
 export async function importNdjson(accountId: number, source: LineSource, progress: Progress = () => {}): Promise<ImportResult> {
-  const report = source.large ? progress : () => {};
   const database = await getDatabase();
   const started = Date.now();
+  const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+  const report = source.large ? (m: string) => progress(`${m} [${elapsed()}]`) : () => {};
 
   const result = await database.db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;

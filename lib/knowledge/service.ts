@@ -1,11 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { getDb, type Db } from '../../db/client';
-import { deleteDocument, insertDocumentWithChunks, listDocuments, searchPassages } from '../../db/queries/knowledge';
+import { deleteDocument, insertDocumentWithChunks, listDocuments, matchPassages, textLexemes } from '../../db/queries/knowledge';
 import { requireAccount } from '../accounts/service';
 import { AppError } from '../api/errors';
 import { sniffType } from '../uploads/sniff';
-import { extractText, splitPassages } from './extract';
+import { extractText } from './extract';
+import { documentTitle, splitIntoPassages } from './passages';
+import { FILLER, rankCandidates, type RankedPassage, type WeightedTerms } from './ranking';
 
 export const KB_MAX_BYTES = 20 * 1024 * 1024;
 
@@ -23,14 +25,15 @@ export async function addKnowledgeDocument(accountId: number, filename: string, 
   if (buf.length > KB_MAX_BYTES) throw new AppError('payload_too_large', `${filename} is larger than ${KB_MAX_BYTES} bytes.`);
   const contentType = knowledgeType(buf, filename);
   const text = await extractText(buf, contentType);
-  const passages = splitPassages(text);
+  const title = documentTitle(text, filename);
+  const passages = splitIntoPassages(text, title);
   if (passages.length === 0) throw new AppError('invalid_request', `${filename} contains no text to answer from.`);
   const db = scope.db ?? (await getDb());
   if (!scope.db) await requireAccount(db, accountId);
   const doc = await db.transaction((tx) => insertDocumentWithChunks(tx as unknown as Db, accountId, {
-    filename, contentType, size: buf.length, conversationId: scope.conversationId, attachmentId: scope.attachmentId,
+    filename, title, contentType, size: buf.length, conversationId: scope.conversationId, attachmentId: scope.attachmentId,
   }, passages));
-  return { document_id: doc.id, chunks: doc.chunks };
+  return { document_id: doc.id, title, chunks: doc.chunks };
 }
 
 export async function addKnowledgeFile(accountId: number, filePath: string) {
@@ -52,6 +55,24 @@ export async function removeKnowledgeDocument(accountId: number, documentId: str
   return { document_id: documentId, deleted: true };
 }
 
-export async function findPassages(accountId: number, conversationId: string | null, question: string, limit = 3) {
-  return searchPassages(await getDb(), accountId, conversationId, question.slice(0, 2000), limit);
+/** Text to rank passages for: the question (weight 1) and, optionally, earlier turns (less). */
+export type RetrievalQuery = Array<{ text: string; weight: number }>;
+
+/**
+ * The account's passages (plus the documents uploaded in this conversation) ranked for a question,
+ * best first, each with its BM25 score and its relevance (0..1; the answer engines apply the floor).
+ */
+export async function findPassages(accountId: number, conversationId: string | null, query: string | RetrievalQuery, limit = 3): Promise<RankedPassage[]> {
+  const db = await getDb();
+  const parts = typeof query === 'string' ? [{ text: query, weight: 1 }] : query;
+  const terms: WeightedTerms = new Map();
+  for (const part of parts) {
+    for (const { lexeme } of await textLexemes(db, part.text.slice(0, 2000))) {
+      if (FILLER.has(lexeme)) continue;
+      terms.set(lexeme, Math.max(terms.get(lexeme) ?? 0, part.weight));
+    }
+  }
+  if (terms.size === 0) return [];
+  const corpus = await matchPassages(db, accountId, conversationId, [...terms.keys()].slice(0, 200));
+  return rankCandidates(terms, corpus).slice(0, limit);
 }

@@ -23,6 +23,8 @@ export type Limiter = {
   peek(key: string): Promise<number | null>;
   /** Forgets a key (e.g. failed sign-ins after a success). */
   reset(key: string): Promise<void>;
+  /** Gives back points charged to `key` (a request that turned out not to count). */
+  reward(key: string, points?: number): Promise<void>;
 };
 
 const KEY = Symbol.for('svc.limiters');
@@ -77,6 +79,9 @@ export function getLimiter(name: string, rule: LimitRule): Limiter {
     },
     async reset(key) {
       await impl.delete(key);
+    },
+    async reward(key, points = 1) {
+      await impl.reward(key, points);
     },
   };
   reg.set(name, limiter);

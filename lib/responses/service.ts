@@ -1,10 +1,9 @@
 import { getDb } from '../../db/client';
 import { countResponses, getResponseById, listResponses, type ResponseRow } from '../../db/queries/responses';
 import { AppError } from '../api/errors';
-import { envelope, gridjsCells, offsetOf, parseListQuery, type Envelope } from '../api/list-query';
+import { envelope, gridjsCells, offsetOf, parseListQuery, parseSingleQuery, type Envelope } from '../api/list-query';
 import { ResponseListQuery, RESPONSE_SORT_KEYS, type ResponseRecord } from './contract';
 
-export const RESPONSES_PATH = '/customer-api/v2/response';
 type SortKey = (typeof RESPONSE_SORT_KEYS)[number];
 
 export function toResponseRecord(r: ResponseRow): ResponseRecord {
@@ -15,8 +14,8 @@ export function toResponseRecord(r: ResponseRow): ResponseRecord {
   };
 }
 
-/** GET /response for one account: validated parameters in, the page envelope out. */
-export async function listResponsesPage(accountId: number, params: URLSearchParams): Promise<Envelope<unknown>> {
+/** GET /response for one account: validated parameters in, the page envelope (links to `linkPath`) out. */
+export async function listResponsesPage(accountId: number, params: URLSearchParams, linkPath: string): Promise<Envelope<unknown>> {
   const { query: q, channelIds } = parseListQuery<SortKey>(params, ResponseListQuery);
   const db = await getDb();
   const filter = { channelIds, conversationId: q.conversation_id, query: q.query };
@@ -28,10 +27,11 @@ export async function listResponsesPage(accountId: number, params: URLSearchPara
     }),
   ]);
   const records = page.map(toResponseRecord);
-  return envelope(RESPONSES_PATH, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
+  return envelope(linkPath, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
 }
 
-export async function getResponse(accountId: number, responseId: string, format?: 'gridjs') {
+export async function getResponse(accountId: number, responseId: string, params: URLSearchParams) {
+  const { format } = parseSingleQuery(params);
   const row = await getResponseById(await getDb(), accountId, responseId);
   if (!row) throw new AppError('not_found', `No response with id ${responseId}.`);
   const record = toResponseRecord(row);

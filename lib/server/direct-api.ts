@@ -1,35 +1,82 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { matchCustomerRoute } from '../api/customer-handlers';
-import { getLogger } from '../ops/logger';
+import { resolveCustomerPath, type RouteHandler, type RouteHandlers } from '../api/customer-route';
+import { AppError } from '../api/errors';
+import { API_BASE } from '../api/operations';
+import { problemResponse, toAppError } from '../api/problem';
+
+/** Canonical paths only: anything Next would redirect or normalise (trailing slash, `//`, dot segments, escapes) goes to Next. */
+const CANONICAL = new RegExp(`^${API_BASE.replace(/[/-]/g, '\\$&')}(?:/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$`);
+
+let enabled = true;
+
+/** Off: every request goes through Next. Tests switch it to compare the two doors on one server. */
+export function setDirectApiEnabled(on: boolean): void {
+  enabled = on;
+}
 
 /**
- * The direct door to the Customer API: GET/HEAD requests that carry an Authorization header go
- * straight to the same handlers the route files export. Everything else (other methods, the
- * dashboard's cookie requests, openapi.json) goes through Next. Returns false when not handled.
+ * The direct door to the Customer API: requests that carry an Authorization header go straight to
+ * the handlers the route files export (resolved from the same operation table), skipping Next's
+ * routing. Requests without the header (the dashboard's cookie, the public document, browsers'
+ * preflights) go through Next. Returns false when the request is not for this door.
  */
 export function handleDirectApi(req: IncomingMessage, res: ServerResponse): boolean {
-  if ((req.method !== 'GET' && req.method !== 'HEAD') || !req.headers.authorization) return false;
+  if (!enabled || !req.headers.authorization) return false;
   const url = req.url ?? '/';
   const q = url.indexOf('?');
-  const route = matchCustomerRoute(q < 0 ? url : url.slice(0, q));
-  if (!route) return false;
+  const pathname = q < 0 ? url : url.slice(0, q);
+  if (!CANONICAL.test(pathname)) return false;
+  const method = req.method ?? 'GET';
+  const { handlers, params } = resolveCustomerPath(pathname);
+  const handler: RouteHandler | undefined = method === 'HEAD' ? handlers.GET : handlers[method as keyof RouteHandlers];
+  if (!handler) return false;
+  void answer(req, res, handler, url, params);
+  return true;
+}
+
+async function answer(req: IncomingMessage, res: ServerResponse, handler: RouteHandler, url: string, params: Record<string, string>) {
+  const head = req.method === 'HEAD';
+  let response: Response;
+  try {
+    // The origin is a constant: the handlers read only the path and query, and a malformed Host
+    // header must not stop the request from being answered.
+    response = await handler(toRequest(req, url), { params: Promise.resolve(params) });
+  } catch (e) {
+    response = failure(e);
+  }
+  try {
+    await send(res, response, head);
+  } catch (e) {
+    if (res.headersSent) { res.destroy(); return; }
+    await send(res, failure(e), head).catch(() => res.destroy());
+  }
+}
+
+function toRequest(req: IncomingMessage, url: string): Request {
   const headers = new Headers();
   for (const [k, v] of Object.entries(req.headers)) {
     if (typeof v === 'string') headers.set(k, v);
     else if (Array.isArray(v)) for (const x of v) headers.append(k, x);
   }
-  const request = new Request(`http://${req.headers.host ?? 'localhost'}${url}`, { method: 'GET', headers });
-  route.handler(request, { params: Promise.resolve(route.params) }).then(async (response) => {
-    const body = req.method === 'HEAD' ? '' : await response.text();
-    const out: Record<string, string> = {};
-    response.headers.forEach((v, k) => { out[k] = v; });
-    if (req.method !== 'HEAD') out['content-length'] = String(Buffer.byteLength(body));
-    res.writeHead(response.status, out);
-    res.end(body);
-  }, (e) => {
-    getLogger().error({ req_id: req.headers['x-request-id'] as string, err: e }, 'direct API handler failed');
-    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/problem+json' });
-    res.end(JSON.stringify({ type: 'urn:svc:problem:internal', title: 'Internal Server Error', status: 500, detail: 'An unexpected error occurred.' }));
-  });
-  return true;
+  try {
+    return new Request(`http://localhost${url}`, { method: req.method === 'HEAD' ? 'GET' : req.method, headers });
+  } catch {
+    throw new AppError('invalid_request', 'The request line or its headers could not be read.');
+  }
+}
+
+/** Every failure of this door is written by the one problem writer. */
+function failure(e: unknown): Response {
+  const requestId = randomUUID();
+  return problemResponse(toAppError(e, requestId), requestId);
+}
+
+async function send(res: ServerResponse, response: Response, head: boolean): Promise<void> {
+  const body = head || response.body === null ? '' : Buffer.from(await response.arrayBuffer());
+  const out: Record<string, string> = {};
+  response.headers.forEach((v, k) => { out[k] = v; });
+  if (!head) out['content-length'] = String(body.length);
+  res.writeHead(response.status, out);
+  res.end(body);
 }

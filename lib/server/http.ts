@@ -8,9 +8,13 @@ import { prepareDatabase, shutdownDatabase } from '../startup';
 import { attachWidgetNamespace } from '../chat/socket';
 import { handleDirectApi } from './direct-api';
 import { handleOpsRequest, trackRequest } from '../ops/http';
+import { checkTrustProxy, stampClientAddress } from '../net/client-address';
 import { recoverInterruptedAnswers } from '../chat/service';
 import { flushSightings } from '../chat/sightings';
+import { flushRefusals } from '../widget-clients/refusals';
 import type { DemoAccount } from '../demo/seed';
+import { closeDocumentPool } from '../documents/pool';
+import { startUploadMaintenance } from '../uploads/maintenance';
 
 export type RunningServer = {
   url: string; port: number; http: HttpServer; io: SocketServer; demo: DemoAccount | null;
@@ -23,18 +27,20 @@ export type RunningServer = {
  */
 export async function startServer(opts: { dev?: boolean; port?: number; host?: string } = {}): Promise<RunningServer> {
   const env = getEnv();
+  checkTrustProxy();
   const port = opts.port ?? env.PORT;
   const host = opts.host ?? env.HOST;
   const { demo } = await prepareDatabase();
   await provideSessionSecret();
+  const stopUploadMaintenance = await startUploadMaintenance();
 
   const http = createServer();
   const app = next({ dev: opts.dev ?? false, dir: process.cwd(), hostname: host, port, httpServer: http });
   const handle = app.getRequestHandler();
   await app.prepare();
   http.on('request', (req, res) => {
-    // Route handlers see the peer address only through this header, which a client cannot set.
-    req.headers['x-svc-peer-ip'] = req.socket.remoteAddress ?? 'unknown';
+    // Route handlers see the client address and protocol only through these headers (TRUST_PROXY rules; a client cannot set them).
+    stampClientAddress(req);
     trackRequest(req, res);
     if (handleOpsRequest(req, res) || handleDirectApi(req, res)) return;
     void handle(req, res);
@@ -59,7 +65,10 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       http.closeAllConnections?.();
       await new Promise<void>((resolve) => http.close(() => resolve()));
       await app.close?.();
+      stopUploadMaintenance();
+      await closeDocumentPool();
       await flushSightings();
+      await flushRefusals();
       await shutdownDatabase();
     })();
     return closing;

@@ -1,69 +1,62 @@
-import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { getDb } from '../../db/client';
-import { insertUpload } from '../../db/queries/uploads';
+import { countAttachmentDocuments, getAttachmentForAccount, type UploadRow } from '../../db/queries/uploads';
 import { AppError } from '../api/errors';
-import { RateLimiter } from '../api/rate-limit';
-import type { WidgetClaims } from '../auth/widget-tokens';
 import { getEnv } from '../env';
-import { sniffType } from './sniff';
+import { addKnowledgeDocument } from '../knowledge/service';
+import { getLimiter } from '../limits/limiter';
+import { DOCX_TYPE } from './sniff';
+import { readUploadBytes, uploadByteStream } from './storage';
 
 export const UPLOAD_TYPES = [
-  'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'text/plain', 'text/markdown', 'text/csv',
+  'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf', DOCX_TYPE, 'text/plain', 'text/markdown', 'text/csv',
 ];
 
 export function uploadLimits() {
   return { upload_max_bytes: getEnv().UPLOAD_MAX_BYTES, upload_types: UPLOAD_TYPES };
 }
 
-export function uploadsDir(): string {
-  return path.resolve(getEnv().DATA_DIR, 'uploads');
+/** An attachment of the account and its bytes as a stream (read a chunk at a time from the database). */
+export async function openAttachment(accountId: number, attachmentId: string) {
+  if (!/^[0-9a-f-]{36}$/i.test(attachmentId)) throw new AppError('not_found', 'No such attachment.');
+  const db = await getDb();
+  const file = await getAttachmentForAccount(db, accountId, attachmentId.toLowerCase());
+  if (!file) throw new AppError('not_found', 'No such attachment.');
+  return { file, body: uploadByteStream(db, accountId, file.id) };
 }
 
-const LIMIT = Symbol.for('svc.uploadRateLimit');
-function limiter(): RateLimiter {
-  const holder = globalThis as { [LIMIT]?: RateLimiter };
-  holder[LIMIT] ??= new RateLimiter(getEnv().UPLOADS_PER_VISITOR_PER_MINUTE, 60_000);
-  return holder[LIMIT];
-}
-
-/** Rejects a body that announces more than the limit before reading it (plus multipart overhead). */
-export function checkDeclaredLength(contentLength: string | null): void {
-  const max = getEnv().UPLOAD_MAX_BYTES;
-  if (contentLength && Number(contentLength) > max + 64 * 1024) {
-    throw new AppError('payload_too_large', `Files may be at most ${max} bytes.`);
+/**
+ * Documents a visitor attached to a question become answerable in that conversation. Capped: at
+ * most ATTACHMENT_DOCUMENTS_PER_CONVERSATION per conversation and ATTACHMENT_DOCUMENTS_PER_ACCOUNT_PER_DAY
+ * per account; beyond, the attachment stays attached (the admin sees it) but is not indexed.
+ * A document that cannot be read is logged, never fatal to the question.
+ */
+export async function indexAttachedDocuments(accountId: number, conversationId: string, uploads: UploadRow[]): Promise<number> {
+  const documents = uploads.filter((u) => !u.content_type.startsWith('image/'));
+  if (documents.length === 0) return 0;
+  const env = getEnv();
+  const db = await getDb();
+  let inConversation = await countAttachmentDocuments(db, accountId, conversationId);
+  let indexed = 0;
+  for (const u of documents) {
+    if (inConversation >= env.ATTACHMENT_DOCUMENTS_PER_CONVERSATION) {
+      console.warn(`attachment ${u.id} not indexed: conversation ${conversationId} already has ${inConversation} attached documents`);
+      continue;
+    }
+    const perDay = env.ATTACHMENT_DOCUMENTS_PER_ACCOUNT_PER_DAY;
+    const daily = perDay > 0
+      ? await getLimiter('attachment-documents-account', { points: perDay, durationSeconds: 86400 }).consume(String(accountId))
+      : { allowed: false };
+    if (!daily.allowed) {
+      console.warn(`attachment ${u.id} not indexed: account ${accountId} reached ${perDay} attached documents today`);
+      continue;
+    }
+    try {
+      await addKnowledgeDocument(accountId, u.filename, await readUploadBytes(db, accountId, u.id), { conversationId, attachmentId: u.id });
+      inConversation++;
+      indexed++;
+    } catch (e) {
+      console.error(`attachment ${u.id} not indexed:`, (e as Error).message);
+    }
   }
-}
-
-/** Stores one visitor upload under a generated name; the type is decided by the bytes. */
-export async function storeUpload(claims: WidgetClaims, file: File) {
-  limiter().enforce(claims.visitorId, 'uploads');
-  const max = getEnv().UPLOAD_MAX_BYTES;
-  if (file.size > max) throw new AppError('payload_too_large', `Files may be at most ${max} bytes; this one has ${file.size}.`);
-  const buf = new Uint8Array(await file.arrayBuffer());
-  const filename = (file.name || 'upload').replace(/[\u0000-\u001f\u007f/\\]/g, '_').slice(-200);
-  const sniffed = sniffType(buf, filename);
-  if ('rejected' in sniffed) throw new AppError('unsupported_media_type', `${filename}: ${sniffed.rejected}. Allowed: PNG, JPEG, GIF, WebP, PDF, DOCX, text, Markdown, CSV.`);
-  const id = randomUUID();
-  const dir = uploadsDir();
-  fs.mkdirSync(dir, { recursive: true });
-  const storageName = `${id}.bin`;
-  const tmp = path.join(dir, `${storageName}.part`);
-  fs.writeFileSync(tmp, buf);
-  fs.renameSync(tmp, path.join(dir, storageName));
-  try {
-    await insertUpload(await getDb(), claims.accountId, {
-      id, clientId: claims.clientId, visitorId: claims.visitorId, filename, contentType: sniffed.contentType, size: buf.length, storageName,
-    });
-  } catch (e) {
-    fs.rmSync(path.join(dir, storageName), { force: true });
-    throw e;
-  }
-  return { upload_id: id, filename, content_type: sniffed.contentType, size: buf.length };
-}
-
-export function readStoredUpload(storageName: string): Buffer {
-  return fs.readFileSync(path.join(uploadsDir(), path.basename(storageName)));
+  return indexed;
 }

@@ -4,15 +4,17 @@ import { channelBelongsTo, insertChannel } from '../../db/queries/channels';
 import { getWidgetClientForAuth, insertWidgetClient, listWidgetClients, updateWidgetClient } from '../../db/queries/widget-clients';
 import { requireAccount, validate } from '../accounts/service';
 import { AppError } from '../api/errors';
-import { RateLimiter } from '../api/rate-limit';
 import { hashSecret, randomBase62, secretMatches } from '../auth/api-keys';
 import { hostAllowed, originHost } from '../auth/domains';
 import { signWidgetToken } from '../auth/widget-tokens';
+import { chargeTokenAddress, chargeTokenClient } from '../limits/widget-token';
 import { getEnv } from '../env';
-import { CreateWidgetClientInput, Domain, TokenRequest } from './contract';
+import releases from '../widget/releases.json';
+import { noteRefusal } from './refusals';
+import { ClientName, CreateWidgetClientInput, Domain, TokenRequest } from './contract';
 
 export async function createWidgetClient(input: z.input<typeof CreateWidgetClientInput>) {
-  const v = validate(CreateWidgetClientInput, input, { accountId: 'account', domains: 'domain', channelId: 'channel' });
+  const v = validate(CreateWidgetClientInput, input, { accountId: 'account', domains: 'domain', channelId: 'channel', name: 'name' });
   const db = await getDb();
   await requireAccount(db, v.accountId);
   let channelId = v.channelId;
@@ -24,8 +26,9 @@ export async function createWidgetClient(input: z.input<typeof CreateWidgetClien
   const id = `wc_${randomBase62(16)}`;
   const secret = `wcs_${randomBase62(40)}`;
   const domains = [...new Set(v.domains)];
-  await insertWidgetClient(db, v.accountId, { id, secretHash: hashSecret(secret), domains, channelId });
-  return { client_id: id, client_secret: secret, domains, channel_id: channelId };
+  const name = v.name ?? domains[0]!;
+  await insertWidgetClient(db, v.accountId, { id, name, secretHash: hashSecret(secret), domains, channelId });
+  return { client_id: id, name, client_secret: secret, domains, channel_id: channelId };
 }
 
 export async function listClients(accountId: number) {
@@ -39,6 +42,13 @@ export async function setClientDomains(accountId: number, clientId: string, doma
   return row;
 }
 
+export async function renameClient(accountId: number, clientId: string, name: string) {
+  const v = validate(z.object({ name: ClientName }), { name });
+  const row = await updateWidgetClient(await getDb(), accountId, clientId, { name: v.name });
+  if (!row) throw new AppError('not_found', `No widget client ${clientId}.`);
+  return row;
+}
+
 export async function rotateClientSecret(accountId: number, clientId: string) {
   const secret = `wcs_${randomBase62(40)}`;
   const row = await updateWidgetClient(await getDb(), accountId, clientId, { secretHash: hashSecret(secret) });
@@ -46,15 +56,20 @@ export async function rotateClientSecret(accountId: number, clientId: string) {
   return { client_id: row.id, client_secret: secret };
 }
 
-const LIMITS = Symbol.for('svc.tokenRateLimits');
-function limiters(): { perClient: RateLimiter; perIp: RateLimiter } {
-  const holder = globalThis as { [LIMITS]?: { perClient: RateLimiter; perIp: RateLimiter } };
-  const env = getEnv();
-  holder[LIMITS] ??= {
-    perClient: new RateLimiter(env.TOKEN_RATE_PER_CLIENT_PER_MINUTE, 60_000),
-    perIp: new RateLimiter(env.TOKEN_RATE_PER_IP_PER_MINUTE, 60_000),
-  };
-  return holder[LIMITS];
+/** The secret (backend mode) or the Origin (client-id mode); a refusal is recorded for the /widget page. */
+function checkTokenRequester(client: { id: string; secretHash: Uint8Array; domains: string[] }, secret: string | undefined, origin: string | null) {
+  let refusal: AppError | null = null;
+  if (secret !== undefined) {
+    if (!secretMatches(secret, client.secretHash)) refusal = new AppError('unauthorized', 'Wrong client secret.');
+  } else if (!hostAllowed(originHost(origin), client.domains)) {
+    refusal = new AppError('forbidden', origin
+      ? `Origin ${origin} is not a registered domain of this widget client.`
+      : 'Missing Origin header: client-id mode works only from a browser on a registered domain.');
+  }
+  if (!refusal) return;
+  const reason = secret !== undefined ? 'wrong client secret' : origin ? 'domain not allowed' : 'no Origin header';
+  noteRefusal({ clientId: client.id, origin, stage: 'token', reason, detail: refusal.message });
+  throw refusal;
 }
 
 /**
@@ -63,17 +78,13 @@ function limiters(): { perClient: RateLimiter; perIp: RateLimiter } {
  */
 export async function issueWidgetToken(body: unknown, origin: string | null, ip: string) {
   const req = validate(TokenRequest, body);
-  limiters().perIp.enforce(ip, 'token requests from this address');
-  limiters().perClient.enforce(req.client_id, 'token requests for this client');
+  const refundAddress = await chargeTokenAddress(ip);
   const client = await getWidgetClientForAuth(await getDb(), req.client_id);
   if (!client) throw new AppError('not_found', `No widget client ${req.client_id}.`);
-  if (req.client_secret !== undefined) {
-    if (!secretMatches(req.client_secret, client.secretHash)) throw new AppError('unauthorized', 'Wrong client secret.');
-  } else if (!hostAllowed(originHost(origin), client.domains)) {
-    throw new AppError('forbidden', origin
-      ? `Origin ${origin} is not a registered domain of this widget client.`
-      : 'Missing Origin header: client-id mode works only from a browser on a registered domain.');
-  }
+  checkTokenRequester(client, req.client_secret, origin);
+  // the integrator's backend: one address serves all its visitors
+  if (req.client_secret !== undefined) await refundAddress();
+  await chargeTokenClient(client.id, req.visitor_id);
   const visitorId = req.visitor_id ?? `v_${randomBase62(22)}`;
   const { token, expiresIn } = await signWidgetToken({
     accountId: client.accountId, clientId: client.id, channelId: client.channelId, domains: client.domains, visitorId,
@@ -86,4 +97,11 @@ export async function issueWidgetToken(body: unknown, origin: string | null, ip:
 export async function currentClientDomains(clientId: string): Promise<string[] | null> {
   const client = await getWidgetClientForAuth(await getDb(), clientId);
   return client ? client.domains : null;
+}
+
+/** What a snippet may pin: each minor line (`2.0` = its newest patch), then every exact release. */
+export function embedVersions(): string[] {
+  const exact = releases.releases.map((r) => r.version).sort((a, b) => b.localeCompare(a, 'en', { numeric: true }));
+  const minors = [...new Set(exact.map((v) => v.split('.').slice(0, 2).join('.')))];
+  return [...minors, ...exact];
 }

@@ -245,8 +245,9 @@ class SvcChatWidget extends HTMLElement {
     b.bot.textContent = '';
     b.bot.append(renderMarkdown(b.text));
     if (!b.final) { this.scrollToEnd(); return; }
-    const names = [...new Set((sources ?? []).map((s) => s.filename))];
-    if (names.length) b.bot.append(el('div', { class: 'sources' }, `Sources: ${names.join(', ')}`));
+    // Titles only (answers stored before titles existed have none: nothing is shown, never a file name).
+    const titles = [...new Set((sources ?? []).map((s) => s.title).filter((t) => typeof t === 'string' && t))];
+    if (titles.length) b.bot.append(el('div', { class: 'sources' }, `Sources: ${titles.join(', ')}`));
     if (b.responseId) b.bot.append(this.feedbackButtons(b.responseId, feedback?.mine ?? null));
     this.scrollToEnd();
   }

@@ -138,4 +138,16 @@ describe('CLI: seed --demo', () => {
       assert.ok(counts!.c > 0 && counts!.r > 0, `demo data: ${JSON.stringify(counts)}`);
     });
   });
+
+  it('prints the address the server answers on and the README variables with real ids', async () => {
+    const out = parseSuccess(await runCli(['seed', '--demo'], { HOST: '0.0.0.0', PORT: '4123', NEXTAUTH_URL: undefined }));
+    assert.equal(out.server_url, 'http://localhost:4123');
+    assert.equal(out.login_url, 'http://localhost:4123/login');
+    assert.match(out.curl as string, /"http:\/\/localhost:4123\/customer-api\/v2\/response\?resultsPerPage=5"$/);
+    const vars = out.readme_variables as string[];
+    assert.equal(vars[1], 'BASE=http://localhost:4123/customer-api/v2');
+    assert.equal(vars[2], `CONVERSATION=${out.conversation_id}`);
+    const behind = parseSuccess(await runCli(['seed', '--demo'], { NEXTAUTH_URL: 'https://svc.example.com/' }));
+    assert.equal(behind.server_url, 'https://svc.example.com');
+  });
 });

@@ -1,14 +1,19 @@
 /**
- * The OpenAI-compatible answer engine against a local chat-completions server that streams
- * server-sent events: deltas reach the visitor, the request carries the retrieved passages, a
- * failing or silent model never loses the question, and a visitor who drops out mid-answer
- * resumes with every event exactly once.
+ * The OpenAI-compatible answer engine (the `openai` client) against a local chat-completions
+ * server that records what it receives: deltas reach the visitor; the request carries the
+ * account's instructions, the passages used (the answer's sources) and the conversation so far;
+ * retrieval follows the conversation; nothing relevant = no model call and the "no answer" text;
+ * 429/5xx are retried; a failing or silent model never loses the question and its own error text
+ * (an API key in it) never reaches the visitor or the database, only the operator's log; a visitor
+ * who drops out mid-answer resumes with every event exactly once.
  */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { ServerEvent } from '../../lib/chat/protocol';
+import { updateBotSettings } from '../../lib/bot/settings';
+import { buildMessages, estimateTokens, MODEL_TOO_SLOW, MODEL_UNAVAILABLE } from '../../lib/chat/engines/openai';
 import { V2 } from '../helpers/api-fixtures';
 import { api, createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -126,7 +131,7 @@ describe('OpenAI-compatible engine', () => {
     assert.deepEqual(deltas, chunks);
     const done = end as Extract<ServerEvent, { type: 'answer.done' }>;
     assert.equal(done.answer, chunks.join(''));
-    assert.equal(done.sources[0]?.filename, 'warranty.md');
+    assert.equal(done.sources[0]?.title, 'Warranty');
 
     assert.equal(llm.requests.length, 1);
     const req = llm.requests[0]!;
@@ -139,8 +144,11 @@ describe('OpenAI-compatible engine', () => {
     const system = req.body.messages.find((m: { role: string }) => m.role === 'system');
     assert.ok(system, 'a system message');
     assert.ok(system.content.includes(WARRANTY), `the system message carries the passage: ${system.content}`);
-    assert.ok(system.content.includes('warranty.md'));
+    assert.ok(system.content.includes('[1] Warranty'), 'titled by the document\'s heading');
+    assert.ok(!system.content.includes('warranty.md'), 'never the file name');
     assert.deepEqual(req.body.messages.at(-1), { role: 'user', content: question });
+    assert.equal(req.body.messages.length, 2, 'a first question: the system prompt and the question');
+    assert.deepEqual(done.sources.map((s) => s.title), ['Warranty'], 'the sources are the passages the model was given');
 
     const stored = await get(`${V2}/response/${ack.response_id}`);
     assert.equal(stored.status, 200);
@@ -149,30 +157,49 @@ describe('OpenAI-compatible engine', () => {
     assert.equal(stored.body.channel_id, client.channel_id);
   });
 
-  const failures: Array<{ name: string; behaviour: Behaviour; message: RegExp }> = [
-    { name: 'HTTP 500', behaviour: (res) => { res.writeHead(500, { 'content-type': 'application/json' }); res.end('{"error":{"message":"boom"}}'); }, message: /fail|500/i },
-    { name: 'HTTP 429', behaviour: (res) => { res.writeHead(429); res.end(); }, message: /fail|429/i },
-    { name: 'a model that never answers (timeout)', behaviour: () => { /* never responds */ }, message: /time|answer/i },
-    { name: 'a stream that stops without [DONE] and hangs', behaviour: (res) => { startSse(res); res.write(sse('Partial ')); }, message: /time|finish/i },
-    { name: 'a stream cut off mid-answer', behaviour: async (res) => { startSse(res); res.write(sse('Partial ')); await sleep(20); res.destroy(); }, message: /broke|fail|reach/i },
-    { name: 'an error object in the stream', behaviour: (res) => { startSse(res); res.end(`data: ${JSON.stringify({ error: { message: 'overloaded' } })}\n\n`); }, message: /overloaded|fail/i },
-    { name: 'a malformed stream', behaviour: (res) => { startSse(res); res.end('data: {not json\n\n'); }, message: /malformed|fail/i },
+  const PROVIDER_SECRET = 'sk-proj-abc123SECRET';
+  const failures: Array<{ name: string; behaviour: Behaviour; message: string; providerText?: string }> = [
+    { name: 'HTTP 500 (after retries)', behaviour: (res) => { res.writeHead(500, { 'content-type': 'application/json' }); res.end('{"error":{"message":"boom"}}'); }, message: MODEL_UNAVAILABLE, providerText: 'boom' },
+    { name: 'HTTP 429 (after retries)', behaviour: (res) => { res.writeHead(429, { 'retry-after-ms': '20' }); res.end(); }, message: MODEL_UNAVAILABLE },
+    {
+      name: 'HTTP 401 with the provider\'s key message',
+      behaviour: (res) => {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${PROVIDER_SECRET}. You can find your API key at https://platform.example/account/api-keys.`, type: 'invalid_request_error', code: 'invalid_api_key' } }));
+      },
+      message: MODEL_UNAVAILABLE, providerText: PROVIDER_SECRET,
+    },
+    { name: 'a model that never answers (timeout)', behaviour: () => { /* never responds */ }, message: MODEL_TOO_SLOW },
+    { name: 'a stream that stops without [DONE] and hangs', behaviour: (res) => { startSse(res); res.write(sse('Partial ')); }, message: MODEL_TOO_SLOW },
+    { name: 'a stream cut off mid-answer', behaviour: async (res) => { startSse(res); res.write(sse('Partial ')); await sleep(20); res.destroy(); }, message: MODEL_UNAVAILABLE },
+    { name: 'an error object in the stream', behaviour: (res) => { startSse(res); res.end(`data: ${JSON.stringify({ error: { message: `overloaded, key ${PROVIDER_SECRET}` } })}\n\n`); }, message: MODEL_UNAVAILABLE, providerText: PROVIDER_SECRET },
+    { name: 'a malformed stream', behaviour: (res) => { startSse(res); res.end('data: {not json\n\n'); }, message: MODEL_UNAVAILABLE },
   ];
   for (const f of failures) {
-    it(`tells the visitor and keeps the question when the model fails: ${f.name}`, async (t) => {
+    it(`tells the visitor a neutral message, logs the provider's, and keeps the question when the model fails: ${f.name}`, async (t) => {
       const { visitor, get } = await setup();
       t.after(() => visitor.close());
       llm.behaviour = f.behaviour;
+      const logged: string[] = [];
+      const original = console.error;
+      console.error = (...args: unknown[]) => { logged.push(args.map(String).join(' ')); };
+      t.after(() => { console.error = original; });
       const question = `What about the flux capacitor warranty (${f.name})?`;
       const started = Date.now();
       const ack = await visitor.ok<AskAck>('ask', { client_message_id: 'q', text: question });
       const end = await visitor.finished(ack.response_id, TIMEOUT_MS + 5000);
+      console.error = original;
       assert.equal(end.type, 'answer.error', JSON.stringify(end));
       const message = (end as { message: string }).message;
-      assert.match(message, f.message);
-      assert.ok(!message.includes(LLM_KEY), 'the key never reaches the visitor');
+      assert.equal(message, f.message);
       assert.ok(Date.now() - started < TIMEOUT_MS + 4000, 'the timeout is honoured');
       assert.equal(visitor.eventsOf(ack.response_id).filter((e) => e.type === 'answer.done').length, 0);
+      const everything = JSON.stringify(visitor.events);
+      assert.ok(!everything.includes(LLM_KEY), 'our key never reaches the visitor');
+      if (f.providerText) {
+        assert.ok(!everything.includes(f.providerText), 'the provider\'s text never reaches the visitor');
+        assert.ok(logged.some((l) => l.includes(f.providerText!)), `the operator's log has it: ${logged.join(' | ')}`);
+      }
 
       const stored = await get(`${V2}/response/${ack.response_id}`);
       assert.equal(stored.status, 200, 'the question is stored as a response');
@@ -182,9 +209,84 @@ describe('OpenAI-compatible engine', () => {
       assert.equal(conv.body.response_count, 1);
       assert.deepEqual(conv.body.messages.map((m: { role: string; content: string }) => [m.role, m.content]), [['user', question], ['assistant', '']]);
       const hist = await visitor.ok<{ messages: Array<{ role: string; error: string | null }> }>('history', { conversation_id: ack.conversation_id });
-      assert.equal(hist.messages[1]!.error, message);
+      assert.equal(hist.messages[1]!.error, message, 'stored: the neutral message only');
+      if (f.providerText) assert.ok(!JSON.stringify(hist).includes(f.providerText));
     });
   }
+
+  for (const status of [429, 503]) {
+    it(`retries a ${status} and answers`, async (t) => {
+      const { visitor } = await setup();
+      t.after(() => visitor.close());
+      let calls = 0;
+      llm.behaviour = async (res, req) => {
+        if (++calls === 1) { res.writeHead(status, { 'retry-after-ms': '10', 'content-type': 'application/json' }); res.end('{"error":{"message":"busy"}}'); return; }
+        await streamChunks(['Two years.'])(res, req);
+      };
+      const ack = await visitor.ok<AskAck>('ask', { client_message_id: 'r', text: 'How long is the flux capacitor warranty?' });
+      const end = await visitor.finished(ack.response_id);
+      assert.equal(end.type, 'answer.done', JSON.stringify(end));
+      assert.equal((end as { answer: string }).answer, 'Two years.');
+      assert.equal(llm.requests.length, 2, 'one retry');
+      assert.deepEqual(llm.requests[0]!.body, llm.requests[1]!.body, 'the same request again');
+    });
+  }
+
+  it('a follow-up carries the conversation as chat messages, and retrieval follows it', async (t) => {
+    const { acct, visitor } = await setup();
+    t.after(() => visitor.close());
+    await addKnowledge(acct.accountId, 'repairs.md', '# Repairs\n\nA broken flux capacitor is repaired in our Hill Valley workshop. The repair costs 120 dollars.\n');
+    await addKnowledge(acct.accountId, 'shipping.md', '# Shipping\n\nShipping a parcel costs 5 dollars within the county.\n');
+    llm.behaviour = streamChunks(['We repair it in Hill Valley.']);
+    const first = await visitor.ok<AskAck>('ask', { client_message_id: 'c1', text: 'Can you repair a broken flux capacitor?' });
+    await visitor.finished(first.response_id);
+    llm.behaviour = streamChunks(['It costs 120 dollars.']);
+    const second = await visitor.ok<AskAck>('ask', { conversation_id: first.conversation_id, client_message_id: 'c2', text: 'How much does that cost?' });
+    const end = await visitor.finished(second.response_id) as Extract<ServerEvent, { type: 'answer.done' }>;
+    assert.equal(end.type, 'answer.done', JSON.stringify(end));
+    assert.equal(end.sources[0]?.title, 'Repairs', 'the repair passage, not the shipping one that also "costs"');
+    const req = llm.requests[1]!;
+    assert.deepEqual(req.body.messages.slice(1), [
+      { role: 'user', content: 'Can you repair a broken flux capacitor?' },
+      { role: 'assistant', content: 'We repair it in Hill Valley.' },
+      { role: 'user', content: 'How much does that cost?' },
+    ]);
+    assert.ok(req.body.messages[0].content.includes('The repair costs 120 dollars.'));
+  });
+
+  it('the account\'s instructions join the system prompt and its model replaces the default', async (t) => {
+    const { acct, visitor } = await setup();
+    t.after(() => visitor.close());
+    await updateBotSettings(acct.accountId, { instructions: 'Always answer like a pirate.', noAnswerText: '', model: 'house-model-2', showSources: true });
+    llm.behaviour = streamChunks(['Arr, two years.']);
+    const ack = await visitor.ok<AskAck>('ask', { client_message_id: 'i', text: 'How long is the flux capacitor warranty?' });
+    await visitor.finished(ack.response_id);
+    const req = llm.requests[0]!;
+    assert.equal(req.body.model, 'house-model-2');
+    assert.ok(req.body.messages[0].content.includes('Always answer like a pirate.'));
+  });
+
+  it('nothing relevant: no model call, the account\'s "no answer" text and no sources', async (t) => {
+    const { acct, visitor } = await setup();
+    t.after(() => visitor.close());
+    await updateBotSettings(acct.accountId, { instructions: '', noAnswerText: 'Sorry, ask our team at help@example.com.', model: '', showSources: true });
+    const ack = await visitor.ok<AskAck>('ask', { client_message_id: 'n', text: 'How do I sell my car?' });
+    const end = await visitor.finished(ack.response_id) as Extract<ServerEvent, { type: 'answer.done' }>;
+    assert.equal(end.type, 'answer.done');
+    assert.equal(end.answer, 'Sorry, ask our team at help@example.com.');
+    assert.deepEqual(end.sources, []);
+    assert.equal(llm.requests.length, 0);
+  });
+
+  it('the history goes newest first until the token budget is spent', () => {
+    const turns = Array.from({ length: 10 }, (_, i) => ({ question: `question ${i} ${'x'.repeat(400)}`, answer: `answer ${i} ${'y'.repeat(400)}` }));
+    const perTurn = estimateTokens(turns[0]!.question) + estimateTokens(turns[0]!.answer);
+    const messages = buildMessages('now?', [{ title: 'T', passage: 'P' }], '', turns, perTurn * 3 + 5);
+    assert.deepEqual(messages.map((m) => m.role), ['system', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user']);
+    assert.ok(messages[1]!.content.startsWith('question 7 '), 'the three latest turns, oldest first');
+    assert.equal(messages.at(-1)!.content, 'now?');
+    assert.equal(buildMessages('q', [], '', turns, 0).length, 2, 'a zero budget sends no history');
+  });
 
   it('a retry while the answer is still streaming, and after it finished, stores one response', async (t) => {
     const { issued, visitor, get } = await setup();

@@ -28,7 +28,8 @@ async function main() {
           const p = await authenticateCustomerRequest(new Request(url, { headers }));
           const m = /^\/customer-api\/v2\/response(?:\/([^/]+))?$/.exec(url.pathname);
           if (!m) { res.writeHead(404).end(); return; }
-          body = m[1] ? await getResponse(p.accountId, m[1]) : await listResponsesPage(p.accountId, url.searchParams);
+          body = m[1] ? await getResponse(p.accountId, m[1], url.searchParams)
+            : await listResponsesPage(p.accountId, url.searchParams, '/customer-api/v2/response');
         }
         const text = JSON.stringify(body);
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);

@@ -6,7 +6,7 @@ const f = fixtures();
 
 test.describe('dashboard', () => {
   test('signed out: every page redirects to sign-in', async ({ page }) => {
-    for (const path of ['/', '/conversations', '/responses', '/api-keys', '/widget', '/knowledge', `/conversations/${f.alpha.conversations[0]}`]) {
+    for (const path of ['/', '/conversations', '/responses', '/api-keys', '/widget', '/knowledge', '/bot', `/conversations/${f.alpha.conversations[0]}`]) {
       await page.goto(path);
       await expect(page).toHaveURL(/\/login/);
     }
@@ -33,16 +33,17 @@ test.describe('dashboard', () => {
     await page.getByRole('link', { name: 'Conversations' }).click();
     const rows = page.locator('.gridjs-tbody tr');
     await expect(rows).toHaveCount(15);
-    await expect(page.locator('.gridjs-summary')).toContainText('of 40');
+    const summary = page.getByTestId('table-summary');
+    await expect(summary).toHaveText('Showing 1–15 of 40 conversations');
     // page 2 then a new search: paging restarts at 1
     await page.getByRole('button', { name: 'Page 2', exact: false }).first().click();
-    await expect(page.locator('.gridjs-summary')).toContainText('16 to 30');
+    await expect(summary).toContainText('16–30');
     await page.getByLabel('Search').fill('refund');
-    await expect(page.locator('.gridjs-summary')).toContainText('1 to 8 of 8');
+    await expect(summary).toHaveText('Showing 1–8 of 8 conversations');
     await expect(rows.first()).toContainText('Refund');
     // sort by response count (server-side): ascending then descending
     await page.getByLabel('Search').fill('');
-    await expect(page.locator('.gridjs-summary')).toContainText('of 40');
+    await expect(summary).toContainText('of 40');
     await page.locator('th', { hasText: 'Responses' }).click();
     await expect(rows.first().locator('td').nth(3)).toHaveText('1');
     await page.locator('th', { hasText: 'Responses' }).click();
@@ -59,6 +60,77 @@ test.describe('dashboard', () => {
     await expect(page.locator('.gridjs-tbody tr')).toHaveCount(15);
     await page.getByLabel('Channel').selectOption(String(f.alpha.channels[1]));
     await expect(page.locator('.gridjs-tbody tr').first()).toContainText('Help Center');
+  });
+
+  test('table state lives in the URL: reload, Back and a shared link show the same rows; a new channel keeps the sort', async ({ page, context }) => {
+    await signIn(page, f.alpha.email, f.alpha.password);
+    const apiCalls: string[] = [];
+    page.on('request', (r) => { if (r.url().includes('/customer-api/v2/response?')) apiCalls.push(decodeURIComponent(r.url())); });
+    await page.goto('/responses');
+    const summary = page.getByTestId('table-summary');
+    const rows = page.locator('.gridjs-tbody tr');
+    await expect(summary).toContainText('Showing 1–15 of');
+
+    await page.getByLabel('Search').fill('topic');
+    await expect(page).toHaveURL(/\/responses\?q=topic$/);
+    await page.locator('th[data-column-id="likes"]').click();
+    await expect(page).toHaveURL(/\?q=topic&sort=likes&dir=asc$/);
+    await expect(rows.first().locator('td[data-column-id="likes"]')).toHaveText('0');
+    await page.getByRole('button', { name: 'Page 2', exact: true }).click();
+    await expect(page).toHaveURL(/\?q=topic&sort=likes&dir=asc&page=2$/);
+    await expect(summary).toContainText('Showing 16–30 of');
+
+    // a new channel keeps the search and the sort, and starts at page 1
+    const help = String(f.alpha.channels[0]);
+    await page.getByLabel('Channel').selectOption(help);
+    await expect(page).toHaveURL(new RegExp(`\\?q=topic&channel=${help}&sort=likes&dir=asc$`));
+    await expect(summary).toContainText('Showing 1–15 of');
+    await expect(rows.first()).toContainText('Website');
+    await expect(page.locator('th[data-column-id="likes"]')).toHaveAttribute('aria-sort', 'ascending');
+    expect(apiCalls.at(-1)).toContain(`query=topic&channel_id=${help}&order_by=likes&sort=ASC&page=1&resultsPerPage=15`);
+
+    await page.getByRole('button', { name: 'Page 2', exact: true }).click();
+    await expect(summary).toContainText('Showing 16–');
+    const url = page.url();
+    expect(url).toMatch(new RegExp(`\\?q=topic&channel=${help}&sort=likes&dir=asc&page=2$`));
+    const pageTwo = await rows.allTextContents();
+
+    // reload: the same state and rows
+    await page.reload();
+    await expect(summary).toContainText('Showing 16–');
+    await expect(page.getByLabel('Search')).toHaveValue('topic');
+    await expect(page.getByLabel('Channel')).toHaveValue(help);
+    await expect(page.locator('th[data-column-id="likes"]')).toHaveAttribute('aria-sort', 'ascending');
+    expect(await rows.allTextContents()).toEqual(pageTwo);
+
+    // Back: page 1 of the same filters
+    await page.goBack();
+    await expect(page).toHaveURL(new RegExp(`\\?q=topic&channel=${help}&sort=likes&dir=asc$`));
+    await expect(summary).toContainText('Showing 1–15 of');
+    await page.goBack();
+    await expect(page).toHaveURL(/\?q=topic&sort=likes&dir=asc&page=2$/);
+    await expect(page.getByLabel('Channel')).toHaveValue('');
+    await expect(summary).toContainText('Showing 16–30 of');
+
+    // a shared link opens the same rows in another tab
+    const other = await context.newPage();
+    await other.goto(url);
+    await expect(other.getByTestId('table-summary')).toContainText('Showing 16–');
+    expect(await other.locator('.gridjs-tbody tr').allTextContents()).toEqual(pageTwo);
+    await other.close();
+
+    // page size: in the URL, paging restarts; the sort menu (phones) drives the same state
+    await page.getByLabel('Rows per page').selectOption('30');
+    await expect(page).toHaveURL(/\?q=topic&size=30&sort=likes&dir=asc$/);
+    await expect(rows).toHaveCount(30);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByLabel('Sort by').selectOption('created_at:asc');
+    await expect(page).toHaveURL(/\?q=topic&size=30&sort=created_at&dir=asc$/);
+    await expect(rows.first().locator('td[data-column-id="created_at"]')).toContainText('2026-10-01');
+    // nonsense in the URL falls back to defaults instead of an error
+    await page.goto('/responses?size=7&sort=password&dir=up&page=-3&channel=abc');
+    await expect(summary).toContainText('Showing 1–15 of');
+    await expect(page.locator('p.error')).toHaveCount(0);
   });
 
   test("another account's records never show and its transcript URL is a 404", async ({ page }) => {
@@ -112,12 +184,12 @@ test.describe('dashboard', () => {
     await expect(page.locator('tr', { hasText: clientId })).toContainText('*.example.org');
     await page.getByLabel('Client', { exact: true }).selectOption(clientId);
     await page.getByLabel('Load by').selectOption('version');
-    await page.getByLabel('Version').fill('2.0.1');
-    await expect(page.getByTestId('snippet')).toContainText(`svcClientId: '${clientId}'`);
+    await page.getByLabel('Version').selectOption('2.0.1');
+    await expect(page.getByTestId('snippet')).toContainText(`svcClientId: "${clientId}"`);
     await expect(page.getByTestId('snippet')).toContainText('data-version="2.0.1"');
-    await page.getByLabel('Token mode').selectOption('backend');
-    await expect(page.getByTestId('snippet')).toContainText("tokenEndpoint: '/api/svc-token'");
-    await expect(page.getByText('/api/widget/token')).toBeVisible();
+    await page.getByLabel('Token mode').selectOption('backend-node');
+    await expect(page.getByTestId('snippet')).toContainText('tokenEndpoint: "/api/svc-token"');
+    await expect(page.getByTestId('backend-snippet')).toContainText('/api/widget/token');
   });
 
   test('knowledge base: upload a document and answer from it', async ({ page }) => {
@@ -132,23 +204,38 @@ test.describe('dashboard', () => {
     await page.getByRole('textbox', { name: 'Question' }).fill('How long does shipping to Norway take?');
     await page.getByRole('button', { name: 'Ask' }).click();
     await expect(page.getByTestId('try-answer')).toContainText('five working days');
-    await expect(page.getByText('Passages used')).toBeVisible();
+    await expect(page.getByTestId('try-verdict')).toContainText('Answered from 1 passage');
+    await expect(page.getByRole('row', { name: /^1 Shipping .*Parcels to Norway/ })).toBeVisible();
+    // The answer's Markdown is rendered (a quote with the heading in bold), never shown raw.
+    await expect(page.getByTestId('try-answer').locator('blockquote strong')).toHaveText('Shipping');
+    await expect(page.getByTestId('try-answer')).not.toContainText('**');
   });
 
-  test('screenshots of every page (desktop and phone), then sign out', async ({ page }) => {
+  test('bot settings: the "no answer" text is saved and used when nothing is relevant', async ({ page }) => {
     await signIn(page, f.alpha.email, f.alpha.password);
-    const pages: Array<[string, string]> = [['overview', '/'], ['conversations', '/conversations'], ['responses', '/responses'],
-      ['transcript', `/conversations/${f.alpha.conversations[2]}`], ['api-keys', '/api-keys'], ['widget', '/widget'], ['knowledge', '/knowledge']];
-    for (const [width, height, label] of [[1280, 860, 'desktop'], [390, 844, 'phone']] as const) {
-      await page.setViewportSize({ width, height });
-      for (const [name, path] of pages) {
-        await page.goto(path);
-        if (name === 'conversations' || name === 'responses') await expect(page.locator('.gridjs-tbody tr').first()).toBeVisible();
-        await screenshot(page, `dashboard-${name}-${label}`);
-      }
-    }
-    await page.context().clearCookies();
-    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Bot' }).click();
+    await expect(page.getByRole('heading', { name: 'Bot', exact: true })).toBeVisible();
+    await page.getByLabel('“No answer” text').fill('Sorry, please write to help@alpha.test.');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect(page.getByRole('status')).toContainText('Settings saved');
+    await page.reload();
+    await expect(page.getByLabel('“No answer” text')).toHaveValue('Sorry, please write to help@alpha.test.');
+    await expect(page.getByLabel('Show sources to visitors')).toBeChecked();
+    await page.getByRole('textbox', { name: 'Question' }).fill('How do I sell my car?');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await expect(page.getByTestId('try-verdict')).toContainText('Declined');
+    await expect(page.getByTestId('try-answer')).toHaveText('Sorry, please write to help@alpha.test.');
+    await page.getByRole('textbox', { name: 'Question' }).fill('What are the opening hours of Alpha support?');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await expect(page.getByTestId('try-verdict')).toContainText('Answered');
+    await expect(page.getByTestId('try-answer')).toContainText('Monday to Friday');
+    await page.getByLabel('“No answer” text').fill('');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect(page.getByRole('status')).toContainText('Settings saved');
+  });
+
+  test('the sign-in page, then sign out (every dashboard page at both widths: journey.spec.ts)', async ({ page }) => {
+    await page.setViewportSize({ width: 1366, height: 900 });
     await page.goto('/login');
     await screenshot(page, 'dashboard-login-desktop');
     await signIn(page, f.alpha.email, f.alpha.password);

@@ -22,3 +22,42 @@ export async function screenshot(page: Page, name: string) {
   fs.mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
 }
+
+/**
+ * Asks questions as a widget visitor (client-secret token, socket.io) in one conversation and
+ * waits for each answer; returns the conversation id.
+ */
+export async function askAsVisitor(baseURL: string, client: { client_id: string; client_secret: string }, questions: string[]): Promise<string> {
+  const { io } = await import('socket.io-client');
+  const tokenRes = await fetch(`${baseURL}/api/widget/token`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_id: client.client_id, client_secret: client.client_secret }),
+  });
+  const { access_token: token } = await tokenRes.json();
+  const socket = io(`${baseURL}/widget`, { auth: { token }, extraHeaders: { origin: 'http://127.0.0.1:9' }, transports: ['websocket'] });
+  try {
+    let conversationId = '';
+    await new Promise<void>((resolve, reject) => { socket.on('connect', resolve); socket.on('connect_error', reject); });
+    for (const [i, text] of questions.entries()) {
+      conversationId = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no answer to question ${i + 1}`)), 20_000);
+        const onEvent = (e: { type: string; conversation_id: string }) => {
+          if (e.type === 'answer.done' || e.type === 'answer.error') { clearTimeout(timer); socket.off('event', onEvent); resolve(e.conversation_id); }
+        };
+        socket.on('event', onEvent);
+        socket.emit('ask', { client_message_id: `journey-${Date.now()}-${i}`, text, ...(conversationId ? { conversation_id: conversationId } : {}) }, () => {});
+      });
+    }
+    return conversationId;
+  } finally {
+    socket.close();
+  }
+}
+
+/** Every console error and uncaught page error of a page, collected for an assertion at the end. */
+export function collectConsoleErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`${page.url()}: ${m.text()}`); });
+  page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
+  return errors;
+}

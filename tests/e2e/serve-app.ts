@@ -30,7 +30,7 @@ async function main() {
 
   async function account(name: string, email: string, password: string, titles: string[]) {
     const a = await createAccount({ name, adminEmail: email, adminPassword: password });
-    const [web, help] = await allocateChannelIds(await getDb(), 2);
+    const [web, help] = await allocateChannelIds(await getDb(), a.account_id, 2);
     const lines: string[] = [];
     const conversations: string[] = [];
     titles.forEach((title, i) => {

@@ -133,7 +133,8 @@ test.describe('chatting', () => {
     await page.getByRole('button', { name: 'How do returns work?' }).click();
     const log = page.getByRole('log');
     await expect(log).toContainText('30 days for a full refund', { timeout: 15_000 });
-    await expect(log).toContainText('Sources: alpha-faq.md');
+    await expect(log).toContainText('Sources: Alpha FAQ');
+    await expect(log).not.toContainText('alpha-faq.md');
     const convId = (await widgetState(page) as unknown as { conversationId: string }).conversationId;
     const detail = await apiGet(`/customer-api/v2/conversation/${convId}`, f.alpha.key);
     expect(detail.status).toBe(200);

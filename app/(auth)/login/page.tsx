@@ -1,4 +1,6 @@
+import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
+import { safeCallbackPath } from '@/lib/auth/redirects';
 import { getDashboardSession } from '@/lib/auth/session';
 import { LoginForm } from './LoginForm';
 
@@ -8,7 +10,7 @@ export const dynamic = 'force-dynamic';
 export default async function LoginPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string }> }) {
   if (await getDashboardSession()) redirect('/');
   const { callbackUrl } = await searchParams;
-  const safe = callbackUrl && callbackUrl.startsWith('/') && !callbackUrl.startsWith('//') ? callbackUrl : '/';
+  const safe = safeCallbackPath(callbackUrl, (await headers()).get('host'));
   return (
     <main className="login-wrap">
       <div className="panel login">

@@ -3,7 +3,7 @@ import { usePathname } from 'next/navigation';
 
 const LINKS = [
   ['/', 'Overview'], ['/conversations', 'Conversations'], ['/responses', 'Responses'],
-  ['/knowledge', 'Knowledge base'], ['/widget', 'Widget'], ['/api-keys', 'API keys'],
+  ['/knowledge', 'Knowledge base'], ['/bot', 'Bot'], ['/widget', 'Widget'], ['/api-keys', 'API keys'],
 ] as const;
 
 export function Nav() {

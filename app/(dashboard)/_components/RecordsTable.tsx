@@ -1,114 +1,164 @@
 'use client';
 import { Grid, h } from 'gridjs';
 import 'gridjs/dist/theme/mermaid.css';
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { parseMarkdown, renderMarkdownTree, markdownToText, type Hyperscript } from '@/lib/dashboard/markdown';
+import {
+  PAGE_SIZES, TABLES, appendParam, parseTableState, tableApiBase, tableStateToSearch, tableSummary,
+  type SortDir, type TableKind, type TableState,
+} from '@/lib/dashboard/table-state';
 
-type Kind = 'conversations' | 'responses';
 type Channel = { id: number; name: string };
 type Row = Record<string, string | number>;
+type Cells = { cells: Array<{ data: unknown }> };
 
-const CONFIG: Record<Kind, { path: string; columns: Array<{ name: string; key: string; sort?: string; width?: string }> }> = {
-  conversations: {
-    path: '/customer-api/v2/conversation',
-    columns: [
-      { name: 'Title', key: 'title', width: '30%' }, { name: 'Status', key: 'status' },
-      { name: 'Channel', key: 'channel_name', sort: 'channel_id' }, { name: 'Responses', key: 'response_count', sort: 'response_count' },
-      { name: 'Created (UTC)', key: 'created_at', sort: 'created_at' }, { name: 'Updated (UTC)', key: 'updated_at', sort: 'updated_at' },
-    ],
-  },
-  responses: {
-    path: '/customer-api/v2/response',
-    columns: [
-      { name: 'Question', key: 'question', width: '26%' }, { name: 'Answer', key: 'answer', width: '28%' },
-      { name: 'Channel', key: 'channel_id', sort: 'channel_id' }, { name: 'Likes', key: 'likes', sort: 'likes' },
-      { name: 'Dislikes', key: 'dislikes', sort: 'dislikes' }, { name: 'Comments', key: 'comments', sort: 'comments' },
-      { name: 'Created (UTC)', key: 'created_at', sort: 'created_at' },
-    ],
-  },
+const clip = (s: unknown, n: number) => {
+  const t = String(s ?? '');
+  if (t.length <= n) return t;
+  const cut = t.slice(0, n);
+  const space = cut.lastIndexOf(' ');
+  return `${space > n * 0.6 ? cut.slice(0, space) : cut}…`;
 };
-
-const clip = (s: unknown, n: number) => { const t = String(s ?? ''); return t.length > n ? `${t.slice(0, n)}…` : t; };
-const join = (url: string, param: string) => `${url}${url.includes('?') ? '&' : '?'}${param}`;
+const hx = h as unknown as Hyperscript<ReturnType<typeof h>>;
 
 /**
- * A Grid.js table fed by the Customer API (format=gridjs) with the session cookie. Search,
- * channel and page size live outside the grid: changing one rebuilds it, so paging restarts at 1.
+ * A Grid.js table fed by the Customer API (format=gridjs) with the session cookie. Its whole state
+ * (search, channel, page size, sort, page) lives in the page's URL: Back, a reload and a shared link
+ * show the same rows. A change of search, channel or size rebuilds the grid at page 1 and keeps the
+ * sort; header clicks and paging happen inside the grid and are written to the URL as they happen.
+ * Below ~640 px of width the rows become cards (CSS), and a "Sort by" menu replaces the headers.
  */
-export function RecordsTable({ kind, channels = [], initialChannel }: { kind: Kind; channels?: Channel[]; initialChannel?: string }) {
+export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind; channels?: Channel[]; initial: TableState }) {
   const el = useRef<HTMLDivElement>(null);
-  const [query, setQuery] = useState('');
-  const [applied, setApplied] = useState('');
-  const [channel, setChannel] = useState(initialChannel ?? '');
-  const [pageSize, setPageSize] = useState(15);
+  // `build`: the state the grid was built from (a new object rebuilds it); `view`: what the
+  // toolbar and summary show, also moved by the grid itself (header clicks, paging).
+  const [build, setBuild] = useState<TableState>(initial);
+  const [view, setView] = useState<TableState>(initial);
+  const current = useRef<TableState>(initial);
+  const [query, setQuery] = useState(initial.q);
+  const [total, setTotal] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const cfg = TABLES[kind];
 
+  /** Writes a state to the URL (a new history entry unless `replace`) and remembers it. */
+  const record = useCallback((next: TableState, replace = false) => {
+    current.current = next;
+    setView(next);
+    const url = `${window.location.pathname}${tableStateToSearch(next)}`;
+    if (url === `${window.location.pathname}${window.location.search}`) return;
+    if (replace) window.history.replaceState(null, '', url); else window.history.pushState(null, '', url);
+  }, []);
+
+  /** A change made outside the grid: rebuild it with this state. */
+  const change = useCallback((patch: Partial<TableState>, replace = false) => {
+    const next = { ...current.current, ...patch };
+    record(next, replace);
+    setBuild(next);
+  }, [record]);
+  const changeRef = useRef(change);
+  changeRef.current = change;
+
+  // Search as you type (debounced); a new search starts at page 1 and replaces the history entry.
   useEffect(() => {
-    const t = setTimeout(() => setApplied(query.trim()), 300);
+    if (query.trim() === current.current.q.trim()) return;
+    const t = setTimeout(() => change({ q: query.trim(), page: 1 }, true), 300);
     return () => clearTimeout(t);
-  }, [query]);
+  }, [query, change]);
+
+  // Back and Forward: the URL is the truth.
+  useEffect(() => {
+    const onPop = () => {
+      const next = parseTableState(kind, new URLSearchParams(window.location.search), channels.map((c) => c.id));
+      current.current = next;
+      setQuery(next.q);
+      setView(next);
+      setBuild(next);
+    };
+    window.addEventListener('popstate', onPop);
+    return () => window.removeEventListener('popstate', onPop);
+  }, [kind, channels]);
 
   useEffect(() => {
     if (!el.current) return;
-    const cfg = CONFIG[kind];
+    const container = el.current;
     setError(null);
-    let base = `${cfg.path}?format=gridjs`;
-    if (applied) base = join(base, `query=${encodeURIComponent(applied)}`);
-    if (channel) base = join(base, `channel_id=${encodeURIComponent(channel)}`);
+    setTotal(null);
+    const state = build;
     const channelName = new Map(channels.map((c) => [c.id, c.name]));
+    const labelOf = new Map(cfg.columns.map((c) => [c.key, c.label]));
     const grid = new Grid({
       columns: cfg.columns.map((c) => ({
-        name: c.name,
-        width: c.width,
-        sort: c.sort ? {} : false,
-        formatter: (cell: unknown, row: { cells: Array<{ data: unknown }> }) => {
-          const record = row.cells[row.cells.length - 1]!.data as Row;
-          if (kind === 'conversations' && c.key === 'title') {
-            return h('a', { href: `/conversations/${record.conversation_id}` }, clip(cell, 120) || '(untitled)');
+        id: c.key,
+        // Sorting is ours, not Grid.js's (6.2 cannot start from a given sort): a header button
+        // changes the state, the grid is rebuilt with order_by in its URL, at page 1.
+        name: c.sort ? h('button', {
+          type: 'button', className: 'th-sort',
+          onClick: () => changeRef.current({ sort: c.sort!, dir: state.sort === c.sort && state.dir === 'asc' ? 'desc' : 'asc', page: 1 }),
+        }, h('span', { className: 'th-label' }, c.label), h('span', { className: `sort-icon ${state.sort === c.sort ? state.dir : 'none'}`, 'aria-hidden': 'true' })) : c.label,
+        sort: false as never,
+        attributes: (cell: unknown) => (cell === null
+          ? { 'data-priority': String(c.priority), ...(c.sort && state.sort === c.sort ? { 'aria-sort': state.dir === 'asc' ? 'ascending' : 'descending' } : {}) }
+          : { 'data-label': labelOf.get(c.key), 'data-priority': String(c.priority) }),
+        formatter: (cell: unknown, row: Cells) => {
+          const rec = row.cells[row.cells.length - 1]!.data as Row;
+          if (c.key === 'title') return h('a', { href: `/conversations/${rec.conversation_id}`, className: 'row-title' }, clip(cell, 140) || '(untitled)');
+          if (c.key === 'question') {
+            return h('a', { href: `/conversations/${rec.conversation_id}#r-${rec.response_id}`, className: 'row-title', title: clip(markdownToText(String(cell)), 600) },
+              ...renderMarkdownTree(parseMarkdown(clip(cell, 300)), hx, { compact: true, links: false }));
           }
-          if (kind === 'responses' && c.key === 'question') {
-            return h('a', { href: `/conversations/${record.conversation_id}#r-${record.response_id}`, title: String(cell) }, clip(cell, 140));
+          if (c.key === 'answer') {
+            return h('span', { className: 'md md-compact clamp', title: clip(markdownToText(String(cell)), 600) }, ...renderMarkdownTree(parseMarkdown(clip(cell, 400)), hx, { compact: true }));
           }
-          if (kind === 'responses' && c.key === 'answer') return h('span', { title: String(cell) }, clip(cell, 160));
-          if (kind === 'responses' && c.key === 'channel_id') return `${channelName.get(Number(cell)) ?? ''} #${cell}`;
-          if (c.key === 'status') return h('span', { className: cell === 'Open' ? 'badge' : 'badge off' }, String(cell));
+          if (c.kind === 'channel') {
+            const id = Number(kind === 'responses' ? cell : rec.channel_id);
+            const name = kind === 'responses' ? channelName.get(id) ?? '' : String(cell ?? '');
+            return h('span', { className: 'channel' }, name, ' ', h('span', { className: 'muted nowrap' }, `#${id}`));
+          }
+          if (c.kind === 'badge') return h('span', { className: cell === 'Open' ? 'badge' : 'badge off' }, String(cell));
+          if (c.kind === 'date') {
+            const [d, t] = String(cell ?? '').split(' ');
+            return h('time', { dateTime: `${d}T${t}Z`, className: 'nowrap' }, `${d} ${t}`);
+          }
           return String(cell ?? '');
         },
-      })).concat([{ name: 'record', hidden: true } as never]),
+      })).concat([{ id: 'record', name: 'record', hidden: true } as never]),
       server: {
-        url: base,
+        url: tableApiBase(kind, state),
         then: (data: { results: Row[] }) => data.results.map((r) => [...cfg.columns.map((c) => r[c.key]), r]),
-        total: (data: { count: number }) => data.count,
+        total: (data: { count: number }) => { setTotal(data.count); return data.count; },
         handle: (res: Response) => {
           if (res.status === 401) { window.location.assign('/login'); return { results: [], count: 0 }; }
           if (!res.ok) { setError(`The table could not be loaded (HTTP ${res.status}).`); return { results: [], count: 0 }; }
           return res.json();
         },
       } as never,
-      sort: {
-        multiColumn: false,
+      pagination: {
+        limit: state.size,
+        page: state.page - 1,
+        summary: false,
         server: {
-          url: (prev: string, columns: Array<{ index: number; direction: 1 | -1 }>) => {
-            const col = columns[0];
-            const key = col ? cfg.columns[col.index]?.sort : undefined;
-            if (!col || !key) return prev;
-            return join(prev, `order_by=${key}&sort=${col.direction === 1 ? 'ASC' : 'DESC'}`);
+          url: (prev: string, page: number, limit: number) => {
+            const now = current.current;
+            if (page + 1 !== now.page) record({ ...now, page: page + 1 });
+            return appendParam(prev, `page=${page + 1}&resultsPerPage=${limit}`);
           },
         },
       } as never,
-      pagination: {
-        limit: pageSize,
-        server: { url: (prev: string, page: number, limit: number) => join(prev, `page=${page + 1}&resultsPerPage=${limit}`) },
-      } as never,
-      language: { noRecordsFound: applied || channel ? 'Nothing matches these filters.' : 'No records yet.', loading: 'Loading…' },
-      className: { table: 'records' },
+      language: {
+        noRecordsFound: state.q || state.channel ? 'Nothing matches these filters.' : `No ${cfg.noun[1]} yet.`,
+        loading: 'Loading…',
+        error: 'The table could not be loaded.',
+      },
+      className: { table: `records records-${kind}` },
       autoWidth: false,
     });
-    grid.render(el.current);
-    return () => { grid.destroy(); if (el.current) el.current.innerHTML = ''; };
-  }, [kind, applied, channel, pageSize, channels]);
+    grid.render(container);
+    return () => { grid.destroy(); container.innerHTML = ''; };
+  }, [kind, channels, cfg, build, record]);
 
+  const sortChoice = view.sort ? `${view.sort}:${view.dir}` : '';
   return (
-    <div className="panel">
+    <div className="panel table-panel">
       <div className="toolbar" role="search">
         <div className="field grow">
           <label htmlFor={`${kind}-search`}>Search</label>
@@ -118,21 +168,37 @@ export function RecordsTable({ kind, channels = [], initialChannel }: { kind: Ki
         {channels.length > 0 && (
           <div className="field">
             <label htmlFor={`${kind}-channel`}>Channel</label>
-            <select id={`${kind}-channel`} value={channel} onChange={(e) => setChannel(e.target.value)}>
+            <select id={`${kind}-channel`} value={view.channel} onChange={(e) => change({ channel: e.target.value, page: 1 })}>
               <option value="">All channels</option>
               {channels.map((c) => <option key={c.id} value={c.id}>{c.name} (#{c.id})</option>)}
             </select>
           </div>
         )}
-        <div className="field">
+        <div className="field sort-field">
+          <label htmlFor={`${kind}-sort`}>Sort by</label>
+          <select id={`${kind}-sort`} value={sortChoice} onChange={(e) => {
+            const [sort = '', dir = 'desc'] = e.target.value.split(':');
+            change({ sort, dir: dir as SortDir, page: 1 });
+          }}>
+            <option value="">Default (newest first)</option>
+            {cfg.columns.filter((c) => c.sort).flatMap((c) => [
+              <option key={`${c.sort}:desc`} value={`${c.sort}:desc`}>{c.label.replace(' (UTC)', '')}: {c.kind === 'date' ? 'newest first' : c.kind === 'channel' ? 'highest id first' : 'most first'}</option>,
+              <option key={`${c.sort}:asc`} value={`${c.sort}:asc`}>{c.label.replace(' (UTC)', '')}: {c.kind === 'date' ? 'oldest first' : c.kind === 'channel' ? 'lowest id first' : 'fewest first'}</option>,
+            ])}
+          </select>
+        </div>
+        <div className="field size-field">
           <label htmlFor={`${kind}-size`}>Rows per page</label>
-          <select id={`${kind}-size`} value={pageSize} onChange={(e) => setPageSize(Number(e.target.value))}>
-            {[15, 30, 50, 100].map((n) => <option key={n} value={n}>{n}</option>)}
+          <select id={`${kind}-size`} value={view.size} onChange={(e) => change({ size: Number(e.target.value), page: 1 })}>
+            {PAGE_SIZES.map((n) => <option key={n} value={n}>{n}</option>)}
           </select>
         </div>
       </div>
       {error && <p className="error" role="alert">{error}</p>}
       <div ref={el} className="table-scroll" />
+      <p className="table-summary muted" role="status" aria-live="polite" data-testid="table-summary">
+        {total === null ? '\u00a0' : tableSummary(kind, view.page, view.size, total)}
+      </p>
     </div>
   );
 }

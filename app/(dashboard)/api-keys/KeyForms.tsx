@@ -3,19 +3,20 @@ import { useActionState, useState, useTransition } from 'react';
 import { CopyButton } from '../_components/CopyButton';
 import { createKeyAction, revokeKeyAction } from './actions';
 
-export function CreateKeyForm() {
+/** Only keys of the deployment's environment (SVC_ENV) are offered: the other kind would get 401 here. */
+export function CreateKeyForm({ env }: { env: 'live' | 'test' }) {
   const [state, action, pending] = useActionState(createKeyAction, null);
   return (
     <section className="panel" aria-labelledby="new-key">
       <h2 id="new-key" style={{ marginTop: 0 }}>Create an API key</h2>
       <form action={action} className="row">
         <div className="field"><label htmlFor="key-name">Name</label><input id="key-name" name="name" type="text" required maxLength={100} placeholder="e.g. Reporting" /></div>
-        <div className="field" style={{ flex: '0 1 160px' }}>
-          <label htmlFor="key-env">Environment</label>
-          <select id="key-env" name="env" defaultValue="live"><option value="live">live</option><option value="test">test</option></select>
-        </div>
         <button className="btn" type="submit" disabled={pending}>{pending ? 'Creating…' : 'Create API key'}</button>
       </form>
+      <p className="muted" data-testid="key-env-note" style={{ fontSize: '.85rem', marginBottom: 0 }}>
+        This deployment accepts <strong>{env}</strong> keys only (<code>SVC_ENV={env}</code>), so new keys are {env} keys.
+        {' '}A {env === 'live' ? 'test' : 'live'} key is created on a deployment that serves that environment (or with <code>apikey create --env {env === 'live' ? 'test' : 'live'}</code>).
+      </p>
       {state && !state.ok && <p className="error" role="alert" style={{ marginTop: '1rem' }}>{state.error}</p>}
       {state?.ok && (
         <div className="success" role="status" style={{ marginTop: '1rem' }}>

@@ -3,12 +3,12 @@ import { revalidatePath } from 'next/cache';
 import { createApiKey, revokeApiKey } from '@/lib/accounts/service';
 import { requireDashboardSession } from '@/lib/auth/session';
 import { actionResult } from '@/lib/dashboard/action-result';
+import { getEnv } from '@/lib/env';
 
 export async function createKeyAction(_prev: unknown, form: FormData) {
   const { accountId } = await requireDashboardSession();
   return actionResult(async () => {
-    const env = form.get('env');
-    const key = await createApiKey({ accountId, name: String(form.get('name') ?? ''), env: env === 'test' ? 'test' : 'live' });
+    const key = await createApiKey({ accountId, name: String(form.get('name') ?? ''), env: getEnv().SVC_ENV });
     revalidatePath('/api-keys');
     return { key: key.key, keyId: key.key_id };
   });

@@ -1,6 +1,6 @@
 'use client';
 import { useActionState, useState, useTransition } from 'react';
-import { deleteDocumentAction, tryQuestionAction, uploadDocumentAction } from './actions';
+import { deleteDocumentAction, uploadDocumentAction } from './actions';
 
 export function UploadDocument() {
   const [state, action, pending] = useActionState(uploadDocumentAction, null);
@@ -29,28 +29,5 @@ export function DeleteDocumentButton({ id, filename }: { id: string; filename: s
       <button type="button" className="btn danger" disabled={pending} onClick={() => start(async () => { await deleteDocumentAction(id); })}>Yes, delete</button>
       <button type="button" className="btn secondary" onClick={() => setConfirming(false)}>Cancel</button>
     </span>
-  );
-}
-
-export function TryQuestion() {
-  const [state, action, pending] = useActionState(tryQuestionAction, null);
-  return (
-    <section className="panel" aria-labelledby="try-heading">
-      <h2 id="try-heading" style={{ marginTop: 0 }}>Try a question</h2>
-      <form action={action} className="row">
-        <div className="field"><label htmlFor="try-q">Question</label><input id="try-q" name="question" type="text" required maxLength={4000} /></div>
-        <button className="btn" type="submit" disabled={pending}>{pending ? 'Asking…' : 'Ask'}</button>
-      </form>
-      {state && !state.ok && <p className="error" role="alert" style={{ marginTop: '1rem' }}>{state.error}</p>}
-      {state?.ok && (
-        <div style={{ marginTop: '1rem' }} aria-live="polite">
-          <div className="msg assistant" style={{ marginLeft: 0 }} data-testid="try-answer"><div className="content">{state.answer}</div></div>
-          <h3 style={{ fontSize: '1rem' }}>Passages used</h3>
-          {state.sources.length === 0 ? <p className="muted">None matched.</p> : (
-            <ol>{state.sources.map((s, i) => <li key={i}><strong>{s.filename}</strong>: <span className="muted">{s.passage.slice(0, 300)}{s.passage.length > 300 ? '…' : ''}</span></li>)}</ol>
-          )}
-        </div>
-      )}
-    </section>
   );
 }

@@ -3,7 +3,6 @@ import { revalidatePath } from 'next/cache';
 import { AppError } from '@/lib/api/errors';
 import { requireDashboardSession } from '@/lib/auth/session';
 import { actionResult } from '@/lib/dashboard/action-result';
-import { tryQuestion } from '@/lib/dashboard/knowledge';
 import { addKnowledgeDocument, removeKnowledgeDocument } from '@/lib/knowledge/service';
 
 export async function uploadDocumentAction(_prev: unknown, form: FormData) {
@@ -24,9 +23,4 @@ export async function deleteDocumentAction(documentId: string) {
     revalidatePath('/knowledge');
     return {};
   });
-}
-
-export async function tryQuestionAction(_prev: unknown, form: FormData) {
-  const { accountId } = await requireDashboardSession();
-  return actionResult(async () => tryQuestion(accountId, String(form.get('question') ?? '')));
 }

@@ -1,7 +1,8 @@
 'use client';
-import { useActionState, useMemo, useState, useTransition } from 'react';
+import { useActionState, useEffect, useState, useTransition } from 'react';
 import { CopyButton } from '../_components/CopyButton';
-import { createClientAction, rotateSecretAction, updateDomainsAction } from './actions';
+import { createClientAction, renameClientAction, rotateSecretAction, updateDomainsAction } from './actions';
+import { SnippetGenerator, type ClientOption } from './SnippetGenerator';
 
 function SecretOnce({ secret }: { secret: string }) {
   return (
@@ -14,14 +15,42 @@ function SecretOnce({ secret }: { secret: string }) {
   );
 }
 
-export function ClientRow({ clientId, domains, channel }: { clientId: string; domains: string[]; channel: string }) {
+function ClientName({ clientId, name }: { clientId: string; name: string }) {
+  const [editing, setEditing] = useState(false);
+  const [state, action, pending] = useActionState(renameClientAction, null);
+  const saved = state?.ok ? state.name : null;
+  useEffect(() => { if (saved) setEditing(false); }, [saved]);
+  if (!editing) {
+    return (
+      <div>
+        <strong style={{ overflowWrap: 'anywhere' }}>{name}</strong>{' '}
+        <button type="button" className="linkish" onClick={() => setEditing(true)} aria-label={`Rename ${name} (${clientId})`}
+          style={{ border: 0, background: 'none', color: 'var(--accent)', cursor: 'pointer', padding: 0, font: 'inherit', fontSize: '.85rem', textDecoration: 'underline' }}>Rename</button>
+        <div><code style={{ fontSize: '.78rem' }}>{clientId}</code></div>
+      </div>
+    );
+  }
+  return (
+    <form action={action}>
+      <input type="hidden" name="clientId" value={clientId} />
+      <label htmlFor={`n-${clientId}`}>Name of {clientId}</label>
+      <input id={`n-${clientId}`} name="name" type="text" defaultValue={name} maxLength={80} required />
+      <div style={{ display: 'flex', gap: '.4rem', marginTop: '.4rem' }}>
+        <button className="btn" type="submit" disabled={pending}>Save name</button>
+        <button className="btn secondary" type="button" onClick={() => setEditing(false)}>Cancel</button>
+      </div>
+      {state && !state.ok && <p className="error" role="alert">{state.error}</p>}
+    </form>
+  );
+}
+
+export function ClientRow({ clientId, name, domains, channel }: { clientId: string; name: string; domains: string[]; channel: string }) {
   const [editing, setEditing] = useState(false);
   const [state, action, pending] = useActionState(updateDomainsAction, null);
   const [rotated, setRotated] = useState<string | null>(null);
-  const [rotating, start] = useTransition();
   return (
     <tr>
-      <td><code>{clientId}</code></td>
+      <td><ClientName clientId={clientId} name={name} /></td>
       <td>{channel}</td>
       <td>
         {editing ? (
@@ -41,22 +70,44 @@ export function ClientRow({ clientId, domains, channel }: { clientId: string; do
       </td>
       <td style={{ whiteSpace: 'nowrap' }}>
         {!editing && <button type="button" className="btn secondary" onClick={() => setEditing(true)} aria-label={`Edit domains of ${clientId}`}>Edit domains</button>}{' '}
-        <button type="button" className="btn danger" disabled={rotating} aria-label={`Rotate secret of ${clientId}`} onClick={() => {
-          if (!window.confirm('Rotate the secret? The old secret stops working at once.')) return;
-          start(async () => { const r = await rotateSecretAction(clientId); if (r?.ok) setRotated(r.secret); });
-        }}>Rotate secret</button>
+        <RotateButton clientId={clientId} onRotated={setRotated} />
       </td>
     </tr>
   );
 }
 
-export function CreateClientForm({ channels }: { channels: Array<{ id: number; name: string }> }) {
+/** Rotating confirms inline, like revoking a key (no window.confirm). */
+function RotateButton({ clientId, onRotated }: { clientId: string; onRotated: (secret: string) => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const [pending, start] = useTransition();
+  const [error, setError] = useState<string | null>(null);
+  if (!confirming) {
+    return <button type="button" className="btn danger" aria-label={`Rotate secret of ${clientId}`} onClick={() => setConfirming(true)}>Rotate secret</button>;
+  }
+  return (
+    <span role="group" aria-label={`Confirm rotating the secret of ${clientId}`} style={{ display: 'inline-flex', gap: '.4rem', flexWrap: 'wrap', alignItems: 'center', whiteSpace: 'normal' }}>
+      <span className="muted" style={{ fontSize: '.85rem' }}>The old secret stops working at once.</span>
+      <button type="button" className="btn danger" disabled={pending} onClick={() => start(async () => {
+        const r = await rotateSecretAction(clientId);
+        if (r?.ok) { onRotated(r.secret); setConfirming(false); } else setError(r?.error ?? 'Could not rotate the secret.');
+      })}>Yes, rotate</button>
+      <button type="button" className="btn secondary" onClick={() => setConfirming(false)}>Cancel</button>
+      {error && <span className="error" role="alert">{error}</span>}
+    </span>
+  );
+}
+
+export function CreateClientForm({ channels, onCreated }: { channels: Array<{ id: number; name: string }>; onCreated?: (clientId: string) => void }) {
   const [state, action, pending] = useActionState(createClientAction, null);
+  const created = state?.ok ? state.clientId : null;
+  useEffect(() => { if (created) onCreated?.(created); }, [created, onCreated]);
   return (
     <section className="panel" aria-labelledby="new-client">
       <h2 id="new-client" style={{ marginTop: 0 }}>Create a widget client</h2>
       <form action={action} className="row">
-        <div className="field"><label htmlFor="client-domains">Domains (one per line)</label><textarea id="client-domains" name="domains" rows={2} required placeholder={'example.com\n*.example.com'} /></div>
+        <div className="field" style={{ flex: '1 1 200px' }}><label htmlFor="client-name">Name</label><input id="client-name" name="name" type="text" maxLength={80} placeholder="e.g. Online shop (default: the first domain)" /></div>
+        <div className="field"><label htmlFor="client-domains">Domains (one per line)</label><textarea id="client-domains" name="domains" rows={2} required placeholder={'example.com\n*.example.com'} aria-describedby="client-domains-help" />
+          <p id="client-domains-help" className="muted" style={{ fontSize: '.8rem', margin: '.3rem 0 0' }}>A pasted address such as https://shop.example/path is reduced to its host.</p></div>
         <div className="field" style={{ flex: '0 1 220px' }}>
           <label htmlFor="client-channel">Channel</label>
           <select id="client-channel" name="channel" defaultValue="">
@@ -72,59 +123,15 @@ export function CreateClientForm({ channels }: { channels: Array<{ id: number; n
   );
 }
 
-type Mode = 'client-id' | 'backend';
-
-export function SnippetGenerator({ origin, clients }: { origin: string; clients: string[] }) {
-  const [clientId, setClientId] = useState(clients[0] ?? 'wc_YOUR_CLIENT_ID');
-  const [selector, setSelector] = useState<'track' | 'version'>('track');
-  const [track, setTrack] = useState('stable');
-  const [version, setVersion] = useState('2.0');
-  const [mode, setMode] = useState<Mode>('client-id');
-  const snippet = useMemo(() => {
-    const attr = selector === 'track' ? `data-track="${track}"` : `data-version="${version}"`;
-    const config = mode === 'client-id'
-      ? `  window.svcAIConfig = {\n    svcClientId: '${clientId}',\n    botName: 'Assistant',\n  };`
-      : `  window.svcAIConfig = {\n    // your backend returns { "access_token": "…" } (example below)\n    tokenEndpoint: '/api/svc-token',\n    botName: 'Assistant',\n  };`;
-    return `<script>\n${config}\n</script>\n<script async src="${origin}/chatbot/loader.js" ${attr}></script>`;
-  }, [clientId, selector, track, version, mode, origin]);
-  const backend = `// Your backend (Node 18+), e.g. Express: never expose the client secret to the browser.
-app.post('/api/svc-token', async (req, res) => {
-  const r = await fetch('${origin}/api/widget/token', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_id: '${clientId}', client_secret: process.env.SVC_CLIENT_SECRET }),
-  });
-  res.status(r.status).json(await r.json()); // { access_token, token_type, expires_in }
-});`;
+/** The create form and the snippet generator share the selected client: a new client is selected. */
+export function ClientsWorkspace({ origin, clients, versions, channels }: {
+  origin: string; clients: ClientOption[]; versions: string[]; channels: Array<{ id: number; name: string }>;
+}) {
+  const [selected, setSelected] = useState(clients[0]?.id ?? '');
   return (
-    <section className="panel" aria-labelledby="snippet-heading">
-      <h2 id="snippet-heading" style={{ marginTop: 0 }}>Embed snippet</h2>
-      <div className="toolbar">
-        <div className="field"><label htmlFor="sn-client">Client</label>
-          <select id="sn-client" value={clientId} onChange={(e) => setClientId(e.target.value)}>
-            {(clients.length ? clients : [clientId]).map((c) => <option key={c} value={c}>{c}</option>)}
-          </select></div>
-        <div className="field"><label htmlFor="sn-selector">Load by</label>
-          <select id="sn-selector" value={selector} onChange={(e) => setSelector(e.target.value as 'track' | 'version')}>
-            <option value="track">Release track</option><option value="version">Pinned version</option>
-          </select></div>
-        {selector === 'track' ? (
-          <div className="field"><label htmlFor="sn-track">Track</label>
-            <select id="sn-track" value={track} onChange={(e) => setTrack(e.target.value)}>
-              <option value="stable">stable (production)</option><option value="beta">beta (staging)</option><option value="lts">lts (enterprise)</option>
-            </select></div>
-        ) : (
-          <div className="field"><label htmlFor="sn-version">Version</label>
-            <input id="sn-version" type="text" value={version} onChange={(e) => setVersion(e.target.value)} placeholder="2.0 or 2.0.5" /></div>
-        )}
-        <div className="field"><label htmlFor="sn-mode">Token mode</label>
-          <select id="sn-mode" value={mode} onChange={(e) => setMode(e.target.value as Mode)}>
-            <option value="client-id">Client id (widget gets its own tokens)</option><option value="backend">Backend token (your server)</option>
-          </select></div>
-      </div>
-      <pre data-testid="snippet">{snippet}</pre>
-      <CopyButton text={snippet} label="Copy snippet" />
-      {mode === 'backend' && (<><h3 style={{ fontSize: '1rem' }}>Token endpoint on your backend</h3><pre>{backend}</pre></>)}
-    </section>
+    <>
+      <CreateClientForm channels={channels} onCreated={setSelected} />
+      <SnippetGenerator origin={origin} clients={clients} versions={versions} clientId={selected} onClientChange={setSelected} />
+    </>
   );
 }

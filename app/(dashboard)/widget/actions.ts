@@ -2,15 +2,17 @@
 import { revalidatePath } from 'next/cache';
 import { requireDashboardSession } from '@/lib/auth/session';
 import { actionResult } from '@/lib/dashboard/action-result';
-import { createWidgetClient, rotateClientSecret, setClientDomains } from '@/lib/widget-clients/service';
+import { splitDomainBox } from '@/lib/widget-clients/contract';
+import { createWidgetClient, renameClient, rotateClientSecret, setClientDomains } from '@/lib/widget-clients/service';
 
-const domainsOf = (text: FormDataEntryValue | null) => String(text ?? '').split(/[\s,]+/).map((d) => d.trim()).filter(Boolean);
+const domainsOf = (text: FormDataEntryValue | null) => splitDomainBox(String(text ?? ''));
 
 export async function createClientAction(_prev: unknown, form: FormData) {
   const { accountId } = await requireDashboardSession();
   return actionResult(async () => {
     const channel = String(form.get('channel') ?? '');
-    const created = await createWidgetClient({ accountId, domains: domainsOf(form.get('domains')), channelId: channel ? Number(channel) : undefined });
+    const name = String(form.get('name') ?? '').trim();
+    const created = await createWidgetClient({ accountId, name: name || undefined, domains: domainsOf(form.get('domains')), channelId: channel ? Number(channel) : undefined });
     revalidatePath('/widget');
     return { clientId: created.client_id, secret: created.client_secret };
   });
@@ -22,6 +24,15 @@ export async function updateDomainsAction(_prev: unknown, form: FormData) {
     const updated = await setClientDomains(accountId, String(form.get('clientId')), domainsOf(form.get('domains')));
     revalidatePath('/widget');
     return { domains: updated.domains };
+  });
+}
+
+export async function renameClientAction(_prev: unknown, form: FormData) {
+  const { accountId } = await requireDashboardSession();
+  return actionResult(async () => {
+    const updated = await renameClient(accountId, String(form.get('clientId')), String(form.get('name') ?? ''));
+    revalidatePath('/widget');
+    return { name: updated.name };
   });
 }
 

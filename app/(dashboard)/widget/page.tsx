@@ -2,17 +2,20 @@ import { headers } from 'next/headers';
 import { requireDashboardSession } from '@/lib/auth/session';
 import { recentSightings } from '@/lib/chat/sightings';
 import { getChannels } from '@/lib/dashboard/service';
-import { listClients } from '@/lib/widget-clients/service';
-import { ClientRow, CreateClientForm, SnippetGenerator } from './WidgetForms';
+import { recentRefusals } from '@/lib/widget-clients/refusals';
+import { embedVersions, listClients } from '@/lib/widget-clients/service';
+import { RefusalsPanel } from './RefusalsPanel';
+import { ClientRow, ClientsWorkspace } from './WidgetForms';
 
 export const metadata = { title: 'Widget · svc' };
 
 export default async function WidgetPage() {
   const { accountId } = await requireDashboardSession();
-  const [clients, channels, sightings] = await Promise.all([listClients(accountId), getChannels(accountId), recentSightings(accountId, 30)]);
+  const [clients, channels, sightings, refusals] = await Promise.all([listClients(accountId), getChannels(accountId), recentSightings(accountId, 30), recentRefusals(accountId)]);
   const h = await headers();
   const origin = `${h.get('x-forwarded-proto') ?? 'http'}://${h.get('host') ?? 'localhost:3000'}`;
   const channelName = new Map(channels.map((c) => [c.id, c.name]));
+  const clientName = new Map(clients.map((c) => [c.id, c.name]));
   return (
     <>
       <h1>Widget</h1>
@@ -22,18 +25,18 @@ export default async function WidgetPage() {
         {clients.length === 0 ? <p className="empty">No widget clients yet: create one below.</p> : (
           <div className="table-scroll">
             <table className="simple">
-              <thead><tr><th scope="col">Client id</th><th scope="col">Channel</th><th scope="col">Domains</th><th scope="col"><span className="skip">Actions</span></th></tr></thead>
+              <thead><tr><th scope="col">Client</th><th scope="col">Channel</th><th scope="col">Domains</th><th scope="col"><span className="skip">Actions</span></th></tr></thead>
               <tbody>
                 {clients.map((c) => (
-                  <ClientRow key={c.id} clientId={c.id} domains={c.domains} channel={`${channelName.get(c.channelId) ?? ''} #${c.channelId}`} />
+                  <ClientRow key={c.id} clientId={c.id} name={c.name} domains={c.domains} channel={`${channelName.get(c.channelId) ?? ''} #${c.channelId}`} />
                 ))}
               </tbody>
             </table>
           </div>
         )}
       </section>
-      <CreateClientForm channels={channels.map((c) => ({ id: c.id, name: c.name }))} />
-      <SnippetGenerator origin={origin} clients={clients.map((c) => c.id)} />
+      <ClientsWorkspace origin={origin} versions={embedVersions()} clients={clients.map((c) => ({ id: c.id, name: c.name }))}
+        channels={channels.map((c) => ({ id: c.id, name: c.name }))} />
       <section className="panel" aria-labelledby="seen-heading">
         <h2 id="seen-heading" style={{ marginTop: 0 }}>Where the widget runs (last 30 days)</h2>
         {sightings.length === 0 ? <p className="empty">No widget connections yet.</p> : (
@@ -45,7 +48,7 @@ export default async function WidgetPage() {
                   <tr key={`${s.client_id}-${s.origin}-${s.widget_version}`}>
                     <td>{s.origin}</td>
                     <td>{s.widget_version} {s.widget_version.startsWith('1.') && <span className="badge warn">legacy 1.0 — migrate</span>}</td>
-                    <td><code>{s.client_id}</code></td><td>{s.connections}</td><td>{s.last_day}</td>
+                    <td>{clientName.get(s.client_id) ?? <code>{s.client_id}</code>}</td><td>{s.connections}</td><td>{s.last_day}</td>
                   </tr>
                 ))}
               </tbody>
@@ -53,6 +56,7 @@ export default async function WidgetPage() {
           </div>
         )}
       </section>
+      <RefusalsPanel refusals={refusals} />
     </>
   );
 }

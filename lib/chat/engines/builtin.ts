@@ -1,7 +1,5 @@
-import { retrieve, type Answer, type AnswerInput } from '../engine';
-
-const NOTHING = "I couldn't find anything about that in the knowledge base, so I can't answer it reliably. " +
-  'Try rephrasing the question, or ask a person from the team.';
+import { answerContext, considered, rankForQuestion, relevant, visibleSources, type Answer, type AnswerInput } from '../engine';
+import type { RankedPassage } from '../../knowledge/ranking';
 
 /** Splits text into small word groups so the widget shows it arriving. */
 export async function* streamWords(text: string, wordsPerDelta = 4): AsyncIterable<string> {
@@ -12,18 +10,47 @@ export async function* streamWords(text: string, wordsPerDelta = 4): AsyncIterab
   }
 }
 
-/** The offline engine: composes the answer from the best matching passages, and says so when none match. */
+/** A second passage is quoted only when it is nearly as good as the first (and relevant on its own). */
+const SEE_ALSO_SHARE = 0.8;
+const QUOTE_MAX_CHARS = 1200;
+
+/**
+ * The offline engine: quotes the best passage when it is relevant enough (the relevance floor),
+ * and otherwise declines with the account's "no answer" text and no sources.
+ */
 export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
-  const sources = await retrieve(input);
-  if (sources.length === 0) return { sources, deltas: streamWords(NOTHING) };
-  const best = sources[0]!;
-  const parts = [`From **${best.filename}**:\n\n${quote(best.passage)}`];
-  // A second passage only when it matches nearly as well (ranks are relative to the best).
-  for (const s of sources.slice(1, 2).filter((x) => (x.rank ?? 0) >= 0.5 * (best.rank ?? 0))) parts.push(`See also **${s.filename}**:\n\n${quote(s.passage)}`);
-  return { sources, deltas: streamWords(parts.join('\n\n')) };
+  const [{ settings }, ranked] = await Promise.all([answerContext(input, 0), rankForQuestion(input)]);
+  const best = ranked[0];
+  if (!best || !relevant(best)) {
+    return { sources: [], deltas: streamWords(settings.noAnswerText), declined: true, considered: considered(ranked, []) };
+  }
+  const used: RankedPassage[] = [best];
+  const second = ranked.slice(1).find((p) => p.document_id !== best.document_id || p.ordinal !== best.ordinal);
+  if (second && relevant(second) && second.score >= SEE_ALSO_SHARE * best.score) used.push(second);
+  const parts = settings.showSources
+    ? used.map((p, i) => `${i === 0 ? 'From' : 'See also'} **${p.title || p.filename}**:\n\n${quote(p.content)}`)
+    : used.map((p) => quote(p.content));
+  return { sources: visibleSources(settings, used), deltas: streamWords(parts.join('\n\n')), declined: false, considered: considered(ranked, used) };
 }
 
-function quote(passage: string): string {
-  const text = passage.length > 600 ? `${passage.slice(0, 600).replace(/\s+\S*$/, '')} …` : passage;
-  return text.split('\n').map((l) => `> ${l}`).join('\n');
+/** A passage as a Markdown quote: its heading as a bold line, tables as lists (readable anywhere). */
+export function quote(passage: string): string {
+  let text = passage.length > QUOTE_MAX_CHARS ? `${passage.slice(0, QUOTE_MAX_CHARS).replace(/\n[^\n]*$/, '')}\n\n…` : passage;
+  text = tablesAsLists(text).replace(/^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$/gm, (_m, h: string) => `**${h.replace(/\*\*/g, '')}**`);
+  return text.split('\n').map((l) => (l ? `> ${l}` : '>')).join('\n');
+}
+
+function tablesAsLists(text: string): string {
+  return text.replace(/(?:^\|.*\|[ \t]*(?:\n|$))+/gm, (block) => {
+    const rows = block.trim().split('\n').map((r) => r.trim().replace(/^\||\|$/g, '').split('|').map((c) => c.trim()));
+    const hasHeader = rows.length > 1 && rows[1]!.every((c) => /^:?-{2,}:?$/.test(c));
+    const header = hasHeader ? rows[0]! : null;
+    const body = hasHeader ? rows.slice(2) : rows;
+    const items = body.map((cells) => {
+      const [first, ...rest] = cells;
+      const pairs = rest.map((c, i) => (header?.[i + 1] ? `${header[i + 1]}: ${c}` : c)).filter(Boolean);
+      return `- **${first}**${pairs.length ? ` — ${pairs.join('; ')}` : ''}`;
+    });
+    return `${items.join('\n')}\n`;
+  });
 }

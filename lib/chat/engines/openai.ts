@@ -1,62 +1,88 @@
-import { EngineError, retrieve, type Answer, type AnswerInput } from '../engine';
+import OpenAI from 'openai';
+import {
+  answerContext, considered, EngineError, rankForQuestion, relevant, toSource, visibleSources, type Answer, type AnswerInput,
+} from '../engine';
+import { streamWords } from './builtin';
 
-type Config = { baseUrl: string; apiKey?: string; model: string; timeoutMs: number };
+export type ModelConfig = { baseUrl: string; apiKey?: string; model: string; timeoutMs: number; historyTokens: number; maxRetries: number };
+
+/** Passages given to the model at most (each about 800 characters). */
+const MAX_PASSAGES = 4;
+/** Earlier turns read from the database at most; the token budget then decides how many go. */
+const MAX_TURNS = 20;
+/** A rough token count (about four characters a token in English) for the history budget. */
+export const estimateTokens = (text: string) => Math.ceil(text.length / 4);
+
+const BASE_PROMPT = 'You are the support assistant of this website. Answer the visitor\'s question using only the numbered passages ' +
+  'below and the conversation so far. If they do not contain the answer, say that you do not know. Answer in the visitor\'s ' +
+  'language, briefly, in Markdown.';
+
+/** What visitors see when the model fails; the provider's own text only goes to the log. */
+export const MODEL_UNAVAILABLE = 'The assistant is not available right now. Please try again in a moment.';
+export const MODEL_TOO_SLOW = 'The assistant took too long to answer. Please try again.';
+
+type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
 
 /**
- * An OpenAI-compatible chat-completions endpoint, streamed (server-sent events). The retrieved
- * passages go in as context; a failure or timeout becomes an EngineError the visitor sees.
+ * An OpenAI-compatible chat-completions endpoint through the `openai` client (streaming; retries on
+ * 429, 5xx and connection errors; one deadline for the whole answer). The request carries the
+ * account's instructions, the relevant passages and the conversation so far within a token budget.
  */
-export async function openAiCompatibleAnswer(input: AnswerInput, cfg: Config): Promise<Answer> {
-  const sources = await retrieve(input);
-  const context = sources.map((s, i) => `[${i + 1}] ${s.filename}:\n${s.passage}`).join('\n\n');
-  const timeout = AbortSignal.timeout(cfg.timeoutMs);
-  const signal = AbortSignal.any([timeout, input.signal]);
-  let res: Response;
+export async function openAiCompatibleAnswer(input: AnswerInput, cfg: ModelConfig): Promise<Answer> {
+  const ctx = await answerContext(input, MAX_TURNS);
+  const ranked = await rankForQuestion(input, ctx.turns.map((t) => t.question), MAX_PASSAGES + 2);
+  const used = ranked.filter(relevant).slice(0, MAX_PASSAGES);
+  if (used.length === 0) {
+    return { sources: [], deltas: streamWords(ctx.settings.noAnswerText), declined: true, considered: considered(ranked, []) };
+  }
+  const messages = buildMessages(input.question, used.map(toSource), ctx.settings.instructions, ctx.turns, cfg.historyTokens);
+  const deadline = AbortSignal.timeout(cfg.timeoutMs);
+  const signal = AbortSignal.any([deadline, input.signal]);
+  const client = new OpenAI({ baseURL: cfg.baseUrl, apiKey: cfg.apiKey || 'unused', maxRetries: cfg.maxRetries, timeout: cfg.timeoutMs });
+  let stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
   try {
-    res = await fetch(`${cfg.baseUrl.replace(/\/$/, '')}/chat/completions`, {
-      method: 'POST',
-      signal,
-      headers: { 'content-type': 'application/json', ...(cfg.apiKey ? { authorization: `Bearer ${cfg.apiKey}` } : {}) },
-      body: JSON.stringify({
-        model: cfg.model,
-        stream: true,
-        messages: [
-          { role: 'system', content: 'You are a support assistant. Answer only from the context below; say so when it does not contain the answer.\n\nContext:\n' + (context || '(no matching documents)') },
-          { role: 'user', content: input.question },
-        ],
-      }),
-    });
+    stream = await client.chat.completions.create({ model: ctx.settings.model || cfg.model, stream: true, messages }, { signal });
   } catch (e) {
-    throw new EngineError(timeout.aborted ? 'The AI model did not answer in time.' : `The AI model could not be reached (${(e as Error).message}).`);
+    throw modelFailure(e, deadline, input.accountId);
   }
-  if (!res.ok || !res.body) {
-    throw new EngineError(`The AI model failed (HTTP ${res.status}).`);
-  }
-  return { sources, deltas: readDeltas(res.body, timeout) };
+  return { sources: visibleSources(ctx.settings, used), deltas: readDeltas(stream, signal, deadline, input.accountId), declined: false, considered: considered(ranked, used) };
 }
 
-async function* readDeltas(body: ReadableStream<Uint8Array>, timeout: AbortSignal): AsyncIterable<string> {
-  const decoder = new TextDecoder();
-  let buffer = '';
+/** System prompt (base, the account's instructions, the passages), then history within the budget, then the question. */
+export function buildMessages(question: string, sources: Array<{ title: string; passage: string }>, instructions: string,
+  turns: Array<{ question: string; answer: string }>, historyTokens: number): ChatMessage[] {
+  const passages = sources.map((s, i) => `[${i + 1}] ${s.title}\n${s.passage}`).join('\n\n');
+  const system = [BASE_PROMPT, instructions ? `Instructions from the website owner:\n${instructions}` : '', `Passages:\n\n${passages}`]
+    .filter(Boolean).join('\n\n');
+  const history: ChatMessage[] = [];
+  let budget = historyTokens;
+  for (let i = turns.length - 1; i >= 0; i--) { // newest first, until the budget is spent
+    const t = turns[i]!;
+    const cost = estimateTokens(t.question) + estimateTokens(t.answer);
+    if (cost > budget) break;
+    budget -= cost;
+    history.unshift({ role: 'user', content: t.question }, { role: 'assistant', content: t.answer });
+  }
+  return [{ role: 'system', content: system }, ...history, { role: 'user', content: question }];
+}
+
+async function* readDeltas(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>, signal: AbortSignal, deadline: AbortSignal, accountId: number): AsyncIterable<string> {
   try {
-    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl).trim();
-        buffer = buffer.slice(nl + 1);
-        if (!line.startsWith('data:')) continue;
-        const data = line.slice(5).trim();
-        if (data === '[DONE]') return;
-        let parsed: { choices?: Array<{ delta?: { content?: string } }>; error?: { message?: string } };
-        try { parsed = JSON.parse(data); } catch { throw new EngineError('The AI model sent a malformed stream.'); }
-        if (parsed.error) throw new EngineError(`The AI model failed: ${parsed.error.message ?? 'unknown error'}.`);
-        const text = parsed.choices?.[0]?.delta?.content;
-        if (text) yield text;
-      }
+    for await (const chunk of stream) {
+      const text = chunk.choices?.[0]?.delta?.content;
+      if (text) yield text;
     }
   } catch (e) {
-    if (e instanceof EngineError) throw e;
-    throw new EngineError(timeout.aborted ? 'The AI model did not finish in time.' : 'The AI model stream broke off.');
+    throw modelFailure(e, deadline, accountId);
   }
+  // The client ends an aborted stream quietly: an answer cut off at the deadline is still a failure.
+  if (signal.aborted) throw modelFailure(new Error('the stream was cut off at the deadline'), deadline, accountId);
+}
+
+/** Logs what the provider said (for operators) and returns the neutral error visitors see. */
+function modelFailure(e: unknown, deadline: AbortSignal, accountId: number): EngineError {
+  const status = e instanceof OpenAI.APIError ? e.status : undefined;
+  const detail = e instanceof Error ? e.message : String(e);
+  console.error(`model request failed (account ${accountId}${status ? `, HTTP ${status}` : ''}${deadline.aborted ? ', deadline passed' : ''}): ${detail}`);
+  return new EngineError(deadline.aborted ? MODEL_TOO_SLOW : MODEL_UNAVAILABLE);
 }

@@ -1,6 +1,8 @@
 import { notFound } from 'next/navigation';
 import { requireDashboardSession } from '@/lib/auth/session';
 import { getTranscript } from '@/lib/dashboard/service';
+import { plural } from '@/lib/dashboard/format';
+import { Markdown } from '../../_components/Markdown';
 
 export const metadata = { title: 'Transcript · svc' };
 
@@ -20,7 +22,7 @@ export default async function TranscriptPage({ params }: { params: Promise<{ id:
       <h1>{c.title || '(untitled)'}</h1>
       <p className="muted">
         <span className={c.status === 'Open' ? 'badge' : 'badge off'}>{c.status}</span>{' '}
-        {c.channel_name} #{c.channel_id} · {c.response_count} responses · started {c.created_at} UTC · updated {c.updated_at} UTC
+        {c.channel_name} #{c.channel_id} · {plural(c.response_count, 'response', 'responses')} · started {c.created_at} UTC · updated {c.updated_at} UTC
       </p>
       <section className="panel" aria-label="Transcript">
         {entries.length === 0 && <p className="empty">This conversation has no questions yet.</p>}
@@ -28,7 +30,7 @@ export default async function TranscriptPage({ params }: { params: Promise<{ id:
           <article key={e.id} id={`r-${e.id}`}>
             <div className="msg user">
               <div className="meta"><strong>Visitor</strong><span>{e.created_at} UTC</span></div>
-              <div className="content">{e.question}</div>
+              <Markdown className="content" text={e.question} />
               {e.attachments.length > 0 && (
                 <ul className="sources" aria-label="Attachments">
                   {e.attachments.map((a) => (
@@ -40,13 +42,13 @@ export default async function TranscriptPage({ params }: { params: Promise<{ id:
             <div className="msg assistant">
               <div className="meta">
                 <strong>Bot</strong>
-                <span>{e.likes} {e.likes === 1 ? 'like' : 'likes'}</span>
-                <span>{e.dislikes} {e.dislikes === 1 ? 'dislike' : 'dislikes'}</span>
-                <span>{e.comments} {e.comments === 1 ? 'comment' : 'comments'}</span>
+                <span>{plural(e.likes, 'like', 'likes')}</span>
+                <span>{plural(e.dislikes, 'dislike', 'dislikes')}</span>
+                <span>{plural(e.comments, 'comment', 'comments')}</span>
               </div>
-              {e.error ? <p className="error">Not answered: {e.error}</p> : <div className="content">{e.answer}</div>}
+              {e.error ? <p className="error">Not answered: {e.error}</p> : <Markdown className="content" text={e.answer} />}
               {e.sources.length > 0 && (
-                <div className="sources">Sources: {e.sources.map((s) => s.filename).filter((v, i, a) => a.indexOf(v) === i).join(', ')}</div>
+                <div className="sources">Sources: {e.sources.map((s) => s.title ?? (s as { filename?: string }).filename).filter((v, i, a) => a.indexOf(v) === i).join(', ')}</div>
               )}
               {e.commentTexts.length > 0 && (
                 <ul className="sources" aria-label="Comments">

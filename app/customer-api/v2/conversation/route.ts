@@ -1,7 +1,5 @@
-/** GET /customer-api/v2/conversation — a page of the account's conversations. */
-import { listConversationsGet } from '@/lib/api/customer-handlers';
-import { methodNotAllowed } from '@/lib/api/handler';
+/** GET /customer-api/v2/conversation — a page of the account's conversations (operation listConversations). */
+import { routeHandlers } from '@/lib/api/customer-route';
 
 export const dynamic = 'force-dynamic';
-export const GET = listConversationsGet;
-export const { POST, PUT, PATCH, DELETE, OPTIONS } = methodNotAllowed('GET, HEAD');
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers('/conversation');

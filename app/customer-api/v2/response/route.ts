@@ -1,7 +1,5 @@
-/** GET /customer-api/v2/response — a page of the account's responses. */
-import { listResponsesGet } from '@/lib/api/customer-handlers';
-import { methodNotAllowed } from '@/lib/api/handler';
+/** GET /customer-api/v2/response — a page of the account's responses (operation listResponses). */
+import { routeHandlers } from '@/lib/api/customer-route';
 
 export const dynamic = 'force-dynamic';
-export const GET = listResponsesGet;
-export const { POST, PUT, PATCH, DELETE, OPTIONS } = methodNotAllowed('GET, HEAD');
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers('/response');

@@ -1,7 +1,5 @@
-/** GET /customer-api/v2/conversation/{conversation_id} — the conversation with its messages. */
-import { getConversationGet } from '@/lib/api/customer-handlers';
-import { methodNotAllowed } from '@/lib/api/handler';
+/** GET /customer-api/v2/conversation/{conversation_id} — the conversation with its messages (operation getConversation). */
+import { routeHandlers } from '@/lib/api/customer-route';
 
 export const dynamic = 'force-dynamic';
-export const GET = getConversationGet;
-export const { POST, PUT, PATCH, DELETE, OPTIONS } = methodNotAllowed('GET, HEAD');
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers('/conversation/{conversation_id}');

@@ -1,0 +1,25 @@
+'use server';
+import { revalidatePath } from 'next/cache';
+import { requireDashboardSession } from '@/lib/auth/session';
+import { updateBotSettings } from '@/lib/bot/settings';
+import { actionResult } from '@/lib/dashboard/action-result';
+import { tryQuestion } from '@/lib/dashboard/knowledge';
+
+export async function saveBotSettingsAction(_prev: unknown, form: FormData) {
+  const { accountId } = await requireDashboardSession();
+  return actionResult(async () => {
+    const saved = await updateBotSettings(accountId, {
+      instructions: String(form.get('instructions') ?? ''),
+      noAnswerText: String(form.get('noAnswerText') ?? ''),
+      model: String(form.get('model') ?? ''),
+      showSources: form.get('showSources') === 'on',
+    });
+    revalidatePath('/bot');
+    return { saved };
+  });
+}
+
+export async function tryBotQuestionAction(_prev: unknown, form: FormData) {
+  const { accountId } = await requireDashboardSession();
+  return actionResult(async () => tryQuestion(accountId, String(form.get('question') ?? '')));
+}

@@ -1,0 +1,108 @@
+import type { z } from 'zod';
+import type { CustomerPrincipal } from '../auth/customer-api';
+import {
+  CONVERSATION_DETAIL_EXAMPLE, CONVERSATION_EXAMPLE, ConversationDetailBody, ConversationIdPath, ConversationListQuery,
+  ConversationPage,
+} from '../conversations/contract';
+import { getConversationWithMessages, listConversationsPage } from '../conversations/service';
+import { RESPONSE_EXAMPLE, ResponseBody, ResponseIdPath, ResponseListQuery, ResponsePage, SingleRecordQuery } from '../responses/contract';
+import { getResponse, listResponsesPage } from '../responses/service';
+
+/** Every Customer API path starts here. */
+export const API_BASE = '/customer-api/v2';
+
+export type OperationContext<P> = {
+  principal: CustomerPrincipal;
+  /** Path parameters, validated by the operation's `pathParams` (a mismatch is a 404). */
+  params: P;
+  query: URLSearchParams;
+  /** The operation's own path (API_BASE + path), from which list links are built. */
+  selfPath: string;
+};
+
+type Example = { params?: Record<string, string>; query?: Record<string, string>; response: unknown };
+
+/**
+ * One Customer API operation: everything the route files, the direct door, the OpenAPI document,
+ * the list links and the tests derive from (STYLE 10). `path` is relative to API_BASE, with
+ * `{name}` for a path parameter.
+ */
+export type CustomerOperation = {
+  operationId: string;
+  method: 'GET';
+  path: `/${string}`;
+  tag: 'Responses' | 'Conversations';
+  summary: string;
+  description: string;
+  pathParams?: z.ZodObject;
+  /** The documented query parameters; the service parses them with the same schema. */
+  query: z.ZodObject;
+  /** The 200 body. */
+  response: z.ZodType;
+  /** Present when a path id may name nothing: the 404's description. */
+  notFound?: string;
+  /** Documented and run by the test suite against a real server (tests/api/openapi.test.ts). */
+  example: Example;
+  run: (ctx: OperationContext<Record<string, string>>) => Promise<unknown>;
+};
+
+function operation<P extends z.ZodObject | undefined = undefined>(
+  op: Omit<CustomerOperation, 'run' | 'pathParams'> & {
+    pathParams?: P;
+    run: (ctx: OperationContext<P extends z.ZodObject ? z.output<P> : Record<string, never>>) => Promise<unknown>;
+  },
+): CustomerOperation {
+  return op as unknown as CustomerOperation;
+}
+
+const page = <T>(record: T) => ({ count: 1, next: null, previous: null, results: [record] });
+
+export const CUSTOMER_OPERATIONS: readonly CustomerOperation[] = [
+  operation({
+    operationId: 'listResponses', method: 'GET', path: '/response', tag: 'Responses',
+    summary: 'List responses',
+    description: 'A page of the account\'s responses (question and answer pairs), newest first by default. '
+      + 'Filters combine; `query` searches question and answer. Ordering is total: ties are broken by id.',
+    query: ResponseListQuery, response: ResponsePage,
+    example: { query: { query: 'password', order_by: 'likes', sort: 'DESC', resultsPerPage: '5' }, response: page(RESPONSE_EXAMPLE) },
+    run: ({ principal, query, selfPath }) => listResponsesPage(principal.accountId, query, selfPath),
+  }),
+  operation({
+    operationId: 'getResponse', method: 'GET', path: '/response/{response_id}', tag: 'Responses',
+    summary: 'Get one response',
+    description: 'One response of the account. An unknown id, a malformed id and another account\'s id are the same 404.',
+    pathParams: ResponseIdPath, query: SingleRecordQuery, response: ResponseBody,
+    notFound: 'Unknown id, malformed id, or an id of another account',
+    example: { params: { response_id: RESPONSE_EXAMPLE.response_id }, response: RESPONSE_EXAMPLE },
+    run: ({ principal, params, query }) => getResponse(principal.accountId, params.response_id, query),
+  }),
+  operation({
+    operationId: 'listConversations', method: 'GET', path: '/conversation', tag: 'Conversations',
+    summary: 'List conversations',
+    description: 'A page of the account\'s conversations, newest first by default. `query` searches the title '
+      + 'and the channel name. Ordering is total: ties are broken by id.',
+    query: ConversationListQuery, response: ConversationPage,
+    example: { query: { order_by: 'response_count', sort: 'DESC', resultsPerPage: '10' }, response: page(CONVERSATION_EXAMPLE) },
+    run: ({ principal, query, selfPath }) => listConversationsPage(principal.accountId, query, selfPath),
+  }),
+  operation({
+    operationId: 'getConversation', method: 'GET', path: '/conversation/{conversation_id}', tag: 'Conversations',
+    summary: 'Get one conversation with its messages',
+    description: 'The conversation record plus `messages`, oldest first: each response gives a user message (its '
+      + 'question) immediately followed by an assistant message (its answer).',
+    pathParams: ConversationIdPath, query: SingleRecordQuery, response: ConversationDetailBody,
+    notFound: 'Unknown id, malformed id, or an id of another account',
+    example: { params: { conversation_id: CONVERSATION_EXAMPLE.conversation_id }, response: CONVERSATION_DETAIL_EXAMPLE },
+    run: ({ principal, params, query }) => getConversationWithMessages(principal.accountId, params.conversation_id, query),
+  }),
+];
+
+export const TAGS = [
+  { name: 'Responses', description: 'Questions and the answers the bot gave, with their feedback counts' },
+  { name: 'Conversations', description: 'Conversations and their transcripts' },
+];
+
+/** "GET /customer-api/v2/response", … : what an unknown path's 404 names. */
+export function operationList(): string[] {
+  return CUSTOMER_OPERATIONS.map((op) => `${op.method} ${API_BASE}${op.path}`);
+}

@@ -1,0 +1,110 @@
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import Piscina from 'piscina';
+import { AppError } from '../api/errors';
+import { getEnv } from '../env';
+
+/**
+ * Documents are read off the main thread, in a pool of worker threads (piscina), each with a
+ * memory limit (`resourceLimits`), a wall-clock limit per document, and limits on the bytes a
+ * container may inflate to and on the text it may yield. A document over any limit is refused
+ * with an AppError whose detail names the limit; the main thread keeps serving meanwhile.
+ *
+ * The pool and its queue are per process, kept on globalThis: server.ts and the route handlers
+ * Next bundles hold separate copies of this module and must share one set of threads.
+ */
+export type ExtractionLimits = { maxInflatedBytes: number; maxEntries: number; maxTextChars: number };
+type WorkerResult = { ok: true; text: string } | { ok: false; reason: 'too_large' | 'invalid'; detail: string };
+
+type Dispatcher = { pool: Piscina; running: number; waiting: Array<() => void>; threads: number };
+const KEY = Symbol.for('svc.documentPool');
+
+/** The worker is a plain .mjs file beside this one, found from the project root in every runtime. */
+export function extractionWorkerFile(): string {
+  return path.join(process.cwd(), 'lib', 'documents', 'extract-worker.mjs');
+}
+
+export function documentThreads(): number {
+  return getEnv().DOCUMENT_WORKERS ?? Math.max(1, Math.min(4, availableParallelism() - 1));
+}
+
+function dispatcher(): Dispatcher {
+  const holder = globalThis as { [KEY]?: Dispatcher };
+  if (!holder[KEY]) {
+    const env = getEnv();
+    const threads = documentThreads();
+    const pool = new Piscina({
+      filename: extractionWorkerFile(),
+      minThreads: 0,
+      maxThreads: threads,
+      idleTimeout: 30_000,
+      // Below the main thread's priority: parsing yields the CPU to requests.
+      niceIncrement: process.platform === 'linux' ? 10 : 0,
+      resourceLimits: {
+        maxOldGenerationSizeMb: env.DOCUMENT_WORKER_MEMORY_MB,
+        maxYoungGenerationSizeMb: Math.max(4, Math.min(32, Math.floor(env.DOCUMENT_WORKER_MEMORY_MB / 8))),
+        stackSizeMb: 4,
+      },
+    });
+    holder[KEY] = { pool, running: 0, waiting: [], threads };
+  }
+  return holder[KEY]!;
+}
+
+export function extractionLimits(): ExtractionLimits {
+  const env = getEnv();
+  return { maxInflatedBytes: env.DOCUMENT_MAX_INFLATED_BYTES, maxEntries: 10_000, maxTextChars: env.DOCUMENT_MAX_TEXT_CHARS };
+}
+
+/**
+ * A slot in the pool. Documents beyond the threads wait here (so a document's time limit counts
+ * its own reading, not the queue); beyond DOCUMENT_QUEUE_MAX waiting ones, the service is busy.
+ */
+async function acquire(d: Dispatcher): Promise<() => void> {
+  if (d.running >= d.threads) {
+    if (d.waiting.length >= getEnv().DOCUMENT_QUEUE_MAX) {
+      throw new AppError('unavailable', 'Too many documents are being read right now; try again shortly.', { headers: { 'Retry-After': '5' } });
+    }
+    await new Promise<void>((resolve) => d.waiting.push(resolve));
+  } else d.running++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const next = d.waiting.shift();
+    if (next) next(); else d.running--;
+  };
+}
+
+/** Markdown-like text of a document (see extract-worker.mjs), read in a worker under every limit. */
+export async function extractInWorker(bytes: Uint8Array, contentType: string): Promise<string> {
+  const env = getEnv();
+  const d = dispatcher();
+  const release = await acquire(d);
+  const timeout = AbortSignal.timeout(env.DOCUMENT_TIMEOUT_MS);
+  let result: WorkerResult;
+  try {
+    result = await d.pool.run({ bytes, contentType, limits: extractionLimits() }, { signal: timeout });
+  } catch (e) {
+    if (timeout.aborted) {
+      throw new AppError('payload_too_large', `The document took longer than ${env.DOCUMENT_TIMEOUT_MS} ms to read; it was stopped.`);
+    }
+    if ((e as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+      throw new AppError('payload_too_large', `Reading the document needed more than ${env.DOCUMENT_WORKER_MEMORY_MB} MB of memory; it was stopped.`);
+    }
+    console.error('document extraction failed:', e);
+    throw new AppError('invalid_request', 'The document could not be read.');
+  } finally {
+    release();
+  }
+  if (result.ok) return result.text;
+  throw new AppError(result.reason === 'too_large' ? 'payload_too_large' : 'invalid_request', result.detail);
+}
+
+/** Stops the pool's threads (tests and shutdown); the next document starts a new pool. */
+export async function closeDocumentPool(): Promise<void> {
+  const holder = globalThis as { [KEY]?: Dispatcher };
+  const d = holder[KEY];
+  delete holder[KEY];
+  if (d) await d.pool.destroy();
+}

@@ -1,0 +1,97 @@
+/**
+ * Ranking of knowledge-base passages: BM25 over the account's passages (a word that few passages
+ * contain weighs more than one most contain), with the document title and section headings
+ * counted as part of each passage, plus a relevance in 0..1 that the relevance floor is applied
+ * to: the share of the question's information (the sum of its words' IDF, words no passage
+ * contains counting most) that the passage covers. One shared common word ("sell") covers little
+ * of a question; decisions and the tuning are in docs/DECISIONS.md and BENCHMARKS.md.
+ */
+import type { CandidatePassage } from '../../db/queries/knowledge';
+
+/** BM25's usual constants. */
+const K1 = 1.2;
+const B = 0.75;
+/** A word in the passage's title or headings counts this much more than one in its text. */
+const CONTEXT_WEIGHT = 2;
+
+/**
+ * Question phrasing (stemmed): words that say a question is being asked, not what about
+ * ("how much", "how long", "where can I find", "is there any way"). Dropped from the question before ranking;
+ * tuned on the evaluation set (BENCHMARKS.md).
+ */
+export const FILLER = new Set([
+  'get', 'want', 'need', 'would', 'could', 'pleas', 'help', 'know', 'tell', 'way', 'possibl', 'abl',
+  'thank', 'hi', 'hello', 'hey', 'anyon', 'someon', 'someth', 'anyth', 'happen',
+  'much', 'mani', 'long', 'find', 'ever', 'anymor', 'certain', 'differ', 'put', 'look', 'take', 'use', 'work',
+  'one', 'good', 'best', 'like', 'give', 'make', 'go', 'say', 'thing', 'also', 'still', 'realli', 'whi',
+]);
+
+/**
+ * A word no passage contains counts this much of its IDF in the question's information: it may be
+ * a paraphrase ("dispatched" for "leave our warehouse") as much as a sign of another topic.
+ */
+const UNKNOWN_WORD_WEIGHT = 0.3;
+
+/**
+ * Passages of an imagined background corpus that contain none of the question's words: in a
+ * small knowledge base (one document, a few passages) every word it has would otherwise look
+ * common and count less than a word it lacks.
+ */
+const BACKGROUND_PASSAGES = 20;
+
+/** A question's words with their weight (1 for the question itself, less for earlier turns). */
+export type WeightedTerms = Map<string, number>;
+
+export type RankedPassage = Omit<CandidatePassage, 'terms' | 'length'> & {
+  /** BM25 score: orders passages; comparable only within one question. */
+  score: number;
+  /** Share of the question's information this passage covers (0..1); the floor applies to it. */
+  relevance: number;
+  /** Distinct words of the question the passage contains, and how many the question has. */
+  matched: number;
+  asked: number;
+};
+
+/**
+ * The relevance floor: a passage answers a question when it covers at least `floor` of the
+ * question's information AND contains two of its words (one when the question has one): a single
+ * shared word ("sell", "wash") is not relevance. Tuned on the evaluation set (docs/DECISIONS.md).
+ */
+export function isRelevant(p: RankedPassage, floor: number): boolean {
+  return p.relevance >= floor && p.matched >= Math.min(2, p.asked);
+}
+
+export function rankCandidates(terms: WeightedTerms, corpus: { passages: number; avgLength: number; candidates: CandidatePassage[] }): RankedPassage[] {
+  const n = corpus.passages + BACKGROUND_PASSAGES;
+  const avg = corpus.avgLength || 1;
+  const df = new Map<string, number>();
+  for (const c of corpus.candidates) for (const t of c.terms) df.set(t.lexeme, (df.get(t.lexeme) ?? 0) + 1);
+  const idf = (lexeme: string) => {
+    const d = df.get(lexeme) ?? 0;
+    return Math.log(1 + (n - d + 0.5) / (d + 0.5));
+  };
+  let information = 0;
+  for (const [lexeme, w] of terms) information += w * idf(lexeme) * (df.has(lexeme) ? 1 : UNKNOWN_WORD_WEIGHT);
+  if (information <= 0) return [];
+
+  const ranked = corpus.candidates.map((c) => {
+    let score = 0;
+    let covered = 0;
+    let matched = 0;
+    for (const t of c.terms) {
+      const w = terms.get(t.lexeme);
+      if (!w) continue;
+      const tf = t.text + CONTEXT_WEIGHT * t.context;
+      if (tf <= 0) continue;
+      const i = idf(t.lexeme);
+      score += w * i * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * c.length) / avg)));
+      covered += w * i;
+      matched++;
+    }
+    const { terms: _t, length: _l, ...rest } = c;
+    return { ...rest, score, relevance: covered / information, matched, asked: terms.size };
+  });
+  return ranked
+    .filter((r) => r.score > 0)
+    .sort((a, b) => b.score - a.score || b.relevance - a.relevance || a.document_id.localeCompare(b.document_id) || a.ordinal - b.ordinal);
+}

@@ -1,0 +1,151 @@
+/**
+ * The built-in engine on a real database (PGlite or PostgreSQL): titles instead of file names,
+ * only the quoted passages as sources, a relevance floor that declines with the account's "no
+ * answer" text (a single shared common word is not relevance), sources hidden when the account
+ * turned them off, tenancy and conversation scope, bot settings validation, and the evaluation
+ * set's measured quality as a regression guard (BENCHMARKS.md has the numbers).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DEFAULT_NO_ANSWER_TEXT, getBotSettings, updateBotSettings } from '../../lib/bot/settings';
+import { answerEngine, type Answer } from '../../lib/chat/engine';
+import { tryQuestion } from '../../lib/dashboard/knowledge';
+import { addKnowledgeDocument, listKnowledge } from '../../lib/knowledge/service';
+import { evaluateAnswers } from '../eval/run';
+import { createTestAccount } from '../helpers/builders';
+import { startTestServer, type TestServer } from '../helpers/server';
+
+let server: TestServer;
+before(async () => { server = await startTestServer(); }, { timeout: 120_000 });
+after(async () => { await server?.close(); }, { timeout: 30_000 });
+
+const NO_CONVERSATION = '00000000-0000-0000-0000-000000000000';
+
+async function ask(accountId: number, question: string, conversationId = NO_CONVERSATION): Promise<Answer & { text: string }> {
+  const answer = await answerEngine().answer({ accountId, conversationId, question, signal: AbortSignal.timeout(30_000) });
+  let text = '';
+  for await (const d of answer.deltas) text += d;
+  return { ...answer, text };
+}
+
+const FAQ = `# Acme help centre
+
+## Refunds
+
+We refund every order within 14 days of receiving the returned parcel, to the card you paid with.
+
+## Privacy
+
+We never sell your personal data to anyone. Your order history stays with us.
+
+## Opening hours
+
+Our support desk answers from Monday to Friday, 9:00 to 17:00.
+`;
+
+async function accountWithFaq() {
+  const acct = await createTestAccount();
+  const doc = await addKnowledgeDocument(acct.accountId, 'acme-faq-v3.md', Buffer.from(FAQ));
+  return { acct, doc };
+}
+
+describe('built-in answers', () => {
+  it('a document is titled by its first heading; the answer and its one source carry the title, never the file name', async () => {
+    const { acct, doc } = await accountWithFaq();
+    assert.equal(doc.title, 'Acme help centre');
+    const [listed] = await listKnowledge(acct.accountId);
+    assert.equal(listed!.title, 'Acme help centre');
+    const a = await ask(acct.accountId, 'How long does a refund take?');
+    assert.equal(a.declined, false);
+    assert.deepEqual(a.sources.map((s) => Object.keys(s).sort()), [['document_id', 'passage', 'title']]);
+    assert.deepEqual(a.sources.map((s) => s.title), ['Acme help centre'], 'only the passage quoted');
+    assert.ok(a.sources[0]!.passage.startsWith('## Refunds\n\nWe refund'), a.sources[0]!.passage);
+    assert.ok(a.text.includes('**Acme help centre**') && !a.text.includes('acme-faq-v3'), a.text);
+    assert.ok(a.text.includes('> **Refunds**\n>\n> We refund every order'), `the heading is a line of its own above its text: ${a.text}`);
+    assert.equal(a.considered[0]!.rank, 1);
+    assert.equal(a.considered[0]!.used, true);
+  });
+
+  const UNRELATED = [
+    'How do I sell my car?', // "sell" is in the privacy passage: one common word is not relevance
+    'What is the capital of Australia?',
+    'Can you recommend a pizza recipe?',
+    'Which stocks should I buy?',
+  ];
+  for (const q of UNRELATED) {
+    it(`declines "${q}" with the default "no answer" text and no sources`, async () => {
+      const { acct } = await accountWithFaq();
+      const a = await ask(acct.accountId, q);
+      assert.equal(a.declined, true);
+      assert.deepEqual(a.sources, []);
+      assert.equal(a.text, DEFAULT_NO_ANSWER_TEXT);
+      assert.ok(!a.text.includes('never sell'));
+    });
+  }
+
+  it('declines with the account\'s own "no answer" text; hides sources when the account turned them off', async () => {
+    const { acct } = await accountWithFaq();
+    await updateBotSettings(acct.accountId, { instructions: '', noAnswerText: 'Please email help@acme.example.', model: '', showSources: false });
+    assert.equal((await ask(acct.accountId, 'How do I sell my car?')).text, 'Please email help@acme.example.');
+    const a = await ask(acct.accountId, 'When is the support desk open on Friday?');
+    assert.equal(a.declined, false);
+    assert.deepEqual(a.sources, [], 'visitors get no sources');
+    assert.ok(a.text.includes('Monday to Friday') && !a.text.includes('Acme help centre'), a.text);
+    assert.equal(a.considered.find((c) => c.used)?.title, 'Acme help centre', 'the dashboard still sees what was used');
+  });
+
+  it('never answers from another account\'s documents, nor from a document uploaded in another conversation', async () => {
+    const { acct } = await accountWithFaq();
+    const other = await createTestAccount('Other');
+    await addKnowledgeDocument(other.accountId, 'mars.md', Buffer.from('# Mars\n\nYou can pay with seashells at the Olympus Mons branch.\n'));
+    assert.equal((await ask(acct.accountId, 'Can I pay with seashells at Olympus Mons?')).declined, true);
+    assert.equal((await ask(other.accountId, 'Can I pay with seashells at Olympus Mons?')).sources[0]?.title, 'Mars');
+  });
+
+  it('"Try a question" reports the ranking, the rank of each passage, and whether it declined', async () => {
+    const { acct } = await accountWithFaq();
+    const answered = await tryQuestion(acct.accountId, 'When does the support desk answer?');
+    assert.equal(answered.declined, false);
+    assert.equal(answered.considered[0]!.rank, 1);
+    assert.ok(answered.considered[0]!.passage.includes('Monday to Friday'));
+    const declined = await tryQuestion(acct.accountId, 'How do I sell my car?');
+    assert.equal(declined.declined, true);
+    assert.deepEqual(declined.sources, []);
+    assert.ok(declined.considered.every((c) => !c.used));
+  });
+});
+
+describe('bot settings', () => {
+  it('defaults, round trip, and precise errors for bad values', async () => {
+    const acct = await createTestAccount();
+    assert.deepEqual(await getBotSettings(acct.accountId), { instructions: '', noAnswerText: '', model: '', showSources: true });
+    const saved = { instructions: 'Be brief.', noAnswerText: 'Ask a human.', model: 'gpt-4o-mini', showSources: false };
+    await updateBotSettings(acct.accountId, saved);
+    assert.deepEqual(await getBotSettings(acct.accountId), saved);
+    const BAD: Array<[Record<string, unknown>, RegExp]> = [
+      [{ ...saved, instructions: 'x'.repeat(4001) }, /instructions: must be at most 4000/],
+      [{ ...saved, noAnswerText: 'x'.repeat(1001) }, /no_answer_text: must be at most 1000/],
+      [{ ...saved, model: 'gpt 4; drop table' }, /model: letters, digits/],
+      [{ ...saved, showSources: 'yes' }, /show_sources/],
+    ];
+    for (const [input, message] of BAD) {
+      await assert.rejects(updateBotSettings(acct.accountId, input), (e: Error & { code?: string }) => {
+        assert.equal(e.code, 'invalid_request');
+        assert.match(e.message, message);
+        return true;
+      });
+    }
+    await assert.rejects(updateBotSettings(2_000_000_000, saved), /No account/);
+  });
+});
+
+describe('the evaluation set (regression guard; BENCHMARKS.md has the measured numbers)', () => {
+  it('keeps recall@1 ≥ 90%, declines ≥ 90% of off-topic questions, and wrongly declines ≤ 11%', { timeout: 120_000 }, async () => {
+    const r = await evaluateAnswers();
+    assert.equal(r.documents, 12);
+    assert.ok(r.recallAt1 >= 0.9, `recall@1 ${r.recallAt1}`);
+    assert.ok(r.recallAt3 >= 0.98, `recall@3 ${r.recallAt3}`);
+    assert.ok(r.offTopicDeclined >= 0.9, `off-topic declined ${r.offTopicDeclined}: ${r.misses.join('\n')}`);
+    assert.ok(r.wronglyDeclined <= 0.11, `wrongly declined ${r.wronglyDeclined}: ${r.misses.join('\n')}`);
+  });
+});

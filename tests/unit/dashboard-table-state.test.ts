@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseOverviewRange } from '../../lib/dashboard/overview-range';
+import { plural } from '../../lib/dashboard/format';
+import { DEFAULT_STATE, appendParam, parseTableState, tableApiBase, tableStateToSearch, tableSummary } from '../../lib/dashboard/table-state';
+
+test('table state round-trips through the URL and drops what is invalid', () => {
+  const s = parseTableState('responses', new URLSearchParams('q=caf%C3%A9&channel=7&size=50&sort=likes&dir=asc&page=3'), [7, 8]);
+  assert.deepEqual(s, { q: 'café', channel: '7', size: 50, sort: 'likes', dir: 'asc', page: 3 });
+  assert.equal(tableStateToSearch(s), '?q=caf%C3%A9&channel=7&size=50&sort=likes&dir=asc&page=3');
+  assert.deepEqual(parseTableState('responses', new URLSearchParams(tableStateToSearch(s)), [7, 8]), s);
+  assert.equal(tableStateToSearch(DEFAULT_STATE), '');
+  // invalid or foreign values fall back to the defaults, never to an API 400
+  const bad = parseTableState('conversations', { q: 'x'.repeat(500), channel: '9', size: '7', sort: 'likes', dir: 'sideways', page: '0' }, [7]);
+  assert.deepEqual(bad, { ...DEFAULT_STATE, q: 'x'.repeat(200) });
+  assert.equal(parseTableState('conversations', { page: '1.5', channel: '-1', sort: 'response_count', dir: 'ASC' }).page, 1);
+  assert.equal(parseTableState('conversations', { sort: 'response_count', dir: 'ASC' }).dir, 'asc');
+  assert.equal(parseTableState('conversations', { page: ['4', '5'] }).page, 4);
+});
+
+test('the API address and the summary', () => {
+  assert.equal(tableApiBase('conversations', { q: ' a&b ', channel: '7', sort: '', dir: 'desc' }), '/customer-api/v2/conversation?format=gridjs&query=a%26b&channel_id=7');
+  assert.equal(tableApiBase('responses', { q: '', channel: '', sort: 'likes', dir: 'asc' }), '/customer-api/v2/response?format=gridjs&order_by=likes&sort=ASC');
+  assert.equal(appendParam('/x?a=1', 'b=2'), '/x?a=1&b=2');
+  assert.equal(appendParam('/x', 'b=2'), '/x?b=2');
+  assert.equal(tableSummary('responses', 1, 15, 1), 'Showing 1–1 of 1 response');
+  assert.equal(tableSummary('conversations', 2, 15, 40), 'Showing 16–30 of 40 conversations');
+  assert.equal(tableSummary('conversations', 1, 15, 0), 'No conversations');
+  assert.equal(tableSummary('conversations', 9, 15, 40), 'Page 9 is past the end: 40 conversations in all');
+  assert.equal(plural(1, 'like', 'likes'), '1 like');
+  assert.equal(plural(0, 'like', 'likes'), '0 likes');
+  assert.equal(plural(1204, 'response', 'responses'), '1,204 responses');
+});
+
+test('overview range: presets, all time, from–to, and buckets for long ranges', () => {
+  const span = { first: '2024-02-10', last: '2026-10-28' };
+  const today = '2026-11-23';
+  assert.deepEqual(parseOverviewRange({}, today, span), { key: '30', from: '2026-10-25', to: today, days: 30, bucket: 'day' });
+  assert.deepEqual(parseOverviewRange({ range: '7' }, today, span), { key: '7', from: '2026-11-17', to: today, days: 7, bucket: 'day' });
+  assert.equal(parseOverviewRange({ range: '365' }, today, span).bucket, 'week');
+  assert.deepEqual(parseOverviewRange({ range: 'all' }, today, span), { key: 'all', from: '2024-02-10', to: today, days: 1018, bucket: 'month' });
+  assert.deepEqual(parseOverviewRange({ range: 'all' }, today, { first: null, last: null }), { key: 'all', from: today, to: today, days: 1, bucket: 'day' });
+  assert.deepEqual(parseOverviewRange({ from: '2025-01-01', to: '2025-01-31' }, today, span), { key: 'custom', from: '2025-01-01', to: '2025-01-31', days: 31, bucket: 'day' });
+  assert.equal(parseOverviewRange({ from: '2025-03-01', to: '2025-01-01' }, today, span).from, '2025-01-01');
+  assert.equal(parseOverviewRange({ from: '2025-01-01' }, today, span).to, today);
+  assert.equal(parseOverviewRange({ to: '2025-01-31' }, today, span).from, '2025-01-02');
+  // invalid dates and unknown ranges: the default
+  for (const p of [{ from: '2025-02-30' }, { from: 'yesterday' }, { range: '12' }, { from: '0001-01-01' }]) {
+    assert.equal(parseOverviewRange(p, today, span).key, '30', JSON.stringify(p));
+  }
+});
