@@ -159,10 +159,7 @@ describe('several instances behind nginx: operations', { skip: !ready && 'needs 
     }
   });
 
-  it('a limit is counted across instances: token requests per client through nginx from clients on different instances', async (t) => {
-    if (fs.readFileSync('lib/widget-clients/service.ts', 'utf8').includes("from '../api/rate-limit'")) {
-      return t.skip('token limits are per process (lib/api/rate-limit) until the limits track moves them to lib/limits');
-    }
+  it('a limit is counted across instances: token requests per client through nginx from clients on different instances', async () => {
     const { client } = await setup();
     const sources = [...(await sourcesPerInstance()).values()];
     assert.ok(sources.length >= 2, `clients spread over ${sources.length} instance(s)`);
@@ -175,17 +172,14 @@ describe('several instances behind nginx: operations', { skip: !ready && 'needs 
     assert.deepEqual(statuses, [...Array(PER_CLIENT).fill(200), 429, 429, 429]);
   });
 
-  it('an upload made through one instance is attached and read through another', async (t) => {
-    if (fs.readFileSync('lib/uploads/service.ts', 'utf8').includes('uploadsDir')) {
-      return t.skip('uploads are still files in each DATA_DIR until the docs track stores them in the database');
-    }
+  it('an upload made through one instance is attached and read through another', async () => {
     const { client } = await setup();
     const { backendToken, connectVisitor, upload } = await import('../helpers/widget');
     const [a, b] = cluster.instances;
     const token = await backendToken(a!.url, client);
     const phrase = `The harbour ferry leaves at ${Date.now() % 1000} past noon.`;
     const up = await upload(a!.url, token.access_token, [{ name: 'ferry.txt', data: Buffer.from(`${phrase}\n`), type: 'text/plain' }]);
-    assert.equal(up.status, 200, JSON.stringify(up.body));
+    assert.equal(up.status, 201, JSON.stringify(up.body));
     const visitor = await connectVisitor(b!.url, token.access_token, 'https://example.com');
     try {
       const ack = await visitor.ok('ask', { client_message_id: `m-${Date.now()}`, text: 'When does the harbour ferry leave?', attachments: [up.body.upload_id] });
