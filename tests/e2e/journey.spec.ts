@@ -167,6 +167,9 @@ test.describe('newcomer journey', () => {
 
     // the favicon is served (no 404 in the console on any page)
     expect((await page.request.get('/favicon.ico')).status()).toBe(200);
+    const icons = await page.locator('link[rel="icon"]').evaluateAll((ls) => ls.map((l) => (l as HTMLLinkElement).href));
+    expect(icons.length).toBeGreaterThanOrEqual(1);
+    for (const href of icons) expect((await page.request.get(href)).status(), href).toBe(200);
     expect(failed).toEqual([]);
     expect(consoleErrors).toEqual([]);
   });
