@@ -157,6 +157,22 @@ test.describe('newcomer journey', () => {
       }
     }
 
+    // the overview's chart range: presets and from–to, kept in the URL
+    await page.setViewportSize({ width: 1366, height: 900 });
+    await page.goto('/');
+    await page.getByRole('navigation', { name: 'Chart range' }).getByRole('link', { name: 'All time' }).click();
+    await expect(page).toHaveURL(/\/\?range=all$/);
+    await expect(page.getByRole('heading', { name: /all time, UTC/ })).toBeVisible();
+    await expect(page.locator('.bars .bar').first()).toHaveAttribute('title', /^2026-10-01: \d+ responses?$/);
+    await page.getByLabel('From', { exact: true }).fill('2026-10-01');
+    await page.getByLabel('To', { exact: true }).fill('2026-10-07');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await expect(page).toHaveURL(/\?from=2026-10-01&to=2026-10-07$/);
+    await expect(page.locator('.bars .bar')).toHaveCount(7);
+    await screenshot(page, 'journey-overview-range-desktop');
+    await page.goBack();
+    await expect(page).toHaveURL(/\/\?range=all$/);
+
     // headers of the tables at 1366: full text, e.g. "Created (UTC)" not cut
     await page.setViewportSize({ width: 1366, height: 900 });
     await page.goto('/conversations');
