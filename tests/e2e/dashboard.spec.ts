@@ -75,6 +75,7 @@ test.describe('dashboard', () => {
     await expect(page).toHaveURL(/\/responses\?q=topic$/);
     await page.locator('th[data-column-id="likes"]').click();
     await expect(page).toHaveURL(/\?q=topic&sort=likes&dir=asc$/);
+    await expect(page.locator('th[data-column-id="likes"]')).toHaveAttribute('aria-sort', 'ascending');
     await expect(rows.first().locator('td[data-column-id="likes"]')).toHaveText('0');
     await page.getByRole('button', { name: 'Page 2', exact: true }).click();
     await expect(page).toHaveURL(/\?q=topic&sort=likes&dir=asc&page=2$/);
@@ -87,7 +88,7 @@ test.describe('dashboard', () => {
     await expect(summary).toContainText('Showing 1–15 of');
     await expect(rows.first()).toContainText('Website');
     await expect(page.locator('th[data-column-id="likes"]')).toHaveAttribute('aria-sort', 'ascending');
-    expect(apiCalls.at(-1)).toContain(`query=topic&channel_id=${help}&order_by=likes&sort=ASC&page=1&resultsPerPage=15`);
+    await expect.poll(() => apiCalls.at(-1)).toContain(`query=topic&channel_id=${help}&order_by=likes&sort=ASC&page=1&resultsPerPage=15`);
 
     await page.getByRole('button', { name: 'Page 2', exact: true }).click();
     await expect(summary).toContainText('Showing 16–');

@@ -35,17 +35,24 @@ async function measure(page: Page): Promise<Layout> {
     const scopes = document.querySelectorAll('td, th, .msg .meta, .card, .chart-axis, .segmented a, .nav a');
     for (const scope of scopes) {
       if (!visible(scope)) continue;
+      // free text (titles, questions, answers) may wrap after a hyphen or slash, as prose does
+      const prose = scope.matches('td[data-column-id="title"], td[data-column-id="question"], td[data-column-id="answer"]');
       const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
       for (let n = walker.nextNode(); n; n = walker.nextNode()) {
         const text = n.textContent ?? '';
         // tokens longer than 24 characters (URLs, code) may break where a narrow column needs it
-        for (const m of text.matchAll(/\S+/g)) {
-          if (m[0].length < 2 || m[0].length > 24) continue;
-          const range = document.createRange();
-          range.setStart(n, m.index!);
-          range.setEnd(n, m.index! + m[0].length);
-          const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
-          if (lines.size > 1) midWord.push(`"${m[0]}" in <${scope.tagName.toLowerCase()}>`);
+        for (const token of text.matchAll(/\S+/g)) {
+          if (token[0].length < 2 || token[0].length > 24) continue;
+          const parts = prose ? [...token[0].matchAll(/[^\-/]+[-/]?/g)] : [token];
+          for (const m of parts) {
+            if (m[0].length < 2) continue;
+            const start = token.index! + (prose ? m.index! : 0);
+            const range = document.createRange();
+            range.setStart(n, start);
+            range.setEnd(n, start + m[0].length);
+            const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+            if (lines.size > 1) midWord.push(`"${m[0]}" in <${scope.tagName.toLowerCase()}>`);
+          }
         }
       }
     }
@@ -61,6 +68,10 @@ async function measure(page: Page): Promise<Layout> {
       const b = btn.getBoundingClientRect();
       if (a.right > b.left + 0.5 && a.left < b.right && a.bottom > b.top && a.top < b.bottom) overlaps.push(`${text.textContent} (text ends ${a.right.toFixed(1)}, icon starts ${b.left.toFixed(1)})`);
       if (a.right > th.getBoundingClientRect().right) overlaps.push(`${text.textContent} leaves its header`);
+    }
+    // tables fit their panel: no sideways scrolling inside the Grid.js wrapper
+    for (const w of document.querySelectorAll('.gridjs-wrapper')) {
+      if (w.scrollWidth > w.clientWidth + 1) overlaps.push(`a table scrolls sideways (${w.scrollWidth} > ${w.clientWidth})`);
     }
     const d = document.documentElement;
     return { scrollWidth: d.scrollWidth, clientWidth: d.clientWidth, height: d.scrollHeight, clipped, midWord: [...new Set(midWord)], overlaps };
@@ -123,7 +134,7 @@ test.describe('newcomer journey', () => {
         expect.soft(m.scrollWidth, `${path} at ${width}px: the document is wider than the viewport`).toBeLessThanOrEqual(m.clientWidth);
         expect.soft(m.clipped, `${path} at ${width}px: clipped text`).toEqual([]);
         expect.soft(m.midWord, `${path} at ${width}px: words broken across lines`).toEqual([]);
-        expect.soft(m.overlaps, `${path} at ${width}px: sort icons over header text`).toEqual([]);
+        expect.soft(m.overlaps, `${path} at ${width}px: sort icons over header text, tables wider than their panel`).toEqual([]);
         await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
       }
     }
@@ -133,6 +144,34 @@ test.describe('newcomer journey', () => {
     expect(heights['conversations-phone']).toBeLessThan(3200);
     expect(heights['responses-phone']).toBeLessThan(4200);
     expect(heights['conversations-desktop']).toBeLessThan(1800);
+
+    // in between (a small laptop, a tablet) the tables still fit: low-priority columns give way
+    for (const width of [1024, 768, 600]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const path of ['/conversations', '/responses']) {
+        await page.goto(path);
+        await expect(page.locator('.gridjs-tbody tr').first()).toBeVisible();
+        const m = await measure(page);
+        expect.soft(m.scrollWidth, `${path} at ${width}px: the document is wider than the viewport`).toBeLessThanOrEqual(m.clientWidth);
+        expect.soft([...m.clipped, ...m.midWord, ...m.overlaps], `${path} at ${width}px`).toEqual([]);
+      }
+    }
+
+    // the overview's chart range: presets and from–to, kept in the URL
+    await page.setViewportSize({ width: 1366, height: 900 });
+    await page.goto('/');
+    await page.getByRole('navigation', { name: 'Chart range' }).getByRole('link', { name: 'All time' }).click();
+    await expect(page).toHaveURL(/\/\?range=all$/);
+    await expect(page.getByRole('heading', { name: /all time, UTC/ })).toBeVisible();
+    await expect(page.locator('.bars .bar').first()).toHaveAttribute('title', /^2026-10-01: \d+ responses?$/);
+    await page.getByLabel('From', { exact: true }).fill('2026-10-01');
+    await page.getByLabel('To', { exact: true }).fill('2026-10-07');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await expect(page).toHaveURL(/\?from=2026-10-01&to=2026-10-07$/);
+    await expect(page.locator('.bars .bar')).toHaveCount(7);
+    await screenshot(page, 'journey-overview-range-desktop');
+    await page.goBack();
+    await expect(page).toHaveURL(/\/\?range=all$/);
 
     // headers of the tables at 1366: full text, e.g. "Created (UTC)" not cut
     await page.setViewportSize({ width: 1366, height: 900 });
@@ -167,6 +206,9 @@ test.describe('newcomer journey', () => {
 
     // the favicon is served (no 404 in the console on any page)
     expect((await page.request.get('/favicon.ico')).status()).toBe(200);
+    const icons = await page.locator('link[rel="icon"]').evaluateAll((ls) => ls.map((l) => (l as HTMLLinkElement).href));
+    expect(icons.length).toBeGreaterThanOrEqual(1);
+    for (const href of icons) expect((await page.request.get(href)).status(), href).toBe(200);
     expect(failed).toEqual([]);
     expect(consoleErrors).toEqual([]);
   });

@@ -35,6 +35,9 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
   const [build, setBuild] = useState<TableState>(initial);
   const [view, setView] = useState<TableState>(initial);
   const current = useRef<TableState>(initial);
+  // Each grid gets a generation; callbacks of a grid already replaced (a click racing a rebuild)
+  // are ignored, so they cannot write a stale page into the URL.
+  const generation = useRef(0);
   const [query, setQuery] = useState(initial.q);
   const [total, setTotal] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -81,6 +84,8 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
   useEffect(() => {
     if (!el.current) return;
     const container = el.current;
+    const gen = ++generation.current;
+    const live = () => gen === generation.current;
     setError(null);
     setTotal(null);
     const state = build;
@@ -125,10 +130,10 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
       server: {
         url: tableApiBase(kind, state),
         then: (data: { results: Row[] }) => data.results.map((r) => [...cfg.columns.map((c) => r[c.key]), r]),
-        total: (data: { count: number }) => { setTotal(data.count); return data.count; },
+        total: (data: { count: number }) => { if (live()) setTotal(data.count); return data.count; },
         handle: (res: Response) => {
           if (res.status === 401) { window.location.assign('/login'); return { results: [], count: 0 }; }
-          if (!res.ok) { setError(`The table could not be loaded (HTTP ${res.status}).`); return { results: [], count: 0 }; }
+          if (!res.ok) { if (live()) setError(`The table could not be loaded (HTTP ${res.status}).`); return { results: [], count: 0 }; }
           return res.json();
         },
       } as never,
@@ -139,7 +144,7 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
         server: {
           url: (prev: string, page: number, limit: number) => {
             const now = current.current;
-            if (page + 1 !== now.page) record({ ...now, page: page + 1 });
+            if (live() && page + 1 !== now.page) record({ ...now, page: page + 1 });
             return appendParam(prev, `page=${page + 1}&resultsPerPage=${limit}`);
           },
         },
