@@ -1,6 +1,7 @@
 'use client';
 import { useActionState, useState, useTransition } from 'react';
 import { deleteDocumentAction, uploadDocumentAction } from './actions';
+import { plural } from '@/lib/dashboard/format';
 
 export function UploadDocument() {
   const [state, action, pending] = useActionState(uploadDocumentAction, null);
@@ -15,7 +16,7 @@ export function UploadDocument() {
         <button className="btn" type="submit" disabled={pending}>{pending ? 'Uploading…' : 'Upload'}</button>
       </form>
       {state && !state.ok && <p className="error" role="alert" style={{ marginTop: '1rem' }}>{state.error}</p>}
-      {state?.ok && <p className="success" role="status" style={{ marginTop: '1rem' }}>Added {state.filename} ({state.chunks} passages).</p>}
+      {state?.ok && <p className="success" role="status" style={{ marginTop: '1rem' }}>Added {state.filename} ({plural(state.chunks, 'passage', 'passages')}).</p>}
     </section>
   );
 }
