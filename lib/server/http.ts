@@ -7,7 +7,9 @@ import { provideSessionSecret, provideSessionUrl } from '../auth/session-secret'
 import { prepareDatabase, shutdownDatabase } from '../startup';
 import { attachWidgetNamespace } from '../chat/socket';
 import { handleDirectApi } from './direct-api';
-import { recoverInterruptedAnswers } from '../chat/service';
+import { finishAnswers } from '../chat/service';
+import { attachChatAdapter, closeChatAdapter } from '../chat/adapter';
+import { isDraining, startDrain } from './drain';
 import { flushSightings } from '../chat/sightings';
 import type { DemoAccount } from '../demo/seed';
 
@@ -37,10 +39,13 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
     if (handleDirectApi(req, res)) return;
     void handle(req, res);
   });
-  const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 64 * 1024, cors: { origin: true } });
+  const io = new SocketServer(http, {
+    serveClient: false, maxHttpBufferSize: 64 * 1024, cors: { origin: true },
+    // While draining, a handshake fails at the transport level, so every widget keeps retrying (elsewhere).
+    allowRequest: (_req, cb) => cb(isDraining() ? 'server draining' : null, !isDraining()),
+  });
+  attachChatAdapter(io);
   attachWidgetNamespace(io);
-  const recovered = await recoverInterruptedAnswers();
-  if (recovered > 0) console.log(`stored ${recovered} answer(s) interrupted by the last stop as failed`);
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -51,13 +56,21 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
 
   let closing: Promise<void> | undefined;
+  /**
+   * Graceful stop (SIGTERM, CONTRACTS §9): drain — no new connections or asks, widgets moved
+   * elsewhere — then in-flight answers finish (up to SHUTDOWN_GRACE_SECONDS), then everything closes.
+   */
   const close = () => {
     closing ??= (async () => {
+      startDrain();
+      const left = await finishAnswers(env.SHUTDOWN_GRACE_SECONDS * 1000);
+      if (left > 0) console.log(`${left} answer(s) still running after the grace period: released to another instance`);
       io.close();
       http.closeAllConnections?.();
       await new Promise<void>((resolve) => http.close(() => resolve()));
       await app.close?.();
       await flushSightings();
+      await closeChatAdapter();
       await shutdownDatabase();
     })();
     return closing;
