@@ -50,6 +50,23 @@ if (want('postgres') && process.env.TEST_DATABASE_URL) {
   }
 }
 
+// Several instances (CONTRACTS §9): real server processes on a fresh PostgreSQL database; the
+// tests start their own private Redis (and PostgreSQL for the restart test).
+if (want('multi') && files('tests/multi').length > 0) {
+  const base = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const dbName = `svc_multi_${Date.now()}_${process.pid}`;
+  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${dbName}`);
+  const url = new URL(base);
+  url.pathname = `/${dbName}`;
+  try {
+    step('multi-instance tests', process.execPath, nodeTest(files('tests/multi')), { TEST_DB: 'postgres', DATABASE_URL: url.toString() });
+  } finally {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
+    await admin.end();
+  }
+}
+
 if (want('e2e') && existsSync('playwright.config.ts')) {
   step('browser tests (Playwright, Chromium)', process.execPath, ['node_modules/@playwright/test/cli.js', 'test']);
 }

@@ -6,6 +6,7 @@
  * Every wait is bounded. Also a private PostgreSQL and Redis server a fault test can stop.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -179,5 +180,39 @@ export class PrivateRedis {
     c.kill('SIGKILL');
     await exited;
     this.child = null;
+  }
+}
+
+/**
+ * A local OpenAI-compatible chat-completions server that streams `chunks` pieces, one every
+ * `delayMs`: slow enough answers for a test to act while one is streaming. A real HTTP server.
+ */
+export class SlowModel {
+  requests = 0;
+  private server = createServer((req, res) => {
+    req.resume();
+    req.on('end', async () => {
+      this.requests++;
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      for (let i = 1; i <= this.chunks && !res.destroyed; i++) {
+        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: `part${i} ` } }] })}\n\n`);
+        await sleep(this.delayMs);
+      }
+      res.end('data: [DONE]\n\n');
+    });
+  });
+  port = 0;
+  constructor(public chunks: number, public delayMs: number) {}
+  get url() { return `http://127.0.0.1:${this.port}/v1`; }
+  /** The whole answer it gives. */
+  get answer() { return Array.from({ length: this.chunks }, (_, i) => `part${i + 1} `).join(''); }
+  async start() {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
+    this.port = (this.server.address() as net.AddressInfo).port;
+    return this;
+  }
+  async stop() {
+    this.server.closeAllConnections();
+    await new Promise<void>((r) => this.server.close(() => r()));
   }
 }
