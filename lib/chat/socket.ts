@@ -97,12 +97,15 @@ export function attachWidgetNamespace(io: Server): Namespace {
     data.rooms = new Set();
     perAddress.add(data.address, 1);
     perClient.add(claims.clientId, 1);
-    const join = (conversationId: string) => {
-      const room = roomOf(conversationId);
-      if (data.rooms.has(room)) return;
+    const refuseWhenFull = () => {
       if (data.rooms.size >= env.WIDGET_SUBSCRIPTIONS_PER_SOCKET) {
         throw new AppError('rate_limited', `A connection follows at most ${env.WIDGET_SUBSCRIPTIONS_PER_SOCKET} conversations.`);
       }
+    };
+    const join = (conversationId: string) => {
+      const room = roomOf(conversationId);
+      if (data.rooms.has(room)) return;
+      refuseWhenFull();
       data.rooms.add(room);
       void socket.join(room);
     };
@@ -142,6 +145,7 @@ export function attachWidgetNamespace(io: Server): Namespace {
     };
 
     on('ask', async (req) => {
+      if (!req.conversation_id) refuseWhenFull(); // before a new conversation is created
       for (const [limiter, key] of [[asks.visitor, visitorKey], [asks.address, data.address], [asks.client, claims.clientId]] as const) {
         await limiter.enforce(key, 'questions');
       }
