@@ -9,7 +9,7 @@ import { attachWidgetNamespace } from '../chat/socket';
 import { handleDirectApi } from './direct-api';
 import { finishAnswers } from '../chat/service';
 import { attachChatAdapter, closeChatAdapter } from '../chat/adapter';
-import { isDraining, startDrain } from './drain';
+import { isDraining, resetDrain, startDrain } from './drain';
 import { flushSightings } from '../chat/sightings';
 import type { DemoAccount } from '../demo/seed';
 
@@ -26,6 +26,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   const env = getEnv();
   const port = opts.port ?? env.PORT;
   const host = opts.host ?? env.HOST;
+  resetDrain(); // a server started again in the same process (tests) is not draining
   const { demo } = await prepareDatabase();
   await provideSessionSecret();
 
