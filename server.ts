@@ -1,5 +1,6 @@
 /** Entry point: `npm start` (compiled to dist/server.js) and `npm run dev` (tsx). */
 import { demoCurl, demoShellVariables } from './lib/demo/seed';
+import { getEnv } from './lib/env';
 import { startServer } from './lib/server/http';
 
 async function main() {
@@ -25,8 +26,9 @@ async function main() {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: shutting down`);
-    const force = setTimeout(() => process.exit(1), 10_000);
+    console.log(`${signal}: draining, then shutting down`);
+    // The drain lets answers run for SHUTDOWN_GRACE_SECONDS; closing gets 10 s more.
+    const force = setTimeout(() => process.exit(1), (getEnv().SHUTDOWN_GRACE_SECONDS + 10) * 1000);
     force.unref();
     server.close().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
   };

@@ -69,6 +69,18 @@ const EnvSchema = z.object({
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
   /** Prefix of every Redis key and channel of this deployment (tests give each run its own). */
   REDIS_PREFIX: z.string().default('svc:'),
+  /** Chat across instances (chatcore): lease of an in-flight answer; a survivor takes it over once it lapses. */
+  CHAT_ANSWER_LEASE_SECONDS: z.coerce.number().int().min(2).max(300).default(15),
+  /** SIGTERM drain: how long in-flight answers may take to finish before the process exits anyway. */
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(30),
+  /** Widget sockets per client address and per widget client on one instance; conversations per socket. */
+  WIDGET_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).default(500),
+  WIDGET_SOCKETS_PER_CLIENT: z.coerce.number().int().min(1).default(20_000),
+  WIDGET_SUBSCRIPTIONS_PER_SOCKET: z.coerce.number().int().min(1).default(20),
+  /** Questions per minute per visitor, per client address and per widget client (shared by every instance). */
+  ASKS_PER_MINUTE_PER_VISITOR: z.coerce.number().int().min(1).default(20),
+  ASKS_PER_MINUTE_PER_ADDRESS: z.coerce.number().int().min(1).default(300),
+  ASKS_PER_MINUTE_PER_CLIENT: z.coerce.number().int().min(1).default(6000),
   /** Unset: the client address is the socket peer. A hop count or a comma-separated CIDR list (CONTRACTS §9). */
   TRUST_PROXY: z.string().optional(),
   /** `json`: structured pino logs with request ids on stdout; `text` (default): plain lines. */

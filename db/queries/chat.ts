@@ -47,16 +47,33 @@ export async function insertWidgetConversation(db: Db, accountId: number, v: {
 
 export type StoredEvent = { seq: number; kind: string; payload: Record<string, unknown> };
 
-export async function insertConversationEvent(db: Db, conversationId: string, seq: number, kind: string, payload: object) {
-  await db.execute(sql`
-    WITH e AS (INSERT INTO conversation_events (conversation_id, seq, kind, payload)
-               VALUES (${conversationId}, ${seq}, ${kind}, ${JSON.stringify(payload)}::jsonb))
-    UPDATE conversations SET last_seq = GREATEST(last_seq, ${seq}) WHERE id = ${conversationId}`);
+/**
+ * Sequence numbers: ONE counter per conversation, `conversations.last_seq`, advanced by an
+ * UPDATE … RETURNING in the same statement that stores the event. Row-level locking makes it
+ * atomic across every instance and every connection, and a seq is only taken when its event is
+ * written, so stored seqs are unique and gap-free.
+ */
+export async function nextSeq(db: Db, conversationId: string): Promise<number> {
+  const [row] = await rows<{ last_seq: number }>(db, sql`
+    UPDATE conversations SET last_seq = last_seq + 1 WHERE id = ${conversationId} RETURNING last_seq`);
+  if (!row) throw new Error(`conversation ${conversationId} is gone`);
+  return row.last_seq;
 }
 
+/** Stores an event with the next seq of its conversation (the payload is kept without `seq`). */
+export async function insertConversationEvent(db: Db, conversationId: string, kind: string, payload: object): Promise<number> {
+  const [row] = await rows<{ seq: number }>(db, sql`
+    WITH s AS (UPDATE conversations SET last_seq = last_seq + 1 WHERE id = ${conversationId} RETURNING last_seq)
+    INSERT INTO conversation_events (conversation_id, seq, kind, payload)
+    SELECT ${conversationId}, last_seq, ${kind}, ${JSON.stringify(payload)}::jsonb FROM s RETURNING seq`);
+  if (!row) throw new Error(`conversation ${conversationId} is gone`);
+  return row.seq;
+}
+
+/** Stored events after `afterSeq`, oldest first, at most `limit`; each payload carries its seq. */
 export async function listEventsAfter(db: Db, conversationId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
   return rows<StoredEvent>(db, sql`
-    SELECT seq, kind, payload FROM conversation_events
+    SELECT seq, kind, payload || jsonb_build_object('seq', seq) AS payload FROM conversation_events
     WHERE conversation_id = ${conversationId} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`);
 }
 
@@ -66,18 +83,48 @@ export async function findResponseByClientMessage(db: Db, conversationId: string
   return row ?? null;
 }
 
+/** What a surviving instance needs to answer a question again. */
+export type AnswerJob = { question: string; channel_id: number; question_message_id: string; answer_message_id: string };
+
+/**
+ * Stores a question durably: its event (with the next seq) and its in-flight answer row, leased
+ * to `owner`, in ONE statement. A retry of the same client message id (on any instance) stores
+ * nothing and returns the first response id with `seq: null`.
+ */
+export async function insertQuestion(db: Db, accountId: number, q: {
+  conversationId: string; responseId: string; clientMessageId: string; owner: string; leaseSeconds: number; job: AnswerJob; payload: object;
+}): Promise<{ responseId: string; seq: number | null }> {
+  const [row] = await rows<{ seq: number }>(db, sql`
+    WITH a AS (
+      INSERT INTO chat_answers (response_id, conversation_id, account_id, client_message_id, job, owner, lease_until)
+      VALUES (${q.responseId}, ${q.conversationId}, ${accountId}, ${q.clientMessageId}, ${JSON.stringify(q.job)}::jsonb, ${q.owner},
+        now() + make_interval(secs => ${q.leaseSeconds}))
+      ON CONFLICT (conversation_id, client_message_id) DO NOTHING RETURNING response_id
+    ), s AS (
+      UPDATE conversations SET last_seq = last_seq + 1 WHERE id = ${q.conversationId} AND EXISTS (SELECT 1 FROM a) RETURNING last_seq
+    )
+    INSERT INTO conversation_events (conversation_id, seq, kind, payload)
+    SELECT ${q.conversationId}, last_seq, 'question', ${JSON.stringify(q.payload)}::jsonb FROM s RETURNING seq`);
+  if (row) return { responseId: q.responseId, seq: row.seq };
+  const [existing] = await rows<{ response_id: string }>(db, sql`
+    SELECT response_id FROM chat_answers WHERE conversation_id = ${q.conversationId} AND client_message_id = ${q.clientMessageId}`);
+  if (!existing) throw new Error('question neither stored nor found');
+  return { responseId: existing.response_id, seq: null };
+}
+
 export type NewChatResponse = {
   id: string; conversationId: string; channelId: number; question: string; answer: string; error: string | null;
   clientMessageId: string; questionMessageId: string; answerMessageId: string; sources: unknown;
 };
 
 /**
- * Stores an answered (or failed) question with its finishing event and keeps every counter
- * exact, in ONE statement (one round trip; the hot counter rows are locked only while it runs).
- * Returns false when the same client message id was already stored (then nothing changes).
+ * Stores an answered (or failed) question with its finishing event (next seq), closes its
+ * in-flight row and keeps every counter exact, in ONE statement. Returns the event's seq, or
+ * null when the response was already stored (by this or another instance): then nothing changes,
+ * so each question gets exactly one answer.done or answer.error.
  */
-export async function insertChatResponse(db: Db, accountId: number, r: NewChatResponse, event: { seq: number; kind: string; payload: object }): Promise<boolean> {
-  const result = await withRetry(() => rows<{ id: string }>(db, sql`
+export async function insertChatResponse(db: Db, accountId: number, r: NewChatResponse, event: { kind: string; payload: object }): Promise<number | null> {
+  const result = await withRetry(() => rows<{ seq: number }>(db, sql`
     WITH ins AS (
       INSERT INTO responses (id, account_id, conversation_id, channel_id, question, answer, error, client_message_id,
         question_message_id, answer_message_id, sources, created_at)
@@ -85,30 +132,48 @@ export async function insertChatResponse(db: Db, accountId: number, r: NewChatRe
         ${r.clientMessageId}, ${r.questionMessageId}, ${r.answerMessageId}, ${JSON.stringify(r.sources)}::jsonb, now())
       ON CONFLICT (conversation_id, client_message_id) DO NOTHING RETURNING id
     ), conv AS (
-      UPDATE conversations SET response_count = response_count + 1, updated_at = now(), last_seq = GREATEST(last_seq, ${event.seq})
-      WHERE id = ${r.conversationId} AND EXISTS (SELECT 1 FROM ins) RETURNING id
+      UPDATE conversations SET response_count = response_count + 1, updated_at = now(), last_seq = last_seq + 1
+      WHERE id = ${r.conversationId} AND EXISTS (SELECT 1 FROM ins) RETURNING last_seq
     ), ch AS (
       UPDATE channels SET response_count = response_count + 1 WHERE account_id = ${accountId} AND id = ${r.channelId} AND EXISTS (SELECT 1 FROM ins) RETURNING id
     ), acc AS (
       UPDATE accounts SET response_count = response_count + 1 WHERE id = ${accountId} AND EXISTS (SELECT 1 FROM ins) RETURNING id
-    ), ev AS (
-      INSERT INTO conversation_events (conversation_id, seq, kind, payload)
-      SELECT ${r.conversationId}, ${event.seq}, ${event.kind}, ${JSON.stringify(event.payload)}::jsonb WHERE EXISTS (SELECT 1 FROM ins)
-      RETURNING seq
+    ), fin AS (
+      UPDATE chat_answers SET finished_at = now() WHERE response_id = ${r.id} AND EXISTS (SELECT 1 FROM ins) RETURNING response_id
     )
-    SELECT id FROM ins`));
-  return result.length > 0;
+    INSERT INTO conversation_events (conversation_id, seq, kind, payload)
+    SELECT ${r.conversationId}, last_seq, ${event.kind}, ${JSON.stringify(event.payload)}::jsonb FROM conv RETURNING seq`));
+  return result[0]?.seq ?? null;
 }
 
-/** Questions whose answer never finished (the process stopped mid-answer). */
-export async function listUnfinishedQuestions(db: Db) {
-  return rows<{ conversation_id: string; account_id: number; channel_id: number; last_seq: number; payload: Record<string, unknown> }>(db, sql`
-    SELECT e.conversation_id, c.account_id, c.channel_id, c.last_seq, e.payload
-    FROM conversation_events e JOIN conversations c ON c.id = e.conversation_id
-    WHERE e.kind = 'question' AND NOT EXISTS (
-      SELECT 1 FROM responses r WHERE r.conversation_id = e.conversation_id
-        AND r.client_message_id = e.payload->>'client_message_id')
-    ORDER BY e.conversation_id, e.seq`);
+/** Extends the leases this owner holds on unfinished answers. */
+export async function renewAnswerLeases(db: Db, owner: string, responseIds: string[], leaseSeconds: number) {
+  if (responseIds.length === 0) return;
+  await db.execute(sql`
+    UPDATE chat_answers SET lease_until = now() + make_interval(secs => ${leaseSeconds})
+    WHERE owner = ${owner} AND finished_at IS NULL AND response_id IN (${sql.join(responseIds.map((i) => sql`${i}`), sql`, `)})`);
+}
+
+/** Lets a survivor take these answers at once (a drain that ran out of time). */
+export async function releaseAnswerLeases(db: Db, owner: string, responseIds: string[]) {
+  if (responseIds.length === 0) return;
+  await db.execute(sql`
+    UPDATE chat_answers SET lease_until = now() - interval '1 second'
+    WHERE owner = ${owner} AND finished_at IS NULL AND response_id IN (${sql.join(responseIds.map((i) => sql`${i}`), sql`, `)})`);
+}
+
+export type ClaimedAnswer = {
+  response_id: string; conversation_id: string; account_id: number; client_message_id: string; job: AnswerJob; attempts: number;
+};
+
+/** Takes over unfinished answers whose owner's lease ran out (SKIP LOCKED: one taker each). */
+export async function claimExpiredAnswers(db: Db, owner: string, leaseSeconds: number, limit: number): Promise<ClaimedAnswer[]> {
+  return rows<ClaimedAnswer>(db, sql`
+    UPDATE chat_answers SET owner = ${owner}, lease_until = now() + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1
+    WHERE response_id IN (
+      SELECT response_id FROM chat_answers WHERE finished_at IS NULL AND lease_until < now()
+      ORDER BY lease_until LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+    RETURNING response_id, conversation_id, account_id, client_message_id, job, attempts`);
 }
 
 /** Like/dislike toggle of one visitor on one response; counters on the response stay exact. */
@@ -163,11 +228,15 @@ export type HistoryRow = {
   my_feedback: number | null;
 };
 
-export async function listVisitorHistory(db: Db, accountId: number, visitorId: string, conversationId: string): Promise<HistoryRow[]> {
-  return rows<HistoryRow>(db, sql`
+/** One page of a visitor's conversation, newest `limit` responses before the cursor, returned oldest first. */
+export async function listVisitorHistory(db: Db, accountId: number, visitorId: string, conversationId: string,
+  limit: number, beforeResponseId?: string): Promise<HistoryRow[]> {
+  const page = await rows<HistoryRow>(db, sql`
     SELECT r.id, r.question, r.answer, r.error, r.sources, r.question_message_id, r.answer_message_id, r.client_message_id,
       r.likes, r.dislikes, ${utcText(sql`r.created_at`)} AS created_at,
       (SELECT value FROM response_feedback f WHERE f.response_id = r.id AND f.visitor_id = ${visitorId}) AS my_feedback
     FROM responses r WHERE r.conversation_id = ${conversationId} AND r.account_id = ${accountId}
-    ORDER BY r.created_at, r.id`);
+      ${beforeResponseId ? sql`AND (r.created_at, r.id) < (SELECT created_at, id FROM responses WHERE id = ${beforeResponseId} AND conversation_id = ${conversationId})` : sql``}
+    ORDER BY r.created_at DESC, r.id DESC LIMIT ${limit}`);
+  return page.reverse();
 }

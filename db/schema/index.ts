@@ -177,6 +177,29 @@ export const conversationEvents = pgTable('conversation_events', {
   createdAt: ts('created_at').notNull().defaultNow(),
 }, (t) => [primaryKey({ columns: [t.conversationId, t.seq] })]);
 
+/**
+ * Answers in flight, owned by one instance under a lease (CONTRACTS §9). The row is written in the
+ * same statement as the question event (an acknowledged ask is durable), renewed by its owner,
+ * taken over by a survivor once `lease_until` passes, and closed (`finished_at`) in the same
+ * statement that stores the response. It also makes a retried ask idempotent on every instance.
+ */
+export const chatAnswers = pgTable('chat_answers', {
+  responseId: uuid('response_id').primaryKey(),
+  conversationId: uuid('conversation_id').notNull().references(() => conversations.id),
+  accountId: integer('account_id').notNull().references(() => accounts.id),
+  clientMessageId: text('client_message_id').notNull(),
+  /** question, channel_id, question/answer message ids: what a survivor needs to answer again. */
+  job: jsonb('job').notNull(),
+  owner: text('owner').notNull(),
+  leaseUntil: ts('lease_until').notNull(),
+  attempts: integer('attempts').notNull().default(1),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  finishedAt: ts('finished_at'),
+}, (t) => [
+  uniqueIndex('chat_answers_conversation_client_message_idx').on(t.conversationId, t.clientMessageId),
+  index('chat_answers_open_lease_idx').on(t.leaseUntil).where(sql`finished_at IS NULL`),
+]);
+
 /** One like or dislike per visitor and response (toggled); counts live on the response. */
 export const responseFeedback = pgTable('response_feedback', {
   responseId: uuid('response_id').notNull().references(() => responses.id),

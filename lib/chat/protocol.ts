@@ -25,10 +25,10 @@ export const ClientRequests = {
     text: z.string().trim().min(1, 'must not be empty').max(MAX_QUESTION_CHARS, `must be at most ${MAX_QUESTION_CHARS} characters`),
     attachments: z.array(Uuid).max(5, 'at most 5 attachments').optional(),
   }),
-  /** After a reconnect: get every event after last_seq, then live events. */
+  /** After a reconnect: the events after last_seq (one page; `more` asks for the next), then live events. */
   'conversation:resume': z.object({ conversation_id: Uuid, last_seq: z.int().min(0) }),
-  /** The visitor's own conversation, as messages. */
-  history: z.object({ conversation_id: Uuid }),
+  /** The visitor's own conversation, as messages: the newest page, or the page before a response id. */
+  history: z.object({ conversation_id: Uuid, before: Uuid.optional() }),
   /** Like or dislike an answer; the same value again removes it (toggle). */
   feedback: z.object({ response_id: Uuid, value: z.enum(['like', 'dislike']) }),
   comment: z.object({ response_id: Uuid, text: z.string().trim().min(1).max(2000) }),

@@ -1,57 +1,65 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { getDb } from '../../db/client';
 import {
-  findResponseByClientMessage, getVisitorConversation, getVisitorResponse, insertChatResponse, insertComment,
-  insertConversationEvent, insertWidgetConversation, listEventsAfter, listUnfinishedQuestions, listVisitorHistory, toggleFeedback,
+  claimExpiredAnswers, findResponseByClientMessage, getVisitorConversation, getVisitorResponse, insertChatResponse, insertComment,
+  insertConversationEvent, insertQuestion, insertWidgetConversation, listEventsAfter, listVisitorHistory, nextSeq, releaseAnswerLeases,
+  renewAnswerLeases, toggleFeedback, type AnswerJob, type ClaimedAnswer,
 } from '../../db/queries/chat';
 import { attachUploads, getVisitorUploads } from '../../db/queries/uploads';
-import { AppError } from '../api/errors';
+import { AppError, fromDatabaseError } from '../api/errors';
 import type { WidgetClaims } from '../auth/widget-tokens';
+import { getEnv } from '../env';
+import { isDraining } from '../server/drain';
 import { metrics } from '../ops/metrics';
 import { indexAttachedDocuments } from '../uploads/service';
 import { answerEngine, EngineError, type Source } from './engine';
+import { publish, readLive } from './live';
 import type { ClientRequest, HistoryMessage, ServerEvent, UploadInfo } from './protocol';
-import { StreamRegistry, type ConversationStream, type Subscriber } from './streams';
 
-/** Deltas sent per answer at most; the rest arrives with answer.done. Also the seq reserve on recovery. */
+/** Delta events sent per answer at most; the rest arrives with answer.done. */
 export const MAX_DELTAS_PER_ANSWER = 5000;
-
-const REGISTRY = Symbol.for('svc.chatStreams');
-function registry(): StreamRegistry {
-  const holder = globalThis as { [REGISTRY]?: StreamRegistry };
-  holder[REGISTRY] ??= new StreamRegistry();
-  return holder[REGISTRY];
-}
+/** Events per `conversation:resume` page and responses per `history` page (hostile-input issue). */
+export const RESUME_PAGE = 200;
+export const HISTORY_PAGE = 50;
+/** A survivor answers a taken-over question again this many times at most, then stores it as failed. */
+const MAX_ATTEMPTS = 2;
 
 const notFound = (what: string) => new AppError('not_found', `No ${what} of yours with that id.`);
 
+/**
+ * This process's answers in flight (per process by nature: each is owned by the instance that
+ * runs it, under a lease in the database). The instance id names the lease owner.
+ */
+type Running = { conversationId: string; done: Promise<void> };
+type Local = { instanceId: string; running: Map<string, Running>; timer?: NodeJS.Timeout };
+const LOCAL = Symbol.for('svc.chatAnswers');
+function local(): Local {
+  const g = globalThis as { [LOCAL]?: Local };
+  g[LOCAL] ??= { instanceId: `${process.pid}-${randomUUID()}`, running: new Map() };
+  return g[LOCAL]!;
+}
+
+export function instanceId(): string {
+  return local().instanceId;
+}
+
+export function answersInFlight(): number {
+  return local().running.size;
+}
+
 type OwnConversation = NonNullable<Awaited<ReturnType<typeof getVisitorConversation>>>;
 
-/** The visitor's own conversation (not_found otherwise): one lookup serves ownership and the stream. */
+/** The visitor's own conversation (not_found otherwise). */
 async function ownConversation(claims: WidgetClaims, conversationId: string): Promise<OwnConversation> {
   const conv = await getVisitorConversation(await getDb(), claims.accountId, claims.visitorId, conversationId);
   if (!conv) throw notFound('conversation');
   return conv;
 }
 
-async function ownStream(claims: WidgetClaims, conversationId: string, known?: OwnConversation): Promise<ConversationStream> {
-  const conv = known ?? (await ownConversation(claims, conversationId));
-  return registry().get(conversationId, claims.accountId, async () => conv.last_seq);
-}
-
-async function storedEvents(conversationId: string, after: number): Promise<ServerEvent[]> {
-  const events = await listEventsAfter(await getDb(), conversationId, after, 5000);
-  return events.map((e) => e.payload as ServerEvent);
-}
-
-/** A connection's subscription to one conversation (each conversation has its own seq). */
-export type SubscriberFor = (conversationId: string) => Subscriber;
-
-export async function subscribe(claims: WidgetClaims, subFor: SubscriberFor, conversationId: string, afterSeq: number | null, known?: OwnConversation) {
-  const stream = await ownStream(claims, conversationId, known);
-  const lastSeq = await stream.subscribe(subFor(conversationId), afterSeq, (after) => storedEvents(conversationId, after));
-  return { stream, lastSeq };
-}
+/** Subscribes the caller's connection to a conversation's room (capped per connection by the caller). */
+export type JoinRoom = (conversationId: string) => void;
+/** Sends one event to the caller's connection only. */
+export type SendEvent = (event: ServerEvent) => void;
 
 /**
  * The id of the conversation a visitor's FIRST question starts, derived from the visitor and the
@@ -62,22 +70,22 @@ function firstConversationId(accountId: number, visitorId: string, clientMessage
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((Number.parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-export function unsubscribeAll(subscriberId: string, conversationIds: Iterable<string>) {
-  for (const id of conversationIds) {
-    void registry().peek(id)?.then((s) => s.unsubscribe(subscriberId), () => {});
-  }
-}
-
 function titleOf(question: string): string {
   const oneLine = question.replace(/\s+/g, ' ').trim();
   return oneLine.length > 80 ? `${oneLine.slice(0, 79).replace(/\s+\S*$/, '')}…` : oneLine;
 }
 
+function refuseWhileDraining() {
+  if (isDraining()) throw new AppError('unavailable', 'This server is restarting; your widget retries on another one.');
+}
+
 /**
- * Accepts a question: creates the conversation when needed, stores the question event (so it
- * is never lost), and starts the answer. A retry with the same client_message_id stores nothing new.
+ * Accepts a question. It is acknowledged only once durable: the question event and the answer's
+ * lease row are written in one statement (with the uploads, in one transaction). A retry with the
+ * same client_message_id, on any instance, stores nothing new and returns the same response id.
  */
-export async function ask(claims: WidgetClaims, subFor: SubscriberFor, req: ClientRequest<'ask'>) {
+export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientRequest<'ask'>) {
+  refuseWhileDraining();
   const db = await getDb();
   let conversationId = req.conversation_id;
   if (!conversationId) {
@@ -87,113 +95,198 @@ export async function ask(claims: WidgetClaims, subFor: SubscriberFor, req: Clie
     });
   }
   const conv = await ownConversation(claims, conversationId);
-  const channelId = conv.channel_id;
-  const { stream } = await subscribe(claims, subFor, conversationId, null, conv);
+  join(conversationId);
   const cmid = req.client_message_id;
-  const running = stream.inflight.get(cmid);
-  if (running) return { conversation_id: conversationId, client_message_id: cmid, response_id: running.responseId, duplicate: true };
-  const responseId = randomUUID();
-  stream.inflight.set(cmid, { responseId });
-  try {
-    const existing = await findResponseByClientMessage(db, conversationId, cmid);
-    if (existing) {
-      stream.inflight.delete(cmid);
-      return { conversation_id: conversationId, client_message_id: cmid, response_id: existing.id, duplicate: true };
-    }
-    const ids = [...new Set(req.attachments ?? [])];
-    const uploads = await getVisitorUploads(db, claims.accountId, claims.visitorId, ids);
-    if (uploads.length !== ids.length) throw new AppError('not_found', 'An attachment is unknown, not yours, or already used.');
-    const questionMessageId = randomUUID();
-    const answerMessageId = randomUUID();
-    const attachments: UploadInfo[] = uploads.map((u) => ({ upload_id: u.id, filename: u.filename, content_type: u.content_type, size: u.size }));
-    await stream.emit({ type: 'question', conversation_id: conversationId, client_message_id: cmid, response_id: responseId, text: req.text, attachments },
-      async (seq, event) => {
-        await insertConversationEvent(db, conversationId!, seq, 'question', { ...event, question_message_id: questionMessageId, answer_message_id: answerMessageId, channel_id: channelId });
-        await attachUploads(db, claims.accountId, ids, conversationId!, questionMessageId);
-      });
+  const ack = (responseId: string, duplicate: boolean) => ({ conversation_id: conversationId, client_message_id: cmid, response_id: responseId, duplicate });
+  const existing = await findResponseByClientMessage(db, conversationId, cmid);
+  if (existing) return ack(existing.id, true);
+
+  const ids = [...new Set(req.attachments ?? [])];
+  const uploads = await getVisitorUploads(db, claims.accountId, claims.visitorId, ids);
+  if (uploads.length !== ids.length) throw new AppError('not_found', 'An attachment is unknown, not yours, or already used.');
+  const attachments: UploadInfo[] = uploads.map((u) => ({ upload_id: u.id, filename: u.filename, content_type: u.content_type, size: u.size }));
+  const job: AnswerJob = { question: req.text, channel_id: conv.channel_id, question_message_id: randomUUID(), answer_message_id: randomUUID() };
+  const event = { type: 'question' as const, conversation_id: conversationId, client_message_id: cmid, response_id: randomUUID(), text: req.text, attachments };
+  const stored = await db.transaction(async (txRaw) => {
+    const tx = txRaw as unknown as typeof db;
+    const r = await insertQuestion(tx, claims.accountId, {
+      conversationId: conversationId!, responseId: event.response_id, clientMessageId: cmid, owner: instanceId(),
+      leaseSeconds: getEnv().CHAT_ANSWER_LEASE_SECONDS, job, payload: event,
+    });
+    if (r.seq !== null) await attachUploads(tx, claims.accountId, ids, conversationId!, job.question_message_id);
+    return r;
+  });
+  if (stored.seq === null) return ack(stored.responseId, true);
+  publish({ ...event, seq: stored.seq });
+  const answer = (async () => {
     // Documents the visitor attached become answerable in this conversation (capped; see lib/uploads).
-    await indexAttachedDocuments(claims.accountId, conversationId, uploads);
-    void runAnswer(stream, claims.accountId, { conversationId, channelId, cmid, responseId, question: req.text, questionMessageId, answerMessageId });
-    return { conversation_id: conversationId, client_message_id: cmid, response_id: responseId, duplicate: false };
-  } catch (e) {
-    stream.inflight.delete(cmid);
-    throw e;
-  }
+    await indexAttachedDocuments(claims.accountId, conversationId!, uploads)
+      .catch((e) => console.error(`attachments of ${event.response_id} not indexed:`, (e as Error).message));
+    await produceAnswer({ response_id: event.response_id, conversation_id: conversationId!, account_id: claims.accountId, client_message_id: cmid, job, attempts: 1 }, true);
+  })();
+  track(event.response_id, conversationId, answer);
+  return ack(event.response_id, false);
 }
 
-type AnswerJob = {
-  conversationId: string; channelId: number; cmid: string; responseId: string; question: string;
-  questionMessageId: string; answerMessageId: string;
-};
+function track(responseId: string, conversationId: string, done: Promise<void>) {
+  const running = local().running;
+  const entry = { conversationId, done: done.catch((e) => console.error(`answer ${responseId} failed:`, e)).finally(() => running.delete(responseId)) };
+  running.set(responseId, entry);
+}
 
-async function runAnswer(stream: ConversationStream, accountId: number, job: AnswerJob) {
-  const base = { conversation_id: job.conversationId, client_message_id: job.cmid, response_id: job.responseId };
+/**
+ * Runs the engine and stores the outcome. Each delta takes the conversation's next seq before the
+ * engine's next delta is read (one database round trip per delta, in order). A takeover (`streamDeltas` false) sends only the finished answer: the visitor may already have
+ * seen the first owner's deltas.
+ */
+async function produceAnswer(a: ClaimedAnswer, streamDeltas: boolean) {
   metrics.answerInFlight(1);
-  let text = '';
-  let sources: Source[] = [];
-  let failure: string | null = null;
   try {
-    const answer = await answerEngine().answer({ accountId, conversationId: job.conversationId, question: job.question, signal: AbortSignal.timeout(120_000) });
-    sources = answer.sources;
-    let n = 0;
-    for await (const delta of answer.deltas) {
-      text += delta;
-      if (n++ < MAX_DELTAS_PER_ANSWER) await stream.emit({ type: 'answer.delta', ...base, text: delta });
-    }
-  } catch (e) {
-    failure = e instanceof EngineError ? e.message : 'The answer could not be produced.';
-    if (!(e instanceof EngineError)) console.error(`answer ${job.responseId} failed:`, e);
-  }
-  try {
-    await finishAnswer(stream, accountId, job, failure === null ? { answer: text, sources } : { error: failure });
+    await runEngineAndStore(a, streamDeltas);
   } finally {
-    stream.inflight.delete(job.cmid);
     metrics.answerInFlight(-1);
   }
 }
 
-async function finishAnswer(stream: ConversationStream, accountId: number, job: AnswerJob, outcome: { answer: string; sources: Source[] } | { error: string }) {
-  const base = { conversation_id: job.conversationId, client_message_id: job.cmid, response_id: job.responseId };
+async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
+  const base = { conversation_id: a.conversation_id, client_message_id: a.client_message_id, response_id: a.response_id };
+  let text = '';
+  let sources: Source[] = [];
+  let failure: string | null = null;
+  try {
+    const answer = await answerEngine().answer({ accountId: a.account_id, conversationId: a.conversation_id, question: a.job.question, signal: AbortSignal.timeout(120_000) });
+    sources = answer.sources;
+    const db = await getDb();
+    let sent = 0;
+    for await (const delta of answer.deltas) {
+      text += delta;
+      if (!streamDeltas || sent >= MAX_DELTAS_PER_ANSWER) continue;
+      sent++;
+      try {
+        publish({ type: 'answer.delta', ...base, text: delta, seq: await nextSeq(db, a.conversation_id) });
+      } catch {
+        sent = MAX_DELTAS_PER_ANSWER; // the database is away: the answer still arrives whole with answer.done
+      }
+    }
+  } catch (e) {
+    failure = e instanceof EngineError ? e.message : 'The answer could not be produced.';
+    if (!(e instanceof EngineError)) console.error(`answer ${a.response_id} failed:`, e);
+  }
+  await storeOutcome(a, failure === null ? { answer: text, sources } : { error: failure });
+}
+
+/**
+ * Stores the outcome and only then sends answer.done / answer.error. The write is retried until
+ * it lands (the outcome stays in memory meanwhile); a response stored first elsewhere (a
+ * takeover) wins and this one is dropped, so each question ends exactly once.
+ */
+async function storeOutcome(a: ClaimedAnswer, outcome: { answer: string; sources: Source[] } | { error: string }) {
+  const base = { conversation_id: a.conversation_id, client_message_id: a.client_message_id, response_id: a.response_id };
   const draft = 'error' in outcome
     ? { type: 'answer.error' as const, ...base, message: outcome.error }
     : { type: 'answer.done' as const, ...base, answer: outcome.answer, sources: outcome.sources };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const seq = await insertChatResponse(await getDb(), a.account_id, {
+        id: a.response_id, conversationId: a.conversation_id, channelId: a.job.channel_id, question: a.job.question,
+        answer: 'error' in outcome ? '' : outcome.answer, error: 'error' in outcome ? outcome.error : null,
+        clientMessageId: a.client_message_id, questionMessageId: a.job.question_message_id ?? randomUUID(),
+        answerMessageId: a.job.answer_message_id ?? randomUUID(), sources: 'error' in outcome ? [] : outcome.sources,
+      }, { kind: draft.type, payload: draft });
+      if (seq !== null) publish({ ...draft, seq } as ServerEvent);
+      return;
+    } catch (e) {
+      if (attempt % 20 === 0) console.error(`answer ${a.response_id} not stored yet (attempt ${attempt + 1}); retrying:`, (e as Error).message);
+      if (!fromDatabaseError(e) && attempt >= 10) throw e;
+      await new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** Math.min(attempt, 5))));
+    }
+  }
+}
+
+/** One lease round: renew ours, take over lapsed ones (never while draining). */
+async function leaseRound() {
+  const env = getEnv();
+  const l = local();
   const db = await getDb();
+  await renewAnswerLeases(db, l.instanceId, [...l.running.keys()], env.CHAT_ANSWER_LEASE_SECONDS).catch(() => {});
+  if (isDraining()) return;
+  const claimed = await claimExpiredAnswers(db, l.instanceId, env.CHAT_ANSWER_LEASE_SECONDS, 20).catch(() => [] as ClaimedAnswer[]);
+  for (const a of claimed) {
+    if (l.running.has(a.response_id)) continue;
+    const work = a.attempts > MAX_ATTEMPTS
+      ? storeOutcome(a, { error: 'The answer was interrupted; please ask again.' })
+      : produceAnswer(a, false);
+    track(a.response_id, a.conversation_id, work);
+  }
+}
+
+/** Starts the lease loop of this instance: renewals and takeovers every third of a lease. */
+export function startAnswerLeases() {
+  const l = local();
+  if (l.timer) return;
+  const every = Math.max(500, (getEnv().CHAT_ANSWER_LEASE_SECONDS * 1000) / 3);
+  let busy = false;
+  const tick = () => {
+    if (busy) return;
+    busy = true;
+    void leaseRound().catch(() => {}).finally(() => { busy = false; });
+  };
+  l.timer = setInterval(tick, every);
+  l.timer.unref();
+  tick();
+}
+
+/**
+ * Drain: waits for this instance's answers to finish, up to `graceMs`; what is still running
+ * then is released so a survivor takes it over at once.
+ */
+export async function finishAnswers(graceMs: number) {
+  const l = local();
+  if (l.timer) { clearInterval(l.timer); l.timer = undefined; }
+  const renew = setInterval(() => {
+    void getDb().then((db) => renewAnswerLeases(db, l.instanceId, [...l.running.keys()], getEnv().CHAT_ANSWER_LEASE_SECONDS)).catch(() => {});
+  }, 2000);
   try {
-    await stream.emit(draft, (seq, event) => insertChatResponse(db, accountId, {
-      id: job.responseId, conversationId: job.conversationId, channelId: job.channelId, question: job.question,
-      answer: 'error' in outcome ? '' : outcome.answer, error: 'error' in outcome ? outcome.error : null,
-      clientMessageId: job.cmid, questionMessageId: job.questionMessageId, answerMessageId: job.answerMessageId,
-      sources: 'error' in outcome ? [] : outcome.sources,
-    }, { seq, kind: event.type, payload: event }));
-  } catch (e) {
-    console.error(`answer ${job.responseId} could not be stored:`, (e as Error).message);
-    await stream.emit({ type: 'answer.error', ...base, message: 'The answer could not be saved; please ask again.' }).catch(() => {});
+    const all = Promise.all([...l.running.values()].map((r) => r.done));
+    await Promise.race([all, new Promise((r) => setTimeout(r, graceMs))]);
+  } finally {
+    clearInterval(renew);
   }
+  const left = [...l.running.keys()];
+  if (left.length > 0) await releaseAnswerLeases(await getDb(), l.instanceId, left).catch(() => {});
+  return left.length;
 }
 
-/** At start-up: questions whose answer was cut off by a stop are stored as failed, never lost. */
-export async function recoverInterruptedAnswers(): Promise<number> {
-  const db = await getDb();
-  const unfinished = await listUnfinishedQuestions(db);
-  const bumped = new Map<string, number>();
-  for (const q of unfinished) {
-    const p = q.payload as Record<string, string>;
-    const seq = (bumped.get(q.conversation_id) ?? q.last_seq) + MAX_DELTAS_PER_ANSWER + 1;
-    bumped.set(q.conversation_id, seq);
-    const event = { type: 'answer.error', conversation_id: q.conversation_id, seq, client_message_id: p.client_message_id,
-      response_id: p.response_id, message: 'The answer was interrupted by a server restart; please ask again.' };
-    await insertChatResponse(db, q.account_id, {
-      id: p.response_id!, conversationId: q.conversation_id, channelId: Number(p.channel_id ?? q.channel_id), question: p.text ?? '',
-      answer: '', error: event.message, clientMessageId: p.client_message_id!, questionMessageId: p.question_message_id ?? randomUUID(),
-      answerMessageId: p.answer_message_id ?? randomUUID(), sources: [],
-    }, { seq, kind: 'answer.error', payload: event });
-  }
-  return unfinished.length;
+/**
+ * `conversation:resume`: subscribes, then sends the events after `last_seq` — stored ones from
+ * the database, live deltas from the shared live buffer (so deltas of an answer streaming on
+ * another instance are included) — one page at a time. `more` says another request is needed,
+ * from `through_seq`.
+ */
+export async function resume(claims: WidgetClaims, join: JoinRoom, send: SendEvent, req: ClientRequest<'conversation:resume'>) {
+  const conv = await ownConversation(claims, req.conversation_id);
+  join(req.conversation_id);
+  const [stored, live] = await Promise.all([
+    listEventsAfter(await getDb(), req.conversation_id, req.last_seq, RESUME_PAGE + 1),
+    readLive(req.conversation_id, req.last_seq, RESUME_PAGE + 1),
+  ]);
+  const bySeq = new Map<number, ServerEvent>();
+  for (const e of live) bySeq.set(e.seq, e);
+  for (const e of stored) bySeq.set(e.seq, e.payload as ServerEvent);
+  const all = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+  const page = all.slice(0, RESUME_PAGE);
+  for (const e of page) send(e);
+  const through = page.at(-1)?.seq ?? req.last_seq;
+  return { conversation_id: req.conversation_id, last_seq: Math.max(conv.last_seq, through), through_seq: through, more: all.length > RESUME_PAGE };
 }
 
-export async function history(claims: WidgetClaims, subFor: SubscriberFor, req: ClientRequest<'history'>) {
-  const { lastSeq } = await subscribe(claims, subFor, req.conversation_id, null);
-  const rows = await listVisitorHistory(await getDb(), claims.accountId, claims.visitorId, req.conversation_id);
+/** The visitor's conversation as messages, newest HISTORY_PAGE answers before `before` (a response id). */
+export async function history(claims: WidgetClaims, join: JoinRoom, req: ClientRequest<'history'>) {
+  const conv = await ownConversation(claims, req.conversation_id);
+  join(req.conversation_id);
+  const page = await listVisitorHistory(await getDb(), claims.accountId, claims.visitorId, req.conversation_id, HISTORY_PAGE + 1, req.before);
+  const more = page.length > HISTORY_PAGE;
+  const rows = more ? page.slice(1) : page;
   const messages: HistoryMessage[] = rows.flatMap((r) => {
     const common = { created_at: r.created_at, response_id: r.id, likes: r.likes, dislikes: r.dislikes,
       mine: r.my_feedback === 1 ? 'like' as const : r.my_feedback === -1 ? 'dislike' as const : null };
@@ -203,42 +296,30 @@ export async function history(claims: WidgetClaims, subFor: SubscriberFor, req: 
         sources: (r.sources as Source[] | null) ?? [] },
     ];
   });
-  return { conversation_id: req.conversation_id, last_seq: lastSeq, messages };
+  return { conversation_id: req.conversation_id, last_seq: conv.last_seq, messages, more };
 }
 
-/** The stream of the conversation an answer of this visitor belongs to (not_found otherwise). */
-async function answerStream(claims: WidgetClaims, responseId: string) {
+/** The conversation an answer of this visitor belongs to (not_found otherwise). */
+async function answerConversation(claims: WidgetClaims, responseId: string) {
   const db = await getDb();
   const response = await getVisitorResponse(db, claims.accountId, claims.visitorId, responseId);
   if (!response) throw notFound('answer');
-  return { db, conversationId: response.conversation_id, stream: await ownStream(claims, response.conversation_id) };
+  return { db, conversationId: response.conversation_id };
 }
 
 export async function feedback(claims: WidgetClaims, req: ClientRequest<'feedback'>) {
-  const { db, conversationId, stream } = await answerStream(claims, req.response_id);
-  let result: { likes: number; dislikes: number; mine: 1 | -1 | null } | undefined;
-  await stream.emit({ type: 'feedback', conversation_id: conversationId, response_id: req.response_id, likes: 0, dislikes: 0 },
-    async (seq, event) => {
-      result = await toggleFeedback(db, claims.accountId, req.response_id, claims.visitorId, req.value === 'like' ? 1 : -1);
-      Object.assign(event, { likes: result.likes, dislikes: result.dislikes });
-      await insertConversationEvent(db, conversationId, seq, 'feedback', event);
-    });
-  return { response_id: req.response_id, likes: result!.likes, dislikes: result!.dislikes,
-    mine: result!.mine === 1 ? 'like' : result!.mine === -1 ? 'dislike' : null };
+  const { db, conversationId } = await answerConversation(claims, req.response_id);
+  const result = await toggleFeedback(db, claims.accountId, req.response_id, claims.visitorId, req.value === 'like' ? 1 : -1);
+  const event = { type: 'feedback' as const, conversation_id: conversationId, response_id: req.response_id, likes: result.likes, dislikes: result.dislikes };
+  publish({ ...event, seq: await insertConversationEvent(db, conversationId, 'feedback', event) });
+  return { response_id: req.response_id, likes: result.likes, dislikes: result.dislikes,
+    mine: result.mine === 1 ? 'like' : result.mine === -1 ? 'dislike' : null };
 }
 
 export async function comment(claims: WidgetClaims, req: ClientRequest<'comment'>) {
-  const { db, conversationId, stream } = await answerStream(claims, req.response_id);
-  let stored: { commentId: string; comments: number } | undefined;
-  await stream.emit({ type: 'comment', conversation_id: conversationId, response_id: req.response_id, comments: 0 },
-    async (seq, event) => {
-      stored = await insertComment(db, claims.accountId, req.response_id, claims.visitorId, req.text);
-      Object.assign(event, { comments: stored.comments });
-      await insertConversationEvent(db, conversationId, seq, 'comment', event);
-    });
-  return { response_id: req.response_id, comment_id: stored!.commentId, comments: stored!.comments };
-}
-
-export function sweepStreams() {
-  return registry().sweep(5 * 60_000);
+  const { db, conversationId } = await answerConversation(claims, req.response_id);
+  const stored = await insertComment(db, claims.accountId, req.response_id, claims.visitorId, req.text);
+  const event = { type: 'comment' as const, conversation_id: conversationId, response_id: req.response_id, comments: stored.comments };
+  publish({ ...event, seq: await insertConversationEvent(db, conversationId, 'comment', event) });
+  return { response_id: req.response_id, comment_id: stored.commentId, comments: stored.comments };
 }

@@ -1,5 +1,25 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { getDb } from '../../db/client';
 import { addSightings, listSightings, type Sighting } from '../../db/queries/sightings';
+
+let known: Set<string> | undefined;
+
+/**
+ * The version a connection reports, when it is a real widget release (releases.json, or a legacy
+ * 1.0.x); anything else is recorded as "other", so strangers cannot fill the table with names.
+ */
+export function sightingVersion(reported: unknown): string {
+  if (!known) {
+    known = new Set();
+    try {
+      const file = JSON.parse(fs.readFileSync(path.join(process.cwd(), 'lib', 'widget', 'releases.json'), 'utf8')) as { releases: { version: string }[] };
+      for (const r of file.releases) known.add(r.version);
+    } catch { /* no releases file: only legacy versions are named */ }
+  }
+  if (typeof reported !== 'string') return 'other';
+  return known.has(reported) || /^1\.0\.\d{1,3}$/.test(reported) ? reported : 'other';
+}
 
 /**
  * "Where is my widget running": each accepted connection counts once per client, origin,

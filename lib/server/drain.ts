@@ -1,15 +1,42 @@
 /**
- * The draining state of this process (CONTRACTS §9: on SIGTERM /readyz answers 503 at once).
- * Minimal version; the chatcore track owns the full drain. Kept on globalThis because server.ts
- * and Next's bundles hold separate copies of this module.
+ * Whether this instance is draining (SIGTERM, CONTRACTS §9). One flag per process, shared through
+ * globalThis because server.ts and Next's bundles hold separate copies of this module: /readyz
+ * reads it, the socket server refuses new connections and asks and moves widgets elsewhere.
  */
-const KEY = Symbol.for('svc.draining');
-type Holder = { [KEY]?: boolean };
+type State = { draining: boolean; listeners: Set<() => void> };
+const KEY = Symbol.for('svc.drain');
 
-export function isDraining(): boolean {
-  return (globalThis as Holder)[KEY] === true;
+function state(): State {
+  const g = globalThis as { [KEY]?: State };
+  g[KEY] ??= { draining: false, listeners: new Set() };
+  return g[KEY]!;
 }
 
+export function isDraining(): boolean {
+  return state().draining;
+}
+
+/** Starts draining (idempotent) and tells every listener once. */
 export function startDrain(): void {
-  (globalThis as Holder)[KEY] = true;
+  const s = state();
+  if (s.draining) return;
+  s.draining = true;
+  for (const fn of s.listeners) {
+    try { fn(); } catch (e) { console.error('drain listener failed:', e); }
+  }
+}
+
+/** Runs `fn` when the drain starts (at once if it already has); returns an unsubscribe function. */
+export function onDrain(fn: () => void): () => void {
+  const s = state();
+  if (s.draining) { fn(); return () => {}; }
+  s.listeners.add(fn);
+  return () => s.listeners.delete(fn);
+}
+
+/** Tests run several servers in one process: forget a finished drain. */
+export function resetDrain(): void {
+  const s = state();
+  s.draining = false;
+  s.listeners.clear();
 }

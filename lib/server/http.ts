@@ -10,7 +10,9 @@ import { handleDirectApi } from './direct-api';
 import { handleOpsRequest, trackRequest } from '../ops/http';
 import { checkTrustProxy, stampClientAddress } from '../net/client-address';
 import { mayCarryPageBody, refusePageBody } from '../net/page-bodies';
-import { recoverInterruptedAnswers } from '../chat/service';
+import { finishAnswers } from '../chat/service';
+import { attachChatAdapter, closeChatAdapter } from '../chat/adapter';
+import { isDraining, resetDrain, startDrain } from './drain';
 import { flushSightings } from '../chat/sightings';
 import { flushRefusals } from '../widget-clients/refusals';
 import type { DemoAccount } from '../demo/seed';
@@ -31,6 +33,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   checkTrustProxy();
   const port = opts.port ?? env.PORT;
   const host = opts.host ?? env.HOST;
+  resetDrain(); // a server started again in the same process (tests) is not draining
   const { demo } = await prepareDatabase();
   await provideSessionSecret();
   const stopUploadMaintenance = await startUploadMaintenance();
@@ -48,10 +51,13 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
     if (!mayCarryPageBody(req)) { void handle(req, res); return; }
     void refusePageBody(req, res).then((refused) => { if (!refused) void handle(req, res); }, () => { res.statusCode = 500; res.end(); });
   });
-  const io = new SocketServer(http, { serveClient: false, maxHttpBufferSize: 64 * 1024, cors: { origin: true } });
+  const io = new SocketServer(http, {
+    serveClient: false, maxHttpBufferSize: 64 * 1024, cors: { origin: true },
+    // While draining, a handshake fails at the transport level, so every widget keeps retrying (elsewhere).
+    allowRequest: (_req, cb) => cb(isDraining() ? 'server draining' : null, !isDraining()),
+  });
+  attachChatAdapter(io);
   attachWidgetNamespace(io);
-  const recovered = await recoverInterruptedAnswers();
-  if (recovered > 0) console.log(`stored ${recovered} answer(s) interrupted by the last stop as failed`);
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -62,8 +68,15 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
 
   let closing: Promise<void> | undefined;
+  /**
+   * Graceful stop (SIGTERM, CONTRACTS §9): drain — no new connections or asks, widgets moved
+   * elsewhere — then in-flight answers finish (up to SHUTDOWN_GRACE_SECONDS), then everything closes.
+   */
   const close = () => {
     closing ??= (async () => {
+      startDrain();
+      const left = await finishAnswers(env.SHUTDOWN_GRACE_SECONDS * 1000);
+      if (left > 0) console.log(`${left} answer(s) still running after the grace period: released to another instance`);
       io.close();
       http.closeAllConnections?.();
       await new Promise<void>((resolve) => http.close(() => resolve()));
@@ -72,6 +85,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       await closeDocumentPool();
       await flushSightings();
       await flushRefusals();
+      await closeChatAdapter();
       await shutdownDatabase();
     })();
     return closing;

@@ -6,6 +6,7 @@ import { requireAccount, validate } from '../accounts/service';
 import { AppError } from '../api/errors';
 import { hashSecret, randomBase62, secretMatches } from '../auth/api-keys';
 import { hostAllowed, originHost } from '../auth/domains';
+import { publishInvalidation } from '../cache/invalidation';
 import { signWidgetToken } from '../auth/widget-tokens';
 import { chargeTokenAddress, chargeTokenClient } from '../limits/widget-token';
 import { getEnv } from '../env';
@@ -39,6 +40,7 @@ export async function setClientDomains(accountId: number, clientId: string, doma
   const v = validate(z.object({ domains: z.array(Domain).min(1, 'give at least one domain').max(100) }), { domains });
   const row = await updateWidgetClient(await getDb(), accountId, clientId, { domains: [...new Set(v.domains)] });
   if (!row) throw new AppError('not_found', `No widget client ${clientId}.`);
+  await publishInvalidation('widget-client', clientId); // open sockets of a removed domain close at once, everywhere
   return row;
 }
 

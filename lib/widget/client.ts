@@ -68,6 +68,11 @@ export class ChatClient {
   private refreshTimer?: ReturnType<typeof setTimeout>;
   private everConnected = false;
   private stopped = false;
+  /** Live events that arrived ahead of a missing seq (another instance's event still on its way). */
+  private pending = new Map<number, ServerEvent>();
+  private gapTimer?: ReturnType<typeof setTimeout>;
+  /** Set by `server:draining`: the next reconnect is a move to another instance, not an outage. */
+  private movingUntil = 0;
 
   constructor(readonly origin: string, readonly config: Config, readonly version: string, readonly state: StateManager, private h: Handlers) {}
 
@@ -178,7 +183,13 @@ export class ChatClient {
     this.socket = socket;
     socket.on('connect', () => { void this.onConnect(); });
     socket.on('connect_error', (err: Error) => {
-      if (socket.active) { this.state.set({ connectionStatus: this.everConnected ? 'reconnecting' : 'connecting' }); return; }
+      if (socket.active) { this.showReconnecting(); return; }
+      // Passing refusals (database away, a draining server, too many connections): try again shortly.
+      if (/^(service unavailable|server draining|too many connections)/.test(err.message)) {
+        this.showReconnecting();
+        setTimeout(() => { if (!this.stopped && !socket.connected) socket.connect(); }, 1000 + Math.random() * 2000);
+        return;
+      }
       if (/expired/.test(err.message) && (this.config.tokenEndpoint || this.config.svcClientId)) {
         void this.obtainToken(false).then((ok) => ok && socket.connect());
         return;
@@ -190,17 +201,67 @@ export class ChatClient {
       if (reason === 'io server disconnect') {
         this.state.set({ connectionStatus: 'reconnecting' });
         void this.obtainToken(false).then((ok) => ok && socket.connect());
+      } else if (socket.active) {
+        this.showReconnecting();
       } else {
-        this.state.set({ connectionStatus: socket.active ? 'reconnecting' : 'disconnected' });
+        this.state.set({ connectionStatus: 'disconnected' });
       }
     });
+    socket.on('server:draining', () => { this.movingUntil = Date.now() + 15_000; });
     socket.on('session', (s: SessionInfo) => { this.session = s; this.h.session(s); });
-    socket.on('event', (e: ServerEvent) => {
-      if (e.conversation_id !== this.conversationId || e.seq <= this.lastSeq) return;
-      this.lastSeq = e.seq;
-      this.save({ last_seq: e.seq });
-      this.h.event(e);
-    });
+    socket.on('event', (e: ServerEvent) => this.onEvent(e));
+  }
+
+  /** A move to another instance (drain) shows nothing to the visitor unless it takes long. */
+  private showReconnecting() {
+    if (Date.now() < this.movingUntil) return;
+    this.state.set({ connectionStatus: this.everConnected ? 'reconnecting' : 'connecting' });
+  }
+
+  /**
+   * Events are handled in seq order. Seqs are consecutive per conversation, but with several
+   * instances one may arrive before an earlier one: it waits briefly, then a resume fills the gap.
+   */
+  private onEvent(e: ServerEvent) {
+    if (e.conversation_id !== this.conversationId || e.seq <= this.lastSeq) return;
+    if (e.seq !== this.lastSeq + 1) {
+      this.pending.set(e.seq, e);
+      if (this.pending.size > 500) this.acceptPending(Infinity);
+      this.gapTimer ??= setTimeout(() => {
+        this.gapTimer = undefined;
+        if (this.pending.size > 0 && this.conversationId) void this.resume(this.conversationId);
+      }, 500);
+      return;
+    }
+    this.accept(e);
+    this.acceptPending(this.lastSeq);
+  }
+
+  private accept(e: ServerEvent) {
+    this.lastSeq = e.seq;
+    this.save({ last_seq: e.seq });
+    this.h.event(e);
+  }
+
+  /** Handles buffered events in order: all up to `through` (a resume delivered every one), then consecutive ones. */
+  private acceptPending(through: number) {
+    for (const seq of [...this.pending.keys()].sort((a, b) => a - b)) {
+      const e = this.pending.get(seq)!;
+      this.pending.delete(seq);
+      if (seq <= this.lastSeq) continue;
+      if (seq <= through || seq === this.lastSeq + 1) this.accept(e);
+      else { this.pending.set(seq, e); break; }
+    }
+  }
+
+  /** Every event after lastSeq, page by page (the server answers at most one page per request). */
+  private async resume(conversationId: string) {
+    for (let page = 0; page < 50 && conversationId === this.conversationId; page++) {
+      const ack = await this.request<{ through_seq?: number; more?: boolean }>('conversation:resume', { conversation_id: conversationId, last_seq: this.lastSeq });
+      if (!ack.ok) return;
+      this.acceptPending(ack.through_seq ?? this.lastSeq);
+      if (!ack.more) return;
+    }
   }
 
   private async onConnect() {
@@ -213,12 +274,13 @@ export class ChatClient {
       if (!hist.ok) { this.forgetConversation(); return; }
       this.h.restored(hist.messages);
     }
-    await this.request('conversation:resume', { conversation_id: this.conversationId, last_seq: this.lastSeq });
+    await this.resume(this.conversationId);
   }
 
   private forgetConversation() {
     this.conversationId = null;
     this.lastSeq = 0;
+    this.pending.clear();
     this.save({ conversation_id: undefined, last_seq: 0 });
     this.state.set({ conversationId: null });
   }
@@ -232,18 +294,30 @@ export class ChatClient {
     });
   }
 
+  /**
+   * Asks, and asks again with the same client_message_id (stored once) while the service is
+   * passing through an outage or a restart: `unavailable`, no answer, or no connection — for up to
+   * two minutes, so the visitor's question is not dropped.
+   */
   async ask(text: string, clientMessageId: string, attachments: string[]) {
-    const ack = await this.request<{ conversation_id: string; response_id: string }>('ask', {
-      ...(this.conversationId ? { conversation_id: this.conversationId } : {}), client_message_id: clientMessageId, text,
-      ...(attachments.length ? { attachments } : {}),
-    });
+    const started = Date.now();
+    let ack: Ack<{ conversation_id: string; response_id: string }>;
+    for (let attempt = 0; ; attempt++) {
+      ack = await this.request<{ conversation_id: string; response_id: string }>('ask', {
+        ...(this.conversationId ? { conversation_id: this.conversationId } : {}), client_message_id: clientMessageId, text,
+        ...(attachments.length ? { attachments } : {}),
+      });
+      if (ack.ok || !['unavailable', 'timeout', 'not_connected'].includes(ack.error.code) || Date.now() - started > 120_000 || this.stopped) break;
+      await new Promise((r) => setTimeout(r, Math.min(8000, 500 * 2 ** attempt) * (0.75 + Math.random() / 2)));
+    }
     if (ack.ok && ack.conversation_id !== this.conversationId) {
       this.conversationId = ack.conversation_id;
       this.lastSeq = 0;
+      this.pending.clear();
       this.save({ conversation_id: ack.conversation_id, last_seq: 0 });
       this.state.set({ conversationId: ack.conversation_id });
       // Events of the new conversation that raced the acknowledgement are replayed.
-      await this.request('conversation:resume', { conversation_id: ack.conversation_id, last_seq: 0 });
+      await this.resume(ack.conversation_id);
     }
     return ack;
   }

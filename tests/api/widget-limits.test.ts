@@ -1,12 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { getDb } from '../../db/client';
+import { insertConversationEvent } from '../../db/queries/chat';
+import { RESUME_PAGE } from '../../lib/chat/service';
 import { recentSightings } from '../../lib/chat/sightings';
+import { setClientDomains } from '../../lib/widget-clients/service';
 import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { backendToken, connectOutcome, createTestWidgetClient, widgetSocket } from '../helpers/widget';
+import { backendToken, connectOutcome, connectVisitor, createTestWidgetClient, widgetSocket } from '../helpers/widget';
 
 let server: TestServer;
-before(async () => { server = await startTestServer({ SOCKET_EVENTS_PER_10S: '3' }); }, { timeout: 120_000 });
+before(async () => { server = await startTestServer({
+  SOCKET_EVENTS_PER_10S: '3', WIDGET_SOCKETS_PER_ADDRESS: '8', WIDGET_SUBSCRIPTIONS_PER_SOCKET: '2',
+}); }, { timeout: 120_000 });
 after(async () => { await server?.close(); }, { timeout: 30_000 });
 
 const ORIGIN = 'https://shop.example.com';
@@ -56,5 +62,99 @@ describe('widget socket limits and sightings', () => {
     const seen = await recentSightings(acct.accountId, 30);
     assert.deepEqual(seen.map((s) => ({ client: s.client_id, origin: s.origin, version: s.widget_version, n: s.connections })),
       [{ client: client.client_id, origin: ORIGIN, version: '2.0.1', n: 2 }]);
+  });
+
+  it('records versions that are not real widget releases as "other"', async () => {
+    const { acct, client, socket } = await connected('9.9.9-evil');
+    socket.close();
+    const seen = await recentSightings(acct.accountId, 30);
+    assert.deepEqual(seen.map((s) => ({ client: s.client_id, version: s.widget_version })), [{ client: client.client_id, version: 'other' }]);
+  });
+});
+
+describe('hostile sockets: caps, pages and revocation', () => {
+  it('caps the sockets per address (WIDGET_SOCKETS_PER_ADDRESS) with a clear refusal, and frees a slot on close', async () => {
+    const acct = await createTestAccount();
+    const client = await createTestWidgetClient(acct.accountId, ['shop.example.com']);
+    const token = (await backendToken(server.url, client)).access_token;
+    const sockets = [];
+    try {
+      let refusal = '';
+      for (let i = 0; i < 12 && !refusal; i++) {
+        const s = widgetSocket(server.url, { origin: ORIGIN, auth: { token } });
+        sockets.push(s);
+        const outcome = await connectOutcome(s);
+        if (!outcome.connected) refusal = outcome.message;
+      }
+      assert.match(refusal, /^too many connections from this address \(at most 8\)/);
+      assert.equal(sockets.length, 9, 'eight accepted, the ninth refused');
+      sockets[0]!.close();
+      await new Promise((r) => setTimeout(r, 200));
+      const again = widgetSocket(server.url, { origin: ORIGIN, auth: { token } });
+      sockets.push(again);
+      assert.deepEqual(await connectOutcome(again), { connected: true });
+    } finally {
+      for (const s of sockets) s.close();
+    }
+  });
+
+  it('caps the conversations one socket follows (WIDGET_SUBSCRIPTIONS_PER_SOCKET)', async () => {
+    const acct = await createTestAccount();
+    const client = await createTestWidgetClient(acct.accountId, ['shop.example.com']);
+    const v = await connectVisitor(server.url, (await backendToken(server.url, client)).access_token, ORIGIN);
+    try {
+      await v.ok('ask', { client_message_id: 's-1', text: 'first conversation' });
+      await v.ok('ask', { client_message_id: 's-2', text: 'second conversation' });
+      const third = await v.request('ask', { client_message_id: 's-3', text: 'third conversation' });
+      assert.equal(third.ok, false);
+      assert.equal((third as { error: { code: string; message: string } }).error.code, 'rate_limited');
+      assert.match((third as { error: { message: string } }).error.message, /at most 2 conversations/);
+    } finally {
+      v.close();
+    }
+  });
+
+  it(`answers a resume in pages of ${RESUME_PAGE} events, never the whole backlog at once`, async () => {
+    const acct = await createTestAccount();
+    const client = await createTestWidgetClient(acct.accountId, ['shop.example.com']);
+    const v = await connectVisitor(server.url, (await backendToken(server.url, client)).access_token, ORIGIN);
+    try {
+      const ack = await v.ok<{ conversation_id: string; response_id: string }>('ask', { client_message_id: 'p-1', text: 'anything' });
+      await v.finished(ack.response_id);
+      const db = await getDb();
+      for (let i = 0; i < 250; i++) {
+        await insertConversationEvent(db, ack.conversation_id, 'feedback', { type: 'feedback', conversation_id: ack.conversation_id, response_id: ack.response_id, likes: i, dislikes: 0 });
+      }
+      const before = v.events.length;
+      const first = await v.ok<{ through_seq: number; more: boolean; last_seq: number }>('conversation:resume', { conversation_id: ack.conversation_id, last_seq: 0 });
+      assert.equal(v.events.length - before, RESUME_PAGE);
+      assert.equal(first.more, true);
+      assert.equal(first.through_seq, RESUME_PAGE);
+      const total = first.last_seq;
+      const second = await v.ok<{ through_seq: number; more: boolean }>('conversation:resume', { conversation_id: ack.conversation_id, last_seq: first.through_seq });
+      assert.equal(second.more, false);
+      assert.equal(second.through_seq, total);
+      assert.deepEqual(v.events.slice(before).map((e) => e.seq), Array.from({ length: total }, (_, i) => i + 1));
+    } finally {
+      v.close();
+    }
+  });
+
+  it('disconnects open sockets at once when their domain is removed from the client', async () => {
+    const acct = await createTestAccount();
+    const client = await createTestWidgetClient(acct.accountId, ['shop.example.com', 'other.example.com']);
+    const v = await connectVisitor(server.url, (await backendToken(server.url, client)).access_token, ORIGIN);
+    let revoked: { message: string } | undefined;
+    v.socket.on('session:revoked', (m: { message: string }) => { revoked = m; });
+    try {
+      const started = Date.now();
+      await setClientDomains(acct.accountId, client.client_id, ['other.example.com']);
+      await v.until(() => v.disconnectReason !== undefined, 'the revocation disconnect', 2000);
+      assert.ok(Date.now() - started < 1000, 'within a second');
+      assert.equal(v.disconnectReason, 'io server disconnect');
+      assert.match(revoked?.message ?? '', /^domain not allowed/);
+    } finally {
+      v.close();
+    }
   });
 });

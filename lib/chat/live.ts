@@ -1,0 +1,83 @@
+import type { Namespace } from 'socket.io';
+import { getRedis, redisKey } from '../redis/client';
+import type { ServerEvent } from './protocol';
+
+/**
+ * Delivery of conversation events. Every event goes to the socket.io room of its conversation;
+ * with REDIS_URL the Redis Streams adapter carries it to that room on every instance.
+ *
+ * Stored events (questions, finished answers, feedback) are read back from the database on
+ * resume. Deltas are not stored, so the live ones are kept where every instance can read them:
+ * a per-conversation sorted set in Redis (score = seq, the newest LIVE_KEEP, expiring after
+ * LIVE_TTL_SECONDS of silence), and always also in this process's memory, so resume works within
+ * an instance while Redis is away and on a single instance without Redis.
+ */
+const LIVE_KEEP = 2000;
+const LIVE_TTL_SECONDS = 600;
+
+type State = { nsp?: Namespace; local: Map<string, { events: ServerEvent[]; touched: number }> };
+const KEY = Symbol.for('svc.chatLive');
+function state(): State {
+  const g = globalThis as { [KEY]?: State };
+  g[KEY] ??= { local: new Map() };
+  return g[KEY]!;
+}
+
+export function roomOf(conversationId: string): string {
+  return `conv:${conversationId}`;
+}
+
+export function setChatNamespace(nsp: Namespace | undefined): void {
+  state().nsp = nsp;
+}
+
+function liveKey(conversationId: string): string {
+  return redisKey('chat', 'live', conversationId);
+}
+
+/** Sends an event to every subscriber of its conversation, on every instance. */
+export function publish(event: ServerEvent): void {
+  if (event.type === 'answer.delta') remember(event);
+  state().nsp?.to(roomOf(event.conversation_id)).emit('event', event);
+}
+
+function remember(event: ServerEvent): void {
+  const s = state();
+  let entry = s.local.get(event.conversation_id);
+  if (!entry) { entry = { events: [], touched: 0 }; s.local.set(event.conversation_id, entry); }
+  entry.events.push(event);
+  entry.touched = Date.now();
+  if (entry.events.length > LIVE_KEEP) entry.events.splice(0, entry.events.length - LIVE_KEEP);
+  const redis = getRedis();
+  if (!redis) return;
+  const key = liveKey(event.conversation_id);
+  redis.multi()
+    .zadd(key, event.seq, JSON.stringify(event))
+    .zremrangebyrank(key, 0, -LIVE_KEEP - 1)
+    .expire(key, LIVE_TTL_SECONDS)
+    .exec()
+    .catch(() => { /* Redis away: this instance's memory still serves resumes */ });
+}
+
+/** Live (unstored) events after `afterSeq`, oldest first, at most `limit`. */
+export async function readLive(conversationId: string, afterSeq: number, limit: number): Promise<ServerEvent[]> {
+  const bySeq = new Map<number, ServerEvent>();
+  for (const e of state().local.get(conversationId)?.events ?? []) if (e.seq > afterSeq) bySeq.set(e.seq, e);
+  const redis = getRedis();
+  if (redis) {
+    try {
+      const raw = await redis.zrangebyscore(liveKey(conversationId), `(${afterSeq}`, '+inf', 'LIMIT', 0, limit);
+      for (const r of raw) {
+        const e = JSON.parse(r) as ServerEvent;
+        bySeq.set(e.seq, e);
+      }
+    } catch { /* Redis away: what this instance saw itself */ }
+  }
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq).slice(0, limit);
+}
+
+/** Forgets this process's copies of conversations silent for a while. */
+export function sweepLive(maxIdleMs = LIVE_TTL_SECONDS * 1000): void {
+  const now = Date.now();
+  for (const [id, entry] of state().local) if (now - entry.touched > maxIdleMs) state().local.delete(id);
+}
