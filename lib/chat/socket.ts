@@ -6,6 +6,7 @@ import { TokenRefused, verifyWidgetToken, withVisitor, type WidgetClaims } from 
 import { onInvalidation } from '../cache/invalidation';
 import { getEnv } from '../env';
 import { getLimiter } from '../limits/limiter';
+import { addressLimitKey, clientAddressOf } from '../net/client-address';
 import { metrics } from '../ops/metrics';
 import { isDraining, onDrain } from '../server/drain';
 import { recordingRefusals } from '../widget-clients/refusals';
@@ -65,7 +66,8 @@ export function attachWidgetNamespace(io: Server): Namespace {
       next(new Error('client_key in the address is not accepted: pass the access token as auth.token'));
       return;
     }
-    const address = socket.handshake.address;
+    // The client's address under TRUST_PROXY (behind nginx every peer is the proxy), IPv6 by its /64.
+    const address = addressLimitKey(clientAddressOf(socket.request).ip);
     if (perAddress.get(address) >= env.WIDGET_SOCKETS_PER_ADDRESS) {
       return next(new Error(`too many connections from this address (at most ${env.WIDGET_SOCKETS_PER_ADDRESS})`));
     }
