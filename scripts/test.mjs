@@ -36,7 +36,9 @@ function step(name, cmd, args, env = {}) {
 }
 
 const files = (dir) => existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.test.ts')).map((f) => path.join(dir, f)).sort() : [];
-const nodeTest = (list) => ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...list];
+// --test-force-exit: a file's process ends when its tests have (a timer left by a server under test
+// must not hold every file for seconds; the servers' own shutdown is tested where it matters).
+const nodeTest = (list) => ['--import', 'tsx', '--test', '--test-force-exit', '--test-concurrency=1', '--test-reporter=spec', ...list];
 const only = process.env.TEST_ONLY?.split(',');
 const want = (name) => !only || only.includes(name);
 

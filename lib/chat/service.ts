@@ -246,11 +246,13 @@ export async function finishAnswers(graceMs: number) {
   const renew = setInterval(() => {
     void getDb().then((db) => renewAnswerLeases(db, l.instanceId, [...l.running.keys()], getEnv().CHAT_ANSWER_LEASE_SECONDS)).catch(() => {});
   }, 2000);
+  let grace: NodeJS.Timeout | undefined;
   try {
     const all = Promise.all([...l.running.values()].map((r) => r.done));
-    await Promise.race([all, new Promise((r) => setTimeout(r, graceMs))]);
+    await Promise.race([all, new Promise((r) => { grace = setTimeout(r, graceMs); })]);
   } finally {
     clearInterval(renew);
+    clearTimeout(grace); // else an idle stop still waits out the whole grace period
   }
   const left = [...l.running.keys()];
   if (left.length > 0) await releaseAnswerLeases(await getDb(), l.instanceId, left).catch(() => {});
