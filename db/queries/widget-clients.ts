@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../client';
-import { widgetClients, widgetSigningKeys } from '../schema';
+import { widgetClients, widgetRefusals, widgetSightings, widgetSigningKeys } from '../schema';
 
 export type WidgetClientRow = typeof widgetClients.$inferSelect;
 
@@ -27,6 +27,23 @@ export async function updateWidgetClient(db: Db, accountId: number, clientId: st
     .where(and(eq(widgetClients.id, clientId), eq(widgetClients.accountId, accountId)))
     .returning({ id: widgetClients.id, name: widgetClients.name, domains: widgetClients.domains });
   return row ?? null;
+}
+
+/**
+ * Deletes the client with its refusal and sighting rows (diagnostics of a client that no longer
+ * exists). Conversations and attachments keep `client_id` as a plain historical label (no foreign
+ * key), and the channel stays, so past chats remain readable in the API and the dashboard.
+ */
+export async function deleteWidgetClientRow(db: Db, accountId: number, clientId: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.delete(widgetClients)
+      .where(and(eq(widgetClients.id, clientId), eq(widgetClients.accountId, accountId)))
+      .returning({ id: widgetClients.id });
+    if (!row) return false;
+    await tx.delete(widgetRefusals).where(eq(widgetRefusals.clientId, clientId));
+    await tx.delete(widgetSightings).where(eq(widgetSightings.clientId, clientId));
+    return true;
+  });
 }
 
 export async function listSigningKeys(db: Db) {

@@ -7,7 +7,7 @@ import { changeAdminPassword } from '../auth/admin-password';
 import { seedDemoAccount, demoCurl, demoShellVariables, serverAddress } from '../demo/seed';
 import { importNdjsonFile } from '../imports/service';
 import { addKnowledgeFile } from '../knowledge/service';
-import { createWidgetClient } from '../widget-clients/service';
+import { createWidgetClient, deleteWidgetClientById } from '../widget-clients/service';
 import { rollbackTrack, setTrack } from '../widget-releases/service';
 
 /**
@@ -63,6 +63,11 @@ const COMMANDS: Record<string, Command> = {
       domains: Array.isArray(v.domain) ? v.domain : [],
       channelId: v.channel === undefined ? undefined : (v.channel as unknown as number),
     }),
+  },
+  'widget client delete': {
+    usage: 'widget client delete --client-id ID',
+    options: { 'client-id': { type: 'string' } },
+    run: (v) => deleteWidgetClientById(need(v, 'client-id')),
   },
   'kb add': {
     usage: 'kb add --account ID --file PATH',

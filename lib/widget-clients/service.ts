@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { getDb } from '../../db/client';
 import { channelBelongsTo, insertChannel } from '../../db/queries/channels';
-import { getWidgetClientForAuth, insertWidgetClient, listWidgetClients, updateWidgetClient } from '../../db/queries/widget-clients';
+import { deleteWidgetClientRow, getWidgetClientForAuth, insertWidgetClient, listWidgetClients, updateWidgetClient } from '../../db/queries/widget-clients';
 import { requireAccount, validate } from '../accounts/service';
 import { AppError } from '../api/errors';
 import { hashSecret, randomBase62, secretMatches } from '../auth/api-keys';
@@ -49,6 +49,21 @@ export async function renameClient(accountId: number, clientId: string, name: st
   const row = await updateWidgetClient(await getDb(), accountId, clientId, { name: v.name });
   if (!row) throw new AppError('not_found', `No widget client ${clientId}.`);
   return row;
+}
+
+/** Deletes a client of this account; its open sockets are disconnected at once, on every instance. */
+export async function deleteWidgetClient({ accountId, clientId }: { accountId: number; clientId: string }) {
+  const deleted = await deleteWidgetClientRow(await getDb(), accountId, clientId);
+  if (!deleted) throw new AppError('not_found', `No widget client ${clientId}.`);
+  await publishInvalidation('widget-client', clientId); // revokeSockets finds no client and disconnects them
+  return { client_id: clientId, deleted: true as const };
+}
+
+/** The operator's CLI door: the client id names its account, so no --account is needed. */
+export async function deleteWidgetClientById(clientId: string) {
+  const client = await getWidgetClientForAuth(await getDb(), clientId);
+  if (!client) throw new AppError('not_found', `No widget client ${clientId}.`);
+  return deleteWidgetClient({ accountId: client.accountId, clientId });
 }
 
 export async function rotateClientSecret(accountId: number, clientId: string) {

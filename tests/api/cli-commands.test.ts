@@ -130,6 +130,12 @@ describe('CLI: widget client create', () => {
     const unnamed = parseSuccess(await runCli(['widget', 'client', 'create', '--account', String(accountId), '--domain', 'docs.example:8443']));
     assert.equal(unnamed.name, 'docs.example');
     assert.deepEqual(unnamed.domains, ['docs.example']);
+    assert.deepEqual(parseSuccess(await runCli(['widget', 'client', 'delete', '--client-id', unnamed.client_id as string])), { client_id: unnamed.client_id, deleted: true });
+    const again = await runCli(['widget', 'client', 'delete', '--client-id', unnamed.client_id as string]);
+    assert.notEqual(again.code, 0);
+    assert.match(again.stderr, /No widget client wc_/);
+    const left = await inDb((db) => rows<{ id: string }>(db, sql`SELECT id FROM widget_clients WHERE account_id = ${accountId}`));
+    assert.deepEqual(left.map((r) => r.id), [out.client_id]);
   });
 
   it('refuses a non-domain with the reason and writes nothing', async () => {

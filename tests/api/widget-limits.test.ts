@@ -4,10 +4,10 @@ import { getDb } from '../../db/client';
 import { insertConversationEvent } from '../../db/queries/chat';
 import { RESUME_PAGE } from '../../lib/chat/service';
 import { recentSightings } from '../../lib/chat/sightings';
-import { setClientDomains } from '../../lib/widget-clients/service';
-import { createTestAccount } from '../helpers/builders';
+import { deleteWidgetClient, setClientDomains } from '../../lib/widget-clients/service';
+import { api, createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { backendToken, connectOutcome, connectVisitor, createTestWidgetClient, widgetSocket } from '../helpers/widget';
+import { backendToken, connectOutcome, connectVisitor, createTestWidgetClient, expectRefused, tokenRequest, widgetSocket } from '../helpers/widget';
 
 let server: TestServer;
 before(async () => { server = await startTestServer({
@@ -153,6 +153,34 @@ describe('hostile sockets: caps, pages and revocation', () => {
       assert.ok(Date.now() - started < 1000, 'within a second');
       assert.equal(v.disconnectReason, 'io server disconnect');
       assert.match(revoked?.message ?? '', /^domain not allowed/);
+    } finally {
+      v.close();
+    }
+  });
+
+  it('deleting a client disconnects its sockets at once, refuses its old tokens and keeps its conversations', async () => {
+    const acct = await createTestAccount();
+    const other = await createTestAccount();
+    const client = await createTestWidgetClient(acct.accountId, ['shop.example.com']);
+    const token = (await backendToken(server.url, client)).access_token;
+    const v = await connectVisitor(server.url, token, ORIGIN);
+    let revoked: { message: string } | undefined;
+    v.socket.on('session:revoked', (m: { message: string }) => { revoked = m; });
+    try {
+      const ack = await v.ok<{ conversation_id: string; response_id: string }>('ask', { client_message_id: 'del-1', text: 'anything' });
+      await v.finished(ack.response_id);
+      await assert.rejects(deleteWidgetClient({ accountId: other.accountId, clientId: client.client_id }), { code: 'not_found' });
+      const started = Date.now();
+      assert.deepEqual(await deleteWidgetClient({ accountId: acct.accountId, clientId: client.client_id }), { client_id: client.client_id, deleted: true });
+      await v.until(() => v.disconnectReason !== undefined, 'the deletion disconnect', 2000);
+      assert.ok(Date.now() - started < 1000, 'within a second');
+      assert.equal(v.disconnectReason, 'io server disconnect');
+      assert.match(revoked?.message ?? '', /^token invalid: the widget client no longer exists/);
+      assert.match(await expectRefused(server.url, { origin: ORIGIN, auth: { token } }), /^token invalid: the widget client no longer exists/);
+      assert.equal((await tokenRequest(server.url, { client_id: client.client_id, client_secret: client.client_secret })).status, 404);
+      const conv = await api(server.url, acct.key)(`/customer-api/v2/conversation/${ack.conversation_id}`);
+      assert.equal(conv.status, 200);
+      assert.equal(conv.body.channel_id, client.channel_id);
     } finally {
       v.close();
     }

@@ -92,7 +92,7 @@ for (const mode of ['client-id', 'backend-node', 'backend-fetch'] as const) {
   });
 }
 
-test('clients: a name, a pasted address reduced to its host, a non-domain refused, rename, inline rotate', async ({ page }) => {
+test('clients: a name, a pasted address reduced to its host, a non-domain refused, rename, inline rotate, inline delete', async ({ page }) => {
   await openGenerator(page);
   await page.getByLabel('Name', { exact: true }).fill('Help centre');
   await page.getByLabel('Domains (one per line)').fill('not a domain!!');
@@ -123,6 +123,10 @@ test('clients: a name, a pasted address reduced to its host, a non-domain refuse
   await expect(row.getByRole('group', { name: `Confirm rotating the secret of ${id}` })).toContainText('The old secret stops working at once.');
   await row.getByRole('button', { name: 'Yes, rotate' }).click();
   await expect(row.getByTestId('client-secret')).toContainText('wcs_');
+  await row.getByRole('button', { name: `Delete ${id}` }).click();
+  await expect(row.getByRole('group', { name: `Confirm deleting ${id}` })).toContainText('Widgets using it disconnect at once');
+  await row.getByRole('button', { name: 'Yes, delete' }).click();
+  await expect(page.locator('tr', { hasText: id })).toHaveCount(0);
   expect(dialogs, 'no window.confirm').toBe(0);
 });
 

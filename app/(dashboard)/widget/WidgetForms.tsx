@@ -1,7 +1,7 @@
 'use client';
 import { useActionState, useEffect, useState, useTransition } from 'react';
 import { CopyButton } from '../_components/CopyButton';
-import { createClientAction, renameClientAction, rotateSecretAction, updateDomainsAction } from './actions';
+import { createClientAction, deleteClientAction, renameClientAction, rotateSecretAction, updateDomainsAction } from './actions';
 import { SnippetGenerator, type ClientOption } from './SnippetGenerator';
 
 function SecretOnce({ secret }: { secret: string }) {
@@ -72,6 +72,7 @@ export function ClientRow({ clientId, name, domains, channel }: { clientId: stri
       <td data-label=""><div style={{ display: 'flex', gap: '.4rem', justifyContent: 'flex-end', alignItems: 'flex-start', whiteSpace: 'nowrap' }}>
         {!editing && <button type="button" className="btn secondary" onClick={() => { setDraft(domains.join('\n')); setEditing(true); }} aria-label={`Edit domains of ${clientId}`}>Edit domains</button>}{' '}
         <RotateButton clientId={clientId} onRotated={setRotated} />
+        <DeleteButton clientId={clientId} />
       </div></td>
     </tr>
   );
@@ -92,6 +93,27 @@ function RotateButton({ clientId, onRotated }: { clientId: string; onRotated: (s
         const r = await rotateSecretAction(clientId);
         if (r?.ok) { onRotated(r.secret); setConfirming(false); } else setError(r?.error ?? 'Could not rotate the secret.');
       })}>Yes, rotate</button>
+      <button type="button" className="btn secondary" onClick={() => setConfirming(false)}>Cancel</button>
+      {error && <span className="error" role="alert">{error}</span>}
+    </span>
+  );
+}
+
+/** Deleting confirms inline too; the client's open widgets are disconnected at once. */
+function DeleteButton({ clientId }: { clientId: string }) {
+  const [confirming, setConfirming] = useState(false);
+  const [pending, start] = useTransition();
+  const [error, setError] = useState<string | null>(null);
+  if (!confirming) {
+    return <button type="button" className="btn danger" aria-label={`Delete ${clientId}`} onClick={() => setConfirming(true)}>Delete</button>;
+  }
+  return (
+    <span role="group" aria-label={`Confirm deleting ${clientId}`} style={{ display: 'inline-flex', gap: '.4rem', flexWrap: 'wrap', alignItems: 'center', whiteSpace: 'normal' }}>
+      <span className="muted" style={{ fontSize: '.85rem' }}>Widgets using it disconnect at once; its conversations stay.</span>
+      <button type="button" className="btn danger" disabled={pending} onClick={() => start(async () => {
+        const r = await deleteClientAction(clientId);
+        if (r?.ok) setConfirming(false); else setError(r?.error ?? 'Could not delete the client.');
+      })}>Yes, delete</button>
       <button type="button" className="btn secondary" onClick={() => setConfirming(false)}>Cancel</button>
       {error && <span className="error" role="alert">{error}</span>}
     </span>

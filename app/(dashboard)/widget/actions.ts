@@ -3,7 +3,7 @@ import { revalidatePath } from 'next/cache';
 import { requireDashboardSession } from '@/lib/auth/session';
 import { actionResult } from '@/lib/dashboard/action-result';
 import { splitDomainBox } from '@/lib/widget-clients/contract';
-import { createWidgetClient, renameClient, rotateClientSecret, setClientDomains } from '@/lib/widget-clients/service';
+import { createWidgetClient, deleteWidgetClient, renameClient, rotateClientSecret, setClientDomains } from '@/lib/widget-clients/service';
 
 const domainsOf = (text: FormDataEntryValue | null) => splitDomainBox(String(text ?? ''));
 
@@ -41,5 +41,14 @@ export async function rotateSecretAction(clientId: string) {
   return actionResult(async () => {
     const r = await rotateClientSecret(accountId, clientId);
     return { secret: r.client_secret };
+  });
+}
+
+export async function deleteClientAction(clientId: string) {
+  const { accountId } = await requireDashboardSession();
+  return actionResult(async () => {
+    await deleteWidgetClient({ accountId, clientId: String(clientId) });
+    revalidatePath('/widget');
+    return {};
   });
 }
