@@ -22,11 +22,14 @@ export function setDirectApiEnabled(on: boolean): void {
  * preflights) go through Next. Returns false when the request is not for this door.
  */
 export function handleDirectApi(req: IncomingMessage, res: ServerResponse): boolean {
-  if (!enabled || !req.headers.authorization) return false;
+  if (!enabled) return false;
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const pathname = q < 0 ? url : url.slice(0, q);
-  if (!CANONICAL.test(pathname)) return false;
+  // Next's router answers a malformed escape in a dynamic segment with a bare text 500: such
+  // paths are answered here, with or without credentials (the handler checks them first).
+  const malformed = pathname.startsWith(`${API_BASE}/`) && hasMalformedEscape(pathname);
+  if (!malformed && (!req.headers.authorization || !CANONICAL.test(pathname))) return false;
   const method = req.method ?? 'GET';
   const { handlers, params } = resolveCustomerPath(pathname);
   const handler: RouteHandler | undefined = method === 'HEAD' ? handlers.GET : handlers[method as keyof RouteHandlers];
@@ -64,6 +67,10 @@ function toRequest(req: IncomingMessage, url: string): Request {
   } catch {
     throw new AppError('invalid_request', 'The request line or its headers could not be read.');
   }
+}
+
+function hasMalformedEscape(pathname: string): boolean {
+  try { decodeURIComponent(pathname); return false; } catch { return true; }
 }
 
 /** Every failure of this door is written by the one problem writer. */
