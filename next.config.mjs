@@ -1,3 +1,9 @@
+import { readFileSync } from 'node:fs';
+
+/** One list of security headers for Next's answers and the Customer API's direct door (lib/server/direct-api.ts). */
+const SECURITY = JSON.parse(readFileSync(new URL('./lib/net/security-headers.json', import.meta.url), 'utf8'));
+const asList = (o) => Object.entries(o).map(([key, value]) => ({ key, value }));
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // Drivers with native/wasm parts stay outside the bundle; server.ts and route handlers share
@@ -15,15 +21,8 @@ const nextConfig = {
   async headers() {
     const cors = { key: 'Access-Control-Allow-Origin', value: '*' };
     return [
-      { source: '/:path*', headers: [{ key: 'X-Content-Type-Options', value: 'nosniff' }] },
-      {
-        source: '/:path((?!chatbot/|chat/|api/widget/).*)',
-        headers: [
-          { key: 'Content-Security-Policy', value: "frame-ancestors 'none'" },
-          { key: 'X-Frame-Options', value: 'DENY' },
-          { key: 'Referrer-Policy', value: 'strict-origin-when-cross-origin' },
-        ],
-      },
+      { source: '/:path*', headers: asList(SECURITY.everywhere) },
+      { source: '/:path((?!chatbot/|chat/|api/widget/).*)', headers: asList(SECURITY.notEmbedded) },
       { source: '/chatbot/loader.js', headers: [cors, { key: 'Cache-Control', value: 'public, max-age=300' }] },
       { source: '/chatbot/v/:path*', headers: [cors, { key: 'Cache-Control', value: 'public, max-age=31536000, immutable' }] },
       { source: '/chat/v0/:path*', headers: [cors, { key: 'Cache-Control', value: 'public, max-age=300' }] },

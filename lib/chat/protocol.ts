@@ -11,6 +11,9 @@ export const NAMESPACE = '/widget';
 export const PROTOCOL_VERSION = 1;
 export const MAX_QUESTION_CHARS = 4000;
 
+/** PostgreSQL text cannot hold NUL: refused precisely here rather than failing in the insert. */
+const NO_NUL = [/^[^\u0000]*$/, 'must not contain NUL characters'] as const;
+
 const Uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID')
   .transform((s) => s.toLowerCase());
 
@@ -22,7 +25,7 @@ export const ClientRequests = {
   ask: z.object({
     conversation_id: Uuid.optional(),
     client_message_id: z.string().min(1).max(100).regex(/^[\w.:-]+$/, 'letters, digits, _ . : - only'),
-    text: z.string().trim().min(1, 'must not be empty').max(MAX_QUESTION_CHARS, `must be at most ${MAX_QUESTION_CHARS} characters`),
+    text: z.string().trim().min(1, 'must not be empty').max(MAX_QUESTION_CHARS, `must be at most ${MAX_QUESTION_CHARS} characters`).regex(...NO_NUL),
     attachments: z.array(Uuid).max(5, 'at most 5 attachments').optional(),
   }),
   /** After a reconnect: the events after last_seq (one page; `more` asks for the next), then live events. */
@@ -31,7 +34,7 @@ export const ClientRequests = {
   history: z.object({ conversation_id: Uuid, before: Uuid.optional() }),
   /** Like or dislike an answer; the same value again removes it (toggle). */
   feedback: z.object({ response_id: Uuid, value: z.enum(['like', 'dislike']) }),
-  comment: z.object({ response_id: Uuid, text: z.string().trim().min(1).max(2000) }),
+  comment: z.object({ response_id: Uuid, text: z.string().trim().min(1).max(2000).regex(...NO_NUL) }),
 } as const;
 
 export type ClientRequestName = keyof typeof ClientRequests;

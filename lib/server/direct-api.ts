@@ -3,6 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolveCustomerPath, type RouteHandler, type RouteHandlers } from '../api/customer-route';
 import { AppError } from '../api/errors';
 import { API_BASE } from '../api/operations';
+import securityHeaders from '../net/security-headers.json';
+
+const SECURITY_HEADERS = Object.entries({ ...securityHeaders.everywhere, ...securityHeaders.notEmbedded }).map(([k, v]) => [k.toLowerCase(), v] as const);
 import { problemResponse, toAppError } from '../api/problem';
 
 /** Canonical paths only: anything Next would redirect or normalise (trailing slash, `//`, dot segments, escapes) goes to Next. */
@@ -22,11 +25,14 @@ export function setDirectApiEnabled(on: boolean): void {
  * preflights) go through Next. Returns false when the request is not for this door.
  */
 export function handleDirectApi(req: IncomingMessage, res: ServerResponse): boolean {
-  if (!enabled || !req.headers.authorization) return false;
+  if (!enabled) return false;
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const pathname = q < 0 ? url : url.slice(0, q);
-  if (!CANONICAL.test(pathname)) return false;
+  // Next's router answers a malformed escape in a dynamic segment with a bare text 500: such
+  // paths are answered here, with or without credentials (the handler checks them first).
+  const malformed = pathname.startsWith(`${API_BASE}/`) && hasMalformedEscape(pathname);
+  if (!malformed && (!req.headers.authorization || !CANONICAL.test(pathname))) return false;
   const method = req.method ?? 'GET';
   const { handlers, params } = resolveCustomerPath(pathname);
   const handler: RouteHandler | undefined = method === 'HEAD' ? handlers.GET : handlers[method as keyof RouteHandlers];
@@ -66,6 +72,10 @@ function toRequest(req: IncomingMessage, url: string): Request {
   }
 }
 
+function hasMalformedEscape(pathname: string): boolean {
+  try { decodeURIComponent(pathname); return false; } catch { return true; }
+}
+
 /** Every failure of this door is written by the one problem writer. */
 function failure(e: unknown): Response {
   const requestId = randomUUID();
@@ -75,6 +85,8 @@ function failure(e: unknown): Response {
 async function send(res: ServerResponse, response: Response, head: boolean): Promise<void> {
   const body = head || response.body === null ? '' : Buffer.from(await response.arrayBuffer());
   const out: Record<string, string> = {};
+  // The headers Next adds to its own answers (next.config.mjs reads the same file): both doors alike.
+  for (const [k, v] of SECURITY_HEADERS) out[k] = v;
   response.headers.forEach((v, k) => { out[k] = v; });
   if (!head) out['content-length'] = String(body.length);
   res.writeHead(response.status, out);
