@@ -15,9 +15,11 @@ import { signIn } from '../helpers/signin';
 
 let server: TestServer;
 let setDirectApiEnabled: (on: boolean) => void;
+let big: Awaited<ReturnType<typeof bigAccount>>;
 before(async () => {
   server = await startTestServer();
   ({ setDirectApiEnabled } = await import('../../lib/server/direct-api'));
+  big = await bigAccount();
 });
 after(async () => { setDirectApiEnabled?.(true); await server?.close(); });
 
@@ -75,8 +77,6 @@ function parseCsv(text: string): string[][] {
   return out;
 }
 
-let big: Awaited<ReturnType<typeof bigAccount>>;
-before(async () => { big = await bigAccount(); });
 
 describe('export equals the list, all pages, same order', () => {
   const cases = [
