@@ -2,7 +2,7 @@
  * Export throughput and memory (CONTRACTS §10): N responses (default 200,000) in one account,
  * bulk-inserted by SQL, exported as NDJSON and CSV through the direct door while the process's
  * RSS is sampled every 50 ms; then once more with a slow reader. Prints one JSON line per run.
- *   TEST_DB=postgres DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> node --import tsx tests/bench/export-bench.ts [N]
+ *   TEST_DB=postgres DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> node --expose-gc --import tsx tests/bench/export-bench.ts [N]
  */
 import { sql } from 'drizzle-orm';
 import os from 'node:os';
@@ -13,8 +13,10 @@ import { startTestServer } from '../helpers/server';
 const N = Number(process.argv[2] ?? 200_000);
 
 async function run(url: string, key: string, delayEveryMb = 0) {
+  (globalThis as { gc?: () => void }).gc?.();
   const rss: number[] = [];
-  const timer = setInterval(() => rss.push(process.memoryUsage().rss), 50);
+  const heap: number[] = [];
+  const timer = setInterval(() => { const m = process.memoryUsage(); rss.push(m.rss); heap.push(m.heapUsed); }, 50);
   const started = performance.now();
   const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
   const reader = res.body!.getReader();
@@ -27,13 +29,13 @@ async function run(url: string, key: string, delayEveryMb = 0) {
     bytes += value.length;
     sinceDelay += value.length;
     for (const b of value) if (b === 10) lines++;
-    if (delayEveryMb && sinceDelay > delayEveryMb * 1e6) { sinceDelay = 0; await new Promise((r) => setTimeout(r, 100)); }
+    if (delayEveryMb && sinceDelay > delayEveryMb * 1e6) { sinceDelay = 0; await new Promise((r) => setTimeout(r, 200)); }
   }
   const seconds = (performance.now() - started) / 1000;
   clearInterval(timer);
   const mb = (x: number) => Math.round(x / 1e6);
   return { url: url.replace(/^.*customer-api\/v2/, ''), status: res.status, lines, mb: mb(bytes), seconds: +seconds.toFixed(2),
-    records_per_s: Math.round(lines / seconds), rss_min_mb: mb(Math.min(...rss)), rss_max_mb: mb(Math.max(...rss)), slow: !!delayEveryMb };
+    records_per_s: Math.round(lines / seconds), rss_min_mb: mb(Math.min(...rss)), heap_min_mb: mb(Math.min(...heap)), rss_max_mb: mb(Math.max(...rss)), heap_max_mb: mb(Math.max(...heap)), slow: !!delayEveryMb };
 }
 
 async function main() {
