@@ -88,13 +88,8 @@ export type ConversationWithTranscriptRow = ConversationRow & {
   attachments: Array<{ id: string; message_id: string | null; filename: string; content_type: string; size: number }>;
 };
 
-/**
- * The conversation, its responses (oldest first) and their attachments in ONE prepared
- * statement; null when the account has no such conversation.
- */
-export async function getConversationWithTranscript(db: Db, accountId: number, conversationId: string): Promise<ConversationWithTranscriptRow | null> {
-  const [row] = await preparedRows<ConversationWithTranscriptRow>(db, sql`
-    SELECT ${COLUMNS},
+/** A conversation's responses (oldest first) and attachments as JSON aggregates (alias `c`). */
+const TRANSCRIPT_COLUMNS = sql`
       (SELECT COALESCE(json_agg(json_build_object(
           'id', r.id, 'question', r.question, 'answer', r.answer, 'question_message_id', r.question_message_id,
           'answer_message_id', r.answer_message_id, 'created_at', ${utcText(sql`r.created_at`)}) ORDER BY r.created_at, r.id), '[]'::json)
@@ -102,14 +97,26 @@ export async function getConversationWithTranscript(db: Db, accountId: number, c
       (SELECT COALESCE(json_agg(json_build_object(
           'id', a.id, 'message_id', a.message_id, 'filename', a.filename, 'content_type', a.content_type, 'size', a.size)
           ORDER BY a.created_at, a.id), '[]'::json)
-        FROM attachments a WHERE a.conversation_id = c.id AND a.account_id = c.account_id) AS attachments
-    FROM conversations c ${CHANNEL_OF_CONVERSATION}
-    WHERE c.id = ${conversationId} AND c.account_id = ${accountId}`);
-  if (!row) return null;
-  // Without a json type parser (drizzle's PGlite path) the aggregates arrive as text.
+        FROM attachments a WHERE a.conversation_id = c.id AND a.account_id = c.account_id) AS attachments`;
+
+/** Without a json type parser (drizzle's PGlite path) the aggregates arrive as text. */
+function parseAggregates(row: Partial<Pick<ConversationWithTranscriptRow, 'transcript' | 'attachments'>>): void {
   for (const k of ['transcript', 'attachments'] as const) {
     if (typeof row[k] === 'string') (row as Record<string, unknown>)[k] = JSON.parse(row[k] as unknown as string);
   }
+}
+
+/**
+ * The conversation, its responses (oldest first) and their attachments in ONE prepared
+ * statement; null when the account has no such conversation.
+ */
+export async function getConversationWithTranscript(db: Db, accountId: number, conversationId: string): Promise<ConversationWithTranscriptRow | null> {
+  const [row] = await preparedRows<ConversationWithTranscriptRow>(db, sql`
+    SELECT ${COLUMNS}, ${TRANSCRIPT_COLUMNS}
+    FROM conversations c ${CHANNEL_OF_CONVERSATION}
+    WHERE c.id = ${conversationId} AND c.account_id = ${accountId}`);
+  if (!row) return null;
+  parseAggregates(row);
   return row;
 }
 
@@ -118,4 +125,30 @@ export async function getConversationById(db: Db, accountId: number, conversatio
     SELECT ${COLUMNS} FROM conversations c ${CHANNEL_OF_CONVERSATION}
     WHERE c.id = ${conversationId} AND c.account_id = ${accountId}`);
   return row ?? null;
+}
+
+export type ConversationExportRow = ConversationRow & { sort_k: string } & Partial<Pick<ConversationWithTranscriptRow, 'transcript' | 'attachments'>>;
+
+/**
+ * One keyset page of the conversation export (CONTRACTS §10): the list's filter and total order,
+ * the rows strictly after `after` (sort key as text, id); never OFFSET. `withMessages` adds each
+ * conversation's transcript and attachments, read as `getConversationWithTranscript` reads them.
+ * Run it inside the export's snapshot transaction.
+ */
+export async function listConversationsAfter(tx: Db, accountId: number, f: ConversationFilter, sortKey: ConversationSortKey,
+  dir: 'ASC' | 'DESC', after: { k: string; id: string } | null, limit: number, withMessages: boolean): Promise<ConversationExportRow[]> {
+  const colName = CONVERSATION_SORT_COLUMNS[sortKey];
+  const col = sql.raw(colName);
+  const cmp = sql.raw(dir === 'ASC' ? '>' : '<');
+  const byId = colName === 'id';
+  const from = !after ? sql``
+    : byId ? sql` AND c.id ${cmp} ${after.id}` : sql` AND (c.${col}, c.id) ${cmp} (${after.k}, ${after.id})`;
+  const order = byId ? sql`c.id ${direction(dir)}` : sql`c.${col} ${direction(dir)}, c.id ${direction(dir)}`;
+  const result = await rows<ConversationExportRow>(tx, sql`
+    SELECT ${COLUMNS}, c.${col}::text AS sort_k${withMessages ? sql`, ${TRANSCRIPT_COLUMNS}` : sql``}
+    FROM conversations c ${CHANNEL_OF_CONVERSATION}
+    WHERE ${whereOf(accountId, f)}${from}
+    ORDER BY ${order} LIMIT ${limit}`);
+  if (withMessages) for (const row of result) parseAggregates(row);
+  return result;
 }

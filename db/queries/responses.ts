@@ -106,3 +106,27 @@ export async function listConversationAttachments(db: Db, accountId: number, con
     WHERE conversation_id = ${conversationId} AND account_id = ${accountId}
     ORDER BY created_at ASC, id ASC`);
 }
+
+/** Where a keyset page starts: after the row with this sort key (as text) and id. */
+export type KeysetAfter = { k: string; id: string };
+
+/**
+ * One keyset page of the export (CONTRACTS §10): the list's filter (the same `whereOf`) and the
+ * list's total order (sort column, then id, one direction), the rows strictly after `after`.
+ * Never OFFSET: each page is an index range scan from the previous page's last (key, id). Run it
+ * inside the export's snapshot transaction. `sort_k` is the raw key as text, for the next page.
+ */
+export async function listResponsesAfter(tx: Db, accountId: number, f: ResponseFilter, sortKey: ResponseSortKey,
+  dir: 'ASC' | 'DESC', after: KeysetAfter | null, limit: number): Promise<Array<ResponseRow & { sort_k: string }>> {
+  const colName = RESPONSE_SORT_COLUMNS[sortKey];
+  const col = sql.raw(colName);
+  const cmp = sql.raw(dir === 'ASC' ? '>' : '<');
+  const byId = colName === 'id';
+  const from = !after ? sql``
+    : byId ? sql` AND r.id ${cmp} ${after.id}` : sql` AND (r.${col}, r.id) ${cmp} (${after.k}, ${after.id})`;
+  const order = byId ? sql`r.id ${direction(dir)}` : sql`r.${col} ${direction(dir)}, r.id ${direction(dir)}`;
+  return rows<ResponseRow & { sort_k: string }>(tx, sql`
+    SELECT ${COLUMNS}, r.${col}::text AS sort_k FROM responses r
+    WHERE ${whereOf(accountId, f)}${from}
+    ORDER BY ${order} LIMIT ${limit}`);
+}

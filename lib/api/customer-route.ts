@@ -32,7 +32,8 @@ function operationHandler(op: CustomerOperation): RouteHandler {
   return apiRoute<Record<string, string>>(async (req, raw) => {
     const principal = await authenticateCustomerRequest(req);
     const params = pathParams(op, raw);
-    return jsonResponse(await op.run({ principal, params, query: new URL(req.url).searchParams, selfPath }));
+    const result = await op.run({ principal, params, query: new URL(req.url).searchParams, selfPath });
+    return op.download ? (result as Response) : jsonResponse(result);
   });
 }
 

@@ -89,7 +89,13 @@ function operationObject(c: Collector, op: CustomerOperation) {
     security: [{ apiKey: [] }],
     parameters: [...pathParameters(c, op), ...queryParameters(c, op)],
     responses: {
-      200: { description: 'OK', content: { 'application/json': { schema: c.schema(op.response), example: op.example.response } } },
+      200: op.download ? {
+        description: 'The records as a streamed attachment (Content-Disposition)',
+        content: {
+          'application/x-ndjson': { schema: c.schema(op.response), example: op.example.response },
+          'text/csv': { schema: { type: 'string', description: 'RFC 4180: a header row of field names, then one row per record' } },
+        },
+      } : { description: 'OK', content: { 'application/json': { schema: c.schema(op.response), example: op.example.response } } },
       400: problem('Invalid parameter(s); `errors` lists each'),
       401: problem('Missing, malformed, unknown, revoked or other-environment API key'),
       ...(op.notFound ? { 404: problem(op.notFound) } : {}),

@@ -7,6 +7,8 @@ import {
 import { getConversationWithMessages, listConversationsPage } from '../conversations/service';
 import { RESPONSE_EXAMPLE, ResponseBody, ResponseIdPath, ResponseListQuery, ResponsePage, SingleRecordQuery } from '../responses/contract';
 import { getResponse, listResponsesPage } from '../responses/service';
+import { ConversationExportLine, ConversationExportQuery, ResponseExportLine, ResponseExportQuery } from '../export/contract';
+import { exportConversations, exportResponses } from '../export/service';
 
 /** Every Customer API path starts here. */
 export const API_BASE = '/customer-api/v2';
@@ -39,6 +41,8 @@ export type CustomerOperation = {
   query: z.ZodObject;
   /** The 200 body. */
   response: z.ZodType;
+  /** A streamed download (CONTRACTS §10): `run` answers a Response; `response` is one NDJSON line. */
+  download?: true;
   /** Present when a path id may name nothing: the 404's description. */
   notFound?: string;
   /** Documented and run by the test suite against a real server (tests/api/openapi.test.ts). */
@@ -67,6 +71,17 @@ export const CUSTOMER_OPERATIONS: readonly CustomerOperation[] = [
     example: { query: { query: 'password', order_by: 'likes', sort: 'DESC', resultsPerPage: '5' }, response: page(RESPONSE_EXAMPLE) },
     run: ({ principal, query, selfPath }) => listResponsesPage(principal.accountId, query, selfPath),
   }),
+  // Before '/response/{response_id}': a literal segment wins over a path parameter.
+  operation({
+    operationId: 'exportResponses', method: 'GET', path: '/response/export', tag: 'Responses',
+    summary: 'Export responses',
+    description: 'Every response the list returns for the same filters, search and sort, in the same order, all '
+      + 'pages, streamed from one consistent snapshot: NDJSON (one record per line, default) or CSV (`format=csv`, '
+      + 'RFC 4180, header row). Sent as an attachment `responses-<UTC yyyymmdd-hhmmss>.<ext>`.',
+    query: ResponseExportQuery, response: ResponseExportLine, download: true,
+    example: { query: { query: 'password', order_by: 'likes', sort: 'DESC' }, response: RESPONSE_EXAMPLE },
+    run: ({ principal, query }) => exportResponses(principal.accountId, query),
+  }),
   operation({
     operationId: 'getResponse', method: 'GET', path: '/response/{response_id}', tag: 'Responses',
     summary: 'Get one response',
@@ -84,6 +99,17 @@ export const CUSTOMER_OPERATIONS: readonly CustomerOperation[] = [
     query: ConversationListQuery, response: ConversationPage,
     example: { query: { order_by: 'response_count', sort: 'DESC', resultsPerPage: '10' }, response: page(CONVERSATION_EXAMPLE) },
     run: ({ principal, query, selfPath }) => listConversationsPage(principal.accountId, query, selfPath),
+  }),
+  operation({
+    operationId: 'exportConversations', method: 'GET', path: '/conversation/export', tag: 'Conversations',
+    summary: 'Export conversations',
+    description: 'Every conversation the list returns for the same filters, search and sort, in the same order, all '
+      + 'pages, streamed from one consistent snapshot: NDJSON (default) or CSV (`format=csv`). `include=messages` '
+      + 'adds each conversation\'s `messages` as in GET /conversation/{conversation_id} (NDJSON only). Sent as an '
+      + 'attachment `conversations-<UTC yyyymmdd-hhmmss>.<ext>`.',
+    query: ConversationExportQuery, response: ConversationExportLine, download: true,
+    example: { query: { order_by: 'response_count', sort: 'DESC', include: 'messages' }, response: CONVERSATION_DETAIL_EXAMPLE },
+    run: ({ principal, query }) => exportConversations(principal.accountId, query),
   }),
   operation({
     operationId: 'getConversation', method: 'GET', path: '/conversation/{conversation_id}', tag: 'Conversations',

@@ -1,5 +1,5 @@
 import { getDb } from '../../db/client';
-import { getConversationWithTranscript, listConversationsWithCount, type ConversationRow } from '../../db/queries/conversations';
+import { getConversationWithTranscript, listConversationsWithCount, type ConversationRow, type ConversationWithTranscriptRow } from '../../db/queries/conversations';
 import { AppError } from '../api/errors';
 import { envelope, gridjsCells, offsetOf, parseListQuery, parseSingleQuery, type Envelope } from '../api/list-query';
 import { ConversationListQuery, CONVERSATION_SORT_KEYS, type ConversationRecord, type Message } from './contract';
@@ -25,12 +25,8 @@ export async function listConversationsPage(accountId: number, params: URLSearch
   return envelope(linkPath, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
 }
 
-/** The conversation with its messages, oldest first: each response's question, then its answer. */
-export async function getConversationWithMessages(accountId: number, conversationId: string, params: URLSearchParams) {
-  const { format } = parseSingleQuery(params);
-  const conversation = await getConversationWithTranscript(await getDb(), accountId, conversationId);
-  if (!conversation) throw new AppError('not_found', `No conversation with id ${conversationId}.`);
-  const { transcript, attachments } = conversation;
+/** A conversation's messages, oldest first: each response's question, then its answer, with their attachments. */
+export function messagesOf(transcript: ConversationWithTranscriptRow['transcript'], attachments: ConversationWithTranscriptRow['attachments']): Message[] {
   const byMessage = new Map<string, Message['attachments']>();
   for (const a of attachments) {
     if (!a.message_id) continue;
@@ -38,12 +34,20 @@ export async function getConversationWithMessages(accountId: number, conversatio
     list.push({ upload_id: a.id, filename: a.filename, content_type: a.content_type, size: a.size });
     byMessage.set(a.message_id, list);
   }
-  const messages: Message[] = transcript.flatMap((r) => [
+  return transcript.flatMap((r) => [
     { message_id: r.question_message_id, role: 'user' as const, content: r.question, created_at: r.created_at,
       response_id: r.id, attachments: byMessage.get(r.question_message_id) ?? [] },
     { message_id: r.answer_message_id, role: 'assistant' as const, content: r.answer, created_at: r.created_at,
       response_id: r.id, attachments: byMessage.get(r.answer_message_id) ?? [] },
   ]);
+}
+
+/** The conversation with its messages, oldest first: each response's question, then its answer. */
+export async function getConversationWithMessages(accountId: number, conversationId: string, params: URLSearchParams) {
+  const { format } = parseSingleQuery(params);
+  const conversation = await getConversationWithTranscript(await getDb(), accountId, conversationId);
+  if (!conversation) throw new AppError('not_found', `No conversation with id ${conversationId}.`);
+  const messages = messagesOf(conversation.transcript, conversation.attachments);
   const detail = { ...toConversationRecord(conversation), messages };
   return format === 'gridjs' ? gridjsCells(detail) : detail;
 }

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { resolveCustomerPath, type RouteHandler, type RouteHandlers } from '../api/customer-route';
 import { AppError } from '../api/errors';
 import { API_BASE } from '../api/operations';
@@ -83,6 +85,7 @@ function failure(e: unknown): Response {
 }
 
 async function send(res: ServerResponse, response: Response, head: boolean): Promise<void> {
+  if (response.headers.has('content-disposition') && response.body) return sendStream(res, response, head);
   const body = head || response.body === null ? '' : Buffer.from(await response.arrayBuffer());
   const out: Record<string, string> = {};
   // The headers Next adds to its own answers (next.config.mjs reads the same file): both doors alike.
@@ -91,4 +94,16 @@ async function send(res: ServerResponse, response: Response, head: boolean): Pro
   if (!head) out['content-length'] = String(body.length);
   res.writeHead(response.status, out);
   res.end(body);
+}
+
+/**
+ * A download (CONTRACTS §10) is piped, not buffered: `pipeline` waits for the socket to drain
+ * before it pulls the next chunk, so a slow reader holds the export instead of growing memory.
+ */
+async function sendStream(res: ServerResponse, response: Response, head: boolean): Promise<void> {
+  const out: Record<string, string> = {};
+  response.headers.forEach((v, k) => { out[k] = v; });
+  res.writeHead(response.status, out);
+  if (head) { await response.body!.cancel(); res.end(); return; }
+  await pipeline(Readable.fromWeb(response.body! as import('node:stream/web').ReadableStream<Uint8Array>), res).catch(() => res.destroy());
 }

@@ -141,14 +141,14 @@ describe('problem details', () => {
 });
 
 describe('OpenAPI document', () => {
-  it('is public and describes the four operations in OpenAPI 3.1', async () => {
+  it('is public and describes the six operations in OpenAPI 3.1', async () => {
     for (const key of [undefined, 'svc_live_not_a_key']) {
       const res = await api(server.url, key)(`${V2}/openapi.json`);
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /json/);
       assert.match(res.body.openapi, /^3\.1\./);
       const paths = Object.keys(res.body.paths).map((p) => p.replace(/^\/customer-api\/v2/, '')).sort();
-      assert.deepEqual(paths, ['/conversation', '/conversation/{conversation_id}', '/response', '/response/{response_id}']);
+      assert.deepEqual(paths, ['/conversation', '/conversation/export', '/conversation/{conversation_id}', '/response', '/response/export', '/response/{response_id}']);
       for (const p of Object.values(res.body.paths) as Array<Record<string, unknown>>) assert.deepEqual(Object.keys(p), ['get']);
       const listParams = (res.body.paths[Object.keys(res.body.paths).find((p) => p.endsWith('/response'))!].get.parameters as Array<{ name: string }>)
         .map((p) => p.name);

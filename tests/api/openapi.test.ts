@@ -42,6 +42,9 @@ function walk(node: unknown, visit: (key: string, value: unknown) => void): void
   for (const [k, v] of Object.entries(node)) { visit(k, v); walk(v, visit); }
 }
 
+/** The 200 body's media type: JSON, or one NDJSON line for the export downloads. */
+const ok200 = (op: any) => op.responses['200'].content['application/json'] ?? op.responses['200'].content['application/x-ndjson'];
+
 const operations = () => Object.entries(doc.paths as Record<string, Record<string, any>>)
   .flatMap(([p, item]) => Object.entries(item).map(([method, op]) => ({ path: p, method, op })));
 
@@ -64,7 +67,7 @@ describe('the OpenAPI document', () => {
       const label = `${method} ${path}`;
       assert.ok(op.summary && op.description, label);
       assert.ok(op.tags.length === 1 && tagNames.includes(op.tags[0]), label);
-      assert.ok(op.responses['200'].content['application/json'].example, `${label} has a response example`);
+      assert.ok(ok200(op).example, `${label} has a response example`);
       for (const s of ['400', '401', '405', '503']) assert.ok(op.responses[s], `${label} documents ${s}`);
       for (const p of op.parameters.filter((x: any) => x.in === 'path')) assert.ok(p.example, `${label}: example for ${p.name}`);
       const names = op.parameters.map((p: any) => p.name);
@@ -76,6 +79,10 @@ describe('the OpenAPI document', () => {
         assert.deepEqual(alias.schema, op.parameters.find((p: any) => p.name === 'resultsPerPage').schema);
         assert.match(alias.description, /resultsPerPage/);
         assert.ok(op.parameters.some((p: any) => p.example !== undefined), `${label} has example parameters`);
+      } else if (op.operationId.startsWith('export')) {
+        for (const n of ['order_by', 'sortBy', 'sort', 'sortOrder', 'channel_id', 'channel_ids[]', 'query', 'format']) assert.ok(names.includes(n), `${label} declares ${n}`);
+        for (const n of ['page', 'resultsPerPage', 'pageSize']) assert.ok(!names.includes(n), `${label} has no ${n}`);
+        assert.ok(op.responses['200'].content['text/csv'], `${label} documents CSV`);
       } else {
         assert.ok(op.responses['404'], `${label} documents 404`);
       }
@@ -86,7 +93,7 @@ describe('the OpenAPI document', () => {
   it('has examples that match their own schemas', () => {
     const check = validatorFor(doc);
     for (const { path, method, op } of operations()) {
-      const content = op.responses['200'].content['application/json'];
+      const content = ok200(op);
       check(content.schema, content.example, `${method} ${path} example`);
       for (const p of op.parameters) if (p.example !== undefined) check(p.schema, p.example, `${op.operationId} ${p.name}`);
     }
@@ -115,6 +122,15 @@ describe('the OpenAPI document', () => {
         else query.append(p.name, String(p.example));
       }
       const full = query.size ? `${url}?${query}` : url;
+      if (op.operationId.startsWith('export')) {
+        // A download: every NDJSON line matches the documented line schema.
+        const res = await fetch(`${server.url}${full}`, { headers: { authorization: `Bearer ${acct.key}` } });
+        assert.equal(res.status, 200, full);
+        const lines = (await res.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+        assert.ok(lines.length > 0, `${full} finds the example record`);
+        for (const line of lines) check(ok200(op).schema, line, full);
+        continue;
+      }
       const res = await get(full, { method: method.toUpperCase() });
       assert.equal(res.status, 200, `${full}: ${JSON.stringify(res.body)}`);
       check(op.responses['200'].content['application/json'].schema, res.body, full);

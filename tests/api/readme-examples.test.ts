@@ -88,6 +88,24 @@ describe('README examples against the demo account', () => {
     }
   });
 
+  it('every curl line of the export block answers 200 with records, as printed', async () => {
+    const readme = fs.readFileSync('README.md', 'utf8');
+    const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('/export'));
+    assert.ok(block, 'README has a sh block of export examples');
+    const curls = block.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('curl '));
+    assert.ok(curls.length >= 2);
+    const variables = demoShellVariables(server.url, demo).filter((l) => !l.startsWith('#'));
+    const out = path.join(tmp, 'export');
+    for (const line of curls) {
+      const script = ['set -e', ...variables, `curl() { command curl -sS -o ${JSON.stringify(out)} -w '%{http_code}' "$@"; }`, line].join('\n');
+      const { stdout } = await run('bash', ['-c', script], { timeout: 20_000 });
+      const lines = fs.readFileSync(out, 'utf8').split('\n').filter(Boolean);
+      assert.equal(Number(stdout.trim()), 200, `${line}\n→ ${lines.slice(0, 2).join('\n')}`);
+      assert.ok(lines.length >= 2, `${line} finds records`);
+      if (!line.includes('format=csv')) for (const l of lines) assert.ok(JSON.parse(l).id, line);
+    }
+  });
+
   it('the "try it" line npm start prints answers 200', async () => {
     const r = await runPrinted([], demoCurl(server.url, demo.api_key));
     assert.equal(r.status, 200);

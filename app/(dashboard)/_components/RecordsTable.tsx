@@ -19,6 +19,14 @@ const clip = (s: unknown, n: number) => {
   const space = cut.lastIndexOf(' ');
   return `${space > n * 0.6 ? cut.slice(0, space) : cut}…`;
 };
+/** The Customer API export of what the table shows (filter, search, sort; all pages), CONTRACTS §10. */
+function exportUrl(kind: TableKind, state: TableState, format: 'ndjson' | 'csv'): string {
+  const [path, search = ''] = tableApiBase(kind, state).split('?');
+  const p = new URLSearchParams(search);
+  p.set('format', format);
+  return `${path}/export?${p.toString()}`;
+}
+
 const hx = h as unknown as Hyperscript<ReturnType<typeof h>>;
 
 /**
@@ -191,6 +199,15 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
               <option key={`${c.sort}:asc`} value={`${c.sort}:asc`}>{c.label.replace(' (UTC)', '')}: {c.kind === 'date' ? 'oldest first' : c.kind === 'channel' ? 'lowest id first' : 'fewest first'}</option>,
             ])}
           </select>
+        </div>
+        <div className="field export-field">
+          <label id={`${kind}-export`}>Export</label>
+          <span className="nowrap" role="group" aria-labelledby={`${kind}-export`}>
+            <a className="btn secondary" href={exportUrl(kind, view, 'ndjson')} download data-testid="export-ndjson"
+              title={`All matching ${cfg.noun[1]}, one JSON record per line`}>NDJSON</a>{' '}
+            <a className="btn secondary" href={exportUrl(kind, view, 'csv')} download data-testid="export-csv"
+              title={`All matching ${cfg.noun[1]} as CSV`}>CSV</a>
+          </span>
         </div>
         <div className="field size-field">
           <label htmlFor={`${kind}-size`}>Rows per page</label>

@@ -1,0 +1,271 @@
+/**
+ * Customer API export (CONTRACTS §10): NDJSON equals walking every list page (same records, same
+ * order) across keyset pages; CSV parses back (RFC 4180) with awkward values; include=messages
+ * equals GET /conversation/{id}; rows written during an export neither appear nor appear twice;
+ * invalid parameters are 400s; other tenants never appear; 405 for POST; both doors; the session.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine, type ResponseLine,
+} from '../helpers/builders';
+import { assertParamError, ts, V2, walkPages, type Rec } from '../helpers/api-fixtures';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { signIn } from '../helpers/signin';
+
+let server: TestServer;
+let setDirectApiEnabled: (on: boolean) => void;
+let big: Awaited<ReturnType<typeof bigAccount>>;
+before(async () => {
+  server = await startTestServer();
+  ({ setDirectApiEnabled } = await import('../../lib/server/direct-api'));
+  big = await bigAccount();
+});
+after(async () => { setDirectApiEnabled?.(true); await server?.close(); });
+
+/** More rows than one keyset page (1,000), with ties in every sort key. */
+const N = 2300;
+
+async function bigAccount() {
+  const acct = await createTestAccount();
+  const channels = await newChannelIds(3);
+  const convs = Array.from({ length: 40 }, (_, i) => conversationLine({
+    channel_id: channels[i % 3]!, title: i % 5 === 0 ? `Billing ${i}` : `Chat ${i}`,
+    created_at: ts((i % 7) * 60), updated_at: ts(5000 + (i % 4) * 60),
+  }));
+  const responses: ResponseLine[] = Array.from({ length: N }, (_, i) => responseLine(convs[i % 40]!, {
+    created_at: ts(10_000 + (i % 50) * 60), likes: i % 4, dislikes: i % 3, comments: i % 2,
+    question: i % 9 === 0 ? `How do I export ${i}?` : `Question ${i}`, answer: `Answer ${i} ${'x'.repeat(i % 13)}`,
+  }));
+  await importLines(acct.accountId, [...convs, ...responses]);
+  return { acct, channels, convs, responses, get: api(server.url, acct.key) };
+}
+
+type Raw = { status: number; headers: Headers; text: string };
+async function raw(pathAndQuery: string, headers: Record<string, string>, init: RequestInit = {}): Promise<Raw> {
+  const res = await fetch(`${server.url}${pathAndQuery}`, { ...init, headers });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+function ndjson(text: string): Rec[] {
+  assert.ok(text === '' || text.endsWith('\n'), 'every line ends with a newline');
+  return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Rec);
+}
+
+/** A small RFC 4180 reader: quoted fields may hold commas, quotes ("") and line breaks; records end in CRLF. */
+function parseCsv(text: string): string[][] {
+  const out: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let i = 0;
+  let quoted = false;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') { field += '"'; i += 2; continue; }
+      if (ch === '"') { quoted = false; i++; continue; }
+      field += ch; i++; continue;
+    }
+    if (ch === '"' && field === '') { quoted = true; i++; continue; }
+    if (ch === ',') { row.push(field); field = ''; i++; continue; }
+    if (ch === '\r' && text[i + 1] === '\n') { row.push(field); out.push(row); row = []; field = ''; i += 2; continue; }
+    assert.notEqual(ch, '\n', `bare LF outside quotes at ${i}`);
+    field += ch; i++;
+  }
+  assert.equal(field, '', 'the last record ends with CRLF');
+  assert.equal(row.length, 0);
+  return out;
+}
+
+
+describe('export equals the list, all pages, same order', () => {
+  const cases = [
+    '', 'order_by=likes&sort=ASC', 'sortBy=comments&sortOrder=DESC', 'order_by=id&sort=ASC', 'order_by=conversation_id',
+    'query=export', 'order_by=dislikes&sort=ASC&query=Answer 1',
+  ];
+  for (const q of cases) {
+    it(`responses: ${q || '(defaults)'}`, async () => {
+      const auth = { authorization: `Bearer ${big.acct.key}` };
+      const res = await raw(`${V2}/response/export?${q}`, auth);
+      assert.equal(res.status, 200, res.text.slice(0, 300));
+      assert.equal(res.headers.get('content-type'), 'application/x-ndjson');
+      assert.match(res.headers.get('content-disposition') ?? '', /^attachment; filename="responses-\d{8}-\d{6}\.ndjson"$/);
+      const exported = ndjson(res.text);
+      const { records } = await walkPages(big.get, `${V2}/response?${q}${q ? '&' : ''}resultsPerPage=100`, 100);
+      assert.equal(exported.length, records.length);
+      assert.deepEqual(exported, records);
+      if (!q) assert.equal(exported.length, N);
+    });
+  }
+
+  for (const q of ['', 'order_by=response_count&sort=ASC', 'order_by=updated_at', 'query=billing', `channel_id=0`]) {
+    it(`conversations: ${q || '(defaults)'}`, async () => {
+      const query = q === 'channel_id=0' ? `channel_ids[]=${big.channels[1]}&order_by=created_at&sort=ASC` : q;
+      const exported = ndjson((await raw(`${V2}/conversation/export?${query}`, { authorization: `Bearer ${big.acct.key}` })).text);
+      const { records } = await walkPages(big.get, `${V2}/conversation?${query}${query ? '&' : ''}resultsPerPage=7`, 100);
+      assert.ok(records.length > 0);
+      assert.deepEqual(exported, records);
+    });
+  }
+
+  it('a filter with no match is an empty body, and the page parameters are ignored', async () => {
+    const auth = { authorization: `Bearer ${big.acct.key}` };
+    const none = await raw(`${V2}/response/export?query=nothing-matches-this`, auth);
+    assert.equal(none.status, 200);
+    assert.equal(none.text, '');
+    const paged = ndjson((await raw(`${V2}/response/export?page=3&resultsPerPage=5&pageSize=2`, auth)).text);
+    assert.equal(paged.length, N);
+  });
+});
+
+describe('CSV', () => {
+  it('has a header row and RFC 4180 quoting that parses back to the NDJSON values', async () => {
+    const acct = await createTestAccount();
+    const [ch] = await newChannelIds(1);
+    const conv = conversationLine({ channel_id: ch!, title: 'Quotes "inside", commas, and\nnewlines — ünïcödé 🚀' });
+    const awkward = ['He said "hi", then left', 'line one\nline two\r\nline three', 'comma,separated', 'ünïcödé 🚀 日本語', '"', ''];
+    const responses = awkward.map((text, i) => responseLine(conv, { question: text || 'empty answer', answer: text, created_at: ts(i) }));
+    await importLines(acct.accountId, [conv, ...responses]);
+    const auth = { authorization: `Bearer ${acct.key}` };
+    const csv = await raw(`${V2}/response/export?format=csv`, auth);
+    assert.equal(csv.status, 200);
+    assert.equal(csv.headers.get('content-type'), 'text/csv; charset=utf-8');
+    assert.match(csv.headers.get('content-disposition') ?? '', /^attachment; filename="responses-\d{8}-\d{6}\.csv"$/);
+    const [header, ...rows] = parseCsv(csv.text);
+    assert.deepEqual(header, ['response_id', 'id', 'question', 'answer', 'channel_id', 'conversation_id', 'created_at', 'likes', 'dislikes', 'comments']);
+    const records = ndjson((await raw(`${V2}/response/export`, auth)).text);
+    assert.equal(rows.length, records.length);
+    rows.forEach((row, i) => assert.deepEqual(row, header!.map((k) => String(records[i]![k]))));
+    assert.deepEqual(new Set(rows.map((r) => r[3])), new Set(awkward));
+
+    const conversations = parseCsv((await raw(`${V2}/conversation/export?format=csv`, auth)).text);
+    assert.deepEqual(conversations[0], ['conversation_id', 'id', 'title', 'status', 'response_count', 'channel_id', 'channel_name', 'account_id', 'created_at', 'updated_at']);
+    assert.equal(conversations[1]![2], conv.title);
+    assert.equal(conversations[1]![4], String(awkward.length));
+  });
+
+  it('of an empty selection is the header row alone... or nothing', async () => {
+    const res = await raw(`${V2}/response/export?format=csv&query=nothing-matches-this`, { authorization: `Bearer ${big.acct.key}` });
+    assert.equal(res.status, 200);
+    assert.ok(res.text === '' || parseCsv(res.text).length === 1);
+  });
+});
+
+describe('include=messages', () => {
+  it('gives each conversation exactly as GET /conversation/{id}', async () => {
+    const res = await raw(`${V2}/conversation/export?include=messages&order_by=response_count&sort=DESC`, { authorization: `Bearer ${big.acct.key}` });
+    assert.equal(res.status, 200);
+    const lines = ndjson(res.text);
+    assert.equal(lines.length, big.convs.length);
+    for (const line of lines.slice(0, 8)) {
+      const one = await big.get(`${V2}/conversation/${line.conversation_id as string}`);
+      assert.deepEqual(line, one.body);
+    }
+    const total = lines.reduce((n, l) => n + (l.messages as unknown[]).length, 0);
+    assert.equal(total, 2 * N);
+  });
+});
+
+describe('writes during an export', () => {
+  it('neither appear nor appear twice: the export reads one snapshot', async () => {
+    const acct = await createTestAccount();
+    const [ch] = await newChannelIds(1);
+    const conv = conversationLine({ channel_id: ch! });
+    // Large answers: several megabytes, far more than the sockets buffer, so the export is mid-way.
+    const before = Array.from({ length: 3000 }, (_, i) => responseLine(conv, { created_at: ts(i), answer: `${i} ${'a'.repeat(2000)}` }));
+    await importLines(acct.accountId, [conv, ...before]);
+    const res = await fetch(`${server.url}${V2}/response/export?order_by=created_at&sort=ASC`, { headers: { authorization: `Bearer ${acct.key}` } });
+    assert.equal(res.status, 200);
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    const chunks: Uint8Array[] = [first.value!];
+    // Interleaved: new rows at both ends of the order while the export is still being read.
+    const later = Array.from({ length: 50 }, (_, i) => responseLine(conv, { created_at: i % 2 ? ts(-1000 - i) : ts(100_000 + i) }));
+    let inserted = false;
+    const insert = importLines(acct.accountId, later).then(() => { inserted = true; });
+    let readAfterInsert = false;
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 5)); // a slow reader
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (inserted) readAfterInsert = true;
+      chunks.push(value);
+    }
+    await insert;
+    const records = ndjson(Buffer.concat(chunks).toString('utf8'));
+    assert.equal(records.length, before.length);
+    assert.equal(new Set(records.map((r) => r.response_id)).size, before.length);
+    assert.deepEqual(records.map((r) => r.response_id), before.map((r) => r.response_id));
+    // PostgreSQL: the writer did not wait for the export (it ran inside it); PGlite has one session, so it waits.
+    if (server.kind === 'postgres') assert.ok(readAfterInsert, 'the insert finished while the export was still being read');
+    const again = ndjson(await (await fetch(`${server.url}${V2}/response/export`, { headers: { authorization: `Bearer ${acct.key}` } })).text());
+    assert.equal(again.length, before.length + later.length);
+  });
+
+  it('a client that goes away mid-export ends it (the next export still answers)', async () => {
+    const ctrl = new AbortController();
+    const res = await fetch(`${server.url}${V2}/response/export`, { headers: { authorization: `Bearer ${big.acct.key}` }, signal: ctrl.signal });
+    await res.body!.getReader().read();
+    ctrl.abort();
+    const next = await raw(`${V2}/response/export?query=export`, { authorization: `Bearer ${big.acct.key}` });
+    assert.equal(next.status, 200);
+    assert.ok(ndjson(next.text).length > 0);
+  });
+});
+
+describe('errors, tenancy, methods, doors, session', () => {
+  it('invalid parameters are 400 problem+json naming the parameter', async () => {
+    const get = big.get;
+    assertParamError(await get(`${V2}/response/export?format=gridjs`), 'format');
+    assertParamError(await get(`${V2}/response/export?format=xml`), 'format');
+    assertParamError(await get(`${V2}/response/export?order_by=title`), 'order_by');
+    assertParamError(await get(`${V2}/response/export?sortOrder=up`), 'sortOrder');
+    assertParamError(await get(`${V2}/response/export?conversation_id=nope`), 'conversation_id');
+    assertParamError(await get(`${V2}/conversation/export?include=responses`), 'include');
+    assertParamError(await get(`${V2}/conversation/export?include=messages&format=csv`), 'include');
+    assertParamError(await get(`${V2}/conversation/export?channel_id=abc`), 'channel_id');
+  });
+
+  it('never shows another account\'s data and needs a key', async () => {
+    const other = await createTestAccount();
+    const auth = { authorization: `Bearer ${other.key}` };
+    assert.equal((await raw(`${V2}/response/export`, auth)).text, '');
+    assert.equal((await raw(`${V2}/conversation/export?include=messages`, auth)).text, '');
+    assert.equal((await raw(`${V2}/response/export?conversation_id=${big.convs[0]!.conversation_id}`, auth)).text, '');
+    const none = await raw(`${V2}/response/export`, {});
+    assert.equal(none.status, 401);
+  });
+
+  it('405 for POST, with Allow', async () => {
+    for (const p of ['/response/export', '/conversation/export']) {
+      const res = await raw(`${V2}${p}`, { authorization: `Bearer ${big.acct.key}` }, { method: 'POST', body: '{}' });
+      assert.equal(res.status, 405);
+      assert.match(res.headers.get('allow') ?? '', /GET/);
+      assert.match(res.headers.get('content-type') ?? '', /application\/problem\+json/);
+    }
+  });
+
+  it('both doors answer the same bytes and headers', async () => {
+    const auth = { authorization: `Bearer ${big.acct.key}` };
+    for (const p of [`${V2}/response/export?order_by=likes`, `${V2}/conversation/export?format=csv`, `${V2}/conversation/export?include=messages`]) {
+      setDirectApiEnabled(true);
+      const direct = await raw(p, auth);
+      setDirectApiEnabled(false);
+      const viaNext = await raw(p, auth);
+      setDirectApiEnabled(true);
+      assert.equal(direct.status, 200);
+      assert.equal(direct.text, viaNext.text, p);
+      for (const h of ['content-type', 'cache-control']) assert.equal(direct.headers.get(h), viaNext.headers.get(h), `${p} ${h}`);
+      assert.equal(direct.headers.get('content-disposition')?.replace(/\d/g, '0'), viaNext.headers.get('content-disposition')?.replace(/\d/g, '0'));
+    }
+  });
+
+  it('answers the dashboard session cookie like a key', async () => {
+    const login = await signIn(server.url, big.acct.email, big.acct.password);
+    assert.ok(login.ok, String(login.error));
+    const viaCookie = await raw(`${V2}/response/export?query=export`, { cookie: login.cookie! });
+    const viaKey = await raw(`${V2}/response/export?query=export`, { authorization: `Bearer ${big.acct.key}` });
+    assert.equal(viaCookie.status, 200);
+    assert.equal(viaCookie.text, viaKey.text);
+  });
+});
