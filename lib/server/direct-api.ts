@@ -102,6 +102,7 @@ async function send(res: ServerResponse, response: Response, head: boolean): Pro
  */
 async function sendStream(res: ServerResponse, response: Response, head: boolean): Promise<void> {
   const out: Record<string, string> = {};
+  for (const [k, v] of SECURITY_HEADERS) out[k] = v;
   response.headers.forEach((v, k) => { out[k] = v; });
   res.writeHead(response.status, out);
   if (head) { await response.body!.cancel(); res.end(); return; }
