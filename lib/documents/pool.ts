@@ -46,7 +46,12 @@ function dispatcher(): Dispatcher {
         maxYoungGenerationSizeMb: Math.max(4, Math.min(32, Math.floor(env.DOCUMENT_WORKER_MEMORY_MB / 8))),
         stackSizeMb: 4,
       },
+      // Workers inherit the process's flags; `--input-type` (a server started with `node -e`)
+      // is refused in a worker that loads a file, and would kill every thread at start.
+      execArgv: process.execArgv.filter((a) => !a.startsWith('--input-type')),
     });
+    // A thread that fails outside a task must not take the process down (an unhandled 'error').
+    pool.on('error', (e: unknown) => console.error('document worker failed:', e));
     holder[KEY] = { pool, running: 0, waiting: [], threads };
   }
   return holder[KEY]!;

@@ -191,7 +191,10 @@ async function checkHttp(url: string, key: string) {
     assert.ok(res.headers.get('location')?.startsWith(API_BASE), `${url}: redirected to ${res.headers.get('location')}`);
   } else {
     assert.equal(res.status, 200, url);
-    JSON.parse(text);
+    const type = res.headers.get('content-type') ?? '';
+    // Exports (CONTRACTS §10) answer NDJSON or CSV: every NDJSON line is one JSON record.
+    if (type.startsWith('application/x-ndjson')) for (const line of text.split('\n').filter(Boolean)) JSON.parse(line);
+    else if (!type.startsWith('text/csv')) JSON.parse(text);
   }
   return { status: res.status, ms };
 }

