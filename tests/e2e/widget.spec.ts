@@ -279,7 +279,9 @@ test.describe('own server instance', () => {
       expect(await (await fetch(`http://127.0.0.1:${process.env.E2E_HOST_PORT ?? 3211}/token-calls`)).text()).not.toBe('1');
 
       await stopApp(app);
-      await waitForStatus(page, 'reconnecting');
+      // SIGTERM drains: the widget first treats it as a move to another instance and shows nothing
+      // for 15 s (CONTRACTS §9); with no other instance it then says it is reconnecting.
+      await waitForStatus(page, 'reconnecting', 40_000);
       await expect(page.getByText('Connection lost — reconnecting…')).toBeVisible();
       app = await startOwnApp(port, dataDir, fx, { WIDGET_TOKEN_TTL_SECONDS: '600' });
       await waitForStatus(page, 'connected', 30_000);
