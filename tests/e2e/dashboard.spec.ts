@@ -73,8 +73,11 @@ test.describe('dashboard', () => {
 
     await page.getByLabel('Search').fill('topic');
     await expect(page).toHaveURL(/\/responses\?q=topic$/);
-    await page.locator('th[data-column-id="likes"]').click();
-    await expect(page).toHaveURL(/\?q=topic&sort=likes&dir=asc$/);
+    // The grid re-renders after the search lands; a click during that render can be lost: retry it.
+    await expect(async () => {
+      if (!/dir=asc$/.test(page.url())) await page.locator('th[data-column-id="likes"]').click();
+      await expect(page).toHaveURL(/\?q=topic&sort=likes&dir=asc$/, { timeout: 2_000 });
+    }).toPass({ timeout: 15_000 });
     await expect(page.locator('th[data-column-id="likes"]')).toHaveAttribute('aria-sort', 'ascending');
     await expect(rows.first().locator('td[data-column-id="likes"]')).toHaveText('0');
     await page.getByRole('button', { name: 'Page 2', exact: true }).click();
