@@ -143,7 +143,9 @@ async function runTopology(name: 'one' | 'two-local' | 'two-redis', dbUrl: strin
   for (let i = 0; i < n; i++) {
     instances.push(await startInstance(i, {
       databaseUrl: dbUrl, redisUrl: redis ? opts.redisUrl : undefined, redisPrefix: prefix,
-      env: { TOKEN_RATE_PER_CLIENT_PER_MINUTE: '10000000', TOKEN_RATE_PER_IP_PER_MINUTE: '10000000', SOCKET_EVENTS_PER_10S: '100000', TRUST_PROXY: '' },
+      env: { TOKEN_RATE_PER_CLIENT_PER_MINUTE: '10000000', TOKEN_RATE_PER_IP_PER_MINUTE: '10000000', SOCKET_EVENTS_PER_10S: '100000', TRUST_PROXY: '',
+        // One load generator on one address: the per-address and per-visitor limits would refuse it.
+        WIDGET_SOCKETS_PER_ADDRESS: '1000000', ASKS_PER_MINUTE_PER_ADDRESS: '10000000', ASKS_PER_MINUTE_PER_VISITOR: '10000000', ASKS_PER_MINUTE_PER_CLIENT: '10000000' },
     }));
   }
   // One asker worker per instance (two for one instance, so the client side is the same size).
