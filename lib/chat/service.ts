@@ -135,8 +135,8 @@ function track(responseId: string, conversationId: string, done: Promise<void>) 
 }
 
 /**
- * Runs the engine and stores the outcome. Each delta takes the conversation's next seq before the
- * engine's next delta is read (one database round trip per delta, in order). A takeover (`streamDeltas` false) sends only the finished answer: the visitor may already have
+ * Runs the engine and stores the outcome. Deltas take the conversation's next seq in order, one
+ * round trip at a time (text produced meanwhile is coalesced into the next delta). A takeover (`streamDeltas` false) sends only the finished answer: the visitor may already have
  * seen the first owner's deltas.
  */
 async function produceAnswer(a: ClaimedAnswer, streamDeltas: boolean) {
@@ -157,16 +157,36 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
     const answer = await answerEngine().answer({ accountId: a.account_id, conversationId: a.conversation_id, question: a.job.question, signal: AbortSignal.timeout(120_000) });
     sources = answer.sources;
     const db = await getDb();
+    // Deltas are coalesced: while one takes its seq (a database round trip), the text the engine
+    // produces meanwhile waits and goes out as the next delta. The first delta leaves at once; a
+    // fast engine costs a few round trips per answer instead of one per word group, a slow one
+    // (a model's tokens) still streams token by token.
     let sent = 0;
-    for await (const delta of answer.deltas) {
-      text += delta;
-      if (!streamDeltas || sent >= MAX_DELTAS_PER_ANSWER) continue;
-      sent++;
-      try {
-        publish({ type: 'answer.delta', ...base, text: delta, seq: await nextSeq(db, a.conversation_id) });
-      } catch {
-        sent = MAX_DELTAS_PER_ANSWER; // the database is away: the answer still arrives whole with answer.done
+    let pending = '';
+    let sending: Promise<void> | null = null;
+    const sendPending = async () => {
+      while (pending && sent < MAX_DELTAS_PER_ANSWER) {
+        const piece = pending;
+        pending = '';
+        sent++;
+        try {
+          publish({ type: 'answer.delta', ...base, text: piece, seq: await nextSeq(db, a.conversation_id) });
+        } catch {
+          sent = MAX_DELTAS_PER_ANSWER; // the database is away: the answer still arrives whole with answer.done
+        }
       }
+      pending = '';
+    };
+    try {
+      for await (const delta of answer.deltas) {
+        text += delta;
+        if (!streamDeltas || sent >= MAX_DELTAS_PER_ANSWER) continue;
+        pending += delta;
+        sending ??= sendPending().finally(() => { sending = null; });
+      }
+    } finally {
+      while (sending) await sending;
+      if (pending) await sendPending();
     }
   } catch (e) {
     failure = e instanceof EngineError ? e.message : 'The answer could not be produced.';

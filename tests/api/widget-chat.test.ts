@@ -62,7 +62,8 @@ describe('widget chat: a question answered from the knowledge base', () => {
     assert.equal(events[0]!.type, 'question');
     assert.equal(events.at(-1)!.type, 'answer.done');
     const deltas = events.filter((e) => e.type === 'answer.delta');
-    assert.ok(deltas.length >= 3, `several deltas, got ${deltas.length}`);
+    // The first word group leaves at once; what the engine produces meanwhile is coalesced (lib/chat/service.ts).
+    assert.ok(deltas.length >= 2, `the answer streams in more than one delta, got ${deltas.length}`);
     assertIncreasingSeq(events);
     for (const e of events) {
       assert.equal(e.conversation_id, ack.conversation_id);

@@ -96,10 +96,21 @@ async function startWorker(): Promise<Worker> {
   await request(null, 'ready', 60_000);
   return { request, stop };
 }
-type Asked = { sentMeasured: number; firstDelta: number[]; done: number[]; errors: Record<string, number>; timeouts: number };
+type Asked = { sentMeasured: number; firstDelta: number[]; done: number[]; errors: Record<string, number>; timeouts: number; deltas?: number };
 
 // Statistics -----------------------------------------------------------------------------------
 function pct(sorted: number[], p: number) { return sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]! : NaN; }
+/** What went wrong in a window, by kind (for the log). */
+function errorKinds(results: Asked[]): string {
+  const kinds: Record<string, number> = {};
+  for (const r of results) {
+    if (r.timeouts) kinds.timeout = (kinds.timeout ?? 0) + r.timeouts;
+    for (const [k, v] of Object.entries(r.errors)) kinds[k] = (kinds[k] ?? 0) + v;
+  }
+  const list = Object.entries(kinds).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([k, v]) => `${v}× ${k.slice(0, 60)}`);
+  return list.length ? ` (${list.join('; ')})` : '';
+}
+
 /** Asks without a first delta (errors, timeouts) count as +∞. */
 function p50p99(samples: number[], total: number) {
   const s = [...samples].sort((a, b) => a - b);
@@ -179,7 +190,7 @@ async function runTopology(name: 'one' | 'two-local' | 'two-redis', dbUrl: strin
       const all = answers * (opts.warmup + opts.duration) / opts.duration;
       const w = { ...p50p99(first, total), cpuInst: (c1.inst - c0.inst) / all * 1000, cpuPg: (c1.pg - c0.pg) / all * 1000, cpuRedis: (c1.redis - c0.redis) / all * 1000, answers, errors };
       row.windows.push(w);
-      log(`${name} ${rate} q/s #${rep + 1}: first delta p50 ${f1(w.p50)} p99 ${f1(w.p99)} ms; CPU ms/answer inst ${f2(w.cpuInst)} pg ${f2(w.cpuPg)} redis ${f2(w.cpuRedis)}; errors ${errors}`);
+      log(`${name} ${rate} q/s #${rep + 1}: first delta p50 ${f1(w.p50)} p99 ${f1(w.p99)} ms; CPU ms/answer inst ${f2(w.cpuInst)} pg ${f2(w.cpuPg)} redis ${f2(w.cpuRedis)}; errors ${errors}${errorKinds(results)}; deltas/answer ${f1(results.reduce((a, r) => a + (r.deltas ?? 0), 0) / all)}`);
     }
     rows.push(row);
     // Past the steady 150 q/s of the comparison, a rate far above the goal ends the sweep.
