@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { getRedis, openRedisConnection, redisKey } from '../redis/client';
+import { getRedis, openRedisConnection, redisKey, whenReady } from '../redis/client';
 
 /**
  * Cache invalidation across instances (CONTRACTS §9: keys, clients and domains within 1 s).
@@ -59,5 +59,8 @@ export async function publishInvalidation(topic: string, id: string): Promise<vo
   runLocal(topic, id);
   const redis = getRedis();
   if (!redis) return;
+  // A fresh connection (the CLI's) is still connecting: wait for it briefly rather than drop the
+  // message (the command connection does not queue). Redis away: the caches' own TTL bounds it.
+  if (!(await whenReady(redis, 2000))) return;
   await redis.publish(channel(), JSON.stringify({ topic, id, origin: state().origin })).catch(() => {});
 }

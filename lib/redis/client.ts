@@ -56,6 +56,20 @@ export function openRedisConnection(name: string, opts: { offlineQueue?: boolean
   return c;
 }
 
+/**
+ * Resolves true once `client` is connected, false after `ms` (Redis away). For one-shot callers
+ * such as a CLI command, whose fresh connection is still connecting when it publishes.
+ */
+export function whenReady(client: Redis, ms: number): Promise<boolean> {
+  if (client.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => { clearTimeout(timer); client.off('ready', onReady); resolve(ok); };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), ms);
+    client.once('ready', onReady);
+  });
+}
+
 export async function closeRedis(): Promise<void> {
   const h = holder();
   const all = [h.commands, ...h.extra].filter((c): c is Redis => Boolean(c));
