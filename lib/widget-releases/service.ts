@@ -23,7 +23,11 @@ export type Track = (typeof TRACKS)[number];
 const CACHE_MS = 5000;
 const TOPIC = 'widget-track';
 
-const Release = z.object({ version: z.string(), url: z.string(), integrity: z.string(), min_server_version: z.string(), released_at: z.string() });
+const Release = z.object({
+  version: z.string(), url: z.string(), integrity: z.string(), min_server_version: z.string(), released_at: z.string(),
+  // Provenance (STYLE 12): `node scripts/widget.mjs verify` rebuilds the bundle from this commit.
+  source_commit: z.string().regex(/^[0-9a-f]{40}$/).optional(), toolchain: z.object({ esbuild: z.string() }).optional(),
+});
 const Releases = z.object({ releases: z.array(Release), tracks: z.record(z.string(), z.string()) });
 /** The pointer file of earlier versions (DATA_DIR/widget-tracks.json), migrated into the table. */
 const PointerFile = z.object({ tracks: z.record(z.string(), z.object({ version: z.string(), history: z.array(z.string()) })) });
