@@ -46,9 +46,11 @@ function dispatcher(): Dispatcher {
         maxYoungGenerationSizeMb: Math.max(4, Math.min(32, Math.floor(env.DOCUMENT_WORKER_MEMORY_MB / 8))),
         stackSizeMb: 4,
       },
-      // Workers inherit the process's flags; `--input-type` (a server started with `node -e`)
-      // is refused in a worker that loads a file, and would kill every thread at start.
-      execArgv: process.execArgv.filter((a) => !a.startsWith('--input-type')),
+      // No inherited flags: the worker is plain ESM with npm dependencies and needs none, and
+      // Node refuses many of an operator's in a worker (`--max-old-space-size`, `--expose-gc`,
+      // `--input-type` of `node -e`): the pool would fail at start and take the server with it.
+      // Its heap limit is resourceLimits above.
+      execArgv: [],
     });
     // A thread that fails outside a task must not take the process down (an unhandled 'error').
     pool.on('error', (e: unknown) => console.error('document worker failed:', e));
