@@ -83,7 +83,7 @@ export async function evaluateAnswers(): Promise<EvalResult> {
     const top = ranked[0];
     const answer = await engine.answer({ accountId, conversationId: '00000000-0000-0000-0000-000000000000', question: item.q, signal: AbortSignal.timeout(30_000) });
     for await (const _d of answer.deltas) { /* drain */ }
-    const declined = answer.sources.length === 0;
+    const declined = answer.declined;
     const tag = item.heldOut ? ' [held-out]' : '';
     const x: Asked = {
       kind: item.kind, heldOut: !!item.heldOut, q: item.q, hit1: false, hit3: false, declined, usedRight: false,
