@@ -30,7 +30,8 @@ export interface AnswerEngine {
 
 /**
  * The relevance floor: a passage must cover at least this share of the question's information
- * and two of its words (lib/knowledge/ranking.ts isRelevant) to be used. Tuned on the evaluation set (BENCHMARKS.md, docs/DECISIONS.md).
+ * and two of its words (lib/knowledge/ranking.ts isRelevant; words shared only through the stemmer
+ * do not count) to be used. Tuned on the evaluation set (BENCHMARKS.md, docs/DECISIONS.md).
  */
 export const RELEVANCE_FLOOR = 0.35;
 

@@ -4,7 +4,8 @@
  * counted as part of each passage, plus a relevance in 0..1 that the relevance floor is applied
  * to: the share of the question's information (the sum of its words' IDF, words no passage
  * contains counting most) that the passage covers. One shared common word ("sell") covers little
- * of a question; decisions and the tuning are in docs/DECISIONS.md and BENCHMARKS.md.
+ * of a question. A word shared only through the stemmer ("savings" / "saved") is not evidence
+ * (sameWord, applied by lib/knowledge/service.ts). Decisions and the tuning: docs/DECISIONS.md, BENCHMARKS.md.
  */
 import type { CandidatePassage } from '../../db/queries/knowledge';
 
