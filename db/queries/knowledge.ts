@@ -39,9 +39,33 @@ export async function textLexemes(db: Db, text: string): Promise<Array<{ lexeme:
     SELECT u.lexeme, cardinality(u.positions)::int AS count FROM unnest(to_tsvector('english', ${text})) u`);
 }
 
+/**
+ * The written forms of `lexemes` in each of `texts`: for every text (by index), each stemmed word
+ * among `lexemes` with the distinct lower-cased words that the english configuration stemmed to it.
+ */
+export async function surfaceForms(db: Db, texts: string[], lexemes: string[]): Promise<Array<Map<string, Set<string>>>> {
+  const out = texts.map(() => new Map<string, Set<string>>());
+  if (texts.length === 0 || lexemes.length === 0) return out;
+  const values = sql.join(texts.map((t, i) => sql`(${i}::int, ${t}::text)`), sql`, `);
+  const wanted = sql.join(lexemes.map((l) => sql`${l}::text`), sql`, `);
+  const found = await rows<{ n: number; token: string; lexeme: string }>(db, sql`
+    SELECT DISTINCT t.n, lower(d.token) AS token, l.lexeme
+    FROM (VALUES ${values}) AS t(n, txt), LATERAL ts_debug('english', t.txt) d, LATERAL unnest(d.lexemes) AS l(lexeme)
+    WHERE l.lexeme IN (${wanted})`);
+  for (const r of found) {
+    const m = out[Number(r.n)]!;
+    const set = m.get(r.lexeme) ?? new Set<string>();
+    set.add(r.token);
+    m.set(r.lexeme, set);
+  }
+  return out;
+}
+
 /** A passage that contains at least one of the asked words, with what ranking needs to score it. */
 export type CandidatePassage = {
   document_id: string; title: string; filename: string; ordinal: number; content: string;
+  /** The document title and headings above the passage (indexed with weight A). */
+  context: string;
   /** Distinct words of the passage (its length for BM25). */
   length: number;
   /** Each asked word in the passage: occurrences in its text and in its title/headings. */
@@ -66,7 +90,7 @@ export async function matchPassages(db: Db, accountId: number, conversationId: s
   const query = lexemes.map((l) => `'${l.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`).join(' | ');
   const wanted = sql.join(lexemes.map((l) => sql`${l}`), sql`, `);
   const found = await rows<Omit<CandidatePassage, 'terms'> & { terms: CandidatePassage['terms'] | string }>(db, sql`
-    SELECT c.document_id, d.title, d.filename, c.ordinal, c.content, length(c.tsv) AS length,
+    SELECT c.document_id, d.title, d.filename, c.ordinal, c.content, c.context, length(c.tsv) AS length,
       (SELECT json_agg(json_build_object('lexeme', u.lexeme,
           'context', cardinality(array_positions(u.weights, 'A')),
           'text', cardinality(u.positions) - cardinality(array_positions(u.weights, 'A'))))

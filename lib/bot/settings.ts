@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { getDb } from '../../db/client';
 import { getBotSettingsRow, upsertBotSettings } from '../../db/queries/bot-settings';
 import { requireAccount, validate } from '../accounts/service';
+import { onInvalidation, publishInvalidation } from '../cache/invalidation';
 import { getEnv } from '../env';
 
 export const DEFAULT_NO_ANSWER_TEXT = "I'm sorry, I couldn't find anything about that in our help articles, so I can't answer it reliably. " +
@@ -28,9 +29,43 @@ export async function getBotSettings(accountId: number): Promise<BotSettings> {
   return (await getBotSettingsRow(await getDb(), accountId)) ?? DEFAULT_BOT_SETTINGS;
 }
 
+/** How long this process may answer with settings it read: the bound on using changed settings (CONTRACTS §9). */
+export const BOT_SETTINGS_CACHE_MS = 1000;
+const CACHE_LIMIT = 10_000;
+const TOPIC = 'bot-settings';
+
+/**
+ * Settings read in the last second, per process (and per module copy), so an answer, a resume and
+ * a history page do not each read the database. A change reaches every instance at once through
+ * lib/cache/invalidation (topic 'bot-settings'); when that message is lost (Redis away) an entry
+ * still lives at most BOT_SETTINGS_CACHE_MS counted from when its read STARTED. A read that
+ * overlaps an invalidation is used once but not kept.
+ */
+const cache = new Map<number, { settings: BotSettings; readAt: number }>();
+let generation = 0;
+let listening = false;
+
+async function cachedBotSettings(accountId: number): Promise<BotSettings> {
+  if (!listening) {
+    listening = true;
+    onInvalidation(TOPIC, (id) => { cache.delete(Number(id)); generation++; });
+  }
+  const now = performance.now();
+  const hit = cache.get(accountId);
+  if (hit && now - hit.readAt < BOT_SETTINGS_CACHE_MS) return hit.settings;
+  if (hit) cache.delete(accountId);
+  const startedGeneration = generation;
+  const settings = await getBotSettings(accountId);
+  if (generation === startedGeneration) {
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+    cache.set(accountId, { settings, readAt: now });
+  }
+  return settings;
+}
+
 /** What the answer engines use: the "no answer" text with its default filled in. */
 export async function effectiveBotSettings(accountId: number): Promise<BotSettings> {
-  const s = await getBotSettings(accountId);
+  const s = await cachedBotSettings(accountId);
   return { ...s, noAnswerText: s.noAnswerText || DEFAULT_NO_ANSWER_TEXT };
 }
 
@@ -39,6 +74,7 @@ export async function updateBotSettings(accountId: number, input: unknown): Prom
   const db = await getDb();
   await requireAccount(db, accountId);
   await upsertBotSettings(db, accountId, v);
+  await publishInvalidation(TOPIC, String(accountId));
   return v;
 }
 

@@ -13,10 +13,13 @@ export type AnswerInput = { accountId: number; conversationId: string; question:
 /** A passage the engine considered, with its place in the ranking (for "Try a question"). */
 export type ConsideredPassage = Source & { rank: number; score: number; relevance: number; used: boolean };
 /**
- * An answer: the sources it uses (known up front; `[]` when declined), its text as a stream of
- * deltas, whether it declined for lack of a relevant passage, and the ranking it chose from.
+ * An answer: the sources it uses (known up front; `[]` when declined), whether visitors may see
+ * them (the account's "show sources"; the stored response keeps them either way), its text as a
+ * stream of deltas, whether it declined for lack of a relevant passage, and the ranking it chose from.
  */
-export type Answer = { sources: Source[]; deltas: AsyncIterable<string>; declined: boolean; considered: ConsideredPassage[] };
+export type Answer = {
+  sources: Source[]; showSources: boolean; deltas: AsyncIterable<string>; declined: boolean; considered: ConsideredPassage[];
+};
 
 /** An answer that could not be produced. Its message is what visitors see: never a provider's text. */
 export class EngineError extends Error {}
@@ -27,7 +30,8 @@ export interface AnswerEngine {
 
 /**
  * The relevance floor: a passage must cover at least this share of the question's information
- * and two of its words (lib/knowledge/ranking.ts isRelevant) to be used. Tuned on the evaluation set (BENCHMARKS.md, docs/DECISIONS.md).
+ * and two of its words (lib/knowledge/ranking.ts isRelevant; words shared only through the stemmer
+ * do not count) to be used. Tuned on the evaluation set (BENCHMARKS.md, docs/DECISIONS.md).
  */
 export const RELEVANCE_FLOOR = 0.35;
 
@@ -55,11 +59,11 @@ export const relevant = (p: RankedPassage) => isRelevant(p, RELEVANCE_FLOOR);
 export const toSource = (p: RankedPassage): Source => ({ document_id: p.document_id, title: p.title || p.filename, passage: p.content });
 
 /**
- * The sources visitors get (and that are stored with the response): none when the account turned
- * sources off (the dashboard's "Try a question" still shows what was considered).
+ * The sources a visitor gets (live answer.done, resume, history): none when the account turned
+ * sources off. The response row and its stored event keep them for the account (dashboard transcript).
  */
-export function visibleSources(settings: BotSettings, used: RankedPassage[]): Source[] {
-  return settings.showSources ? used.map(toSource) : [];
+export function sourcesForVisitors(sources: Source[], showSources: boolean): Source[] {
+  return showSources ? sources : [];
 }
 
 export function considered(ranked: RankedPassage[], used: RankedPassage[]): ConsideredPassage[] {

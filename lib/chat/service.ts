@@ -12,7 +12,8 @@ import { getEnv } from '../env';
 import { isDraining } from '../server/drain';
 import { metrics } from '../ops/metrics';
 import { indexAttachedDocuments } from '../uploads/service';
-import { answerEngine, EngineError, type Source } from './engine';
+import { effectiveBotSettings } from '../bot/settings';
+import { answerEngine, EngineError, sourcesForVisitors, type Source } from './engine';
 import { publish, readLive } from './live';
 import type { ClientRequest, HistoryMessage, ServerEvent, UploadInfo } from './protocol';
 
@@ -152,10 +153,12 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
   const base = { conversation_id: a.conversation_id, client_message_id: a.client_message_id, response_id: a.response_id };
   let text = '';
   let sources: Source[] = [];
+  let showSources = true;
   let failure: string | null = null;
   try {
     const answer = await answerEngine().answer({ accountId: a.account_id, conversationId: a.conversation_id, question: a.job.question, signal: AbortSignal.timeout(120_000) });
     sources = answer.sources;
+    showSources = answer.showSources;
     const db = await getDb();
     // Deltas are coalesced: while one takes its seq (a database round trip), the text the engine
     // produces meanwhile waits and goes out as the next delta. The first delta leaves at once; a
@@ -192,7 +195,7 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
     failure = e instanceof EngineError ? e.message : 'The answer could not be produced.';
     if (!(e instanceof EngineError)) console.error(`answer ${a.response_id} failed:`, e);
   }
-  await storeOutcome(a, failure === null ? { answer: text, sources } : { error: failure });
+  await storeOutcome(a, failure === null ? { answer: text, sources, showSources } : { error: failure });
 }
 
 /**
@@ -200,7 +203,7 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
  * it lands (the outcome stays in memory meanwhile); a response stored first elsewhere (a
  * takeover) wins and this one is dropped, so each question ends exactly once.
  */
-async function storeOutcome(a: ClaimedAnswer, outcome: { answer: string; sources: Source[] } | { error: string }) {
+async function storeOutcome(a: ClaimedAnswer, outcome: { answer: string; sources: Source[]; showSources: boolean } | { error: string }) {
   const base = { conversation_id: a.conversation_id, client_message_id: a.client_message_id, response_id: a.response_id };
   const draft = 'error' in outcome
     ? { type: 'answer.error' as const, ...base, message: outcome.error }
@@ -213,7 +216,10 @@ async function storeOutcome(a: ClaimedAnswer, outcome: { answer: string; sources
         clientMessageId: a.client_message_id, questionMessageId: a.job.question_message_id ?? randomUUID(),
         answerMessageId: a.job.answer_message_id ?? randomUUID(), sources: 'error' in outcome ? [] : outcome.sources,
       }, { kind: draft.type, payload: draft });
-      if (seq !== null) publish({ ...draft, seq } as ServerEvent);
+      if (seq !== null) {
+        // Stored with its sources (the account's record); sent to visitors without them when the account hides them.
+        publish((draft.type === 'answer.done' && !('error' in outcome) && !outcome.showSources ? { ...draft, sources: [], seq } : { ...draft, seq }) as ServerEvent);
+      }
       return;
     } catch (e) {
       if (attempt % 20 === 0) console.error(`answer ${a.response_id} not stored yet (attempt ${attempt + 1}); retrying:`, (e as Error).message);
@@ -297,7 +303,8 @@ export async function resume(claims: WidgetClaims, join: JoinRoom, send: SendEve
   for (const e of stored) bySeq.set(e.seq, e.payload as ServerEvent);
   const all = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
   const page = all.slice(0, RESUME_PAGE);
-  for (const e of page) send(e);
+  const { showSources } = await effectiveBotSettings(claims.accountId);
+  for (const e of page) send(e.type === 'answer.done' ? { ...e, sources: sourcesForVisitors(e.sources, showSources) } : e);
   const through = page.at(-1)?.seq ?? req.last_seq;
   return { conversation_id: req.conversation_id, last_seq: Math.max(conv.last_seq, through), through_seq: through, more: all.length > RESUME_PAGE };
 }
@@ -306,7 +313,10 @@ export async function resume(claims: WidgetClaims, join: JoinRoom, send: SendEve
 export async function history(claims: WidgetClaims, join: JoinRoom, req: ClientRequest<'history'>) {
   const conv = await ownConversation(claims, req.conversation_id);
   join(req.conversation_id);
-  const page = await listVisitorHistory(await getDb(), claims.accountId, claims.visitorId, req.conversation_id, HISTORY_PAGE + 1, req.before);
+  const [page, { showSources }] = await Promise.all([
+    listVisitorHistory(await getDb(), claims.accountId, claims.visitorId, req.conversation_id, HISTORY_PAGE + 1, req.before),
+    effectiveBotSettings(claims.accountId),
+  ]);
   const more = page.length > HISTORY_PAGE;
   const rows = more ? page.slice(1) : page;
   const messages: HistoryMessage[] = rows.flatMap((r) => {
@@ -315,7 +325,7 @@ export async function history(claims: WidgetClaims, join: JoinRoom, req: ClientR
     return [
       { ...common, message_id: r.question_message_id, role: 'user' as const, content: r.question, error: null, sources: [] },
       { ...common, message_id: r.answer_message_id, role: 'assistant' as const, content: r.answer, error: r.error,
-        sources: (r.sources as Source[] | null) ?? [] },
+        sources: sourcesForVisitors((r.sources as Source[] | null) ?? [], showSources) },
     ];
   });
   return { conversation_id: req.conversation_id, last_seq: conv.last_seq, messages, more };

@@ -1,5 +1,5 @@
 import { AppError } from '../api/errors';
-import { answerEngine, EngineError } from '../chat/engine';
+import { answerEngine, EngineError, sourcesForVisitors } from '../chat/engine';
 
 /**
  * Runs the account's answer engine on a question without storing anything: the answer, the sources
@@ -13,7 +13,7 @@ export async function tryQuestion(accountId: number, question: string) {
     const answer = await answerEngine().answer({ accountId, conversationId: '00000000-0000-0000-0000-000000000000', question: q, signal: AbortSignal.timeout(60_000) });
     let text = '';
     for await (const d of answer.deltas) text += d;
-    return { answer: text, sources: answer.sources, declined: answer.declined, considered: answer.considered };
+    return { answer: text, sources: sourcesForVisitors(answer.sources, answer.showSources), declined: answer.declined, considered: answer.considered };
   } catch (e) {
     if (e instanceof EngineError) throw new AppError('unavailable', e.message);
     throw e;

@@ -4,7 +4,8 @@
  * counted as part of each passage, plus a relevance in 0..1 that the relevance floor is applied
  * to: the share of the question's information (the sum of its words' IDF, words no passage
  * contains counting most) that the passage covers. One shared common word ("sell") covers little
- * of a question; decisions and the tuning are in docs/DECISIONS.md and BENCHMARKS.md.
+ * of a question. A word shared only through the stemmer ("savings" / "saved") is not evidence
+ * (sameWord, applied by lib/knowledge/service.ts). Decisions and the tuning: docs/DECISIONS.md, BENCHMARKS.md.
  */
 import type { CandidatePassage } from '../../db/queries/knowledge';
 
@@ -50,7 +51,38 @@ export type RankedPassage = Omit<CandidatePassage, 'terms' | 'length'> & {
   /** Distinct words of the question the passage contains, and how many the question has. */
   matched: number;
   asked: number;
+  /** The question's words found in the passage, each with its share of the question's information. */
+  evidence: Array<{ lexeme: string; share: number }>;
 };
+
+/**
+ * Whether two written words are evidently one word in two forms, not two words the stemmer happens
+ * to map to one stem: equal, or the shorter without its last letter begins the longer ("close" /
+ * "closing", "hike" / "hiking", "return" / "returns"), or they share their first five letters
+ * ("receive" / "receiving", "authentication" / "authenticator"). Porter stemming over-conflates
+ * short stems: "savings" and "saved" both become "save", yet one is a bank's and the other a form's.
+ */
+export function sameWord(a: string, b: string): boolean {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  if (x === y) return true;
+  const [short, long] = x.length <= y.length ? [x, y] : [y, x];
+  if (long.startsWith(short.slice(0, -1))) return true;
+  let common = 0;
+  while (common < short.length && short[common] === long[common]) common++;
+  return common >= 5;
+}
+
+/**
+ * The passage without the evidence of `conflated` words: words of the question that the passage
+ * contains only as another word with the same stem (sameWord false for every pair of forms). They
+ * still count in the BM25 order (stemming finds paraphrases), not in the relevance decision.
+ */
+export function withoutConflations(p: RankedPassage, conflated: Set<string>): RankedPassage {
+  if (!p.evidence.some((e) => conflated.has(e.lexeme))) return p;
+  const evidence = p.evidence.filter((e) => !conflated.has(e.lexeme));
+  return { ...p, evidence, matched: evidence.length, relevance: evidence.reduce((s, e) => s + e.share, 0) };
+}
 
 /**
  * The relevance floor: a passage answers a question when it covers at least `floor` of the
@@ -77,7 +109,7 @@ export function rankCandidates(terms: WeightedTerms, corpus: { passages: number;
   const ranked = corpus.candidates.map((c) => {
     let score = 0;
     let covered = 0;
-    let matched = 0;
+    const evidence: RankedPassage['evidence'] = [];
     for (const t of c.terms) {
       const w = terms.get(t.lexeme);
       if (!w) continue;
@@ -86,10 +118,10 @@ export function rankCandidates(terms: WeightedTerms, corpus: { passages: number;
       const i = idf(t.lexeme);
       score += w * i * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * c.length) / avg)));
       covered += w * i;
-      matched++;
+      evidence.push({ lexeme: t.lexeme, share: (w * i) / information });
     }
     const { terms: _t, length: _l, ...rest } = c;
-    return { ...rest, score, relevance: covered / information, matched, asked: terms.size };
+    return { ...rest, score, relevance: covered / information, matched: evidence.length, asked: terms.size, evidence };
   });
   return ranked
     .filter((r) => r.score > 0)

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { getDb, type Db } from '../../db/client';
-import { deleteDocument, insertDocumentWithChunks, listDocuments, matchPassages, textLexemes } from '../../db/queries/knowledge';
+import { deleteDocument, insertDocumentWithChunks, listDocuments, matchPassages, surfaceForms, textLexemes } from '../../db/queries/knowledge';
 import { requireAccount } from '../accounts/service';
 import { AppError } from '../api/errors';
 import { sniffType } from '../uploads/sniff';
 import { extractText } from './extract';
 import { documentTitle, splitIntoPassages } from './passages';
-import { FILLER, rankCandidates, type RankedPassage, type WeightedTerms } from './ranking';
+import { FILLER, rankCandidates, sameWord, withoutConflations, type RankedPassage, type WeightedTerms } from './ranking';
 
 export const KB_MAX_BYTES = 20 * 1024 * 1024;
 
@@ -75,5 +75,27 @@ export async function findPassages(accountId: number, conversationId: string | n
   }
   if (terms.size === 0) return [];
   const corpus = await matchPassages(db, accountId, conversationId, [...terms.keys()].slice(0, 200));
-  return rankCandidates(terms, corpus).slice(0, limit);
+  const ranked = rankCandidates(terms, corpus).slice(0, limit);
+  return dropConflations(db, parts.map((p) => p.text.slice(0, 2000)).join('\n'), ranked);
+}
+
+/**
+ * The relevance of each ranked passage without the words it shares with the question only through
+ * the stemmer (ranking.ts sameWord): the written forms of the question's words and the passage's
+ * (title, headings and text) are compared. One query for the question and every passage.
+ */
+async function dropConflations(db: Db, question: string, ranked: RankedPassage[]): Promise<RankedPassage[]> {
+  if (ranked.length === 0) return ranked;
+  const lexemes = [...new Set(ranked.flatMap((p) => p.evidence.map((e) => e.lexeme)))];
+  const [asked, ...passages] = await surfaceForms(db, [question, ...ranked.map((p) => `${p.context}\n${p.content}`)], lexemes);
+  return ranked.map((p, i) => {
+    const conflated = new Set(p.evidence.map((e) => e.lexeme).filter((l) => {
+      const mine = [...(asked!.get(l) ?? [])];
+      const theirs = [...(passages[i]!.get(l) ?? [])];
+      // A form we cannot see (e.g. inside a word ts_debug splits differently) is not held against the passage.
+      if (mine.length === 0 || theirs.length === 0) return false;
+      return !mine.some((a) => theirs.some((b) => sameWord(a, b)));
+    }));
+    return withoutConflations(p, conflated);
+  });
 }

@@ -89,7 +89,9 @@ describe('built-in answers', () => {
     assert.equal((await ask(acct.accountId, 'How do I sell my car?')).text, 'Please email help@acme.example.');
     const a = await ask(acct.accountId, 'When is the support desk open on Friday?');
     assert.equal(a.declined, false);
-    assert.deepEqual(a.sources, [], 'visitors get no sources');
+    assert.equal(a.showSources, false);
+    assert.deepEqual(a.sources.map((s) => s.title), ['Acme help centre'], 'kept for the stored response (the account\'s record)');
+    assert.deepEqual((await tryQuestion(acct.accountId, 'When is the support desk open on Friday?')).sources, [], 'what visitors would get');
     assert.ok(a.text.includes('Monday to Friday') && !a.text.includes('Acme help centre'), a.text);
     assert.equal(a.considered.find((c) => c.used)?.title, 'Acme help centre', 'the dashboard still sees what was used');
   });
@@ -140,12 +142,18 @@ describe('bot settings', () => {
 });
 
 describe('the evaluation set (regression guard; BENCHMARKS.md has the measured numbers)', () => {
-  it('keeps recall@1 ≥ 90%, declines ≥ 90% of off-topic questions, and wrongly declines ≤ 11%', { timeout: 120_000 }, async () => {
+  it('holds the measured figures on the original and the held-out questions', { timeout: 180_000 }, async () => {
     const r = await evaluateAnswers();
-    assert.equal(r.documents, 12);
-    assert.ok(r.recallAt1 >= 0.9, `recall@1 ${r.recallAt1}`);
-    assert.ok(r.recallAt3 >= 0.95, `recall@3 ${r.recallAt3}`);
-    assert.ok(r.offTopicDeclined >= 0.9, `off-topic declined ${r.offTopicDeclined}: ${r.misses.join('\n')}`);
-    assert.ok(r.wronglyDeclined <= 0.11, `wrongly declined ${r.wronglyDeclined}: ${r.misses.join('\n')}`);
+    const why = r.misses.join('\n');
+    // Original questions (the ones tuned on): every off-topic one declined; wrong declines 6 of 56
+    // (10.7 %: one-word matches a lexical engine cannot tell from "How do I sell my car?").
+    assert.ok(r.original.recallAt1 >= 0.9, `original recall@1 ${r.original.recallAt1}`);
+    assert.ok(r.original.recallAt3 >= 0.95, `original recall@3 ${r.original.recallAt3}`);
+    assert.equal(r.original.offTopicAnswered, 0, why);
+    assert.ok(r.original.wronglyDeclined <= 6 / 56 + 1e-9, `original wrongly declined ${r.original.wronglyDeclined}: ${why}`);
+    // Held-out questions (written before the second round of tuning, never tuned on).
+    assert.ok(r.heldOut.recallAt1 >= 0.9, `held-out recall@1 ${r.heldOut.recallAt1}`);
+    assert.ok(r.heldOut.offTopicAnswered <= 1, why);
+    assert.ok(r.heldOut.wronglyDeclined <= 0.05 + 1e-9, `held-out wrongly declined ${r.heldOut.wronglyDeclined}: ${why}`);
   });
 });

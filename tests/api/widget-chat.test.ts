@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { updateBotSettings } from '../../lib/bot/settings';
 import type { ServerEvent } from '../../lib/chat/protocol';
+import { getTranscript } from '../../lib/dashboard/service';
 import { TS_RE, UUID_RE, V2 } from '../helpers/api-fixtures';
 import { api, createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -189,6 +191,40 @@ describe('widget chat: a question answered from the knowledge base', () => {
     assert.equal((await get(`${V2}/response`)).body.count, 0);
     assert.equal((await get(`${V2}/conversation`)).body.count, 0);
     assert.deepEqual(visitor.events, []);
+  });
+});
+
+describe('widget chat: the account turned "show sources" off', () => {
+  it('visitors get no sources (live, resume, history); the stored response keeps them for the account', async (t) => {
+    const { acct, issued, visitor, get } = await setup();
+    t.after(() => visitor.close());
+    await updateBotSettings(acct.accountId, { instructions: '', noAnswerText: '', model: '', showSources: false });
+    const { ack, end } = await askAndWait(visitor, { client_message_id: 's1', text: 'How do I return a gizmo?' });
+    const done = end as Extract<ServerEvent, { type: 'answer.done' }>;
+    assert.equal(done.type, 'answer.done');
+    assert.ok(done.answer.includes('30 days of delivery') && !done.answer.includes('From **'), done.answer);
+    assert.deepEqual(done.sources, [], 'live answer.done');
+
+    const back = await connectVisitor(server.url, issued.access_token, ORIGIN, 'polling');
+    t.after(() => back.close());
+    await back.ok('conversation:resume', { conversation_id: ack.conversation_id, last_seq: 0 });
+    await back.until(() => back.events.some((e) => e.type === 'answer.done'), 'the replayed answer.done');
+    assert.deepEqual((back.events.find((e) => e.type === 'answer.done') as typeof done).sources, [], 'resume');
+    const hist = await back.ok<{ messages: Array<{ role: string; sources: unknown[] }> }>('history', { conversation_id: ack.conversation_id });
+    assert.deepEqual(hist.messages.map((m) => m.sources), [[], []], 'history');
+
+    // The account's own record: the dashboard transcript shows what the answer was based on; the
+    // Customer API response record has no sources field at all (CONTRACTS §4).
+    const transcript = await getTranscript(acct.accountId, ack.conversation_id);
+    assert.deepEqual(transcript!.entries[0]!.sources.map((s) => s.title), ['Shipping'], 'the document title (its first heading)');
+    const record = await get(`${V2}/response/${ack.response_id}`);
+    assert.equal(record.status, 200);
+    assert.equal('sources' in record.body, false);
+
+    // Turned back on: what visitors see follows the account's current setting, for earlier answers too.
+    await updateBotSettings(acct.accountId, { instructions: '', noAnswerText: '', model: '', showSources: true });
+    const again = await back.ok<{ messages: Array<{ role: string; sources: Array<{ title: string }> }> }>('history', { conversation_id: ack.conversation_id });
+    assert.deepEqual(again.messages[1]!.sources.map((s) => s.title), ['Shipping']);
   });
 });
 

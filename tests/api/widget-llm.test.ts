@@ -283,6 +283,41 @@ describe('OpenAI-compatible engine', () => {
     assert.equal(llm.requests.length, 0);
   });
 
+  it('end to end: the history sent stays within LLM_HISTORY_TOKENS (newest turns first, failed turns left out); sources off hides them from the visitor only', { timeout: 60_000 }, async (t) => {
+    const { acct, visitor } = await setup();
+    t.after(() => visitor.close());
+    const long = (c: string) => c.repeat(3000); // about 750 tokens: two such turns fit the default 2,000, three do not
+    const turns = [
+      { q: 'How long is the flux capacitor warranty?', a: long('A') },
+      { q: 'Does the flux capacitor warranty cover labour?', fail: true },
+      { q: 'Is the flux capacitor warranty counted from delivery?', a: long('B') },
+      { q: 'Does the flux capacitor warranty cover parts?', a: long('C') },
+    ];
+    let conversation: string | undefined;
+    for (const [i, turn] of turns.entries()) {
+      llm.behaviour = turn.fail
+        ? (res) => { res.writeHead(500, { 'retry-after-ms': '10', 'content-type': 'application/json' }); res.end('{"error":{"message":"down"}}'); }
+        : streamChunks([turn.a!], 0);
+      const ack = await visitor.ok<AskAck>('ask', { conversation_id: conversation, client_message_id: `h${i}`, text: turn.q });
+      conversation = ack.conversation_id;
+      assert.equal((await visitor.finished(ack.response_id, 15_000)).type, turn.fail ? 'answer.error' : 'answer.done');
+    }
+    await updateBotSettings(acct.accountId, { instructions: '', noAnswerText: '', model: '', showSources: false });
+    llm.requests.length = 0;
+    llm.behaviour = streamChunks(['Parts and labour.']);
+    const ack = await visitor.ok<AskAck>('ask', { conversation_id: conversation, client_message_id: 'h-last', text: 'Who pays the labour under the flux capacitor warranty?' });
+    const end = await visitor.finished(ack.response_id) as Extract<ServerEvent, { type: 'answer.done' }>;
+    const sent = llm.requests[0]!.body.messages as Array<{ role: string; content: string }>;
+    assert.deepEqual(sent.slice(1).map((m) => [m.role, m.content.slice(0, 60)]), [
+      ['user', turns[2]!.q], ['assistant', long('B').slice(0, 60)],
+      ['user', turns[3]!.q], ['assistant', long('C').slice(0, 60)],
+      ['user', 'Who pays the labour under the flux capacitor warranty?'],
+    ], 'the two newest answered turns (the third would pass the budget; the failed one is left out)');
+    assert.ok(sent[0]!.content.includes(WARRANTY), 'the model still gets the passages');
+    assert.equal(end.type, 'answer.done');
+    assert.deepEqual(end.sources, [], 'the visitor gets no sources');
+  });
+
   it('the history goes newest first until the token budget is spent', () => {
     const turns = Array.from({ length: 10 }, (_, i) => ({ question: `question ${i} ${'x'.repeat(400)}`, answer: `answer ${i} ${'y'.repeat(400)}` }));
     const perTurn = estimateTokens(turns[0]!.question) + estimateTokens(turns[0]!.answer);

@@ -11,20 +11,50 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { QUESTIONS } from './questions';
+import { QUESTIONS, type EvalQuestion } from './questions';
 import { evalDocuments } from './documents';
 import { isRelevant, type RankedPassage } from '../../lib/knowledge/ranking';
 
-export type EvalResult = {
-  database: string; documents: number; passages: number; answerable: number; unanswerable: number;
+/** The figures of one part of the set (original, held-out, or all questions). */
+export type EvalFigures = {
+  answerable: number; unanswerable: number;
   recallAt1: number; recallAt3: number; offTopicDeclined: number; nearDomainDeclined: number;
-  unanswerableDeclined: number; wronglyDeclined: number; answeredRight: number; msPerQuestion: number;
+  unanswerableDeclined: number; wronglyDeclined: number; answeredRight: number;
+  /** Off-topic questions answered (the goal is none). */
+  offTopicAnswered: number;
+};
+
+type Asked = {
+  kind: EvalQuestion['kind']; heldOut: boolean; q: string;
+  hit1: boolean; hit3: boolean; declined: boolean; usedRight: boolean; miss?: string;
+  /** The best passage and whether it is from the right document, for the floor sweep. */
+  top: RankedPassage | undefined; rightDocument: boolean;
+};
+
+export type EvalResult = EvalFigures & {
+  database: string; documents: number; passages: number; msPerQuestion: number;
+  original: EvalFigures; heldOut: EvalFigures;
   misses: string[];
-  /** The best passage's relevance per question, for tuning the floor (`--sweep`). */
-  bestRelevance: Array<{ kind: string; top: RankedPassage | undefined; rightDocument: boolean }>;
+  asked: Asked[];
 };
 
 export const GOALS = { recallAt1: 0.9, offTopicDeclined: 1, wronglyDeclined: 0.1 };
+
+function figures(asked: Asked[]): EvalFigures {
+  const ans = asked.filter((x) => x.kind === 'answerable');
+  const off = asked.filter((x) => x.kind === 'off-topic');
+  const near = asked.filter((x) => x.kind === 'near-domain');
+  const share = (xs: Asked[], f: (x: Asked) => boolean) => (xs.length ? xs.filter(f).length / xs.length : 1);
+  return {
+    answerable: ans.length, unanswerable: off.length + near.length,
+    recallAt1: share(ans, (x) => x.hit1), recallAt3: share(ans, (x) => x.hit3),
+    offTopicDeclined: share(off, (x) => x.declined), nearDomainDeclined: share(near, (x) => x.declined),
+    unanswerableDeclined: share([...off, ...near], (x) => x.declined),
+    wronglyDeclined: ans.length ? ans.filter((x) => x.declined).length / ans.length : 0,
+    answeredRight: share(ans, (x) => x.usedRight),
+    offTopicAnswered: off.filter((x) => !x.declined).length,
+  };
+}
 
 /** Runs the evaluation against the database this process is configured for (caller sets it up). */
 export async function evaluateAnswers(): Promise<EvalResult> {
@@ -46,63 +76,54 @@ export async function evaluateAnswers(): Promise<EvalResult> {
   }
 
   const engine = answerEngine();
-  const misses: string[] = [];
-  let at1 = 0; let at3 = 0; let wrongDeclines = 0; let right = 0;
-  const declined = { 'off-topic': [0, 0], 'near-domain': [0, 0] } as Record<string, [number, number]>;
+  const asked: Asked[] = [];
   const started = Date.now();
-  const bestRelevance: EvalResult['bestRelevance'] = [];
   for (const item of QUESTIONS) {
     const ranked = await findPassages(accountId, null, item.q, 3);
     const top = ranked[0];
-    bestRelevance.push({ kind: item.kind, top, rightDocument: item.kind === 'answerable' && !!top && fileOf.get(top.document_id) === item.doc });
     const answer = await engine.answer({ accountId, conversationId: '00000000-0000-0000-0000-000000000000', question: item.q, signal: AbortSignal.timeout(30_000) });
-    let text = '';
-    for await (const d of answer.deltas) text += d;
-    const isDeclined = answer.sources.length === 0;
+    for await (const _d of answer.deltas) { /* drain */ }
+    const declined = answer.declined;
+    const tag = item.heldOut ? ' [held-out]' : '';
+    const x: Asked = {
+      kind: item.kind, heldOut: !!item.heldOut, q: item.q, hit1: false, hit3: false, declined, usedRight: false,
+      top, rightDocument: item.kind === 'answerable' && !!top && fileOf.get(top.document_id) === item.doc,
+    };
     if (item.kind === 'answerable') {
       const docsRanked = ranked.map((p) => fileOf.get(p.document_id));
-      const hit1 = docsRanked[0] === item.doc;
-      const hit3 = docsRanked.includes(item.doc);
-      at1 += hit1 ? 1 : 0;
-      at3 += hit3 ? 1 : 0;
-      if (isDeclined) wrongDeclines++;
-      const usedRight = !isDeclined && fileOf.get(answer.sources[0]!.document_id) === item.doc;
-      if (usedRight) right++;
-      if (!hit1 || isDeclined || !usedRight) {
-        misses.push(`answerable  ${isDeclined ? 'DECLINED' : `answered from ${fileOf.get(answer.sources[0]!.document_id)}`}; ranked [${docsRanked.join(', ')}]; want ${item.doc}: ${item.q}`);
+      x.hit1 = docsRanked[0] === item.doc;
+      x.hit3 = docsRanked.includes(item.doc);
+      x.usedRight = !declined && fileOf.get(answer.sources[0]!.document_id) === item.doc;
+      if (!x.hit1 || declined || !x.usedRight) {
+        x.miss = `answerable  ${declined ? 'DECLINED' : `answered from ${fileOf.get(answer.sources[0]!.document_id)}`}; ranked [${docsRanked.join(', ')}]; want ${item.doc}${tag}: ${item.q}`;
       }
-    } else {
-      const slot = declined[item.kind]!;
-      slot[1]++;
-      if (isDeclined) slot[0]++;
-      else misses.push(`${item.kind.padEnd(11)} ANSWERED from ${answer.sources.map((s) => fileOf.get(s.document_id)).join(', ')}: ${item.q}`);
+    } else if (!declined) {
+      x.miss = `${item.kind.padEnd(11)} ANSWERED from ${answer.sources.map((s) => fileOf.get(s.document_id)).join(', ')}${tag}: ${item.q}`;
     }
+    asked.push(x);
   }
-  const answerable = QUESTIONS.filter((q) => q.kind === 'answerable').length;
-  const [offD, offN] = declined['off-topic']!;
-  const [nearD, nearN] = declined['near-domain']!;
   return {
-    database, documents: docs.length, passages, answerable, unanswerable: offN + nearN,
-    recallAt1: at1 / answerable, recallAt3: at3 / answerable,
-    offTopicDeclined: offD / offN, nearDomainDeclined: nearD / nearN, unanswerableDeclined: (offD + nearD) / (offN + nearN),
-    wronglyDeclined: wrongDeclines / answerable, answeredRight: right / answerable,
-    msPerQuestion: (Date.now() - started) / QUESTIONS.length, misses, bestRelevance,
+    database, documents: docs.length, passages, msPerQuestion: (Date.now() - started) / QUESTIONS.length,
+    ...figures(asked),
+    original: figures(asked.filter((x) => !x.heldOut)), heldOut: figures(asked.filter((x) => x.heldOut)),
+    misses: asked.flatMap((x) => (x.miss ? [x.miss] : [])), asked,
   };
 }
 
-export function goalsMet(r: EvalResult): boolean {
+export function goalsMet(r: EvalFigures): boolean {
   return r.recallAt1 >= GOALS.recallAt1 && r.offTopicDeclined >= GOALS.offTopicDeclined && r.wronglyDeclined <= GOALS.wronglyDeclined;
 }
 
 /** What each floor would give (the built-in engine declines when the best passage is not relevant at it). */
-export function floorSweep(r: EvalResult): string {
+export function floorSweep(r: EvalResult, part: 'all' | 'original' | 'held-out' = 'all'): string {
   const lines = ['| floor | off-topic declined | near-domain declined | answerable wrongly declined | answered from the right document |', '|---|---|---|---|---|'];
-  const share = (kind: string, f: (x: EvalResult['bestRelevance'][number]) => boolean) => {
-    const all = r.bestRelevance.filter((x) => x.kind === kind);
+  const pool = r.asked.filter((x) => part === 'all' || x.heldOut === (part === 'held-out'));
+  const share = (kind: string, f: (x: Asked) => boolean) => {
+    const all = pool.filter((x) => x.kind === kind);
     return all.filter(f).length / all.length;
   };
   for (let floor = 0.2; floor <= 0.801; floor += 0.05) {
-    const ok = (x: EvalResult['bestRelevance'][number]) => !!x.top && isRelevant(x.top, floor);
+    const ok = (x: Asked) => !!x.top && isRelevant(x.top, floor);
     lines.push(`| ${floor.toFixed(2)} | ${pct(share('off-topic', (x) => !ok(x)))} | ${pct(share('near-domain', (x) => !ok(x)))} | ` +
       `${pct(share('answerable', (x) => !ok(x)))} | ${pct(share('answerable', (x) => ok(x) && x.rightDocument))} |`);
   }
@@ -112,10 +133,14 @@ export function floorSweep(r: EvalResult): string {
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
 export function formatResult(r: EvalResult): string {
+  const row = (name: string, f: EvalFigures) =>
+    `| ${r.database} | ${name} | ${r.documents} / ${r.passages} | ${f.answerable} + ${f.unanswerable} | ${pct(f.recallAt1)} | ${pct(f.recallAt3)} | ${pct(f.answeredRight)} | ` +
+    `${pct(f.unanswerableDeclined)} (${pct(f.offTopicDeclined)} / ${pct(f.nearDomainDeclined)}) | ${pct(f.wronglyDeclined)} |`;
   return [
-    `| database | documents / passages | questions (answerable + unanswerable) | recall@1 | recall@3 | answered from the right document | unanswerable declined (off-topic / near-domain) | answerable wrongly declined | ms per question |`,
+    `| database | questions | documents / passages | answerable + unanswerable | recall@1 | recall@3 | answered from the right document | unanswerable declined (off-topic / near-domain) | answerable wrongly declined |`,
     '|---|---|---|---|---|---|---|---|---|',
-    `| ${r.database} | ${r.documents} / ${r.passages} | ${r.answerable} + ${r.unanswerable} | ${pct(r.recallAt1)} | ${pct(r.recallAt3)} | ${pct(r.answeredRight)} | ${pct(r.unanswerableDeclined)} (${pct(r.offTopicDeclined)} / ${pct(r.nearDomainDeclined)}) | ${pct(r.wronglyDeclined)} | ${r.msPerQuestion.toFixed(1)} |`,
+    row('original', r.original), row('held-out', r.heldOut), row('all', r),
+    `(${r.msPerQuestion.toFixed(1)} ms per question)`,
   ].join('\n');
 }
 
@@ -132,7 +157,11 @@ async function main() {
     const r = await evaluateAnswers();
     console.log(formatResult(r));
     if (verbose || !goalsMet(r)) for (const m of r.misses) console.log(`  ${m}`);
-    if (process.argv.includes('--sweep')) console.log(`\n${floorSweep(r)}`);
+    if (process.argv.includes('--sweep')) {
+      for (const part of ['original', 'held-out', 'all'] as const) console.log(`\n${part}:\n${floorSweep(r, part)}`);
+    }
+    const parts = [['original', r.original], ['held-out', r.heldOut], ['all', r]] as const;
+    for (const [name, f] of parts) console.log(`${name}: ${goalsMet(f) ? 'goals met' : 'goals NOT met'}`);
     console.log(goalsMet(r)
       ? 'Goals met.'
       : `Goals NOT met (recall@1 ≥ ${pct(GOALS.recallAt1)}, every off-topic question declined, wrong declines ≤ ${pct(GOALS.wronglyDeclined)}).`);

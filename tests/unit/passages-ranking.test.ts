@@ -2,12 +2,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CandidatePassage } from '../../db/queries/knowledge';
-import { isRelevant, rankCandidates } from '../../lib/knowledge/ranking';
+import { isRelevant, rankCandidates, sameWord, withoutConflations } from '../../lib/knowledge/ranking';
 
 let ordinal = 0;
 function passage(title: string, terms: Record<string, number | [number, number]>, length = 40): CandidatePassage {
   return {
-    document_id: `00000000-0000-4000-8000-${String(++ordinal).padStart(12, '0')}`, title, filename: `${title}.md`, ordinal, content: title, length,
+    document_id: `00000000-0000-4000-8000-${String(++ordinal).padStart(12, '0')}`, title, filename: `${title}.md`, ordinal, content: title, context: title, length,
     terms: Object.entries(terms).map(([lexeme, n]) => ({ lexeme, text: Array.isArray(n) ? n[0] : n, context: Array.isArray(n) ? n[1] : 0 })),
   };
 }
@@ -57,5 +57,32 @@ describe('ranking', () => {
   it('nothing to rank: no words, or no candidates', () => {
     assert.deepEqual(rankCandidates(new Map(), { passages: 3, avgLength: 10, candidates: [] }), []);
     assert.deepEqual(rankCandidates(words('x'), { passages: 0, avgLength: 0, candidates: [] }), []);
+  });
+});
+
+describe('stemmer conflations are not evidence', () => {
+  it('sameWord: inflections of one word are; different words with one Porter stem are not', () => {
+    for (const [a, b] of [['close', 'closing'], ['hike', 'hiking'], ['return', 'Returns'], ['receive', 'receiving'],
+      ['authentication', 'authenticator'], ['deliveries', 'delivery'], ['save', 'saving'], ['card', 'card']]) {
+      assert.equal(sameWord(a!, b!), true, `${a} / ${b}`);
+    }
+    for (const [a, b] of [['savings', 'saved'], ['savings', 'saves']]) {
+      assert.equal(sameWord(a!, b!), false, `${a} / ${b}`);
+    }
+  });
+
+  it('a conflated word leaves the coverage and the distinct-word count, not the BM25 order', () => {
+    // "What is a good return on a savings account?" against "… saved addresses … account".
+    const corpus = { passages: 50, avgLength: 40, candidates: [passage('Account', { save: 1, account: [2, 2] }), passage('Returns', { return: 1 })] };
+    const ranked = rankCandidates(words('return', 'save', 'account'), corpus);
+    const top = ranked[0]!;
+    assert.equal(top.title, 'Account');
+    assert.equal(isRelevant(top, 0.35), true);
+    const after = withoutConflations(top, new Set(['save']));
+    assert.equal(after.matched, 1);
+    assert.equal(after.score, top.score);
+    assert.ok(Math.abs(after.relevance - top.evidence.find((e) => e.lexeme === 'account')!.share) < 1e-9);
+    assert.equal(isRelevant(after, 0.35), false);
+    assert.equal(withoutConflations(top, new Set(['other'])), top);
   });
 });

@@ -1,4 +1,4 @@
-import { answerContext, considered, rankForQuestion, relevant, visibleSources, type Answer, type AnswerInput } from '../engine';
+import { answerContext, considered, rankForQuestion, relevant, toSource, type Answer, type AnswerInput } from '../engine';
 import type { RankedPassage } from '../../knowledge/ranking';
 
 /** Splits text into small word groups so the widget shows it arriving. */
@@ -22,7 +22,7 @@ export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
   const [{ settings }, ranked] = await Promise.all([answerContext(input, 0), rankForQuestion(input)]);
   const best = ranked[0];
   if (!best || !relevant(best)) {
-    return { sources: [], deltas: streamWords(settings.noAnswerText), declined: true, considered: considered(ranked, []) };
+    return { sources: [], showSources: settings.showSources, deltas: streamWords(settings.noAnswerText), declined: true, considered: considered(ranked, []) };
   }
   const used: RankedPassage[] = [best];
   const second = ranked.slice(1).find((p) => p.document_id !== best.document_id || p.ordinal !== best.ordinal);
@@ -30,7 +30,7 @@ export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
   const parts = settings.showSources
     ? used.map((p, i) => `${i === 0 ? 'From' : 'See also'} **${p.title || p.filename}**:\n\n${quote(p.content)}`)
     : used.map((p) => quote(p.content));
-  return { sources: visibleSources(settings, used), deltas: streamWords(parts.join('\n\n')), declined: false, considered: considered(ranked, used) };
+  return { sources: used.map(toSource), showSources: settings.showSources, deltas: streamWords(parts.join('\n\n')), declined: false, considered: considered(ranked, used) };
 }
 
 /** A passage as a Markdown quote: its heading as a bold line, tables as lists (readable anywhere). */

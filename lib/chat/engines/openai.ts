@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import {
-  answerContext, considered, EngineError, rankForQuestion, relevant, toSource, visibleSources, type Answer, type AnswerInput,
+  answerContext, considered, EngineError, rankForQuestion, relevant, toSource, type Answer, type AnswerInput,
 } from '../engine';
 import { streamWords } from './builtin';
 
@@ -33,7 +33,7 @@ export async function openAiCompatibleAnswer(input: AnswerInput, cfg: ModelConfi
   const ranked = await rankForQuestion(input, ctx.turns.map((t) => t.question), MAX_PASSAGES + 2);
   const used = ranked.filter(relevant).slice(0, MAX_PASSAGES);
   if (used.length === 0) {
-    return { sources: [], deltas: streamWords(ctx.settings.noAnswerText), declined: true, considered: considered(ranked, []) };
+    return { sources: [], showSources: ctx.settings.showSources, deltas: streamWords(ctx.settings.noAnswerText), declined: true, considered: considered(ranked, []) };
   }
   const messages = buildMessages(input.question, used.map(toSource), ctx.settings.instructions, ctx.turns, cfg.historyTokens);
   const deadline = AbortSignal.timeout(cfg.timeoutMs);
@@ -45,7 +45,7 @@ export async function openAiCompatibleAnswer(input: AnswerInput, cfg: ModelConfi
   } catch (e) {
     throw modelFailure(e, deadline, input.accountId);
   }
-  return { sources: visibleSources(ctx.settings, used), deltas: readDeltas(stream, signal, deadline, input.accountId), declined: false, considered: considered(ranked, used) };
+  return { sources: used.map(toSource), showSources: ctx.settings.showSources, deltas: readDeltas(stream, signal, deadline, input.accountId), declined: false, considered: considered(ranked, used) };
 }
 
 /** System prompt (base, the account's instructions, the passages), then history within the budget, then the question. */
