@@ -3,8 +3,8 @@ import type { Db } from '../client';
 /**
  * A cursor over pages read inside ONE `REPEATABLE READ, READ ONLY` transaction (CONTRACTS §10):
  * every page sees the same snapshot, so rows written while an export runs neither appear nor
- * appear twice. `next()` asks the transaction for one more page (the caller's pace: nothing is
- * read ahead of demand); `close()` ends the transaction. On PGlite, one session: writers wait
+ * appear twice. `next()` asks the transaction for one more page (the caller's pace: the export
+ * asks for one page ahead of its client); `close()` ends the transaction. On PGlite, one session: writers wait
  * until the export's transaction ends.
  */
 export type SnapshotCursor<T> = { next: () => Promise<T[]>; close: () => Promise<void> };

@@ -41,19 +41,24 @@ function encoder(format: Format, columns: string[]): (records: Array<Record<stri
 
 /**
  * The streamed body: pages leave the snapshot cursor only when the client's side has taken the
- * previous one (a pull stream with one chunk of room), so a slow reader holds the export at one
- * page and the server's memory stays flat. The first page is read before answering, so a bad
+ * previous one (a pull stream with one chunk of room, one page read ahead), so a slow reader holds
+ * the export at two pages and the server's memory stays flat. The first page is read before answering, so a bad
  * database is a problem+json answer, not a cut stream.
  */
 async function streamed<T>(cursor: SnapshotCursor<T>, encode: (rows: T[]) => string, what: string, format: Format): Promise<Response> {
   let first: T[];
   try { first = await cursor.next(); } catch (e) { await cursor.close(); throw e; }
   const bytes = new TextEncoder();
+  // One page is read ahead: PostgreSQL reads page n+1 while this process encodes and sends page n
+  // (at most two pages in memory; a slow reader still holds the export, as pull waits for it).
+  const readAhead = () => { const p = cursor.next(); p.catch(() => {}); return p; };
+  let next: Promise<T[]> | null = first.length === EXPORT_PAGE_SIZE ? readAhead() : null;
   let pending: T[] | null = first;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const page = pending ?? await cursor.next();
+        const page = pending ?? await next!;
+        if (!pending) next = page.length === EXPORT_PAGE_SIZE ? readAhead() : null;
         pending = null;
         const text = encode(page);
         if (text) controller.enqueue(bytes.encode(text));
@@ -63,7 +68,7 @@ async function streamed<T>(cursor: SnapshotCursor<T>, encode: (rows: T[]) => str
         controller.error(e);
       }
     },
-    async cancel() { await cursor.close(); },
+    async cancel() { await next?.catch(() => {}); await cursor.close(); },
   }, { highWaterMark: 1 });
   return new Response(body, {
     status: 200,

@@ -28,7 +28,7 @@ async function run(url: string, key: string, delayEveryMb = 0) {
     if (done) break;
     bytes += value.length;
     sinceDelay += value.length;
-    for (const b of value) if (b === 10) lines++;
+    for (let i = value.indexOf(10); i !== -1; i = value.indexOf(10, i + 1)) lines++;
     if (delayEveryMb && sinceDelay > delayEveryMb * 1e6) { sinceDelay = 0; await new Promise((r) => setTimeout(r, 200)); }
   }
   const seconds = (performance.now() - started) / 1000;
