@@ -6,6 +6,10 @@
  * (WEBHOOK_RETRY_BASE_MS) compresses the ≥ 24 h schedule into milliseconds.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { V2 } from '../helpers/api-fixtures';
@@ -18,6 +22,7 @@ import {
   rotateWebhookSecret, setWebhookPaused,
 } from '../../lib/webhooks/service';
 import { RETRY_MULTIPLIERS } from '../../lib/webhooks/rules';
+import { freePort } from '../helpers/instances';
 
 const BASE_MS = 0.1; // the whole schedule: ~2 s of waits; the automatic pause after 8.64 s of failures
 let server: TestServer;
@@ -268,5 +273,36 @@ describe('webhooks: tenancy and input', () => {
     await importLines(acct.accountId, [conv, responseLine(conv)]);
     await sleep(500);
     assert.equal(rx.received.length, 0);
+  });
+});
+
+describe("webhooks: README's receiver", () => {
+  it('the Node example verifies real deliveries and refuses a forged one', async (t) => {
+    const readme = fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    const code = /```js\n(\/\/ receiver\.mjs[\s\S]*?)```/.exec(readme)?.[1];
+    assert.ok(code, "README's receiver example");
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-receiver-'));
+    fs.symlinkSync(path.join(import.meta.dirname, '..', '..', 'node_modules'), path.join(dir, 'node_modules'));
+    fs.writeFileSync(path.join(dir, 'receiver.mjs'), code);
+    const acct = await createTestAccount();
+    const port = await freePort();
+    const ep = await createWebhookEndpoint({ accountId: acct.accountId, url: `http://127.0.0.1:${port}/`, events: ['conversation.created'] });
+    const child = spawn(process.execPath, ['receiver.mjs'], { cwd: dir, env: { ...process.env, PORT: String(port), SVC_WEBHOOK_SECRET: ep.secret }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+    t.after(() => { child.kill(); fs.rmSync(dir, { recursive: true, force: true }); });
+    await eventually(() => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' }).then((r) => r.status, () => 0), (s) => s === 400, 'the receiver refuses an unsigned request');
+    const v = await visitorOf(acct.accountId);
+    t.after(() => v.close());
+    const ack = await ask(v, 'Is the README right?');
+    await eventually(async () => out, (o) => o.includes('conversation.created'), 'the receiver printed the event');
+    const line = out.trim().split('\n')[0]!;
+    const [id, type] = line.split(' ', 2);
+    const data = line.slice(id!.length + type!.length + 2);
+    assert.match(id!, /^msg_/);
+    assert.equal(type, 'conversation.created');
+    assert.equal(JSON.parse(data!).conversation_id, ack.conversation_id);
+    const [log] = await eventually(() => listWebhookDeliveries(acct.accountId, ep.endpoint_id), (l) => l[0]?.status === 'delivered', 'delivered');
+    assert.equal(log!.last_status_code, 204);
   });
 });
