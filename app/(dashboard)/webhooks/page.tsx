@@ -33,8 +33,8 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
               <tbody>
                 {endpoints.map((e) => (
                   <tr key={e.endpoint_id}>
-                    <td data-label="URL" style={{ overflowWrap: 'anywhere' }}>
-                      <a href={`/webhooks?endpoint=${e.endpoint_id}`} aria-label={`Deliveries of ${e.url}`}>{e.url}</a>
+                    <td data-label="URL">
+                      <a href={`/webhooks?endpoint=${e.endpoint_id}`} aria-label={`Deliveries of ${e.url}`} style={{ wordBreak: 'break-all' }}>{e.url}</a>
                     </td>
                     <td data-label="Events"><span>{e.events.map((t) => <code key={t} style={{ display: 'block' }}>{t}</code>)}</span></td>
                     <td data-label="Status">
@@ -55,7 +55,7 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
       </section>
       {selected && (
         <section className="panel" aria-labelledby="log-heading">
-          <h2 id="log-heading" style={{ marginTop: 0 }}>Deliveries to <span style={{ overflowWrap: 'anywhere' }}>{selected.url}</span></h2>
+          <h2 id="log-heading" style={{ marginTop: 0 }}>Deliveries to <span style={{ wordBreak: 'break-all' }}>{selected.url}</span></h2>
           <p className="muted" style={{ fontSize: '.85rem' }}>The latest 50, newest first. Times are UTC. <a href={`/webhooks?endpoint=${selected.endpoint_id}`}>Refresh</a></p>
           {log.length === 0 ? <p className="empty">No deliveries yet.</p> : (
             <div className="table-scroll">
@@ -64,7 +64,7 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
                 <tbody>
                   {log.map((d) => (
                     <tr key={d.id}>
-                      <td data-label="Event"><span><code>{d.type}</code><br /><span className="muted" style={{ fontSize: '.75rem' }}>{d.event_id}</span></span></td>
+                      <td data-label="Event"><span><code>{d.type}</code><br /><span className="muted" style={{ fontSize: '.75rem', wordBreak: 'break-all' }}>{d.event_id}</span></span></td>
                       <td data-label="Status">
                         <span><span className={`badge ${d.status === 'delivered' ? '' : d.status === 'failed' ? 'warn' : 'off'}`}>{d.status}</span>
                           {d.last_error && <span className="muted" style={{ display: 'block', fontSize: '.8rem', overflowWrap: 'anywhere' }}>{d.last_error}</span>}
