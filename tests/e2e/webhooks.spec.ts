@@ -66,6 +66,10 @@ test.describe('dashboard webhooks', () => {
       await page.reload();
       await expect(page.getByRole('heading', { name: 'Webhooks', level: 1 })).toBeVisible();
       await screenshot(page, 'webhooks-phone');
+      const overflowing = await page.evaluate(() => [...document.querySelectorAll('main td > *')]
+        .filter((el) => el.getBoundingClientRect().right > (el.closest('tr')!.getBoundingClientRect().right + 1))
+        .map((el) => `${el.tagName} ${el.textContent?.slice(0, 30)} ${el.getBoundingClientRect().right} > ${el.closest('tr')!.getBoundingClientRect().right} (td ${el.parentElement!.getBoundingClientRect().right})`));
+      expect(overflowing, 'no cell content runs out of its card on a phone').toEqual([]);
       await page.getByRole('button', { name: `Resume ${rx.url}` }).click();
       await expect(page.getByText('active', { exact: true })).toBeVisible();
       await page.getByRole('button', { name: `Delete ${rx.url}` }).click();

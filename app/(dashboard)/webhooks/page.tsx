@@ -33,11 +33,11 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
               <tbody>
                 {endpoints.map((e) => (
                   <tr key={e.endpoint_id}>
-                    <td data-label="URL">
-                      <a href={`/webhooks?endpoint=${e.endpoint_id}`} aria-label={`Deliveries of ${e.url}`} style={{ wordBreak: 'break-all' }}>{e.url}</a>
+                    <td data-label="URL" style={{ whiteSpace: 'normal' }}>
+                      <a href={`/webhooks?endpoint=${e.endpoint_id}`} aria-label={`Deliveries of ${e.url}`} style={{ wordBreak: 'break-all', maxWidth: '100%' }}>{e.url}</a>
                     </td>
                     <td data-label="Events"><span>{e.events.map((t) => <code key={t} style={{ display: 'block' }}>{t}</code>)}</span></td>
-                    <td data-label="Status">
+                    <td data-label="Status" style={{ whiteSpace: 'normal' }}>
                       {e.status === 'paused'
                         ? <span><span className="badge warn">paused</span>{e.pause_reason && <span className="muted" style={{ display: 'block', fontSize: '.8rem' }}>{e.pause_reason}</span>}</span>
                         : <span><span className="badge">active</span>{e.failing_since && <span className="muted" style={{ display: 'block', fontSize: '.8rem' }}>failing since {e.failing_since} UTC</span>}</span>}
@@ -64,8 +64,8 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
                 <tbody>
                   {log.map((d) => (
                     <tr key={d.id}>
-                      <td data-label="Event"><span><code>{d.type}</code><br /><span className="muted" style={{ fontSize: '.75rem', wordBreak: 'break-all' }}>{d.event_id}</span></span></td>
-                      <td data-label="Status">
+                      <td data-label="Event" style={{ whiteSpace: 'normal' }}><span style={{ maxWidth: '100%' }}><code>{d.type}</code><br /><span className="muted" style={{ fontSize: '.75rem', wordBreak: 'break-all' }}>{d.event_id}</span></span></td>
+                      <td data-label="Status" style={{ whiteSpace: 'normal' }}>
                         <span><span className={`badge ${d.status === 'delivered' ? '' : d.status === 'failed' ? 'warn' : 'off'}`}>{d.status}</span>
                           {d.last_error && <span className="muted" style={{ display: 'block', fontSize: '.8rem', overflowWrap: 'anywhere' }}>{d.last_error}</span>}
                           {d.next_attempt_at && d.attempts > 0 && <span className="muted" style={{ display: 'block', fontSize: '.8rem' }}>next attempt {d.next_attempt_at}</span>}</span>
