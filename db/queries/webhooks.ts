@@ -212,3 +212,15 @@ export async function requeueDelivery(db: Db, accountId: number, deliveryId: str
     WHERE id = ${deliveryId} AND account_id = ${accountId} AND (lease_until IS NULL OR lease_until < now()) RETURNING id`);
   return done.length > 0;
 }
+
+/** Deletes up to `limit` events older than `days` with no pending delivery (their deliveries go with them). Returns how many. */
+export async function pruneFinishedEvents(db: Db, days: number, limit: number): Promise<number> {
+  const gone = await rows<{ id: string }>(db, sql`
+    DELETE FROM webhook_events WHERE id IN (
+      SELECT ev.id FROM webhook_events ev
+      WHERE ev.created_at < now() - make_interval(days => ${days})
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id AND d.status = 'pending')
+      LIMIT ${limit})
+    RETURNING id`);
+  return gone.length;
+}

@@ -29,6 +29,10 @@ export const MAX_RESPONSE_BYTES = 64 * 1024;
 export const MAX_ERROR_CHARS = 300;
 export const MAX_URL_CHARS = 2000;
 export const MAX_ENDPOINTS_PER_ACCOUNT = 50;
+/** Events whose deliveries are all finished (delivered or failed) are deleted after this many days, in batches, hourly. */
+export const RETENTION_DAYS = 30;
+export const PRUNE_EVERY_MS = 3_600_000;
+export const PRUNE_BATCH = 1000;
 
 /** The wait after failed attempt `attempts` (1-based), or null when the schedule has run out. */
 export function retryDelayMs(attempts: number): number | null {

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { getDb } from '../../db/client';
-import { claimDueDeliveries, markAttemptFailed, markDelivered, releaseDeliveryLeases, type ClaimedDelivery } from '../../db/queries/webhooks';
+import { claimDueDeliveries, markAttemptFailed, markDelivered, pruneFinishedEvents, releaseDeliveryLeases, type ClaimedDelivery } from '../../db/queries/webhooks';
 import { onDrain } from '../server/drain';
 import { attemptDelivery } from './delivery';
-import { IN_FLIGHT_PER_ENDPOINT, IN_FLIGHT_TOTAL, LEASE_SECONDS, pauseAfterMs, POLL_MS, retryDelayMs } from './rules';
+import {
+  IN_FLIGHT_PER_ENDPOINT, IN_FLIGHT_TOTAL, LEASE_SECONDS, pauseAfterMs, POLL_MS, PRUNE_BATCH, PRUNE_EVERY_MS, RETENTION_DAYS, retryDelayMs,
+} from './rules';
 import { setWebhookWake } from './wake';
 import { getEnv } from '../env';
 
@@ -50,9 +52,14 @@ export function startWebhookWorker(): void {
   });
   w.loop = (async () => {
     let failures = 0;
+    let prunedAt = 0;
     while (!w.stopping) {
       try {
         await claimAndSend(w);
+        if (Date.now() - prunedAt > PRUNE_EVERY_MS) {
+          prunedAt = Date.now();
+          await pruneWebhookEvents();
+        }
         if (failures > 0) console.log('webhook worker: database reachable again; deliveries resume');
         failures = 0;
         await idle(POLL_MS);
@@ -67,6 +74,16 @@ export function startWebhookWorker(): void {
   w.unsubscribeDrain = onDrain(() => { w.stopping = true; w.wake(); });
   holder[KEY] = w;
   setWebhookWake(w.wake);
+}
+
+/** Retention: finished events older than RETENTION_DAYS go, a batch at a time (any instance may do it). */
+export async function pruneWebhookEvents(): Promise<number> {
+  let total = 0;
+  for (let n = PRUNE_BATCH; n === PRUNE_BATCH;) {
+    n = await pruneFinishedEvents(await getDb(), RETENTION_DAYS, PRUNE_BATCH);
+    total += n;
+  }
+  return total;
 }
 
 async function claimAndSend(w: Worker) {

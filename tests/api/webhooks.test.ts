@@ -235,6 +235,30 @@ describe('webhooks: retry schedule, automatic pause, manual pause, rotation', ()
   });
 });
 
+describe('webhooks: retention', () => {
+  it('finished events older than 30 days are deleted; pending ones are kept', async (t) => {
+    const { sql } = await import('drizzle-orm');
+    const { getDb } = await import('../../db/client');
+    const { pruneWebhookEvents } = await import('../../lib/webhooks/worker');
+    const acct = await createTestAccount();
+    const rx = await receiver();
+    const ep = await createWebhookEndpoint({ accountId: acct.accountId, url: rx.url, events: ['conversation.created'] });
+    const v = await visitorOf(acct.accountId);
+    t.after(() => v.close());
+    await ask(v, 'Old and delivered?');
+    await eventually(() => listWebhookDeliveries(acct.accountId, ep.endpoint_id), (l) => l[0]?.status === 'delivered', 'delivered');
+    await setWebhookPaused(acct.accountId, ep.endpoint_id, true);
+    await ask(v, 'Old and still pending?');
+    const db = await getDb();
+    await db.execute(sql`UPDATE webhook_events SET created_at = now() - interval '31 days' WHERE account_id = ${acct.accountId}`);
+    assert.ok((await pruneWebhookEvents()) >= 1);
+    const left = await listWebhookDeliveries(acct.accountId, ep.endpoint_id);
+    assert.deepEqual(left.map((d) => d.status), ['pending'], 'the delivered event is gone, the pending one kept');
+    await setWebhookPaused(acct.accountId, ep.endpoint_id, false);
+    await rx.until((r) => r.length >= 2, 'the kept event after resuming');
+  });
+});
+
 describe('webhooks: tenancy and input', () => {
   it("another account's endpoint cannot be seen, changed or deleted; bad ids and URLs are precise errors", async () => {
     const a = await createTestAccount();
