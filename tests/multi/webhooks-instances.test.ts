@@ -117,4 +117,25 @@ describe('webhooks across instances', { skip: !enabled && 'needs TEST_DB=postgre
       await rx.stop();
     }
   });
+
+  it('SIGTERM lets a delivery in flight finish, records it, and exits 0', { timeout: 120_000 }, async () => {
+    const { listWebhookDeliveries } = await import('../../lib/webhooks/service');
+    const { eventually } = await import('../helpers/widget');
+    await B.stop('SIGTERM');
+    const rx = await new WebhookReceiver(() => ({ status: 200, delayMs: 1500 })).start();
+    try {
+      const { acct, ep } = await eventsFor(rx.url, 1);
+      await rx.until((r) => r.length >= 1, 'the request in flight', 20_000);
+      const stopped = await A.stop('SIGTERM');
+      assert.equal(stopped.code, 0, `a clean exit\n${A.output.slice(-2000)}`);
+      const [d] = await eventually(() => listWebhookDeliveries(acct.accountId, ep.endpoint_id), (l) => l.length > 0, 'the delivery');
+      assert.equal(d!.status, 'delivered', 'recorded before the database closed');
+      assert.equal(d!.attempts, 1);
+      assert.equal(d!.last_status_code, 200);
+      assert.ok(d!.last_latency_ms! >= 1400);
+      assert.equal(rx.received.length, 1);
+    } finally {
+      await rx.stop();
+    }
+  });
 });
