@@ -29,6 +29,8 @@ export const MAX_RESPONSE_BYTES = 64 * 1024;
 export const MAX_ERROR_CHARS = 300;
 export const MAX_URL_CHARS = 2000;
 export const MAX_ENDPOINTS_PER_ACCOUNT = 50;
+/** The delivery log shows an endpoint's latest this many deliveries. */
+export const DELIVERY_LOG_LIMIT = 50;
 /** Events whose deliveries are all finished (delivered or failed) are deleted after this many days, in batches, hourly. */
 export const RETENTION_DAYS = 30;
 export const PRUNE_EVERY_MS = 3_600_000;

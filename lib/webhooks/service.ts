@@ -8,12 +8,10 @@ import { requireAccount, validate } from '../accounts/service';
 import { AppError } from '../api/errors';
 import { parseWebhookUrl, resolveWebhookTarget, UnsafeAddressError } from './address';
 import { CreateWebhookInput, WebhookDeliveryId, WebhookEndpointId, type WebhookEndpointView } from './contract';
-import { MAX_ENDPOINTS_PER_ACCOUNT, ROTATION_OVERLAP_HOURS, WEBHOOK_EVENT_TYPES } from './rules';
+import { DELIVERY_LOG_LIMIT, MAX_ENDPOINTS_PER_ACCOUNT, ROTATION_OVERLAP_HOURS, WEBHOOK_EVENT_TYPES } from './rules';
 import { wakeWebhookWorker } from './wake';
 
 /** Webhook endpoints of an account (CONTRACTS §11): the CLI and the dashboard call these. */
-
-const DELIVERY_LOG_LIMIT = 50;
 
 /** `whsec_` + base64 of 32 random bytes (the Standard Webhooks form; the bytes are the HMAC key). */
 function newSecret(): string {

@@ -60,6 +60,11 @@ test.describe('dashboard webhooks', () => {
       await expect.poll(() => rx.received.length, { timeout: 15_000 }).toBe(3);
       expect(rx.received[2]!.headers['webhook-id']).toBe(firstId);
 
+      await page.getByRole('button', { name: `Rotate secret of ${rx.url}` }).click();
+      await expect(page.getByTestId('webhook-secret')).toHaveText(/^whsec_/);
+      expect(await page.getByTestId('webhook-secret').textContent()).not.toBe(secret);
+      await expect(page.getByText('The previous secret keeps signing for 24 hours')).toBeVisible();
+
       await page.getByRole('button', { name: `Pause ${rx.url}` }).click();
       await expect(page.getByText('paused', { exact: true })).toBeVisible();
       await page.setViewportSize({ width: 390, height: 844 });

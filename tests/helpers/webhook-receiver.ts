@@ -11,11 +11,17 @@ export type Respond = (n: number, body: string) => { status: number; delayMs?: n
 export class WebhookReceiver {
   received: Received[] = [];
   port = 0;
+  /** Requests being answered right now, and the most at once. */
+  inFlight = 0;
+  maxInFlight = 0;
   private server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
+      this.inFlight++;
+      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+      res.once('close', () => { this.inFlight--; });
       const how = this.respond(this.received.length, body);
       this.received.push({ headers: req.headers, body, at: Date.now(), status: how === 'hang' ? 'hang' : how.status });
       if (how === 'hang') return; // never answers: the sender's timeout must end it

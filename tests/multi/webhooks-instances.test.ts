@@ -55,7 +55,7 @@ describe('webhooks across instances', { skip: !enabled && 'needs TEST_DB=postgre
   }
 
   it('two instances deliver each event exactly once', { timeout: 90_000 }, async () => {
-    const rx = await new WebhookReceiver(() => ({ status: 200, delayMs: 15 })).start();
+    const rx = await new WebhookReceiver(() => ({ status: 200, delayMs: 150 })).start();
     try {
       const { ids } = await eventsFor(rx.url, 150);
       await rx.until((r) => r.length >= 150, 'all 150 events', 60_000);
@@ -65,6 +65,8 @@ describe('webhooks across instances', { skip: !enabled && 'needs TEST_DB=postgre
       assert.equal(rx.received.length, 150, 'no event delivered twice');
       assert.equal(perId.size, 150);
       assert.deepEqual(new Set(rx.received.map((r) => bodyOf(r).data.conversation_id)), new Set(ids));
+      // One instance sends at most 4 at once to an endpoint: more at once proves both instances delivered.
+      assert.ok(rx.maxInFlight > 4 && rx.maxInFlight <= 8, `both instances sent, each within its 4 slots (at most ${rx.maxInFlight} at once)`);
       assert.ok(A.running && B.running);
     } finally {
       await rx.stop();

@@ -50,7 +50,7 @@ export function CreateEndpointForm({ eventTypes }: { eventTypes: readonly string
 export function EndpointActions({ endpointId, url, paused }: { endpointId: string; url: string; paused: boolean }) {
   const [pending, start] = useTransition();
   const [error, setError] = useState<string | null>(null);
-  const [secret, setSecret] = useState<string | null>(null);
+  const [rotated, setRotated] = useState<{ secret: string; hours: number } | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const run = (fn: () => Promise<{ ok: boolean; error?: string } | null>) => start(async () => {
     const r = await fn();
@@ -59,7 +59,7 @@ export function EndpointActions({ endpointId, url, paused }: { endpointId: strin
   return (
     <div style={{ display: 'flex', gap: '.4rem', flexWrap: 'wrap' }}>
       <button type="button" className="btn secondary" disabled={pending} aria-label={`Rotate secret of ${url}`}
-        onClick={() => run(async () => { const r = await rotateWebhookAction(endpointId); if (r?.ok) setSecret(r.secret); return r; })}>Rotate secret</button>
+        onClick={() => run(async () => { const r = await rotateWebhookAction(endpointId); if (r?.ok) setRotated({ secret: r.secret, hours: r.hours }); return r; })}>Rotate secret</button>
       <button type="button" className="btn secondary" disabled={pending} aria-label={`${paused ? 'Resume' : 'Pause'} ${url}`}
         onClick={() => run(() => setWebhookPausedAction(endpointId, !paused))}>{paused ? 'Resume' : 'Pause'}</button>
       {!confirmDelete
@@ -71,7 +71,7 @@ export function EndpointActions({ endpointId, url, paused }: { endpointId: strin
           </span>
         )}
       {error && <span className="error" role="alert">{error}</span>}
-      {secret && <SecretOnce secret={secret} note="The previous secret keeps signing for 24 hours, so receivers can switch without missing a delivery." />}
+      {rotated && <SecretOnce secret={rotated.secret} note={`The previous secret keeps signing for ${rotated.hours} hours, so receivers can switch without missing a delivery.`} />}
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import { requireDashboardSession } from '@/lib/auth/session';
 import { listWebhookDeliveries, listWebhookEndpoints } from '@/lib/webhooks/service';
-import { WEBHOOK_EVENT_TYPES } from '@/lib/webhooks/rules';
+import { DELIVERY_LOG_LIMIT, WEBHOOK_EVENT_TYPES } from '@/lib/webhooks/rules';
 import stacked from '../_components/stacked-table.module.css';
 import { CreateEndpointForm, EndpointActions, SendAgainButton } from './WebhookForms';
 
@@ -56,7 +56,7 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
       {selected && (
         <section className="panel" aria-labelledby="log-heading">
           <h2 id="log-heading" style={{ marginTop: 0 }}>Deliveries to <span style={{ wordBreak: 'break-all' }}>{selected.url}</span></h2>
-          <p className="muted" style={{ fontSize: '.85rem' }}>The latest 50, newest first. Times are UTC. <a href={`/webhooks?endpoint=${selected.endpoint_id}`}>Refresh</a></p>
+          <p className="muted" style={{ fontSize: '.85rem' }}>The latest {DELIVERY_LOG_LIMIT}, newest first. Times are UTC. <a href={`/webhooks?endpoint=${selected.endpoint_id}`}>Refresh</a></p>
           {log.length === 0 ? <p className="empty">No deliveries yet.</p> : (
             <div className="table-scroll">
               <table className={`simple ${stacked.stack}`} aria-label="Delivery log">
