@@ -22,7 +22,9 @@ describe('webhooks across instances', { skip: !enabled && 'needs TEST_DB=postgre
   before(async () => {
     pg = await PrivatePostgres.create();
     cluster = await startInstances(2, {
-      DATABASE_URL: pg.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_RETRY_BASE_MS: '1', WEBHOOK_TIMEOUT_MS: '2000',
+      DATABASE_URL: pg.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_TIMEOUT_MS: '2000',
+      // 1 s, 2 s, 4 s … between attempts: the kill lands between attempts, not inside one (whose 60 s lease would delay the restart's delivery)
+      WEBHOOK_RETRY_BASE_MS: '1000',
     });
     [A, B] = cluster.instances as [Instance, Instance];
     // This process writes its data (accounts, conversations, outbox events) into the same database.
