@@ -83,6 +83,12 @@ const EnvSchema = z.object({
   ASKS_PER_MINUTE_PER_CLIENT: z.coerce.number().int().min(1).default(6000),
   /** Unset: the client address is the socket peer. A hop count or a comma-separated CIDR list (CONTRACTS §9). */
   TRUST_PROXY: z.string().optional(),
+  /** Webhooks (CONTRACTS §11): the retry schedule and the automatic pause are multiples of this (lib/webhooks/rules.ts). */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().min(0.001).max(3_600_000).default(5000),
+  /** How long one delivery attempt may take before it counts as failed. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(10_000),
+  /** 1: endpoints on loopback, private, link-local and metadata addresses are allowed (tests, private deployments). */
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolish.default(false),
   /** `json`: structured pino logs with request ids on stdout; `text` (default): plain lines. */
   LOG_FORMAT: z.enum(['text', 'json']).default('text'),
   /** Set: GET /metrics also answers non-loopback peers that send `Authorization: Bearer <token>`. */

@@ -28,11 +28,11 @@ async function withRetry<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** A new widget conversation, counted at once (channel and account counters), in one statement. */
+/** A new widget conversation, counted at once (channel and account counters), in one statement. False: it existed already. */
 export async function insertWidgetConversation(db: Db, accountId: number, v: {
   id: string; channelId: number; title: string; visitorId: string; clientId: string;
-}) {
-  await withRetry(() => db.execute(sql`
+}): Promise<boolean> {
+  const done = await withRetry(() => rows<{ id: number }>(db, sql`
     WITH c AS (
       INSERT INTO conversations (id, account_id, channel_id, title, status, created_at, updated_at, visitor_id, client_id)
       VALUES (${v.id}, ${accountId}, ${v.channelId}, ${v.title}, 'Open', now(), now(), ${v.visitorId}, ${v.clientId})
@@ -42,7 +42,8 @@ export async function insertWidgetConversation(db: Db, accountId: number, v: {
       UPDATE channels SET conversation_count = conversation_count + 1
       WHERE id = (SELECT channel_id FROM c) AND account_id = ${accountId} RETURNING id
     )
-    UPDATE accounts SET conversation_count = conversation_count + 1 WHERE id = ${accountId} AND EXISTS (SELECT 1 FROM c)`));
+    UPDATE accounts SET conversation_count = conversation_count + 1 WHERE id = ${accountId} AND EXISTS (SELECT 1 FROM c) RETURNING id`));
+  return done.length > 0;
 }
 
 export type StoredEvent = { seq: number; kind: string; payload: Record<string, unknown> };

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
-  boolean, customType, date, foreignKey, index, integer, jsonb, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex, uuid,
+  bigint, bigserial, boolean, customType, date, foreignKey, index, integer, jsonb, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex, uuid,
 } from 'drizzle-orm/pg-core';
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => 'bytea' });
@@ -314,3 +314,68 @@ export const adminSessions = pgTable('admin_sessions', {
   expiresAt: ts('expires_at').notNull(),
   revokedAt: ts('revoked_at'),
 }, (t) => [index('admin_sessions_user_idx').on(t.userId)]);
+
+/**
+ * Webhook endpoints of an account (CONTRACTS §11). The signing secret is kept as is (it signs);
+ * after a rotation the previous secret also signs until `previous_secret_until`. `failing_since`
+ * is the first failed attempt after the last success; `paused_at` set = nothing is sent (an
+ * admin's pause, or the automatic one of lib/webhooks/rules.ts, with its reason).
+ */
+export const webhookEndpoints = pgTable('webhook_endpoints', {
+  id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+  accountId: integer('account_id').notNull().references(() => accounts.id),
+  url: text('url').notNull(),
+  events: text('events').array().notNull(),
+  secret: text('secret').notNull(),
+  previousSecret: text('previous_secret'),
+  previousSecretUntil: ts('previous_secret_until'),
+  pausedAt: ts('paused_at'),
+  pauseReason: text('pause_reason'),
+  failingSince: ts('failing_since'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [index('webhook_endpoints_account_idx').on(t.accountId, t.createdAt)]);
+
+/**
+ * The outbox: one row per event, written in the transaction of the change that causes it. `id` is
+ * the `webhook-id`; `body` the exact JSON sent (text: jsonb would reorder the record's keys);
+ * `seq` orders the events of one conversation (they are written under its row lock).
+ */
+export const webhookEvents = pgTable('webhook_events', {
+  id: text('id').primaryKey(),
+  seq: bigserial('seq', { mode: 'number' }).notNull(),
+  accountId: integer('account_id').notNull().references(() => accounts.id),
+  type: text('type').notNull(),
+  conversationId: uuid('conversation_id').notNull(),
+  body: text('body').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [index('webhook_events_account_idx').on(t.accountId, t.createdAt)]);
+
+/**
+ * One event to one endpoint: `pending` (due at `next_attempt_at`; leased by the instance sending
+ * it while `lease_until` is in the future), `delivered`, or `failed` (its retry schedule ran out).
+ * The last attempt's outcome is kept for the delivery log.
+ */
+export const webhookDeliveries = pgTable('webhook_deliveries', {
+  id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+  accountId: integer('account_id').notNull().references(() => accounts.id),
+  endpointId: uuid('endpoint_id').notNull().references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+  eventId: text('event_id').notNull().references(() => webhookEvents.id, { onDelete: 'cascade' }),
+  conversationId: uuid('conversation_id').notNull(),
+  eventSeq: bigint('event_seq', { mode: 'number' }).notNull(),
+  status: text('status').notNull().default('pending'),
+  attempts: integer('attempts').notNull().default(0),
+  nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
+  leaseOwner: text('lease_owner'),
+  leaseUntil: ts('lease_until'),
+  lastAttemptAt: ts('last_attempt_at'),
+  lastStatusCode: integer('last_status_code'),
+  lastLatencyMs: integer('last_latency_ms'),
+  lastError: text('last_error'),
+  deliveredAt: ts('delivered_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('webhook_deliveries_endpoint_event_idx').on(t.endpointId, t.eventId),
+  index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
+  index('webhook_deliveries_order_idx').on(t.endpointId, t.conversationId, t.eventSeq).where(sql`status = 'pending'`),
+  index('webhook_deliveries_log_idx').on(t.endpointId, t.createdAt),
+]);

@@ -15,6 +15,7 @@ import { indexAttachedDocuments } from '../uploads/service';
 import { effectiveBotSettings } from '../bot/settings';
 import { answerEngine, EngineError, sourcesForVisitors, type Source } from './engine';
 import { publish, readLive } from './live';
+import { recordConversationCreated, recordResponseEvent, webhookEventsCommitted } from '../webhooks/events';
 import type { ClientRequest, HistoryMessage, ServerEvent, UploadInfo } from './protocol';
 
 /** Delta events sent per answer at most; the rest arrives with answer.done. */
@@ -91,9 +92,15 @@ export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientReque
   let conversationId = req.conversation_id;
   if (!conversationId) {
     conversationId = firstConversationId(claims.accountId, claims.visitorId, req.client_message_id);
-    await insertWidgetConversation(db, claims.accountId, {
-      id: conversationId, channelId: claims.channelId, title: titleOf(req.text), visitorId: claims.visitorId, clientId: claims.clientId,
-    });
+    const newId = conversationId;
+    // The conversation and its webhook event commit together (CONTRACTS §11: an outbox).
+    webhookEventsCommitted(await db.transaction(async (txRaw) => {
+      const tx = txRaw as unknown as typeof db;
+      const created = await insertWidgetConversation(tx, claims.accountId, {
+        id: newId, channelId: claims.channelId, title: titleOf(req.text), visitorId: claims.visitorId, clientId: claims.clientId,
+      });
+      return created ? recordConversationCreated(tx, claims.accountId, newId) : 0;
+    }));
   }
   const conv = await ownConversation(claims, conversationId);
   join(conversationId);
@@ -210,12 +217,19 @@ async function storeOutcome(a: ClaimedAnswer, outcome: { answer: string; sources
     : { type: 'answer.done' as const, ...base, answer: outcome.answer, sources: outcome.sources };
   for (let attempt = 0; ; attempt++) {
     try {
-      const seq = await insertChatResponse(await getDb(), a.account_id, {
-        id: a.response_id, conversationId: a.conversation_id, channelId: a.job.channel_id, question: a.job.question,
-        answer: 'error' in outcome ? '' : outcome.answer, error: 'error' in outcome ? outcome.error : null,
-        clientMessageId: a.client_message_id, questionMessageId: a.job.question_message_id ?? randomUUID(),
-        answerMessageId: a.job.answer_message_id ?? randomUUID(), sources: 'error' in outcome ? [] : outcome.sources,
-      }, { kind: draft.type, payload: draft });
+      const db = await getDb();
+      const { seq, queued } = await db.transaction(async (txRaw) => {
+        const tx = txRaw as unknown as typeof db;
+        const stored = await insertChatResponse(tx, a.account_id, {
+          id: a.response_id, conversationId: a.conversation_id, channelId: a.job.channel_id, question: a.job.question,
+          answer: 'error' in outcome ? '' : outcome.answer, error: 'error' in outcome ? outcome.error : null,
+          clientMessageId: a.client_message_id, questionMessageId: a.job.question_message_id ?? randomUUID(),
+          answerMessageId: a.job.answer_message_id ?? randomUUID(), sources: 'error' in outcome ? [] : outcome.sources,
+        }, { kind: draft.type, payload: draft });
+        // The stored response (answered or failed) and its webhook event commit together.
+        return { seq: stored, queued: stored === null ? 0 : await recordResponseEvent(tx, a.account_id, 'response.created', a.conversation_id, a.response_id) };
+      });
+      webhookEventsCommitted(queued);
       if (seq !== null) {
         // Stored with its sources (the account's record); sent to visitors without them when the account hides them.
         publish((draft.type === 'answer.done' && !('error' in outcome) && !outcome.showSources ? { ...draft, sources: [], seq } : { ...draft, seq }) as ServerEvent);
@@ -341,17 +355,30 @@ async function answerConversation(claims: WidgetClaims, responseId: string) {
 
 export async function feedback(claims: WidgetClaims, req: ClientRequest<'feedback'>) {
   const { db, conversationId } = await answerConversation(claims, req.response_id);
-  const result = await toggleFeedback(db, claims.accountId, req.response_id, claims.visitorId, req.value === 'like' ? 1 : -1);
-  const event = { type: 'feedback' as const, conversation_id: conversationId, response_id: req.response_id, likes: result.likes, dislikes: result.dislikes };
-  publish({ ...event, seq: await insertConversationEvent(db, conversationId, 'feedback', event) });
+  // The change, its conversation event and its webhook event commit together.
+  const { result, event, seq, queued } = await db.transaction(async (txRaw) => {
+    const tx = txRaw as unknown as typeof db;
+    const result = await toggleFeedback(tx, claims.accountId, req.response_id, claims.visitorId, req.value === 'like' ? 1 : -1);
+    const event = { type: 'feedback' as const, conversation_id: conversationId, response_id: req.response_id, likes: result.likes, dislikes: result.dislikes };
+    const seq = await insertConversationEvent(tx, conversationId, 'feedback', event);
+    return { result, event, seq, queued: await recordResponseEvent(tx, claims.accountId, 'response.feedback', conversationId, req.response_id) };
+  });
+  webhookEventsCommitted(queued);
+  publish({ ...event, seq });
   return { response_id: req.response_id, likes: result.likes, dislikes: result.dislikes,
     mine: result.mine === 1 ? 'like' : result.mine === -1 ? 'dislike' : null };
 }
 
 export async function comment(claims: WidgetClaims, req: ClientRequest<'comment'>) {
   const { db, conversationId } = await answerConversation(claims, req.response_id);
-  const stored = await insertComment(db, claims.accountId, req.response_id, claims.visitorId, req.text);
-  const event = { type: 'comment' as const, conversation_id: conversationId, response_id: req.response_id, comments: stored.comments };
-  publish({ ...event, seq: await insertConversationEvent(db, conversationId, 'comment', event) });
+  const { stored, event, seq, queued } = await db.transaction(async (txRaw) => {
+    const tx = txRaw as unknown as typeof db;
+    const stored = await insertComment(tx, claims.accountId, req.response_id, claims.visitorId, req.text);
+    const event = { type: 'comment' as const, conversation_id: conversationId, response_id: req.response_id, comments: stored.comments };
+    const seq = await insertConversationEvent(tx, conversationId, 'comment', event);
+    return { stored, event, seq, queued: await recordResponseEvent(tx, claims.accountId, 'response.feedback', conversationId, req.response_id) };
+  });
+  webhookEventsCommitted(queued);
+  publish({ ...event, seq });
   return { response_id: req.response_id, comment_id: stored.commentId, comments: stored.comments };
 }

@@ -9,6 +9,7 @@ import { importNdjsonFile } from '../imports/service';
 import { addKnowledgeFile } from '../knowledge/service';
 import { createWidgetClient, deleteWidgetClientById } from '../widget-clients/service';
 import { rollbackTrack, setTrack } from '../widget-releases/service';
+import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints } from '../webhooks/service';
 
 /**
  * The admin CLI (CONTRACTS §2): `npm run --silent cli -- <command>`. Success: exit 0 and ONE JSON
@@ -83,6 +84,21 @@ const COMMANDS: Record<string, Command> = {
     usage: 'widget track rollback --track stable|beta|lts',
     options: { track: { type: 'string' } },
     run: (v) => rollbackTrack(need(v, 'track')),
+  },
+  'webhook create': {
+    usage: 'webhook create --account ID --url URL [--event TYPE …]',
+    options: { account: { type: 'string' }, url: { type: 'string' }, event: { type: 'string', multiple: true } },
+    run: (v) => createWebhookEndpoint({ accountId: accountOf(need(v, 'account')), url: need(v, 'url'), events: Array.isArray(v.event) ? v.event : [] }),
+  },
+  'webhook list': {
+    usage: 'webhook list --account ID',
+    options: { account: { type: 'string' } },
+    run: (v) => listWebhookEndpoints(accountOf(need(v, 'account'))),
+  },
+  'webhook delete': {
+    usage: 'webhook delete --endpoint-id ID',
+    options: { 'endpoint-id': { type: 'string' } },
+    run: (v) => deleteWebhookEndpoint(null, need(v, 'endpoint-id')),
   },
   seed: {
     usage: 'seed --demo',

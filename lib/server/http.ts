@@ -18,6 +18,7 @@ import { flushRefusals } from '../widget-clients/refusals';
 import type { DemoAccount } from '../demo/seed';
 import { closeDocumentPool, startDocumentPool } from '../documents/pool';
 import { startUploadMaintenance } from '../uploads/maintenance';
+import { startWebhookWorker, stopWebhookWorker } from '../webhooks/worker';
 
 export type RunningServer = {
   url: string; port: number; http: HttpServer; io: SocketServer; demo: DemoAccount | null;
@@ -63,6 +64,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
     http.once('error', reject);
     http.listen(port, host, () => { http.off('error', reject); resolve(); });
   });
+  startWebhookWorker();
   const actual = (http.address() as AddressInfo).port;
   provideSessionUrl(actual);
   const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
@@ -77,6 +79,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       startDrain();
       const left = await finishAnswers(env.SHUTDOWN_GRACE_SECONDS * 1000);
       if (left > 0) console.log(`${left} answer(s) still running after the grace period: released to another instance`);
+      await stopWebhookWorker();
       io.close();
       http.closeAllConnections?.();
       await new Promise<void>((resolve) => http.close(() => resolve()));

@@ -15,6 +15,8 @@ const fixturesFile = process.env.E2E_FIXTURES ?? 'tests/artifacts/e2e-fixtures.j
 Object.assign(process.env, {
   DATA_DIR: dataDir, SVC_DEMO: '0', NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port),
   WIDGET_TOKEN_TTL_SECONDS: process.env.WIDGET_TOKEN_TTL_SECONDS ?? '86400',
+  // The webhook spec's receiver listens on 127.0.0.1.
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1',
 });
 delete process.env.DATABASE_URL;
 

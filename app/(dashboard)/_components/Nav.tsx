@@ -3,7 +3,7 @@ import { usePathname } from 'next/navigation';
 
 const LINKS = [
   ['/', 'Overview'], ['/conversations', 'Conversations'], ['/responses', 'Responses'],
-  ['/knowledge', 'Knowledge base'], ['/bot', 'Bot'], ['/widget', 'Widget'], ['/api-keys', 'API keys'],
+  ['/knowledge', 'Knowledge base'], ['/bot', 'Bot'], ['/widget', 'Widget'], ['/api-keys', 'API keys'], ['/webhooks', 'Webhooks'],
 ] as const;
 
 export function Nav() {

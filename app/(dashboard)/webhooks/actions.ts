@@ -1,0 +1,69 @@
+'use server';
+import { revalidatePath } from 'next/cache';
+import { z } from 'zod';
+import { requireDashboardSession } from '@/lib/auth/session';
+import { actionResult } from '@/lib/dashboard/action-result';
+import { AppError } from '@/lib/api/errors';
+import { WebhookDeliveryId, WebhookEndpointId, WebhookEventType } from '@/lib/webhooks/contract';
+import {
+  createWebhookEndpoint, deleteWebhookEndpoint, resendWebhookDelivery, rotateWebhookSecret, setWebhookPaused,
+} from '@/lib/webhooks/service';
+
+/** Dashboard doors into lib/webhooks: the account always comes from the session, inputs through zod. */
+const CreateForm = z.object({
+  url: z.string().max(4000),
+  events: z.array(WebhookEventType).min(1, 'choose at least one event type'),
+});
+
+function parse<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
+  const r = schema.safeParse(input);
+  if (r.success) return r.data;
+  const i = r.error.issues[0]!;
+  throw new AppError('invalid_request', `${String(i.path[0] ?? 'input')}: ${i.message}`);
+}
+
+export async function createWebhookAction(_prev: unknown, form: FormData) {
+  const { accountId } = await requireDashboardSession();
+  return actionResult(async () => {
+    const v = parse(CreateForm, { url: String(form.get('url') ?? ''), events: form.getAll('events').map(String) });
+    const created = await createWebhookEndpoint({ accountId, url: v.url, events: v.events });
+    revalidatePath('/webhooks');
+    return { secret: created.secret, endpointId: created.endpoint_id, url: created.url };
+  });
+}
+
+export async function rotateWebhookAction(endpointId: string) {
+  const { accountId } = await requireDashboardSession();
+  return actionResult(async () => {
+    const r = await rotateWebhookSecret(accountId, parse(WebhookEndpointId, endpointId));
+    revalidatePath('/webhooks');
+    return { secret: r.secret, hours: r.previous_secret_signs_for_hours };
+  });
+}
+
+export async function setWebhookPausedAction(endpointId: string, paused: boolean) {
+  const { accountId } = await requireDashboardSession();
+  return actionResult(async () => {
+    await setWebhookPaused(accountId, parse(WebhookEndpointId, endpointId), parse(z.boolean(), paused));
+    revalidatePath('/webhooks');
+    return {};
+  });
+}
+
+export async function deleteWebhookAction(endpointId: string) {
+  const { accountId } = await requireDashboardSession();
+  return actionResult(async () => {
+    await deleteWebhookEndpoint(accountId, parse(WebhookEndpointId, endpointId));
+    revalidatePath('/webhooks');
+    return {};
+  });
+}
+
+export async function resendDeliveryAction(deliveryId: string) {
+  const { accountId } = await requireDashboardSession();
+  return actionResult(async () => {
+    await resendWebhookDelivery(accountId, parse(WebhookDeliveryId, deliveryId));
+    revalidatePath('/webhooks');
+    return {};
+  });
+}

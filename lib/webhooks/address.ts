@@ -1,0 +1,73 @@
+import dns from 'node:dns/promises';
+import ipaddr from 'ipaddr.js';
+import { getEnv } from '../env';
+import { MAX_URL_CHARS } from './rules';
+
+/**
+ * SSRF guard for webhook URLs (CONTRACTS §11). Only public unicast addresses are allowed:
+ * loopback, RFC 1918, fc00::/7, link-local (metadata services at 169.254.169.254 and
+ * fd00:ec2::254 among them), CGNAT, unspecified, multicast, reserved and the IPv6 forms that embed
+ * an IPv4 address (mapped, 6to4, Teredo, NAT64) are refused. Checked at creation and again before
+ * every attempt, on every address the name resolves to; the request then connects to the checked
+ * address, so a DNS answer that changes in between (rebinding) cannot reach a refused one.
+ */
+
+export class UnsafeAddressError extends Error {}
+
+const RANGE_NAMES: Record<string, string> = {
+  loopback: 'a loopback', private: 'a private', uniqueLocal: 'a private (unique local)', linkLocal: 'a link-local',
+  carrierGradeNat: 'a carrier-grade NAT', unspecified: 'an unspecified', multicast: 'a multicast', broadcast: 'a broadcast',
+};
+
+/** Why this address is refused, or null when it is a public unicast address. */
+export function refusedAddressReason(address: string): string | null {
+  if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
+  let ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  const range = ip.range();
+  return range === 'unicast' ? null : `${ip.toString()} is ${RANGE_NAMES[range] ?? `a reserved (${range})`} address`;
+}
+
+export type ParsedTarget = { url: URL; host: string; isLiteral: boolean };
+
+/** The URL's syntax rules (http or https, no credentials, a host); throws UnsafeAddressError with the reason. */
+export function parseWebhookUrl(raw: string): ParsedTarget {
+  if (raw.length > MAX_URL_CHARS) throw new UnsafeAddressError(`must be at most ${MAX_URL_CHARS} characters`);
+  let url: URL;
+  try { url = new URL(raw); } catch { throw new UnsafeAddressError('must be an absolute http:// or https:// URL'); }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsafeAddressError(`must use http or https, not ${url.protocol.slice(0, -1)}`);
+  if (url.username || url.password) throw new UnsafeAddressError('must not contain a user name or password');
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  if (!host) throw new UnsafeAddressError('must name a host');
+  return { url, host, isLiteral: ipaddr.isValid(host) };
+}
+
+/**
+ * The addresses to connect to for this URL, every one checked (all must pass: a name that also
+ * resolves to a private address is refused as a whole). Throws UnsafeAddressError.
+ */
+export async function resolveWebhookTarget(target: ParsedTarget): Promise<Array<{ address: string; family: 4 | 6 }>> {
+  const allowPrivate = getEnv().WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+  let found: Array<{ address: string; family: number }>;
+  if (target.isLiteral) {
+    found = [{ address: target.host, family: ipaddr.parse(target.host).kind() === 'ipv6' ? 6 : 4 }];
+  } else {
+    try {
+      found = await dns.lookup(target.host, { all: true, verbatim: true });
+    } catch (e) {
+      throw new UnsafeAddressError(`host ${target.host} does not resolve (${(e as NodeJS.ErrnoException).code ?? 'DNS error'})`);
+    }
+    if (found.length === 0) throw new UnsafeAddressError(`host ${target.host} does not resolve`);
+  }
+  if (!allowPrivate) {
+    for (const a of found) {
+      const why = refusedAddressReason(a.address);
+      if (why) {
+        throw new UnsafeAddressError(target.isLiteral
+          ? `must not point at a private, loopback, link-local or metadata address (${why})`
+          : `host ${target.host} resolves to a refused address (${why}); private, loopback, link-local and metadata addresses are not allowed`);
+      }
+    }
+  }
+  return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+}

@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../db/client';
+import { getConversationById } from '../../db/queries/conversations';
+import { getResponseById } from '../../db/queries/responses';
+import { hasSubscribedEndpoint, insertWebhookEvent } from '../../db/queries/webhooks';
+import { toConversationRecord } from '../conversations/service';
+import { toResponseRecord } from '../responses/service';
+import type { WebhookEventType } from './rules';
+import { wakeWebhookWorker } from './wake';
+
+/**
+ * Records a webhook event in the outbox (CONTRACTS §11). Call it INSIDE the transaction of the
+ * change, after the change: `data` is the record as the Customer API returns it at that moment
+ * (the same serializers), so a stop or crash delays a delivery but never loses it. Accounts
+ * without a subscribed endpoint write nothing. Returns the number of deliveries queued.
+ */
+async function recordEvent(tx: Db, accountId: number, type: WebhookEventType, conversationId: string, data: () => Promise<object | null>) {
+  if (!(await hasSubscribedEndpoint(tx, accountId, type))) return 0;
+  const record = await data();
+  if (!record) return 0;
+  const id = `msg_${randomUUID().replace(/-/g, '')}`;
+  const body = JSON.stringify({ type, timestamp: new Date().toISOString(), data: record });
+  return insertWebhookEvent(tx, accountId, { id, type, conversationId, body });
+}
+
+export function recordConversationCreated(tx: Db, accountId: number, conversationId: string) {
+  return recordEvent(tx, accountId, 'conversation.created', conversationId, async () => {
+    const row = await getConversationById(tx, accountId, conversationId);
+    return row && toConversationRecord(row);
+  });
+}
+
+/** `response.created` when an answer is stored; `response.feedback` after a like, dislike or comment changed it. */
+export function recordResponseEvent(tx: Db, accountId: number, type: 'response.created' | 'response.feedback', conversationId: string, responseId: string) {
+  return recordEvent(tx, accountId, type, conversationId, async () => {
+    const row = await getResponseById(tx, accountId, responseId);
+    return row && toResponseRecord(row);
+  });
+}
+
+/** After the transaction committed: local workers look at once (others within their poll interval). */
+export function webhookEventsCommitted(queued: number) {
+  if (queued > 0) wakeWebhookWorker();
+}

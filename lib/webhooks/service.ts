@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { getDb } from '../../db/client';
+import {
+  countEndpoints, deleteEndpoint, insertEndpoint, listDeliveries, listEndpoints, requeueDelivery, rotateEndpointSecret,
+  setEndpointPaused, type EndpointRow,
+} from '../../db/queries/webhooks';
+import { requireAccount, validate } from '../accounts/service';
+import { AppError } from '../api/errors';
+import { parseWebhookUrl, resolveWebhookTarget, UnsafeAddressError } from './address';
+import { CreateWebhookInput, WebhookDeliveryId, WebhookEndpointId, type WebhookEndpointView } from './contract';
+import { DELIVERY_LOG_LIMIT, MAX_ENDPOINTS_PER_ACCOUNT, ROTATION_OVERLAP_HOURS, WEBHOOK_EVENT_TYPES } from './rules';
+import { wakeWebhookWorker } from './wake';
+
+/** Webhook endpoints of an account (CONTRACTS §11): the CLI and the dashboard call these. */
+
+/** `whsec_` + base64 of 32 random bytes (the Standard Webhooks form; the bytes are the HMAC key). */
+function newSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+function invalid(param: string, message: string): AppError {
+  return new AppError('invalid_request', `${param}: ${message}`, { errors: [{ param, message }] });
+}
+
+/** Refuses what CONTRACTS §11 refuses: not http(s), and private, loopback, link-local or metadata addresses after resolution. */
+export async function checkWebhookUrl(raw: string): Promise<string> {
+  try {
+    const target = parseWebhookUrl(raw);
+    await resolveWebhookTarget(target);
+    return target.url.toString();
+  } catch (e) {
+    if (e instanceof UnsafeAddressError) throw invalid('url', e.message);
+    throw e;
+  }
+}
+
+function endpointId(id: unknown, param = 'endpoint-id'): string {
+  return validate(WebhookEndpointId, id, { input: param });
+}
+
+const notFound = (id: string) => new AppError('not_found', `No webhook endpoint with id ${id}.`);
+
+export async function createWebhookEndpoint(input: { accountId: unknown; url: unknown; events?: unknown }) {
+  const v = validate(CreateWebhookInput, input, { accountId: 'account', events: 'event' });
+  const url = await checkWebhookUrl(v.url);
+  const events = v.events && v.events.length > 0 ? WEBHOOK_EVENT_TYPES.filter((t) => v.events!.includes(t)) : [...WEBHOOK_EVENT_TYPES];
+  const db = await getDb();
+  await requireAccount(db, v.accountId);
+  if ((await countEndpoints(db, v.accountId)) >= MAX_ENDPOINTS_PER_ACCOUNT) {
+    throw new AppError('conflict', `An account may have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`);
+  }
+  const secret = newSecret();
+  const row = await insertEndpoint(db, v.accountId, { url, events, secret });
+  return { endpoint_id: row.id, url: row.url, events: row.events, secret };
+}
+
+function toView(e: EndpointRow): WebhookEndpointView {
+  return {
+    endpoint_id: e.id, url: e.url, events: e.events, status: e.paused_at ? 'paused' : 'active', paused_at: e.paused_at,
+    pause_reason: e.pause_reason, failing_since: e.failing_since, previous_secret_valid_until: e.previous_secret_until,
+    created_at: e.created_at,
+    last_delivery: e.last_delivery_status ? { status: e.last_delivery_status, at: e.last_delivery_at, http_status: e.last_status_code } : null,
+  };
+}
+
+/** The account's endpoints without their secrets. */
+export async function listWebhookEndpoints(accountId: unknown) {
+  const id = validate(CreateWebhookInput.shape.accountId, accountId, { input: 'account' });
+  const db = await getDb();
+  await requireAccount(db, id);
+  return { endpoints: (await listEndpoints(db, id)).map(toView) };
+}
+
+/** `accountId` null: the operator's CLI (any account); a number: only that account's endpoint. */
+export async function deleteWebhookEndpoint(accountId: number | null, id: unknown) {
+  const endpoint = endpointId(id);
+  if (!(await deleteEndpoint(await getDb(), accountId, endpoint))) throw notFound(endpoint);
+  return { endpoint_id: endpoint, deleted: true as const };
+}
+
+/** A new secret, shown once; the previous one keeps signing for ROTATION_OVERLAP_HOURS. */
+export async function rotateWebhookSecret(accountId: number, id: unknown) {
+  const endpoint = endpointId(id);
+  const secret = newSecret();
+  if (!(await rotateEndpointSecret(await getDb(), accountId, endpoint, secret, ROTATION_OVERLAP_HOURS))) throw notFound(endpoint);
+  return { endpoint_id: endpoint, secret, previous_secret_signs_for_hours: ROTATION_OVERLAP_HOURS };
+}
+
+export async function setWebhookPaused(accountId: number, id: unknown, paused: boolean) {
+  const endpoint = endpointId(id);
+  if (!(await setEndpointPaused(await getDb(), accountId, endpoint, paused, 'Paused by an admin'))) throw notFound(endpoint);
+  if (!paused) wakeWebhookWorker();
+  return { endpoint_id: endpoint, status: paused ? 'paused' as const : 'active' as const };
+}
+
+export async function listWebhookDeliveries(accountId: number, id: unknown) {
+  const endpoint = endpointId(id);
+  const log = await listDeliveries(await getDb(), accountId, endpoint, DELIVERY_LOG_LIMIT);
+  if (!log) throw notFound(endpoint);
+  return log;
+}
+
+/** "Send again": the same event (same webhook-id) is due at once, with a fresh retry schedule. */
+export async function resendWebhookDelivery(accountId: number, id: unknown) {
+  const delivery = validate(WebhookDeliveryId, id, { input: 'delivery' });
+  if (!(await requeueDelivery(await getDb(), accountId, delivery))) {
+    throw new AppError('not_found', `No delivery with id ${delivery} that can be sent again (it may be being sent right now).`);
+  }
+  wakeWebhookWorker();
+  return { delivery_id: delivery, queued: true as const };
+}

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import { getDb } from '../../db/client';
+import { claimDueDeliveries, markAttemptFailed, markDelivered, pruneFinishedEvents, releaseDeliveryLeases, type ClaimedDelivery } from '../../db/queries/webhooks';
+import { onDrain } from '../server/drain';
+import { attemptDelivery } from './delivery';
+import {
+  IN_FLIGHT_PER_ENDPOINT, IN_FLIGHT_TOTAL, LEASE_SECONDS, pauseAfterMs, POLL_MS, PRUNE_BATCH, PRUNE_EVERY_MS, RETENTION_DAYS, retryDelayMs,
+} from './rules';
+import { setWebhookWake } from './wake';
+import { getEnv } from '../env';
+
+/**
+ * The delivery worker every instance runs (CONTRACTS §11). It leases due deliveries from the
+ * outbox (FOR UPDATE SKIP LOCKED, so each goes to one instance), sends them in parallel — at most
+ * IN_FLIGHT_PER_ENDPOINT per endpoint, so a slow receiver holds only its own slots — and records
+ * each outcome. It never throws: while the database is away it logs once and tries again later.
+ * State is per process by nature (what this instance is sending right now).
+ */
+type Worker = {
+  owner: string;
+  stopping: boolean;
+  inFlight: Map<string, { endpointId: string; abort: AbortController }>;
+  perEndpoint: Map<string, number>;
+  wake: () => void;
+  loop: Promise<void>;
+  unsubscribeDrain: () => void;
+};
+
+const KEY = Symbol.for('svc.webhookWorker');
+const holder = globalThis as { [KEY]?: Worker };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function startWebhookWorker(): void {
+  if (holder[KEY]) return;
+  let wakeUp: (() => void) | null = null;
+  let woken = false;
+  const w: Worker = {
+    owner: `${process.pid}-${randomUUID()}`,
+    stopping: false,
+    inFlight: new Map(),
+    perEndpoint: new Map(),
+    wake: () => { woken = true; wakeUp?.(); },
+    loop: Promise.resolve(),
+    unsubscribeDrain: () => {},
+  };
+  const idle = (ms: number) => new Promise<void>((resolve) => {
+    if (woken || w.stopping) { woken = false; resolve(); return; }
+    const timer = setTimeout(done, ms);
+    timer.unref();
+    function done() { clearTimeout(timer); wakeUp = null; woken = false; resolve(); }
+    wakeUp = done;
+  });
+  w.loop = (async () => {
+    let failures = 0;
+    let prunedAt = 0;
+    while (!w.stopping) {
+      try {
+        await claimAndSend(w);
+        if (Date.now() - prunedAt > PRUNE_EVERY_MS) {
+          prunedAt = Date.now();
+          await pruneWebhookEvents();
+        }
+        if (failures > 0) console.log('webhook worker: database reachable again; deliveries resume');
+        failures = 0;
+        await idle(POLL_MS);
+      } catch (e) {
+        if (failures === 0) console.error(`webhook worker: cannot read due deliveries (${(e as Error).message}); retrying`);
+        failures++;
+        await idle(Math.min(POLL_MS * 2 ** Math.min(failures, 4), 15_000));
+      }
+    }
+  })();
+  // Draining: claim nothing more; what is in flight finishes (stopWebhookWorker waits for it).
+  w.unsubscribeDrain = onDrain(() => { w.stopping = true; w.wake(); });
+  holder[KEY] = w;
+  setWebhookWake(w.wake);
+}
+
+/** Retention: finished events older than RETENTION_DAYS go, a batch at a time (any instance may do it). */
+export async function pruneWebhookEvents(): Promise<number> {
+  let total = 0;
+  for (let n = PRUNE_BATCH; n === PRUNE_BATCH;) {
+    n = await pruneFinishedEvents(await getDb(), RETENTION_DAYS, PRUNE_BATCH);
+    total += n;
+  }
+  return total;
+}
+
+async function claimAndSend(w: Worker) {
+  const free = IN_FLIGHT_TOTAL - w.inFlight.size;
+  if (free <= 0 || w.stopping) return;
+  const claimed = await claimDueDeliveries(await getDb(), w.owner, {
+    leaseSeconds: LEASE_SECONDS, perEndpoint: IN_FLIGHT_PER_ENDPOINT, busy: Object.fromEntries(w.perEndpoint), limit: free,
+  });
+  for (const d of claimed) void send(w, d);
+}
+
+async function send(w: Worker, d: ClaimedDelivery) {
+  const abort = new AbortController();
+  w.inFlight.set(d.id, { endpointId: d.endpoint_id, abort });
+  w.perEndpoint.set(d.endpoint_id, (w.perEndpoint.get(d.endpoint_id) ?? 0) + 1);
+  try {
+    const secrets = d.previous_secret ? [d.secret, d.previous_secret] : [d.secret];
+    const result = await attemptDelivery(d.url, d.event_id, d.body, secrets, abort.signal);
+    if (abort.signal.aborted) {
+      await releaseDeliveryLeases(await getDb(), w.owner, [d.id]).catch(() => {});
+      return;
+    }
+    const retryIn = result.ok ? null : retryDelayMs(d.attempts + 1);
+    await recordOutcome(w, d, result, retryIn);
+    if (retryIn !== null && retryIn < POLL_MS) setTimeout(w.wake, retryIn + 1).unref();
+  } catch (e) {
+    console.error(`webhook delivery ${d.id} failed unexpectedly:`, e);
+  } finally {
+    w.inFlight.delete(d.id);
+    const left = (w.perEndpoint.get(d.endpoint_id) ?? 1) - 1;
+    if (left > 0) w.perEndpoint.set(d.endpoint_id, left); else w.perEndpoint.delete(d.endpoint_id);
+    w.wake(); // a slot is free, and the conversation's next event may now be due
+  }
+}
+
+/** Stores the outcome, retrying while the database is away (up to half the lease: then another instance may send it again). */
+async function recordOutcome(w: Worker, d: ClaimedDelivery, r: Awaited<ReturnType<typeof attemptDelivery>>, retryIn: number | null) {
+  const outcome = { statusCode: r.statusCode, latencyMs: r.latencyMs, error: r.error };
+  const deadline = Date.now() + (LEASE_SECONDS * 1000) / 2;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const db = await getDb();
+      if (r.ok) {
+        await markDelivered(db, w.owner, d.id, outcome);
+      } else {
+        const paused = await markAttemptFailed(db, w.owner, d.id, outcome, retryIn, pauseAfterMs(),
+          `Paused automatically: every delivery failed for ${describe(pauseAfterMs())}; last error: ${r.error ?? 'unknown'}`);
+        if (paused) console.log(`webhook endpoint ${d.endpoint_id} paused: it has failed for ${describe(pauseAfterMs())}`);
+      }
+      return;
+    } catch (e) {
+      if (Date.now() > deadline) { console.error(`webhook delivery ${d.id}: outcome not recorded (${(e as Error).message}); it will be sent again`); return; }
+      if (attempt === 0) console.error(`webhook delivery ${d.id}: outcome not recorded yet (${(e as Error).message}); retrying`);
+      await sleep(Math.min(1000 * 2 ** attempt, 5000));
+    }
+  }
+}
+
+function describe(ms: number): string {
+  return ms >= 86_400_000 ? `${Math.round(ms / 86_400_000)} days` : ms >= 3_600_000 ? `${Math.round(ms / 3_600_000)} hours` : `${Math.round(ms / 1000)} s`;
+}
+
+/**
+ * Stops the worker (SIGTERM drain): nothing new is claimed, deliveries in flight get up to the
+ * attempt timeout to finish; any still running are interrupted and their leases given back.
+ */
+export async function stopWebhookWorker(): Promise<void> {
+  const w = holder[KEY];
+  if (!w) return;
+  w.stopping = true;
+  w.wake();
+  await w.loop;
+  const deadline = Date.now() + getEnv().WEBHOOK_TIMEOUT_MS + 1000;
+  while (w.inFlight.size > 0 && Date.now() < deadline) await sleep(50);
+  for (const f of w.inFlight.values()) f.abort.abort();
+  while (w.inFlight.size > 0 && Date.now() < deadline + 2000) await sleep(20);
+  w.unsubscribeDrain();
+  setWebhookWake(undefined);
+  delete holder[KEY];
+}
