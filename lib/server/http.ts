@@ -1,4 +1,5 @@
-import { createServer, type Server as HttpServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import next from 'next';
 import { Server as SocketServer } from 'socket.io';
@@ -19,6 +20,40 @@ import type { DemoAccount } from '../demo/seed';
 import { closeDocumentPool, startDocumentPool } from '../documents/pool';
 import { startUploadMaintenance } from '../uploads/maintenance';
 import { startWebhookWorker, stopWebhookWorker } from '../webhooks/worker';
+
+/** A socket.io handshake (a new session): its path, and no `sid` of an existing one. */
+function isSocketHandshake(url: string | undefined): boolean {
+  return (url ?? '').startsWith('/socket.io/') && !/[?&]sid=/.test(url ?? '');
+}
+
+/**
+ * While draining, a NEW socket.io session is answered 503 (Retry-After) before engine.io sees it,
+ * for long-polling and websocket upgrades alike: a load balancer that retries on 503 (nginx's
+ * `proxy_next_upstream … http_503`) sends the widget to another instance at once, while this one
+ * still answers /readyz 503 and finishes its answers. Existing sessions are closed by the drain.
+ * Wraps the listeners engine.io installed, so it runs first.
+ */
+function refuseNewSocketsWhileDraining(http: HttpServer): void {
+  const body = JSON.stringify({ code: 'draining', message: 'server draining: reconnect to another instance' });
+  const requests = http.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+  http.removeAllListeners('request');
+  http.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (isDraining() && isSocketHandshake(req.url)) {
+      res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1', Connection: 'close' }).end(body);
+      return;
+    }
+    for (const l of requests) l.call(http, req, res);
+  });
+  const upgrades = http.listeners('upgrade') as Array<(req: IncomingMessage, socket: Duplex, head: Buffer) => void>;
+  http.removeAllListeners('upgrade');
+  http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (isDraining() && isSocketHandshake(req.url)) {
+      socket.end(`HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      return;
+    }
+    for (const l of upgrades) l.call(http, req, socket, head);
+  });
+}
 
 export type RunningServer = {
   url: string; port: number; http: HttpServer; io: SocketServer; demo: DemoAccount | null;
@@ -54,11 +89,10 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   });
   const io = new SocketServer(http, {
     serveClient: false, maxHttpBufferSize: 64 * 1024, cors: { origin: true },
-    // While draining, a handshake fails at the transport level, so every widget keeps retrying (elsewhere).
-    allowRequest: (_req, cb) => cb(isDraining() ? 'server draining' : null, !isDraining()),
   });
   attachChatAdapter(io);
   attachWidgetNamespace(io);
+  refuseNewSocketsWhileDraining(http);
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);

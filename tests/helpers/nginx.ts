@@ -56,7 +56,7 @@ http {
 
   upstream svc {
     hash $remote_addr consistent;
-${opts.upstreams.map((u) => `    server ${u} max_fails=1 fail_timeout=2s;`).join('\n')}
+${opts.upstreams.map((u) => `    server ${u} max_fails=0;`).join('\n')}
     keepalive 32;
   }
 
