@@ -42,7 +42,7 @@ export const queryParam = z.string().max(200, 'must be at most 200 characters')
  * ISO 'T', zone, fraction or date-only form; a real calendar time). Kept as the validated text.
  */
 export const updatedSinceParam = z.string()
-  .regex(TIMESTAMP_RE, "must be a UTC time as YYYY-MM-DD HH:MM:SS, e.g. '2026-01-31 14:05:09' (a space, not 'T'; no zone, no fraction)")
+  .regex(TIMESTAMP_RE, { abort: true, message: "must be a UTC time as YYYY-MM-DD HH:MM:SS, e.g. '2026-01-31 14:05:09' (a space, not 'T'; no zone, no fraction)" })
   .refine(isValidTimestamp, 'must be a real calendar time: month 01-12, a day that month has, hour 00-23, minute and second 00-59')
   .meta({
     type: 'string', examples: ['2026-01-31 14:05:09'],
