@@ -1,11 +1,11 @@
 import { getDb } from '../../db/client';
-import { countAttachmentDocuments, getAttachmentForAccount, type UploadRow } from '../../db/queries/uploads';
+import { countAttachmentDocuments, getAttachmentForAccount, insertAttachedFile, type UploadRow } from '../../db/queries/uploads';
 import { AppError } from '../api/errors';
 import { getEnv } from '../env';
 import { addKnowledgeDocument } from '../knowledge/service';
 import { getLimiter } from '../limits/limiter';
 import { DOCX_TYPE } from './sniff';
-import { readUploadBytes, uploadByteStream } from './storage';
+import { CHUNK_BYTES, readUploadBytes, uploadByteStream } from './storage';
 
 export const UPLOAD_TYPES = [
   'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf', DOCX_TYPE, 'text/plain', 'text/markdown', 'text/csv',
@@ -53,6 +53,18 @@ export async function attachmentDownload(accountId: number, attachmentId: string
       'Cache-Control': 'private, no-store',
     },
   });
+}
+
+/**
+ * Attaches a file that is already in memory (small: the demo's) to the user message of a
+ * conversation of the account, in the same chunk rows widget uploads use. Returns its id.
+ */
+export async function attachFileToMessage(accountId: number, v: {
+  conversationId: string; messageId: string; filename: string; contentType: string; bytes: Buffer;
+}): Promise<string> {
+  const chunks: Buffer[] = [];
+  for (let at = 0; at < v.bytes.length; at += CHUNK_BYTES) chunks.push(v.bytes.subarray(at, at + CHUNK_BYTES));
+  return insertAttachedFile(await getDb(), accountId, { ...v, chunks });
 }
 
 /**
