@@ -20,11 +20,18 @@ export type ResponseFilter = { channelIds: number[]; conversationId?: string; qu
 const COLUMNS = sql`r.id, r.conversation_id, r.channel_id, r.question, r.answer, r.likes, r.dislikes,
   r.comments, ${utcText(sql`r.created_at`)} AS created_at`;
 
+/**
+ * When a response last changed: `updated_at`, or `created_at` for rows older than that column
+ * (never backfilled). The same expression as the index responses_account_changed_idx, so a
+ * window is an index range scan.
+ */
+const RESPONSE_CHANGED_AT = sql`COALESCE(r.updated_at, r.created_at)`;
+
 function whereOf(accountId: number, f: ResponseFilter): SQL {
   const conds: SQL[] = [sql`r.account_id = ${accountId}`];
   if (f.channelIds.length > 0) conds.push(sql`r.channel_id = ${anyOf(f.channelIds)}`);
   if (f.conversationId) conds.push(sql`r.conversation_id = ${f.conversationId}`);
-  if (f.updatedSince) conds.push(sql`r.updated_at >= ${fromUtcText(f.updatedSince)}`);
+  if (f.updatedSince) conds.push(sql`${RESPONSE_CHANGED_AT} >= ${fromUtcText(f.updatedSince)}`);
   if (f.query) {
     const p = containsPattern(f.query);
     conds.push(sql`(r.question ILIKE ${p} OR r.answer ILIKE ${p})`);
@@ -60,7 +67,7 @@ export async function listResponsesWithCount(db: Db, accountId: number, f: Respo
 /**
  * Exact total for a filter. Unfiltered, per-channel and per-conversation totals come from
  * counters kept exact by every writer, so page 1 costs no scan; only text search and
- * `updated_since` count rows (the latter on the (account_id, updated_at) index).
+ * `updated_since` count rows (the latter on the responses_account_changed_idx index).
  */
 function countSql(accountId: number, f: ResponseFilter): SQL {
   if (f.query || f.updatedSince) return sql`SELECT count(*)::int AS n FROM responses r WHERE ${whereOf(accountId, f)}`;

@@ -86,6 +86,13 @@ describe('updated_since', () => {
       assert.equal(body.count, want.length, since);
       assert.deepEqual(new Set(ids(body.results)), new Set(want.map((r) => r.response_id)), since);
     }
+    // A response older than the updated_at column (NULL after migration 0011) changed at its created_at.
+    const old = responses[0]!;
+    await (await getDb()).execute(sql`UPDATE responses SET updated_at = NULL WHERE id = ${old.response_id}`);
+    const windowIds = async (since: string) => ids((await get(`${V2}/response?updated_since=${enc(since)}&resultsPerPage=100`)).body.results);
+    assert.ok((await windowIds(old.created_at)).includes(old.response_id), 'changed at its created_at: in the window from that second');
+    assert.ok(!(await windowIds(ts(1001))).includes(old.response_id), 'and not in a later one');
+    assert.equal(old.created_at, ts(1000));
     // '+' for the space (form encoding) is the same time.
     const plus = await get(`${V2}/conversation?updated_since=${ts(660).replace(' ', '+')}`);
     assert.equal(plus.body.count, convs.filter((c) => c.updated_at >= ts(660)).length);
