@@ -128,9 +128,9 @@ export async function insertChatResponse(db: Db, accountId: number, r: NewChatRe
   const result = await withRetry(() => rows<{ seq: number }>(db, sql`
     WITH ins AS (
       INSERT INTO responses (id, account_id, conversation_id, channel_id, question, answer, error, client_message_id,
-        question_message_id, answer_message_id, sources, created_at)
+        question_message_id, answer_message_id, sources, created_at, updated_at)
       VALUES (${r.id}, ${accountId}, ${r.conversationId}, ${r.channelId}, ${r.question}, ${r.answer}, ${r.error},
-        ${r.clientMessageId}, ${r.questionMessageId}, ${r.answerMessageId}, ${JSON.stringify(r.sources)}::jsonb, now())
+        ${r.clientMessageId}, ${r.questionMessageId}, ${r.answerMessageId}, ${JSON.stringify(r.sources)}::jsonb, now(), now())
       ON CONFLICT (conversation_id, client_message_id) DO NOTHING RETURNING id
     ), conv AS (
       UPDATE conversations SET response_count = response_count + 1, updated_at = now(), last_seq = last_seq + 1
@@ -177,7 +177,7 @@ export async function claimExpiredAnswers(db: Db, owner: string, leaseSeconds: n
     RETURNING response_id, conversation_id, account_id, client_message_id, job, attempts`);
 }
 
-/** Like/dislike toggle of one visitor on one response; counters on the response stay exact. */
+/** Like/dislike toggle of one visitor on one response; counters on the response stay exact; updated_at moves. */
 export async function toggleFeedback(db: Db, accountId: number, responseId: string, visitorId: string, value: 1 | -1) {
   return db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;
@@ -198,7 +198,7 @@ export async function toggleFeedback(db: Db, accountId: number, responseId: stri
       mine = value;
     }
     const [counts] = await rows<{ likes: number; dislikes: number }>(tx, sql`
-      UPDATE responses SET likes = GREATEST(0, likes + ${likes}), dislikes = GREATEST(0, dislikes + ${dislikes})
+      UPDATE responses SET likes = GREATEST(0, likes + ${likes}), dislikes = GREATEST(0, dislikes + ${dislikes}), updated_at = now()
       WHERE id = ${responseId} AND account_id = ${accountId} RETURNING likes, dislikes`);
     return { likes: counts!.likes, dislikes: counts!.dislikes, mine };
   });
@@ -210,7 +210,7 @@ export async function insertComment(db: Db, accountId: number, responseId: strin
     const [row] = await rows<{ id: string }>(tx, sql`
       INSERT INTO response_comments (account_id, response_id, visitor_id, body) VALUES (${accountId}, ${responseId}, ${visitorId}, ${body}) RETURNING id`);
     const [counts] = await rows<{ comments: number }>(tx, sql`
-      UPDATE responses SET comments = comments + 1 WHERE id = ${responseId} AND account_id = ${accountId} RETURNING comments`);
+      UPDATE responses SET comments = comments + 1, updated_at = now() WHERE id = ${responseId} AND account_id = ${accountId} RETURNING comments`);
     return { commentId: row!.id, comments: counts!.comments };
   });
 }

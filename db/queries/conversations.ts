@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rows, type Db } from '../client';
-import { anyOf, containsPattern, direction, utcText, type PageWindow } from './shared';
+import { anyOf, containsPattern, direction, fromUtcText, utcText, type PageWindow } from './shared';
 import { preparedRows } from './prepared';
 
 export type ConversationRow = {
@@ -14,7 +14,8 @@ export const CONVERSATION_SORT_COLUMNS = {
 } as const;
 export type ConversationSortKey = keyof typeof CONVERSATION_SORT_COLUMNS;
 
-export type ConversationFilter = { channelIds: number[]; query?: string };
+/** `updatedSince`: UTC 'YYYY-MM-DD HH:MM:SS'; conversations whose updated_at is at or after it. */
+export type ConversationFilter = { channelIds: number[]; query?: string; updatedSince?: string };
 
 /**
  * The one place a conversation meets its channel (CONTRACTS §3: a channel is keyed by its account
@@ -28,6 +29,7 @@ const COLUMNS = sql`c.id, c.title, c.status, c.response_count, c.channel_id, ch.
 function whereOf(accountId: number, f: ConversationFilter): SQL {
   const conds: SQL[] = [sql`c.account_id = ${accountId}`];
   if (f.channelIds.length > 0) conds.push(sql`c.channel_id = ${anyOf(f.channelIds)}`);
+  if (f.updatedSince) conds.push(sql`c.updated_at >= ${fromUtcText(f.updatedSince)}`);
   if (f.query) {
     const p = containsPattern(f.query);
     conds.push(sql`(c.title ILIKE ${p} OR c.channel_id IN (
@@ -60,6 +62,8 @@ export async function listConversationsWithCount(db: Db, accountId: number, f: C
 }
 
 function countSql(accountId: number, f: ConversationFilter): SQL {
+  // A sync window is counted row by row, on the (account_id, updated_at) index.
+  if (f.updatedSince) return sql`SELECT count(*)::int AS n FROM conversations c WHERE ${whereOf(accountId, f)}`;
   if (f.query) {
     // Conversations of channels whose NAME matches are counted from the exact channel counters;
     // only title matches elsewhere are counted row by row (on the title's trigram index).

@@ -109,14 +109,20 @@ export async function applyImport(db: Db, accountId: number): Promise<void> {
       status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at
     WHERE conversations.account_id = ${accountId}`);
 
+  // A response the file inserts or changes gets updated_at = now(); an unchanged one is not rewritten.
+  // Conversations keep the file's updated_at (CONTRACTS §3): an import never invents one.
   await db.execute(sql`
-    INSERT INTO responses (id, account_id, conversation_id, channel_id, question, answer, likes, dislikes, comments, created_at)
-    SELECT id, ${accountId}, conversation_id, channel_id, question, answer, likes, dislikes, comments, created_at
+    INSERT INTO responses (id, account_id, conversation_id, channel_id, question, answer, likes, dislikes, comments, created_at, updated_at)
+    SELECT id, ${accountId}, conversation_id, channel_id, question, answer, likes, dislikes, comments, created_at, now()
     FROM import_responses
     ON CONFLICT (id) DO UPDATE SET conversation_id = excluded.conversation_id, channel_id = excluded.channel_id,
       question = excluded.question, answer = excluded.answer, likes = excluded.likes,
-      dislikes = excluded.dislikes, comments = excluded.comments, created_at = excluded.created_at
-    WHERE responses.account_id = ${accountId}`);
+      dislikes = excluded.dislikes, comments = excluded.comments, created_at = excluded.created_at, updated_at = now()
+    WHERE responses.account_id = ${accountId}
+      AND (responses.conversation_id, responses.channel_id, responses.question, responses.answer, responses.likes,
+           responses.dislikes, responses.comments, responses.created_at)
+        IS DISTINCT FROM (excluded.conversation_id, excluded.channel_id, excluded.question, excluded.answer, excluded.likes,
+           excluded.dislikes, excluded.comments, excluded.created_at)`);
 
   await db.execute(sql`
     UPDATE conversations c SET response_count = n.cnt

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rows, type Db } from '../client';
-import { anyOf, containsPattern, direction, utcText, type PageWindow } from './shared';
+import { anyOf, containsPattern, direction, fromUtcText, utcText, type PageWindow } from './shared';
 import { preparedRows } from './prepared';
 
 export type ResponseRow = {
@@ -14,15 +14,24 @@ export const RESPONSE_SORT_COLUMNS = {
 } as const;
 export type ResponseSortKey = keyof typeof RESPONSE_SORT_COLUMNS;
 
-export type ResponseFilter = { channelIds: number[]; conversationId?: string; query?: string };
+/** `updatedSince`: UTC 'YYYY-MM-DD HH:MM:SS'; responses whose updated_at is at or after it. */
+export type ResponseFilter = { channelIds: number[]; conversationId?: string; query?: string; updatedSince?: string };
 
 const COLUMNS = sql`r.id, r.conversation_id, r.channel_id, r.question, r.answer, r.likes, r.dislikes,
   r.comments, ${utcText(sql`r.created_at`)} AS created_at`;
+
+/**
+ * When a response last changed: `updated_at`, or `created_at` for rows older than that column
+ * (never backfilled). The same expression as the index responses_account_changed_idx, so a
+ * window is an index range scan.
+ */
+const RESPONSE_CHANGED_AT = sql`COALESCE(r.updated_at, r.created_at)`;
 
 function whereOf(accountId: number, f: ResponseFilter): SQL {
   const conds: SQL[] = [sql`r.account_id = ${accountId}`];
   if (f.channelIds.length > 0) conds.push(sql`r.channel_id = ${anyOf(f.channelIds)}`);
   if (f.conversationId) conds.push(sql`r.conversation_id = ${f.conversationId}`);
+  if (f.updatedSince) conds.push(sql`${RESPONSE_CHANGED_AT} >= ${fromUtcText(f.updatedSince)}`);
   if (f.query) {
     const p = containsPattern(f.query);
     conds.push(sql`(r.question ILIKE ${p} OR r.answer ILIKE ${p})`);
@@ -57,10 +66,11 @@ export async function listResponsesWithCount(db: Db, accountId: number, f: Respo
 
 /**
  * Exact total for a filter. Unfiltered, per-channel and per-conversation totals come from
- * counters kept exact by every writer, so page 1 costs no scan; only text search counts rows.
+ * counters kept exact by every writer, so page 1 costs no scan; only text search and
+ * `updated_since` count rows (the latter on the responses_account_changed_idx index).
  */
 function countSql(accountId: number, f: ResponseFilter): SQL {
-  if (f.query) return sql`SELECT count(*)::int AS n FROM responses r WHERE ${whereOf(accountId, f)}`;
+  if (f.query || f.updatedSince) return sql`SELECT count(*)::int AS n FROM responses r WHERE ${whereOf(accountId, f)}`;
   if (f.conversationId) {
     const channelCond = f.channelIds.length > 0 ? sql` AND channel_id = ${anyOf(f.channelIds)}` : sql``;
     return sql`SELECT COALESCE(SUM(response_count), 0)::int AS n FROM conversations

@@ -25,3 +25,8 @@ export function direction(d: Direction): SQL {
 export function utcText(column: SQL): SQL {
   return sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
 }
+
+/** The instant an API timestamp text ('YYYY-MM-DD HH:MM:SS', UTC) names, as a timestamptz. */
+export function fromUtcText(text: string): SQL {
+  return sql`(${text}::timestamp AT TIME ZONE 'UTC')`;
+}

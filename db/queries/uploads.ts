@@ -42,6 +42,24 @@ export async function insertUploadChunk(db: Db, uploadId: string, seq: number, d
   await db.execute(sql`INSERT INTO upload_chunks (upload_id, seq, data) VALUES (${uploadId}, ${seq}, decode(${base64}, 'base64'))`);
 }
 
+/**
+ * A complete file attached to a message of a conversation of the account, stored in ONE
+ * transaction (row and chunks), for files that do not stream in through the widget (the demo's).
+ */
+export async function insertAttachedFile(db: Db, accountId: number, v: {
+  conversationId: string; messageId: string; filename: string; contentType: string; chunks: Uint8Array[];
+}): Promise<string> {
+  return db.transaction(async (txRaw) => {
+    const tx = txRaw as unknown as Db;
+    const size = v.chunks.reduce((n, c) => n + c.byteLength, 0);
+    const [row] = await tx.insert(attachments).values({
+      accountId, conversationId: v.conversationId, messageId: v.messageId, filename: v.filename, contentType: v.contentType, size,
+    }).returning({ id: attachments.id });
+    for (const [seq, chunk] of v.chunks.entries()) await insertUploadChunk(tx, row!.id, seq, chunk);
+    return row!.id;
+  });
+}
+
 /** The upload's bytes are all stored: it becomes visible (attachable, downloadable). */
 export async function completeUpload(db: Db, accountId: number, id: string, v: { filename: string; contentType: string; size: number }): Promise<void> {
   await db.update(attachments).set({ filename: v.filename, contentType: v.contentType, size: v.size, status: 'complete' })

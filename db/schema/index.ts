@@ -88,6 +88,13 @@ export const responses = pgTable('responses', {
   dislikes: integer('dislikes').notNull().default(0),
   comments: integer('comments').notNull().default(0),
   createdAt: ts('created_at').notNull(),
+  /**
+   * When the response last changed in this service (stored answer, feedback, comment, an import
+   * that inserts or changes it); `updated_since` filters on it. Not part of the response record.
+   * NULL only for rows older than the column: they count as changed at `created_at` (see
+   * RESPONSE_CHANGED_AT in db/queries/responses.ts), so adding it rewrote no row.
+   */
+  updatedAt: ts('updated_at').defaultNow(),
   questionMessageId: uuid('question_message_id').notNull().default(sql`gen_random_uuid()`),
   answerMessageId: uuid('answer_message_id').notNull().default(sql`gen_random_uuid()`),
   error: text('error'),
@@ -100,6 +107,7 @@ export const responses = pgTable('responses', {
   uniqueIndex('responses_conversation_client_message_idx').on(t.conversationId, t.clientMessageId),
   index('responses_account_created_idx').on(t.accountId, t.createdAt, t.id),
   index('responses_account_id_idx').on(t.accountId, t.id),
+  index('responses_account_changed_idx').on(t.accountId, sql`COALESCE(${t.updatedAt}, ${t.createdAt})`, t.id),
   index('responses_account_likes_idx').on(t.accountId, t.likes, t.id),
   index('responses_account_dislikes_idx').on(t.accountId, t.dislikes, t.id),
   index('responses_account_comments_idx').on(t.accountId, t.comments, t.id),

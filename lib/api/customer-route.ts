@@ -21,7 +21,7 @@ function pathParams(op: CustomerOperation, raw: Record<string, string>): Record<
   try {
     return validate(op.pathParams as z.ZodType<Record<string, string>>, raw);
   } catch {
-    const what = op.path.split('/')[1]; // '/response/{response_id}' → 'response'
+    const what = op.path.split('/')[1]!.replace(/s$/, ''); // '/attachments/{attachment_id}' → 'attachment'
     throw new AppError('not_found', `No ${what} with id ${String(Object.values(raw)[0]).slice(0, 100)}.`);
   }
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError, type ParamError } from './errors';
-import { channelIdParam, formatParam, intParam, pageParam, queryParam, sortParam, uuidParam } from './params';
+import { channelIdParam, formatParam, intParam, pageParam, queryParam, sortParam, updatedSinceParam, uuidParam } from './params';
 
 /** A name the API accepts and the canonical name it stands for (CONTRACTS §4: canonical wins). */
 export const ALIASES: Record<string, string> = { resultsPerPage: 'pageSize', order_by: 'sortBy', sort: 'sortOrder' };
@@ -15,6 +15,8 @@ export type ListQuery<K extends string> = {
   [CHANNEL_IDS]?: number[];
   conversation_id?: string;
   query?: string;
+  /** UTC 'YYYY-MM-DD HH:MM:SS': records with updated_at at or after it. */
+  updated_since?: string;
   format?: 'gridjs';
 };
 
@@ -29,6 +31,7 @@ export function listQuerySchema<K extends string>(sortKeys: readonly [K, ...K[]]
     channel_id: channelIdParam.optional(),
     [CHANNEL_IDS]: z.array(channelIdParam).meta({ description: 'Repeat for several channels; union with channel_id' }).optional(),
     query: queryParam.optional(),
+    updated_since: updatedSinceParam.optional(),
     format: formatParam.optional(),
     ...(withConversationFilter ? { conversation_id: uuidParam('Only responses of this conversation').optional() } : {}),
   };
@@ -85,7 +88,7 @@ export function parseSingleQuery(params: URLSearchParams): { format?: 'gridjs' }
 }
 
 /** Canonical order of parameters in next/previous links. */
-const LINK_ORDER = ['order_by', 'sort', 'channel_id', CHANNEL_IDS, 'conversation_id', 'query', 'format'] as const;
+const LINK_ORDER = ['order_by', 'sort', 'channel_id', CHANNEL_IDS, 'conversation_id', 'query', 'updated_since', 'format'] as const;
 
 export function pageLink(basePath: string, q: ListQuery<string>, page: bigint): string {
   const out = new URLSearchParams();

@@ -80,7 +80,32 @@ const problem = (description: string) => ({
   description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
 
+/** The 200 answer: JSON, a streamed download of records (NDJSON or CSV), or one stored file. */
+function okResponse(c: Collector, op: CustomerOperation) {
+  if (op.download === 'file') {
+    return {
+      description: 'The file\'s bytes, streamed, with the Content-Type it was stored with',
+      headers: {
+        'Content-Disposition': { description: 'attachment; filename="<ASCII fallback>"; filename*=UTF-8\'\'<name>', schema: { type: 'string' } },
+        'X-Content-Type-Options': { description: 'nosniff', schema: { type: 'string' } },
+      },
+      content: { 'application/octet-stream': { schema: c.schema(op.response), example: op.example.response } },
+    };
+  }
+  if (op.download === 'records') {
+    return {
+      description: 'The records as a streamed attachment (Content-Disposition)',
+      content: {
+        'application/x-ndjson': { schema: c.schema(op.response), example: op.example.response },
+        'text/csv': { schema: { type: 'string', description: 'RFC 4180: a header row of field names, then one row per record' } },
+      },
+    };
+  }
+  return { description: 'OK', content: { 'application/json': { schema: c.schema(op.response), example: op.example.response } } };
+}
+
 function operationObject(c: Collector, op: CustomerOperation) {
+  const hasQuery = Object.keys(op.query.shape).length > 0;
   return {
     operationId: op.operationId,
     tags: [op.tag],
@@ -89,14 +114,8 @@ function operationObject(c: Collector, op: CustomerOperation) {
     security: [{ apiKey: [] }],
     parameters: [...pathParameters(c, op), ...queryParameters(c, op)],
     responses: {
-      200: op.download ? {
-        description: 'The records as a streamed attachment (Content-Disposition)',
-        content: {
-          'application/x-ndjson': { schema: c.schema(op.response), example: op.example.response },
-          'text/csv': { schema: { type: 'string', description: 'RFC 4180: a header row of field names, then one row per record' } },
-        },
-      } : { description: 'OK', content: { 'application/json': { schema: c.schema(op.response), example: op.example.response } } },
-      400: problem('Invalid parameter(s); `errors` lists each'),
+      200: okResponse(c, op),
+      ...(hasQuery ? { 400: problem('Invalid parameter(s); `errors` lists each') } : {}),
       401: problem('Missing, malformed, unknown, revoked or other-environment API key'),
       ...(op.notFound ? { 404: problem(op.notFound) } : {}),
       405: problem('Any method other than GET or HEAD'),

@@ -1,17 +1,18 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { CustomerPrincipal } from '../auth/customer-api';
 import {
-  CONVERSATION_DETAIL_EXAMPLE, CONVERSATION_EXAMPLE, ConversationDetailBody, ConversationIdPath, ConversationListQuery,
-  ConversationPage,
+  AttachmentFile, AttachmentIdPath, CONVERSATION_DETAIL_EXAMPLE, CONVERSATION_EXAMPLE, ConversationDetailBody, ConversationIdPath,
+  ConversationListQuery, ConversationPage,
 } from '../conversations/contract';
 import { getConversationWithMessages, listConversationsPage } from '../conversations/service';
 import { RESPONSE_EXAMPLE, ResponseBody, ResponseIdPath, ResponseListQuery, ResponsePage, SingleRecordQuery } from '../responses/contract';
 import { getResponse, listResponsesPage } from '../responses/service';
 import { ConversationExportLine, ConversationExportQuery, ResponseExportLine, ResponseExportQuery } from '../export/contract';
 import { exportConversations, exportResponses } from '../export/service';
+import { attachmentDownload } from '../uploads/service';
+import { API_BASE, ATTACHMENT_PATH } from './links';
 
-/** Every Customer API path starts here. */
-export const API_BASE = '/customer-api/v2';
+export { API_BASE };
 
 export type OperationContext<P> = {
   principal: CustomerPrincipal;
@@ -33,7 +34,7 @@ export type CustomerOperation = {
   operationId: string;
   method: 'GET';
   path: `/${string}`;
-  tag: 'Responses' | 'Conversations';
+  tag: 'Responses' | 'Conversations' | 'Attachments';
   summary: string;
   description: string;
   pathParams?: z.ZodObject;
@@ -41,8 +42,11 @@ export type CustomerOperation = {
   query: z.ZodObject;
   /** The 200 body. */
   response: z.ZodType;
-  /** A streamed download (CONTRACTS §10): `run` answers a Response; `response` is one NDJSON line. */
-  download?: true;
+  /**
+   * A streamed download: `run` answers a Response. 'records' (CONTRACTS §10): `response` is one
+   * NDJSON line; 'file': the stored bytes of one file, `response` describes them.
+   */
+  download?: 'records' | 'file';
   /** Present when a path id may name nothing: the 404's description. */
   notFound?: string;
   /** Documented and run by the test suite against a real server (tests/api/openapi.test.ts). */
@@ -58,6 +62,11 @@ function operation<P extends z.ZodObject | undefined = undefined>(
 ): CustomerOperation {
   return op as unknown as CustomerOperation;
 }
+
+/** An operation without query parameters (unknown parameters are ignored, CONTRACTS §4). */
+const NoQuery = z.object({});
+/** The documented attachment id (tests/api/openapi.test.ts stores a file under it to run the example). */
+export const ATTACHMENT_EXAMPLE_ID = '5f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f';
 
 const page = <T>(record: T) => ({ count: 1, next: null, previous: null, results: [record] });
 
@@ -78,7 +87,7 @@ export const CUSTOMER_OPERATIONS: readonly CustomerOperation[] = [
     description: 'Every response the list returns for the same filters, search and sort, in the same order, all '
       + 'pages, streamed from one consistent snapshot: NDJSON (one record per line, default) or CSV (`format=csv`, '
       + 'RFC 4180, header row). Sent as an attachment `responses-<UTC yyyymmdd-hhmmss>.<ext>`.',
-    query: ResponseExportQuery, response: ResponseExportLine, download: true,
+    query: ResponseExportQuery, response: ResponseExportLine, download: 'records',
     example: { query: { query: 'password', order_by: 'likes', sort: 'DESC' }, response: RESPONSE_EXAMPLE },
     run: ({ principal, query }) => exportResponses(principal.accountId, query),
   }),
@@ -107,7 +116,7 @@ export const CUSTOMER_OPERATIONS: readonly CustomerOperation[] = [
       + 'pages, streamed from one consistent snapshot: NDJSON (default) or CSV (`format=csv`). `include=messages` '
       + 'adds each conversation\'s `messages` as in GET /conversation/{conversation_id} (NDJSON only). Sent as an '
       + 'attachment `conversations-<UTC yyyymmdd-hhmmss>.<ext>`.',
-    query: ConversationExportQuery, response: ConversationExportLine, download: true,
+    query: ConversationExportQuery, response: ConversationExportLine, download: 'records',
     example: { query: { order_by: 'response_count', sort: 'DESC', include: 'messages' }, response: CONVERSATION_DETAIL_EXAMPLE },
     run: ({ principal, query }) => exportConversations(principal.accountId, query),
   }),
@@ -121,11 +130,24 @@ export const CUSTOMER_OPERATIONS: readonly CustomerOperation[] = [
     example: { params: { conversation_id: CONVERSATION_EXAMPLE.conversation_id }, response: CONVERSATION_DETAIL_EXAMPLE },
     run: ({ principal, params, query }) => getConversationWithMessages(principal.accountId, params.conversation_id, query),
   }),
+  operation({
+    operationId: 'getAttachment', method: 'GET', path: ATTACHMENT_PATH, tag: 'Attachments',
+    summary: 'Download an attachment',
+    description: 'The bytes of a file a visitor attached to a message, streamed with its stored `Content-Type`, '
+      + '`Content-Disposition: attachment` (with `filename*`, the exact UTF-8 name) and `X-Content-Type-Options: nosniff`. '
+      + 'Each attachment object of a message carries this link as `url`. An unknown id, a malformed id and another '
+      + 'account\'s id are the same 404.',
+    pathParams: AttachmentIdPath, query: NoQuery, response: AttachmentFile, download: 'file',
+    notFound: 'Unknown id, malformed id, an upload still being received, or an id of another account',
+    example: { params: { attachment_id: ATTACHMENT_EXAMPLE_ID }, response: 'Order 4711 was shipped on Monday.\n' },
+    run: ({ principal, params }) => attachmentDownload(principal.accountId, params.attachment_id),
+  }),
 ];
 
 export const TAGS = [
   { name: 'Responses', description: 'Questions and the answers the bot gave, with their feedback counts' },
   { name: 'Conversations', description: 'Conversations and their transcripts' },
+  { name: 'Attachments', description: 'Files visitors attached to their messages' },
 ];
 
 /** "GET /customer-api/v2/response", … : what an unknown path's 404 names. */

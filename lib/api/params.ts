@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isValidTimestamp, TIMESTAMP_RE } from './timestamps';
 
 /** Query-string scalars. The `meta` is what the OpenAPI document shows for the input. */
 /** Any integer from 1 (CONTRACTS §4); kept exact as a bigint, so page 10^20 is just past the last. */
@@ -35,3 +36,15 @@ export const formatParam = z.literal('gridjs', { error: "must be 'gridjs' (or le
 export const queryParam = z.string().max(200, 'must be at most 200 characters')
   .refine((s) => !s.includes('\u0000'), 'must not contain NUL characters')
   .meta({ description: 'Case-insensitive substring; % and _ are literal' });
+
+/**
+ * `updated_since` (incremental sync): a UTC time in the API's one format, checked strictly (no
+ * ISO 'T', zone, fraction or date-only form; a real calendar time). Kept as the validated text.
+ */
+export const updatedSinceParam = z.string()
+  .regex(TIMESTAMP_RE, { abort: true, message: "must be a UTC time as YYYY-MM-DD HH:MM:SS, e.g. '2026-01-31 14:05:09' (a space, not 'T'; no zone, no fraction)" })
+  .refine(isValidTimestamp, 'must be a real calendar time: month 01-12, a day that month has, hour 00-23, minute and second 00-59')
+  .meta({
+    type: 'string', examples: ['2026-01-31 14:05:09'],
+    description: 'Only records whose updated_at is at or after this UTC time (YYYY-MM-DD HH:MM:SS; the second itself is included)',
+  });

@@ -24,7 +24,18 @@ export type ConversationRecord = z.infer<typeof ConversationRecord>;
 
 export const Attachment = z.object({
   upload_id: z.guid(), filename: z.string(), content_type: z.string(), size: z.int().min(0),
+  url: z.string().meta({
+    description: 'Relative link to the file (GET /customer-api/v2/attachments/{upload_id}, same credentials)',
+    examples: ['/customer-api/v2/attachments/5f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f'],
+  }),
 }).meta({ id: 'Attachment' });
+export type Attachment = z.infer<typeof Attachment>;
+
+/** GET /attachments/{attachment_id}: the path parameter (an upload id). */
+export const AttachmentIdPath = z.object({ attachment_id: uuidParam('Attachment id (the upload_id of a message attachment)') });
+
+/** The 200 body of the attachment download: the stored bytes (described for the OpenAPI document). */
+export const AttachmentFile = z.string().meta({ format: 'binary', description: 'The file as stored, with its stored Content-Type' });
 
 export const Message = z.object({
   message_id: z.guid(),

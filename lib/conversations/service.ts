@@ -1,7 +1,8 @@
 import { getDb } from '../../db/client';
-import { getConversationWithTranscript, listConversationsWithCount, type ConversationRow, type ConversationWithTranscriptRow } from '../../db/queries/conversations';
+import { getConversationWithTranscript, listConversationsWithCount, type ConversationFilter, type ConversationRow, type ConversationWithTranscriptRow } from '../../db/queries/conversations';
 import { AppError } from '../api/errors';
-import { envelope, gridjsCells, offsetOf, parseListQuery, parseSingleQuery, type Envelope } from '../api/list-query';
+import { attachmentUrl } from '../api/links';
+import { envelope, gridjsCells, offsetOf, parseListQuery, parseSingleQuery, type Envelope, type ListQuery } from '../api/list-query';
 import { ConversationListQuery, CONVERSATION_SORT_KEYS, type ConversationRecord, type Message } from './contract';
 
 type SortKey = (typeof CONVERSATION_SORT_KEYS)[number];
@@ -14,10 +15,15 @@ export function toConversationRecord(c: ConversationRow): ConversationRecord {
   };
 }
 
+/** The filter of a parsed list (or export) query: one mapping for both. */
+export function conversationFilterOf(q: ListQuery<string>, channelIds: number[]): ConversationFilter {
+  return { channelIds, query: q.query, updatedSince: q.updated_since };
+}
+
 export async function listConversationsPage(accountId: number, params: URLSearchParams, linkPath: string): Promise<Envelope<unknown>> {
   const { query: q, channelIds } = parseListQuery<SortKey>(params, ConversationListQuery);
   const db = await getDb();
-  const filter = { channelIds, query: q.query };
+  const filter = conversationFilterOf(q, channelIds);
   const offset = offsetOf(q);
   const { count, rows: page } = await listConversationsWithCount(db, accountId, filter, q.order_by ?? 'created_at',
     offset === null ? null : { limit: q.resultsPerPage, offset, direction: q.sort ?? 'DESC' });
@@ -31,7 +37,7 @@ export function messagesOf(transcript: ConversationWithTranscriptRow['transcript
   for (const a of attachments) {
     if (!a.message_id) continue;
     const list = byMessage.get(a.message_id) ?? [];
-    list.push({ upload_id: a.id, filename: a.filename, content_type: a.content_type, size: a.size });
+    list.push({ upload_id: a.id, filename: a.filename, content_type: a.content_type, size: a.size, url: attachmentUrl(a.id) });
     byMessage.set(a.message_id, list);
   }
   return transcript.flatMap((r) => [

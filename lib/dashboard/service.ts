@@ -4,8 +4,6 @@ import { listChannels } from '../../db/queries/channels';
 import { getConversationById } from '../../db/queries/conversations';
 import { getAccountTotals, getBusiestChannels, getResponseDaySpan, getResponsesPerBucket, listCommentsOfConversation, listTranscriptEntries } from '../../db/queries/overview';
 import { listConversationAttachments } from '../../db/queries/responses';
-import { getAttachmentForAccount } from '../../db/queries/uploads';
-import { AppError } from '../api/errors';
 import { parseOverviewRange } from './overview-range';
 import { toConversationRecord } from '../conversations/service';
 import type { Source } from '../chat/engine';
@@ -51,11 +49,4 @@ export async function getTranscript(accountId: number, conversationId: string) {
       commentTexts: comments.filter((c) => c.response_id === e.id),
     })),
   };
-}
-
-export async function getAttachmentFile(accountId: number, attachmentId: string) {
-  if (!/^[0-9a-f-]{36}$/i.test(attachmentId)) throw new AppError('not_found', 'No such attachment.');
-  const row = await getAttachmentForAccount(await getDb(), accountId, attachmentId.toLowerCase());
-  if (!row) throw new AppError('not_found', 'No such attachment.');
-  return row;
 }

@@ -3,6 +3,8 @@ import { createAccount, createApiKey } from '../accounts/service';
 import { getEnv } from '../env';
 import { importNdjson } from '../imports/service';
 import { addKnowledgeDocument } from '../knowledge/service';
+import { getConversationWithMessages } from '../conversations/service';
+import { attachFileToMessage } from '../uploads/service';
 import { createWidgetClient } from '../widget-clients/service';
 
 const TOPICS: Array<[string, string]> = [
@@ -54,6 +56,8 @@ export type DemoAccount = {
   widget_client_id: string; widget_client_secret: string; conversations: number; responses: number;
   /** The demo's channels (7 "Website" and 8 "Help Center", as README's examples use) and its busiest conversation. */
   channel_ids: [number, number]; conversation_id: string;
+  /** A file attached to the first question of that conversation (README's download example). */
+  attachment_id: string;
 };
 
 /** The channel ids README's examples use; an account that cannot have them gets service-allocated ones. */
@@ -83,10 +87,16 @@ export async function seedDemoAccount(): Promise<DemoAccount> {
   const faq = TOPICS.map(([q, a]) => `## ${q}\n\n${a.replace(/\*\*|\*/g, '')}`).join('\n\n');
   await addKnowledgeDocument(account.account_id, 'demo-faq.md', Buffer.from(`# Demo Company FAQ\n\n${faq}\n`));
   const widget = await createWidgetClient({ accountId: account.account_id, domains: ['localhost', '127.0.0.1'], channelId: a });
+  const conversationId = busiestConversation(lines);
+  const { messages } = await getConversationWithMessages(account.account_id, conversationId, new URLSearchParams()) as { messages: Array<{ message_id: string }> };
+  const attachmentId = await attachFileToMessage(account.account_id, {
+    conversationId, messageId: messages[0]!.message_id, filename: 'order-note.txt', contentType: 'text/plain',
+    bytes: Buffer.from('Order 4711: shipped on Monday with tracking number DE-123-456.\n'),
+  });
   return {
     account_id: account.account_id, admin_email: email, admin_password: password, api_key: key.key, key_id: key.key_id,
     widget_client_id: widget.client_id, widget_client_secret: widget.client_secret, ...counts,
-    channel_ids: channels, conversation_id: busiestConversation(lines),
+    channel_ids: channels, conversation_id: conversationId, attachment_id: attachmentId,
   };
 }
 
@@ -103,8 +113,8 @@ export function demoCurl(baseUrl: string, apiKey: string): string {
 }
 
 /** The shell lines that make README's Customer API examples run as printed against the demo. */
-export function demoShellVariables(baseUrl: string, demo: Pick<DemoAccount, 'api_key' | 'conversation_id' | 'channel_ids'>): string[] {
-  const lines = [`KEY=${demo.api_key}`, `BASE=${baseUrl}/customer-api/v2`, `CONVERSATION=${demo.conversation_id}`];
+export function demoShellVariables(baseUrl: string, demo: Pick<DemoAccount, 'api_key' | 'conversation_id' | 'channel_ids' | 'attachment_id'>): string[] {
+  const lines = [`KEY=${demo.api_key}`, `BASE=${baseUrl}/customer-api/v2`, `CONVERSATION=${demo.conversation_id}`, `ATTACHMENT=${demo.attachment_id}`];
   if (demo.channel_ids.join() !== DEMO_CHANNEL_IDS.join()) lines.push(`# this demo's channels are ${demo.channel_ids.join(' and ')} (README's examples use 7 and 8)`);
   return lines;
 }

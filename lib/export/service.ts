@@ -5,8 +5,8 @@ import { listResponsesAfter, type ResponseRow } from '../../db/queries/responses
 import { openSnapshotCursor, type SnapshotCursor } from '../../db/queries/snapshot';
 import { AppError } from '../api/errors';
 import { parseListQuery, type ListQuery } from '../api/list-query';
-import { messagesOf, toConversationRecord } from '../conversations/service';
-import { toResponseRecord } from '../responses/service';
+import { conversationFilterOf, messagesOf, toConversationRecord } from '../conversations/service';
+import { responseFilterOf, toResponseRecord } from '../responses/service';
 import { CONVERSATION_CSV_COLUMNS, ConversationExportQuery, RESPONSE_CSV_COLUMNS, ResponseExportQuery } from './contract';
 
 /** Rows per keyset page: one page is read ahead of the client at most. */
@@ -83,7 +83,7 @@ async function streamed<T>(cursor: SnapshotCursor<T>, encode: (rows: T[]) => str
 /** GET /response/export for one account (CONTRACTS §10): the list's records and order, all pages. */
 export async function exportResponses(accountId: number, params: URLSearchParams): Promise<Response> {
   const { q, channelIds, format } = parse(params, ResponseExportQuery);
-  const filter = { channelIds, conversationId: q.conversation_id, query: q.query };
+  const filter = responseFilterOf(q, channelIds);
   const sortKey = (q.order_by ?? 'created_at') as Parameters<typeof listResponsesAfter>[3];
   const dir = q.sort ?? 'DESC';
   const cursor = openSnapshotCursor(await getDb(), (tx, last: ResponseRow & { sort_k: string } | null) =>
@@ -100,7 +100,7 @@ export async function exportConversations(accountId: number, params: URLSearchPa
     const message = 'messages are nested lists: use format=ndjson (the default) with include=messages';
     throw new AppError('invalid_parameters', `include: ${message}`, { errors: [{ param: 'include', message }] });
   }
-  const filter = { channelIds, query: q.query };
+  const filter = conversationFilterOf(q, channelIds);
   const sortKey = (q.order_by ?? 'created_at') as Parameters<typeof listConversationsAfter>[3];
   const dir = q.sort ?? 'DESC';
   const cursor = openSnapshotCursor(await getDb(), (tx, last: ConversationExportRow | null) =>

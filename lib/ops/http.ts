@@ -30,6 +30,7 @@ const RULES: Array<[RegExp, string]> = [
   [/^\/chat\/v0\//, '/chat/v0/*'],
   [/^\/customer-api\/v2\/response\/[^/]+$/, '/customer-api/v2/response/:id'],
   [/^\/customer-api\/v2\/conversation\/[^/]+$/, '/customer-api/v2/conversation/:id'],
+  [/^\/customer-api\/v2\/attachments\/[^/]+$/, '/customer-api/v2/attachments/:id'],
   [/^\/conversations\/[^/]+$/, '/conversations/:id'],
   [/^\/attachments\/[^/]+$/, '/attachments/:id'],
   [/^\/api\/widget\/uploads\/[^/]+$/, '/api/widget/uploads/:id'],

@@ -1,7 +1,7 @@
 import { getDb } from '../../db/client';
-import { getResponseById, listResponsesWithCount, type ResponseRow } from '../../db/queries/responses';
+import { getResponseById, listResponsesWithCount, type ResponseFilter, type ResponseRow } from '../../db/queries/responses';
 import { AppError } from '../api/errors';
-import { envelope, gridjsCells, offsetOf, parseListQuery, parseSingleQuery, type Envelope } from '../api/list-query';
+import { envelope, gridjsCells, offsetOf, parseListQuery, parseSingleQuery, type Envelope, type ListQuery } from '../api/list-query';
 import { ResponseListQuery, RESPONSE_SORT_KEYS, type ResponseRecord } from './contract';
 
 type SortKey = (typeof RESPONSE_SORT_KEYS)[number];
@@ -14,11 +14,16 @@ export function toResponseRecord(r: ResponseRow): ResponseRecord {
   };
 }
 
+/** The filter of a parsed list (or export) query: one mapping for both. */
+export function responseFilterOf(q: ListQuery<string>, channelIds: number[]): ResponseFilter {
+  return { channelIds, conversationId: q.conversation_id, query: q.query, updatedSince: q.updated_since };
+}
+
 /** GET /response for one account: validated parameters in, the page envelope (links to `linkPath`) out. */
 export async function listResponsesPage(accountId: number, params: URLSearchParams, linkPath: string): Promise<Envelope<unknown>> {
   const { query: q, channelIds } = parseListQuery<SortKey>(params, ResponseListQuery);
   const db = await getDb();
-  const filter = { channelIds, conversationId: q.conversation_id, query: q.query };
+  const filter = responseFilterOf(q, channelIds);
   const offset = offsetOf(q);
   const { count, rows: page } = await listResponsesWithCount(db, accountId, filter, q.order_by ?? 'created_at',
     offset === null ? null : { limit: q.resultsPerPage, offset, direction: q.sort ?? 'DESC' });

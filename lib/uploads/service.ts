@@ -1,11 +1,11 @@
 import { getDb } from '../../db/client';
-import { countAttachmentDocuments, getAttachmentForAccount, type UploadRow } from '../../db/queries/uploads';
+import { countAttachmentDocuments, getAttachmentForAccount, insertAttachedFile, type UploadRow } from '../../db/queries/uploads';
 import { AppError } from '../api/errors';
 import { getEnv } from '../env';
 import { addKnowledgeDocument } from '../knowledge/service';
 import { getLimiter } from '../limits/limiter';
 import { DOCX_TYPE } from './sniff';
-import { readUploadBytes, uploadByteStream } from './storage';
+import { CHUNK_BYTES, readUploadBytes, uploadByteStream } from './storage';
 
 export const UPLOAD_TYPES = [
   'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf', DOCX_TYPE, 'text/plain', 'text/markdown', 'text/csv',
@@ -15,13 +15,56 @@ export function uploadLimits() {
   return { upload_max_bytes: getEnv().UPLOAD_MAX_BYTES, upload_types: UPLOAD_TYPES };
 }
 
-/** An attachment of the account and its bytes as a stream (read a chunk at a time from the database). */
-export async function openAttachment(accountId: number, attachmentId: string) {
-  if (!/^[0-9a-f-]{36}$/i.test(attachmentId)) throw new AppError('not_found', 'No such attachment.');
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** RFC 8187 ext-value characters: everything else is percent-encoded (encodeURIComponent leaves ' ( ) * as they are). */
+function extValue(text: string): string {
+  return encodeURIComponent(text.toWellFormed()).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/**
+ * `attachment; filename="<ASCII fallback>"; filename*=UTF-8''<exact name>` (RFC 6266): the quoted
+ * fallback holds printable ASCII only (no quote, backslash or control character), for old clients.
+ */
+export function contentDisposition(filename: string): string {
+  const fallback = filename.replace(/[^\x20-\x7e]|["\\]/g, '_').trim() || 'download';
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${extValue(filename)}`;
+}
+
+/**
+ * The download of one attachment of the account (GET /customer-api/v2/attachments/{id} and the
+ * dashboard's link): its stored type, an attachment disposition, no sniffing, no caching, and
+ * the bytes streamed a chunk row at a time at the reader's pace (never the whole file in memory).
+ * Another account's id, an unknown id and an unfinished upload are the same 404.
+ */
+export async function attachmentDownload(accountId: number, attachmentId: string): Promise<Response> {
+  const notFound = () => new AppError('not_found', `No attachment with id ${attachmentId.slice(0, 100)}.`);
+  if (!UUID_RE.test(attachmentId)) throw notFound();
   const db = await getDb();
   const file = await getAttachmentForAccount(db, accountId, attachmentId.toLowerCase());
-  if (!file) throw new AppError('not_found', 'No such attachment.');
-  return { file, body: uploadByteStream(db, accountId, file.id) };
+  if (!file) throw notFound();
+  return new Response(uploadByteStream(db, accountId, file.id), {
+    status: 200,
+    headers: {
+      'Content-Type': file.content_type,
+      'Content-Length': String(file.size),
+      'Content-Disposition': contentDisposition(file.filename),
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'private, no-store',
+    },
+  });
+}
+
+/**
+ * Attaches a file that is already in memory (small: the demo's) to the user message of a
+ * conversation of the account, in the same chunk rows widget uploads use. Returns its id.
+ */
+export async function attachFileToMessage(accountId: number, v: {
+  conversationId: string; messageId: string; filename: string; contentType: string; bytes: Buffer;
+}): Promise<string> {
+  const chunks: Buffer[] = [];
+  for (let at = 0; at < v.bytes.length; at += CHUNK_BYTES) chunks.push(v.bytes.subarray(at, at + CHUNK_BYTES));
+  return insertAttachedFile(await getDb(), accountId, { ...v, chunks });
 }
 
 /**

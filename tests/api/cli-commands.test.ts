@@ -176,6 +176,7 @@ describe('CLI: seed --demo', () => {
     const vars = out.readme_variables as string[];
     assert.equal(vars[1], 'BASE=http://localhost:4123/customer-api/v2');
     assert.equal(vars[2], `CONVERSATION=${out.conversation_id}`);
+    assert.equal(vars[3], `ATTACHMENT=${out.attachment_id}`);
     const behind = parseSuccess(await runCli(['seed', '--demo'], { NEXTAUTH_URL: 'https://svc.example.com/' }));
     assert.equal(behind.server_url, 'https://svc.example.com');
   });

@@ -141,18 +141,18 @@ describe('problem details', () => {
 });
 
 describe('OpenAPI document', () => {
-  it('is public and describes the six operations in OpenAPI 3.1', async () => {
+  it('is public and describes the seven operations in OpenAPI 3.1', async () => {
     for (const key of [undefined, 'svc_live_not_a_key']) {
       const res = await api(server.url, key)(`${V2}/openapi.json`);
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /json/);
       assert.match(res.body.openapi, /^3\.1\./);
       const paths = Object.keys(res.body.paths).map((p) => p.replace(/^\/customer-api\/v2/, '')).sort();
-      assert.deepEqual(paths, ['/conversation', '/conversation/export', '/conversation/{conversation_id}', '/response', '/response/export', '/response/{response_id}']);
+      assert.deepEqual(paths, ['/attachments/{attachment_id}', '/conversation', '/conversation/export', '/conversation/{conversation_id}', '/response', '/response/export', '/response/{response_id}']);
       for (const p of Object.values(res.body.paths) as Array<Record<string, unknown>>) assert.deepEqual(Object.keys(p), ['get']);
       const listParams = (res.body.paths[Object.keys(res.body.paths).find((p) => p.endsWith('/response'))!].get.parameters as Array<{ name: string }>)
         .map((p) => p.name);
-      for (const name of ['page', 'resultsPerPage', 'order_by', 'sort', 'channel_id', 'channel_ids[]', 'conversation_id', 'query', 'format']) {
+      for (const name of ['page', 'resultsPerPage', 'order_by', 'sort', 'channel_id', 'channel_ids[]', 'conversation_id', 'query', 'updated_since', 'format']) {
         assert.ok(listParams.includes(name), `GET /response documents ${name}`);
       }
     }

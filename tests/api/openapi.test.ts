@@ -10,10 +10,25 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv2020 from 'ajv/dist/2020';
 import { CONVERSATION_DETAIL_EXAMPLE } from '../../lib/conversations/contract';
 import { RESPONSE_EXAMPLE } from '../../lib/responses/contract';
-import { CUSTOMER_OPERATIONS } from '../../lib/api/operations';
+import { eq } from 'drizzle-orm';
+import { ATTACHMENT_EXAMPLE_ID, CUSTOMER_OPERATIONS } from '../../lib/api/operations';
+import { getDb } from '../../db/client';
+import { attachments } from '../../db/schema';
+import { insertUploadChunk } from '../../db/queries/uploads';
 import { api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine } from '../helpers/builders';
 import { V2 } from '../helpers/api-fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
+
+/** A visitor's file under the documented example id (a widget upload would get a random one). */
+async function storeExampleAttachment(accountId: number) {
+  const db = await getDb();
+  await db.delete(attachments).where(eq(attachments.id, ATTACHMENT_EXAMPLE_ID)); // from an earlier run on this database
+  const example = CUSTOMER_OPERATIONS.find((o) => o.operationId === 'getAttachment')!.example.response as string;
+  await db.insert(attachments).values({
+    id: ATTACHMENT_EXAMPLE_ID, accountId, filename: 'order-note.txt', contentType: 'text/plain', size: Buffer.byteLength(example),
+  });
+  await insertUploadChunk(db, ATTACHMENT_EXAMPLE_ID, 0, Buffer.from(example));
+}
 
 let server: TestServer;
 let doc: any;
@@ -42,8 +57,9 @@ function walk(node: unknown, visit: (key: string, value: unknown) => void): void
   for (const [k, v] of Object.entries(node)) { visit(k, v); walk(v, visit); }
 }
 
-/** The 200 body's media type: JSON, or one NDJSON line for the export downloads. */
-const ok200 = (op: any) => op.responses['200'].content['application/json'] ?? op.responses['200'].content['application/x-ndjson'];
+/** The 200 body's media type: JSON, one NDJSON line for the export downloads, or a stored file's bytes. */
+const ok200 = (op: any) => op.responses['200'].content['application/json'] ?? op.responses['200'].content['application/x-ndjson']
+  ?? op.responses['200'].content['application/octet-stream'];
 
 const operations = () => Object.entries(doc.paths as Record<string, Record<string, any>>)
   .flatMap(([p, item]) => Object.entries(item).map(([method, op]) => ({ path: p, method, op })));
@@ -68,7 +84,9 @@ describe('the OpenAPI document', () => {
       assert.ok(op.summary && op.description, label);
       assert.ok(op.tags.length === 1 && tagNames.includes(op.tags[0]), label);
       assert.ok(ok200(op).example, `${label} has a response example`);
-      for (const s of ['400', '401', '405', '503']) assert.ok(op.responses[s], `${label} documents ${s}`);
+      for (const s of ['401', '405', '503']) assert.ok(op.responses[s], `${label} documents ${s}`);
+      // 400 is documented exactly where a query parameter can be invalid.
+      assert.equal(Boolean(op.responses['400']), op.parameters.some((p: any) => p.in === 'query'), `${label}: 400 iff query parameters`);
       for (const p of op.parameters.filter((x: any) => x.in === 'path')) assert.ok(p.example, `${label}: example for ${p.name}`);
       const names = op.parameters.map((p: any) => p.name);
       if (op.operationId.startsWith('list')) {
@@ -85,6 +103,10 @@ describe('the OpenAPI document', () => {
         assert.ok(op.responses['200'].content['text/csv'], `${label} documents CSV`);
       } else {
         assert.ok(op.responses['404'], `${label} documents 404`);
+      }
+      if (op.operationId === 'getAttachment') {
+        assert.ok(op.responses['200'].headers['Content-Disposition'], `${label} documents Content-Disposition`);
+        assert.equal(op.responses['200'].content['application/octet-stream'].schema.format, 'binary');
       }
     }
     assert.ok(ops.find((o) => o.path === '/response')!.op.parameters.some((p: any) => p.name === 'conversation_id'));
@@ -111,6 +133,7 @@ describe('the OpenAPI document', () => {
       created_at: RESPONSE_EXAMPLE.created_at, likes: 1,
     });
     await importLines(acct.accountId, [conv, r]);
+    await storeExampleAttachment(acct.accountId);
     const get = api(server.url, acct.key);
     const check = validatorFor(doc);
     for (const { path, method, op } of operations()) {
@@ -129,6 +152,16 @@ describe('the OpenAPI document', () => {
         const lines = (await res.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l));
         assert.ok(lines.length > 0, `${full} finds the example record`);
         for (const line of lines) check(ok200(op).schema, line, full);
+        continue;
+      }
+      if (op.operationId === 'getAttachment') {
+        // The stored file: its bytes are the documented example, with its stored type.
+        const res = await fetch(`${server.url}${full}`, { headers: { authorization: `Bearer ${acct.key}` } });
+        assert.equal(res.status, 200, full);
+        assert.equal(res.headers.get('content-type'), 'text/plain');
+        const text = await res.text();
+        assert.equal(text, ok200(op).example);
+        check(ok200(op).schema, text, full);
         continue;
       }
       const res = await get(full, { method: method.toUpperCase() });

@@ -106,6 +106,21 @@ describe('README examples against the demo account', () => {
     }
   });
 
+  it('every curl line of the attachments block saves the demo\'s attached file under its own name, as printed', async () => {
+    const readme = fs.readFileSync('README.md', 'utf8');
+    const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('/attachments/'));
+    assert.ok(block, 'README has a sh block of attachment examples');
+    const curls = block.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('curl '));
+    assert.ok(curls.length >= 1);
+    const variables = demoShellVariables(server.url, demo).filter((l) => !l.startsWith('#'));
+    for (const line of curls) {
+      const dir = fs.mkdtempSync(path.join(tmp, 'attachment-'));
+      await run('bash', ['-c', ['set -e', ...variables, line].join('\n')], { timeout: 20_000, cwd: dir });
+      assert.deepEqual(fs.readdirSync(dir), ['order-note.txt'], line);
+      assert.match(fs.readFileSync(path.join(dir, 'order-note.txt'), 'utf8'), /^Order 4711/, line);
+    }
+  });
+
   it('the "try it" line npm start prints answers 200', async () => {
     const r = await runPrinted([], demoCurl(server.url, demo.api_key));
     assert.equal(r.status, 200);

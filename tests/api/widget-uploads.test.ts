@@ -191,7 +191,8 @@ describe('attachments in the chat', () => {
     assert.equal(conv.status, 200);
     const [user, assistant] = conv.body.messages;
     assert.equal(user.role, 'user');
-    assert.deepEqual([...user.attachments].sort(byId), [doc, img].sort(byId));
+    const withUrl = (a: { upload_id: string }) => ({ ...a, url: `${V2}/attachments/${a.upload_id}` });
+    assert.deepEqual([...user.attachments].sort(byId), [doc, img].map(withUrl).sort(byId));
     assert.deepEqual(assistant.attachments, []);
 
     // A follow-up in the same conversation still finds it.

@@ -275,6 +275,14 @@ test.describe('transcript attachments', () => {
     await page.goto(`/conversations/${conversationId}`);
     const link = page.getByRole('link', { name: 'order-note.txt' });
     await expect(link).toBeVisible();
+    // The transcript links to the Customer API's download, which the session reads.
+    await expect(link).toHaveAttribute('href', `/customer-api/v2/attachments/${upload.upload_id}`);
+    const [saved] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    expect(saved.suggestedFilename()).toBe('order-note.txt');
+    const viaApi = await page.request.get(`/customer-api/v2/attachments/${upload.upload_id}`);
+    expect(viaApi.status()).toBe(200);
+    expect(viaApi.headers()['content-disposition']).toContain("filename*=UTF-8''order-note.txt");
+    expect(await viaApi.text()).toContain('Order 4711');
     const download = await page.request.get(`/attachments/${upload.upload_id}`);
     expect(download.status()).toBe(200);
     expect(await download.text()).toContain('Order 4711');
@@ -284,6 +292,7 @@ test.describe('transcript attachments', () => {
     const { csrfToken } = await login.json();
     await other.post('/api/auth/callback/credentials', { form: { csrfToken, email: f.beta.email, password: f.beta.password, json: 'true' } });
     expect((await other.get(`/attachments/${upload.upload_id}`)).status()).toBe(404);
+    expect((await other.get(`/customer-api/v2/attachments/${upload.upload_id}`)).status()).toBe(404);
     expect((await other.get(`/customer-api/v2/conversation/${conversationId}`)).status()).toBe(404);
     const anonymous = await playwright.request.newContext({ baseURL });
     const anon = await anonymous.get(`/attachments/${upload.upload_id}`, { maxRedirects: 0 });

@@ -1,20 +1,12 @@
-/** GET /attachments/{id} — download an attachment of the signed-in admin's account, streamed from the database. */
+/** GET /attachments/{id} — the signed-in admin's download of an attachment (the same answer as GET /customer-api/v2/attachments/{id}). */
 import { AppError } from '@/lib/api/errors';
 import { apiRoute } from '@/lib/api/handler';
 import { getDashboardSession } from '@/lib/auth/session';
-import { openAttachment } from '@/lib/uploads/service';
+import { attachmentDownload } from '@/lib/uploads/service';
 
 export const dynamic = 'force-dynamic';
 export const GET = apiRoute<{ id: string }>(async (_req, params) => {
   const session = await getDashboardSession();
   if (!session) throw new AppError('not_found', 'No such attachment.');
-  const { file, body } = await openAttachment(session.accountId, params.id);
-  return new Response(body, {
-    headers: {
-      'Content-Type': file.content_type,
-      'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
-      'X-Content-Type-Options': 'nosniff',
-      'Cache-Control': 'private, no-store',
-    },
-  });
+  return attachmentDownload(session.accountId, params.id);
 });

@@ -1,4 +1,5 @@
 import { notFound } from 'next/navigation';
+import { attachmentUrl } from '@/lib/api/links';
 import { requireDashboardSession } from '@/lib/auth/session';
 import { getTranscript } from '@/lib/dashboard/service';
 import { plural } from '@/lib/dashboard/format';
@@ -34,7 +35,7 @@ export default async function TranscriptPage({ params }: { params: Promise<{ id:
               {e.attachments.length > 0 && (
                 <ul className="sources" aria-label="Attachments">
                   {e.attachments.map((a) => (
-                    <li key={a.id}><a href={`/attachments/${a.id}`} download>{a.filename}</a> ({a.content_type}, {size(a.size)})</li>
+                    <li key={a.id}><a href={attachmentUrl(a.id)} download>{a.filename}</a> ({a.content_type}, {size(a.size)})</li>
                   ))}
                 </ul>
               )}
