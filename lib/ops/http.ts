@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../api/errors';
 import { problemResponse } from '../api/problem';
 import { getEnv } from '../env';
+import { PEER_IP_HEADER } from '../net/client-address';
 import { getLogger } from './logger';
 import { metrics, renderMetrics } from './metrics';
 import { checkReadiness } from './readiness';
@@ -66,7 +67,9 @@ export function trackRequest(req: IncomingMessage, res: ServerResponse): void {
     if (env.LOG_FORMAT === 'json' || env.LOG_REQUESTS) {
       getLogger().info({
         req_id: id, method: req.method, route, path: (req.url ?? '/').split('?')[0]!.slice(0, 300), status,
-        duration_ms: Math.round(seconds * 10_000) / 10, peer: req.socket.remoteAddress,
+        duration_ms: Math.round(seconds * 10_000) / 10,
+        // The client as TRUST_PROXY resolves it (stamped before this runs), and the socket peer (the proxy).
+        client: req.headers[PEER_IP_HEADER], peer: req.socket.remoteAddress,
       }, 'request');
     }
   });

@@ -161,6 +161,10 @@ describe('chat across instances', { skip: !onPostgres && 'needs TEST_DB=postgres
     const stopping = A.stop('SIGTERM', 60_000);
     // The widget is told and its transport closed; it reconnects to B and resumes.
     await onA.until(() => onA.disconnectReason !== undefined, 'the drain disconnect', 10_000);
+    // While its answers finish, A tells load balancers it is not ready (CONTRACTS §9).
+    const readiness = await fetch(`${A.url}/readyz`);
+    assert.equal(readiness.status, 503);
+    assert.match(((await readiness.json()) as { reason: string }).reason, /draining/);
     const lastSeen = Math.max(0, ...onA.events.filter((e) => e.conversation_id === conversation_id).map((e) => e.seq));
     const onB = await connect(B);
     await resumeAll(onB, conversation_id, lastSeen);

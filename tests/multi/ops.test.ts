@@ -131,6 +131,9 @@ describe('several instances behind nginx: operations', { skip: !ready && 'needs 
     assert.equal(typeof line.duration_ms, 'number');
     assert.equal(line.level, 30);
     assert.equal(typeof line.time, 'string');
+    // The client address under TRUST_PROXY (nginx's X-Forwarded-For), not the proxy that connected.
+    assert.equal(line.client, '127.0.0.9');
+    assert.equal(line.peer, '127.0.0.1');
     for (const other of cluster.instances.filter((i) => i !== served)) assert.ok(!other.stdout().includes(id));
   });
 
@@ -253,7 +256,7 @@ describe('several instances behind nginx: operations', { skip: !ready && 'needs 
     }
     assert.equal(await exit, 0, `exit code; stderr: ${last.stderr().slice(-500)}`);
     for (let i = 0; i < 6; i++) assert.equal((await request(`${lb.url}/readyz`, { from: `127.0.0.${2 + i}` })).status, 200);
-    if (!statuses.some((s) => s.status === 503)) return t.skip('this branch stops listening at once on SIGTERM; the drain (chatcore) keeps /readyz answering 503');
+    if (!statuses.some((s) => s.status === 503)) return t.skip('nothing to finish: the instance exited before a poll saw the drain (the 503 window is covered by chat-instances, which drains with answers in flight)');
     const first = statuses.findIndex((s) => s.status === 503);
     assert.ok(statuses.slice(first).every((s) => s.status === 503), `never ready again once draining: ${JSON.stringify(statuses)}`);
     assert.match(statuses[first]!.reason!, /draining/);
