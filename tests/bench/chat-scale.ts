@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
-import { startInstance, type Instance } from '../helpers/instances-ops';
+import { removeInstance, startInstance, type Instance } from '../helpers/instances';
 import { FAQ, QUESTIONS } from './chat-knowledge';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -149,14 +149,14 @@ async function runTopology(name: 'one' | 'two-local' | 'two-redis', dbUrl: strin
   const redis = name === 'two-redis';
   log(`topology ${name}: starting ${n} instance(s)`);
   const instances: Instance[] = [];
-  const stopAll = async () => { await Promise.all(instances.splice(0).map((i) => i.kill('SIGTERM'))); };
+  const stopAll = async () => { await Promise.all(instances.splice(0).map((i) => removeInstance(i, 'SIGTERM'))); };
   cleanups.push(stopAll);
   for (let i = 0; i < n; i++) {
-    instances.push(await startInstance(i, {
-      databaseUrl: dbUrl, redisUrl: redis ? opts.redisUrl : undefined, redisPrefix: prefix,
-      env: { TOKEN_RATE_PER_CLIENT_PER_MINUTE: '10000000', TOKEN_RATE_PER_IP_PER_MINUTE: '10000000', SOCKET_EVENTS_PER_10S: '100000', TRUST_PROXY: '',
-        // One load generator on one address: the per-address and per-visitor limits would refuse it.
-        WIDGET_SOCKETS_PER_ADDRESS: '1000000', ASKS_PER_MINUTE_PER_ADDRESS: '10000000', ASKS_PER_MINUTE_PER_VISITOR: '10000000', ASKS_PER_MINUTE_PER_CLIENT: '10000000' },
+    instances.push(await startInstance(`instance-${i}`, {
+      DATABASE_URL: dbUrl, ...(redis ? { REDIS_URL: opts.redisUrl, REDIS_PREFIX: prefix } : {}),
+      TOKEN_RATE_PER_CLIENT_PER_MINUTE: '10000000', TOKEN_RATE_PER_IP_PER_MINUTE: '10000000', SOCKET_EVENTS_PER_10S: '100000', TRUST_PROXY: '',
+      // One load generator on one address: the per-address and per-visitor limits would refuse it.
+      WIDGET_SOCKETS_PER_ADDRESS: '1000000', ASKS_PER_MINUTE_PER_ADDRESS: '10000000', ASKS_PER_MINUTE_PER_VISITOR: '10000000', ASKS_PER_MINUTE_PER_CLIENT: '10000000',
     }));
   }
   // One asker worker per instance (two for one instance, so the client side is the same size).
@@ -176,7 +176,7 @@ async function runTopology(name: 'one' | 'two-local' | 'two-redis', dbUrl: strin
     const row: RateRow = { rate, windows: [] };
     for (let rep = 0; rep < opts.repeats; rep++) {
       await sleep(1000);
-      const pids = instances.map((i) => i.child.pid!);
+      const pids = instances.map((i) => i.child!.pid!);
       const pg = pgPids(dbName);
       const rp = redisPids();
       const c0 = { inst: sumCpu(pids), pg: sumCpu(pg), redis: sumCpu(rp) };
@@ -203,7 +203,7 @@ async function runTopology(name: 'one' | 'two-local' | 'two-redis', dbUrl: strin
   let idle: TopologyResult['idle'] = null;
   if (opts.idle > 0) {
     await sleep(2000);
-    const before = instances.map((i) => rssKb(i.child.pid!));
+    const before = instances.map((i) => rssKb(i.child!.pid!));
     const holders: Worker[] = [];
     let failed = 0;
     for (const inst of instances) {
@@ -214,7 +214,7 @@ async function runTopology(name: 'one' | 'two-local' | 'two-redis', dbUrl: strin
       failed += c.failed;
     }
     await sleep(8000);
-    const after = instances.map((i) => rssKb(i.child.pid!));
+    const after = instances.map((i) => rssKb(i.child!.pid!));
     const held2 = opts.idle - failed;
     idle = { sockets: held2, failed, perSocketKb: (after.reduce((a, b) => a + b, 0) - before.reduce((a, b) => a + b, 0)) / Math.max(1, held2), rssBeforeMb: before.map((k) => k / 1024), rssAfterMb: after.map((k) => k / 1024) };
     log(`${name}: ${held2} idle sockets, ${f1(idle.perSocketKb)} KB RSS per socket`);

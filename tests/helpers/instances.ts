@@ -27,9 +27,15 @@ export async function freePort(): Promise<number> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Variables a test process may carry that must not leak into an instance unless given. */
+const NOT_INHERITED = /^(NODE_TEST.*|TEST_DB|DATABASE_URL|REDIS_URL|REDIS_PREFIX)$/;
+
 export class Instance {
   child: ChildProcess | null = null;
+  /** stdout and stderr together, the last 20 KB (for failure messages). */
   output = '';
+  private out = '';
+  private err = '';
   exitCode: number | null = null;
   exitSignal: NodeJS.Signals | null = null;
   private exited: Promise<void> = Promise.resolve();
@@ -38,20 +44,24 @@ export class Instance {
 
   get url() { return `http://127.0.0.1:${this.port}`; }
   get running() { return this.child !== null && this.exitCode === null && this.exitSignal === null; }
+  /** What the process wrote on stdout (LOG_FORMAT=json: one JSON object a line), the last 1 MB. */
+  stdout() { return this.out; }
+  stderr() { return this.err; }
 
   /** Starts the process and waits until /healthz answers 200. */
   async start(timeoutMs = 60_000): Promise<void> {
     this.exitCode = null;
     this.exitSignal = null;
+    const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !NOT_INHERITED.test(k))) as NodeJS.ProcessEnv;
     const child = spawn(process.execPath, ['scripts/start.mjs'], {
       cwd: ROOT,
-      env: { ...process.env, ...this.env, PORT: String(this.port), HOST: '127.0.0.1', DATA_DIR: this.dataDir },
+      env: { ...inherited, ...this.env, PORT: String(this.port), HOST: '127.0.0.1', DATA_DIR: this.dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
     const keep = (b: Buffer) => { this.output = (this.output + b.toString()).slice(-20_000); };
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
+    child.stdout!.on('data', (b: Buffer) => { keep(b); this.out = (this.out + b.toString()).slice(-1_000_000); });
+    child.stderr!.on('data', (b: Buffer) => { keep(b); this.err = (this.err + b.toString()).slice(-1_000_000); });
     this.exited = new Promise((resolve) => child.once('exit', (code, signal) => { this.exitCode = code; this.exitSignal = signal; resolve(); }));
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
@@ -80,28 +90,43 @@ export class Instance {
   }
 }
 
-export type Cluster = { instances: Instance[]; close: () => Promise<void> };
+export type Cluster = { instances: Instance[]; urls: string[]; close: () => Promise<void> };
 
 /**
- * Starts `n` instances with `env` in common (plus SVC_DEMO=0, NODE_ENV=production), each with its
- * own port and DATA_DIR. `close()` kills whatever still runs and removes the data dirs.
+ * One instance with `env` (plus SVC_DEMO=0, NODE_ENV=production; nothing of the test process's
+ * database or Redis unless given), its own port and DATA_DIR, started and healthy.
+ */
+export async function startInstance(name: string, env: Record<string, string>): Promise<Instance> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `svc-${name}-`));
+  const inst = new Instance(name, await freePort(), { SVC_DEMO: '0', NODE_ENV: 'production', ...env }, dataDir);
+  try {
+    await inst.start();
+  } catch (e) {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw e;
+  }
+  return inst;
+}
+
+/** Stops an instance (SIGKILL unless given) and removes its DATA_DIR. */
+export async function removeInstance(inst: Instance, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  await inst.stop(signal).catch(() => inst.stop('SIGKILL').catch(() => {}));
+  fs.rmSync(inst.dataDir, { recursive: true, force: true });
+}
+
+/**
+ * Starts `n` instances one after another (the first applies the migrations; parallel starts
+ * fight over 2 cores). `close()` kills whatever still runs and removes the data dirs.
  */
 export async function startInstances(n: number, env: Record<string, string>): Promise<Cluster> {
   const instances: Instance[] = [];
   const cluster: Cluster = {
     instances,
-    close: async () => {
-      await Promise.all(instances.map((i) => i.stop('SIGKILL').catch(() => {})));
-      for (const i of instances) fs.rmSync(i.dataDir, { recursive: true, force: true });
-    },
+    get urls() { return instances.map((i) => i.url); },
+    close: async () => { await Promise.all(instances.map((i) => removeInstance(i))); },
   };
-  for (let k = 0; k < n; k++) {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `svc-instance-${k}-`));
-    instances.push(new Instance(`instance-${k}`, await freePort(), { SVC_DEMO: '0', NODE_ENV: 'production', ...env }, dataDir));
-  }
   try {
-    // One at a time: the first applies the migrations.
-    for (const i of instances) await i.start();
+    for (let k = 0; k < n; k++) instances.push(await startInstance(`instance-${k}`, env));
   } catch (e) {
     await cluster.close();
     throw e;

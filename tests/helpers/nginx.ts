@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './instances';
 
 export type Nginx = { url: string; port: number; dir: string; stop: () => Promise<void>; errorLog: () => string };
 
@@ -16,18 +17,6 @@ export const NGINX_BIN = process.env.NGINX_BIN ?? '/usr/sbin/nginx';
 
 export function nginxAvailable(): boolean {
   return fs.existsSync(NGINX_BIN);
-}
-
-/** A free TCP port on 127.0.0.1 (bound then released). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /**

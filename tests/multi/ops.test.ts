@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { parseSuccess, runCli } from '../helpers/cli';
-import { startInstances, type Cluster } from '../helpers/instances-ops';
+import { freePort, removeInstance, startInstance, startInstances, type Cluster } from '../helpers/instances';
 import { nginxAvailable, startNginx, type Nginx } from '../helpers/nginx';
 
 const ready = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL && nginxAvailable());
@@ -26,15 +26,15 @@ let lb: Nginx;
 before(async () => {
   if (!ready) return;
   cluster = await startInstances(3, {
-    databaseUrl: process.env.DATABASE_URL!, redisUrl: process.env.REDIS_URL!, redisPrefix: PREFIX,
-    env: { LOG_FORMAT: 'json', TOKEN_RATE_PER_CLIENT_PER_MINUTE: String(PER_CLIENT), TOKEN_RATE_PER_IP_PER_MINUTE: '1000' },
+    DATABASE_URL: process.env.DATABASE_URL!, REDIS_URL: process.env.REDIS_URL!, REDIS_PREFIX: PREFIX, TRUST_PROXY: '1',
+    LOG_FORMAT: 'json', TOKEN_RATE_PER_CLIENT_PER_MINUTE: String(PER_CLIENT), TOKEN_RATE_PER_IP_PER_MINUTE: '1000',
   });
   lb = await startNginx(cluster.instances.map((i) => `127.0.0.1:${i.port}`));
 }, { timeout: 400_000 });
 
 after(async () => {
   await lb?.stop();
-  await cluster?.stop();
+  await cluster?.close();
   const { getRedis, closeRedis } = await import('../../lib/redis/client');
   const redis = getRedis();
   if (redis) {
@@ -218,14 +218,12 @@ describe('several instances behind nginx: operations', { skip: !ready && 'needs 
 
   it('an instance whose Redis is away is not ready (503 naming Redis) but alive, and ready again when Redis returns', async () => {
     const { spawn } = await import('node:child_process');
-    const { freePort } = await import('../helpers/nginx');
-    const { startInstance } = await import('../helpers/instances-ops');
     const port = await freePort();
     const startRedis = () => spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
     let redis = startRedis();
     const stopRedis = () => new Promise((r) => { redis.once('exit', r); redis.kill('SIGKILL'); });
     await sleep(300);
-    const inst = await startInstance(9, { databaseUrl: process.env.DATABASE_URL!, redisUrl: `redis://127.0.0.1:${port}`, redisPrefix: PREFIX });
+    const inst = await startInstance('instance-redis-away', { DATABASE_URL: process.env.DATABASE_URL!, REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: PREFIX, TRUST_PROXY: '1' });
     try {
       assert.equal((await request(`${inst.url}/readyz`)).status, 200);
       await stopRedis();
@@ -238,7 +236,7 @@ describe('several instances behind nginx: operations', { skip: !ready && 'needs 
       const deadline = Date.now() + 15_000;
       while ((await request(`${inst.url}/readyz`)).status !== 200) { assert.ok(Date.now() < deadline, 'ready again'); await sleep(100); }
     } finally {
-      await inst.kill('SIGTERM');
+      await removeInstance(inst, 'SIGTERM');
       await stopRedis();
     }
   });
@@ -246,8 +244,8 @@ describe('several instances behind nginx: operations', { skip: !ready && 'needs 
   it('SIGTERM: the draining instance answers /readyz 503 at once, nginx keeps serving from the others', async (t) => {
     const last = cluster.instances.at(-1)!;
     const statuses: Array<{ status: number; reason?: string }> = [];
-    const exit = last.kill('SIGTERM');
-    for (let i = 0; i < 200 && !last.exited(); i++) {
+    const exit = last.stop('SIGTERM').then((r) => r.code);
+    for (let i = 0; i < 200 && last.running; i++) {
       try {
         const r = await request(`${last.url}/readyz`);
         statuses.push({ status: r.status, reason: r.status === 503 ? r.json().reason : undefined });
