@@ -4,11 +4,11 @@
  *   one        1 instance
  *   two-local  2 instances that share nothing (no REDIS_URL); each serves its own widgets
  *   two-redis  2 instances on Redis (REDIS_URL, a prefix of this run)
- * For each: ask → first `answer.delta` at rising rates (open loop, askers spread evenly over the
+ * For each: first idle widget sockets spread over the fresh instances (RSS per socket; then closed),
+ * then ask → first `answer.delta` at rising rates (open loop, askers spread evenly over the
  * instances, windows repeated; medians of the windows), the highest rate held at p99 ≤ 100 ms,
  * CPU seconds per answer of the instances, the PostgreSQL backends of this database and the
- * redis-server process (all from /proc), then idle widget sockets spread over the instances (RSS
- * per socket). Sockets live in child processes (chat-worker.ts).
+ * redis-server process (all from /proc). Sockets live in child processes (chat-worker.ts).
  *
  * Options: --topologies one,two-local,two-redis --rates 50,100,150,200,300,400 --repeats 3
  *   --duration 8 --warmup 2 --askers 100 --idle 10000 --pg-url URL --redis-url URL --smoke
@@ -159,6 +159,28 @@ async function runTopology(name: 'one' | 'two-local' | 'two-redis', dbUrl: strin
       WIDGET_SOCKETS_PER_ADDRESS: '1000000', ASKS_PER_MINUTE_PER_ADDRESS: '10000000', ASKS_PER_MINUTE_PER_VISITOR: '10000000', ASKS_PER_MINUTE_PER_CLIENT: '10000000',
     }));
   }
+  // Idle sockets first, on fresh processes: after the load phases the heap holds their garbage,
+  // and its collection during the measurement made RSS per socket meaningless (even negative).
+  let idle: TopologyResult['idle'] = null;
+  if (opts.idle > 0) {
+    await sleep(2000);
+    const before = instances.map((i) => rssKb(i.child!.pid!));
+    const holders: Worker[] = [];
+    let failed = 0;
+    for (const inst of instances) {
+      const w = await startWorker();
+      holders.push(w);
+      const toks = await tokens(inst.url, client.id, client.secret, 50);
+      const c = await w.request<{ ok: number; failed: number }>({ type: 'connect', url: inst.url, tokens: toks, count: Math.round(opts.idle / instances.length), concurrency: 50, timeoutMs: 20_000 }, 'connected', 15 * 60_000);
+      failed += c.failed;
+    }
+    await sleep(8000);
+    const after = instances.map((i) => rssKb(i.child!.pid!));
+    const held2 = opts.idle - failed;
+    idle = { sockets: held2, failed, perSocketKb: (after.reduce((a, b) => a + b, 0) - before.reduce((a, b) => a + b, 0)) / Math.max(1, held2), rssBeforeMb: before.map((k) => k / 1024), rssAfterMb: after.map((k) => k / 1024) };
+    log(`${name}: ${held2} idle sockets, ${f1(idle.perSocketKb)} KB RSS per socket`);
+    for (const w of holders) await w.stop();
+  }
   // One asker worker per instance (two for one instance, so the client side is the same size).
   const workers: Worker[] = [];
   const targets = n === 1 ? [instances[0]!, instances[0]!] : instances;
@@ -200,26 +222,6 @@ async function runTopology(name: 'one' | 'two-local' | 'two-redis', dbUrl: strin
   const held = okRates.length ? Math.max(...okRates) : null;
   for (const w of workers) await w.stop();
 
-  let idle: TopologyResult['idle'] = null;
-  if (opts.idle > 0) {
-    await sleep(2000);
-    const before = instances.map((i) => rssKb(i.child!.pid!));
-    const holders: Worker[] = [];
-    let failed = 0;
-    for (const inst of instances) {
-      const w = await startWorker();
-      holders.push(w);
-      const toks = await tokens(inst.url, client.id, client.secret, 50);
-      const c = await w.request<{ ok: number; failed: number }>({ type: 'connect', url: inst.url, tokens: toks, count: Math.round(opts.idle / instances.length), concurrency: 50, timeoutMs: 20_000 }, 'connected', 15 * 60_000);
-      failed += c.failed;
-    }
-    await sleep(8000);
-    const after = instances.map((i) => rssKb(i.child!.pid!));
-    const held2 = opts.idle - failed;
-    idle = { sockets: held2, failed, perSocketKb: (after.reduce((a, b) => a + b, 0) - before.reduce((a, b) => a + b, 0)) / Math.max(1, held2), rssBeforeMb: before.map((k) => k / 1024), rssAfterMb: after.map((k) => k / 1024) };
-    log(`${name}: ${held2} idle sockets, ${f1(idle.perSocketKb)} KB RSS per socket`);
-    for (const w of holders) await w.stop();
-  }
   await stopAll();
   return { name, instances: n, redis, rows, held, idle };
 }
