@@ -4,7 +4,7 @@ import type { ServerEvent } from './protocol';
 
 /**
  * Delivery of conversation events. Every event goes to the socket.io room of its conversation;
- * with REDIS_URL the Redis Streams adapter carries it to that room on every instance.
+ * with REDIS_URL the sharded Redis adapter (lib/chat/adapter.ts) carries it to the instances with a socket in that room.
  *
  * Stored events (questions, finished answers, feedback) are read back from the database on
  * resume. Deltas are not stored, so the live ones are kept where every instance can read them:
