@@ -134,7 +134,9 @@ export function attachWidgetNamespace(io: Server): Namespace {
       (socket as unknown as { on: (n: string, fn: (p: unknown, a: unknown) => void) => void }).on(name, async (payload: unknown, ack: unknown) => {
         const reply = typeof ack === 'function' ? (ack as (r: unknown) => void) : () => {};
         try {
-          for (const [limiter, key] of [[events, visitorKey], [eventsPerAddress, data.address]] as const) {
+          // `ask` has its own, stricter limits (per visitor, address and client per minute, below):
+          // charging it to the per-event budget too cost two more Redis round trips per question.
+          for (const [limiter, key] of name === 'ask' ? [] : [[events, visitorKey], [eventsPerAddress, data.address]] as const) {
             const r = await limiter.consume(key);
             if (!r.allowed) return reply({ ok: false, error: { code: 'rate_limited', message: `Too many messages; wait ${r.retryAfterSeconds} s.` } });
           }

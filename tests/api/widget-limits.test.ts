@@ -41,6 +41,25 @@ describe('widget socket limits and sightings', () => {
     }
   });
 
+  it('asks are held by their own limits, not charged to the per-event budget', async () => {
+    const { socket } = await connected();
+    try {
+      const asks: Array<{ ok: boolean; error?: { code: string } }> = [];
+      let conversation_id: string | undefined;
+      for (let i = 0; i < 4; i++) {
+        const ack = await socket.timeout(10_000).emitWithAck('ask', { client_message_id: `budget-${i}`, text: 'How long is the warranty?', ...(conversation_id ? { conversation_id } : {}) });
+        conversation_id ??= ack.conversation_id;
+        asks.push(ack);
+      }
+      assert.deepEqual(asks.map((a) => a.ok), [true, true, true, true], JSON.stringify(asks));
+      // The 3-per-10 s event budget is untouched by the four asks.
+      const history = await socket.timeout(5000).emitWithAck('history', { conversation_id: '00000000-0000-4000-8000-000000000000' }) as { error?: { code: string } };
+      assert.equal(history.error?.code, 'not_found');
+    } finally {
+      socket.close();
+    }
+  });
+
   it('closes a connection that sends a message over 64 KiB', async () => {
     const { socket } = await connected();
     try {
