@@ -13,6 +13,7 @@
  *   --import auto|cli|runner (auto: the CLI, and if it stalls or fails, tests/bench/import-runner.ts,
  *   which runs the same importNdjson with its input attached before the first await)
  *
+ *   --scenarios ID,ID (only those, ids as in scenarios.ts; the full mode)
  *   --cpu-prof (both servers under test write a V8 CPU profile to bench-data/prof/ when stopped)
  *
  * The full mode starts the floor (tests/bench/floor-server.ts: raw node:http + postgres.js,
@@ -51,7 +52,7 @@ const { values: argv } = parseArgs({
     write: { type: 'boolean' }, 'no-write': { type: 'boolean' }, 'no-build': { type: 'boolean' },
     'explain-all': { type: 'boolean' }, 'pg-url': { type: 'string' }, 'timeout-minutes': { type: 'string' },
     import: { type: 'string' }, 'quiet-wait': { type: 'string' }, repeat: { type: 'string' },
-    'cpu-prof': { type: 'boolean' },
+    'cpu-prof': { type: 'boolean' }, scenarios: { type: 'string' },
   },
   strict: true,
 });
@@ -449,6 +450,15 @@ async function measureHttp(server: Server, key: string, scenarios: Scenario[], w
   return out;
 }
 
+/** `--scenarios id,id`: only those (ids as in tests/bench/scenarios.ts), e.g. to profile one request. */
+function onlyScenarios(all: Scenario[]): Scenario[] {
+  if (!argv.scenarios) return all;
+  const wanted = argv.scenarios.split(',').map((x) => x.trim());
+  const unknown = wanted.filter((w) => !all.some((s) => s.id === w));
+  if (unknown.length > 0) throw new Error(`--scenarios: unknown ${unknown.join(', ')}; known: ${all.map((s) => s.id).join(', ')}`);
+  return all.filter((s) => wanted.includes(s.id));
+}
+
 type Side = { http: LatencyStats; load?: ThroughputStats };
 type PairResult = { svc: Side; floor: Side; count: number; rows: number; same: string | null };
 
@@ -621,7 +631,7 @@ async function fullMode() {
   onCleanup('direct connection', () => closeDatabase());
   const db = await getDb();
   const picks = await lookupPicks(db, accountId);
-  const scenarios = buildScenarios(picks);
+  const scenarios = onlyScenarios(buildScenarios(picks));
 
   const server = await startServer(target, 'postgres');
   const floorServer = await startServer(target, 'floor', accountId);
