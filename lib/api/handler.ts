@@ -5,14 +5,17 @@ import { problemResponse, toAppError } from './problem';
 type Ctx<P> = { params: Promise<P> };
 type Handler<P> = (req: Request, params: P, requestId: string) => Promise<Response>;
 
+/** What the Customer API's work reads of a request: its URL and headers (a Request is one; the direct door passes a lighter one). */
+export type ApiRequest = { readonly url: string; readonly headers: { get(name: string): string | null } };
+
 /** The client's X-Request-Id when it is a sane token, else a new one. */
-export function requestIdOf(req: Request): string {
+export function requestIdOf(req: ApiRequest): string {
   const given = req.headers.get('x-request-id');
   return given && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
 }
 
 /** The problem+json answer to a failed request (what every wrapper of a handler answers). */
-export function failureResponse(e: unknown, req: Request, requestId: string): Response {
+export function failureResponse(e: unknown, req: ApiRequest, requestId: string): Response {
   const res = problemResponse(toAppError(e, requestId), requestId);
   if (/^\/(api\/widget|chatbot)\//.test(new URL(req.url).pathname)) {
     res.headers.set('Access-Control-Allow-Origin', '*');

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { resolveCustomerPath, type DirectAnswer, type DirectHandler, type RouteHandler, type RouteHandlers } from '../api/customer-route';
-import { JSON_HEADERS } from '../api/handler';
+import { JSON_HEADERS, type ApiRequest } from '../api/handler';
 import { AppError } from '../api/errors';
 import { API_BASE } from '../api/operations';
 import securityHeaders from '../net/security-headers.json';
@@ -52,8 +52,8 @@ async function answer(req: IncomingMessage, res: ServerResponse, handler: RouteH
   try {
     // The origin is a constant: the handlers read only the path and query, and a malformed Host
     // header must not stop the request from being answered.
-    const request = toRequest(req, url);
-    response = isDirect ? await (handler as DirectHandler)(request, params) : await (handler as RouteHandler)(request, { params: Promise.resolve(params) });
+    response = isDirect ? await (handler as DirectHandler)(lightRequest(req, url), params)
+      : await (handler as RouteHandler)(toRequest(req, url), { params: Promise.resolve(params) });
   } catch (e) {
     response = failure(e);
   }
@@ -77,6 +77,29 @@ function toRequest(req: IncomingMessage, url: string): Request {
   } catch {
     throw new AppError('invalid_request', 'The request line or its headers could not be read.');
   }
+}
+
+/**
+ * What a direct form reads of the request (ApiRequest) without building a Request: the URL is
+ * checked as toRequest checks it; a header is read as Headers.get reads it (names in any case,
+ * repeated values joined by ", "; Node's parser has already trimmed them).
+ */
+function lightRequest(req: IncomingMessage, url: string): ApiRequest {
+  let href: string;
+  try {
+    href = new URL(`http://localhost${url}`).href;
+  } catch {
+    throw new AppError('invalid_request', 'The request line or its headers could not be read.');
+  }
+  return {
+    url: href,
+    headers: {
+      get(name: string): string | null {
+        const v = req.headers[name.toLowerCase()];
+        return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+      },
+    },
+  };
 }
 
 function hasMalformedEscape(pathname: string): boolean {
