@@ -14,7 +14,7 @@
  *   which runs the same importNdjson with its input attached before the first await)
  *
  *   --scenarios ID,ID (only those, ids as in scenarios.ts; the full mode)
- *   --cpu-prof (both servers under test write a V8 CPU profile to bench-data/prof/ when stopped)
+ *   --cpu-prof (both servers under test write a V8 CPU profile per thread to bench-data/prof/<server>/ when stopped)
  *
  * The full mode starts the floor (tests/bench/floor-server.ts: raw node:http + postgres.js,
  * prepared statements, no auth) beside svc on the same database, checks that both answer every
@@ -280,9 +280,9 @@ type Server = { url: string; child: ChildProcess; stop: () => Promise<void>; log
 /** Node flags of the servers under test: `--cpu-prof` writes a profile of each into bench-data/prof/. */
 function profFlags(label: string): string[] {
   if (!argv['cpu-prof']) return [];
-  const dir = path.join(DATA, 'prof');
+  const dir = path.join(DATA, 'prof', label);
   fs.mkdirSync(dir, { recursive: true });
-  return ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', `${label}-${Date.now()}.cpuprofile`];
+  return ['--cpu-prof', '--cpu-prof-dir', dir];
 }
 
 /**
