@@ -5,9 +5,23 @@ import { problemResponse, toAppError } from './problem';
 type Ctx<P> = { params: Promise<P> };
 type Handler<P> = (req: Request, params: P, requestId: string) => Promise<Response>;
 
-function requestIdOf(req: Request): string {
+/** What the Customer API's work reads of a request: its URL and headers (a Request is one; the direct door passes a lighter one). */
+export type ApiRequest = { readonly url: string; readonly headers: { get(name: string): string | null } };
+
+/** The client's X-Request-Id when it is a sane token, else a new one. */
+export function requestIdOf(req: ApiRequest): string {
   const given = req.headers.get('x-request-id');
   return given && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
+}
+
+/** The problem+json answer to a failed request (what every wrapper of a handler answers). */
+export function failureResponse(e: unknown, req: ApiRequest, requestId: string): Response {
+  const res = problemResponse(toAppError(e, requestId), requestId);
+  if (/^\/(api\/widget|chatbot)\//.test(new URL(req.url).pathname)) {
+    res.headers.set('Access-Control-Allow-Origin', '*');
+    res.headers.set('Access-Control-Expose-Headers', 'Retry-After, X-Request-Id');
+  }
+  return res;
 }
 
 /** Wraps a route handler: request id, problem+json for every failure, no internals leaked. */
@@ -19,20 +33,18 @@ export function apiRoute<P = Record<string, never>>(fn: Handler<P>) {
       res.headers.set('X-Request-Id', requestId);
       return res;
     } catch (e) {
-      const res = problemResponse(toAppError(e, requestId), requestId);
-      if (/^\/(api\/widget|chatbot)\//.test(new URL(req.url).pathname)) {
-        res.headers.set('Access-Control-Allow-Origin', '*');
-        res.headers.set('Access-Control-Expose-Headers', 'Retry-After, X-Request-Id');
-      }
-      return res;
+      return failureResponse(e, req, requestId);
     }
   };
 }
 
+/** The headers of every JSON answer (jsonResponse, and the direct door's answers written without a Response). */
+export const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'private, no-store' } as const;
+
 export function jsonResponse(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
   return new Response(JSON.stringify(body), {
     status: init.status ?? 200,
-    headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'private, no-store', ...init.headers },
+    headers: { ...JSON_HEADERS, ...init.headers },
   });
 }
 

@@ -1,6 +1,7 @@
 import { getDb } from '../../db/client';
 import { getApiKeyForAuth, recordApiKeysUsed } from '../../db/queries/api-keys';
 import { AppError } from '../api/errors';
+import type { ApiRequest } from '../api/handler';
 import { onInvalidation } from '../cache/invalidation';
 import { getEnv } from '../env';
 import { bearerToken, parseApiKey, secretMatches } from './api-keys';
@@ -15,7 +16,7 @@ const unauthorized = (detail: string) => new AppError('unauthorized', detail);
  * Resolves the account of a Customer API request. An API key is read only from the
  * Authorization header; without the header, a dashboard session may stand in for it.
  */
-export async function authenticateCustomerRequest(req: Request): Promise<CustomerPrincipal> {
+export async function authenticateCustomerRequest(req: ApiRequest): Promise<CustomerPrincipal> {
   const header = req.headers.get('authorization');
   if (header === null) {
     const session = await accountFromSessionCookie(req);

@@ -121,7 +121,7 @@ export async function requireDashboardSession(): Promise<DashboardSession> {
 }
 
 /** The Customer API's cookie path: the signed-in admin reads their own account only. */
-export async function accountFromSessionCookie(req: Request): Promise<{ accountId: number } | null> {
+export async function accountFromSessionCookie(req: { headers: { get(name: string): string | null } }): Promise<{ accountId: number } | null> {
   const session = await sessionFromCookieHeader(req.headers.get('cookie'));
   return session ? { accountId: session.accountId } : null;
 }

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { resolveCustomerPath, type RouteHandler, type RouteHandlers } from '../api/customer-route';
+import { resolveCustomerPath, type DirectAnswer, type DirectHandler, type RouteHandler, type RouteHandlers } from '../api/customer-route';
+import { JSON_HEADERS, type ApiRequest } from '../api/handler';
 import { AppError } from '../api/errors';
 import { API_BASE } from '../api/operations';
 import securityHeaders from '../net/security-headers.json';
@@ -36,24 +37,28 @@ export function handleDirectApi(req: IncomingMessage, res: ServerResponse): bool
   const malformed = pathname.startsWith(`${API_BASE}/`) && hasMalformedEscape(pathname);
   if (!malformed && (!req.headers.authorization || !CANONICAL.test(pathname))) return false;
   const method = req.method ?? 'GET';
-  const { handlers, params } = resolveCustomerPath(pathname);
-  const handler: RouteHandler | undefined = method === 'HEAD' ? handlers.GET : handlers[method as keyof RouteHandlers];
+  const { handlers, direct, params } = resolveCustomerPath(pathname);
+  const key = (method === 'HEAD' ? 'GET' : method) as keyof RouteHandlers;
+  const handler: RouteHandler | DirectHandler | undefined = direct[key] ?? handlers[key];
   if (!handler) return false;
-  void answer(req, res, handler, url, params);
+  void answer(req, res, handler, direct[key] !== undefined, url, params);
   return true;
 }
 
-async function answer(req: IncomingMessage, res: ServerResponse, handler: RouteHandler, url: string, params: Record<string, string>) {
+async function answer(req: IncomingMessage, res: ServerResponse, handler: RouteHandler | DirectHandler, isDirect: boolean,
+  url: string, params: Record<string, string>) {
   const head = req.method === 'HEAD';
-  let response: Response;
+  let response: DirectAnswer;
   try {
     // The origin is a constant: the handlers read only the path and query, and a malformed Host
     // header must not stop the request from being answered.
-    response = await handler(toRequest(req, url), { params: Promise.resolve(params) });
+    response = isDirect ? await (handler as DirectHandler)(lightRequest(req, url), params)
+      : await (handler as RouteHandler)(toRequest(req, url), { params: Promise.resolve(params) });
   } catch (e) {
     response = failure(e);
   }
   try {
+    if (!(response instanceof Response)) { sendJson(res, response, head); return; }
     await send(res, response, head);
   } catch (e) {
     if (res.headersSent) { res.destroy(); return; }
@@ -74,6 +79,29 @@ function toRequest(req: IncomingMessage, url: string): Request {
   }
 }
 
+/**
+ * What a direct form reads of the request (ApiRequest) without building a Request: the URL is
+ * checked as toRequest checks it; a header is read as Headers.get reads it (names in any case,
+ * repeated values joined by ", "; Node's parser has already trimmed them).
+ */
+function lightRequest(req: IncomingMessage, url: string): ApiRequest {
+  let href: string;
+  try {
+    href = new URL(`http://localhost${url}`).href;
+  } catch {
+    throw new AppError('invalid_request', 'The request line or its headers could not be read.');
+  }
+  return {
+    url: href,
+    headers: {
+      get(name: string): string | null {
+        const v = req.headers[name.toLowerCase()];
+        return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+      },
+    },
+  };
+}
+
 function hasMalformedEscape(pathname: string): boolean {
   try { decodeURIComponent(pathname); return false; } catch { return true; }
 }
@@ -83,6 +111,19 @@ function failure(e: unknown): Response {
   const requestId = randomUUID();
   return problemResponse(toAppError(e, requestId), requestId);
 }
+
+/** A direct form's JSON, with the headers send() would write for the same jsonResponse (same order). */
+function sendJson(res: ServerResponse, answer: { json: string; requestId: string }, head: boolean): void {
+  const out: Record<string, string> = {};
+  for (const [k, v] of SECURITY_HEADERS) out[k] = v;
+  for (const [k, v] of JSON_HEADER_LIST) out[k] = v;
+  out['x-request-id'] = answer.requestId;
+  const body = head ? '' : answer.json;
+  if (!head) out['content-length'] = String(Buffer.byteLength(body));
+  res.writeHead(200, out);
+  res.end(body);
+}
+const JSON_HEADER_LIST = Object.entries(JSON_HEADERS).map(([k, v]) => [k.toLowerCase(), v] as const).sort(([a], [b]) => a.localeCompare(b));
 
 async function send(res: ServerResponse, response: Response, head: boolean): Promise<void> {
   if (response.headers.has('content-disposition') && response.body) return sendStream(res, response, head);

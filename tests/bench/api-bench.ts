@@ -13,6 +13,14 @@
  *   --import auto|cli|runner (auto: the CLI, and if it stalls or fails, tests/bench/import-runner.ts,
  *   which runs the same importNdjson with its input attached before the first await)
  *
+ *   --scenarios ID,ID (only those, ids as in scenarios.ts; the full mode)
+ *   --cpu-prof (both servers under test write a V8 CPU profile per thread to bench-data/prof/<server>/ when stopped)
+ *
+ * The full mode starts the floor (tests/bench/floor-server.ts: raw node:http + postgres.js,
+ * prepared statements, no auth) beside svc on the same database, checks that both answer every
+ * scenario with the same JSON, and reports svc's p50/p99 and c=N throughput as ratios to it,
+ * measured side by side.
+ *
  * Everything runs on loopback: PostgreSQL at 127.0.0.1, the server on 127.0.0.1. The script
  * stops the server it started and drops the databases it created, also on failure or Ctrl-C.
  */
@@ -21,7 +29,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { isDeepStrictEqual, parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { COMMON_TERM, CONVERSATION_TERM, GENERATOR_VERSION, RARE_TERM, generateDataset, type DatasetSummary } from './dataset';
 import { HttpClient, closedLoop, sequential, type LatencyStats, type ThroughputStats } from './stats';
@@ -44,6 +52,7 @@ const { values: argv } = parseArgs({
     write: { type: 'boolean' }, 'no-write': { type: 'boolean' }, 'no-build': { type: 'boolean' },
     'explain-all': { type: 'boolean' }, 'pg-url': { type: 'string' }, 'timeout-minutes': { type: 'string' },
     import: { type: 'string' }, 'quiet-wait': { type: 'string' }, repeat: { type: 'string' },
+    'cpu-prof': { type: 'boolean' }, scenarios: { type: 'string' },
   },
   strict: true,
 });
@@ -268,14 +277,29 @@ function freePort(): Promise<number> {
 
 type Server = { url: string; child: ChildProcess; stop: () => Promise<void>; logFile: string };
 
-/** `node dist/server.js` in production mode as a separate process; resolves once /healthz is 200. */
-async function startServer(target: DbTarget, label: string): Promise<Server> {
+/** Node flags of the servers under test: `--cpu-prof` writes a profile of each into bench-data/prof/. */
+function profFlags(label: string): string[] {
+  if (!argv['cpu-prof']) return [];
+  const dir = path.join(DATA, 'prof', label);
+  fs.mkdirSync(dir, { recursive: true });
+  return ['--cpu-prof', '--cpu-prof-dir', dir];
+}
+
+/**
+ * A server under test as a separate process; resolves once /healthz is 200. By default svc:
+ * `node dist/server.js` in production mode. `floorAccount`: the floor (tests/bench/floor-server.ts)
+ * for that account instead, on the same database.
+ */
+async function startServer(target: DbTarget, label: string, floorAccount?: number): Promise<Server> {
   const port = await freePort();
+  fs.mkdirSync(DATA, { recursive: true });
   const logFile = path.join(DATA, `server-${label}.log`);
   const out = fs.openSync(logFile, 'w');
-  const child = spawn(process.execPath, ['dist/server.js'], {
+  const args = floorAccount === undefined ? ['dist/server.js'] : ['--import', 'tsx', 'tests/bench/floor-server.ts', String(port)];
+  const child = spawn(process.execPath, [...profFlags(label), ...args], {
     cwd: ROOT, stdio: ['ignore', out, out],
-    env: { ...baseEnv(target), NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1' },
+    env: { ...baseEnv(target), NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1',
+      ...(floorAccount === undefined ? {} : { FLOOR_ACCOUNT_ID: String(floorAccount) }) },
   });
   fs.closeSync(out);
   let exited = false;
@@ -426,6 +450,84 @@ async function measureHttp(server: Server, key: string, scenarios: Scenario[], w
   return out;
 }
 
+/** `--scenarios id,id`: only those (ids as in tests/bench/scenarios.ts), e.g. to profile one request. */
+function onlyScenarios(all: Scenario[]): Scenario[] {
+  if (!argv.scenarios) return all;
+  const wanted = argv.scenarios.split(',').map((x) => x.trim());
+  const unknown = wanted.filter((w) => !all.some((s) => s.id === w));
+  if (unknown.length > 0) throw new Error(`--scenarios: unknown ${unknown.join(', ')}; known: ${all.map((s) => s.id).join(', ')}`);
+  return all.filter((s) => wanted.includes(s.id));
+}
+
+type Side = { http: LatencyStats; load?: ThroughputStats };
+type PairResult = { svc: Side; floor: Side; count: number; rows: number; same: string | null };
+
+/**
+ * Why svc's and the floor's answers to a scenario differ (null: the same JSON, compared parsed,
+ * for three consecutive requests; by-id scenarios rotate, so three different records).
+ */
+async function compareBodies(s: Scenario, svc: HttpClient, floor: HttpClient): Promise<string | null> {
+  if (s.target === 'floor') return null;
+  for (let i = 0; i < 3; i++) {
+    const a = JSON.parse(await svc.ok(s.path(i))) as { count?: number; id?: string; results?: Array<{ id?: string }> };
+    const b = JSON.parse(await floor.ok(s.path(i))) as typeof a;
+    if (isDeepStrictEqual(a, b)) continue;
+    const ids = (x: typeof a) => (x.results ? x.results.map((r) => r.id).join(',') : x.id);
+    if (a.count !== b.count) return `count ${a.count} vs floor ${b.count}`;
+    if (ids(a) !== ids(b)) return `ids differ (${String(ids(a)).slice(0, 80)} vs floor ${String(ids(b)).slice(0, 80)})`;
+    const diff = Object.keys({ ...a, ...b }).filter((k) => !isDeepStrictEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+    return `bodies differ in ${diff.join(', ')}`;
+  }
+  return null;
+}
+
+/**
+ * svc and the floor side by side: per scenario, first the body check, then c=1 of one and of the
+ * other, then c=N of one and of the other, so a change of the machine's load hits both; which
+ * goes first alternates (`floorFirst`, flipped per round by the caller).
+ */
+async function measurePair(svcServer: Server, floorServer: Server, key: string, scenarios: Scenario[], floorFirst: boolean): Promise<Map<string, PairResult>> {
+  const svc = new HttpClient(new URL(svcServer.url), { authorization: `Bearer ${key}`, accept: 'application/json' }, opts.concurrency);
+  const floor = new HttpClient(new URL(floorServer.url), { accept: 'application/json' }, opts.concurrency);
+  const out = new Map<string, PairResult>();
+  const order = floorFirst ? [['floor', floor], ['svc', svc]] as const : [['svc', svc], ['floor', floor]] as const;
+  try {
+    for (const s of scenarios) {
+      const same = await compareBodies(s, svc, floor);
+      if (same) log(`  MISMATCH ${s.name}: ${same}`);
+      const first = JSON.parse(await svc.ok(s.path(0))) as { count?: number; results?: unknown[] };
+      const count = typeof first.count === 'number' ? first.count : 1;
+      const rows = Array.isArray(first.results) ? first.results.length : 1;
+      const sides: Record<'svc' | 'floor', Side> = { svc: {} as Side, floor: {} as Side };
+      for (const [name, client] of order) sides[name].http = await sequential((i) => client.ok(s.path(i)), opts.warmup, opts.runs);
+      for (const [name, client] of order) {
+        const load = await closedLoop((i) => client.ok(s.path(i)), opts.concurrency, opts.duration);
+        if (load.errors > 0) log(`  WARNING ${s.name} (${name}): ${load.errors} failed requests at c=${opts.concurrency}`);
+        sides[name].load = load;
+      }
+      const f = (x: Side) => `p50 ${x.http.p50.toFixed(2)} ms, p99 ${x.http.p99.toFixed(2)} ms, ${Math.round(x.load!.rps)} req/s`;
+      log(`  ${s.name}: svc ${f(sides.svc)} | floor ${f(sides.floor)} (count ${count}, ${rows} rows${same ? `, ${same}` : ''})`);
+      out.set(s.id, { ...sides, count, rows, same });
+    }
+  } finally {
+    svc.close();
+    floor.close();
+  }
+  return out;
+}
+
+/** The goals against the floor (issue 11): `ratio` svc/floor of the c=1 p50, `rps` svc/floor at c=N. */
+function floorGoal(kind: TargetKind, svcP50: number, floorP50: number, ratio: number, rpsRatio: number): { met: boolean; text: string } {
+  if (kind === 'floor') return { met: true, text: 'info' };
+  const misses: string[] = [];
+  const listLike = kind !== 'byid';
+  if (!(ratio <= 1.3) && !(listLike && svcP50 - floorP50 <= 0.3)) {
+    misses.push(`p50 ${ratio.toFixed(2)}× (+${fmtMs(svcP50 - floorP50)} ms)`);
+  }
+  if (!(rpsRatio >= 0.7)) misses.push(`c=${opts.concurrency} ${rpsRatio.toFixed(2)}×`);
+  return misses.length === 0 ? { met: true, text: 'met' } : { met: false, text: `**missed**: ${misses.join('; ')}` };
+}
+
 function targetCheck(kind: TargetKind, p50: number, rps: number | undefined, targets: typeof import('./scenarios').TARGETS): { met: boolean; text: string } {
   const t = targets[kind];
   if (t.p50 === undefined) return { met: true, text: 'info' };
@@ -484,7 +586,7 @@ function header(title: string, env: { pg: Record<string, string>; build: string;
     d ? `- data: ${n0(d.conversations)} conversations, ${n0(d.responses)} responses, 20 channels, seed ${d.seed} (NDJSON ${(d.bytes / 2 ** 20).toFixed(0)} MiB; largest conversation ${n0(d.largestConversation)} responses, median ${d.medianConversation}; "${RARE_TERM}" in ${d.rareTermRows} rows, "${COMMON_TERM}" in ${n0(d.commonTermRows)} rows, "${CONVERSATION_TERM}" in ${n0(d.conversationTermTitles)} titles + the Billing channel)`
       : '- data: reused database (see its account counters)',
     ...(env.busy !== undefined ? [`- other CPU load just before measuring: ${(env.busy * 100).toFixed(0)}%${env.busy > 0.15 ? ' (**the machine was not idle; numbers are pessimistic**)' : ''}; load average after: ${os.loadavg().map((x) => x.toFixed(2)).join(' / ')}`] : []),
-    `- method: HTTP p50/p99 over ${opts.runs} sequential requests after ${opts.warmup} warm-up (keep-alive); SQL = the same db/queries functions through the driver from the benchmark process, p50 over ${opts.runs} runs${opts.repeat > 1 ? `; ${opts.repeat} rounds, every figure is the median of the rounds (HTTP p50 range in brackets)` : ''}`,
+    `- method: HTTP p50/p99 over ${opts.runs} sequential requests after ${opts.warmup} warm-up (keep-alive), req/s over ${opts.duration} s at c=${opts.concurrency}; SQL = the same db/queries functions through the driver from the benchmark process, p50 over ${opts.runs} runs${opts.repeat > 1 ? `; ${opts.repeat} rounds, every figure is the median of the rounds (HTTP p50 range in brackets)` : ''}`,
   ].join('\n');
 }
 
@@ -529,48 +631,73 @@ async function fullMode() {
   onCleanup('direct connection', () => closeDatabase());
   const db = await getDb();
   const picks = await lookupPicks(db, accountId);
-  const scenarios = buildScenarios(picks);
+  const scenarios = onlyScenarios(buildScenarios(picks));
 
   const server = await startServer(target, 'postgres');
+  const floorServer = await startServer(target, 'floor', accountId);
   let busy = 0;
-  const httpRounds: Array<Awaited<ReturnType<typeof measureHttp>>> = [];
+  const pairRounds: Array<Map<string, PairResult>> = [];
   const sqlRounds: Array<Map<string, DirectResult>> = [];
+  const loads: string[] = [];
+  const la = () => os.loadavg().map((x) => x.toFixed(2)).join('/');
   for (let round = 1; round <= opts.repeat; round++) {
     busy = Math.max(busy, await waitForQuiet());
-    log(`round ${round}/${opts.repeat}: HTTP (c=1, then c=${opts.concurrency})`);
-    httpRounds.push(await measureHttp(server, key, scenarios, true));
-    // The server stays up but idle while the SQL is timed from this process.
+    const floorFirst = round % 2 === 0;
+    const before = la();
+    log(`round ${round}/${opts.repeat}: HTTP svc and floor side by side (${floorFirst ? 'floor' : 'svc'} first; c=1, then c=${opts.concurrency}); load average ${before}`);
+    pairRounds.push(await measurePair(server, floorServer, key, scenarios, floorFirst));
+    loads.push(`round ${round}: ${before} → ${la()}`);
+    // Both servers stay up but idle while the SQL is timed from this process.
     log(`round ${round}/${opts.repeat}: SQL through the driver (c=1)`);
     sqlRounds.push(new Map((await measureDirect(db, scenarios, opts.warmup, opts.runs, log)).map((d) => [d.id, d])));
   }
   await server.stop();
+  await floorServer.stop();
 
   const med = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2; };
-  const results: Array<ScenarioResult & { p50Range?: [number, number] }> = scenarios.map((s) => {
-    const hs = httpRounds.map((m) => m.get(s.id)!);
+  const medSide = (xs: Side[]): Side => ({
+    http: { ...xs[0]!.http, p50: med(xs.map((x) => x.http.p50)), p99: med(xs.map((x) => x.http.p99)) },
+    load: { ...xs[0]!.load!, rps: med(xs.map((x) => x.load!.rps)), p50: med(xs.map((x) => x.load!.p50)), errors: xs.reduce((n, x) => n + x.load!.errors, 0) },
+  });
+  const results = scenarios.map((s) => {
+    const ps = pairRounds.map((m) => m.get(s.id)!);
     const ds = sqlRounds.map((m) => m.get(s.id)!);
-    const p50s = hs.map((h) => h.http.p50);
-    const loads = hs.map((h) => h.load).filter((l): l is ThroughputStats => !!l);
+    const p50s = ps.map((h) => h.svc.http.p50);
     return {
-      scenario: s,
-      http: { ...hs[0]!.http, p50: med(p50s), p99: med(hs.map((h) => h.http.p99)) },
-      load: loads.length ? { ...loads[0]!, rps: med(loads.map((l) => l.rps)), p50: med(loads.map((l) => l.p50)), errors: loads.reduce((a, l) => a + l.errors, 0) } : undefined,
+      scenario: s, svc: medSide(ps.map((p) => p.svc)), floor: medSide(ps.map((p) => p.floor)),
+      // Ratios per round (measured next to each other), then the median of the rounds.
+      ratio: med(ps.map((p) => p.svc.http.p50 / p.floor.http.p50)),
+      rpsRatio: med(ps.map((p) => p.svc.load!.rps / p.floor.load!.rps)),
+      same: ps.map((p) => p.same).find((x) => x !== null) ?? null,
       sql: { ...ds[0]!, p50: med(ds.map((d) => d.p50)), p99: med(ds.map((d) => d.p99)) },
-      httpCount: hs[0]!.count, sqlCount: ds[0]!.count, rows: hs[0]!.rows,
-      p50Range: hs.length > 1 ? [Math.min(...p50s), Math.max(...p50s)] : undefined,
+      httpCount: ps[0]!.count, sqlCount: ds[0]!.count, rows: ps[0]!.rows,
+      p50Range: ps.length > 1 ? [Math.min(...p50s), Math.max(...p50s)] as [number, number] : undefined,
     };
   });
 
+  const floorLines: string[] = [];
+  const goalsMissed: string[] = [];
+  floorLines.push(`| scenario | rows / total | same body | svc p50 / p99 ms | floor p50 / p99 ms | p50 ratio | svc req/s c=${opts.concurrency} | floor req/s c=${opts.concurrency} | req/s ratio | goal | verdict |`);
+  floorLines.push('|---|---|---|---:|---:|---:|---:|---:|---:|---|---|');
+  for (const r of results) {
+    const goal = floorGoal(r.scenario.target, r.svc.http.p50, r.floor.http.p50, r.ratio, r.rpsRatio);
+    if (!goal.met) goalsMissed.push(r.scenario.name);
+    const goalText = r.scenario.target === 'floor' ? '– (svc: through Next; floor: SELECT 1)'
+      : r.scenario.target === 'byid' ? `p50 ≤ 1.3×; c=${opts.concurrency} ≥ 0.7×` : `p50 ≤ 1.3× or +0.3 ms; c=${opts.concurrency} ≥ 0.7×`;
+    floorLines.push(`| ${r.scenario.name} | ${r.rows} / ${n0(r.httpCount)} | ${r.scenario.target === 'floor' ? '–' : r.same ? `**no**: ${r.same}` : 'yes'} | ${fmtMs(r.svc.http.p50)} / ${fmtMs(r.svc.http.p99)} | ${fmtMs(r.floor.http.p50)} / ${fmtMs(r.floor.http.p99)} | ${r.ratio.toFixed(2)}× | ${n0(r.svc.load!.rps)} | ${n0(r.floor.load!.rps)} | ${r.rpsRatio.toFixed(2)}× | ${goalText} | ${goal.text} |`);
+  }
+  const mismatches = results.filter((r) => r.same);
+
   const lines: string[] = [];
   const missed: Scenario[] = [];
-  lines.push(`| scenario | rows / total | HTTP p50 ms | HTTP p99 ms | SQL p50 ms | HTTP − SQL ms | req/s c=${opts.concurrency} (p50 ms) | target | result |`);
-  lines.push('|---|---|---:|---:|---:|---:|---:|---|---|');
+  lines.push(`| scenario | HTTP p50 ms | HTTP p99 ms | SQL p50 ms | HTTP − SQL ms | req/s c=${opts.concurrency} (p50 ms) | target | result |`);
+  lines.push('|---|---:|---:|---:|---:|---:|---|---|');
   for (const r of results) {
-    const check = targetCheck(r.scenario.target, r.http.p50, r.load?.rps, TARGETS);
+    const check = targetCheck(r.scenario.target, r.svc.http.p50, r.svc.load?.rps, TARGETS);
     if (!check.met) missed.push(r.scenario);
     const mismatch = r.sqlCount !== undefined && r.sqlCount !== r.httpCount ? ` (SQL count ${r.sqlCount}!)` : '';
     const range = r.p50Range ? ` (${fmtMs(r.p50Range[0])}–${fmtMs(r.p50Range[1])})` : '';
-    lines.push(`| ${r.scenario.name} | ${r.rows} / ${n0(r.httpCount)}${mismatch} | ${fmtMs(r.http.p50)}${range} | ${fmtMs(r.http.p99)} | ${fmtMs(r.sql?.p50)} | ${fmtMs(r.sql ? r.http.p50 - r.sql.p50 : undefined)} | ${r.load ? `${n0(r.load.rps)} (${fmtMs(r.load.p50)})` : '–'} | ${TARGETS[r.scenario.target].label} | ${check.text} |`);
+    lines.push(`| ${r.scenario.name}${mismatch} | ${fmtMs(r.svc.http.p50)}${range} | ${fmtMs(r.svc.http.p99)} | ${fmtMs(r.sql?.p50)} | ${fmtMs(r.sql ? r.svc.http.p50 - r.sql.p50 : undefined)} | ${r.svc.load ? `${n0(r.svc.load.rps)} (${fmtMs(r.svc.load.p50)})` : '–'} | ${TARGETS[r.scenario.target].label} | ${check.text} |`);
   }
   const importLine = imp
     ? `Import (${imp.via}, wall clock incl. process start, validation, upsert and VACUUM ANALYZE): ${n0(imp.records)} records in ${imp.seconds.toFixed(1)} s = **${n0(imp.rps)} records/s**; target ≥ 50,000 records/s: ${imp.rps >= 50_000 ? 'met' : `**missed** (${(50_000 / imp.rps).toFixed(1)}× too slow; ${(imp.records / 50_000).toFixed(1)} s would meet it)`}${imp.cliReported ? ` (its own figure: ${imp.cliReported})` : ''}; other CPU load before it ${((imp.busyBefore ?? 0) * 100).toFixed(0)}%, 1-min load average after it ${imp.loadAfter?.toFixed(2)}.${importNote()}`
@@ -587,18 +714,30 @@ async function fullMode() {
 
   const md = [
     header(`Customer API on PostgreSQL, ${n0(data?.responses ?? picks.totalResponses)} responses`, { pg, build, data, busy }),
+    `- load average (1/5/15 min) before → after each round: ${loads.join('; ')}`,
     '',
     importLine,
     '',
+    `### Against the floor (svc / floor, measured side by side)`,
+    '',
+    `The floor is tests/bench/floor-server.ts: raw \`node:http\` + postgres.js, one prepared (named) statement per request, no auth, on the same database at the same time. Per scenario the bench first checks that both answer the same JSON (three requests compared parsed), then times the two at c=1 one after the other and at c=${opts.concurrency} one after the other, alternating which goes first per round. Figures are medians of the rounds; ratios are svc ÷ floor per round, then the median.`,
+    '',
+    ...floorLines,
+    '',
+    `Goals against the floor: ${goalsMissed.length === 0 ? '**all met**' : `**missed** for ${goalsMissed.join('; ')}`}.${mismatches.length ? ` **Bodies differ** for ${mismatches.map((r) => r.scenario.name).join('; ')}: those ratios do not compare the same work.` : ' Both returned the same bodies for every scenario.'}`,
+    '',
+    `### Absolute targets (svc)`,
+    '',
     ...lines,
     '',
-    `Targets are checked against the HTTP p50 (what an integrator sees); the SQL column shows how much of it is the database. "rows / total" is the page size and the exact \`count\` the API returned (the SQL count must agree).`,
+    `Targets are checked against the HTTP p50 (what an integrator sees); the SQL column shows how much of it is the database (the same db/queries functions through drizzle from the bench process). The SQL count must agree with the API's \`count\`.`,
     ...(explain ? ['', `<details><summary>EXPLAIN (ANALYZE, BUFFERS) of the statements behind ${argv['explain-all'] ? 'every scenario' : 'the missed targets'}</summary>`, '', explain, '', '</details>'] : []),
   ].join('\n');
   process.stdout.write(`\n${md}\n\n`);
   if (write) replaceSection('full', md);
   if (reuse) log(`kept database ${target.name} (reused; drop it with: psql -h 127.0.0.1 -U postgres -c 'DROP DATABASE ${target.name}')`);
   if (argv['keep-db'] && !reuse) log(`kept database ${target.name} (re-run: npm run bench:api -- --reuse-db ${target.name})`);
+  if (mismatches.length > 0) throw new Error(`svc and the floor answered differently: ${mismatches.map((r) => `${r.scenario.name}: ${r.same}`).join('; ')}`);
 }
 
 async function compareMode() {
