@@ -52,6 +52,39 @@ export async function rows<T>(db: Db, query: SQL): Promise<T[]> {
   return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }
 
+/** The driver under a drizzle handle (or transaction): postgres.js `Sql` or a PGlite instance/transaction. */
+type DriverClient = {
+  unsafe?: (query: string) => PromiseLike<unknown> & { writable(): Promise<NodeJS.WritableStream>; reject: (e: unknown) => void };
+  query?: (query: string, params?: unknown[], options?: { blob?: Blob }) => Promise<unknown>;
+};
+
+/**
+ * Bulk-loads `data`, rows in COPY text format, into `table (columns)`: postgres.js
+ * `COPY … FROM STDIN` through its writable stream, PGlite `COPY … FROM '/dev/blob'`. Inside a
+ * transaction, pass the transaction's handle. Identifiers are the caller's constants, never input.
+ */
+export async function copyFrom(db: Db, table: string, columns: readonly string[], data: string): Promise<void> {
+  if (data.length === 0) return;
+  const client = (db as unknown as { session: { client: DriverClient } }).session.client;
+  const target = `${table} (${columns.join(', ')})`;
+  if (client.unsafe) {
+    const query = client.unsafe(`COPY ${target} FROM STDIN`);
+    // postgres.js rejects the (already resolved) query when the server refuses the data after the
+    // stream ended, and never finishes the stream: listen to that rejection too, or it hangs.
+    const refused = new Promise<never>((_, reject) => {
+      const original = query.reject;
+      query.reject = (e: unknown) => { original(e); reject(e); };
+    });
+    refused.catch(() => {});
+    const stream = await query.writable();
+    const { finished } = await import('node:stream/promises');
+    stream.end(data);
+    await Promise.race([finished(stream), refused]);
+    return;
+  }
+  await client.query!(`COPY ${target} FROM '/dev/blob'`, [], { blob: new Blob([data]) });
+}
+
 /** This process's connections in pg_stat_activity: `svc <host> <pid>` (the metrics read them). */
 export function poolApplicationName(): string {
   return `svc ${os.hostname()} ${process.pid}`.slice(0, 63);

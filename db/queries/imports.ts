@@ -1,7 +1,12 @@
 import { sql } from 'drizzle-orm';
-import { rows, type Db } from '../client';
+import { copyFrom, rows, type Db } from '../client';
 
-/** Staging rows as the importer sends them, one JSON batch per statement. */
+export type LineProblem = { line: number; message: string };
+
+const CONVERSATION_COLUMNS = ['line', 'id', 'title', 'status', 'channel_id', 'channel_name', 'created_at', 'updated_at'] as const;
+const RESPONSE_COLUMNS = ['line', 'id', 'conversation_id', 'question', 'answer', 'channel_id', 'created_at', 'likes', 'dislikes', 'comments'] as const;
+
+/** A staged conversation line; timestamps with their zone (`…+00`). */
 export type StagedConversation = {
   line: number; id: string; title: string; status: string; channel_id: number; channel_name: string;
   created_at: string; updated_at: string;
@@ -10,9 +15,34 @@ export type StagedResponse = {
   line: number; id: string; conversation_id: string; question: string; answer: string; channel_id: number;
   created_at: string; likes: number; dislikes: number; comments: number;
 };
-export type LineProblem = { line: number; message: string };
+
+const COPY_SPECIAL = /[\\\t\n\r\u0000]/;
+const COPY_SPECIAL_ALL = /[\\\t\n\r\u0000]/g;
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/**
+ * One text value as a field of COPY's text format: backslash, tab, newline and carriage return
+ * escaped (so no data line can read as the `\.` end marker). NUL cannot be stored in text at all:
+ * the import refuses it before this; here it is a bug.
+ */
+export function copyTextField(value: string): string {
+  if (!COPY_SPECIAL.test(value)) return value;
+  return value.replace(COPY_SPECIAL_ALL, (c) => {
+    if (c === '\u0000') throw new Error('COPY text format cannot carry a NUL character');
+    return COPY_ESCAPES[c]!;
+  });
+}
+
+export function conversationCopyRow(c: StagedConversation): string {
+  return `${c.line}\t${c.id}\t${copyTextField(c.title)}\t${copyTextField(c.status)}\t${c.channel_id}\t${copyTextField(c.channel_name)}\t${c.created_at}\t${c.updated_at}\n`;
+}
+
+export function responseCopyRow(r: StagedResponse): string {
+  return `${r.line}\t${r.id}\t${r.conversation_id}\t${copyTextField(r.question)}\t${copyTextField(r.answer)}\t${r.channel_id}\t${r.created_at}\t${r.likes}\t${r.dislikes}\t${r.comments}\n`;
+}
 
 export async function createImportStaging(db: Db): Promise<void> {
+  // Temporary tables write no WAL, and ON COMMIT DROP leaves nothing behind, committed or not.
   await db.execute(sql`CREATE TEMP TABLE import_conversations (
     line int NOT NULL, id uuid NOT NULL, title text NOT NULL, status text NOT NULL, channel_id int NOT NULL,
     channel_name text NOT NULL, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL) ON COMMIT DROP`);
@@ -22,20 +52,14 @@ export async function createImportStaging(db: Db): Promise<void> {
     comments int NOT NULL) ON COMMIT DROP`);
 }
 
-export async function stageConversations(db: Db, batch: StagedConversation[]): Promise<void> {
-  if (batch.length === 0) return;
-  await db.execute(sql`INSERT INTO import_conversations
-    SELECT * FROM json_to_recordset(${JSON.stringify(batch)}::json) AS x(
-      line int, id uuid, title text, status text, channel_id int, channel_name text,
-      created_at timestamptz, updated_at timestamptz)`);
+/** Appends rows made by conversationCopyRow (concatenated) to the staging table. */
+export async function stageConversationRows(db: Db, copyRows: string): Promise<void> {
+  await copyFrom(db, 'import_conversations', CONVERSATION_COLUMNS, copyRows);
 }
 
-export async function stageResponses(db: Db, batch: StagedResponse[]): Promise<void> {
-  if (batch.length === 0) return;
-  await db.execute(sql`INSERT INTO import_responses
-    SELECT * FROM json_to_recordset(${JSON.stringify(batch)}::json) AS x(
-      line int, id uuid, conversation_id uuid, question text, answer text, channel_id int,
-      created_at timestamptz, likes int, dislikes int, comments int)`);
+/** Appends rows made by responseCopyRow (concatenated) to the staging table. */
+export async function stageResponseRows(db: Db, copyRows: string): Promise<void> {
+  await copyFrom(db, 'import_responses', RESPONSE_COLUMNS, copyRows);
 }
 
 /**
@@ -88,7 +112,7 @@ export async function findImportProblems(db: Db, accountId: number, limit: numbe
 }
 
 /** Writes the staged rows (upserts) and brings the counters of what they touched back to exact. */
-export async function applyImport(db: Db, accountId: number): Promise<void> {
+export async function applyImport(db: Db, accountId: number, onStep: (step: string) => void = () => {}): Promise<void> {
   // Conversations whose counts may change: those in the file, and those a moved response leaves.
   await db.execute(sql`CREATE TEMP TABLE import_touched ON COMMIT DROP AS
     SELECT id FROM import_conversations
@@ -102,6 +126,7 @@ export async function applyImport(db: Db, accountId: number): Promise<void> {
     ON CONFLICT (account_id, id) DO UPDATE SET name = excluded.name
     WHERE channels.name IS DISTINCT FROM excluded.name`);
 
+  onStep('conversations');
   await db.execute(sql`
     INSERT INTO conversations (id, account_id, channel_id, title, status, created_at, updated_at)
     SELECT id, ${accountId}, channel_id, title, status, created_at, updated_at FROM import_conversations
@@ -109,6 +134,7 @@ export async function applyImport(db: Db, accountId: number): Promise<void> {
       status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at
     WHERE conversations.account_id = ${accountId}`);
 
+  onStep('responses');
   // A response the file inserts or changes gets updated_at = now(); an unchanged one is not rewritten.
   // Conversations keep the file's updated_at (CONTRACTS §3): an import never invents one.
   await db.execute(sql`
@@ -124,6 +150,7 @@ export async function applyImport(db: Db, accountId: number): Promise<void> {
         IS DISTINCT FROM (excluded.conversation_id, excluded.channel_id, excluded.question, excluded.answer, excluded.likes,
            excluded.dislikes, excluded.comments, excluded.created_at)`);
 
+  onStep('counters');
   await db.execute(sql`
     UPDATE conversations c SET response_count = n.cnt
     FROM (

@@ -6,6 +6,7 @@ import { isAppError } from '../api/errors';
 import { changeAdminPassword } from '../auth/admin-password';
 import { seedDemoAccount, demoCurl, demoShellVariables, serverAddress } from '../demo/seed';
 import { importNdjsonFile } from '../imports/service';
+import { importProgressReporter } from './progress';
 import { addKnowledgeFile } from '../knowledge/service';
 import { createWidgetClient, deleteWidgetClientById } from '../widget-clients/service';
 import { rollbackTrack, setTrack } from '../widget-releases/service';
@@ -43,7 +44,7 @@ const COMMANDS: Record<string, Command> = {
   import: {
     usage: 'import --account ID --file PATH',
     options: { account: { type: 'string' }, file: { type: 'string' } },
-    run: (v) => importNdjsonFile(accountOf(need(v, 'account')), need(v, 'file'), (m) => process.stderr.write(`${m}\n`)),
+    run: (v) => importNdjsonFile(accountOf(need(v, 'account')), need(v, 'file'), importProgressReporter()),
   },
   'user create': {
     usage: 'user create --account ID --email EMAIL --password PASSWORD',
@@ -146,6 +147,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (e) {
+    if (process.stderr.isTTY) process.stderr.write('\r\x1b[K'); // a progress bar may hold the line
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`error: ${(e as Error).message} (usage: npm run --silent cli -- ${command.usage})\n`);
       return 2;

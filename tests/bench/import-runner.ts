@@ -22,7 +22,7 @@ async function main() {
   try {
     const result = await importNdjson(Number(account), {
       lines, fractionRead: () => stream.bytesRead / Math.max(size, 1), large: size >= 8 * 1024 * 1024,
-    }, (m) => process.stderr.write(`${m}\n`));
+    }, (p) => { if (p.message) process.stderr.write(`${p.message}\n`); });
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     stream.destroy();
