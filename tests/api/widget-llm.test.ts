@@ -384,7 +384,9 @@ describe('OpenAI-compatible engine', () => {
     t.after(() => observer.close());
     await observer.ok('conversation:resume', { conversation_id: ack.conversation_id, last_seq: 0 });
     // Deltas may coalesce chunks that arrive while one takes its seq: wait on the text, not the count.
-    const textOf = (events: ServerEvent[]) => events.filter((e) => e.type === 'answer.delta').map((e) => (e as { text: string }).text).join('');
+    // In seq order, each seq once: a live delta may arrive before (or besides) a resume's replay.
+    const textOf = (events: ServerEvent[]) => [...new Map(events.map((e) => [e.seq, e])).values()].sort((x, y) => x.seq - y.seq)
+      .filter((e) => e.type === 'answer.delta').map((e) => (e as { text: string }).text).join('');
     const upTo = (n: number) => chunks.slice(0, n).join('');
     await asker.until(() => textOf(asker.events) === upTo(4), 'the first four chunks');
     await observer.until(() => textOf(observer.events) === upTo(4), 'the observer\'s first four chunks');
