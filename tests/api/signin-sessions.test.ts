@@ -41,6 +41,13 @@ describe('sessions end server-side', () => {
     assert.equal(replay.page, false, `the page still renders for a signed-out cookie (${replay.pageStatus})`);
     assert.match(replay.location ?? '', /\/login/);
     assert.equal(replay.api, 401);
+    // next-auth's own session endpoint checks the row too: nothing about the admin, cookie cleared.
+    const ended = await fetch(`${server.url}/api/auth/session`, { headers: { cookie } });
+    assert.equal(ended.status, 200);
+    assert.deepEqual(await ended.json(), {});
+    assert.match(ended.headers.get('set-cookie') ?? '', /Max-Age=0|Expires=Thu, 01 Jan 1970/i);
+    const live = await fetch(`${server.url}/api/auth/session`, { headers: { cookie: other } });
+    assert.equal((await live.json() as { user?: { email?: string } }).user?.email, acct.email);
     assert.deepEqual(await reads(other).then((r) => [r.page, r.api]), [true, 200], 'the other browser stays signed in');
   });
 
