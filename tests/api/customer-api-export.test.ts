@@ -235,7 +235,7 @@ describe('awkward values: every sort and filter, both paths, both formats', () =
 
   it('responses: NDJSON equals the list and CSV equals csv-stringify of those records', async () => {
     const filters = ['', `channel_id=${w.channels[0]}`, `conversation_id=${w.convs[3]!.conversation_id}`, 'query=🚀', 'query="', 'query=\\',
-      `query=${encodeURIComponent('line two\r\n')}`, `updated_since=${encodeURIComponent('2000-01-01 00:00:00')}`];
+      `query=${encodeURIComponent('line two\r\n')}`, `updated_since=${encodeURIComponent('2000-01-01 00:00:00')}`, 'query=no-such-text-anywhere'];
     const cases = [...RESPONSE_SORTS.flatMap((k) => [`order_by=${k}&sort=ASC`, `order_by=${k}&sort=DESC`]), ...filters];
     for (const q of cases) {
       const exported = ndjson(await body(`${V2}/response/export?${q}`));
