@@ -21,12 +21,12 @@ export type ConversationFilter = { channelIds: number[]; query?: string; updated
  * The one place a conversation meets its channel (CONTRACTS §3: a channel is keyed by its account
  * and its id; when channels get per-account ids this join gains `AND ch.account_id = c.account_id`).
  */
-const CHANNEL_OF_CONVERSATION = sql`JOIN channels ch ON ch.account_id = c.account_id AND ch.id = c.channel_id`;
+export const CHANNEL_OF_CONVERSATION = sql`JOIN channels ch ON ch.account_id = c.account_id AND ch.id = c.channel_id`;
 
 const COLUMNS = sql`c.id, c.title, c.status, c.response_count, c.channel_id, ch.name AS channel_name,
   c.account_id, ${utcText(sql`c.created_at`)} AS created_at, ${utcText(sql`c.updated_at`)} AS updated_at`;
 
-function whereOf(accountId: number, f: ConversationFilter): SQL {
+export function whereOf(accountId: number, f: ConversationFilter): SQL {
   const conds: SQL[] = [sql`c.account_id = ${accountId}`];
   if (f.channelIds.length > 0) conds.push(sql`c.channel_id = ${anyOf(f.channelIds)}`);
   if (f.updatedSince) conds.push(sql`c.updated_at >= ${fromUtcText(f.updatedSince)}`);

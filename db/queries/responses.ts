@@ -27,7 +27,7 @@ const COLUMNS = sql`r.id, r.conversation_id, r.channel_id, r.question, r.answer,
  */
 const RESPONSE_CHANGED_AT = sql`COALESCE(r.updated_at, r.created_at)`;
 
-function whereOf(accountId: number, f: ResponseFilter): SQL {
+export function whereOf(accountId: number, f: ResponseFilter): SQL {
   const conds: SQL[] = [sql`r.account_id = ${accountId}`];
   if (f.channelIds.length > 0) conds.push(sql`r.channel_id = ${anyOf(f.channelIds)}`);
   if (f.conversationId) conds.push(sql`r.conversation_id = ${f.conversationId}`);

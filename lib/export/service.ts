@@ -1,13 +1,16 @@
 import { stringify } from 'csv-stringify/sync';
-import { getDb } from '../../db/client';
+import { getDatabase, type Db } from '../../db/client';
 import { listConversationsAfter, type ConversationExportRow } from '../../db/queries/conversations';
+import { conversationExportStatement, responseExportStatement, startCopyOut, type CopyOut } from '../../db/queries/export';
 import { listResponsesAfter, type ResponseRow } from '../../db/queries/responses';
 import { openSnapshotCursor, type SnapshotCursor } from '../../db/queries/snapshot';
 import { AppError } from '../api/errors';
+import { attachmentUrl } from '../api/links';
 import { parseListQuery, type ListQuery } from '../api/list-query';
 import { conversationFilterOf, messagesOf, toConversationRecord } from '../conversations/service';
 import { responseFilterOf, toResponseRecord } from '../responses/service';
 import { CONVERSATION_CSV_COLUMNS, ConversationExportQuery, RESPONSE_CSV_COLUMNS, ResponseExportQuery } from './contract';
+import { CopyBinaryLines } from './copy-binary';
 
 /** Rows per keyset page: one page is read ahead of the client at most. */
 export const EXPORT_PAGE_SIZE = 1000;
@@ -29,11 +32,13 @@ function filename(what: string, format: Format): string {
 
 const CONTENT_TYPE: Record<Format, string> = { ndjson: 'application/x-ndjson', csv: 'text/csv; charset=utf-8' };
 
+const CSV_OPTIONS = { columns: [] as string[], record_delimiter: '\r\n', quoted_match: /[\r\n]/ };
+
 function encoder(format: Format, columns: string[]): (records: Array<Record<string, unknown>>) => string {
   if (format === 'ndjson') return (records) => records.map((r) => `${JSON.stringify(r)}\n`).join('');
   let header = true;
   return (records) => {
-    const text = stringify(records, { header, columns, record_delimiter: '\r\n', quoted_match: /[\r\n]/ });
+    const text = stringify(records, { ...CSV_OPTIONS, header, columns });
     header = false;
     return text;
   };
@@ -70,6 +75,10 @@ async function streamed<T>(cursor: SnapshotCursor<T>, encode: (rows: T[]) => str
     },
     async cancel() { await next?.catch(() => {}); await cursor.close(); },
   }, { highWaterMark: 1 });
+  return download(body, what, format);
+}
+
+function download(body: ReadableStream<Uint8Array>, what: string, format: Format): Response {
   return new Response(body, {
     status: 200,
     headers: {
@@ -80,13 +89,107 @@ async function streamed<T>(cursor: SnapshotCursor<T>, encode: (rows: T[]) => str
   });
 }
 
+/** Bytes handed to the client per chunk on the COPY path. */
+const COPY_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * The streamed body on PostgreSQL: one COPY statement (db/queries/export.ts) whose rows are the
+ * finished lines. Each pull takes COPY data until about 64 KB of lines are gathered and hands them
+ * on; nothing is read while the client is not reading (the web stream holds one chunk, and
+ * postgres.js pauses the socket when its stream is full, so PostgreSQL waits). The first chunk is
+ * read before answering, so a failing statement is a problem+json answer, not a cut stream. A
+ * client that goes away cancels the statement.
+ */
+async function copied(copy: CopyOut, header: string, what: string, format: Format): Promise<Response> {
+  const { stream, failed } = copy;
+  const lines = new CopyBinaryLines();
+  let done = false;
+  let wake: (() => void) | null = null;
+  const signal = () => { const w = wake; wake = null; w?.(); };
+  let error: unknown = null;
+  let streamEnded = false;
+  stream.on('readable', signal);
+  stream.once('end', () => { streamEnded = true; signal(); });
+  stream.once('error', (e) => { error ??= e; signal(); });
+  failed.catch((e: unknown) => { error ??= e; signal(); });
+
+  async function nextChunk(): Promise<Buffer | null> {
+    const parts: Buffer[] = [];
+    let size = 0;
+    while (size < COPY_CHUNK_BYTES) {
+      if (error) throw error;
+      const data = stream.read() as Buffer | null;
+      if (data !== null) { size += lines.feed(data, parts); continue; }
+      if (streamEnded) { lines.finish(); done = true; break; }
+      if (size > 0) break;
+      await new Promise<void>((resolve) => { wake = resolve; });
+    }
+    return size > 0 ? Buffer.concat(parts, size) : null;
+  }
+
+  let first: Buffer | null;
+  try { first = await nextChunk(); } catch (e) { await copy.cancel(); throw e; }
+  const prefix = header ? Buffer.from(header) : null;
+  let pending: Buffer | null = prefix && first ? Buffer.concat([prefix, first]) : (first ?? prefix);
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const chunk = pending ?? (done ? null : await nextChunk());
+        pending = null;
+        if (chunk) controller.enqueue(chunk);
+        if (done && !pending) controller.close();
+      } catch (e) {
+        await copy.cancel();
+        controller.error(e);
+      }
+    },
+    async cancel() { await copy.cancel(); },
+  }, { highWaterMark: 1 });
+  return download(body, what, format);
+}
+
+const KEYSET_ONLY = Symbol.for('svc.exportKeysetOnly');
+
+/**
+ * Tests and the benchmark compare both paths on PostgreSQL: `true` makes every export take the
+ * keyset pages. Kept on globalThis, as the server and the route handlers Next bundles hold
+ * separate copies of this module.
+ */
+export function setExportKeysetOnly(on: boolean): void {
+  (globalThis as { [KEYSET_ONLY]?: boolean })[KEYSET_ONLY] = on;
+}
+
+/** The database's handle, and whether it exports by COPY (PostgreSQL) or by keyset pages (PGlite). */
+async function database(): Promise<{ db: Db; copy: boolean }> {
+  const { db, kind } = await getDatabase();
+  return { db, copy: kind === 'postgres' && !(globalThis as { [KEYSET_ONLY]?: boolean })[KEYSET_ONLY] };
+}
+
+/** The CSV header row, written by the same writer and options as the keyset path's. */
+function csvHeader(columns: string[]): string {
+  return stringify([], { ...CSV_OPTIONS, header: true, columns });
+}
+
+/** The attachment link around its id (the API's one link builder), for the statement to build. */
+function attachmentUrlParts(): { prefix: string; suffix: string } {
+  const marker = '00000000-0000-4000-8000-000000000000';
+  const [prefix, suffix, ...more] = attachmentUrl(marker).split(marker);
+  if (prefix === undefined || suffix === undefined || more.length > 0) throw new Error('attachmentUrl does not hold the id once');
+  return { prefix, suffix };
+}
+
 /** GET /response/export for one account (CONTRACTS §10): the list's records and order, all pages. */
 export async function exportResponses(accountId: number, params: URLSearchParams): Promise<Response> {
   const { q, channelIds, format } = parse(params, ResponseExportQuery);
   const filter = responseFilterOf(q, channelIds);
   const sortKey = (q.order_by ?? 'created_at') as Parameters<typeof listResponsesAfter>[3];
   const dir = q.sort ?? 'DESC';
-  const cursor = openSnapshotCursor(await getDb(), (tx, last: ResponseRow & { sort_k: string } | null) =>
+  const { db, copy } = await database();
+  if (copy) {
+    const running = await startCopyOut(db, responseExportStatement(accountId, filter, sortKey, dir, format));
+    return copied(running, format === 'csv' ? csvHeader(RESPONSE_CSV_COLUMNS) : '', 'responses', format);
+  }
+  const cursor = openSnapshotCursor(db, (tx, last: ResponseRow & { sort_k: string } | null) =>
     listResponsesAfter(tx, accountId, filter, sortKey, dir, last && { k: last.sort_k, id: last.id }, EXPORT_PAGE_SIZE));
   const encode = encoder(format, RESPONSE_CSV_COLUMNS);
   return streamed(cursor, (page) => encode(page.map(toResponseRecord)), 'responses', format);
@@ -103,7 +206,12 @@ export async function exportConversations(accountId: number, params: URLSearchPa
   const filter = conversationFilterOf(q, channelIds);
   const sortKey = (q.order_by ?? 'created_at') as Parameters<typeof listConversationsAfter>[3];
   const dir = q.sort ?? 'DESC';
-  const cursor = openSnapshotCursor(await getDb(), (tx, last: ConversationExportRow | null) =>
+  const { db, copy } = await database();
+  if (copy) {
+    const statement = conversationExportStatement(accountId, filter, sortKey, dir, format, withMessages ? attachmentUrlParts() : null);
+    return copied(await startCopyOut(db, statement), format === 'csv' ? csvHeader(CONVERSATION_CSV_COLUMNS) : '', 'conversations', format);
+  }
+  const cursor = openSnapshotCursor(db, (tx, last: ConversationExportRow | null) =>
     listConversationsAfter(tx, accountId, filter, sortKey, dir, last && { k: last.sort_k, id: last.id }, EXPORT_PAGE_SIZE, withMessages));
   const encode = encoder(format, CONVERSATION_CSV_COLUMNS);
   const record = (c: ConversationExportRow) => (withMessages

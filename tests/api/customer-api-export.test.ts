@@ -5,7 +5,10 @@
  * invalid parameters are 400s; other tenants never appear; 405 for POST; both doors; the session.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { stringify } from 'csv-stringify/sync';
+import { sql } from 'drizzle-orm';
 import {
   api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine, type ResponseLine,
 } from '../helpers/builders';
@@ -15,13 +18,15 @@ import { signIn } from '../helpers/signin';
 
 let server: TestServer;
 let setDirectApiEnabled: (on: boolean) => void;
+let setExportKeysetOnly: (on: boolean) => void;
 let big: Awaited<ReturnType<typeof bigAccount>>;
 before(async () => {
   server = await startTestServer();
   ({ setDirectApiEnabled } = await import('../../lib/server/direct-api'));
+  ({ setExportKeysetOnly } = await import('../../lib/export/service'));
   big = await bigAccount();
 });
-after(async () => { setDirectApiEnabled?.(true); await server?.close(); });
+after(async () => { setDirectApiEnabled?.(true); setExportKeysetOnly?.(false); await server?.close(); });
 
 /** More rows than one keyset page (1,000), with ties in every sort key. */
 const N = 2300;
@@ -166,6 +171,126 @@ describe('include=messages', () => {
   });
 });
 
+/** Values that JSON, CSV and SQL each treat specially (the COPY path builds lines in SQL). */
+const AWKWARD = [
+  'He said "hi", then left', 'back\\slash \\n \\u0041 not escapes', 'line one\nline two\r\nline three\rcr only', 'comma,separated',
+  'ünïcödé 🚀 日本語 👩‍👩‍👧 é', '"', '""', ',', '\\', '', '  leading and trailing  ', '\u0001\u0002\u0008\u000b\u000c\u001f\u007f controls',
+  '\t tab', '\u2028\u2029 separators', '</script><script>alert(1)</script>', "'; DROP TABLE responses; --", "$1 $$ $tag$ E'\\'",
+  '{"json":"inside"}', '=1+2 formula', `long ${'a'.repeat(3000)}`, 'null', '0', '-1.5e10',
+];
+
+async function awkwardAccount() {
+  const acct = await createTestAccount();
+  const channels = await newChannelIds(2);
+  const names = ['Support, "EU" \\ desk\n🚀', 'Ünïcödé\ttab'];
+  const convs = AWKWARD.map((title, i) => conversationLine({
+    channel_id: channels[i % 2]!, channel_name: names[i % 2]!, title: title.slice(0, 300) || 'untitled', status: i % 3 ? 'Open' : 'Closed, "done"',
+    created_at: ts((i % 5) * 60), updated_at: ts(1000 + (i % 4) * 60),
+  }));
+  const responses = AWKWARD.flatMap((text, i) => [0, 1].map((j) => responseLine(convs[(i + j) % convs.length]!, {
+    question: `${text}?` , answer: text, created_at: ts(2000 + ((i + j) % 6) * 60),
+    likes: j ? 2147483647 : i % 3, dislikes: (i * j) % 2, comments: j ? 0 : 2147483646,
+  })));
+  await importLines(acct.accountId, [...convs, ...responses]);
+  // Attachments on some messages (as the widget's uploads leave them), with awkward names.
+  const { getDb } = await import('../../db/client');
+  const db = await getDb();
+  let n = 0;
+  for (const r of responses.slice(0, 12)) {
+    for (const column of ['question_message_id', 'answer_message_id'] as const) {
+      if (n % 3 === 2) { n++; continue; }
+      const name = `${AWKWARD[n % AWKWARD.length] || 'file'}.txt`;
+      await db.execute(sql`INSERT INTO attachments (id, account_id, conversation_id, message_id, filename, content_type, size, created_at)
+        SELECT ${randomUUID()}, ${acct.accountId}, r.conversation_id, r.${sql.raw(column)}, ${name}, ${'text/plain; charset="utf-8"'}, ${n * 1000 + 1},
+          timestamptz '2026-01-02 00:00:00+00' + ${n % 4} * interval '1 minute'
+        FROM responses r WHERE r.id = ${r.response_id}`);
+      n++;
+    }
+  }
+  return { acct, channels, convs, responses, get: api(server.url, acct.key) };
+}
+
+const CSV_OPTIONS = { record_delimiter: '\r\n', quoted_match: /[\r\n]/ };
+const RESPONSE_SORTS = ['created_at', 'response_id', 'id', 'channel_id', 'conversation_id', 'likes', 'dislikes', 'comments'];
+const CONVERSATION_SORTS = ['created_at', 'conversation_id', 'id', 'channel_id', 'updated_at', 'response_count'];
+
+describe('awkward values: every sort and filter, both paths, both formats', () => {
+  let w: Awaited<ReturnType<typeof awkwardAccount>>;
+  before(async () => { w = await awkwardAccount(); });
+  const auth = () => ({ authorization: `Bearer ${w.acct.key}` });
+
+  /** The body on PostgreSQL's COPY path and, there, also on the keyset path: byte-identical. */
+  async function body(path: string): Promise<string> {
+    const res = await raw(path, auth());
+    assert.equal(res.status, 200, res.text.slice(0, 300));
+    if (server.kind === 'postgres') {
+      setExportKeysetOnly(true);
+      try {
+        const keyset = await raw(path, auth());
+        assert.equal(res.text, keyset.text, `COPY and keyset bodies differ for ${path}`);
+      } finally { setExportKeysetOnly(false); }
+    }
+    return res.text;
+  }
+
+  it('responses: NDJSON equals the list and CSV equals csv-stringify of those records', async () => {
+    const filters = ['', `channel_id=${w.channels[0]}`, `conversation_id=${w.convs[3]!.conversation_id}`, 'query=🚀', 'query="', 'query=\\',
+      `query=${encodeURIComponent('line two\r\n')}`, `updated_since=${encodeURIComponent('2000-01-01 00:00:00')}`, 'query=no-such-text-anywhere'];
+    const cases = [...RESPONSE_SORTS.flatMap((k) => [`order_by=${k}&sort=ASC`, `order_by=${k}&sort=DESC`]), ...filters];
+    for (const q of cases) {
+      const exported = ndjson(await body(`${V2}/response/export?${q}`));
+      const { records } = await walkPages(w.get, `${V2}/response?${q}${q ? '&' : ''}resultsPerPage=9`, 100);
+      assert.deepEqual(exported, records, q);
+      if (!q) assert.equal(exported.length, w.responses.length);
+      const csv = await body(`${V2}/response/export?format=csv&${q}`);
+      const columns = ['response_id', 'id', 'question', 'answer', 'channel_id', 'conversation_id', 'created_at', 'likes', 'dislikes', 'comments'];
+      assert.equal(csv, stringify(records, { ...CSV_OPTIONS, header: true, columns }), q);
+    }
+  });
+
+  it('conversations: NDJSON equals the list and CSV equals csv-stringify of those records', async () => {
+    const filters = ['', `channel_id=${w.channels[1]}`, 'query=ünïcödé', 'query=support', `updated_since=${encodeURIComponent('2026-01-01 00:17:00')}`];
+    const cases = [...CONVERSATION_SORTS.flatMap((k) => [`order_by=${k}&sort=ASC`, `order_by=${k}&sort=DESC`]), ...filters];
+    for (const q of cases) {
+      const exported = ndjson(await body(`${V2}/conversation/export?${q}`));
+      const { records } = await walkPages(w.get, `${V2}/conversation?${q}${q ? '&' : ''}resultsPerPage=8`, 100);
+      assert.ok(records.length > 0, q);
+      assert.deepEqual(exported, records, q);
+      const csv = await body(`${V2}/conversation/export?format=csv&${q}`);
+      const columns = ['conversation_id', 'id', 'title', 'status', 'response_count', 'channel_id', 'channel_name', 'account_id', 'created_at', 'updated_at'];
+      assert.equal(csv, stringify(records, { ...CSV_OPTIONS, header: true, columns }), q);
+    }
+  });
+
+  it('include=messages: each line is GET /conversation/{id}, attachments and their url included', async () => {
+    for (const q of ['', 'order_by=response_count&sort=ASC', 'query=🚀']) {
+      const lines = ndjson(await body(`${V2}/conversation/export?include=messages&${q}`));
+      assert.ok(lines.length > 0);
+      for (const line of lines) assert.deepEqual(line, (await w.get(`${V2}/conversation/${line.conversation_id as string}`)).body, q);
+      if (!q) {
+        const attachments = lines.flatMap((l) => (l.messages as Rec[]).flatMap((m) => m.attachments as Rec[]));
+        assert.equal(attachments.length, 16);
+        for (const a of attachments) assert.equal(a.url, `${V2}/attachments/${a.upload_id as string}`);
+      }
+    }
+  });
+
+  it('hostile search text is only ever a value: the export equals the list and the tables are intact', async () => {
+    const hostile = ["'", "''", '\\', "\\'", "'; DROP TABLE responses; --", "') OR true --", '$1', '$$', "$$'", '%', '_', "E'\\''",
+      '*/ SELECT 1 /*', '\u00a0', 'DROP', '🚀\'"\\'];
+    for (const h of hostile) {
+      for (const path of ['response', 'conversation']) {
+        const q = `query=${encodeURIComponent(h)}`;
+        const exported = ndjson(await body(`${V2}/${path}/export?${q}`));
+        const { records } = await walkPages(w.get, `${V2}/${path}?${q}&resultsPerPage=50`, 100);
+        assert.deepEqual(exported, records, `${path} ${JSON.stringify(h)}`);
+      }
+    }
+    assert.equal(ndjson(await body(`${V2}/response/export`)).length, w.responses.length);
+    assert.equal(ndjson((await raw(`${V2}/response/export`, { authorization: `Bearer ${big.acct.key}` })).text).length, N);
+  });
+});
+
 describe('writes during an export', () => {
   it('neither appear nor appear twice: the export reads one snapshot', async () => {
     const acct = await createTestAccount();
@@ -210,6 +335,82 @@ describe('writes during an export', () => {
     const next = await raw(`${V2}/response/export?query=export`, { authorization: `Bearer ${big.acct.key}` });
     assert.equal(next.status, 200);
     assert.ok(ndjson(next.text).length > 0);
+  });
+});
+
+/** The export statements of this database that PostgreSQL is running now, and what each waits on. */
+async function runningExports(): Promise<Array<{ pid: number; wait_event: string | null }>> {
+  const { getDb, rows } = await import('../../db/client');
+  return rows(await getDb(), sql`SELECT pid, wait_event FROM pg_stat_activity
+    WHERE datname = current_database() AND state = 'active' AND query LIKE 'COPY (SELECT%' AND pid <> pg_backend_pid()`);
+}
+
+async function until<T>(what: string, probe: () => Promise<T | null>, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== null) return v;
+    assert.ok(Date.now() < end, `timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('PostgreSQL: back-pressure and cancellation of the COPY statement', () => {
+  let acct: Awaited<ReturnType<typeof createTestAccount>>;
+  let count = 0;
+  before(async () => {
+    if (server.kind !== 'postgres') return;
+    acct = await createTestAccount();
+    const [ch] = await newChannelIds(1);
+    const conv = conversationLine({ channel_id: ch! });
+    // ~48 MB of NDJSON: more than every socket buffer between PostgreSQL and the client holds.
+    const lines = Array.from({ length: 6000 }, (_, i) => responseLine(conv, { created_at: ts(i), answer: `${i} ${'b'.repeat(8000)}` }));
+    count = lines.length;
+    await importLines(acct.accountId, [conv, ...lines]);
+  });
+
+  it('a reader that stops reading stops PostgreSQL (it waits to write), and the export then completes', async (t) => {
+    if (server.kind !== 'postgres') return t.skip('PostgreSQL only');
+    const res = await fetch(`${server.url}${V2}/response/export`, { headers: { authorization: `Bearer ${acct.key}` } });
+    assert.equal(res.status, 200);
+    const reader = res.body!.getReader();
+    const chunks: Uint8Array[] = [(await reader.read()).value!]; // the first chunk
+    // Not reading: the statement must end up blocked on its socket, not buffered into this process.
+    const blocked = await until('the COPY to wait on ClientWrite', async () => {
+      const running = await runningExports();
+      return running.length === 1 && running[0]!.wait_event === 'ClientWrite' ? running[0]! : null;
+    });
+    assert.ok(blocked.pid > 0);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await runningExports())[0]?.wait_event, 'ClientWrite', 'still waiting for the reader');
+    // Read the rest line by line (nothing kept but the ids): every record, once.
+    const decoder = new TextDecoder();
+    let tail = decoder.decode(chunks[0], { stream: true });
+    const ids: string[] = [];
+    const take = () => { const lines = tail.split('\n'); tail = lines.pop()!; for (const l of lines) ids.push((JSON.parse(l) as Rec).response_id as string); };
+    take();
+    for (;;) { const { done, value } = await reader.read(); if (done) break; tail += decoder.decode(value, { stream: true }); take(); }
+    assert.equal(tail, '');
+    assert.equal(ids.length, count);
+    assert.equal(new Set(ids).size, count);
+    await until('the statement to end', async () => ((await runningExports()).length === 0 ? true : null));
+  });
+
+  it('a client that disconnects mid-export cancels the statement and frees its connection', async (t) => {
+    if (server.kind !== 'postgres') return t.skip('PostgreSQL only');
+    for (const door of [true, false]) {
+      setDirectApiEnabled(door);
+      try {
+        const ctrl = new AbortController();
+        const res = await fetch(`${server.url}${V2}/response/export`, { headers: { authorization: `Bearer ${acct.key}` }, signal: ctrl.signal });
+        await res.body!.getReader().read();
+        await until('the COPY to run', async () => ((await runningExports()).length === 1 ? true : null));
+        ctrl.abort();
+        await until('the COPY to end after the disconnect', async () => ((await runningExports()).length === 0 ? true : null));
+      } finally { setDirectApiEnabled(true); }
+    }
+    const again = await raw(`${V2}/response/export?order_by=id`, { authorization: `Bearer ${acct.key}` });
+    assert.equal(ndjson(again.text).length, count);
   });
 });
 

@@ -55,6 +55,14 @@ describe('database outage', { skip: !onPostgres && 'PostgreSQL only' }, () => {
     assert.equal(down.headers.get('content-type'), 'application/problem+json');
     assert.ok(Number(down.headers.get('retry-after')) > 0);
     assert.ok(Date.now() - started < 15_000, 'the outage answer must not hang');
+    // The export (a COPY on a reserved connection on PostgreSQL) fails before its first byte: a problem+json 503 too.
+    for (const path of ['/customer-api/v2/response/export', '/customer-api/v2/conversation/export?format=csv']) {
+      const t0 = Date.now();
+      const exportDown = await get(path);
+      assert.equal(exportDown.status, 503, `${path} ${JSON.stringify(exportDown.body)}`);
+      assert.equal(exportDown.headers.get('content-type'), 'application/problem+json');
+      assert.ok(Date.now() - t0 < 15_000, 'the export\'s outage answer must not hang');
+    }
     assert.equal((await get('/healthz')).status, 503);
     await proxy.start(port);
     let status = 0;
@@ -63,5 +71,6 @@ describe('database outage', { skip: !onPostgres && 'PostgreSQL only' }, () => {
       if (status !== 200) await new Promise((r) => setTimeout(r, 200));
     }
     assert.equal(status, 200);
+    assert.equal((await get('/customer-api/v2/response/export')).status, 200);
   });
 });

@@ -1,0 +1,212 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { PgDialect } from 'drizzle-orm/pg-core';
+import type { Readable } from 'node:stream';
+import type { Db } from '../client';
+import {
+  CHANNEL_OF_CONVERSATION, CONVERSATION_SORT_COLUMNS, whereOf as conversationWhere,
+  type ConversationFilter, type ConversationSortKey,
+} from './conversations';
+import { RESPONSE_SORT_COLUMNS, whereOf as responseWhere, type ResponseFilter, type ResponseSortKey } from './responses';
+import { direction, utcText, type Direction } from './shared';
+
+/**
+ * The export on PostgreSQL (CONTRACTS §10): ONE `COPY (SELECT …) TO STDOUT (FORMAT binary)`
+ * statement whose single text column is the finished line (an NDJSON record + "\n", or a CSV
+ * record + CRLF), with the list's filter (the same `whereOf` builders) and the list's total order.
+ * One statement reads one snapshot, so rows written meanwhile neither appear nor appear twice,
+ * without paging; PostgreSQL encodes every record and Node only moves the bytes.
+ *
+ * Every line is byte-identical to what the keyset path (PGlite) writes in Node: `to_json(text)`
+ * escapes exactly as JSON.stringify does (", \, \b \f \n \r \t, other controls as \u00xx,
+ * everything else verbatim), keys are written in the record's order, and CSV fields are quoted by
+ * csv-stringify's rule for the options the export uses (a field holding `,`, `"`, CR or LF is
+ * quoted, quotes doubled). tests/api/customer-api-export.test.ts compares both.
+ */
+export type ExportFormat = 'ndjson' | 'csv';
+
+/** A JSON string of a text value, as JSON.stringify writes it. */
+const json = (x: SQL) => sql`to_json(${x})::text`;
+/** A CSV field of a text value (csv-stringify's quoting with delimiter ',', quote '"', CRLF records). */
+const csv = (x: SQL) => sql`CASE WHEN ${x} ~ E'[",\\r\\n]' THEN '"' || replace(${x}, '"', '""') || '"' ELSE ${x} END`;
+/** Concatenates SQL text pieces: `parts` alternate literal text (constants) and SQL expressions. */
+const concat = (parts: Array<string | SQL>) => sql.join(parts.map((p) => (typeof p === 'string' ? sql.raw(quoteText(p)) : sql`(${p})::text`)), sql` || `);
+
+function responseLine(format: ExportFormat): SQL {
+  const ts = utcText(sql`r.created_at`);
+  if (format === 'csv') {
+    return concat([sql`r.id`, ',', sql`r.id`, ',', csv(sql`r.question`), ',', csv(sql`r.answer`), ',', sql`r.channel_id`, ',',
+      sql`r.conversation_id`, ',', ts, ',', sql`r.likes`, ',', sql`r.dislikes`, ',', sql`r.comments`, '\r\n']);
+  }
+  return concat(['{"response_id":"', sql`r.id`, '","id":"', sql`r.id`, '","question":', json(sql`r.question`),
+    ',"answer":', json(sql`r.answer`), ',"channel_id":', sql`r.channel_id`, ',"conversation_id":"', sql`r.conversation_id`,
+    '","created_at":"', ts, '","likes":', sql`r.likes`, ',"dislikes":', sql`r.dislikes`, ',"comments":', sql`r.comments`, '}\n']);
+}
+
+/**
+ * A conversation's messages as a JSON array's inside, as GET /conversation/{id} gives them: each
+ * response (oldest first) a user message (its question) then an assistant message (its answer),
+ * each with the attachments of that message (oldest first) and their download URL
+ * (`urlPrefix` + id + `urlSuffix`, the API's one link builder split around the id).
+ */
+function messagesJson(url: { prefix: string; suffix: string }): SQL {
+  const attachments = (messageId: SQL) => sql`COALESCE((SELECT string_agg(${concat([
+    '{"upload_id":"', sql`a.id`, '","filename":', json(sql`a.filename`), ',"content_type":', json(sql`a.content_type`),
+    ',"size":', sql`a.size`, ',"url":', json(sql`${sql.raw(quoteText(url.prefix))} || a.id || ${sql.raw(quoteText(url.suffix))}`), '}'])}, ',' ORDER BY a.created_at, a.id)
+    FROM attachments a WHERE a.conversation_id = c.id AND a.account_id = c.account_id AND a.message_id = ${messageId}), '')`;
+  const ts = utcText(sql`r.created_at`);
+  const message = (id: SQL, role: string, content: SQL) => concat([
+    '{"message_id":"', id, `","role":"${role}","content":`, json(content), ',"created_at":"', ts, '","response_id":"', sql`r.id`,
+    '","attachments":[', attachments(id), ']}']);
+  return sql`COALESCE((SELECT string_agg(${message(sql`r.question_message_id`, 'user', sql`r.question`)} || ',' ||
+      ${message(sql`r.answer_message_id`, 'assistant', sql`r.answer`)}, ',' ORDER BY r.created_at, r.id)
+    FROM responses r WHERE r.conversation_id = c.id AND r.account_id = c.account_id), '')`;
+}
+
+function conversationLine(format: ExportFormat, messages: { prefix: string; suffix: string } | null): SQL {
+  const created = utcText(sql`c.created_at`);
+  const updated = utcText(sql`c.updated_at`);
+  if (format === 'csv') {
+    return concat([sql`c.id`, ',', sql`c.id`, ',', csv(sql`c.title`), ',', csv(sql`c.status`), ',', sql`c.response_count`, ',',
+      sql`c.channel_id`, ',', csv(sql`ch.name`), ',', sql`c.account_id`, ',', created, ',', updated, '\r\n']);
+  }
+  return concat(['{"conversation_id":"', sql`c.id`, '","id":"', sql`c.id`, '","title":', json(sql`c.title`),
+    ',"status":', json(sql`c.status`), ',"response_count":', sql`c.response_count`, ',"channel_id":', sql`c.channel_id`,
+    ',"channel_name":', json(sql`ch.name`), ',"account_id":', sql`c.account_id`, ',"created_at":"', created,
+    '","updated_at":"', updated, '"', ...(messages ? [',"messages":[', messagesJson(messages), ']'] : []), '}\n']);
+}
+
+function orderOf(alias: 'r' | 'c', colName: string, dir: Direction): SQL {
+  const d = direction(dir);
+  return colName === 'id' ? sql`${sql.raw(alias)}.id ${d}` : sql`${sql.raw(alias)}.${sql.raw(colName)} ${d}, ${sql.raw(alias)}.id ${d}`;
+}
+
+/** The response export's statement: the list's filter and order, one finished line per row. */
+export function responseExportStatement(accountId: number, f: ResponseFilter, sortKey: ResponseSortKey, dir: Direction, format: ExportFormat): SQL {
+  return sql`SELECT ${responseLine(format)} FROM responses r
+    WHERE ${responseWhere(accountId, f)} ORDER BY ${orderOf('r', RESPONSE_SORT_COLUMNS[sortKey], dir)}`;
+}
+
+/** The conversation export's statement; `messages` (the attachment URL around the id) adds each one's messages. */
+export function conversationExportStatement(accountId: number, f: ConversationFilter, sortKey: ConversationSortKey, dir: Direction,
+  format: ExportFormat, messages: { prefix: string; suffix: string } | null): SQL {
+  return sql`SELECT ${conversationLine(format, messages)} FROM conversations c ${CHANNEL_OF_CONVERSATION}
+    WHERE ${conversationWhere(accountId, f)} ORDER BY ${orderOf('c', CONVERSATION_SORT_COLUMNS[sortKey], dir)}`;
+}
+
+/**
+ * A SQL string constant for any text: an escape string (E'…'), whose meaning does not depend on
+ * `standard_conforming_strings`, with backslashes and quotes escaped. NUL cannot be in a text.
+ */
+export function quoteText(text: string): string {
+  if (text.includes('\0')) throw new Error('a SQL text literal cannot hold NUL');
+  return `E'${text.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+}
+
+/**
+ * One bound value as a constant of unknown type (`'…'`), which PostgreSQL types from its context
+ * exactly as it types the `$n` it replaces. Only the kinds the filters bind are accepted.
+ */
+function literalOf(value: unknown): string {
+  if (typeof value === 'string') return quoteText(value);
+  if (typeof value === 'number' && Number.isFinite(value)) return `'${String(value)}'`;
+  if (typeof value === 'bigint') return `'${value.toString()}'`;
+  if (Array.isArray(value) && value.every((v) => typeof v === 'number' && Number.isSafeInteger(v))) return `'{${value.join(',')}}'`;
+  throw new Error(`cannot inline a bound value of type ${typeof value}`);
+}
+
+/**
+ * The statement's text with its bound values inlined as quoted constants. COPY runs over the
+ * simple query protocol, which takes no parameters, so user input (search text, ids, dates)
+ * becomes escaped constants here, the only place that writes them. The statement text is built
+ * from our constants; a `$` outside a placeholder would be a bug, so it is refused.
+ */
+export function inlineStatement(db: Db, statement: SQL): string {
+  const { sql: text, params } = (db as unknown as { dialect: PgDialect }).dialect.sqlToQuery(statement);
+  const used = new Set<number>();
+  const out = text.replace(/\$(\d+)|\$/g, (m, n: string | undefined) => {
+    if (n === undefined) throw new Error('a $ that is not a placeholder in an export statement');
+    const i = Number(n) - 1;
+    if (!(i >= 0 && i < params.length)) throw new Error(`placeholder ${m} has no value`);
+    used.add(i);
+    return literalOf(params[i]);
+  });
+  if (used.size !== params.length) throw new Error('an export statement has values it does not use');
+  return out;
+}
+
+/** A running `COPY … TO STDOUT (FORMAT binary)` on PostgreSQL (postgres.js). */
+export type CopyOut = {
+  /** The COPY data (PostgreSQL's binary COPY format), in CopyData chunks; paused while unread. */
+  stream: Readable;
+  /** Rejects with the statement's error (also after the data began); never resolves. */
+  failed: Promise<never>;
+  /** Ends the statement early (a client that went away): cancels it, drains what is in flight, frees the connection. */
+  cancel: () => Promise<void>;
+};
+
+type CopyQuery = PromiseLike<Readable> & {
+  readable(): Promise<Readable>; resolve: (v: unknown) => void; reject: (e: unknown) => void; state?: { pid: number | null };
+};
+type Reserved = { unsafe: (q: string) => CopyQuery; release: () => void };
+
+/**
+ * Starts `COPY (<statement>) TO STDOUT (FORMAT binary)` on a connection reserved for it and
+ * resolves once PostgreSQL began the COPY (an error before that — the database down, a bad
+ * statement — rejects here, before any byte is answered). The connection is reserved (taken out
+ * of the pool until the statement ends) because postgres.js otherwise queues other queries behind
+ * a busy connection: they would wait for the export's reader. postgres.js pushes each CopyData
+ * into `stream` and pauses the socket when the stream's buffer is full, so an unread export stops
+ * PostgreSQL (it blocks on the full socket): memory stays flat whatever the client's pace.
+ * Only for PostgreSQL (postgres.js).
+ */
+export async function startCopyOut(db: Db, statement: SQL): Promise<CopyOut> {
+  const client = (db as unknown as { session: { client: {
+    reserve?: () => Promise<Reserved>; unsafe: (q: string, params: unknown[]) => Promise<unknown>;
+  } } }).session.client;
+  if (!client.reserve) throw new Error('COPY TO STDOUT needs PostgreSQL (postgres.js)');
+  const text = `COPY (${inlineStatement(db, statement)}) TO STDOUT (FORMAT binary)`;
+  const reserved = await client.reserve();
+  const query = reserved.unsafe(text);
+  // postgres.js resolves the query with the stream at CopyOutResponse, and calls resolve again at
+  // the statement's end (ReadyForQuery) or reject on an error (the server's ErrorResponse, a lost
+  // connection) even after the data began; neither settles it any more, so both are watched here.
+  let fail!: (e: unknown) => void;
+  const failed = new Promise<never>((_, reject) => { fail = reject; });
+  failed.catch(() => {});
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => { finish = resolve; });
+  let resolves = 0;
+  const { resolve: originalResolve, reject: originalReject } = query;
+  query.resolve = (v: unknown) => { originalResolve(v); if (++resolves === 2) finish(); };
+  query.reject = (e: unknown) => { originalReject(e); fail(e); finish(); };
+  // The connection goes back to the pool only once the statement is over (never mid-COPY).
+  void finished.then(() => reserved.release());
+  const stream = await query.readable();
+  let ended = false;
+  // postgres.js (3.4.9) pauses its socket when a CopyData push finds the stream full, and resumes
+  // it only from the stream's read(); when the pause fell on the last rows, the stream ends
+  // (CopyDone) with the socket still paused, so the statement's ReadyForQuery is never read and
+  // the connection stays busy for good. Resume it at the end.
+  const resumeSocket = () => (stream as unknown as { _read: (n: number) => void })._read(0);
+  stream.once('end', () => { ended = true; resumeSocket(); });
+  failed.catch(() => { ended = true; });
+  return {
+    stream,
+    failed,
+    async cancel() {
+      if (!ended) {
+        // Keep reading (and dropping) what is in flight, or the paused socket never delivers the
+        // cancellation's error and the connection stays busy.
+        stream.removeAllListeners('readable');
+        stream.on('data', () => {});
+        stream.resume();
+        // Cancelled by pid through the pool and awaited (postgres.js's own cancel() is not), so the
+        // signal has reached the backend before its connection can serve anyone else; a backend
+        // that already finished ignores it (a cancel that finds no command running is dropped).
+        const pid = query.state?.pid;
+        if (pid) await client.unsafe('SELECT pg_cancel_backend($1)', [pid]).catch(() => {});
+      }
+      await finished;
+    },
+  };
+}
