@@ -1,6 +1,6 @@
 import { createShardedAdapter } from '@socket.io/redis-adapter';
 import type { Server } from 'socket.io';
-import { closeRedis, isRedisConfigured, openRedisConnection, redisKey } from '../redis/client';
+import { closeRedis, getRedis, isRedisConfigured, openRedisConnection, redisKey } from '../redis/client';
 
 /**
  * With REDIS_URL, socket.io's sharded Redis adapter (Redis ≥ 7 sharded pub/sub) carries room
@@ -13,13 +13,15 @@ import { closeRedis, isRedisConfigured, openRedisConnection, redisKey } from '..
  * decode every event (~8 XREAD replies per answer with two instances, measured in BENCHMARKS.md);
  * its connection-state recovery was never used (the protocol resumes by seq, lib/chat/live.ts).
  *
- * The publishing connection fails fast while Redis is away (no offline queue): the adapter then
+ * The publishing connection (the process's command connection) fails fast while Redis is away (no offline queue): the adapter then
  * skips the cross-instance copy and still delivers locally at once, so chat keeps working within
  * each instance. The subscribing connection queues and re-subscribes by itself when Redis returns.
  */
 export function attachChatAdapter(io: Server): void {
   if (!isRedisConfigured()) return;
-  const publisher = openRedisConnection('sio-publish', { offlineQueue: false });
+  // The shared command connection (fails fast, auto-pipelined): a delta's SPUBLISH and its
+  // live-buffer append (lib/chat/live.ts) leave in one write.
+  const publisher = getRedis()!;
   const subscriber = openRedisConnection('sio-subscribe', { offlineQueue: true });
   io.adapter(createShardedAdapter(publisher, subscriber, {
     channelPrefix: redisKey('sio'),

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Namespace } from 'socket.io';
 import { getRedis, redisKey } from '../redis/client';
 import type { ServerEvent } from './protocol';
@@ -50,13 +51,30 @@ function remember(event: ServerEvent): void {
   if (entry.events.length > LIVE_KEEP) entry.events.splice(0, entry.events.length - LIVE_KEEP);
   const redis = getRedis();
   if (!redis) return;
-  const key = liveKey(event.conversation_id);
-  redis.multi()
-    .zadd(key, event.seq, JSON.stringify(event))
-    .zremrangebyrank(key, 0, -LIVE_KEEP - 1)
-    .expire(key, LIVE_TTL_SECONDS)
-    .exec()
+  liveAppend(redis)(liveKey(event.conversation_id), event.seq, JSON.stringify(event), LIVE_KEEP, LIVE_TTL_SECONDS)
     .catch(() => { /* Redis away: this instance's memory still serves resumes */ });
+}
+
+/**
+ * Adds one event to a conversation's live buffer, keeps the newest `keep` and (re)sets its expiry,
+ * atomically in one command (it was MULTI, ZADD, ZREMRANGEBYRANK, EXPIRE, EXEC). Being one plain
+ * command, the connection's auto-pipelining sends it in the same write as the adapter's SPUBLISH
+ * of the same delta (lib/chat/adapter.ts). docs/DECISIONS.md argues the script.
+ */
+const LIVE_APPEND_LUA = `
+redis.call('zadd', KEYS[1], ARGV[1], ARGV[2])
+redis.call('zremrangebyrank', KEYS[1], 0, -tonumber(ARGV[3]) - 1)
+redis.call('expire', KEYS[1], ARGV[4])
+return 1
+`;
+type LiveRedis = Redis & { svcLiveAppend(key: string, seq: number, event: string, keep: number, ttlSeconds: number): Promise<number> };
+const liveDefined = new WeakSet<Redis>();
+function liveAppend(redis: Redis): LiveRedis['svcLiveAppend'] {
+  if (!liveDefined.has(redis)) {
+    redis.defineCommand('svcLiveAppend', { numberOfKeys: 1, lua: LIVE_APPEND_LUA });
+    liveDefined.add(redis);
+  }
+  return (...args) => (redis as LiveRedis).svcLiveAppend(...args);
 }
 
 /** Live (unstored) events after `afterSeq`, oldest first, at most `limit`. */

@@ -5,7 +5,7 @@ import { hostAllowed, originHost } from '../auth/domains';
 import { TokenRefused, verifyWidgetToken, withVisitor, type WidgetClaims } from '../auth/widget-tokens';
 import { onInvalidation } from '../cache/invalidation';
 import { getEnv } from '../env';
-import { getLimiter } from '../limits/limiter';
+import { consumeInOrder, getLimiter } from '../limits/limiter';
 import { addressLimitKey, clientAddressOf } from '../net/client-address';
 import { metrics } from '../ops/metrics';
 import { isDraining, onDrain } from '../server/drain';
@@ -154,8 +154,11 @@ export function attachWidgetNamespace(io: Server): Namespace {
 
     on('ask', async (req) => {
       if (!req.conversation_id) refuseWhenFull(); // before a new conversation is created
-      for (const [limiter, key] of [[asks.visitor, visitorKey], [asks.address, data.address], [asks.client, claims.clientId]] as const) {
-        await limiter.enforce(key, 'questions');
+      // In this order, one Redis round trip: the shared per-address and per-client budgets are
+      // charged only when the visitor's own passed, so one visitor's flood never spends them.
+      const r = await consumeInOrder([[asks.visitor, visitorKey], [asks.address, data.address], [asks.client, claims.clientId]]);
+      if (!r.allowed) {
+        throw new AppError('rate_limited', `Too many questions; retry in ${r.retryAfterSeconds} s.`, { headers: { 'Retry-After': String(r.retryAfterSeconds) } });
       }
       return ask(claims, join, req);
     });

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../api/errors';
 import { getRedis, redisKey } from '../redis/client';
@@ -28,7 +29,9 @@ export type Limiter = {
 };
 
 const KEY = Symbol.for('svc.limiters');
-type Registry = Map<string, Limiter>;
+/** A limiter and what the ordered check (consumeInOrder) needs of it: its store and its rule. */
+type Entry = { limiter: Limiter; impl: RateLimiterAbstract; insurance: RateLimiterMemory | null; rule: LimitRule };
+type Registry = Map<string, Entry>;
 
 function registry(): Registry {
   const g = globalThis as { [KEY]?: Registry };
@@ -36,12 +39,13 @@ function registry(): Registry {
   return g[KEY]!;
 }
 
-function build(name: string, rule: LimitRule): RateLimiterAbstract {
+function build(name: string, rule: LimitRule): { impl: RateLimiterAbstract; insurance: RateLimiterMemory | null } {
   const base = { keyPrefix: `svc-limit:${name}`, points: rule.points, duration: rule.durationSeconds, blockDuration: rule.blockSeconds ?? 0 };
   const memory = new RateLimiterMemory(base);
   const redis = getRedis();
-  if (!redis) return memory;
-  return new RateLimiterRedis({ ...base, keyPrefix: redisKey('limit', name), storeClient: redis, insuranceLimiter: new RateLimiterMemory(base), rejectIfRedisNotReady: false });
+  if (!redis) return { impl: memory, insurance: null };
+  const insurance = new RateLimiterMemory(base);
+  return { impl: new RateLimiterRedis({ ...base, keyPrefix: redisKey('limit', name), storeClient: redis, insuranceLimiter: insurance, rejectIfRedisNotReady: false }), insurance };
 }
 
 /** Counts refusals per limiter name (the metrics endpoint reads it; on globalThis like the limiters). */
@@ -51,8 +55,8 @@ export const refusalCounts: Map<string, number> = ((globalThis as { [k: symbol]:
 export function getLimiter(name: string, rule: LimitRule): Limiter {
   const reg = registry();
   const existing = reg.get(name);
-  if (existing) return existing;
-  const impl = build(name, rule);
+  if (existing) return existing.limiter;
+  const { impl, insurance } = build(name, rule);
   const limiter: Limiter = {
     name,
     async consume(key, cost = 1) {
@@ -84,8 +88,87 @@ export function getLimiter(name: string, rule: LimitRule): Limiter {
       await impl.reward(key, points);
     },
   };
-  reg.set(name, limiter);
+  reg.set(name, { limiter, impl, insurance, rule });
   return limiter;
+}
+
+function refused(name: string, msBeforeNext: number): LimitResult & { limiter: string } {
+  refusalCounts.set(name, (refusalCounts.get(name) ?? 0) + 1);
+  return { allowed: false, limiter: name, retryAfterSeconds: Math.max(1, Math.ceil(msBeforeNext / 1000)) };
+}
+
+/**
+ * The stages of rate-limiter-flexible's fixed window (its Redis script: SET NX EX, INCRBY, PTTL)
+ * for each key in turn, stopping at the first refusal: a later key is charged only when every
+ * earlier one passed. One round trip for all of them. Returns {0, fewest points left} when all
+ * passed, else {1-based stage that refused, its window's milliseconds left}. ARGV: the cost, then
+ * duration and points per key. Same keys and values as RateLimiterRedis, so peek/reset/reward of the same
+ * limiters (and their own consume) see one count. docs/DECISIONS.md argues the script.
+ */
+const CONSUME_IN_ORDER_LUA = `
+local cost = tonumber(ARGV[1])
+local fewest = -1
+for i = 1, #KEYS do
+  local duration = tonumber(ARGV[2 * i])
+  redis.call('set', KEYS[i], 0, 'EX', duration, 'NX')
+  local consumed = redis.call('incrby', KEYS[i], cost)
+  local ttl = redis.call('pttl', KEYS[i])
+  if ttl == -1 then
+    redis.call('expire', KEYS[i], duration)
+    ttl = 1000 * duration
+  end
+  local points = tonumber(ARGV[2 * i + 1])
+  if consumed > points then return {i, ttl} end
+  if fewest < 0 or points - consumed < fewest then fewest = points - consumed end
+end
+return {0, fewest}
+`;
+type OrderedRedis = Redis & { svcConsumeInOrder(...args: Array<string | number>): Promise<[number, number]> };
+const definedOn = new WeakSet<Redis>();
+
+/**
+ * Charges one point to each `[limiter, key]` in order and stops at the first refusal, so a
+ * refused earlier stage never spends a later one (a visitor's flood never spends the shared
+ * per-address and per-client budgets). With Redis all stages take one round trip (a Lua script
+ * over the limiters' own keys); while Redis is away the limiters' in-memory insurance, in the
+ * same order; without Redis their memory stores. Limiters with a block duration are not
+ * supported here (they would need the library's blocking logic).
+ */
+export async function consumeInOrder(stages: ReadonlyArray<readonly [Limiter, string]>): Promise<LimitResult & { limiter?: string }> {
+  const reg = registry();
+  const entries = stages.map(([l, key]) => {
+    const e = reg.get(l.name);
+    if (!e || e.limiter !== l) throw new Error(`limiter ${l.name} is not registered`);
+    if (e.rule.blockSeconds) throw new Error(`limiter ${l.name} blocks; consumeInOrder does not support blocking`);
+    return { e, key };
+  });
+  const redis = getRedis();
+  if (redis && entries.every(({ e }) => e.impl instanceof RateLimiterRedis)) {
+    if (!definedOn.has(redis)) {
+      redis.defineCommand('svcConsumeInOrder', { lua: CONSUME_IN_ORDER_LUA });
+      definedOn.add(redis);
+    }
+    const keys = entries.map(({ e, key }) => e.impl.getKey(key));
+    const args = entries.flatMap(({ e }) => [e.rule.durationSeconds, e.rule.points]);
+    try {
+      const [stage, value] = await (redis as OrderedRedis).svcConsumeInOrder(keys.length, ...keys, 1, ...args);
+      if (stage === 0) return { allowed: true, remaining: value };
+      return refused(entries[stage - 1]!.e.limiter.name, value);
+    } catch {
+      // Redis away (the connection fails fast): the insurance limiters below, in the same order.
+    }
+  }
+  let remaining = Infinity;
+  for (const { e, key } of entries) {
+    const store = e.insurance ?? e.impl;
+    try {
+      remaining = Math.min(remaining, (await store.consume(key, 1)).remainingPoints);
+    } catch (err) {
+      if (err instanceof RateLimiterRes) return refused(e.limiter.name, err.msBeforeNext);
+      throw err;
+    }
+  }
+  return { allowed: true, remaining };
 }
 
 /** Drops every limiter (tests that change REDIS_URL between servers in one process). */

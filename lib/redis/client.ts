@@ -6,7 +6,8 @@ import { getEnv } from '../env';
  * globalThis because server.ts and Next's bundles hold separate copies of this module.
  *
  * `commands` never queues while Redis is away (enableOfflineQueue: false): a request path fails
- * fast instead of hanging, and callers fall back (the limiter's insurance, local delivery).
+ * fast instead of hanging, and callers fall back (the limiter's insurance, local delivery). It
+ * auto-pipelines, and socket.io's adapter publishes through it too (lib/chat/adapter.ts).
  */
 type Holder = { commands?: Redis; extra: Redis[] };
 const KEY = Symbol.for('svc.redis');
@@ -35,6 +36,12 @@ function open(name: string, offlineQueue: boolean): Redis {
     maxRetriesPerRequest: offlineQueue ? null : 1,
     retryStrategy: (times) => Math.min(200 * times, 2000),
     lazyConnect: false,
+    // Commands issued in one turn of the event loop leave in one write (and their replies come
+    // back in one read): a delta's live-buffer append and its SPUBLISH, and the commands of
+    // concurrent answers. Measured in BENCHMARKS.md: each write to Redis costs a syscall and a
+    // wake-up. Without the offline queue, a command while Redis is away still fails at once
+    // (checked with ioredis 6: custom commands too, before and after ready; see DECISIONS).
+    enableAutoPipelining: !offlineQueue,
   });
   // Errors while Redis is away are expected; the reconnect loop brings it back.
   client.on('error', () => {});

@@ -13,6 +13,9 @@
  * Options: --topologies one,two-local,two-redis --rates 50,100,150,200,300,400 --repeats 3
  *   --duration 8 --warmup 2 --askers 100 --idle 10000 --pg-url URL --redis-url URL --smoke
  *   --out FILE (markdown; default tests/bench/chat-scale-results.md; --smoke writes nothing)
+ *   --cpu-prof DIR (instances write V8 CPU profiles there when they stop; for profiling, not for figures)
+ * A topology may be listed more than once (two-local,two-redis,two-local,two-redis): the runs
+ * alternate, so a load change on the shared machine hits both sides alike.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -30,7 +33,7 @@ const { values: argv } = parseArgs({
   options: {
     topologies: { type: 'string' }, rates: { type: 'string' }, repeats: { type: 'string' }, duration: { type: 'string' },
     warmup: { type: 'string' }, askers: { type: 'string' }, idle: { type: 'string' }, 'pg-url': { type: 'string' },
-    'redis-url': { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' },
+    'redis-url': { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' }, 'cpu-prof': { type: 'string' },
   },
   strict: true,
 });
@@ -47,6 +50,8 @@ const opts = {
   pgUrl: argv['pg-url'] ?? process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   redisUrl: argv['redis-url'] ?? process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/6',
   out: argv.out ?? path.join(__dirname, 'chat-scale-results.md'),
+  /** A directory: instances run with --cpu-prof and write their V8 CPU profiles there on exit. */
+  cpuProf: argv['cpu-prof'] ? path.resolve(argv['cpu-prof']) : null,
 };
 const TARGET_P99_MS = 100;
 
@@ -75,6 +80,37 @@ function pidsWhere(test: (cmdline: string) => boolean): number[] {
 const pgPids = (db: string) => pidsWhere((c) => c.startsWith('postgres:') && c.includes(` ${db} `));
 const redisPids = () => pidsWhere((c) => c.startsWith('redis-server') || c.includes('/redis-server'));
 const sumCpu = (pids: number[]) => pids.reduce((a, p) => a + cpuSeconds(p), 0);
+
+/** Redis `INFO commandstats` calls per command (the whole server: other users add noise). */
+function commandCalls(): Map<string, number> {
+  const r = spawnSync('redis-cli', ['-u', opts.redisUrl, 'INFO', 'commandstats'], { encoding: 'utf8', timeout: 10_000 });
+  const calls = new Map<string, number>();
+  for (const m of (r.stdout ?? '').matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(m[1]!, Number(m[2]));
+  return calls;
+}
+
+/**
+ * `--cpu-prof` is not allowed in NODE_OPTIONS (Node 20) and the instances are started by the test
+ * helper: a preload script starts V8's profiler through the inspector and writes the profile to
+ * BENCH_CPU_PROF when the process exits (SIGTERM drains and exits 0).
+ */
+function profilerPreload(dir: string): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'preload-profiler.cjs');
+  fs.writeFileSync(file, `const inspector = require('node:inspector');
+const fs = require('node:fs');
+const session = new inspector.Session();
+session.connect();
+session.post('Profiler.enable');
+session.post('Profiler.setSamplingInterval', { interval: 500 });
+session.post('Profiler.start');
+process.on('exit', () => {
+  session.post('Profiler.stop', (err, r) => { if (!err) fs.writeFileSync(process.env.BENCH_CPU_PROF, JSON.stringify(r.profile)); });
+});
+`);
+  return file;
+}
+const stampNow = () => new Date().toISOString().replace(/\D/g, '').slice(8, 14);
 
 // Workers (chat-worker.ts protocol) ------------------------------------------------------------
 type Worker = { request: <T>(msg: object, reply: string, timeoutMs: number) => Promise<T>; stop: () => Promise<void> };
@@ -138,7 +174,7 @@ async function tokens(url: string, clientId: string, secret: string, n: number):
   return out;
 }
 
-type RateRow = { rate: number; windows: Array<{ p50: number; p99: number; cpuInst: number; cpuPg: number; cpuRedis: number; answers: number; errors: number }> };
+type RateRow = { rate: number; windows: Array<{ p50: number; p99: number; cpuInst: number; cpuPg: number; cpuRedis: number; answers: number; errors: number }>; commands?: Map<string, number>; commandAnswers?: number };
 type TopologyResult = {
   name: string; instances: number; redis: boolean; rows: RateRow[]; held: number | null;
   idle: { sockets: number; perSocketKb: number; rssBeforeMb: number[]; rssAfterMb: number[]; failed: number } | null;
@@ -154,6 +190,7 @@ async function runTopology(name: 'one' | 'two-local' | 'two-redis', dbUrl: strin
   for (let i = 0; i < n; i++) {
     instances.push(await startInstance(`instance-${i}`, {
       DATABASE_URL: dbUrl, ...(redis ? { REDIS_URL: opts.redisUrl, REDIS_PREFIX: prefix } : {}),
+      ...(opts.cpuProf ? { NODE_OPTIONS: `--require ${profilerPreload(opts.cpuProf)}`, BENCH_CPU_PROF: path.join(opts.cpuProf, `${name}-${i}-${stampNow()}.cpuprofile`) } : {}),
       TOKEN_RATE_PER_CLIENT_PER_MINUTE: '10000000', TOKEN_RATE_PER_IP_PER_MINUTE: '10000000', SOCKET_EVENTS_PER_10S: '100000', TRUST_PROXY: '',
       // One load generator on one address: the per-address and per-visitor limits would refuse it.
       WIDGET_SOCKETS_PER_ADDRESS: '1000000', ASKS_PER_MINUTE_PER_ADDRESS: '10000000', ASKS_PER_MINUTE_PER_VISITOR: '10000000', ASKS_PER_MINUTE_PER_CLIENT: '10000000',
@@ -202,8 +239,13 @@ async function runTopology(name: 'one' | 'two-local' | 'two-redis', dbUrl: strin
       const pg = pgPids(dbName);
       const rp = redisPids();
       const c0 = { inst: sumCpu(pids), pg: sumCpu(pg), redis: sumCpu(rp) };
+      const k0 = redis ? commandCalls() : null;
       const results = await Promise.all(workers.map((w) => w.request<Asked>({ type: 'ask', rate: rate / workers.length, warmupS: opts.warmup, durationS: opts.duration, questions: QUESTIONS, timeoutMs: 15_000 }, 'asked', (opts.duration + opts.warmup + 40) * 1000)));
       const c1 = { inst: sumCpu(pids), pg: sumCpu(pgPids(dbName).filter((p) => pg.includes(p))), redis: sumCpu(rp) };
+      if (k0) {
+        row.commands ??= new Map();
+        for (const [cmd, n] of commandCalls()) row.commands.set(cmd, (row.commands.get(cmd) ?? 0) + n - (k0.get(cmd) ?? 0));
+      }
       const first = results.flatMap((r) => r.firstDelta);
       const total = results.reduce((a, r) => a + r.sentMeasured, 0);
       const answers = results.reduce((a, r) => a + r.done.length, 0) || 1;
@@ -212,9 +254,11 @@ async function runTopology(name: 'one' | 'two-local' | 'two-redis', dbUrl: strin
       const all = answers * (opts.warmup + opts.duration) / opts.duration;
       const w = { ...p50p99(first, total), cpuInst: (c1.inst - c0.inst) / all * 1000, cpuPg: (c1.pg - c0.pg) / all * 1000, cpuRedis: (c1.redis - c0.redis) / all * 1000, answers, errors };
       row.windows.push(w);
+      if (k0) row.commandAnswers = (row.commandAnswers ?? 0) + all;
       log(`${name} ${rate} q/s #${rep + 1}: first delta p50 ${f1(w.p50)} p99 ${f1(w.p99)} ms; CPU ms/answer inst ${f2(w.cpuInst)} pg ${f2(w.cpuPg)} redis ${f2(w.cpuRedis)}; errors ${errors}${errorKinds(results)}; deltas/answer ${f1(results.reduce((a, r) => a + (r.deltas ?? 0), 0) / all)}`);
     }
     rows.push(row);
+    if (row.commands) log(`${name} ${rate} q/s: Redis commands per answer ${commandsPerAnswer(row)}`);
     // Past the steady 150 q/s of the comparison, a rate far above the goal ends the sweep.
     if (rate >= 150 && median(row.windows.map((w) => w.p99)) > 4 * TARGET_P99_MS) { log(`${name}: p99 far above the goal at ${rate} q/s; higher rates skipped`); break; }
   }
@@ -224,6 +268,13 @@ async function runTopology(name: 'one' | 'two-local' | 'two-redis', dbUrl: strin
 
   await stopAll();
   return { name, instances: n, redis, rows, held, idle };
+}
+
+/** Redis calls per answer over a rate's windows, the commands that matter (≥ 0.05 per answer). */
+function commandsPerAnswer(row: RateRow): string {
+  if (!row.commands || !row.commandAnswers) return '–';
+  return [...row.commands].map(([c, n]) => [c, n / row.commandAnswers!] as const).filter(([c, x]) => x >= 0.05 && c !== 'info')
+    .sort((a, b) => b[1] - a[1]).map(([c, x]) => `${c} ${x.toFixed(2)}`).join(', ');
 }
 
 function report(results: TopologyResult[], meta: Record<string, string>): string {
@@ -237,6 +288,8 @@ function report(results: TopologyResult[], meta: Record<string, string>): string
       lines.push(`| ${r.name} | ${row.rate} | ${f1(m('p50'))} | ${f1(m('p99'))} | ${f2(m('cpuInst'))} | ${f2(m('cpuPg'))} | ${r.redis ? f2(m('cpuRedis')) : '–'} | ${row.windows.reduce((a, w) => a + w.errors, 0)} |`);
     }
   }
+  const withCommands = results.flatMap((r) => r.rows.filter((row) => row.commands).map((row) => `| ${r.name} | ${row.rate} | ${commandsPerAnswer(row)} |`));
+  if (withCommands.length) lines.push('', 'Redis commands per answer (`INFO commandstats` over the windows, warm-up included; the whole server):', '', '| topology | rate q/s | calls per answer |', '|---|---|---|', ...withCommands);
   lines.push('', '| topology | highest rate held at p99 ≤ 100 ms | idle sockets | RSS per idle socket | instance RSS before → after (MB) |', '|---|---|---|---|---|');
   for (const r of results) {
     lines.push(`| ${r.name} | ${r.held ?? 'none of the rates'} | ${r.idle ? `${r.idle.sockets}${r.idle.failed ? ` (${r.idle.failed} failed)` : ''}` : '–'} | ${r.idle ? `${f1(r.idle.perSocketKb)} KB` : '–'} | ${r.idle ? r.idle.rssBeforeMb.map((b, i) => `${b.toFixed(0)} → ${r.idle!.rssAfterMb[i]!.toFixed(0)}`).join(', ') : '–'} |`);
