@@ -135,12 +135,15 @@ export async function applyImport(db: Db, accountId: number, onStep: (step: stri
     WHERE conversations.account_id = ${accountId}`);
 
   onStep('responses');
+  // Rows in primary-key order: the key index is then filled in one pass instead of at random
+  // places, and the sort of a large import gets the memory to stay mostly in RAM (this statement only).
+  await db.execute(sql`SET LOCAL work_mem = '64MB'`);
   // A response the file inserts or changes gets updated_at = now(); an unchanged one is not rewritten.
   // Conversations keep the file's updated_at (CONTRACTS §3): an import never invents one.
   await db.execute(sql`
     INSERT INTO responses (id, account_id, conversation_id, channel_id, question, answer, likes, dislikes, comments, created_at, updated_at)
     SELECT id, ${accountId}, conversation_id, channel_id, question, answer, likes, dislikes, comments, created_at, now()
-    FROM import_responses
+    FROM import_responses ORDER BY id
     ON CONFLICT (id) DO UPDATE SET conversation_id = excluded.conversation_id, channel_id = excluded.channel_id,
       question = excluded.question, answer = excluded.answer, likes = excluded.likes,
       dislikes = excluded.dislikes, comments = excluded.comments, created_at = excluded.created_at, updated_at = now()
@@ -149,6 +152,8 @@ export async function applyImport(db: Db, accountId: number, onStep: (step: stri
            responses.dislikes, responses.comments, responses.created_at)
         IS DISTINCT FROM (excluded.conversation_id, excluded.channel_id, excluded.question, excluded.answer, excluded.likes,
            excluded.dislikes, excluded.comments, excluded.created_at)`);
+
+  await db.execute(sql`SET LOCAL work_mem TO DEFAULT`);
 
   onStep('counters');
   await db.execute(sql`

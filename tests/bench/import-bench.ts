@@ -7,6 +7,7 @@
  *
  * usage: tsx tests/bench/import-bench.ts [--conversations 100000] [--responses 1000000]
  *        [--pglite] [--pg-url postgres://postgres@127.0.0.1:5432/postgres] [--keep-file]
+ *        [--accounts 2] (1: only the first customer, into empty tables; halves the run)
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,7 +21,7 @@ const { values: argv } = parseArgs({
   options: {
     conversations: { type: 'string', default: '100000' }, responses: { type: 'string', default: '1000000' },
     pglite: { type: 'boolean', default: false }, 'pg-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
-    'keep-file': { type: 'boolean', default: false }, 'second-account': { type: 'boolean', default: true },
+    'keep-file': { type: 'boolean', default: false }, accounts: { type: 'string', default: '2' },
   },
 });
 const C = Number(argv.conversations);
@@ -48,7 +49,8 @@ async function cliJson(args: string[], env: Record<string, string | undefined>) 
 
 async function importInto(label: string, env: Record<string, string | undefined>, files: string[]) {
   const results: string[] = [];
-  const accounts = argv['second-account'] ? 2 : 1;
+  const accounts = Number(argv.accounts);
+  if (accounts !== 1 && accounts !== 2) throw new Error('--accounts must be 1 or 2');
   for (let i = 0; i < accounts; i++) {
     const file = files[i]!;
     const acct = await cliJson(['account', 'create', '--name', `Bench ${i}`, '--admin-email', `bench${i}-${Date.now()}@example.test`, '--admin-password', 'benchmark-password'], env);
@@ -65,7 +67,7 @@ async function main() {
   const dir = path.join(process.cwd(), 'bench-data');
   fs.mkdirSync(dir, { recursive: true });
   // Two files of the same shape with different ids (seeds): two customers migrating.
-  const files = [42, 43].map((seed) => path.join(dir, `import-${C}-${R}-${seed}.ndjson`));
+  const files = [42, 43].slice(0, Number(argv.accounts)).map((seed) => path.join(dir, `import-${C}-${R}-${seed}.ndjson`));
   for (const [i, file] of files.entries()) {
     if (fs.existsSync(file)) continue;
     log(`generating ${file}`);
