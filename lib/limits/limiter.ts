@@ -39,6 +39,12 @@ function registry(): Registry {
   return g[KEY]!;
 }
 
+/**
+ * Every limiter handed out, with its store and rule, for consumeInOrder. Apart from the registry:
+ * a limiter taken before resetLimiters() keeps working (its holder still charges its own store).
+ */
+const entries: WeakMap<Limiter, Entry> = ((globalThis as { [k: symbol]: WeakMap<Limiter, Entry> })[Symbol.for('svc.limiter-entries')] ??= new WeakMap());
+
 function build(name: string, rule: LimitRule): { impl: RateLimiterAbstract; insurance: RateLimiterMemory | null } {
   const base = { keyPrefix: `svc-limit:${name}`, points: rule.points, duration: rule.durationSeconds, blockDuration: rule.blockSeconds ?? 0 };
   const memory = new RateLimiterMemory(base);
@@ -88,7 +94,9 @@ export function getLimiter(name: string, rule: LimitRule): Limiter {
       await impl.reward(key, points);
     },
   };
-  reg.set(name, { limiter, impl, insurance, rule });
+  const entry = { limiter, impl, insurance, rule };
+  reg.set(name, entry);
+  entries.set(limiter, entry);
   return limiter;
 }
 
@@ -135,31 +143,30 @@ const definedOn = new WeakSet<Redis>();
  * supported here (they would need the library's blocking logic).
  */
 export async function consumeInOrder(stages: ReadonlyArray<readonly [Limiter, string]>): Promise<LimitResult & { limiter?: string }> {
-  const reg = registry();
-  const entries = stages.map(([l, key]) => {
-    const e = reg.get(l.name);
-    if (!e || e.limiter !== l) throw new Error(`limiter ${l.name} is not registered`);
+  const staged = stages.map(([l, key]) => {
+    const e = entries.get(l);
+    if (!e) throw new Error(`limiter ${l.name} was not made by getLimiter`);
     if (e.rule.blockSeconds) throw new Error(`limiter ${l.name} blocks; consumeInOrder does not support blocking`);
     return { e, key };
   });
   const redis = getRedis();
-  if (redis && entries.every(({ e }) => e.impl instanceof RateLimiterRedis)) {
+  if (redis && staged.every(({ e }) => e.impl instanceof RateLimiterRedis)) {
     if (!definedOn.has(redis)) {
       redis.defineCommand('svcConsumeInOrder', { lua: CONSUME_IN_ORDER_LUA });
       definedOn.add(redis);
     }
-    const keys = entries.map(({ e, key }) => e.impl.getKey(key));
-    const args = entries.flatMap(({ e }) => [e.rule.durationSeconds, e.rule.points]);
+    const keys = staged.map(({ e, key }) => e.impl.getKey(key));
+    const args = staged.flatMap(({ e }) => [e.rule.durationSeconds, e.rule.points]);
     try {
       const [stage, value] = await (redis as OrderedRedis).svcConsumeInOrder(keys.length, ...keys, 1, ...args);
       if (stage === 0) return { allowed: true, remaining: value };
-      return refused(entries[stage - 1]!.e.limiter.name, value);
+      return refused(staged[stage - 1]!.e.limiter.name, value);
     } catch {
       // Redis away (the connection fails fast): the insurance limiters below, in the same order.
     }
   }
   let remaining = Infinity;
-  for (const { e, key } of entries) {
+  for (const { e, key } of staged) {
     const store = e.insurance ?? e.impl;
     try {
       remaining = Math.min(remaining, (await store.consume(key, 1)).remainingPoints);
