@@ -5,7 +5,7 @@ import { hostAllowed, originHost } from '../auth/domains';
 import { TokenRefused, verifyWidgetToken, withVisitor, type WidgetClaims } from '../auth/widget-tokens';
 import { onInvalidation } from '../cache/invalidation';
 import { getEnv } from '../env';
-import { consumeInOrder, getLimiter } from '../limits/limiter';
+import { enforceInOrder, getLimiter } from '../limits/limiter';
 import { addressLimitKey, clientAddressOf } from '../net/client-address';
 import { metrics } from '../ops/metrics';
 import { isDraining, onDrain } from '../server/drain';
@@ -156,10 +156,7 @@ export function attachWidgetNamespace(io: Server): Namespace {
       if (!req.conversation_id) refuseWhenFull(); // before a new conversation is created
       // In this order, one Redis round trip: the shared per-address and per-client budgets are
       // charged only when the visitor's own passed, so one visitor's flood never spends them.
-      const r = await consumeInOrder([[asks.visitor, visitorKey], [asks.address, data.address], [asks.client, claims.clientId]]);
-      if (!r.allowed) {
-        throw new AppError('rate_limited', `Too many questions; retry in ${r.retryAfterSeconds} s.`, { headers: { 'Retry-After': String(r.retryAfterSeconds) } });
-      }
+      await enforceInOrder([[asks.visitor, visitorKey], [asks.address, data.address], [asks.client, claims.clientId]], 'questions');
       return ask(claims, join, req);
     });
     on('conversation:resume', (req) => resume(claims, join, (e) => socket.emit('event', e), req));

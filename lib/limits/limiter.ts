@@ -31,7 +31,7 @@ export type Limiter = {
 const KEY = Symbol.for('svc.limiters');
 /** A limiter and what the ordered check (consumeInOrder) needs of it: its store and its rule. */
 type Entry = { limiter: Limiter; impl: RateLimiterAbstract; insurance: RateLimiterMemory | null; rule: LimitRule };
-type Registry = Map<string, Entry>;
+type Registry = Map<string, Limiter>;
 
 function registry(): Registry {
   const g = globalThis as { [KEY]?: Registry };
@@ -57,11 +57,23 @@ function build(name: string, rule: LimitRule): { impl: RateLimiterAbstract; insu
 /** Counts refusals per limiter name (the metrics endpoint reads it; on globalThis like the limiters). */
 export const refusalCounts: Map<string, number> = ((globalThis as { [k: symbol]: Map<string, number> })[Symbol.for('svc.limit-refusals')] ??= new Map());
 
+function refused(name: string, msBeforeNext: number): LimitResult & { limiter: string } {
+  refusalCounts.set(name, (refusalCounts.get(name) ?? 0) + 1);
+  return { allowed: false, limiter: name, retryAfterSeconds: Math.max(1, Math.ceil(msBeforeNext / 1000)) };
+}
+
+/** The one rate_limited error: 429 with Retry-After over HTTP, `rate_limited` on a socket. */
+function throwIfRefused(r: LimitResult, what: string): void {
+  if (!r.allowed) {
+    throw new AppError('rate_limited', `Too many ${what}; retry in ${r.retryAfterSeconds} s.`, { headers: { 'Retry-After': String(r.retryAfterSeconds) } });
+  }
+}
+
 /** The limiter called `name` with `rule` (the first caller's rule wins for a name). */
 export function getLimiter(name: string, rule: LimitRule): Limiter {
   const reg = registry();
   const existing = reg.get(name);
-  if (existing) return existing.limiter;
+  if (existing) return existing;
   const { impl, insurance } = build(name, rule);
   const limiter: Limiter = {
     name,
@@ -70,18 +82,12 @@ export function getLimiter(name: string, rule: LimitRule): Limiter {
         const r = await impl.consume(key, cost);
         return { allowed: true, remaining: r.remainingPoints };
       } catch (e) {
-        if (e instanceof RateLimiterRes) {
-          refusalCounts.set(name, (refusalCounts.get(name) ?? 0) + 1);
-          return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(e.msBeforeNext / 1000)) };
-        }
+        if (e instanceof RateLimiterRes) return refused(name, e.msBeforeNext);
         throw e;
       }
     },
     async enforce(key, what, cost = 1) {
-      const r = await limiter.consume(key, cost);
-      if (!r.allowed) {
-        throw new AppError('rate_limited', `Too many ${what}; retry in ${r.retryAfterSeconds} s.`, { headers: { 'Retry-After': String(r.retryAfterSeconds) } });
-      }
+      throwIfRefused(await limiter.consume(key, cost), what);
     },
     async peek(key) {
       const r = await impl.get(key);
@@ -94,16 +100,11 @@ export function getLimiter(name: string, rule: LimitRule): Limiter {
       await impl.reward(key, points);
     },
   };
-  const entry = { limiter, impl, insurance, rule };
-  reg.set(name, entry);
-  entries.set(limiter, entry);
+  reg.set(name, limiter);
+  entries.set(limiter, { limiter, impl, insurance, rule });
   return limiter;
 }
 
-function refused(name: string, msBeforeNext: number): LimitResult & { limiter: string } {
-  refusalCounts.set(name, (refusalCounts.get(name) ?? 0) + 1);
-  return { allowed: false, limiter: name, retryAfterSeconds: Math.max(1, Math.ceil(msBeforeNext / 1000)) };
-}
 
 /**
  * The stages of rate-limiter-flexible's fixed window (its Redis script: SET NX EX, INCRBY, PTTL)
@@ -176,6 +177,11 @@ export async function consumeInOrder(stages: ReadonlyArray<readonly [Limiter, st
     }
   }
   return { allowed: true, remaining };
+}
+
+/** consumeInOrder, refused as `enforce` refuses: AppError('rate_limited') naming `what`. */
+export async function enforceInOrder(stages: ReadonlyArray<readonly [Limiter, string]>, what: string): Promise<void> {
+  throwIfRefused(await consumeInOrder(stages), what);
 }
 
 /** Drops every limiter (tests that change REDIS_URL between servers in one process). */
