@@ -1,10 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
+import { preparedRows } from './prepared';
 import { utcText } from './shared';
 
 /** The conversation if it belongs to this visitor of this account, else null. */
 export async function getVisitorConversation(db: Db, accountId: number, visitorId: string, conversationId: string) {
-  const [row] = await rows<{ id: string; last_seq: number; channel_id: number }>(db, sql`
+  const [row] = await preparedRows<{ id: string; last_seq: number; channel_id: number }>(db, sql`
     SELECT id, last_seq, channel_id FROM conversations
     WHERE id = ${conversationId} AND account_id = ${accountId} AND visitor_id = ${visitorId}`);
   return row ?? null;
@@ -32,7 +33,7 @@ async function withRetry<T>(fn: () => Promise<T>): Promise<T> {
 export async function insertWidgetConversation(db: Db, accountId: number, v: {
   id: string; channelId: number; title: string; visitorId: string; clientId: string;
 }): Promise<boolean> {
-  const done = await withRetry(() => rows<{ id: number }>(db, sql`
+  const done = await withRetry(() => preparedRows<{ id: number }>(db, sql`
     WITH c AS (
       INSERT INTO conversations (id, account_id, channel_id, title, status, created_at, updated_at, visitor_id, client_id)
       VALUES (${v.id}, ${accountId}, ${v.channelId}, ${v.title}, 'Open', now(), now(), ${v.visitorId}, ${v.clientId})
@@ -55,7 +56,7 @@ export type StoredEvent = { seq: number; kind: string; payload: Record<string, u
  * written, so stored seqs are unique and gap-free.
  */
 export async function nextSeq(db: Db, conversationId: string): Promise<number> {
-  const [row] = await rows<{ last_seq: number }>(db, sql`
+  const [row] = await preparedRows<{ last_seq: number }>(db, sql`
     UPDATE conversations SET last_seq = last_seq + 1 WHERE id = ${conversationId} RETURNING last_seq`);
   if (!row) throw new Error(`conversation ${conversationId} is gone`);
   return row.last_seq;
@@ -63,7 +64,7 @@ export async function nextSeq(db: Db, conversationId: string): Promise<number> {
 
 /** Stores an event with the next seq of its conversation (the payload is kept without `seq`). */
 export async function insertConversationEvent(db: Db, conversationId: string, kind: string, payload: object): Promise<number> {
-  const [row] = await rows<{ seq: number }>(db, sql`
+  const [row] = await preparedRows<{ seq: number }>(db, sql`
     WITH s AS (UPDATE conversations SET last_seq = last_seq + 1 WHERE id = ${conversationId} RETURNING last_seq)
     INSERT INTO conversation_events (conversation_id, seq, kind, payload)
     SELECT ${conversationId}, last_seq, ${kind}, ${JSON.stringify(payload)}::jsonb FROM s RETURNING seq`);
@@ -73,13 +74,13 @@ export async function insertConversationEvent(db: Db, conversationId: string, ki
 
 /** Stored events after `afterSeq`, oldest first, at most `limit`; each payload carries its seq. */
 export async function listEventsAfter(db: Db, conversationId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
-  return rows<StoredEvent>(db, sql`
+  return preparedRows<StoredEvent>(db, sql`
     SELECT seq, kind, payload || jsonb_build_object('seq', seq) AS payload FROM conversation_events
     WHERE conversation_id = ${conversationId} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`);
 }
 
 export async function findResponseByClientMessage(db: Db, conversationId: string, clientMessageId: string) {
-  const [row] = await rows<{ id: string }>(db, sql`
+  const [row] = await preparedRows<{ id: string }>(db, sql`
     SELECT id FROM responses WHERE conversation_id = ${conversationId} AND client_message_id = ${clientMessageId}`);
   return row ?? null;
 }
@@ -95,7 +96,7 @@ export type AnswerJob = { question: string; channel_id: number; question_message
 export async function insertQuestion(db: Db, accountId: number, q: {
   conversationId: string; responseId: string; clientMessageId: string; owner: string; leaseSeconds: number; job: AnswerJob; payload: object;
 }): Promise<{ responseId: string; seq: number | null }> {
-  const [row] = await rows<{ seq: number }>(db, sql`
+  const [row] = await preparedRows<{ seq: number }>(db, sql`
     WITH a AS (
       INSERT INTO chat_answers (response_id, conversation_id, account_id, client_message_id, job, owner, lease_until)
       VALUES (${q.responseId}, ${q.conversationId}, ${accountId}, ${q.clientMessageId}, ${JSON.stringify(q.job)}::jsonb, ${q.owner},
@@ -107,7 +108,7 @@ export async function insertQuestion(db: Db, accountId: number, q: {
     INSERT INTO conversation_events (conversation_id, seq, kind, payload)
     SELECT ${q.conversationId}, last_seq, 'question', ${JSON.stringify(q.payload)}::jsonb FROM s RETURNING seq`);
   if (row) return { responseId: q.responseId, seq: row.seq };
-  const [existing] = await rows<{ response_id: string }>(db, sql`
+  const [existing] = await preparedRows<{ response_id: string }>(db, sql`
     SELECT response_id FROM chat_answers WHERE conversation_id = ${q.conversationId} AND client_message_id = ${q.clientMessageId}`);
   if (!existing) throw new Error('question neither stored nor found');
   return { responseId: existing.response_id, seq: null };
@@ -125,7 +126,7 @@ export type NewChatResponse = {
  * so each question gets exactly one answer.done or answer.error.
  */
 export async function insertChatResponse(db: Db, accountId: number, r: NewChatResponse, event: { kind: string; payload: object }): Promise<number | null> {
-  const result = await withRetry(() => rows<{ seq: number }>(db, sql`
+  const result = await withRetry(() => preparedRows<{ seq: number }>(db, sql`
     WITH ins AS (
       INSERT INTO responses (id, account_id, conversation_id, channel_id, question, answer, error, client_message_id,
         question_message_id, answer_message_id, sources, created_at, updated_at)

@@ -1,6 +1,7 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
-import { rows, type Db } from '../client';
+import { type Db } from '../client';
 import { kbChunks, kbDocuments } from '../schema';
+import { preparedRows } from './prepared';
 
 export type NewDocument = {
   filename: string; title: string; contentType: string; size: number; conversationId?: string | null; attachmentId?: string | null;
@@ -35,23 +36,23 @@ export async function deleteDocument(db: Db, accountId: number, documentId: stri
 
 /** The english-stemmed words of a text, stop words dropped, each with its number of occurrences. */
 export async function textLexemes(db: Db, text: string): Promise<Array<{ lexeme: string; count: number }>> {
-  return rows<{ lexeme: string; count: number }>(db, sql`
+  return preparedRows<{ lexeme: string; count: number }>(db, sql`
     SELECT u.lexeme, cardinality(u.positions)::int AS count FROM unnest(to_tsvector('english', ${text})) u`);
 }
 
 /**
- * The written forms of `lexemes` in each of `texts`: for every text (by index), each stemmed word
- * among `lexemes` with the distinct lower-cased words that the english configuration stemmed to it.
+ * The written forms of `lexemes` (null: of every word) in each of `texts`: for every text (by
+ * index), each stemmed word with the distinct lower-cased words that the english configuration
+ * stemmed to it.
  */
-export async function surfaceForms(db: Db, texts: string[], lexemes: string[]): Promise<Array<Map<string, Set<string>>>> {
+export async function surfaceForms(db: Db, texts: string[], lexemes: string[] | null): Promise<Array<Map<string, Set<string>>>> {
   const out = texts.map(() => new Map<string, Set<string>>());
-  if (texts.length === 0 || lexemes.length === 0) return out;
+  if (texts.length === 0 || lexemes?.length === 0) return out;
   const values = sql.join(texts.map((t, i) => sql`(${i}::int, ${t}::text)`), sql`, `);
-  const wanted = sql.join(lexemes.map((l) => sql`${l}::text`), sql`, `);
-  const found = await rows<{ n: number; token: string; lexeme: string }>(db, sql`
+  const wanted = lexemes ? sql` WHERE l.lexeme = ANY(${sql.param(lexemes)}::text[])` : sql``;
+  const found = await preparedRows<{ n: number; token: string; lexeme: string }>(db, sql`
     SELECT DISTINCT t.n, lower(d.token) AS token, l.lexeme
-    FROM (VALUES ${values}) AS t(n, txt), LATERAL ts_debug('english', t.txt) d, LATERAL unnest(d.lexemes) AS l(lexeme)
-    WHERE l.lexeme IN (${wanted})`);
+    FROM (VALUES ${values}) AS t(n, txt), LATERAL ts_debug('english', t.txt) d, LATERAL unnest(d.lexemes) AS l(lexeme)${wanted}`);
   for (const r of found) {
     const m = out[Number(r.n)]!;
     const set = m.get(r.lexeme) ?? new Set<string>();
@@ -81,20 +82,20 @@ export async function matchPassages(db: Db, accountId: number, conversationId: s
   const scope = conversationId
     ? sql`(d.conversation_id IS NULL OR d.conversation_id = ${conversationId})`
     : sql`d.conversation_id IS NULL`;
-  const [stats] = await rows<{ n: number; avg_length: number }>(db, sql`
+  const [stats] = await preparedRows<{ n: number; avg_length: number }>(db, sql`
     SELECT count(*)::int AS n, coalesce(avg(length(c.tsv)), 0)::float8 AS avg_length
     FROM kb_chunks c JOIN kb_documents d ON d.id = c.document_id
     WHERE c.account_id = ${accountId} AND ${scope}`);
   if (lexemes.length === 0 || !stats || stats.n === 0) return { passages: 0, avgLength: 0, candidates: [] as CandidatePassage[] };
   // Lexemes quoted as tsquery literals: taken as they are, never re-parsed.
   const query = lexemes.map((l) => `'${l.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`).join(' | ');
-  const wanted = sql.join(lexemes.map((l) => sql`${l}`), sql`, `);
-  const found = await rows<Omit<CandidatePassage, 'terms'> & { terms: CandidatePassage['terms'] | string }>(db, sql`
+  const wanted = sql.param(lexemes);
+  const found = await preparedRows<Omit<CandidatePassage, 'terms'> & { terms: CandidatePassage['terms'] | string }>(db, sql`
     SELECT c.document_id, d.title, d.filename, c.ordinal, c.content, c.context, length(c.tsv) AS length,
       (SELECT json_agg(json_build_object('lexeme', u.lexeme,
           'context', cardinality(array_positions(u.weights, 'A')),
           'text', cardinality(u.positions) - cardinality(array_positions(u.weights, 'A'))))
-       FROM unnest(c.tsv) u WHERE u.lexeme IN (${wanted})) AS terms
+       FROM unnest(c.tsv) u WHERE u.lexeme = ANY(${wanted}::text[])) AS terms
     FROM kb_chunks c JOIN kb_documents d ON d.id = c.document_id
     WHERE c.account_id = ${accountId} AND ${scope} AND c.tsv @@ ${query}::tsquery`);
   const candidates = found.map((r) => ({ ...r, length: Number(r.length), terms: typeof r.terms === 'string' ? JSON.parse(r.terms) : (r.terms ?? []) }));

@@ -80,15 +80,47 @@ export async function findPassages(accountId: number, conversationId: string | n
   return dropConflations(db, parts.map((p) => p.text.slice(0, 2000)).join('\n'), ranked);
 }
 
+/** How many passages' written forms a process keeps (each a few KB; LRU). */
+const PASSAGE_FORMS_CACHED = 1000;
+const passageFormsCache = new Map<string, Map<string, Set<string>>>();
+
+/**
+ * The written forms of every word of each passage text. Stemming a text is the same every time,
+ * and the same few passages answer most questions, so a process keeps the forms of the passages
+ * it has seen, keyed by their text (a changed passage is another key; nothing goes stale): the
+ * english parser's walk over each passage (`ts_debug`, ~2.7 ms for 600 characters) was most of
+ * PostgreSQL's work per answer. Only unseen passages reach the database.
+ */
+async function passageForms(db: Db, texts: string[]): Promise<Array<Map<string, Set<string>>>> {
+  const out = texts.map((t) => passageFormsCache.get(t));
+  const missing = [...new Set(texts.filter((_, i) => !out[i]))];
+  const found = missing.length > 0 ? await surfaceForms(db, missing, null) : [];
+  missing.forEach((t, k) => {
+    passageFormsCache.set(t, found[k]!);
+    if (passageFormsCache.size > PASSAGE_FORMS_CACHED) passageFormsCache.delete(passageFormsCache.keys().next().value!);
+  });
+  return texts.map((t, i) => {
+    const forms = out[i] ?? passageFormsCache.get(t) ?? found[missing.indexOf(t)]!;
+    // Recently used last: the first key is the one to evict.
+    passageFormsCache.delete(t);
+    passageFormsCache.set(t, forms);
+    return forms;
+  });
+}
+
 /**
  * The relevance of each ranked passage without the words it shares with the question only through
  * the stemmer (ranking.ts sameWord): the written forms of the question's words and the passage's
- * (title, headings and text) are compared. One query for the question and every passage.
+ * (title, headings and text) are compared. The question's forms take one query; the passages'
+ * come from passageForms.
  */
 async function dropConflations(db: Db, question: string, ranked: RankedPassage[]): Promise<RankedPassage[]> {
   if (ranked.length === 0) return ranked;
   const lexemes = [...new Set(ranked.flatMap((p) => p.evidence.map((e) => e.lexeme)))];
-  const [asked, ...passages] = await surfaceForms(db, [question, ...ranked.map((p) => `${p.context}\n${p.content}`)], lexemes);
+  const [[asked], passages] = await Promise.all([
+    surfaceForms(db, [question], lexemes),
+    passageForms(db, ranked.map((p) => `${p.context}\n${p.content}`)),
+  ]);
   const compounds = compoundsIn(question);
   const headOf = (c: Compound) => [...asked!.entries()].find(([, forms]) => forms.has(c.head))?.[0];
   return ranked.map((p, i) => {

@@ -1,6 +1,6 @@
 /**
- * `npm run bench:chat` — the cost of scaling out (issue 10 item 9). Three topologies on one fresh
- * PostgreSQL database, each started fresh:
+ * `npm run bench:chat` — the cost of scaling out (issue 10 item 9). Three topologies, each started
+ * fresh on its own fresh PostgreSQL database:
  *   one        1 instance
  *   two-local  2 instances that share nothing (no REDIS_URL); each serves its own widgets
  *   two-redis  2 instances on Redis (REDIS_URL, a prefix of this run)
@@ -280,7 +280,7 @@ function commandsPerAnswer(row: RateRow): string {
 function report(results: TopologyResult[], meta: Record<string, string>): string {
   const lines: string[] = [];
   lines.push(`Machine: ${meta.machine}. Date: ${meta.date}. PostgreSQL: ${meta.pg}. Redis: ${meta.redis}.`, '');
-  lines.push(`Sizes: ${opts.askers} asking sockets spread evenly over the instances, open-loop asks (built-in knowledge-base engine, ${QUESTIONS.length} FAQ questions), ${opts.warmup} s warm-up + ${opts.duration} s measured per window, ${opts.repeats} windows per rate; medians of the windows. Asks without a first delta count as +∞. CPU per answer = CPU seconds of the process group during the window ÷ answers of the window (warm-up included), from /proc/<pid>/stat; PostgreSQL = the backends of this run's database; Redis = the whole redis-server process (shared with other users of the machine's Redis).`, '');
+  lines.push(`Sizes: ${opts.askers} asking sockets spread evenly over the instances, open-loop asks (built-in knowledge-base engine, ${QUESTIONS.length} FAQ questions), ${opts.warmup} s warm-up + ${opts.duration} s measured per window, ${opts.repeats} windows per rate; medians of the windows. Asks without a first delta count as +∞. CPU per answer = CPU seconds of the process group during the window ÷ answers of the window (warm-up included), from /proc/<pid>/stat; PostgreSQL = the backends of the topology's own fresh database; Redis = the whole redis-server process (shared with other users of the machine's Redis).`, '');
   lines.push('| topology | rate q/s | first delta p50 ms | p99 ms | instance CPU ms/answer | PostgreSQL | Redis | errors |', '|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     for (const row of r.rows) {
@@ -297,25 +297,37 @@ function report(results: TopologyResult[], meta: Record<string, string>): string
   return `${lines.join('\n')}\n`;
 }
 
-async function main() {
-  if (!fs.existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) throw new Error('no production build: run node scripts/build.mjs first');
-  const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
-  const dbName = `svc_chatscale_${stamp}_${process.pid}`;
-  const admin = postgres(opts.pgUrl, { max: 1, onnotice: () => {} });
+type Setup = { dbUrl: string; dbName: string; client: { id: string; secret: string } };
+
+/**
+ * A fresh database with the bench's account, widget client and knowledge base. Each topology gets
+ * its own: PostgreSQL's cost per answer grows as one database fills (run 6 saw 6.9 → 10.3 ms over
+ * four topologies), which would charge every later topology for the earlier ones.
+ */
+async function freshDatabase(admin: postgres.Sql, stamp: string, n: number): Promise<Setup> {
+  const dbName = `svc_chatscale_${stamp}_${process.pid}_${n}`;
   await admin.unsafe(`CREATE DATABASE ${dbName}`);
-  cleanups.push(async () => { await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {}); await admin.end({ timeout: 5 }); });
+  cleanups.push(async () => { await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {}); });
   const url = new URL(opts.pgUrl);
   url.pathname = `/${dbName}`;
   const dbUrl = url.toString();
-  const prefix = `chatscale-${process.pid}:`;
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: dbUrl, SVC_DEMO: '0' };
   delete env.REDIS_URL;
-  const account = cli(env, ['account', 'create', '--name', 'Bench', '--admin-email', `bench-${stamp}@example.test`, '--admin-password', 'bench password 123']);
+  const account = cli(env, ['account', 'create', '--name', 'Bench', '--admin-email', `bench-${stamp}-${n}@example.test`, '--admin-password', 'bench password 123']);
   const client = cli(env, ['widget', 'client', 'create', '--account', String(account.account_id), '--domain', 'localhost']);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-chatscale-'));
   fs.writeFileSync(path.join(dir, 'faq.md'), FAQ);
   cli(env, ['kb', 'add', '--account', String(account.account_id), '--file', path.join(dir, 'faq.md')]);
   fs.rmSync(dir, { recursive: true, force: true });
+  return { dbUrl, dbName, client: { id: String(client.client_id), secret: String(client.client_secret) } };
+}
+
+async function main() {
+  if (!fs.existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) throw new Error('no production build: run node scripts/build.mjs first');
+  const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
+  const admin = postgres(opts.pgUrl, { max: 1, onnotice: () => {} });
+  cleanups.push(async () => { await admin.end({ timeout: 5 }); });
+  const prefix = `chatscale-${process.pid}:`;
 
   const [v] = await admin.unsafe<{ v: string }[]>('SELECT version() AS v');
   const redisVersion = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout.trim().split(' ').find((s) => s.startsWith('v='))?.slice(2) ?? '?';
@@ -325,7 +337,10 @@ async function main() {
     date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC', pg: v!.v.split(' on ')[0]!, redis: `redis-server ${redisVersion}`,
   };
   const results: TopologyResult[] = [];
-  for (const t of opts.topologies) results.push(await runTopology(t, dbUrl, dbName, { id: String(client.client_id), secret: String(client.client_secret) }, prefix));
+  for (const [i, t] of opts.topologies.entries()) {
+    const setup = await freshDatabase(admin, stamp, i);
+    results.push(await runTopology(t, setup.dbUrl, setup.dbName, setup.client, `${prefix}${i}:`));
+  }
   const md = report(results, meta);
   process.stdout.write(md);
   if (!smoke) { fs.writeFileSync(opts.out, md); log(`wrote ${opts.out}`); }
