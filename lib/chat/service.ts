@@ -15,7 +15,7 @@ import { indexAttachedDocuments } from '../uploads/service';
 import { effectiveBotSettings } from '../bot/settings';
 import { answerEngine, EngineError, sourcesForVisitors, type Source } from './engine';
 import { publish, readLive } from './live';
-import { recordConversationCreated, recordResponseEvent, webhookEventsCommitted } from '../webhooks/events';
+import { changeWithEvent, recordConversationCreated, recordResponseEvent, webhookEventsCommitted } from '../webhooks/events';
 import type { ClientRequest, HistoryMessage, ServerEvent, UploadInfo } from './protocol';
 
 /** Delta events sent per answer at most; the rest arrives with answer.done. */
@@ -94,13 +94,12 @@ export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientReque
     conversationId = firstConversationId(claims.accountId, claims.visitorId, req.client_message_id);
     const newId = conversationId;
     // The conversation and its webhook event commit together (CONTRACTS §11: an outbox).
-    webhookEventsCommitted(await db.transaction(async (txRaw) => {
-      const tx = txRaw as unknown as typeof db;
-      const created = await insertWidgetConversation(tx, claims.accountId, {
+    const { queued } = await changeWithEvent(db, claims.accountId, 'conversation.created',
+      (d) => insertWidgetConversation(d, claims.accountId, {
         id: newId, channelId: claims.channelId, title: titleOf(req.text), visitorId: claims.visitorId, clientId: claims.clientId,
-      });
-      return created ? recordConversationCreated(tx, claims.accountId, newId) : 0;
-    }));
+      }),
+      (tx, created) => (created ? recordConversationCreated(tx, claims.accountId, newId) : Promise.resolve(0)));
+    webhookEventsCommitted(queued);
   }
   const conv = await ownConversation(claims, conversationId);
   join(conversationId);
@@ -115,15 +114,16 @@ export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientReque
   const attachments: UploadInfo[] = uploads.map((u) => ({ upload_id: u.id, filename: u.filename, content_type: u.content_type, size: u.size }));
   const job: AnswerJob = { question: req.text, channel_id: conv.channel_id, question_message_id: randomUUID(), answer_message_id: randomUUID() };
   const event = { type: 'question' as const, conversation_id: conversationId, client_message_id: cmid, response_id: randomUUID(), text: req.text, attachments };
-  const stored = await db.transaction(async (txRaw) => {
-    const tx = txRaw as unknown as typeof db;
-    const r = await insertQuestion(tx, claims.accountId, {
+  const storeQuestion = async (d: typeof db) => {
+    const r = await insertQuestion(d, claims.accountId, {
       conversationId: conversationId!, responseId: event.response_id, clientMessageId: cmid, owner: instanceId(),
       leaseSeconds: getEnv().CHAT_ANSWER_LEASE_SECONDS, job, payload: event,
     });
-    if (r.seq !== null) await attachUploads(tx, claims.accountId, ids, conversationId!, job.question_message_id);
+    if (r.seq !== null) await attachUploads(d, claims.accountId, ids, conversationId!, job.question_message_id);
     return r;
-  });
+  };
+  // Without attachments the question is one statement: no transaction round trips.
+  const stored = ids.length === 0 ? await storeQuestion(db) : await db.transaction((tx) => storeQuestion(tx as unknown as typeof db));
   if (stored.seq === null) return ack(stored.responseId, true);
   publish({ ...event, seq: stored.seq });
   const answer = (async () => {
@@ -218,17 +218,15 @@ async function storeOutcome(a: ClaimedAnswer, outcome: { answer: string; sources
   for (let attempt = 0; ; attempt++) {
     try {
       const db = await getDb();
-      const { seq, queued } = await db.transaction(async (txRaw) => {
-        const tx = txRaw as unknown as typeof db;
-        const stored = await insertChatResponse(tx, a.account_id, {
+      // The stored response (answered or failed) and its webhook event commit together.
+      const { result: seq, queued } = await changeWithEvent(db, a.account_id, 'response.created',
+        (d) => insertChatResponse(d, a.account_id, {
           id: a.response_id, conversationId: a.conversation_id, channelId: a.job.channel_id, question: a.job.question,
           answer: 'error' in outcome ? '' : outcome.answer, error: 'error' in outcome ? outcome.error : null,
           clientMessageId: a.client_message_id, questionMessageId: a.job.question_message_id ?? randomUUID(),
           answerMessageId: a.job.answer_message_id ?? randomUUID(), sources: 'error' in outcome ? [] : outcome.sources,
-        }, { kind: draft.type, payload: draft });
-        // The stored response (answered or failed) and its webhook event commit together.
-        return { seq: stored, queued: stored === null ? 0 : await recordResponseEvent(tx, a.account_id, 'response.created', a.conversation_id, a.response_id) };
-      });
+        }, { kind: draft.type, payload: draft }),
+        (tx, stored) => (stored === null ? Promise.resolve(0) : recordResponseEvent(tx, a.account_id, 'response.created', a.conversation_id, a.response_id)));
       webhookEventsCommitted(queued);
       if (seq !== null) {
         // Stored with its sources (the account's record); sent to visitors without them when the account hides them.

@@ -38,6 +38,25 @@ export function recordResponseEvent(tx: Db, accountId: number, type: 'response.c
   });
 }
 
+/**
+ * Runs a change and records its webhook event with it. Whether the account has an endpoint for
+ * `type` is asked first: without one (most accounts, most of the time) the change runs on its own,
+ * as the single statement it is, so no transaction stays open across round trips while the change
+ * holds the account's counter rows (every answer of an account updates the same rows); with one,
+ * the change and its outbox event commit together, as before. An endpoint subscribed while a
+ * change is in flight may miss that change either way (the check, inside or outside the
+ * transaction, sees endpoints committed before it ran).
+ */
+export async function changeWithEvent<T>(db: Db, accountId: number, type: WebhookEventType, change: (db: Db) => Promise<T>,
+  event: (tx: Db, result: T) => Promise<number>): Promise<{ result: T; queued: number }> {
+  if (!(await hasSubscribedEndpoint(db, accountId, type))) return { result: await change(db), queued: 0 };
+  return db.transaction(async (txRaw) => {
+    const tx = txRaw as unknown as Db;
+    const result = await change(tx);
+    return { result, queued: await event(tx, result) };
+  });
+}
+
 /** After the transaction committed: local workers look at once (others within their poll interval). */
 export function webhookEventsCommitted(queued: number) {
   if (queued > 0) wakeWebhookWorker();
