@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rows, type Db } from '../client';
-import { anyOf, containsPattern, direction, fromUtcText, utcText, type PageWindow } from './shared';
+import { containsPattern, direction, fromUtcText, isOneOf, utcText, type PageWindow } from './shared';
 import { preparedRows } from './prepared';
 
 export type ConversationRow = {
@@ -28,7 +28,7 @@ const COLUMNS = sql`c.id, c.title, c.status, c.response_count, c.channel_id, ch.
 
 export function whereOf(accountId: number, f: ConversationFilter): SQL {
   const conds: SQL[] = [sql`c.account_id = ${accountId}`];
-  if (f.channelIds.length > 0) conds.push(sql`c.channel_id = ${anyOf(f.channelIds)}`);
+  if (f.channelIds.length > 0) conds.push(isOneOf(sql`c.channel_id`, f.channelIds));
   if (f.updatedSince) conds.push(sql`c.updated_at >= ${fromUtcText(f.updatedSince)}`);
   if (f.query) {
     const p = containsPattern(f.query);
@@ -68,7 +68,7 @@ function countSql(accountId: number, f: ConversationFilter): SQL {
     // Conversations of channels whose NAME matches are counted from the exact channel counters;
     // only title matches elsewhere are counted row by row (on the title's trigram index).
     const p = containsPattern(f.query);
-    const inFilter = (column: SQL) => (f.channelIds.length > 0 ? sql` AND ${column} = ${anyOf(f.channelIds)}` : sql``);
+    const inFilter = (column: SQL) => (f.channelIds.length > 0 ? sql` AND ${isOneOf(column, f.channelIds)}` : sql``);
     return sql`
       WITH m AS (SELECT id, conversation_count FROM channels WHERE account_id = ${accountId} AND name ILIKE ${p}${inFilter(sql`id`)})
       SELECT ((SELECT COALESCE(sum(conversation_count), 0) FROM m)
@@ -77,7 +77,7 @@ function countSql(accountId: number, f: ConversationFilter): SQL {
   }
   if (f.channelIds.length > 0) {
     return sql`SELECT COALESCE(SUM(conversation_count), 0)::int AS n FROM channels
-            WHERE account_id = ${accountId} AND id = ${anyOf(f.channelIds)}`;
+            WHERE account_id = ${accountId} AND ${isOneOf(sql`id`, f.channelIds)}`;
   }
   return sql`SELECT COALESCE(MAX(conversation_count), 0)::int AS n FROM accounts WHERE id = ${accountId}`;
 }

@@ -9,7 +9,7 @@ type PostgresJsClient = { unsafe: (text: string, params: unknown[], opts: { prep
  * postgres.js prepares each distinct statement text once per connection and afterwards only
  * binds and executes it, so PostgreSQL neither parses nor plans it again. drizzle's `execute`
  * sends unnamed statements, hence this path for the Customer API's per-request queries. Callers
- * keep the statement text stable (parameters, `= ANY($n)` for lists), so the set of texts is small.
+ * keep the statement text stable (parameters; id lists through shared.ts isOneOf), so the set of texts is small.
  * PGlite runs in-process and has no such cache: there the ordinary path is used.
  */
 export async function preparedRows<T>(db: Db, query: SQL): Promise<T[]> {

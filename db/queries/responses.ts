@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rows, type Db } from '../client';
-import { anyOf, containsPattern, direction, fromUtcText, utcText, type PageWindow } from './shared';
+import { containsPattern, direction, fromUtcText, isOneOf, utcText, type PageWindow } from './shared';
 import { preparedRows } from './prepared';
 
 export type ResponseRow = {
@@ -29,7 +29,7 @@ const RESPONSE_CHANGED_AT = sql`COALESCE(r.updated_at, r.created_at)`;
 
 export function whereOf(accountId: number, f: ResponseFilter): SQL {
   const conds: SQL[] = [sql`r.account_id = ${accountId}`];
-  if (f.channelIds.length > 0) conds.push(sql`r.channel_id = ${anyOf(f.channelIds)}`);
+  if (f.channelIds.length > 0) conds.push(isOneOf(sql`r.channel_id`, f.channelIds));
   if (f.conversationId) conds.push(sql`r.conversation_id = ${f.conversationId}`);
   if (f.updatedSince) conds.push(sql`${RESPONSE_CHANGED_AT} >= ${fromUtcText(f.updatedSince)}`);
   if (f.query) {
@@ -72,13 +72,13 @@ export async function listResponsesWithCount(db: Db, accountId: number, f: Respo
 function countSql(accountId: number, f: ResponseFilter): SQL {
   if (f.query || f.updatedSince) return sql`SELECT count(*)::int AS n FROM responses r WHERE ${whereOf(accountId, f)}`;
   if (f.conversationId) {
-    const channelCond = f.channelIds.length > 0 ? sql` AND channel_id = ${anyOf(f.channelIds)}` : sql``;
+    const channelCond = f.channelIds.length > 0 ? sql` AND ${isOneOf(sql`channel_id`, f.channelIds)}` : sql``;
     return sql`SELECT COALESCE(SUM(response_count), 0)::int AS n FROM conversations
             WHERE id = ${f.conversationId} AND account_id = ${accountId}${channelCond}`;
   }
   if (f.channelIds.length > 0) {
     return sql`SELECT COALESCE(SUM(response_count), 0)::int AS n FROM channels
-            WHERE account_id = ${accountId} AND id = ${anyOf(f.channelIds)}`;
+            WHERE account_id = ${accountId} AND ${isOneOf(sql`id`, f.channelIds)}`;
   }
   return sql`SELECT COALESCE(MAX(response_count), 0)::int AS n FROM accounts WHERE id = ${accountId}`;
 }

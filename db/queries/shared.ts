@@ -12,9 +12,15 @@ export function inList(values: number[]): SQL {
   return sql.join(values.map((v) => sql`${v}`), sql`, `);
 }
 
-/** `= ANY($n::int[])`: one parameter for any number of ids, so the statement text stays the same. */
-export function anyOf(values: number[]): SQL {
-  return sql`ANY(${sql.param(values)}::int[])`;
+/**
+ * `column` is one of the ids: `column = $n` for exactly one id, `column = ANY($n::int[])` (one
+ * parameter for any number, so the text stays the same) for several. The single id is an equality
+ * on purpose: on PostgreSQL 15 `= ANY` on an index column cannot return rows in the index's order,
+ * so a one-channel page by created_at would sort every row of the channel instead of reading 15
+ * off (channel_id, created_at, id). Two statement texts per shape, not one per count.
+ */
+export function isOneOf(column: SQL, values: number[]): SQL {
+  return values.length === 1 ? sql`${column} = ${values[0]}` : sql`${column} = ANY(${sql.param(values)}::int[])`;
 }
 
 export function direction(d: Direction): SQL {
