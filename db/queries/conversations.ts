@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rows, type Db } from '../client';
-import { containsPattern, direction, fromUtcText, isOneOf, utcText, type PageWindow } from './shared';
-import { preparedRows } from './prepared';
+import { asValue, containsPattern, direction, fromUtcText, isOneOf, utcText, type Bind, type PageWindow } from './shared';
+import { preparedShape } from './prepared';
 
 export type ConversationRow = {
   id: string; title: string; status: string; response_count: number; channel_id: number;
@@ -26,16 +26,23 @@ export const CHANNEL_OF_CONVERSATION = sql`JOIN channels ch ON ch.account_id = c
 const COLUMNS = sql`c.id, c.title, c.status, c.response_count, c.channel_id, ch.name AS channel_name,
   c.account_id, ${utcText(sql`c.created_at`)} AS created_at, ${utcText(sql`c.updated_at`)} AS updated_at`;
 
-export function whereOf(accountId: number, f: ConversationFilter): SQL {
-  const conds: SQL[] = [sql`c.account_id = ${accountId}`];
-  if (f.channelIds.length > 0) conds.push(isOneOf(sql`c.channel_id`, f.channelIds));
-  if (f.updatedSince) conds.push(sql`c.updated_at >= ${fromUtcText(f.updatedSince)}`);
+/** The filter's conditions; `bind`: see shared.ts Bind (what changes the text is in filterShape). */
+export function whereOf(accountId: number, f: ConversationFilter, bind: Bind = asValue): SQL {
+  const account = bind('account', accountId);
+  const conds: SQL[] = [sql`c.account_id = ${account}`];
+  if (f.channelIds.length > 0) conds.push(isOneOf(sql`c.channel_id`, f.channelIds, 'channels', bind));
+  if (f.updatedSince) conds.push(sql`c.updated_at >= ${fromUtcText(f.updatedSince, bind)}`);
   if (f.query) {
-    const p = containsPattern(f.query);
+    const p = bind('pattern', containsPattern(f.query));
     conds.push(sql`(c.title ILIKE ${p} OR c.channel_id IN (
-      SELECT id FROM channels WHERE account_id = ${accountId} AND name ILIKE ${p}))`);
+      SELECT id FROM channels WHERE account_id = ${account} AND name ILIKE ${p}))`);
   }
   return sql.join(conds, sql` AND `);
+}
+
+/** What of a filter changes the statement text (never a value): which filters, one channel or several. */
+function filterShape(f: ConversationFilter): string {
+  return `${f.channelIds.length > 1 ? 'n' : f.channelIds.length}${f.updatedSince ? 'u' : ''}${f.query ? 'q' : ''}`;
 }
 
 /**
@@ -49,37 +56,39 @@ export async function listConversationsWithCount(db: Db, accountId: number, f: C
   const byId = colName === 'id';
   const innerOrder = byId ? sql`c.id ${dir}` : sql`c.${col} ${dir}, c.id ${dir}`;
   const outerOrder = byId ? sql`pg.id ${dir}` : sql`pg.sort_k ${dir}, pg.id ${dir}`;
-  const result = await preparedRows<ConversationRow & { total: number }>(db, sql`
-    SELECT t.n AS total, pg.* FROM (${countSql(accountId, f)}) t
+  const shape = `conversations:${colName}:${w?.direction ?? 'DESC'}:${filterShape(f)}`;
+  const result = await preparedShape<ConversationRow & { total: number }>(db, shape, (bind) => sql`
+    SELECT t.n AS total, pg.* FROM (${countSql(accountId, f, bind)}) t
     LEFT JOIN (
       SELECT ${COLUMNS}, p.k AS sort_k FROM (
-        SELECT c.id, c.${col} AS k FROM conversations c WHERE ${whereOf(accountId, f)}
-        ORDER BY ${innerOrder} LIMIT ${w?.limit ?? 0} OFFSET ${w?.offset ?? 0}
+        SELECT c.id, c.${col} AS k FROM conversations c WHERE ${whereOf(accountId, f, bind)}
+        ORDER BY ${innerOrder} LIMIT ${bind('limit', w?.limit ?? 0)} OFFSET ${bind('offset', w?.offset ?? 0)}
       ) p JOIN conversations c ON c.id = p.id ${CHANNEL_OF_CONVERSATION}
     ) pg ON true
     ORDER BY ${outerOrder}`);
   return { count: Number(result[0]?.total ?? 0), rows: result.filter((r) => r.id !== null) };
 }
 
-function countSql(accountId: number, f: ConversationFilter): SQL {
+function countSql(accountId: number, f: ConversationFilter, bind: Bind = asValue): SQL {
   // A sync window is counted row by row, on the (account_id, updated_at) index.
-  if (f.updatedSince) return sql`SELECT count(*)::int AS n FROM conversations c WHERE ${whereOf(accountId, f)}`;
+  if (f.updatedSince) return sql`SELECT count(*)::int AS n FROM conversations c WHERE ${whereOf(accountId, f, bind)}`;
+  const account = bind('account', accountId);
   if (f.query) {
     // Conversations of channels whose NAME matches are counted from the exact channel counters;
     // only title matches elsewhere are counted row by row (on the title's trigram index).
-    const p = containsPattern(f.query);
-    const inFilter = (column: SQL) => (f.channelIds.length > 0 ? sql` AND ${isOneOf(column, f.channelIds)}` : sql``);
+    const p = bind('pattern', containsPattern(f.query));
+    const inFilter = (column: SQL) => (f.channelIds.length > 0 ? sql` AND ${isOneOf(column, f.channelIds, 'channels', bind)}` : sql``);
     return sql`
-      WITH m AS (SELECT id, conversation_count FROM channels WHERE account_id = ${accountId} AND name ILIKE ${p}${inFilter(sql`id`)})
+      WITH m AS (SELECT id, conversation_count FROM channels WHERE account_id = ${account} AND name ILIKE ${p}${inFilter(sql`id`)})
       SELECT ((SELECT COALESCE(sum(conversation_count), 0) FROM m)
-        + (SELECT count(*) FROM conversations c WHERE c.account_id = ${accountId} AND c.title ILIKE ${p}${inFilter(sql`c.channel_id`)}
+        + (SELECT count(*) FROM conversations c WHERE c.account_id = ${account} AND c.title ILIKE ${p}${inFilter(sql`c.channel_id`)}
              AND c.channel_id NOT IN (SELECT id FROM m)))::int AS n`;
   }
   if (f.channelIds.length > 0) {
     return sql`SELECT COALESCE(SUM(conversation_count), 0)::int AS n FROM channels
-            WHERE account_id = ${accountId} AND ${isOneOf(sql`id`, f.channelIds)}`;
+            WHERE account_id = ${account} AND ${isOneOf(sql`id`, f.channelIds, 'channels', bind)}`;
   }
-  return sql`SELECT COALESCE(MAX(conversation_count), 0)::int AS n FROM accounts WHERE id = ${accountId}`;
+  return sql`SELECT COALESCE(MAX(conversation_count), 0)::int AS n FROM accounts WHERE id = ${account}`;
 }
 
 export async function countConversations(db: Db, accountId: number, f: ConversationFilter): Promise<number> {
@@ -115,10 +124,10 @@ function parseAggregates(row: Partial<Pick<ConversationWithTranscriptRow, 'trans
  * statement; null when the account has no such conversation.
  */
 export async function getConversationWithTranscript(db: Db, accountId: number, conversationId: string): Promise<ConversationWithTranscriptRow | null> {
-  const [row] = await preparedRows<ConversationWithTranscriptRow>(db, sql`
+  const [row] = await preparedShape<ConversationWithTranscriptRow>(db, 'conversation-with-transcript', (bind) => sql`
     SELECT ${COLUMNS}, ${TRANSCRIPT_COLUMNS}
     FROM conversations c ${CHANNEL_OF_CONVERSATION}
-    WHERE c.id = ${conversationId} AND c.account_id = ${accountId}`);
+    WHERE c.id = ${bind('id', conversationId)} AND c.account_id = ${bind('account', accountId)}`);
   if (!row) return null;
   parseAggregates(row);
   return row;

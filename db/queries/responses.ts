@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rows, type Db } from '../client';
-import { containsPattern, direction, fromUtcText, isOneOf, utcText, type PageWindow } from './shared';
-import { preparedRows } from './prepared';
+import { asValue, containsPattern, direction, fromUtcText, isOneOf, utcText, type Bind, type PageWindow } from './shared';
+import { preparedShape } from './prepared';
 
 export type ResponseRow = {
   id: string; conversation_id: string; channel_id: number; question: string; answer: string;
@@ -27,16 +27,22 @@ const COLUMNS = sql`r.id, r.conversation_id, r.channel_id, r.question, r.answer,
  */
 const RESPONSE_CHANGED_AT = sql`COALESCE(r.updated_at, r.created_at)`;
 
-export function whereOf(accountId: number, f: ResponseFilter): SQL {
-  const conds: SQL[] = [sql`r.account_id = ${accountId}`];
-  if (f.channelIds.length > 0) conds.push(isOneOf(sql`r.channel_id`, f.channelIds));
-  if (f.conversationId) conds.push(sql`r.conversation_id = ${f.conversationId}`);
-  if (f.updatedSince) conds.push(sql`${RESPONSE_CHANGED_AT} >= ${fromUtcText(f.updatedSince)}`);
+/** The filter's conditions; `bind`: see shared.ts Bind (what changes the text is in filterShape). */
+export function whereOf(accountId: number, f: ResponseFilter, bind: Bind = asValue): SQL {
+  const conds: SQL[] = [sql`r.account_id = ${bind('account', accountId)}`];
+  if (f.channelIds.length > 0) conds.push(isOneOf(sql`r.channel_id`, f.channelIds, 'channels', bind));
+  if (f.conversationId) conds.push(sql`r.conversation_id = ${bind('conversation', f.conversationId)}`);
+  if (f.updatedSince) conds.push(sql`${RESPONSE_CHANGED_AT} >= ${fromUtcText(f.updatedSince, bind)}`);
   if (f.query) {
-    const p = containsPattern(f.query);
+    const p = bind('pattern', containsPattern(f.query));
     conds.push(sql`(r.question ILIKE ${p} OR r.answer ILIKE ${p})`);
   }
   return sql.join(conds, sql` AND `);
+}
+
+/** What of a filter changes the statement text (never a value): which filters, one channel or several. */
+function filterShape(f: ResponseFilter): string {
+  return `${f.channelIds.length > 1 ? 'n' : f.channelIds.length}${f.conversationId ? 'c' : ''}${f.updatedSince ? 'u' : ''}${f.query ? 'q' : ''}`;
 }
 
 /**
@@ -52,12 +58,13 @@ export async function listResponsesWithCount(db: Db, accountId: number, f: Respo
   const byId = colName === 'id';
   const innerOrder = byId ? sql`r.id ${dir}` : sql`r.${col} ${dir}, r.id ${dir}`;
   const outerOrder = byId ? sql`pg.id ${dir}` : sql`pg.sort_k ${dir}, pg.id ${dir}`;
-  const result = await preparedRows<ResponseRow & { total: number }>(db, sql`
-    SELECT t.n AS total, pg.* FROM (${countSql(accountId, f)}) t
+  const shape = `responses:${colName}:${w?.direction ?? 'DESC'}:${filterShape(f)}`;
+  const result = await preparedShape<ResponseRow & { total: number }>(db, shape, (bind) => sql`
+    SELECT t.n AS total, pg.* FROM (${countSql(accountId, f, bind)}) t
     LEFT JOIN (
       SELECT ${COLUMNS}, p.k AS sort_k FROM (
-        SELECT r.id, r.${col} AS k FROM responses r WHERE ${whereOf(accountId, f)}
-        ORDER BY ${innerOrder} LIMIT ${w?.limit ?? 0} OFFSET ${w?.offset ?? 0}
+        SELECT r.id, r.${col} AS k FROM responses r WHERE ${whereOf(accountId, f, bind)}
+        ORDER BY ${innerOrder} LIMIT ${bind('limit', w?.limit ?? 0)} OFFSET ${bind('offset', w?.offset ?? 0)}
       ) p JOIN responses r ON r.id = p.id
     ) pg ON true
     ORDER BY ${outerOrder}`);
@@ -69,18 +76,19 @@ export async function listResponsesWithCount(db: Db, accountId: number, f: Respo
  * counters kept exact by every writer, so page 1 costs no scan; only text search and
  * `updated_since` count rows (the latter on the responses_account_changed_idx index).
  */
-function countSql(accountId: number, f: ResponseFilter): SQL {
-  if (f.query || f.updatedSince) return sql`SELECT count(*)::int AS n FROM responses r WHERE ${whereOf(accountId, f)}`;
+function countSql(accountId: number, f: ResponseFilter, bind: Bind = asValue): SQL {
+  if (f.query || f.updatedSince) return sql`SELECT count(*)::int AS n FROM responses r WHERE ${whereOf(accountId, f, bind)}`;
+  const account = bind('account', accountId);
   if (f.conversationId) {
-    const channelCond = f.channelIds.length > 0 ? sql` AND ${isOneOf(sql`channel_id`, f.channelIds)}` : sql``;
+    const channelCond = f.channelIds.length > 0 ? sql` AND ${isOneOf(sql`channel_id`, f.channelIds, 'channels', bind)}` : sql``;
     return sql`SELECT COALESCE(SUM(response_count), 0)::int AS n FROM conversations
-            WHERE id = ${f.conversationId} AND account_id = ${accountId}${channelCond}`;
+            WHERE id = ${bind('conversation', f.conversationId)} AND account_id = ${account}${channelCond}`;
   }
   if (f.channelIds.length > 0) {
     return sql`SELECT COALESCE(SUM(response_count), 0)::int AS n FROM channels
-            WHERE account_id = ${accountId} AND ${isOneOf(sql`id`, f.channelIds)}`;
+            WHERE account_id = ${account} AND ${isOneOf(sql`id`, f.channelIds, 'channels', bind)}`;
   }
-  return sql`SELECT COALESCE(MAX(response_count), 0)::int AS n FROM accounts WHERE id = ${accountId}`;
+  return sql`SELECT COALESCE(MAX(response_count), 0)::int AS n FROM accounts WHERE id = ${account}`;
 }
 
 export async function countResponses(db: Db, accountId: number, f: ResponseFilter): Promise<number> {
@@ -89,8 +97,8 @@ export async function countResponses(db: Db, accountId: number, f: ResponseFilte
 }
 
 export async function getResponseById(db: Db, accountId: number, responseId: string): Promise<ResponseRow | null> {
-  const [row] = await preparedRows<ResponseRow>(db, sql`
-    SELECT ${COLUMNS} FROM responses r WHERE r.id = ${responseId} AND r.account_id = ${accountId}`);
+  const [row] = await preparedShape<ResponseRow>(db, 'response-by-id', (bind) => sql`
+    SELECT ${COLUMNS} FROM responses r WHERE r.id = ${bind('id', responseId)} AND r.account_id = ${bind('account', accountId)}`);
   return row ?? null;
 }
 

@@ -6,7 +6,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import { isOneOf } from '../../db/queries/shared';
 
 const query = (ids: number[]) => {
-  const { sql: text, params } = new PgDialect().sqlToQuery(isOneOf(sql`r.channel_id`, ids));
+  const { sql: text, params } = new PgDialect().sqlToQuery(isOneOf(sql`r.channel_id`, ids, 'channels'));
   return { text, params };
 };
 
