@@ -98,7 +98,7 @@ export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientReque
       (d) => insertWidgetConversation(d, claims.accountId, {
         id: newId, channelId: claims.channelId, title: titleOf(req.text), visitorId: claims.visitorId, clientId: claims.clientId,
       }),
-      (tx, created) => (created ? recordConversationCreated(tx, claims.accountId, newId) : Promise.resolve(0)));
+      (tx, created) => (created ? recordConversationCreated(tx, claims.accountId, newId, true) : Promise.resolve(0)));
     webhookEventsCommitted(queued);
   }
   const conv = await ownConversation(claims, conversationId);
@@ -226,7 +226,7 @@ async function storeOutcome(a: ClaimedAnswer, outcome: { answer: string; sources
           clientMessageId: a.client_message_id, questionMessageId: a.job.question_message_id ?? randomUUID(),
           answerMessageId: a.job.answer_message_id ?? randomUUID(), sources: 'error' in outcome ? [] : outcome.sources,
         }, { kind: draft.type, payload: draft }),
-        (tx, stored) => (stored === null ? Promise.resolve(0) : recordResponseEvent(tx, a.account_id, 'response.created', a.conversation_id, a.response_id)));
+        (tx, stored) => (stored === null ? Promise.resolve(0) : recordResponseEvent(tx, a.account_id, 'response.created', a.conversation_id, a.response_id, true)));
       webhookEventsCommitted(queued);
       if (seq !== null) {
         // Stored with its sources (the account's record); sent to visitors without them when the account hides them.

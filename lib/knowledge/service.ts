@@ -92,18 +92,16 @@ const passageFormsCache = new Map<string, Map<string, Set<string>>>();
  * PostgreSQL's work per answer. Only unseen passages reach the database.
  */
 async function passageForms(db: Db, texts: string[]): Promise<Array<Map<string, Set<string>>>> {
-  const out = texts.map((t) => passageFormsCache.get(t));
-  const missing = [...new Set(texts.filter((_, i) => !out[i]))];
+  const cached = texts.map((t) => passageFormsCache.get(t));
+  const missing = [...new Set(texts.filter((_, i) => !cached[i]))];
   const found = missing.length > 0 ? await surfaceForms(db, missing, null) : [];
-  missing.forEach((t, k) => {
-    passageFormsCache.set(t, found[k]!);
-    if (passageFormsCache.size > PASSAGE_FORMS_CACHED) passageFormsCache.delete(passageFormsCache.keys().next().value!);
-  });
+  const fresh = new Map(missing.map((t, k) => [t, found[k]!]));
   return texts.map((t, i) => {
-    const forms = out[i] ?? passageFormsCache.get(t) ?? found[missing.indexOf(t)]!;
-    // Recently used last: the first key is the one to evict.
+    const forms = cached[i] ?? fresh.get(t)!;
+    // Most recently used last: the first key is the one to evict.
     passageFormsCache.delete(t);
     passageFormsCache.set(t, forms);
+    if (passageFormsCache.size > PASSAGE_FORMS_CACHED) passageFormsCache.delete(passageFormsCache.keys().next().value!);
     return forms;
   });
 }

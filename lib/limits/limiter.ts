@@ -105,7 +105,6 @@ export function getLimiter(name: string, rule: LimitRule): Limiter {
   return limiter;
 }
 
-
 /**
  * The stages of rate-limiter-flexible's fixed window (its Redis script: SET NX EX, INCRBY, PTTL)
  * for each key in turn, stopping at the first refusal: a later key is charged only when every

@@ -119,6 +119,28 @@ describe('webhooks: events, signatures and data', () => {
     assert.equal(listed.endpoints[0]!.last_delivery?.status, 'delivered');
   });
 
+  it('an event type nobody subscribed to writes nothing to the outbox (answers and conversations of such accounts skip it)', async (t) => {
+    const { sql } = await import('drizzle-orm');
+    const { getDb, rows } = await import('../../db/client');
+    const db = await getDb();
+    const eventsOf = async (accountId: number) => (await rows<{ type: string }>(db, sql`
+      SELECT type FROM webhook_events WHERE account_id = ${accountId} ORDER BY seq`)).map((r) => r.type);
+    const none = await createTestAccount();
+    const some = await createTestAccount();
+    const rx = await receiver();
+    await createWebhookEndpoint({ accountId: some.accountId, url: rx.url, events: ['conversation.created'] });
+    for (const acct of [none, some]) {
+      const v = await visitorOf(acct.accountId);
+      t.after(() => v.close());
+      const first = await ask(v, 'Hello?');
+      await ask(v, 'And again?', first.conversation_id);
+    }
+    assert.deepEqual(await eventsOf(none.accountId), [], 'no endpoint: no outbox rows');
+    assert.deepEqual(await eventsOf(some.accountId), ['conversation.created'], 'only the subscribed type, once');
+    const [kept] = await rx.until((r) => r.length >= 1, 'the conversation.created event');
+    assert.equal(bodyOf(kept!).type, 'conversation.created');
+  });
+
   it('a receiver that fails twice gets the same webhook-id three times; the log shows it', async (t) => {
     const acct = await createTestAccount();
     const rx = await receiver((n) => ({ status: n < 2 ? 503 : 200 }));
