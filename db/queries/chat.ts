@@ -123,9 +123,10 @@ export type NewChatResponse = {
  * Stores an answered (or failed) question with its finishing event (next seq), closes its
  * in-flight row and keeps every counter exact, in ONE statement. Returns the event's seq, or
  * null when the response was already stored (by this or another instance): then nothing changes,
- * so each question gets exactly one answer.done or answer.error.
+ * so each question gets exactly one answer.done or answer.error. `seqsBefore` seqs are taken
+ * just before the event's (for the answer's last, unstored delta).
  */
-export async function insertChatResponse(db: Db, accountId: number, r: NewChatResponse, event: { kind: string; payload: object }): Promise<number | null> {
+export async function insertChatResponse(db: Db, accountId: number, r: NewChatResponse, event: { kind: string; payload: object }, seqsBefore: 0 | 1 = 0): Promise<number | null> {
   const result = await withRetry(() => preparedRows<{ seq: number }>(db, sql`
     WITH ins AS (
       INSERT INTO responses (id, account_id, conversation_id, channel_id, question, answer, error, client_message_id,
@@ -134,7 +135,7 @@ export async function insertChatResponse(db: Db, accountId: number, r: NewChatRe
         ${r.clientMessageId}, ${r.questionMessageId}, ${r.answerMessageId}, ${JSON.stringify(r.sources)}::jsonb, now(), now())
       ON CONFLICT (conversation_id, client_message_id) DO NOTHING RETURNING id
     ), conv AS (
-      UPDATE conversations SET response_count = response_count + 1, updated_at = now(), last_seq = last_seq + 1
+      UPDATE conversations SET response_count = response_count + 1, updated_at = now(), last_seq = last_seq + 1 + ${seqsBefore}::int
       WHERE id = ${r.conversationId} AND EXISTS (SELECT 1 FROM ins) RETURNING last_seq
     ), ch AS (
       UPDATE channels SET response_count = response_count + 1 WHERE account_id = ${accountId} AND id = ${r.channelId} AND EXISTS (SELECT 1 FROM ins) RETURNING id

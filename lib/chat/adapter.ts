@@ -1,5 +1,6 @@
 import { createShardedAdapter } from '@socket.io/redis-adapter';
 import type { Server } from 'socket.io';
+import { Adapter, MessageType, type BroadcastOptions } from 'socket.io-adapter';
 import { closeRedis, getRedis, isRedisConfigured, openRedisConnection, redisKey } from '../redis/client';
 
 /**
@@ -23,10 +24,57 @@ export function attachChatAdapter(io: Server): void {
   // live-buffer append (lib/chat/live.ts) leave in one write.
   const publisher = getRedis()!;
   const subscriber = openRedisConnection('sio-subscribe', { offlineQueue: true });
-  io.adapter(createShardedAdapter(publisher, subscriber, {
+  const sharded = createShardedAdapter(publisher, subscriber, {
     channelPrefix: redisKey('sio'),
     subscriptionMode: 'dynamic',
-  }));
+  });
+  // socket.io constructs the adapter with `new`; a factory that returns an object serves.
+  io.adapter(function svcChatAdapter(nsp: unknown) {
+    return withLocalFirst(sharded(nsp) as unknown as ClusterInternals);
+  } as unknown as Parameters<Server['adapter']>[0]);
+}
+
+/** The parts of socket.io-adapter's ClusterAdapter (and the sharded adapter) this file relies on. */
+type ClusterInternals = Adapter & {
+  uid: string;
+  publish(message: { type: MessageType; data: unknown }): void;
+  encode(message: { type: MessageType; data: unknown }): string | Buffer;
+  onRawMessage(raw: Buffer, channel: Buffer | string): void;
+};
+
+/**
+ * Three changes to the sharded adapter's per-event work, measured in BENCHMARKS.md (run 8):
+ * - Local sockets get an event at once. ClusterAdapter.broadcast awaits the SPUBLISH reply
+ *   before it delivers locally, so every event of the sender's own visitor waited a Redis round
+ *   trip (and, under load, the event-loop turns until that reply was read). The publish is still
+ *   sent first and in order on one connection, so other instances see the same order.
+ * - The instance's own publications come back on its room subscriptions (sharded pub/sub has no
+ *   "no echo"); they are recognised by the sender uid at the end of the message and dropped
+ *   without parsing. JSON cannot hold that byte sequence inside a string value (its quotes would be
+ *   escaped), so only the adapter's own field matches.
+ * - Broadcasts are JSON-encoded without the recursive binary scan: svc's chat events are plain
+ *   JSON (lib/chat/protocol.ts) and never carry a Buffer. Other message types keep the library's
+ *   encoding.
+ */
+function withLocalFirst(adapter: ClusterInternals): ClusterInternals {
+  const localBroadcast = Adapter.prototype.broadcast;
+  adapter.broadcast = function broadcast(packet, opts: BroadcastOptions) {
+    if (!opts.flags?.local) {
+      adapter.publish({ type: MessageType.BROADCAST, data: { packet, opts: { rooms: [...opts.rooms], except: [...(opts.except ?? [])], flags: opts.flags } } });
+    }
+    localBroadcast.call(adapter, packet, opts);
+  };
+
+  const libraryEncode = adapter.encode.bind(adapter);
+  adapter.encode = (message) => (message.type === MessageType.BROADCAST ? JSON.stringify(message) : libraryEncode(message));
+
+  const ownSuffix = Buffer.from(`"uid":"${adapter.uid}","nsp":${JSON.stringify(adapter.nsp.name)}}`);
+  const libraryOnRaw = adapter.onRawMessage.bind(adapter);
+  adapter.onRawMessage = (raw, channel) => {
+    if (raw.length > ownSuffix.length && raw[0] === 0x7b && raw.subarray(raw.length - ownSuffix.length).equals(ownSuffix)) return;
+    libraryOnRaw(raw, channel);
+  };
+  return adapter;
 }
 
 /** Closes the adapter's connections (and the rest of this process's Redis connections). */

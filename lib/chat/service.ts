@@ -162,6 +162,7 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
   let sources: Source[] = [];
   let showSources = true;
   let failure: string | null = null;
+  let tail = '';
   try {
     const answer = await answerEngine().answer({ accountId: a.account_id, conversationId: a.conversation_id, question: a.job.question, signal: AbortSignal.timeout(120_000) });
     sources = answer.sources;
@@ -173,9 +174,12 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
     // (a model's tokens) still streams token by token.
     let sent = 0;
     let pending = '';
+    let finished = false;
     let sending: Promise<void> | null = null;
     const sendPending = async () => {
-      while (pending && sent < MAX_DELTAS_PER_ANSWER) {
+      // Once the engine has finished, what is pending is the answer's last delta: it takes its seq
+      // in answer.done's statement and leaves with it (storeOutcome), one round trip fewer.
+      while (pending && !finished && sent < MAX_DELTAS_PER_ANSWER) {
         const piece = pending;
         pending = '';
         sent++;
@@ -185,7 +189,7 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
           sent = MAX_DELTAS_PER_ANSWER; // the database is away: the answer still arrives whole with answer.done
         }
       }
-      pending = '';
+      if (sent >= MAX_DELTAS_PER_ANSWER) pending = '';
     };
     try {
       for await (const delta of answer.deltas) {
@@ -195,26 +199,30 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
         sending ??= sendPending().finally(() => { sending = null; });
       }
     } finally {
+      finished = true;
       while (sending) await sending;
-      if (pending) await sendPending();
     }
+    tail = pending;
   } catch (e) {
     failure = e instanceof EngineError ? e.message : 'The answer could not be produced.';
     if (!(e instanceof EngineError)) console.error(`answer ${a.response_id} failed:`, e);
   }
-  await storeOutcome(a, failure === null ? { answer: text, sources, showSources } : { error: failure });
+  await storeOutcome(a, failure === null ? { answer: text, sources, showSources, tail } : { error: failure });
 }
 
 /**
  * Stores the outcome and only then sends answer.done / answer.error. The write is retried until
  * it lands (the outcome stays in memory meanwhile); a response stored first elsewhere (a
- * takeover) wins and this one is dropped, so each question ends exactly once.
+ * takeover) wins and this one is dropped, so each question ends exactly once. `tail`, the
+ * answer's last delta not yet sent, takes the seq before answer.done's in the same statement and
+ * is sent just before it.
  */
-async function storeOutcome(a: ClaimedAnswer, outcome: { answer: string; sources: Source[]; showSources: boolean } | { error: string }) {
+async function storeOutcome(a: ClaimedAnswer, outcome: { answer: string; sources: Source[]; showSources: boolean; tail?: string } | { error: string }) {
   const base = { conversation_id: a.conversation_id, client_message_id: a.client_message_id, response_id: a.response_id };
   const draft = 'error' in outcome
     ? { type: 'answer.error' as const, ...base, message: outcome.error }
     : { type: 'answer.done' as const, ...base, answer: outcome.answer, sources: outcome.sources };
+  const tail = 'tail' in outcome ? outcome.tail : undefined;
   for (let attempt = 0; ; attempt++) {
     try {
       const db = await getDb();
@@ -225,10 +233,11 @@ async function storeOutcome(a: ClaimedAnswer, outcome: { answer: string; sources
           answer: 'error' in outcome ? '' : outcome.answer, error: 'error' in outcome ? outcome.error : null,
           clientMessageId: a.client_message_id, questionMessageId: a.job.question_message_id ?? randomUUID(),
           answerMessageId: a.job.answer_message_id ?? randomUUID(), sources: 'error' in outcome ? [] : outcome.sources,
-        }, { kind: draft.type, payload: draft }),
+        }, { kind: draft.type, payload: draft }, tail ? 1 : 0),
         (tx, stored) => (stored === null ? Promise.resolve(0) : recordResponseEvent(tx, a.account_id, 'response.created', a.conversation_id, a.response_id, true)));
       webhookEventsCommitted(queued);
       if (seq !== null) {
+        if (tail) publish({ type: 'answer.delta', ...base, text: tail, seq: seq - 1 });
         // Stored with its sources (the account's record); sent to visitors without them when the account hides them.
         publish((draft.type === 'answer.done' && !('error' in outcome) && !outcome.showSources ? { ...draft, sources: [], seq } : { ...draft, seq }) as ServerEvent);
       }
