@@ -1,7 +1,7 @@
 import { createShardedAdapter } from '@socket.io/redis-adapter';
 import type { Server } from 'socket.io';
 import { Adapter, MessageType, type BroadcastOptions } from 'socket.io-adapter';
-import { closeRedis, getRedis, isRedisConfigured, openRedisConnection, redisKey } from '../redis/client';
+import { closeRedis, getRedis, isRedisConfigured, openRedisConnection, redisKey, sendLater } from '../redis/client';
 
 /**
  * With REDIS_URL, socket.io's sharded Redis adapter (Redis ≥ 7 sharded pub/sub) carries room
@@ -46,8 +46,9 @@ type ClusterInternals = Adapter & {
  * Three changes to the sharded adapter's per-event work, measured in BENCHMARKS.md (run 8):
  * - Local sockets get an event at once. ClusterAdapter.broadcast awaits the SPUBLISH reply
  *   before it delivers locally, so every event of the sender's own visitor waited a Redis round
- *   trip (and, under load, the event-loop turns until that reply was read). The publish is still
- *   sent first and in order on one connection, so other instances see the same order.
+ *   trip (and, under load, the event-loop turns until that reply was read). The publication goes
+ *   out within a few ms (sendLater), in one write with the others of that moment and in order on
+ *   one connection, so other instances see the same order.
  * - The instance's own publications come back on its room subscriptions (sharded pub/sub has no
  *   "no echo"); they are recognised by the sender uid at the end of the message and dropped
  *   without parsing. JSON cannot hold that byte sequence inside a string value (its quotes would be
@@ -60,7 +61,8 @@ function withLocalFirst(adapter: ClusterInternals): ClusterInternals {
   const localBroadcast = Adapter.prototype.broadcast;
   adapter.broadcast = function broadcast(packet, opts: BroadcastOptions) {
     if (!opts.flags?.local) {
-      adapter.publish({ type: MessageType.BROADCAST, data: { packet, opts: { rooms: [...opts.rooms], except: [...(opts.except ?? [])], flags: opts.flags } } });
+      const message = { type: MessageType.BROADCAST, data: { packet, opts: { rooms: [...opts.rooms], except: [...(opts.except ?? [])], flags: opts.flags } } };
+      sendLater(() => adapter.publish(message));
     }
     localBroadcast.call(adapter, packet, opts);
   };

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Namespace } from 'socket.io';
-import { getRedis, redisKey } from '../redis/client';
+import { getRedis, isRedisConfigured, redisKey, sendLater } from '../redis/client';
 import type { ServerEvent } from './protocol';
 
 /**
@@ -49,10 +49,10 @@ function remember(event: ServerEvent): void {
   entry.events.push(event);
   entry.touched = Date.now();
   if (entry.events.length > LIVE_KEEP) entry.events.splice(0, entry.events.length - LIVE_KEEP);
-  const redis = getRedis();
-  if (!redis) return;
-  liveAppend(redis)(liveKey(event.conversation_id), event.seq, JSON.stringify(event), LIVE_KEEP, LIVE_TTL_SECONDS)
-    .catch(() => { /* Redis away: this instance's memory still serves resumes */ });
+  if (!isRedisConfigured()) return;
+  // With the event's SPUBLISH, in one write (sendLater): other instances read both.
+  sendLater((redis) => liveAppend(redis)(liveKey(event.conversation_id), event.seq, JSON.stringify(event), LIVE_KEEP, LIVE_TTL_SECONDS)
+    .catch(() => { /* Redis away: this instance's memory still serves resumes */ }));
 }
 
 /**

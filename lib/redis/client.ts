@@ -9,12 +9,12 @@ import { getEnv } from '../env';
  * fast instead of hanging, and callers fall back (the limiter's insurance, local delivery). It
  * auto-pipelines, and socket.io's adapter publishes through it too (lib/chat/adapter.ts).
  */
-type Holder = { commands?: Redis; extra: Redis[] };
+type Holder = { commands?: Redis; extra: Redis[]; later: Array<(redis: Redis) => unknown>; laterTimer?: NodeJS.Timeout };
 const KEY = Symbol.for('svc.redis');
 
 function holder(): Holder {
   const g = globalThis as { [KEY]?: Holder };
-  g[KEY] ??= { extra: [] };
+  g[KEY] ??= { extra: [], later: [] };
   return g[KEY]!;
 }
 
@@ -56,6 +56,39 @@ export function getRedis(): Redis | null {
   return h.commands;
 }
 
+/**
+ * How long a fire-and-forget command may wait for others (sendLater). Each write to Redis costs a
+ * syscall that also wakes redis-server, and its reply a wake-up of this process: on this machine
+ * ~50 µs each, the largest part of what Redis adds to an answer (BENCHMARKS.md, run 8). At a
+ * hundred answers a second an instance's publications arrive a few ms apart, one write each.
+ */
+export const SEND_LATER_MS = 5;
+
+/**
+ * Sends a fire-and-forget command on the command connection within SEND_LATER_MS, in one write
+ * with every other command queued meanwhile, in the order queued. For traffic whose only readers
+ * are other instances (cross-instance chat events, the live buffer): they see it a few ms later,
+ * this process's own sockets are served at once. Failures are the callback's to ignore.
+ */
+export function sendLater(command: (redis: Redis) => unknown): void {
+  const h = holder();
+  h.later.push(command);
+  h.laterTimer ??= setTimeout(flushLater, SEND_LATER_MS);
+}
+
+function flushLater(): void {
+  const h = holder();
+  clearTimeout(h.laterTimer);
+  h.laterTimer = undefined;
+  const queued = h.later.splice(0);
+  const redis = getRedis();
+  if (!redis) return;
+  // Issued in one turn: the connection's auto-pipelining sends them in one write.
+  for (const command of queued) {
+    try { command(redis); } catch { /* Redis away: the command's own fallback applies */ }
+  }
+}
+
 /** A dedicated connection (pub/sub subscribers, blocking reads, adapters). Closed by closeRedis(). */
 export function openRedisConnection(name: string, opts: { offlineQueue?: boolean } = {}): Redis {
   const c = open(name, opts.offlineQueue ?? true);
@@ -78,6 +111,7 @@ export function whenReady(client: Redis, ms: number): Promise<boolean> {
 }
 
 export async function closeRedis(): Promise<void> {
+  flushLater();
   const h = holder();
   const all = [h.commands, ...h.extra].filter((c): c is Redis => Boolean(c));
   h.commands = undefined;

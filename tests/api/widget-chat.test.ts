@@ -67,6 +67,9 @@ describe('widget chat: a question answered from the knowledge base', () => {
     // The first word group leaves at once; what the engine produces meanwhile is coalesced (lib/chat/service.ts).
     assert.ok(deltas.length >= 2, `the answer streams in more than one delta, got ${deltas.length}`);
     assertIncreasingSeq(events);
+    // One visitor, one question: consecutive seqs from 1 (the last delta takes its seq in
+    // answer.done's statement, lib/chat/service.ts; no seq may be skipped by it).
+    assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1));
     for (const e of events) {
       assert.equal(e.conversation_id, ack.conversation_id);
       assert.equal((e as { client_message_id: string }).client_message_id, 'm-1');
