@@ -163,8 +163,15 @@ export function readPosition(pid: number, filePath: string): number | null {
   return null;
 }
 
+/** Folders made by tempFile, removed when the test process exits (they used to stay in /tmp). */
+const tempDirs: string[] = [];
+process.once('exit', () => {
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 export function tempFile(name: string, content: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cli-file-'));
+  tempDirs.push(dir);
   const file = path.join(dir, name);
   fs.writeFileSync(file, content);
   return file;
