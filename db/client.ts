@@ -19,7 +19,8 @@ export type Database = {
 };
 
 const HANDLE = Symbol.for('svc.database');
-type Holder = { [HANDLE]?: Promise<Database> };
+const OPEN = Symbol.for('svc.database.open');
+type Holder = { [HANDLE]?: Promise<Database>; [OPEN]?: Database };
 
 /**
  * One database per process. server.ts and the route handlers Next bundles get separate module
@@ -30,7 +31,7 @@ export function getDatabase(): Promise<Database> {
   if (!holder[HANDLE]) {
     const opening = openDatabase();
     holder[HANDLE] = opening;
-    opening.catch(() => { if (holder[HANDLE] === opening) delete holder[HANDLE]; });
+    opening.then((d) => { if (holder[HANDLE] === opening) holder[OPEN] = d; }, () => { if (holder[HANDLE] === opening) delete holder[HANDLE]; });
   }
   return holder[HANDLE]!;
 }
@@ -39,10 +40,19 @@ export async function getDb(): Promise<Db> {
   return (await getDatabase()).db;
 }
 
+/**
+ * The handle without a promise once the database is open (null before: then await getDb()).
+ * For the Customer API's hot reads, where each promise costs more under Next's async hooks.
+ */
+export function openDb(): Db | null {
+  return (globalThis as Holder)[OPEN]?.db ?? null;
+}
+
 export async function closeDatabase(): Promise<void> {
   const holder = globalThis as Holder;
   const current = holder[HANDLE];
   delete holder[HANDLE];
+  delete holder[OPEN];
   if (current) await (await current).close();
 }
 

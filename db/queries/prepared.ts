@@ -1,4 +1,4 @@
-import { fillPlaceholders, is, Param, Placeholder, sql, type SQL } from 'drizzle-orm';
+import { is, Param, Placeholder, sql, type SQL } from 'drizzle-orm';
 import type { PgDialect } from 'drizzle-orm/pg-core';
 import { rows, type Db } from '../client';
 import { asValue, type Bind } from './shared';
@@ -30,7 +30,7 @@ export async function preparedRows<T>(db: Db, query: SQL): Promise<T[]> {
  * of on every request (~13 µs of a list request's CPU in a profile). A memo of what the code
  * builds, never data, so nothing any other instance has to agree on.
  */
-const textsByShape = new Map<string, { sql: string; params: unknown[] }>();
+const textsByShape = new Map<string, { sql: string; fill: Array<{ name: string; encode?: (v: unknown) => unknown }> }>();
 
 /**
  * `preparedRows` for a statement whose text depends only on `shape`: `build` binds every value
@@ -48,11 +48,18 @@ export async function preparedShape<T>(db: Db, shape: string, build: (bind: Bind
   if (!statement) {
     const { sql: text, params } = (db as unknown as { dialect: PgDialect }).dialect.sqlToQuery(query);
     // A value not bound through `bind` would be kept in the text's parameters for every later call.
-    if (!params.every((p) => is(p, Placeholder) || (is(p, Param) && is(p.value, Placeholder)))) {
+    // What drizzle's fillPlaceholders would do with each parameter, worked out once per shape.
+    const fill = params.map((p) => {
+      if (is(p, Placeholder)) return { name: p.name };
+      if (is(p, Param) && is(p.value, Placeholder)) { const param = p; return { name: p.value.name, encode: (v: unknown) => param.encoder.mapToDriverValue(v) }; }
       throw new Error(`statement ${shape}: every value must be bound through its Bind`);
-    }
-    statement = { sql: text, params };
+    });
+    statement = { sql: text, fill };
     textsByShape.set(shape, statement);
   }
-  return (await client.unsafe(statement.sql, fillPlaceholders(statement.params, values), { prepare: true })) as T[];
+  const filled = statement.fill.map(({ name, encode }) => {
+    if (!(name in values)) throw new Error(`No value for placeholder "${name}" was provided`);
+    return encode ? encode(values[name]) : values[name];
+  });
+  return (await client.unsafe(statement.sql, filled, { prepare: true })) as T[];
 }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { authenticateCustomerRequest } from '../auth/customer-api';
+import { customerPrincipalOf, type CustomerPrincipal } from '../auth/customer-api';
 import { validate } from '../accounts/service';
 import { AppError } from './errors';
 import { apiRoute, failureResponse, jsonResponse, requestIdOf, type ApiRequest } from './handler';
@@ -26,11 +26,20 @@ function pathParams(op: CustomerOperation, raw: Record<string, string>): Record<
   }
 }
 
-/** An operation's work for either door: authenticate (key or session), check the path, one service call. */
-async function runOperation(op: CustomerOperation, selfPath: string, req: ApiRequest, raw: Record<string, string>): Promise<unknown> {
-  const principal = await authenticateCustomerRequest(req);
+/**
+ * An operation's work for either door: authenticate (key or session), check the path, one service
+ * call. May throw instead of rejecting (both doors' callers handle both); with a key this process
+ * has just read, the principal is known without a promise.
+ */
+function runOperation(op: CustomerOperation, selfPath: string, req: ApiRequest, raw: Record<string, string>): Promise<unknown> {
+  const principal = customerPrincipalOf(req);
+  if (principal instanceof Promise) return principal.then((p) => runAs(op, selfPath, req, raw, p));
+  return runAs(op, selfPath, req, raw, principal);
+}
+
+function runAs(op: CustomerOperation, selfPath: string, req: ApiRequest, raw: Record<string, string>, principal: CustomerPrincipal): Promise<unknown> {
   const params = pathParams(op, raw);
-  return op.run({ principal, params, query: new URL(req.url).searchParams, selfPath });
+  return op.run({ principal, params, query: (req.parsedUrl ?? new URL(req.url)).searchParams, selfPath });
 }
 
 /** A Customer API operation as a route handler: its work, answered as JSON (or its download). */
@@ -54,13 +63,19 @@ export type DirectHandler = (req: ApiRequest, params: Record<string, string>) =>
 
 function directOperation(op: CustomerOperation): DirectHandler {
   const selfPath = `${API_BASE}${op.path}`;
-  return async (req, raw) => {
+  // One `then`, no async function: see answer() in lib/server/direct-api.ts.
+  return (req, raw) => {
     const requestId = requestIdOf(req);
+    const fail = (e: unknown) => failureResponse(e, req, requestId);
+    let work: Promise<unknown>;
     try {
-      return { json: JSON.stringify(await runOperation(op, selfPath, req, raw)), requestId };
+      work = runOperation(op, selfPath, req, raw);
     } catch (e) {
-      return failureResponse(e, req, requestId);
+      return Promise.resolve(fail(e));
     }
+    return work.then((result) => {
+      try { return { json: JSON.stringify(result), requestId }; } catch (e) { return fail(e); }
+    }, fail);
   };
 }
 

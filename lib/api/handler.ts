@@ -6,7 +6,12 @@ type Ctx<P> = { params: Promise<P> };
 type Handler<P> = (req: Request, params: P, requestId: string) => Promise<Response>;
 
 /** What the Customer API's work reads of a request: its URL and headers (a Request is one; the direct door passes a lighter one). */
-export type ApiRequest = { readonly url: string; readonly headers: { get(name: string): string | null } };
+export type ApiRequest = {
+  readonly url: string;
+  readonly headers: { get(name: string): string | null };
+  /** `url` already parsed, when the door had to parse it anyway (the direct door): parsed once per request. */
+  readonly parsedUrl?: URL;
+};
 
 /** The client's X-Request-Id when it is a sane token, else a new one. */
 export function requestIdOf(req: ApiRequest): string {

@@ -40,6 +40,17 @@ export function listQuerySchema<K extends string>(sortKeys: readonly [K, ...K[]]
 
 export type ParsedList<K extends string> = { query: ListQuery<K>; channelIds: number[] };
 
+/** Each parameter of a list schema with the names it is read under (canonical first), worked out once per schema. */
+const namesBySchema = new WeakMap<object, Array<[string, string[]]>>();
+function namesOf(schema: z.ZodObject): Array<[string, string[]]> {
+  let names = namesBySchema.get(schema);
+  if (!names) {
+    names = Object.keys(schema.shape).map((name) => [name, [name, ALIASES[name]].filter((n): n is string => !!n)]);
+    namesBySchema.set(schema, names);
+  }
+  return names;
+}
+
 /**
  * Reads a list operation's parameters from the query string: first value of a repeated name,
  * empty values as absent, canonical names over aliases, and one 400 listing every bad parameter.
@@ -49,13 +60,12 @@ export function parseListQuery<K extends string>(
 ): ParsedList<K> {
   const raw: Record<string, unknown> = {};
   const given: Record<string, string> = {};
-  for (const name of Object.keys(schema.shape)) {
+  for (const [name, candidates] of namesOf(schema)) {
     if (name === CHANNEL_IDS) {
       const all = params.getAll(CHANNEL_IDS).filter((v) => v !== '');
       if (all.length > 0) { raw[name] = all; given[name] = CHANNEL_IDS; }
       continue;
     }
-    const candidates = [name, ALIASES[name]].filter((n): n is string => !!n);
     for (const candidate of candidates) {
       const value = params.getAll(candidate).find((v) => v !== '');
       if (value !== undefined) { raw[name] = value; given[name] = candidate; break; }

@@ -1,4 +1,4 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { hash, randomInt, timingSafeEqual } from 'node:crypto';
 
 /**
  * API keys look like `svc_<env>_<key_id>_<secret>` (CONTRACTS §5). The key id is public and
@@ -32,13 +32,13 @@ export function parseApiKey(key: string): ParsedKey | null {
 }
 
 export function hashSecret(secret: string): Buffer {
-  return createHash('sha256').update(secret, 'utf8').digest();
+  // The one-shot form: no Hash object per call (checked on every Customer API request).
+  return hash('sha256', secret, 'buffer');
 }
 
 export function secretMatches(secret: string, storedHash: Uint8Array): boolean {
   const actual = hashSecret(secret);
-  const expected = Buffer.from(storedHash);
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  return actual.length === storedHash.length && timingSafeEqual(actual, storedHash);
 }
 
 /** Reads `Authorization: Bearer <token>`; null when absent, '' when present but not Bearer. */

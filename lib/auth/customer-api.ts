@@ -4,7 +4,7 @@ import { AppError } from '../api/errors';
 import type { ApiRequest } from '../api/handler';
 import { onInvalidation } from '../cache/invalidation';
 import { getEnv } from '../env';
-import { bearerToken, parseApiKey, secretMatches } from './api-keys';
+import { bearerToken, parseApiKey, secretMatches, type ParsedKey } from './api-keys';
 import { accountFromSessionCookie } from './session';
 
 /** Who is reading the Customer API. The dashboard's session path yields the same shape. */
@@ -17,12 +17,17 @@ const unauthorized = (detail: string) => new AppError('unauthorized', detail);
  * Authorization header; without the header, a dashboard session may stand in for it.
  */
 export async function authenticateCustomerRequest(req: ApiRequest): Promise<CustomerPrincipal> {
+  return customerPrincipalOf(req);
+}
+
+/**
+ * authenticateCustomerRequest without a promise when it can answer at once (a key this process
+ * read within API_KEY_CACHE_MS): the principal, or a promise of it; a refusal may be thrown
+ * instead of rejected. For the direct door's hot path; everything else uses the async form.
+ */
+export function customerPrincipalOf(req: ApiRequest): CustomerPrincipal | Promise<CustomerPrincipal> {
   const header = req.headers.get('authorization');
-  if (header === null) {
-    const session = await accountFromSessionCookie(req);
-    if (session) return { accountId: session.accountId, via: 'session' };
-    throw unauthorized('Missing Authorization header; send "Authorization: Bearer <API key>".');
-  }
+  if (header === null) return sessionPrincipal(req);
   const token = bearerToken(header);
   if (!token) throw unauthorized('The Authorization header must be "Bearer <API key>".');
   const parsed = parseApiKey(token);
@@ -31,7 +36,17 @@ export async function authenticateCustomerRequest(req: ApiRequest): Promise<Cust
   if (parsed.env !== deployment) {
     throw unauthorized(`This is a ${parsed.env} key; this deployment accepts ${deployment} keys only.`);
   }
-  const row = await findApiKey(parsed.keyId);
+  const row = findApiKey(parsed.keyId);
+  return row instanceof Promise ? row.then((r) => keyPrincipal(parsed, r)) : keyPrincipal(parsed, row);
+}
+
+async function sessionPrincipal(req: ApiRequest): Promise<CustomerPrincipal> {
+  const session = await accountFromSessionCookie(req);
+  if (session) return { accountId: session.accountId, via: 'session' };
+  throw unauthorized('Missing Authorization header; send "Authorization: Bearer <API key>".');
+}
+
+function keyPrincipal(parsed: ParsedKey, row: KeyRow | null): CustomerPrincipal {
   if (!row || row.env !== parsed.env || !secretMatches(parsed.secret, row.secretHash)) {
     throw unauthorized('Unknown or invalid API key.');
   }
@@ -58,7 +73,8 @@ const keyCache = new Map<string, { row: KeyRow; readAt: number }>();
 let generation = 0;
 let listening = false;
 
-async function findApiKey(keyId: string): Promise<KeyRow | null> {
+/** The key's row: at once from the cache, else a promise of the database's answer. */
+function findApiKey(keyId: string): KeyRow | Promise<KeyRow | null> {
   if (!listening) {
     listening = true;
     onInvalidation('api-key', (id) => { keyCache.delete(id); generation++; });
@@ -67,6 +83,10 @@ async function findApiKey(keyId: string): Promise<KeyRow | null> {
   const hit = keyCache.get(keyId);
   if (hit && now - hit.readAt < API_KEY_CACHE_MS) return hit.row;
   if (hit) keyCache.delete(keyId);
+  return readApiKey(keyId, now);
+}
+
+async function readApiKey(keyId: string, now: number): Promise<KeyRow | null> {
   const startedGeneration = generation;
   const row = await getApiKeyForAuth(await getDb(), keyId);
   if (row && generation === startedGeneration) {

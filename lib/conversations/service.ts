@@ -1,4 +1,4 @@
-import { getDb } from '../../db/client';
+import { getDb, openDb } from '../../db/client';
 import { getConversationWithTranscript, listConversationsWithCount, type ConversationFilter, type ConversationRow, type ConversationWithTranscriptRow } from '../../db/queries/conversations';
 import { AppError } from '../api/errors';
 import { attachmentUrl } from '../api/links';
@@ -22,7 +22,7 @@ export function conversationFilterOf(q: ListQuery<string>, channelIds: number[])
 
 export async function listConversationsPage(accountId: number, params: URLSearchParams, linkPath: string): Promise<Envelope<unknown>> {
   const { query: q, channelIds } = parseListQuery<SortKey>(params, ConversationListQuery);
-  const db = await getDb();
+  const db = openDb() ?? await getDb();
   const filter = conversationFilterOf(q, channelIds);
   const offset = offsetOf(q);
   const { count, rows: page } = await listConversationsWithCount(db, accountId, filter, q.order_by ?? 'created_at',
@@ -51,7 +51,7 @@ export function messagesOf(transcript: ConversationWithTranscriptRow['transcript
 /** The conversation with its messages, oldest first: each response's question, then its answer. */
 export async function getConversationWithMessages(accountId: number, conversationId: string, params: URLSearchParams) {
   const { format } = parseSingleQuery(params);
-  const conversation = await getConversationWithTranscript(await getDb(), accountId, conversationId);
+  const conversation = await getConversationWithTranscript(openDb() ?? await getDb(), accountId, conversationId);
   if (!conversation) throw new AppError('not_found', `No conversation with id ${conversationId}.`);
   const messages = messagesOf(conversation.transcript, conversation.attachments);
   const detail = { ...toConversationRecord(conversation), messages };

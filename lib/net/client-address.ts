@@ -61,6 +61,21 @@ function normalize(ip: string): string {
   }
 }
 
+/**
+ * Without TRUST_PROXY the answer depends on the socket alone, so it is worked out once per
+ * connection (keep-alive clients send many requests on one; parsing the address was a few µs of
+ * every request in a profile). Per process and per socket: nothing another instance shares.
+ */
+const bySocket = new WeakMap<object, { peer: string; address: ClientAddress }>();
+function peerAddressOf(socket: object, peer: string, protocol: 'http' | 'https'): ClientAddress {
+  let known = bySocket.get(socket);
+  if (known === undefined || known.peer !== peer || known.address.protocol !== protocol) {
+    known = { peer, address: Object.freeze({ ip: normalize(peer), protocol }) };
+    bySocket.set(socket, known);
+  }
+  return known.address;
+}
+
 /** The client address and protocol of a Node request (HTTP requests and socket.io handshakes alike). */
 export function clientAddressOf(req: IncomingMessage): ClientAddress {
   return clientAddressWith(req, trust());
@@ -71,7 +86,7 @@ export function clientAddressWith(req: IncomingMessage, fn: Trust | null): Clien
   const socketProto = (req.socket as TLSSocket | undefined)?.encrypted ? 'https' : 'http';
   const peer = req.socket?.remoteAddress;
   if (!peer) return { ip: 'unknown', protocol: socketProto };
-  if (!fn) return { ip: normalize(peer), protocol: socketProto };
+  if (!fn) return peerAddressOf(req.socket, peer, socketProto);
   // proxyaddr.all: [peer, then X-Forwarded-For right to left] up to the first untrusted hop.
   const chain = proxyaddr.all(req, fn);
   const ip = normalize(chain[chain.length - 1] ?? peer);

@@ -1,4 +1,4 @@
-import { getDb } from '../../db/client';
+import { getDb, openDb } from '../../db/client';
 import { getResponseById, listResponsesWithCount, type ResponseFilter, type ResponseRow } from '../../db/queries/responses';
 import { AppError } from '../api/errors';
 import { envelope, gridjsCells, offsetOf, parseListQuery, parseSingleQuery, type Envelope, type ListQuery } from '../api/list-query';
@@ -22,7 +22,7 @@ export function responseFilterOf(q: ListQuery<string>, channelIds: number[]): Re
 /** GET /response for one account: validated parameters in, the page envelope (links to `linkPath`) out. */
 export async function listResponsesPage(accountId: number, params: URLSearchParams, linkPath: string): Promise<Envelope<unknown>> {
   const { query: q, channelIds } = parseListQuery<SortKey>(params, ResponseListQuery);
-  const db = await getDb();
+  const db = openDb() ?? await getDb();
   const filter = responseFilterOf(q, channelIds);
   const offset = offsetOf(q);
   const { count, rows: page } = await listResponsesWithCount(db, accountId, filter, q.order_by ?? 'created_at',
@@ -33,7 +33,7 @@ export async function listResponsesPage(accountId: number, params: URLSearchPara
 
 export async function getResponse(accountId: number, responseId: string, params: URLSearchParams) {
   const { format } = parseSingleQuery(params);
-  const row = await getResponseById(await getDb(), accountId, responseId);
+  const row = await getResponseById(openDb() ?? await getDb(), accountId, responseId);
   if (!row) throw new AppError('not_found', `No response with id ${responseId}.`);
   const record = toResponseRecord(row);
   return format === 'gridjs' ? gridjsCells(record) : record;

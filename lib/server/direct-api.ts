@@ -33,37 +33,50 @@ export function handleDirectApi(req: IncomingMessage, res: ServerResponse): bool
   const q = url.indexOf('?');
   const pathname = q < 0 ? url : url.slice(0, q);
   // Next's router answers a malformed escape in a dynamic segment with a bare text 500: such
-  // paths are answered here, with or without credentials (the handler checks them first).
-  const malformed = pathname.startsWith(`${API_BASE}/`) && hasMalformedEscape(pathname);
-  if (!malformed && (!req.headers.authorization || !CANONICAL.test(pathname))) return false;
+  // paths are answered here, with or without credentials (the handler checks them first). A
+  // canonical path holds no escape, so only the others are decoded to look for one.
+  const canonical = !!req.headers.authorization && CANONICAL.test(pathname);
+  if (!canonical && !(pathname.startsWith(`${API_BASE}/`) && hasMalformedEscape(pathname))) return false;
   const method = req.method ?? 'GET';
   const { handlers, direct, params } = resolveCustomerPath(pathname);
   const key = (method === 'HEAD' ? 'GET' : method) as keyof RouteHandlers;
   const handler: RouteHandler | DirectHandler | undefined = direct[key] ?? handlers[key];
   if (!handler) return false;
-  void answer(req, res, handler, direct[key] !== undefined, url, params);
+  answer(req, res, handler, direct[key] !== undefined, url, params);
   return true;
 }
 
-async function answer(req: IncomingMessage, res: ServerResponse, handler: RouteHandler | DirectHandler, isDirect: boolean,
-  url: string, params: Record<string, string>) {
+/**
+ * Runs the handler and writes its answer. Written with one `then` rather than `async`/`await`:
+ * every promise costs more under the AsyncLocalStorage hooks Next keeps on in this process, and a
+ * JSON answer needs none beyond the handler's own.
+ */
+function answer(req: IncomingMessage, res: ServerResponse, handler: RouteHandler | DirectHandler, isDirect: boolean,
+  url: string, params: Record<string, string>): void {
   const head = req.method === 'HEAD';
-  let response: DirectAnswer;
+  let pending: Promise<DirectAnswer>;
   try {
     // The origin is a constant: the handlers read only the path and query, and a malformed Host
     // header must not stop the request from being answered.
-    response = isDirect ? await (handler as DirectHandler)(lightRequest(req, url), params)
-      : await (handler as RouteHandler)(toRequest(req, url), { params: Promise.resolve(params) });
+    pending = isDirect ? (handler as DirectHandler)(lightRequest(req, url), params)
+      : (handler as RouteHandler)(toRequest(req, url), { params: Promise.resolve(params) });
   } catch (e) {
-    response = failure(e);
+    pending = Promise.resolve(failure(e));
   }
-  try {
-    if (!(response instanceof Response)) { sendJson(res, response, head); return; }
-    await send(res, response, head);
-  } catch (e) {
-    if (res.headersSent) { res.destroy(); return; }
-    await send(res, failure(e), head).catch(() => res.destroy());
+  pending.then((response) => deliver(res, response, head), (e) => deliver(res, failure(e), head));
+}
+
+function deliver(res: ServerResponse, response: DirectAnswer, head: boolean): void {
+  if (!(response instanceof Response)) {
+    try { sendJson(res, response, head); } catch (e) { void recover(res, e, head); }
+    return;
   }
+  send(res, response, head).catch((e) => recover(res, e, head));
+}
+
+async function recover(res: ServerResponse, e: unknown, head: boolean): Promise<void> {
+  if (res.headersSent) { res.destroy(); return; }
+  await send(res, failure(e), head).catch(() => res.destroy());
 }
 
 function toRequest(req: IncomingMessage, url: string): Request {
@@ -85,14 +98,15 @@ function toRequest(req: IncomingMessage, url: string): Request {
  * repeated values joined by ", "; Node's parser has already trimmed them).
  */
 function lightRequest(req: IncomingMessage, url: string): ApiRequest {
-  let href: string;
+  let parsedUrl: URL;
   try {
-    href = new URL(`http://localhost${url}`).href;
+    parsedUrl = new URL(`http://localhost${url}`);
   } catch {
     throw new AppError('invalid_request', 'The request line or its headers could not be read.');
   }
   return {
-    url: href,
+    url: parsedUrl.href,
+    parsedUrl,
     headers: {
       get(name: string): string | null {
         const v = req.headers[name.toLowerCase()];
