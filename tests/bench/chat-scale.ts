@@ -81,11 +81,16 @@ const pgPids = (db: string) => pidsWhere((c) => c.startsWith('postgres:') && c.i
 const redisPids = () => pidsWhere((c) => c.startsWith('redis-server') || c.includes('/redis-server'));
 const sumCpu = (pids: number[]) => pids.reduce((a, p) => a + cpuSeconds(p), 0);
 
-/** Redis `INFO commandstats` calls per command (the whole server: other users add noise). */
+/**
+ * Redis `INFO commandstats` calls per command, and from `INFO stats` the socket reads and writes
+ * redis-server processed (`(reads)`: writes of its clients, several pipelined commands in one;
+ * `(writes)`: its replies and pub/sub deliveries). The whole server: other users add noise.
+ */
 function commandCalls(): Map<string, number> {
-  const r = spawnSync('redis-cli', ['-u', opts.redisUrl, 'INFO', 'commandstats'], { encoding: 'utf8', timeout: 10_000 });
+  const r = spawnSync('redis-cli', ['-u', opts.redisUrl, 'INFO', 'all'], { encoding: 'utf8', timeout: 10_000 });
   const calls = new Map<string, number>();
   for (const m of (r.stdout ?? '').matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(m[1]!, Number(m[2]));
+  for (const m of (r.stdout ?? '').matchAll(/^total_(reads|writes)_processed:(\d+)/gm)) calls.set(`(${m[1]})`, Number(m[2]));
   return calls;
 }
 
@@ -289,7 +294,7 @@ function report(results: TopologyResult[], meta: Record<string, string>): string
     }
   }
   const withCommands = results.flatMap((r) => r.rows.filter((row) => row.commands).map((row) => `| ${r.name} | ${row.rate} | ${commandsPerAnswer(row)} |`));
-  if (withCommands.length) lines.push('', 'Redis commands per answer (`INFO commandstats` over the windows, warm-up included; the whole server):', '', '| topology | rate q/s | calls per answer |', '|---|---|---|', ...withCommands);
+  if (withCommands.length) lines.push('', 'Redis commands per answer (`INFO commandstats` over the windows, warm-up included; the whole server; `(reads)` and `(writes)`: socket reads and writes of redis-server from `INFO stats`):', '', '| topology | rate q/s | calls per answer |', '|---|---|---|', ...withCommands);
   lines.push('', '| topology | highest rate held at p99 ≤ 100 ms | idle sockets | RSS per idle socket | instance RSS before → after (MB) |', '|---|---|---|---|---|');
   for (const r of results) {
     lines.push(`| ${r.name} | ${r.held ?? 'none of the rates'} | ${r.idle ? `${r.idle.sockets}${r.idle.failed ? ` (${r.idle.failed} failed)` : ''}` : '–'} | ${r.idle ? `${f1(r.idle.perSocketKb)} KB` : '–'} | ${r.idle ? r.idle.rssBeforeMb.map((b, i) => `${b.toFixed(0)} → ${r.idle!.rssAfterMb[i]!.toFixed(0)}`).join(', ') : '–'} |`);
