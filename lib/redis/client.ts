@@ -45,7 +45,30 @@ function open(name: string, offlineQueue: boolean): Redis {
   });
   // Errors while Redis is away are expected; the reconnect loop brings it back.
   client.on('error', () => {});
+  if (!offlineQueue) defineIntoPendingPipelines(client);
   return client;
+}
+
+/**
+ * ioredis (redis/ioredis#1931): an auto-pipeline copies the connection's custom commands when it
+ * is created, so a command defined later in the same tick is missing from it (rate-limiter-flexible
+ * defines `rlflxIncr` when a limiter is built; svc's scripts are defined on first use). Calling it
+ * then queues a callback without a command; the pipeline's completion throws ("results[i] is not
+ * iterable") before it starts the next pipeline, and every later command on the connection waits
+ * for ever (seen in bench:chat at 450 q/s: an instance stopped answering). Here a definition also
+ * reaches the pipelines still pending, as the pipeline's constructor would have copied it.
+ * tests/multi/redis-pipeline.test.ts reproduces the hang against a real Redis.
+ */
+function defineIntoPendingPipelines(client: Redis): void {
+  const define = client.defineCommand.bind(client);
+  const internals = client as unknown as Record<string, unknown> & { _autoPipelines?: Map<string, Record<string, unknown>> };
+  client.defineCommand = (name, definition) => {
+    define(name, definition);
+    for (const pipeline of internals._autoPipelines?.values() ?? []) {
+      pipeline[name] = internals[name];
+      pipeline[`${name}Buffer`] = internals[`${name}Buffer`];
+    }
+  };
 }
 
 /** The shared command connection (fails fast while Redis is away). Null without REDIS_URL. */

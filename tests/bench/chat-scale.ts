@@ -14,6 +14,7 @@
  *   --duration 8 --warmup 2 --askers 100 --idle 10000 --pg-url URL --redis-url URL --smoke
  *   --out FILE (markdown; default tests/bench/chat-scale-results.md; --smoke writes nothing)
  *   --cpu-prof DIR (instances write V8 CPU profiles there when they stop; for profiling, not for figures)
+ *   --logs DIR (each instance's stdout and stderr, written there when it stops)
  * A topology may be listed more than once (two-local,two-redis,two-local,two-redis): the runs
  * alternate, so a load change on the shared machine hits both sides alike.
  */
@@ -33,7 +34,7 @@ const { values: argv } = parseArgs({
   options: {
     topologies: { type: 'string' }, rates: { type: 'string' }, repeats: { type: 'string' }, duration: { type: 'string' },
     warmup: { type: 'string' }, askers: { type: 'string' }, idle: { type: 'string' }, 'pg-url': { type: 'string' },
-    'redis-url': { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' }, 'cpu-prof': { type: 'string' },
+    'redis-url': { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' }, 'cpu-prof': { type: 'string' }, logs: { type: 'string' },
   },
   strict: true,
 });
@@ -52,6 +53,8 @@ const opts = {
   out: argv.out ?? path.join(__dirname, 'chat-scale-results.md'),
   /** A directory: instances run with --cpu-prof and write their V8 CPU profiles there on exit. */
   cpuProf: argv['cpu-prof'] ? path.resolve(argv['cpu-prof']) : null,
+  /** A directory: each instance's output (stdout, stderr) is written there when it stops. */
+  logs: argv.logs ? path.resolve(argv.logs) : null,
 };
 const TARGET_P99_MS = 100;
 
@@ -190,7 +193,12 @@ async function runTopology(name: 'one' | 'two-local' | 'two-redis', dbUrl: strin
   const redis = name === 'two-redis';
   log(`topology ${name}: starting ${n} instance(s)`);
   const instances: Instance[] = [];
-  const stopAll = async () => { await Promise.all(instances.splice(0).map((i) => removeInstance(i, 'SIGTERM'))); };
+  const stopAll = async () => {
+    await Promise.all(instances.splice(0).map(async (i) => {
+      await removeInstance(i, 'SIGTERM');
+      if (opts.logs) fs.writeFileSync(path.join(opts.logs, `${name}-${i.name}-${stampNow()}.log`), `${i.stdout()}\n--- stderr ---\n${i.stderr()}`);
+    }));
+  };
   cleanups.push(stopAll);
   for (let i = 0; i < n; i++) {
     instances.push(await startInstance(`instance-${i}`, {
