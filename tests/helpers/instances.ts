@@ -173,6 +173,21 @@ export class PrivatePostgres {
 }
 
 /** A private Redis server (no persistence) that a fault test may stop and start. */
+/**
+ * Points this test process's lib/redis/client at a private redis-server (REDIS_URL, and a
+ * REDIS_PREFIX of `tag`), waits until it answers, and returns the server and the client module;
+ * `close()` closes the process's connections and stops the server. For tests that run svc's Redis
+ * code in the test process (needs `redis-server`).
+ */
+export async function processOnPrivateRedis(tag: string) {
+  const redis = await PrivateRedis.create();
+  process.env.REDIS_URL = redis.url;
+  process.env.REDIS_PREFIX = `${tag}-${process.pid}:`;
+  const client = await import('../../lib/redis/client');
+  if (!(await client.whenReady(client.getRedis()!, 10_000))) throw new Error('the private Redis does not answer');
+  return { redis, client, close: async () => { await client.closeRedis(); await redis.stop(); } };
+}
+
 export class PrivateRedis {
   private child: ChildProcess | null = null;
   constructor(readonly port: number) {}

@@ -11,28 +11,22 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { PrivateRedis } from '../helpers/instances';
+import { processOnPrivateRedis, type PrivateRedis } from '../helpers/instances';
 
 const ready = spawnSync('redis-server', ['--version']).status === 0;
 let redis: PrivateRedis;
 let lib: typeof import('../../lib/limits/limiter');
 let client: typeof import('../../lib/redis/client');
+let close: () => Promise<void>;
 
 before(async () => {
   if (!ready) return;
-  redis = await PrivateRedis.create();
-  process.env.REDIS_URL = redis.url;
-  process.env.REDIS_PREFIX = `limits-order-${process.pid}:`;
+  ({ redis, client, close } = await processOnPrivateRedis('limits-order'));
   lib = await import('../../lib/limits/limiter');
-  client = await import('../../lib/redis/client');
-  const c = client.getRedis()!;
-  assert.ok(await client.whenReady(c, 10_000), 'the private Redis answers');
 }, { timeout: 30_000 });
 
 after(async () => {
-  if (!ready) return;
-  await client.closeRedis();
-  await redis.stop();
+  if (ready) await close();
 }, { timeout: 30_000 });
 
 const rules = { visitor: { points: 2, durationSeconds: 60 }, address: { points: 100, durationSeconds: 60 }, client: { points: 3, durationSeconds: 60 } };

@@ -9,25 +9,18 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
-import { PrivateRedis } from '../helpers/instances';
+import { processOnPrivateRedis } from '../helpers/instances';
 
 const ready = spawnSync('redis-server', ['--version']).status === 0;
-let redis: PrivateRedis;
 let client: typeof import('../../lib/redis/client');
+let close: () => Promise<void>;
 
 before(async () => {
-  if (!ready) return;
-  redis = await PrivateRedis.create();
-  process.env.REDIS_URL = redis.url;
-  process.env.REDIS_PREFIX = `redis-pipeline-${process.pid}:`;
-  client = await import('../../lib/redis/client');
-  assert.ok(await client.whenReady(client.getRedis()!, 10_000), 'the private Redis answers');
+  if (ready) ({ client, close } = await processOnPrivateRedis('redis-pipeline'));
 }, { timeout: 30_000 });
 
 after(async () => {
-  if (!ready) return;
-  await client.closeRedis();
-  await redis.stop();
+  if (ready) await close();
 }, { timeout: 30_000 });
 
 const within = <T>(p: Promise<T>, ms: number, what: string) => Promise.race([
