@@ -6,8 +6,9 @@ import { getEnv } from '../env';
  * globalThis because server.ts and Next's bundles hold separate copies of this module.
  *
  * `commands` never queues while Redis is away (enableOfflineQueue: false): a request path fails
- * fast instead of hanging, and callers fall back (the limiter's insurance, local delivery). It
- * auto-pipelines, and socket.io's adapter publishes through it too (lib/chat/adapter.ts).
+ * fast instead of hanging, and callers fall back (the limiter's insurance, local delivery). What
+ * it is asked in one turn of the event loop leaves in one write (writeOncePerTurn), and socket.io's
+ * adapter publishes through it too (lib/chat/adapter.ts).
  */
 type Holder = { commands?: Redis; extra: Redis[]; later: Array<(redis: Redis) => unknown>; laterTimer?: NodeJS.Timeout };
 const KEY = Symbol.for('svc.redis');
@@ -36,39 +37,42 @@ function open(name: string, offlineQueue: boolean): Redis {
     maxRetriesPerRequest: offlineQueue ? null : 1,
     retryStrategy: (times) => Math.min(200 * times, 2000),
     lazyConnect: false,
-    // Commands issued in one turn of the event loop leave in one write (and their replies come
-    // back in one read): a delta's live-buffer append and its SPUBLISH, and the commands of
-    // concurrent answers. Measured in BENCHMARKS.md: each write to Redis costs a syscall and a
-    // wake-up. Without the offline queue, a command while Redis is away still fails at once
-    // (checked with ioredis 6: custom commands too, before and after ready; see DECISIONS).
-    enableAutoPipelining: !offlineQueue,
   });
   // Errors while Redis is away are expected; the reconnect loop brings it back.
   client.on('error', () => {});
-  if (!offlineQueue) defineIntoPendingPipelines(client);
+  if (!offlineQueue) writeOncePerTurn(client);
   return client;
 }
 
 /**
- * ioredis (redis/ioredis#1931): an auto-pipeline copies the connection's custom commands when it
- * is created, so a command defined later in the same tick is missing from it (rate-limiter-flexible
- * defines `rlflxIncr` when a limiter is built; svc's scripts are defined on first use). Calling it
- * then queues a callback without a command; the pipeline's completion throws ("results[i] is not
- * iterable") before it starts the next pipeline, and every later command on the connection waits
- * for ever (seen in bench:chat at 450 q/s: an instance stopped answering). Here a definition also
- * reaches the pipelines still pending, as the pipeline's constructor would have copied it.
- * tests/multi/redis-pipeline.test.ts reproduces the hang against a real Redis.
+ * Commands issued in one turn of the event loop leave in one write, and so does the traffic that
+ * sendLater queued meanwhile: the first command of a turn corks the socket, and at the end of the
+ * turn (setImmediate) the queue is issued into the same cork and the socket uncorked, one
+ * `writev`. Measured in BENCHMARKS.md (run 9): on this machine a write to Redis costs ~100 µs of
+ * the writer's CPU (the syscall wakes redis-server), the largest part of what Redis adds to an
+ * answer; ioredis's own auto-pipelining did the same grouping through a Pipeline object per turn
+ * (about a fifth of the remaining overhead) and had ioredis#1931 (a script defined while a
+ * pipeline was pending hung the connection). Replies are matched in order as for any command.
+ * Without the offline queue a command while Redis is away is refused at once, as before.
  */
-function defineIntoPendingPipelines(client: Redis): void {
-  const define = client.defineCommand.bind(client);
-  const internals = client as unknown as Record<string, unknown> & { _autoPipelines?: Map<string, Record<string, unknown>> };
-  client.defineCommand = (name, definition) => {
-    define(name, definition);
-    for (const pipeline of internals._autoPipelines?.values() ?? []) {
-      pipeline[name] = internals[name];
-      pipeline[`${name}Buffer`] = internals[`${name}Buffer`];
+function writeOncePerTurn(client: Redis): void {
+  const send = client.sendCommand.bind(client);
+  let corked: { uncork(): void } | null = null;
+  client.sendCommand = ((command, stream) => {
+    // The connection's socket (a net.Socket, or a TLS socket for rediss://).
+    const socket = client.stream as unknown as { writable?: boolean; cork(): void; uncork(): void } | undefined;
+    if (!corked && !stream && client.status === 'ready' && socket?.writable) {
+      socket.cork();
+      corked = socket;
+      setImmediate(() => {
+        flushLater(); // queued fire-and-forget traffic rides along, still corked
+        const c = corked;
+        corked = null;
+        c?.uncork();
+      });
     }
-  };
+    return send(command, stream);
+  }) as Redis['sendCommand'];
 }
 
 /** The shared command connection (fails fast while Redis is away). Null without REDIS_URL. */
@@ -80,18 +84,20 @@ export function getRedis(): Redis | null {
 }
 
 /**
- * How long a fire-and-forget command may wait for others (sendLater). Each write to Redis costs a
+ * How long a fire-and-forget command may wait for a write (sendLater). Each write to Redis costs a
  * syscall that also wakes redis-server, and its reply a wake-up of this process: on this machine
- * ~50 µs each, the largest part of what Redis adds to an answer (BENCHMARKS.md, run 8). At a
- * hundred answers a second an instance's publications arrive a few ms apart, one write each.
+ * ~100 µs of the writer's CPU, the largest part of what Redis adds to an answer (BENCHMARKS.md,
+ * runs 8 and 9). Queued traffic leaves with the next command this process sends anyway (under load,
+ * the next ask's rate-limit check, a few ms later), or after SEND_LATER_MS when none comes.
  */
-export const SEND_LATER_MS = 5;
+export const SEND_LATER_MS = 20;
 
 /**
  * Sends a fire-and-forget command on the command connection within SEND_LATER_MS, in one write
- * with every other command queued meanwhile, in the order queued. For traffic whose only readers
- * are other instances (cross-instance chat events, the live buffer): they see it a few ms later,
- * this process's own sockets are served at once. Failures are the callback's to ignore.
+ * with every other command queued meanwhile, in the order queued, and with the next command the
+ * process sends (writeOncePerTurn). For traffic whose only readers are other instances
+ * (cross-instance chat events, the live buffer): they see it a few ms later, this process's own
+ * sockets are served at once. Failures are the callback's to ignore.
  */
 export function sendLater(command: (redis: Redis) => unknown): void {
   const h = holder();
@@ -106,7 +112,7 @@ function flushLater(): void {
   const queued = h.later.splice(0);
   const redis = getRedis();
   if (!redis) return;
-  // Issued in one turn: the connection's auto-pipelining sends them in one write.
+  // Issued in one turn: writeOncePerTurn sends them in one write.
   for (const command of queued) {
     try { command(redis); } catch { /* Redis away: the command's own fallback applies */ }
   }
