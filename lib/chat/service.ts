@@ -82,14 +82,28 @@ function refuseWhileDraining() {
 }
 
 /**
+ * The rate-limit check of an ask (lib/chat/socket.ts): `check` rejects with `rate_limited` when a
+ * limit refuses. `overlap`: the check may run while the named conversation is read (the visitor's
+ * last check left room, so a flood is refused before it reads anything; BENCHMARKS.md run 9).
+ */
+export type Admission = { check: () => Promise<void>; overlap: boolean };
+
+/**
  * Accepts a question. It is acknowledged only once durable: the question event and the answer's
  * lease row are written in one statement (with the uploads, in one transaction). A retry with the
  * same client_message_id, on any instance, stores nothing new and returns the same response id.
  */
-export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientRequest<'ask'>) {
+export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientRequest<'ask'>, admission: Admission) {
   refuseWhileDraining();
   const db = await getDb();
   let conversationId = req.conversation_id;
+  // Reads of a conversation the visitor names may overlap the rate-limit check (admission.overlap);
+  // nothing is written before it has passed.
+  const reads = conversationId && admission.overlap
+    ? Promise.all([ownConversation(claims, conversationId), findResponseByClientMessage(db, conversationId, req.client_message_id)])
+    : null;
+  reads?.catch(() => {}); // a refusal below wins; the reads' own failure is awaited after it
+  await admission.check();
   if (!conversationId) {
     conversationId = firstConversationId(claims.accountId, claims.visitorId, req.client_message_id);
     const newId = conversationId;
@@ -101,11 +115,12 @@ export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientReque
       (tx, created) => (created ? recordConversationCreated(tx, claims.accountId, newId, true) : Promise.resolve(0)));
     webhookEventsCommitted(queued);
   }
-  const conv = await ownConversation(claims, conversationId);
+  const [conv, existing] = reads
+    ? await reads
+    : [await ownConversation(claims, conversationId), await findResponseByClientMessage(db, conversationId, req.client_message_id)];
   join(conversationId);
   const cmid = req.client_message_id;
   const ack = (responseId: string, duplicate: boolean) => ({ conversation_id: conversationId, client_message_id: cmid, response_id: responseId, duplicate });
-  const existing = await findResponseByClientMessage(db, conversationId, cmid);
   if (existing) return ack(existing.id, true);
 
   const ids = [...new Set(req.attachments ?? [])];

@@ -5,7 +5,7 @@ import { hostAllowed, originHost } from '../auth/domains';
 import { TokenRefused, verifyWidgetToken, withVisitor, type WidgetClaims } from '../auth/widget-tokens';
 import { onInvalidation } from '../cache/invalidation';
 import { getEnv } from '../env';
-import { enforceInOrder, getLimiter } from '../limits/limiter';
+import { consumeInOrder, getLimiter, throwIfRefused } from '../limits/limiter';
 import { addressLimitKey, clientAddressOf } from '../net/client-address';
 import { metrics } from '../ops/metrics';
 import { isDraining, onDrain } from '../server/drain';
@@ -152,12 +152,21 @@ export function attachWidgetNamespace(io: Server): Namespace {
       });
     };
 
+    // Points the last ask's check left (the fewest over the three limits); null before the first.
+    let askRoom: number | null = null;
     on('ask', async (req) => {
       if (!req.conversation_id) refuseWhenFull(); // before a new conversation is created
       // In this order, one Redis round trip: the shared per-address and per-client budgets are
       // charged only when the visitor's own passed, so one visitor's flood never spends them.
-      await enforceInOrder([[asks.visitor, visitorKey], [asks.address, data.address], [asks.client, claims.clientId]], 'questions');
-      return ask(claims, join, req);
+      const check = async () => {
+        askRoom = 0;
+        const r = await consumeInOrder([[asks.visitor, visitorKey], [asks.address, data.address], [asks.client, claims.clientId]]);
+        askRoom = r.allowed ? r.remaining : 0;
+        throwIfRefused(r, 'questions');
+      };
+      // The check overlaps the conversation's reads only while the last one left room for more than
+      // one question: a visitor near a limit (or flooding) is refused before anything is read.
+      return ask(claims, join, req, { check, overlap: askRoom !== null && askRoom > 1 });
     });
     on('conversation:resume', (req) => resume(claims, join, (e) => socket.emit('event', e), req));
     on('history', (req) => history(claims, join, req));

@@ -63,7 +63,7 @@ function refused(name: string, msBeforeNext: number): LimitResult & { limiter: s
 }
 
 /** The one rate_limited error: 429 with Retry-After over HTTP, `rate_limited` on a socket. */
-function throwIfRefused(r: LimitResult, what: string): void {
+export function throwIfRefused(r: LimitResult, what: string): void {
   if (!r.allowed) {
     throw new AppError('rate_limited', `Too many ${what}; retry in ${r.retryAfterSeconds} s.`, { headers: { 'Retry-After': String(r.retryAfterSeconds) } });
   }
@@ -176,11 +176,6 @@ export async function consumeInOrder(stages: ReadonlyArray<readonly [Limiter, st
     }
   }
   return { allowed: true, remaining };
-}
-
-/** consumeInOrder, refused as `enforce` refuses: AppError('rate_limited') naming `what`. */
-export async function enforceInOrder(stages: ReadonlyArray<readonly [Limiter, string]>, what: string): Promise<void> {
-  throwIfRefused(await consumeInOrder(stages), what);
 }
 
 /** Drops every limiter (tests that change REDIS_URL between servers in one process). */

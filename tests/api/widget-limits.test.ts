@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getDb } from '../../db/client';
-import { insertConversationEvent } from '../../db/queries/chat';
+import { insertConversationEvent, listEventsAfter } from '../../db/queries/chat';
 import { RESUME_PAGE } from '../../lib/chat/service';
 import { recentSightings } from '../../lib/chat/sightings';
 import { deleteWidgetClient, setClientDomains } from '../../lib/widget-clients/service';
@@ -57,6 +57,31 @@ describe('widget socket limits and sightings', () => {
       assert.equal(history.error?.code, 'not_found');
     } finally {
       socket.close();
+    }
+  });
+
+  it('a visitor past ASKS_PER_MINUTE_PER_VISITOR is refused, in a burst too, and nothing of a refused ask is stored', async () => {
+    // From the second ask on, the limit check overlaps the reads of the conversation while the
+    // last check left room (lib/chat/socket.ts); a refusal must still win over every write.
+    const acct = await createTestAccount();
+    const client = await createTestWidgetClient(acct.accountId, ['shop.example.com']);
+    const v = await connectVisitor(server.url, (await backendToken(server.url, client)).access_token, ORIGIN);
+    try {
+      const first = await v.ok('ask', { client_message_id: 'cap-0', text: 'How long is the warranty?' });
+      const conversation_id = first.conversation_id as string;
+      const limit = 20; // the default ASKS_PER_MINUTE_PER_VISITOR of this server
+      for (let i = 1; i < limit - 2; i++) await v.ok('ask', { conversation_id, client_message_id: `cap-${i}`, text: `Question ${i}?` });
+      // The last two allowed and three more at once, on one socket.
+      const burst = await Promise.all([limit - 2, limit - 1, limit, limit + 1, limit + 2].map((i) =>
+        v.request('ask', { conversation_id, client_message_id: `cap-${i}`, text: `Question ${i}?` })));
+      assert.deepEqual(burst.map((a) => (a.ok ? 'ok' : a.error.code)), ['ok', 'ok', 'rate_limited', 'rate_limited', 'rate_limited'], JSON.stringify(burst));
+      const later = await v.request('ask', { conversation_id, client_message_id: 'cap-late', text: 'One more?' });
+      assert.equal(later.ok ? 'ok' : later.error.code, 'rate_limited');
+      const stored = await listEventsAfter(await getDb(), conversation_id, 0, 1000);
+      const questions = stored.filter((e) => e.kind === 'question').map((e) => (e.payload as { client_message_id: string }).client_message_id);
+      assert.deepEqual(questions, Array.from({ length: limit }, (_, i) => `cap-${i}`));
+    } finally {
+      v.close();
     }
   });
 
