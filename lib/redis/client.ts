@@ -65,7 +65,7 @@ function writeOncePerTurn(client: Redis): void {
       socket.cork();
       corked = socket;
       setImmediate(() => {
-        flushLater(); // queued fire-and-forget traffic rides along, still corked
+        flushLater(client); // queued fire-and-forget traffic rides along, still corked
         const c = corked;
         corked = null;
         c?.uncork();
@@ -105,8 +105,13 @@ export function sendLater(command: (redis: Redis) => unknown): void {
   h.laterTimer ??= setTimeout(flushLater, SEND_LATER_MS);
 }
 
-function flushLater(): void {
+/**
+ * Issues what sendLater queued, on the command connection. `only`: just when that connection is
+ * `only` (a cork's end-of-turn callback: after closeRedis it must not open a new connection).
+ */
+function flushLater(only?: Redis): void {
   const h = holder();
+  if (h.later.length === 0 || (only && h.commands !== only)) return;
   clearTimeout(h.laterTimer);
   h.laterTimer = undefined;
   const queued = h.later.splice(0);
