@@ -61,7 +61,23 @@ const TARGET_P99_MS = 100;
 const log = (m: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${m}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const cleanups: Array<() => Promise<void> | void> = [];
-async function cleanup() { for (const c of cleanups.splice(0).reverse()) { try { await c(); } catch (e) { log(`cleanup: ${(e as Error).message}`); } } }
+async function cleanup() {
+  for (const c of cleanups.splice(0).reverse()) {
+    const started = Date.now();
+    try { await c(); } catch (e) { log(`cleanup: ${(e as Error).message}`); }
+    if (Date.now() - started > 5000) log(`cleanup: a step took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+}
+/**
+ * After the cleanup nothing of the benchmark is left to wait for. Twice (rounds 7 and 8) the
+ * process still did not exit for minutes after writing its results; say what kept it alive, and exit.
+ */
+function exitSoon() {
+  setTimeout(() => {
+    log(`still running 10 s after the cleanup; active resources: ${process.getActiveResourcesInfo().join(', ')}; exiting`);
+    process.exit(process.exitCode ?? 0);
+  }, 10_000).unref();
+}
 process.on('SIGINT', () => { void cleanup().then(() => process.exit(130)); });
 
 // /proc ----------------------------------------------------------------------------------------
@@ -359,4 +375,4 @@ async function main() {
   if (!smoke) { fs.writeFileSync(opts.out, md); log(`wrote ${opts.out}`); }
 }
 
-main().then(cleanup, async (e) => { log(`failed: ${(e as Error).stack ?? e}`); await cleanup(); process.exitCode = 1; });
+main().then(cleanup, async (e) => { log(`failed: ${(e as Error).stack ?? e}`); await cleanup(); process.exitCode = 1; }).then(exitSoon);
