@@ -77,9 +77,11 @@ describe('widget socket limits and sightings', () => {
       assert.deepEqual(burst.map((a) => (a.ok ? 'ok' : a.error.code)), ['ok', 'ok', 'rate_limited', 'rate_limited', 'rate_limited'], JSON.stringify(burst));
       const later = await v.request('ask', { conversation_id, client_message_id: 'cap-late', text: 'One more?' });
       assert.equal(later.ok ? 'ok' : later.error.code, 'rate_limited');
+      // Exactly the allowed questions are stored (the asks of a burst in any order: they are concurrent).
       const stored = await listEventsAfter(await getDb(), conversation_id, 0, 1000);
       const questions = stored.filter((e) => e.kind === 'question').map((e) => (e.payload as { client_message_id: string }).client_message_id);
-      assert.deepEqual(questions, Array.from({ length: limit }, (_, i) => `cap-${i}`));
+      const byNumber = (a: string, b: string) => Number(a.slice(4)) - Number(b.slice(4));
+      assert.deepEqual(questions.sort(byNumber), Array.from({ length: limit }, (_, i) => `cap-${i}`));
     } finally {
       v.close();
     }
