@@ -80,11 +80,17 @@ export class Instance {
   async stop(signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 60_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
     if (!this.running) return { code: this.exitCode, signal: this.exitSignal };
     this.child!.kill(signal);
-    const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), timeoutMs));
-    if ((await Promise.race([this.exited.then(() => 'exited' as const), timer])) === 'timeout') {
-      this.child!.kill('SIGKILL');
-      await this.exited;
-      throw new Error(`${this.name} did not exit within ${timeoutMs} ms after ${signal}:\n${this.output}`);
+    // Cleared once the process exited: a pending timer kept a benchmark alive after its results.
+    let pending: NodeJS.Timeout | undefined;
+    const timer = new Promise<'timeout'>((r) => { pending = setTimeout(() => r('timeout'), timeoutMs); });
+    try {
+      if ((await Promise.race([this.exited.then(() => 'exited' as const), timer])) === 'timeout') {
+        this.child!.kill('SIGKILL');
+        await this.exited;
+        throw new Error(`${this.name} did not exit within ${timeoutMs} ms after ${signal}:\n${this.output}`);
+      }
+    } finally {
+      clearTimeout(pending);
     }
     return { code: this.exitCode, signal: this.exitSignal };
   }
