@@ -61,29 +61,36 @@ describe('widget socket limits and sightings', () => {
   });
 
   it('a visitor past ASKS_PER_MINUTE_PER_VISITOR is refused, in a burst too, and nothing of a refused ask is stored', async () => {
-    // From the second ask on, the limit check overlaps the reads of the conversation while the
-    // last check left room (lib/chat/socket.ts); a refusal must still win over every write.
+    // The limit check overlaps the reads of the conversation while the socket's last check left
+    // room (lib/chat/socket.ts); a refusal must still win over every write. Socket A keeps room in
+    // its own view while socket B, the same visitor, spends the budget: A's next ask overlaps and
+    // is refused.
     const acct = await createTestAccount();
     const client = await createTestWidgetClient(acct.accountId, ['shop.example.com']);
-    const v = await connectVisitor(server.url, (await backendToken(server.url, client)).access_token, ORIGIN);
+    const token = (await backendToken(server.url, client)).access_token;
+    const a = await connectVisitor(server.url, token, ORIGIN);
+    const b = await connectVisitor(server.url, token, ORIGIN);
     try {
-      const first = await v.ok('ask', { client_message_id: 'cap-0', text: 'How long is the warranty?' });
+      const first = await a.ok('ask', { client_message_id: 'cap-0', text: 'How long is the warranty?' });
       const conversation_id = first.conversation_id as string;
       const limit = 20; // the default ASKS_PER_MINUTE_PER_VISITOR of this server
-      for (let i = 1; i < limit - 2; i++) await v.ok('ask', { conversation_id, client_message_id: `cap-${i}`, text: `Question ${i}?` });
-      // The last two allowed and three more at once, on one socket.
+      for (let i = 1; i < 10; i++) await a.ok('ask', { conversation_id, client_message_id: `cap-${i}`, text: `Question ${i}?` });
+      for (let i = 10; i < limit - 2; i++) await b.ok('ask', { conversation_id, client_message_id: `cap-${i}`, text: `Question ${i}?` });
+      // On B: the last two allowed and three more at once.
       const burst = await Promise.all([limit - 2, limit - 1, limit, limit + 1, limit + 2].map((i) =>
-        v.request('ask', { conversation_id, client_message_id: `cap-${i}`, text: `Question ${i}?` })));
-      assert.deepEqual(burst.map((a) => (a.ok ? 'ok' : a.error.code)), ['ok', 'ok', 'rate_limited', 'rate_limited', 'rate_limited'], JSON.stringify(burst));
-      const later = await v.request('ask', { conversation_id, client_message_id: 'cap-late', text: 'One more?' });
-      assert.equal(later.ok ? 'ok' : later.error.code, 'rate_limited');
+        b.request('ask', { conversation_id, client_message_id: `cap-${i}`, text: `Question ${i}?` })));
+      assert.deepEqual(burst.map((r) => (r.ok ? 'ok' : r.error.code)), ['ok', 'ok', 'rate_limited', 'rate_limited', 'rate_limited'], JSON.stringify(burst));
+      // On A, whose last check left room: its check overlaps the reads, and refuses.
+      const overlapped = await a.request('ask', { conversation_id, client_message_id: 'cap-overlapped', text: 'One more?' });
+      assert.equal(overlapped.ok ? 'ok' : overlapped.error.code, 'rate_limited');
       // Exactly the allowed questions are stored (the asks of a burst in any order: they are concurrent).
       const stored = await listEventsAfter(await getDb(), conversation_id, 0, 1000);
       const questions = stored.filter((e) => e.kind === 'question').map((e) => (e.payload as { client_message_id: string }).client_message_id);
-      const byNumber = (a: string, b: string) => Number(a.slice(4)) - Number(b.slice(4));
+      const byNumber = (x: string, y: string) => Number(x.slice(4)) - Number(y.slice(4));
       assert.deepEqual(questions.sort(byNumber), Array.from({ length: limit }, (_, i) => `cap-${i}`));
     } finally {
-      v.close();
+      a.close();
+      b.close();
     }
   });
 
