@@ -1,7 +1,7 @@
 import { createShardedAdapter } from '@socket.io/redis-adapter';
 import type { Server } from 'socket.io';
 import { Adapter, MessageType, type BroadcastOptions } from 'socket.io-adapter';
-import { closeRedis, getRedis, isRedisConfigured, openRedisConnection, redisKey, sendLater } from '../redis/client';
+import { closeRedis, getRedis, isRedisConfigured, openRedisConnection, publishLater, redisKey } from '../redis/client';
 
 /**
  * With REDIS_URL, socket.io's sharded Redis adapter (Redis ≥ 7 sharded pub/sub) carries room
@@ -20,8 +20,8 @@ import { closeRedis, getRedis, isRedisConfigured, openRedisConnection, redisKey,
  */
 export function attachChatAdapter(io: Server): void {
   if (!isRedisConfigured()) return;
-  // The shared command connection (fails fast, auto-pipelined): a delta's SPUBLISH and its
-  // live-buffer append (lib/chat/live.ts) leave in one write.
+  // The shared command connection (fails fast, one write per turn): a delta's SPUBLISH and its
+  // live-buffer append (lib/chat/live.ts) leave in one write and one script call.
   const publisher = getRedis()!;
   const subscriber = openRedisConnection('sio-subscribe', { offlineQueue: true });
   const sharded = createShardedAdapter(publisher, subscriber, {
@@ -38,6 +38,8 @@ export function attachChatAdapter(io: Server): void {
 type ClusterInternals = Adapter & {
   uid: string;
   publish(message: { type: MessageType; data: unknown }): void;
+  doPublish(message: { type: MessageType; data: unknown }): Promise<string>;
+  computeChannel(message: { type: MessageType; data: unknown }): string;
   encode(message: { type: MessageType; data: unknown }): string | Buffer;
   onRawMessage(raw: Buffer, channel: Buffer | string): void;
 };
@@ -47,8 +49,8 @@ type ClusterInternals = Adapter & {
  * - Local sockets get an event at once. ClusterAdapter.broadcast awaits the SPUBLISH reply
  *   before it delivers locally, so every event of the sender's own visitor waited a Redis round
  *   trip (and, under load, the event-loop turns until that reply was read). The publication goes
- *   out within a few ms (sendLater), in one write with the others of that moment and in order on
- *   one connection, so other instances see the same order.
+ *   out within a few ms (publishLater), in one write and one script call with the others of that
+ *   moment, in order on one connection, so other instances see the same order.
  * - The instance's own publications come back on its room subscriptions (sharded pub/sub has no
  *   "no echo"); they are recognised by the sender uid at the end of the message and dropped
  *   without parsing. JSON cannot hold that byte sequence inside a string value (its quotes would be
@@ -60,11 +62,19 @@ type ClusterInternals = Adapter & {
 function withLocalFirst(adapter: ClusterInternals): ClusterInternals {
   const localBroadcast = Adapter.prototype.broadcast;
   adapter.broadcast = function broadcast(packet, opts: BroadcastOptions) {
-    if (!opts.flags?.local) {
-      const message = { type: MessageType.BROADCAST, data: { packet, opts: { rooms: [...opts.rooms], except: [...(opts.except ?? [])], flags: opts.flags } } };
-      sendLater(() => adapter.publish(message));
-    }
     localBroadcast.call(adapter, packet, opts);
+    if (!opts.flags?.local) {
+      adapter.publish({ type: MessageType.BROADCAST, data: { packet, opts: { rooms: [...opts.rooms], except: [...(opts.except ?? [])], flags: opts.flags } } });
+    }
+  };
+
+  // Broadcasts are queued (publishLater): they leave within SEND_LATER_MS, in one write and one
+  // script call with the rest of that moment's traffic. Other messages keep the library's path.
+  const libraryDoPublish = adapter.doPublish.bind(adapter);
+  adapter.doPublish = (message) => {
+    if (message.type !== MessageType.BROADCAST) return libraryDoPublish(message);
+    publishLater(adapter.computeChannel(message), JSON.stringify(message));
+    return Promise.resolve('');
   };
 
   const libraryEncode = adapter.encode.bind(adapter);

@@ -1,6 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { Namespace } from 'socket.io';
-import { getRedis, isRedisConfigured, redisKey, sendLater } from '../redis/client';
+import { appendLater, getRedis, isRedisConfigured, redisKey } from '../redis/client';
 import type { ServerEvent } from './protocol';
 
 /**
@@ -50,31 +49,9 @@ function remember(event: ServerEvent): void {
   entry.touched = Date.now();
   if (entry.events.length > LIVE_KEEP) entry.events.splice(0, entry.events.length - LIVE_KEEP);
   if (!isRedisConfigured()) return;
-  // With the event's SPUBLISH, in one write (sendLater): other instances read both.
-  sendLater((redis) => liveAppend(redis)(liveKey(event.conversation_id), event.seq, JSON.stringify(event), LIVE_KEEP, LIVE_TTL_SECONDS)
-    .catch(() => { /* Redis away: this instance's memory still serves resumes */ }));
-}
-
-/**
- * Adds one event to a conversation's live buffer, keeps the newest `keep` and (re)sets its expiry,
- * atomically in one command (it was MULTI, ZADD, ZREMRANGEBYRANK, EXPIRE, EXEC). Being one plain
- * command, the connection's auto-pipelining sends it in the same write as the adapter's SPUBLISH
- * of the same delta (lib/chat/adapter.ts). docs/DECISIONS.md argues the script.
- */
-const LIVE_APPEND_LUA = `
-redis.call('zadd', KEYS[1], ARGV[1], ARGV[2])
-redis.call('zremrangebyrank', KEYS[1], 0, -tonumber(ARGV[3]) - 1)
-redis.call('expire', KEYS[1], ARGV[4])
-return 1
-`;
-type LiveRedis = Redis & { svcLiveAppend(key: string, seq: number, event: string, keep: number, ttlSeconds: number): Promise<number> };
-const liveDefined = new WeakSet<Redis>();
-function liveAppend(redis: Redis): LiveRedis['svcLiveAppend'] {
-  if (!liveDefined.has(redis)) {
-    redis.defineCommand('svcLiveAppend', { numberOfKeys: 1, lua: LIVE_APPEND_LUA });
-    liveDefined.add(redis);
-  }
-  return (...args) => (redis as LiveRedis).svcLiveAppend(...args);
+  // With the event's SPUBLISH, in one write and one script call (lib/redis/client.ts): other
+  // instances read both. Redis away: this instance's memory still serves resumes.
+  appendLater(liveKey(event.conversation_id), event.seq, JSON.stringify(event), LIVE_KEEP, LIVE_TTL_SECONDS);
 }
 
 /** Live (unstored) events after `afterSeq`, oldest first, at most `limit`. */

@@ -10,7 +10,7 @@ import { getEnv } from '../env';
  * it is asked in one turn of the event loop leaves in one write (writeOncePerTurn), and socket.io's
  * adapter publishes through it too (lib/chat/adapter.ts).
  */
-type Holder = { commands?: Redis; extra: Redis[]; later: Array<(redis: Redis) => unknown>; laterTimer?: NodeJS.Timeout };
+type Holder = { commands?: Redis; extra: Redis[]; later: LaterOp[]; laterTimer?: NodeJS.Timeout };
 const KEY = Symbol.for('svc.redis');
 
 function holder(): Holder {
@@ -46,7 +46,7 @@ function open(name: string, offlineQueue: boolean): Redis {
 
 /**
  * Commands issued in one turn of the event loop leave in one write, and so does the traffic that
- * sendLater queued meanwhile: the first command of a turn corks the socket, and at the end of the
+ * publishLater and appendLater queued meanwhile: the first command of a turn corks the socket, and at the end of the
  * turn (setImmediate) the queue is issued into the same cork and the socket uncorked, one
  * `writev`. Measured in BENCHMARKS.md (run 9): on this machine a write to Redis costs ~100 µs of
  * the writer's CPU (the syscall wakes redis-server), the largest part of what Redis adds to an
@@ -84,29 +84,81 @@ export function getRedis(): Redis | null {
 }
 
 /**
- * How long a fire-and-forget command may wait for a write (sendLater). Each write to Redis costs a
- * syscall that also wakes redis-server, and its reply a wake-up of this process: on this machine
- * ~100 µs of the writer's CPU, the largest part of what Redis adds to an answer (BENCHMARKS.md,
- * runs 8 and 9). Queued traffic leaves with the next command this process sends anyway (under load,
- * the next ask's rate-limit check, a few ms later), or after SEND_LATER_MS when none comes.
+ * How long fire-and-forget traffic may wait for a write (publishLater, appendLater). Each write to
+ * Redis costs a syscall that also wakes redis-server, and its reply a wake-up of this process: on
+ * this machine ~100 µs of the writer's CPU, the largest part of what Redis adds to an answer
+ * (BENCHMARKS.md, runs 8 and 9). Queued traffic leaves with the next command this process sends
+ * anyway (under load, the next ask's rate-limit check, a few ms later), or after SEND_LATER_MS when
+ * none comes.
  */
 export const SEND_LATER_MS = 20;
 
+/** The most operations one batch script carries (a script blocks redis-server while it runs). */
+export const LATER_BATCH = 256;
+
+/** Fire-and-forget traffic whose only readers are other instances, in the order queued. */
+type LaterOp =
+  | { op: 'p'; channel: string; payload: string }
+  | { op: 'z'; key: string; score: number; member: string; keep: number; ttlSeconds: number };
+
 /**
- * Sends a fire-and-forget command on the command connection within SEND_LATER_MS, in one write
- * with every other command queued meanwhile, in the order queued, and with the next command the
- * process sends (writeOncePerTurn). For traffic whose only readers are other instances
- * (cross-instance chat events, the live buffer): they see it a few ms later, this process's own
- * sockets are served at once. Failures are the callback's to ignore.
+ * Queued traffic leaves as one script call per flush, whatever its length (BENCHMARKS.md run 10):
+ * one command object, one reply to parse and one script run in redis-server, where it was one
+ * command each (an answer's publications and live-buffer appends: ~6). What other instances receive
+ * is unchanged, so instances of the previous release read it during a rolling deploy: the same
+ * SPUBLISH messages on the same shard channels, in the same order, and the same sorted sets.
+ * ARGV is a sequence of operations: `p channel payload` publishes, `z score member keep ttl` adds to
+ * the next key of KEYS, keeps its newest `keep` members and sets its expiry. One Redis server
+ * (or a primary with replicas); not Redis Cluster, where one script's keys and shard channels
+ * must share a slot (docs/DECISIONS.md).
  */
-export function sendLater(command: (redis: Redis) => unknown): void {
+const LATER_LUA = `
+local k, i, n = 1, 1, #ARGV
+while i <= n do
+  if ARGV[i] == 'p' then
+    redis.call('spublish', ARGV[i + 1], ARGV[i + 2])
+    i = i + 3
+  else
+    local key = KEYS[k]
+    k = k + 1
+    redis.call('zadd', key, ARGV[i + 1], ARGV[i + 2])
+    redis.call('zremrangebyrank', key, 0, -tonumber(ARGV[i + 3]) - 1)
+    redis.call('expire', key, ARGV[i + 4])
+    i = i + 5
+  end
+end
+return 0
+`;
+type LaterRedis = Redis & { svcLater(numberOfKeys: number, ...keysThenArgs: Array<string | number>): Promise<number> };
+const laterDefined = new WeakSet<Redis>();
+
+/** Publishes `payload` on the shard channel `channel` (SPUBLISH) within SEND_LATER_MS. */
+export function publishLater(channel: string, payload: string): void {
+  queueLater({ op: 'p', channel, payload });
+}
+
+/**
+ * Adds `member` with `score` to the sorted set `key`, keeps its newest `keep` members and (re)sets
+ * its expiry to `ttlSeconds`, atomically, within SEND_LATER_MS.
+ */
+export function appendLater(key: string, score: number, member: string, keep: number, ttlSeconds: number): void {
+  queueLater({ op: 'z', key, score, member, keep, ttlSeconds });
+}
+
+/**
+ * For traffic whose only readers are other instances (cross-instance chat events, the live
+ * buffer): they see it a few ms later, this process's own sockets are served at once. It leaves in
+ * one write with the next command the process sends (writeOncePerTurn), in the order queued. While
+ * Redis is away it is dropped (the callers' fallbacks apply: each instance's own memory).
+ */
+function queueLater(op: LaterOp): void {
   const h = holder();
-  h.later.push(command);
+  h.later.push(op);
   h.laterTimer ??= setTimeout(flushLater, SEND_LATER_MS);
 }
 
 /**
- * Issues what sendLater queued, on the command connection. `only`: just when that connection is
+ * Issues what was queued, on the command connection. `only`: just when that connection is
  * `only` (a cork's end-of-turn callback: after closeRedis it must not open a new connection).
  */
 function flushLater(only?: Redis): void {
@@ -117,9 +169,21 @@ function flushLater(only?: Redis): void {
   const queued = h.later.splice(0);
   const redis = getRedis();
   if (!redis) return;
-  // Issued in one turn: writeOncePerTurn sends them in one write.
-  for (const command of queued) {
-    try { command(redis); } catch { /* Redis away: the command's own fallback applies */ }
+  if (!laterDefined.has(redis)) {
+    redis.defineCommand('svcLater', { lua: LATER_LUA });
+    laterDefined.add(redis);
+  }
+  for (let start = 0; start < queued.length; start += LATER_BATCH) {
+    const keys: string[] = [];
+    const args: Array<string | number> = [];
+    for (const o of queued.slice(start, start + LATER_BATCH)) {
+      if (o.op === 'p') args.push('p', o.channel, o.payload);
+      else { keys.push(o.key); args.push('z', o.score, o.member, o.keep, o.ttlSeconds); }
+    }
+    // Issued in one turn: writeOncePerTurn sends them in one write. Redis away: dropped.
+    try {
+      (redis as LaterRedis).svcLater(keys.length, ...keys, ...args).catch(() => {});
+    } catch { /* Redis away: dropped */ }
   }
 }
 

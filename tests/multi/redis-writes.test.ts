@@ -1,8 +1,8 @@
 /**
  * The command connection's write batching against a real, private Redis (lib/redis/client.ts,
  * writeOncePerTurn): the commands of one turn of the event loop leave in one write, each still gets
- * its own reply in order, traffic queued with sendLater leaves with the next command, and a script
- * defined in the middle of a turn runs in it. (ioredis's own auto-pipelining, used before, hung the
+ * its own reply in order, traffic queued with publishLater/appendLater leaves with the next command
+ * as one script call, and a script defined in the middle of a turn runs in it. (ioredis's own auto-pipelining, used before, hung the
  * whole connection in that last case: ioredis#1931, seen in bench:chat at 450 q/s.)
  * Writes are counted by redis-server itself: `total_reads_processed` of `INFO stats` (one per
  * socket read; a write of this process arrives in one read).
@@ -29,6 +29,18 @@ after(async () => {
   if (ready) await close();
 }, { timeout: 30_000 });
 
+/** EVALSHA and EVAL calls redis-server has served (INFO commandstats). */
+async function scriptCalls(probe: Redis): Promise<number> {
+  const info = await probe.info('commandstats');
+  let n = 0;
+  for (const m of info.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)) n += Number(m[1]);
+  return n;
+}
+
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => setTimeout(r, 5));
+}
+
 const within = <T>(p: Promise<T>, ms: number, what: string) => Promise.race([
   p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)),
 ]);
@@ -54,24 +66,48 @@ describe('the command connection writes once per turn', { skip: !ready && 'redis
     }
   });
 
-  it('queued fire-and-forget traffic leaves with the next command, before SEND_LATER_MS', async () => {
+  it('queued traffic leaves with the next command, in one write and one script call, in order', async () => {
     const c = client.getRedis()!;
     const probe = new Redis(url);
+    const sub = new Redis(url);
     try {
-      const key = client.redisKey('later');
-      const before = await readsBy(probe);
-      for (let i = 0; i < 5; i++) client.sendLater((r) => r.rpush(key, String(i)));
+      const channel = client.redisKey('chan');
+      const key = client.redisKey('live');
+      const got: string[] = [];
+      sub.on('smessage', (ch: string, message: string) => { if (ch === channel) got.push(message); });
+      await sub.ssubscribe(channel);
+      const reads0 = await readsBy(probe);
+      const scripts0 = await scriptCalls(probe);
+      for (let i = 0; i < 5; i++) {
+        client.publishLater(channel, `m${i}`);
+        client.appendLater(key, i, `e${i}`, 3, 60);
+      }
       // The next command of this process (in the product: the next ask's limit check) carries them.
       assert.equal(await within(c.incr(client.redisKey('carrier')), 3000, 'the carrier'), 1);
-      const reads = (await readsBy(probe)) - before - 1;
-      assert.deepEqual(await probe.lrange(key, 0, -1), ['0', '1', '2', '3', '4'], 'the queued commands ran, in order');
-      assert.ok(reads <= 2, `the carrier and 5 queued commands took ${reads} socket reads (expected one write)`);
+      const reads = (await readsBy(probe)) - reads0 - 1;
+      assert.ok(reads <= 2, `the carrier and 10 queued operations took ${reads} socket reads (expected one write)`);
+      await within(until(() => got.length >= 5), 3000, 'the publications');
+      assert.deepEqual(got, ['m0', 'm1', 'm2', 'm3', 'm4'], 'every publication, in the order queued');
+      assert.deepEqual(await probe.zrange(key, '0', '-1'), ['e2', 'e3', 'e4'], 'the newest 3 members kept');
+      const ttl = await probe.ttl(key);
+      assert.ok(ttl > 0 && ttl <= 60, `expiry set (ttl ${ttl})`);
+      // One script call (a second only if redis-server did not know the script yet: EVALSHA, then EVAL).
+      const scripts = (await scriptCalls(probe)) - scripts0;
+      assert.ok(scripts >= 1 && scripts <= 2, `10 queued operations took ${scripts} script calls`);
+
       // With no command to ride on, the queue still leaves within SEND_LATER_MS.
-      client.sendLater((r) => r.rpush(key, 'alone'));
-      await new Promise((r) => setTimeout(r, client.SEND_LATER_MS + 50));
-      assert.deepEqual(await probe.lrange(key, -1, -1), ['alone']);
+      client.publishLater(channel, 'alone');
+      await within(until(() => got.length >= 6), client.SEND_LATER_MS + 1000, 'a lone publication');
+      assert.equal(got[5], 'alone');
+
+      // More than one batch's worth: several script calls, still in order, nothing lost.
+      const many = Array.from({ length: client.LATER_BATCH * 2 + 7 }, (_, i) => `n${i}`);
+      for (const m of many) client.publishLater(channel, m);
+      await within(until(() => got.length >= 6 + many.length), 5000, 'a long queue');
+      assert.deepEqual(got.slice(6), many);
     } finally {
       probe.disconnect();
+      sub.disconnect();
     }
   });
 
