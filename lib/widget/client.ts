@@ -294,12 +294,25 @@ export class ChatClient {
     });
   }
 
+  /** The visitor's asks, one after another (see ask). */
+  private asking: Promise<unknown> = Promise.resolve();
+
   /**
    * Asks, and asks again with the same client_message_id (stored once) while the service is
    * passing through an outage or a restart: `unavailable`, no answer, or no connection — for up to
    * two minutes, so the visitor's question is not dropped.
+   * One ask at a time, in the order the visitor asked: a question sent before the previous one was
+   * acknowledged waits for that acknowledgement. Sent at once, the second question of a new chat
+   * started a conversation of its own, and questions retried through an outage were stored in the
+   * order their retries happened to land.
    */
-  async ask(text: string, clientMessageId: string, attachments: string[]) {
+  ask(text: string, clientMessageId: string, attachments: string[]) {
+    const turn = this.asking.then(() => this.askNow(text, clientMessageId, attachments));
+    this.asking = turn.catch(() => {});
+    return turn;
+  }
+
+  private async askNow(text: string, clientMessageId: string, attachments: string[]) {
     const started = Date.now();
     let ack: Ack<{ conversation_id: string; response_id: string }>;
     for (let attempt = 0; ; attempt++) {
