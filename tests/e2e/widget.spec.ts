@@ -152,6 +152,30 @@ test.describe('chatting', () => {
     await expect(page.getByRole('button', { name: 'Like', exact: true })).toHaveAttribute('aria-pressed', 'true');
   });
 
+  test('two questions sent at once: one conversation, both answered, stored in the order asked', async ({ page }) => {
+    await page.goto(hostPage({ mode: 'client' }));
+    await waitForStatus(page, 'connected');
+    await page.getByRole('button', { name: 'Open chat' }).click();
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await expect(box).toBeVisible();
+    // Both in one task of the page, as a visitor pressing Enter twice faster than the first
+    // acknowledgement: the second must not start a conversation of its own.
+    await box.evaluate((input: HTMLTextAreaElement) => {
+      for (const q of ['How do returns work?', 'And how long does a refund take?']) {
+        input.value = q;
+        input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }));
+      }
+    });
+    const log = page.getByRole('log');
+    await expect(log).toContainText('And how long does a refund take?');
+    await expect.poll(async () => {
+      const state = (await widgetState(page)) as unknown as { conversationId?: string } | null;
+      if (!state?.conversationId) return [];
+      const detail = await apiGet(`/customer-api/v2/conversation/${state.conversationId}`, f.alpha.key);
+      return (detail.body.messages as Array<{ role: string; content: string }> | undefined ?? []).map((m) => m.role === 'user' ? m.content : m.role);
+    }, { timeout: 15_000 }).toEqual(['How do returns work?', 'assistant', 'And how long does a refund take?', 'assistant']);
+  });
+
   test('file upload with progress, then asked about', async ({ page }) => {
     await page.goto(hostPage({ mode: 'client', cfg: JSON.stringify({ enableFileUpload: true }) }));
     await waitForStatus(page, 'connected');
