@@ -1,4 +1,4 @@
-/** GET /healthz — liveness plus a database ping (503 while the database is away). */
+/** GET /healthz — liveness (lib/health.ts): 200 while the process works, also while PostgreSQL is away. */
 import { apiRoute, jsonResponse } from '@/lib/api/handler';
 import { checkHealth } from '@/lib/health';
 

@@ -63,7 +63,9 @@ describe('database outage', { skip: !onPostgres && 'PostgreSQL only' }, () => {
       assert.equal(exportDown.headers.get('content-type'), 'application/problem+json');
       assert.ok(Date.now() - t0 < 15_000, 'the export\'s outage answer must not hang');
     }
-    assert.equal((await get('/healthz')).status, 503);
+    // Unready (taken out of rotation), not dead (never restarted) while PostgreSQL is away.
+    assert.equal((await get('/readyz')).status, 503);
+    assert.equal((await get('/healthz')).status, 200);
     await proxy.start(port);
     let status = 0;
     for (let i = 0; i < 50 && status !== 200; i++) {

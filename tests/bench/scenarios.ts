@@ -25,7 +25,7 @@ export type Picks = {
 
 export type TargetKind = 'list' | 'filter' | 'deep' | 'rare' | 'common' | 'byid' | 'floor';
 export const TARGETS: Record<TargetKind, { p50?: number; rps?: number; label: string }> = {
-  floor: { label: '– (reference: Next route + SELECT 1, no auth)' },
+  floor: { label: '– (reference: a Next route, no auth; svc pings no PostgreSQL here, the floor runs SELECT 1)' },
   list: { p50: 2, rps: 1200, label: 'p50 ≤ 2 ms, ≥ 1,200 req/s' },
   filter: { p50: 3, label: 'p50 ≤ 3 ms' },
   deep: { p50: 60, label: 'p50 ≤ 60 ms' },
