@@ -70,15 +70,15 @@ function withLocalFirst(adapter: ClusterInternals): ClusterInternals {
 
   // Broadcasts are queued (publishLater): they leave within SEND_LATER_MS, in one write and one
   // script call with the rest of that moment's traffic. Other messages keep the library's path.
+  const libraryEncode = adapter.encode.bind(adapter);
+  adapter.encode = (message) => (message.type === MessageType.BROADCAST ? JSON.stringify(message) : libraryEncode(message));
+
   const libraryDoPublish = adapter.doPublish.bind(adapter);
   adapter.doPublish = (message) => {
     if (message.type !== MessageType.BROADCAST) return libraryDoPublish(message);
-    publishLater(adapter.computeChannel(message), JSON.stringify(message));
+    publishLater(adapter.computeChannel(message), adapter.encode(message) as string);
     return Promise.resolve('');
   };
-
-  const libraryEncode = adapter.encode.bind(adapter);
-  adapter.encode = (message) => (message.type === MessageType.BROADCAST ? JSON.stringify(message) : libraryEncode(message));
 
   const ownSuffix = Buffer.from(`"uid":"${adapter.uid}","nsp":${JSON.stringify(adapter.nsp.name)}}`);
   const libraryOnRaw = adapter.onRawMessage.bind(adapter);
