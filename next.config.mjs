@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 
 /** One list of security headers for Next's answers and the Customer API's direct door (lib/server/direct-api.ts). */
 const SECURITY = JSON.parse(readFileSync(new URL('./lib/net/security-headers.json', import.meta.url), 'utf8'));
+/** The body limits, one file for Next and lib/net/page-bodies.ts + lib/knowledge/service.ts. */
+const LIMITS = JSON.parse(readFileSync(new URL('./lib/net/body-limits.json', import.meta.url), 'utf8'));
 const asList = (o) => Object.entries(o).map(([key, value]) => ({ key, value }));
 
 /** @type {import('next').NextConfig} */
@@ -12,8 +14,9 @@ const nextConfig = {
   poweredByHeader: false,
   // The whole project (app, lib, tests) is type-checked by `npm run typecheck`, a step of `npm test`.
   typescript: { ignoreBuildErrors: true },
-  // Knowledge-base documents are uploaded through a server action (20 MB limit in lib/knowledge).
-  experimental: { serverActions: { bodySizeLimit: '21mb' } },
+  // Knowledge-base documents are uploaded through a server action: its body is the document
+  // (knowledgeDocumentBytes) plus the multipart framing around it (tests/unit/body-limits.test.ts).
+  experimental: { serverActions: { bodySizeLimit: LIMITS.serverActionBodyBytes } },
   // Cross-origin <script integrity crossorigin> needs CORS; versioned bundles are immutable.
   // Security headers: nosniff everywhere; the dashboard and the API may not be framed and send no
   // full referrer. The widget's public files (/chatbot, /chat) and /api/widget are excluded from the

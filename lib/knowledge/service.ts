@@ -4,13 +4,14 @@ import { getDb, type Db } from '../../db/client';
 import { deleteDocument, insertDocumentWithChunks, listDocuments, matchPassages, surfaceForms, textLexemes } from '../../db/queries/knowledge';
 import { requireAccount } from '../accounts/service';
 import { AppError } from '../api/errors';
+import bodyLimits from '../net/body-limits.json';
 import { sniffType } from '../uploads/sniff';
 import { compoundsIn, namesCompound, type Compound } from './compounds';
 import { extractText } from './extract';
 import { documentTitle, splitIntoPassages } from './passages';
 import { FILLER, rankCandidates, sameWord, withoutConflations, type RankedPassage, type WeightedTerms } from './ranking';
 
-export const KB_MAX_BYTES = 20 * 1024 * 1024;
+export const KB_MAX_BYTES = bodyLimits.knowledgeDocumentBytes;
 
 /** Type of a knowledge-base file: content first; HTML is allowed here (not in visitor uploads). */
 export function knowledgeType(buf: Uint8Array, filename: string): string {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sessionFromCookieHeader } from '../auth/session';
+import limits from './body-limits.json';
 
 /**
  * Dashboard pages take a request body only for a server action of a signed-in admin. Anything
@@ -9,7 +10,7 @@ import { sessionFromCookieHeader } from '../auth/session';
  * body over the server-action cap is refused the same way; an undeclared one is cut off by
  * Next's own on-stream bodySizeLimit (next.config.mjs).
  */
-export const SERVER_ACTION_BODY_MAX = 21 * 1024 * 1024; // keep equal to next.config.mjs serverActions.bodySizeLimit
+export const SERVER_ACTION_BODY_MAX = limits.serverActionBodyBytes; // next.config.mjs reads the same file
 const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const OWN_BODIES = /^\/(api|customer-api|socket\.io|_next)(\/|$)/;
 

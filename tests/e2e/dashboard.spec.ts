@@ -215,6 +215,30 @@ test.describe('dashboard', () => {
     await expect(page.getByTestId('try-answer')).not.toContainText('**');
   });
 
+  test('knowledge base: a document over the size limit is refused in the page, before a byte is sent', async ({ page }) => {
+    await signIn(page, f.alpha.email, f.alpha.password);
+    await page.goto('/knowledge');
+    await expect(page.getByText('Up to 20 MB per document.')).toBeVisible();
+    fs.mkdirSync('tests/artifacts', { recursive: true });
+    fs.writeFileSync('tests/artifacts/handbook.md', Buffer.alloc(25 * 1024 * 1024, 'a'));
+    const posts: string[] = [];
+    page.on('request', (r) => { if (r.method() === 'POST') posts.push(r.url()); });
+    await page.getByLabel('Document', { exact: true }).setInputFiles('tests/artifacts/handbook.md');
+    await page.getByRole('button', { name: 'Upload' }).click();
+    // (Next keeps a route announcer with role=alert on every page: the form's message is in the panel.)
+    const message = page.getByRole('region', { name: 'Add a document' }).getByRole('alert');
+    await expect(message).toHaveText('handbook.md is 25 MB: larger than the 20 MB a document may have.');
+    await expect(page.getByRole('button', { name: 'Upload' })).toBeEnabled();
+    expect(posts).toEqual([]);
+    await expect(page.locator('table')).not.toContainText('handbook.md');
+    await screenshot(page, 'knowledge-too-large');
+    // Choosing another file clears the message.
+    fs.writeFileSync('tests/artifacts/returns.md', '# Returns\n\nReturns are free within 30 days.\n');
+    await page.getByLabel('Document', { exact: true }).setInputFiles('tests/artifacts/returns.md');
+    await expect(message).toHaveCount(0);
+    fs.rmSync('tests/artifacts/handbook.md', { force: true });
+  });
+
   test('bot settings: the "no answer" text is saved and used when nothing is relevant', async ({ page }) => {
     await signIn(page, f.alpha.email, f.alpha.password);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Bot' }).click();
