@@ -4,8 +4,10 @@
  * clock from process start to exit (migrations, parsing, staging, checks, upserts, counters,
  * statistics). Also times the same file into an account that already holds a copy of it in
  * another account (indexes already large), the common case of a second customer migrating.
- * Beside each, the floor (tests/bench/import-floor.ts): the same file COPYed into bare tables of
- * the same shape on the same server, and the same indexes built afterwards (--no-floor skips it).
+ * Before each target's first import, its floor (tests/bench/import-floor.ts): the same file COPYed
+ * into bare tables of the same shape on the same server (or PGlite build), in a database of its
+ * own, and the same indexes built afterwards; the first import is reported as a multiple of the
+ * floor's time (--no-floor skips it).
  *
  * usage: tsx tests/bench/import-bench.ts [--conversations 100000] [--responses 1000000]
  *        [--pglite] [--pg-url postgres://postgres@127.0.0.1:5432/postgres] [--keep-file]
