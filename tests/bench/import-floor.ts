@@ -14,13 +14,13 @@ import fs from 'node:fs';
 import readline from 'node:readline';
 import { sql } from 'drizzle-orm';
 import { closeDatabase, copyFrom, getDatabase, rows } from '../../db/client';
+import { copyTextField as field } from '../../db/queries/imports';
 
 const CHUNK_CHARS = 8 * 1024 * 1024;
 const ACCOUNT = 1;
 const RESPONSE_COLUMNS = ['id', 'account_id', 'conversation_id', 'channel_id', 'question', 'answer', 'likes', 'dislikes', 'comments', 'created_at'];
 const CONVERSATION_COLUMNS = ['id', 'account_id', 'channel_id', 'title', 'status', 'created_at', 'updated_at'];
 
-const field = (v: string) => v.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!);
 const seconds = (t: bigint) => Number(process.hrtime.bigint() - t) / 1e9;
 
 async function copyText(file: string) {
