@@ -1,19 +1,23 @@
-// `npm test`: production build, unit tests, API tests on PGlite AND PostgreSQL, browser tests.
-// PostgreSQL: a fresh database per run on TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres).
+// `npm test`: production build, then every suite (docs/testing.md says what runs where and why).
+// Type check, unit tests and each API test file on PGlite and on PostgreSQL are jobs of one pool
+// (TEST_CONCURRENCY at once, default the core count); each API file gets a database of its own,
+// copied from a migrated template. The multi-instance and browser suites then run alone.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 
-const results = [];
-/** A step must finish within this (a hang fails the step instead of eating CI's whole budget). */
+/** A job must finish within this (a hang fails the job instead of eating CI's whole budget). */
 const STEP_TIMEOUT_MS = Number(process.env.TEST_STEP_TIMEOUT_MS ?? 60 * 60_000);
+const CONCURRENCY = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? os.availableParallelism()));
+const only = process.env.TEST_ONLY?.split(',');
+const want = (name) => !only || only.includes(name);
+const PG_BASE = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const runId = `${Date.now()}_${process.pid}`;
 
-/**
- * Runs one suite as a child process; its output is buffered and printed whole when it ends, so
- * two steps may run side by side (the API suites on PGlite and on PostgreSQL share nothing).
- */
-function step(name, cmd, args, env = {}) {
+/** Runs one command; its output is buffered and printed whole when it ends, so jobs may overlap. */
+function run(name, cmd, args, env = {}) {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
@@ -24,13 +28,13 @@ function step(name, cmd, args, env = {}) {
     const timer = setTimeout(() => { err += `\n${name}: no end after ${STEP_TIMEOUT_MS / 60_000} min; stopped\n`; child.kill('SIGKILL'); }, STEP_TIMEOUT_MS);
     child.on('close', (code) => {
       clearTimeout(timer);
-      console.log(`\n=== ${name} ===`);
+      const seconds = (Date.now() - started) / 1000;
+      console.log(`\n=== ${name} (${seconds.toFixed(0)} s) ===`);
       process.stdout.write(out);
       process.stderr.write(err);
       const pass = Number(/^ℹ pass (\d+)/m.exec(out)?.[1] ?? /^\s+(\d+) passed/m.exec(out)?.[1] ?? 0);
       const fail = Number(/^ℹ fail (\d+)/m.exec(out)?.[1] ?? /^\s+(\d+) failed/m.exec(out)?.[1] ?? 0);
-      results.push({ name, ok: code === 0, pass, fail: code === 0 ? fail : Math.max(fail, 1), seconds: (Date.now() - started) / 1000 });
-      resolve(code === 0);
+      resolve({ name, ok: code === 0, pass, fail: code === 0 ? fail : Math.max(fail, 1), seconds });
     });
   });
 }
@@ -39,64 +43,112 @@ const files = (dir) => existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWi
 // --test-force-exit: a file's process ends when its tests have (a timer left by a server under test
 // must not hold every file for seconds; the servers' own shutdown is tested where it matters).
 const nodeTest = (list) => ['--import', 'tsx', '--test', '--test-force-exit', '--test-concurrency=1', '--test-reporter=spec', ...list];
-const only = process.env.TEST_ONLY?.split(',');
-const want = (name) => !only || only.includes(name);
+const tsx = (file) => ['--import', 'tsx', file];
 
 if (!process.env.SKIP_BUILD) {
   const b = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   if (b.status !== 0) { console.error('build failed'); process.exit(1); }
 }
 
-if (want('typecheck')) await step('typecheck (tsc)', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.']);
-if (want('unit')) await step('unit tests', process.execPath, nodeTest(files('tests/unit')));
-// The API suites on PGlite and on PostgreSQL run side by side (separate databases, random ports).
-const apiSteps = [];
-if (want('pglite')) apiSteps.push(step('API tests on PGlite', process.execPath, nodeTest(files('tests/api')), { TEST_DB: 'pglite' }));
-if (want('postgres') && process.env.TEST_DATABASE_URL) {
-  // .ci/run made a fresh database for this run.
-  apiSteps.push(step('API tests on PostgreSQL', process.execPath, nodeTest(files('tests/api')), { TEST_DB: 'postgres', DATABASE_URL: process.env.TEST_DATABASE_URL }));
-} else if (want('postgres')) {
-  const base = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const dbName = `svc_test_${Date.now()}_${process.pid}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${dbName}`);
-  const url = new URL(base);
-  url.pathname = `/${dbName}`;
-  apiSteps.push(step('API tests on PostgreSQL', process.execPath, nodeTest(files('tests/api')), { TEST_DB: 'postgres', DATABASE_URL: url.toString() })
-    .finally(async () => {
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
-      await admin.end();
-    }));
+const admin = postgres(PG_BASE, { max: 1, onnotice: () => {} });
+const databaseUrl = (name) => { const u = new URL(PG_BASE); u.pathname = `/${name}`; return u.toString(); };
+let databases = 0;
+async function createDatabase(name, template) {
+  await admin.unsafe(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
+  return databaseUrl(name);
 }
-await Promise.all(apiSteps);
+const dropDatabase = (name) => admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+
+const results = [];
+const groupOf = new Map();
+const record = (group, r) => { results.push(r); groupOf.set(r, group); return r; };
+const pglite = want('pglite');
+const pg = want('postgres');
+const apiFiles = files('tests/api').filter((f) => !process.env.TEST_API_MATCH || f.includes(process.env.TEST_API_MATCH));
+
+// Templates: migrated once, copied per API file (PGlite: a directory; PostgreSQL: CREATE DATABASE … TEMPLATE).
+const templateDir = pglite && apiFiles.length ? mkdtempSync(path.join(os.tmpdir(), 'svc-template-')) : null;
+const pgTemplate = pg && apiFiles.length ? `svc_tpl_${runId}` : null;
+const templates = [];
+if (templateDir) templates.push(run('migrated PGlite template', process.execPath, tsx('tests/helpers/migrate-db.ts'), { DATA_DIR: templateDir, DATABASE_URL: '' }));
+if (pgTemplate) templates.push(createDatabase(pgTemplate).then((url) => run('migrated PostgreSQL template', process.execPath, tsx('tests/helpers/migrate-db.ts'), { DATABASE_URL: url })));
+const ready = Promise.all(templates).then((rs) => {
+  const bad = rs.filter((r) => !r.ok);
+  for (const r of bad) record('setup', r);
+  return bad.length === 0;
+});
+
+/** Jobs of the pool, largest files first (their size is the best cheap guess of their length). */
+const jobs = [];
+if (want('typecheck')) jobs.push({ group: 'typecheck (tsc)', size: Infinity, go: () => run('typecheck (tsc)', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.']) });
+if (want('unit')) jobs.push({ group: 'unit tests', size: 1e9, go: () => run('unit tests', process.execPath, nodeTest(files('tests/unit'))) });
+for (const file of apiFiles) {
+  const size = statSync(file).size;
+  const base = path.basename(file);
+  if (pglite) {
+    jobs.push({ group: 'API tests on PGlite', size, go: async () => {
+      if (!(await ready)) return null;
+      return run(`API on PGlite: ${base}`, process.execPath, nodeTest([file]), { TEST_DB: 'pglite', TEST_PGLITE_TEMPLATE: templateDir });
+    } });
+  }
+  if (pg) {
+    jobs.push({ group: 'API tests on PostgreSQL', size, go: async () => {
+      if (!(await ready)) return null;
+      const name = `svc_t_${runId}_${++databases}`;
+      const url = await createDatabase(name, pgTemplate);
+      try {
+        return await run(`API on PostgreSQL: ${base}`, process.execPath, nodeTest([file]), { TEST_DB: 'postgres', DATABASE_URL: url });
+      } finally {
+        await dropDatabase(name);
+      }
+    } });
+  }
+}
+jobs.sort((a, b) => b.size - a.size);
+
+let next = 0;
+async function worker() {
+  while (next < jobs.length) {
+    const job = jobs[next++];
+    const r = await job.go();
+    if (r) record(job.group, r);
+  }
+}
+await Promise.all(Array.from({ length: Math.min(CONCURRENCY, jobs.length) }, worker));
+if (templateDir) rmSync(templateDir, { recursive: true, force: true });
+if (pgTemplate) await dropDatabase(pgTemplate);
 
 if (want('multi') && files('tests/multi').length > 0) {
   // Several instances behind nginx: a fresh PostgreSQL database and a Redis db index of their own.
-  const base = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const dbName = `svc_multi_${Date.now()}_${process.pid}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${dbName}`);
-  const url = new URL(base);
-  url.pathname = `/${dbName}`;
+  const name = `svc_multi_${runId}`;
+  const url = await createDatabase(name);
   try {
-    await step('multi-instance tests (3 instances, nginx, PostgreSQL, Redis)', process.execPath, nodeTest(files('tests/multi')), {
-      TEST_DB: 'postgres', DATABASE_URL: url.toString(), REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15', REDIS_PREFIX: `svc-test-${process.pid}:`,
-    });
+    record('multi-instance tests (3 instances, nginx, PostgreSQL, Redis)', await run('multi-instance tests (3 instances, nginx, PostgreSQL, Redis)', process.execPath, nodeTest(files('tests/multi')), {
+      TEST_DB: 'postgres', DATABASE_URL: url, REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15', REDIS_PREFIX: `svc-test-${process.pid}:`,
+    }));
   } finally {
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
-    await admin.end();
+    await dropDatabase(name);
   }
 }
+await admin.end();
 
 if (want('e2e') && existsSync('playwright.config.ts')) {
-  await step('browser tests (Playwright, Chromium)', process.execPath, ['node_modules/@playwright/test/cli.js', 'test']);
+  record('browser tests (Playwright, Chromium)', await run('browser tests (Playwright, Chromium)', process.execPath, ['node_modules/@playwright/test/cli.js', 'test']));
 }
 
 console.log('\n=== summary ===');
-let pass = 0; let fail = 0;
+const groups = new Map();
 for (const r of results) {
-  console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name}: ${r.pass} passed, ${r.fail} failed (${r.seconds.toFixed(0)} s)`);
-  pass += r.pass; fail += r.fail;
+  const g = groupOf.get(r);
+  const s = groups.get(g) ?? { ok: true, pass: 0, fail: 0, seconds: 0, failed: [] };
+  s.ok &&= r.ok; s.pass += r.pass; s.fail += r.fail; s.seconds += r.seconds;
+  if (!r.ok) s.failed.push(r.name);
+  groups.set(g, s);
+}
+let pass = 0; let fail = 0;
+for (const [g, s] of groups) {
+  console.log(`${s.ok ? 'ok  ' : 'FAIL'} ${g}: ${s.pass} passed, ${s.fail} failed (${s.seconds.toFixed(0)} s of work)${s.failed.length ? ` — ${s.failed.join('; ')}` : ''}`);
+  pass += s.pass; fail += s.fail;
 }
 console.log(`${pass} passed, ${fail} failed`);
-process.exit(results.every((r) => r.ok) ? 0 : 1);
+process.exit(results.length > 0 && results.every((r) => r.ok) ? 0 : 1);

@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { after, before, describe, it } from 'node:test';
@@ -16,6 +15,7 @@ import { closeDatabase, getDb } from '../../db/client';
 import { upsertBotSettings } from '../../db/queries/bot-settings';
 import { BOT_SETTINGS_CACHE_MS, effectiveBotSettings, updateBotSettings } from '../../lib/bot/settings';
 import { createTestAccount } from '../helpers/builders';
+import { newDataDir } from '../helpers/data-dir';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/1';
@@ -29,7 +29,7 @@ before(() => {
   Object.assign(process.env, redisEnv);
   if (process.env.TEST_DB !== 'postgres') {
     delete process.env.DATABASE_URL;
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
+    dataDir = newDataDir('svc-test-');
     process.env.DATA_DIR = dataDir;
   }
 });

@@ -4,13 +4,13 @@
  * Fixture ids are written to tests/artifacts/e2e-fixtures.json for the specs.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { newDataDir } from '../helpers/data-dir';
 
 const port = Number(process.env.E2E_APP_PORT ?? 3210);
 // E2E_DATA_DIR reuses a data directory (a restarted server keeps its data); else a fresh one.
 const reuse = !!process.env.E2E_DATA_DIR && fs.existsSync(path.join(process.env.E2E_DATA_DIR, 'pgdata'));
-const dataDir = process.env.E2E_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-'));
+const dataDir = process.env.E2E_DATA_DIR ?? newDataDir('svc-e2e-');
 const fixturesFile = process.env.E2E_FIXTURES ?? 'tests/artifacts/e2e-fixtures.json';
 Object.assign(process.env, {
   DATA_DIR: dataDir, SVC_DEMO: '0', NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port),

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { closeDatabase, getDb, rows, type Db } from '../../db/client';
+import { newDataDir } from './data-dir';
 
 export const testDbKind: 'pglite' | 'postgres' = process.env.TEST_DB === 'postgres' ? 'postgres' : 'pglite';
 
@@ -26,7 +27,7 @@ export function useCliDatabase(): { dataDir?: string; cleanup: () => Promise<voi
     return { cleanup: () => closeDatabase() };
   }
   delete process.env.DATABASE_URL;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cli-test-'));
+  const dataDir = newDataDir('svc-cli-test-');
   process.env.DATA_DIR = dataDir;
   return {
     dataDir,

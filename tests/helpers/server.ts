@@ -5,8 +5,7 @@
  * services the CLI and the seed use (they share this process's database handle).
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { newDataDir } from './data-dir';
 
 export type TestServer = { url: string; dataDir?: string; kind: 'pglite' | 'postgres'; close: () => Promise<void> };
 
@@ -17,7 +16,7 @@ export async function startTestServer(extraEnv: Record<string, string> = {}): Pr
     if (!process.env.DATABASE_URL) throw new Error('TEST_DB=postgres needs DATABASE_URL (scripts/test.mjs sets it)');
   } else {
     delete process.env.DATABASE_URL;
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
+    dataDir = newDataDir('svc-test-');
     process.env.DATA_DIR = dataDir;
   }
   process.env.SVC_DEMO = '0';
