@@ -63,13 +63,13 @@ export async function noteRefusal(r: RefusalNote): Promise<void> {
     const limiter = getLimiter('widget-refusals-address', { points: REFUSALS_RECORDED_PER_ADDRESS_PER_MINUTE, durationSeconds: 60 });
     if (!(await limiter.consume(addressLimitKey(r.address))).allowed) return;
     if (!r.verified && !(await originRegistered(r))) return;
-    add(r);
+    addPending(r);
   } catch (e) {
     console.error('could not count a widget refusal:', (e as Error).message);
   }
 }
 
-function add(r: RefusalNote) {
+function addPending(r: RefusalNote) {
   const p = pending();
   let origin = clip(r.origin ?? '', 200);
   const keyOf = () => JSON.stringify([r.clientId, origin, r.stage, r.reason]);
