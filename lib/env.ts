@@ -87,12 +87,14 @@ const EnvSchema = z.object({
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().min(0.001).max(3_600_000).default(5000),
   /** How long one delivery attempt may take before it counts as failed. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(10_000),
-  /** 1: endpoints on loopback, private, link-local and metadata addresses are allowed (tests, private deployments). */
+  /** Alias of OUTBOUND_ALLOW_PRIVATE_NETWORKS (its earlier name). */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolish.default(false),
   /** `json`: structured pino logs with request ids on stdout; `text` (default): plain lines. */
   LOG_FORMAT: z.enum(['text', 'json']).default('text'),
   /** Set: GET /metrics also answers non-loopback peers that send `Authorization: Bearer <token>`. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** 1: outbound URLs (webhooks) may point at loopback, private, link-local and metadata addresses (tests, self-hosted). */
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: boolish.default(false),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

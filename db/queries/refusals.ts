@@ -42,11 +42,18 @@ export async function pruneRefusals(db: Db, days: number) {
 
 export type RefusalRow = { client_id: string; client_name: string; origin: string; stage: 'token' | 'socket'; reason: string; detail: string; count: number; last_seen: string };
 
-export async function listRefusals(db: Db, accountId: number, days: number, limit = 100): Promise<RefusalRow[]> {
+/** Rows listed per client at most (newest first), so one client's many rows never push out another's. */
+export const LISTED_PER_CLIENT = 25;
+
+export async function listRefusals(db: Db, accountId: number, days: number, limit = 500): Promise<RefusalRow[]> {
   return [...await rows<RefusalRow>(db, sql`
-    SELECT r.client_id, coalesce(c.name, r.client_id) AS client_name, r.origin, r.stage, r.reason, r.detail, r.count,
-      ${utcText(sql`r.last_seen_at`)} AS last_seen
-    FROM widget_refusals r LEFT JOIN widget_clients c ON c.id = r.client_id AND c.account_id = r.account_id
-    WHERE r.account_id = ${accountId} AND r.last_seen_at > now() - make_interval(days => ${days}::int)
-    ORDER BY r.last_seen_at DESC, r.client_id, r.origin, r.stage, r.reason LIMIT ${limit}`)];
+    SELECT client_id, client_name, origin, stage, reason, detail, count, last_seen FROM (
+      SELECT r.client_id, coalesce(c.name, r.client_id) AS client_name, r.origin, r.stage, r.reason, r.detail, r.count,
+        ${utcText(sql`r.last_seen_at`)} AS last_seen, r.last_seen_at,
+        row_number() OVER (PARTITION BY r.client_id ORDER BY r.last_seen_at DESC, r.origin, r.stage, r.reason) AS nth
+      FROM widget_refusals r LEFT JOIN widget_clients c ON c.id = r.client_id AND c.account_id = r.account_id
+      WHERE r.account_id = ${accountId} AND r.last_seen_at > now() - make_interval(days => ${days}::int)
+    ) per_client
+    WHERE nth <= ${LISTED_PER_CLIENT}
+    ORDER BY last_seen_at DESC, client_id, origin, stage, reason LIMIT ${limit}`)];
 }

@@ -74,8 +74,16 @@ export async function signWidgetToken(c: Omit<WidgetClaims, 'exp' | 'iat'>, ttlS
   return { token, expiresIn: ttlSeconds };
 }
 
-/** Why a token was refused; the text reaches the widget as the connect_error message. */
-export class TokenRefused extends Error {}
+/**
+ * Why a token was refused; the text reaches the widget as the connect_error message. `clientId`
+ * is set only when the signature verified (an expired token, a failed claim check): only then may
+ * the refusal be counted against that client.
+ */
+export class TokenRefused extends Error {
+  constructor(message: string, readonly clientId: string | null = null) { super(message); }
+}
+
+const signedClientId = (payload: Record<string, unknown>) => (typeof payload.cid === 'string' ? payload.cid : null);
 
 export async function verifyWidgetToken(token: unknown): Promise<WidgetClaims> {
   if (typeof token !== 'string' || token.length === 0) throw new TokenRefused('token missing: pass it as auth.token');
@@ -96,17 +104,17 @@ export async function verifyWidgetToken(token: unknown): Promise<WidgetClaims> {
       algorithms: [ALG], issuer: TOKEN_ISSUER, audience: TOKEN_AUDIENCE, requiredClaims: ['exp', 'iat', 'sub'],
     });
     const p = payload as Record<string, unknown>;
-    if (p.typ !== TOKEN_TYPE) throw new TokenRefused('token invalid: wrong token type');
+    if (p.typ !== TOKEN_TYPE) throw new TokenRefused('token invalid: wrong token type', signedClientId(p));
     if (!Number.isInteger(p.acc) || typeof p.cid !== 'string' || !Number.isInteger(p.ch) || !Array.isArray(p.dom)
       || !p.dom.every((d) => typeof d === 'string') || typeof p.sub !== 'string') {
-      throw new TokenRefused('token invalid: malformed claims');
+      throw new TokenRefused('token invalid: malformed claims', signedClientId(p));
     }
     return { accountId: p.acc as number, clientId: p.cid, channelId: p.ch as number, domains: p.dom as string[],
       visitorId: p.sub, exp: payload.exp!, iat: payload.iat!, visitorBound: p.vb === true };
   } catch (e) {
     if (e instanceof TokenRefused) throw e;
-    if (e instanceof joseErrors.JWTExpired) throw new TokenRefused('token expired: request a new one');
-    if (e instanceof joseErrors.JWTClaimValidationFailed) throw new TokenRefused(`token invalid: ${e.claim} claim check failed`);
+    if (e instanceof joseErrors.JWTExpired) throw new TokenRefused('token expired: request a new one', signedClientId(e.payload));
+    if (e instanceof joseErrors.JWTClaimValidationFailed) throw new TokenRefused(`token invalid: ${e.claim} claim check failed`, signedClientId(e.payload));
     if (e instanceof joseErrors.JWSSignatureVerificationFailed) throw new TokenRefused('token invalid: bad signature');
     throw new TokenRefused('token invalid');
   }

@@ -60,20 +60,22 @@ export function attachWidgetNamespace(io: Server): Namespace {
 
   nsp.use((socket, next) => {
     if (isDraining()) return next(new Error('server draining: reconnect to another instance'));
-    next = recordingRefusals(socket.handshake, next);
+    // The client's address under TRUST_PROXY (behind nginx every peer is the proxy), IPv6 by its /64.
+    const address = addressLimitKey(clientAddressOf(socket.request).ip);
+    const refusals = recordingRefusals(socket.handshake, address, next);
+    next = refusals.next;
     const q = socket.handshake.query;
     if (q.client_key !== undefined || q.clientKey !== undefined) {
       next(new Error('client_key in the address is not accepted: pass the access token as auth.token'));
       return;
     }
-    // The client's address under TRUST_PROXY (behind nginx every peer is the proxy), IPv6 by its /64.
-    const address = addressLimitKey(clientAddressOf(socket.request).ip);
     if (perAddress.get(address) >= env.WIDGET_SOCKETS_PER_ADDRESS) {
       return next(new Error(`too many connections from this address (at most ${env.WIDGET_SOCKETS_PER_ADDRESS})`));
     }
     const auth = socket.handshake.auth as { token?: unknown };
     const check = async () => {
       const claims = await verifyWidgetToken(auth?.token);
+      refusals.verified(claims.clientId);
       const origin = socket.handshake.headers.origin;
       if (!origin) return next(new Error('domain not allowed: the connection has no Origin header'));
       if (!hostAllowed(originHost(origin), claims.domains)) return next(new Error(`domain not allowed: ${origin} is not registered for this widget`));
@@ -89,7 +91,10 @@ export function attachWidgetNamespace(io: Server): Namespace {
     };
     // Any failure refuses at once (a database error included), never a hang.
     check().catch((e) => {
-      if (e instanceof TokenRefused) return next(new Error(e.message));
+      if (e instanceof TokenRefused) {
+        if (e.clientId) refusals.verified(e.clientId);
+        return next(new Error(e.message));
+      }
       if (fromDatabaseError(e)) return next(new Error('service unavailable: the database is unreachable; retry shortly'));
       console.error('token check failed:', e);
       next(new Error('token invalid'));

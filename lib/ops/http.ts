@@ -77,9 +77,13 @@ export function trackRequest(req: IncomingMessage, res: ServerResponse): void {
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
 
+/** Headers a proxy adds for the client behind it (RFC 7239, the de facto X-Forwarded-* family, Via, and common client-IP headers). */
+const FORWARDING = /^(forwarded|via|x-forwarded-.*|x-real-ip|x-client-ip|x-cluster-client-ip|true-client-ip|cf-connecting-ip|fastly-client-ip)$/;
+const forwarded = (req: IncomingMessage) => Object.keys(req.headers).some((h) => FORWARDING.test(h));
+
 /**
- * Loopback peers may read /metrics. A request that came through a proxy (it carries
- * X-Forwarded-For) is never treated as loopback, since an nginx on this host is a loopback peer too.
+ * Loopback peers may read /metrics. A request carrying any forwarding header is never treated as
+ * loopback, since a proxy on this host (nginx) is a loopback peer too, whichever header it adds.
  */
 function metricsRefusal(req: IncomingMessage): AppError | null {
   const token = getEnv().METRICS_TOKEN;
@@ -90,7 +94,7 @@ function metricsRefusal(req: IncomingMessage): AppError | null {
     if (given.length === want.length && timingSafeEqual(given, want)) return null;
     return new AppError('unauthorized', 'The metrics token is not valid.');
   }
-  const direct = LOOPBACK.test(req.socket.remoteAddress ?? '') && req.headers['x-forwarded-for'] === undefined;
+  const direct = LOOPBACK.test(req.socket.remoteAddress ?? '') && !forwarded(req);
   if (direct) return null;
   if (token) return new AppError('unauthorized', 'Metrics need `Authorization: Bearer <METRICS_TOKEN>` from this address.');
   return new AppError('forbidden', 'Metrics are served to loopback peers only (set METRICS_TOKEN to allow others with a token).');

@@ -4,15 +4,24 @@ import { getEnv } from '../env';
 import { MAX_URL_CHARS } from './rules';
 
 /**
- * SSRF guard for webhook URLs (CONTRACTS §11). Only public unicast addresses are allowed:
- * loopback, RFC 1918, fc00::/7, link-local (metadata services at 169.254.169.254 and
- * fd00:ec2::254 among them), CGNAT, unspecified, multicast, reserved and the IPv6 forms that embed
- * an IPv4 address (mapped, 6to4, Teredo, NAT64) are refused. Checked at creation and again before
- * every attempt, on every address the name resolves to; the request then connects to the checked
- * address, so a DNS answer that changes in between (rebinding) cannot reach a refused one.
+ * SSRF guard for outbound URLs (CONTRACTS §11, §16 outbound addresses). Only public unicast
+ * addresses are allowed: loopback, RFC 1918, fc00::/7, link-local (metadata services at
+ * 169.254.169.254 and fd00:ec2::254 among them), CGNAT, unspecified, multicast and reserved are
+ * refused. IPv4-mapped IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it reaches; the other
+ * forms that embed an IPv4 address (IPv4-compatible ::/96, 6to4, Teredo, NAT64, SIIT) are refused
+ * whatever they embed. Checked at creation and again before every attempt, on every address the
+ * name resolves to; the request then connects to the checked address, so a DNS answer that
+ * changes in between (rebinding) cannot reach a refused one.
  */
 
 export class UnsafeAddressError extends Error {}
+
+/** The one refusal text (§16): what is refused, and the setting a self-hosted deployment may use. */
+export const PRIVATE_REFUSED = 'private, loopback, link-local and metadata addresses are refused ' +
+  '(a self-hosted deployment can allow them with OUTBOUND_ALLOW_PRIVATE_NETWORKS=1)';
+
+/** IPv4-compatible IPv6 (RFC 4291, deprecated): ::a.b.c.d, which ipaddr.js calls plain unicast. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 
 const RANGE_NAMES: Record<string, string> = {
   loopback: 'a loopback', private: 'a private', uniqueLocal: 'a private (unique local)', linkLocal: 'a link-local',
@@ -25,6 +34,7 @@ export function refusedAddressReason(address: string): string | null {
   let ip = ipaddr.parse(address);
   if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
   const range = ip.range();
+  if (range === 'unicast' && ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).match(IPV4_COMPATIBLE)) return `${ip.toString()} is a reserved (IPv4-compatible) address`;
   return range === 'unicast' ? null : `${ip.toString()} is ${RANGE_NAMES[range] ?? `a reserved (${range})`} address`;
 }
 
@@ -47,7 +57,8 @@ export function parseWebhookUrl(raw: string): ParsedTarget {
  * resolves to a private address is refused as a whole). Throws UnsafeAddressError.
  */
 export async function resolveWebhookTarget(target: ParsedTarget): Promise<Array<{ address: string; family: 4 | 6 }>> {
-  const allowPrivate = getEnv().WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+  const env = getEnv();
+  const allowPrivate = env.OUTBOUND_ALLOW_PRIVATE_NETWORKS || env.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
   let found: Array<{ address: string; family: number }>;
   if (target.isLiteral) {
     found = [{ address: target.host, family: ipaddr.parse(target.host).kind() === 'ipv6' ? 6 : 4 }];
@@ -62,11 +73,8 @@ export async function resolveWebhookTarget(target: ParsedTarget): Promise<Array<
   if (!allowPrivate) {
     for (const a of found) {
       const why = refusedAddressReason(a.address);
-      if (why) {
-        throw new UnsafeAddressError(target.isLiteral
-          ? `must not point at a private, loopback, link-local or metadata address (${why})`
-          : `host ${target.host} resolves to a refused address (${why}); private, loopback, link-local and metadata addresses are not allowed`);
-      }
+      // A name's answer is never echoed: it would map the internal network for whoever asks.
+      if (why) throw new UnsafeAddressError(target.isLiteral ? `${why}; ${PRIVATE_REFUSED}` : `host ${target.host} resolves to a refused address; ${PRIVATE_REFUSED}`);
     }
   }
   return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));

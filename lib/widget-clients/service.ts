@@ -74,7 +74,7 @@ export async function rotateClientSecret(accountId: number, clientId: string) {
 }
 
 /** The secret (backend mode) or the Origin (client-id mode); a refusal is recorded for the /widget page. */
-function checkTokenRequester(client: { id: string; secretHash: Uint8Array; domains: string[] }, secret: string | undefined, origin: string | null) {
+function checkTokenRequester(client: { id: string; secretHash: Uint8Array; domains: string[] }, secret: string | undefined, origin: string | null, ip: string) {
   let refusal: AppError | null = null;
   if (secret !== undefined) {
     if (!secretMatches(secret, client.secretHash)) refusal = new AppError('unauthorized', 'Wrong client secret.');
@@ -85,7 +85,7 @@ function checkTokenRequester(client: { id: string; secretHash: Uint8Array; domai
   }
   if (!refusal) return;
   const reason = secret !== undefined ? 'wrong client secret' : origin ? 'domain not allowed' : 'no Origin header';
-  noteRefusal({ clientId: client.id, origin, stage: 'token', reason, detail: refusal.message });
+  void noteRefusal({ clientId: client.id, verified: false, domains: client.domains, address: ip, origin, stage: 'token', reason, detail: refusal.message });
   throw refusal;
 }
 
@@ -98,7 +98,7 @@ export async function issueWidgetToken(body: unknown, origin: string | null, ip:
   const refundAddress = await chargeTokenAddress(ip);
   const client = await getWidgetClientForAuth(await getDb(), req.client_id);
   if (!client) throw new AppError('not_found', `No widget client ${req.client_id}.`);
-  checkTokenRequester(client, req.client_secret, origin);
+  checkTokenRequester(client, req.client_secret, origin, ip);
   // the integrator's backend: one address serves all its visitors
   if (req.client_secret !== undefined) await refundAddress();
   await chargeTokenClient(client.id, req.visitor_id);

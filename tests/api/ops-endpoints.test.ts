@@ -90,6 +90,20 @@ describe('metrics', () => {
     assert.equal(post.status, 405);
   });
 
+  it('a loopback peer that carries any forwarding header is not local: refused without the token', async () => {
+    const headers: Array<Record<string, string>> = [
+      { forwarded: 'for=203.0.113.9' }, { 'x-forwarded-for': '127.0.0.1' }, { 'x-real-ip': '127.0.0.1' },
+      { 'x-forwarded-host': 'metrics.example' }, { via: '1.1 nginx' }, { 'X-Real-IP': '203.0.113.9' },
+    ];
+    for (const h of headers) {
+      const res = await get('/metrics', h);
+      assert.equal(res.status, 401, JSON.stringify(h));
+      assert.match(String(res.json().detail), /METRICS_TOKEN/);
+      assert.equal((await get('/metrics', { ...h, authorization: `Bearer ${TOKEN}` })).status, 200, `${JSON.stringify(h)} with the token`);
+    }
+    assert.equal((await get('/metrics', { 'x-request-id': 'not-a-forwarding-header' })).status, 200);
+  });
+
   it('labels routes as low-cardinality templates', () => {
     const cases: Array<[string, string]> = [
       ['/customer-api/v2/response/1b4e28ba-2fa1-11d2-883f-0016d3cca427?x=1', '/customer-api/v2/response/:id'],

@@ -131,16 +131,23 @@ test('clients: a name, a pasted address reduced to its host, a non-domain refuse
 });
 
 test('a refused widget shows on /widget with origin, reason and count', async ({ page, browser }) => {
+  // A token this service issued (so the refusal may count against its client), used on a site not registered for it.
+  const issued = await fetch(`${APP}/api/widget/token`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_id: f.elsewhere.client_id, client_secret: f.elsewhere.client_secret }),
+  });
+  expect(issued.status).toBe(200);
+  const { access_token: token } = await issued.json() as { access_token: string };
   const site = await browser.newPage();
   const errors = consoleErrors(site);
-  await site.goto(`${HOST}/page?mode=client&client=${f.elsewhere.client_id}`);
+  await site.goto(`${HOST}/page?mode=token&token=${encodeURIComponent(token)}`);
   await waitForStatus(site, 'unauthorized');
-  expect(errors.join('\n')).toMatch(/not a registered domain/);
+  expect(errors.join('\n')).toMatch(/domain not allowed/);
   await site.close();
   await openGenerator(page);
   const refusals = page.getByTestId('refusals');
   const row = refusals.locator('tr', { hasText: HOST });
-  await expect(row).toContainText('token request');
+  await expect(row).toContainText('connection');
   await expect(row).toContainText('domain not allowed');
   await expect(row).toContainText('Add this host to the client’s domains');
   await expect(row).toContainText('shop.example.com');

@@ -48,6 +48,8 @@ export type SocketOptions = {
   /** The handshake auth object; undefined sends none. */
   auth?: Record<string, unknown>;
   query?: Record<string, string>;
+  /** More handshake headers (X-Forwarded-For under TRUST_PROXY, …). */
+  headers?: Record<string, string>;
 };
 
 /** A socket.io client for the /widget namespace that never reconnects by itself. */
@@ -58,7 +60,7 @@ export function widgetSocket(baseUrl: string, opts: SocketOptions): Socket {
     forceNew: true,
     reconnection: false,
     timeout: 5000,
-    extraHeaders: opts.origin == null ? {} : { origin: opts.origin },
+    extraHeaders: { ...opts.headers, ...(opts.origin == null ? {} : { origin: opts.origin }) },
     ...(opts.auth !== undefined ? { auth: opts.auth } : {}),
     ...(opts.query ? { query: opts.query } : {}),
   });

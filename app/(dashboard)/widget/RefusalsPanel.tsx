@@ -15,7 +15,7 @@ export function RefusalsPanel({ refusals }: { refusals: RefusalRow[] }) {
   return (
     <section className="panel" aria-labelledby="refused-heading">
       <h2 id="refused-heading" style={{ marginTop: 0 }}>Refused connections (last 30 days)</h2>
-      <p className="muted" style={{ marginTop: 0 }}>When the widget does not appear on a site, the reason is here: refused token requests and refused connections, per client and origin (updated every 15 seconds).</p>
+      <p className="muted" style={{ marginTop: 0 }}>When the widget does not appear on a site, the reason is here, per client and origin (updated every 15 seconds): connections refused with a token this service issued, and token requests or connections refused on the client’s own domains. A client-id request from a site that is not registered is refused in that browser’s console only, since anyone can send one.</p>
       {refusals.length === 0 ? <p className="empty">No refused connections.</p> : (
         <div className="table-scroll">
           <table className={`simple ${stacked.stack}`} data-testid="refusals">
