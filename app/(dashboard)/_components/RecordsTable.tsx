@@ -2,7 +2,7 @@
 import { Grid, h } from 'gridjs';
 import 'gridjs/dist/theme/mermaid.css';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { parseMarkdown, renderMarkdownTree, markdownToText, type Hyperscript } from '@/lib/dashboard/markdown';
+import { parseMarkdown, renderMarkdownTree, markdownToText, type Hyperscript } from '@/lib/markdown/markdown';
 import {
   PAGE_SIZES, TABLES, appendParam, parseTableState, tableApiBase, tableStateToSearch, tableSummary,
   type SortDir, type TableKind, type TableState,
