@@ -116,7 +116,7 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
           const rec = row.cells[row.cells.length - 1]!.data as Row;
           if (c.key === 'title') return h('a', { href: `/conversations/${rec.conversation_id}`, className: 'row-title' }, clip(cell, 140) || '(untitled)');
           if (c.key === 'question') {
-            return h('a', { href: `/conversations/${rec.conversation_id}#r-${rec.response_id}`, className: 'row-title', title: clip(markdownToText(String(cell)), 600) },
+            return h('a', { href: `/conversations/${rec.conversation_id}?response=${rec.response_id}#r-${rec.response_id}`, className: 'row-title', title: clip(markdownToText(String(cell)), 600) },
               ...renderMarkdownTree(parseMarkdown(clip(cell, 300)), hx, { compact: true, links: false }));
           }
           if (c.key === 'answer') {
