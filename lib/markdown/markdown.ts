@@ -36,7 +36,12 @@ export const LIMITS = {
   /** Table cells beyond this column join the last one; a cell's text is clipped. */
   tableColumns: 32,
   cellChars: 1_000,
+  /** Elements one text may make (blocks, list items, table cells, inline spans); the rest is shown as typed. */
+  elements: 500,
 } as const;
+
+/** What is left of a text's LIMITS.elements, shared by every part of its parse. */
+type Budget = { left: number };
 
 const CLIP = '…';
 const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max) + CLIP : s);
@@ -91,10 +96,10 @@ type Kind = keyof typeof KINDS;
  */
 class Scan {
   readonly links = new Map<number, { href: string; end: number } | null>();
+  constructor(readonly s: string, readonly budget: Budget) {}
   private tables = new Map<Kind, Int32Array>();
   private urlEnds?: Int32Array;
   private runs?: { len: Map<number, number>; next: Map<number, number> };
-  constructor(readonly s: string) {}
 
   next(kind: Kind, p: number): number {
     let t = this.tables.get(kind);
@@ -184,18 +189,19 @@ function inlineRange(x: Scan, from: number, to: number, depth: number): Inline[]
   const out: Inline[] = [];
   if (depth > LIMITS.inlineDepth) return from < to ? [s.slice(from, to)] : [];
   let text = from;
+  const add = (node: Inline) => { x.budget.left--; out.push(node); };
   const push = (str: string) => { if (!str) return; const prev = out[out.length - 1]; if (typeof prev === 'string') out[out.length - 1] = prev + str; else out.push(str); };
   const flush = (p: number) => push(s.slice(text, p));
   /** A delimited span s[p+len, close) when its closer ends inside the range. */
   const span = (p: number, len: number, close: number, minInner: number, t: 'strong' | 'em' | 'del') => {
     if (close < p + len + minInner || close + len > to) return false;
     flush(p);
-    out.push({ t, c: inlineRange(x, p + len, close, depth + 1) });
+    add({ t, c: inlineRange(x, p + len, close, depth + 1) });
     text = close + len;
     return true;
   };
   let p = from;
-  while (p < to) {
+  while (p < to && x.budget.left > 0) {
     const ch = s[p]!;
     const c1 = p + 1 < to ? s[p + 1] : undefined;
     if (ch === '`') {
@@ -203,7 +209,7 @@ function inlineRange(x: Scan, from: number, to: number, depth: number): Inline[]
       if (close !== undefined && close + len <= to) {
         flush(p);
         const body = s.slice(p + len, close);
-        out.push({ t: 'code', text: body.length >= 2 && body[0] === ' ' && body[body.length - 1] === ' ' ? body.slice(1, -1) : body });
+        add({ t: 'code', text: body.length >= 2 && body[0] === ' ' && body[body.length - 1] === ' ' ? body.slice(1, -1) : body });
         p = text = close + len;
       } else p += len;
       continue;
@@ -232,7 +238,7 @@ function inlineRange(x: Scan, from: number, to: number, depth: number): Inline[]
         const label = s.slice(open + 1, j);
         const c: Inline[] = ch === '!' ? [label || tail.href] : label ? inlineRange(x, open + 1, j, depth + 1) : [tail.href];
         const href = safeHref(tail.href);
-        if (href) out.push({ t: 'a', href, c });
+        if (href) add({ t: 'a', href, c });
         else for (const part of c) if (typeof part === 'string') push(part); else out.push(part);
         p = text = tail.end;
       } else p++;
@@ -245,7 +251,7 @@ function inlineRange(x: Scan, from: number, to: number, depth: number): Inline[]
         flush(p);
         const url = s.slice(p + 1, close);
         const href = safeHref(url);
-        if (href) out.push({ t: 'a', href, c: [url.replace(/^mailto:/i, '')] }); else push(url);
+        if (href) add({ t: 'a', href, c: [url.replace(/^mailto:/i, '')] }); else push(url);
         p = text = close + 1;
       } else p++;
       continue;
@@ -257,7 +263,7 @@ function inlineRange(x: Scan, from: number, to: number, depth: number): Inline[]
         flush(p);
         const url = s.slice(p, last + 1);
         const href = safeHref(url);
-        if (href) out.push({ t: 'a', href, c: [url] }); else push(url);
+        if (href) add({ t: 'a', href, c: [url] }); else push(url);
         p = text = last + 1;
       } else p += scheme;
       continue;
@@ -265,11 +271,11 @@ function inlineRange(x: Scan, from: number, to: number, depth: number): Inline[]
     if (ch === ' ' && c1 === ' ') {
       let q = p;
       while (q < to && s[q] === ' ') q++;
-      if (q < to && s[q] === '\n') { flush(p); out.push({ t: 'br' }); p = text = q + 1; } else p = q;
+      if (q < to && s[q] === '\n') { flush(p); add({ t: 'br' }); p = text = q + 1; } else p = q;
       continue;
     }
     if (ch === '\\' && c1 !== undefined) {
-      if (c1 === '\n') { flush(p); out.push({ t: 'br' }); p = text = p + 2; continue; }
+      if (c1 === '\n') { flush(p); add({ t: 'br' }); p = text = p + 2; continue; }
       if (ESCAPABLE.includes(c1)) { flush(p); push(c1); p = text = p + 2; continue; }
     }
     p++;
@@ -281,9 +287,9 @@ function inlineRange(x: Scan, from: number, to: number, depth: number): Inline[]
 /** Text with none of these is all text (most table cells and short lines). */
 const MARKUP = /[`*_~[<\\]|https?:\/\/|  \n/;
 
-export function parseInline(text: string): Inline[] {
-  if (!MARKUP.test(text)) return text ? [text] : [];
-  return inlineRange(new Scan(text), 0, text.length, 1);
+function parseInline(text: string, budget: Budget): Inline[] {
+  if (!MARKUP.test(text) || budget.left <= 0) return text ? [text] : [];
+  return inlineRange(new Scan(text, budget), 0, text.length, 1);
 }
 
 // ---- blocks ---------------------------------------------------------------------------------
@@ -325,12 +331,13 @@ function startsBlock(line: string): boolean {
   return FENCE.test(line) || HEADING.test(line) || QUOTE.test(line) || LIST.test(line) || isRule(line);
 }
 
-function parseBlocks(lines: string[], depth: number): Block[] {
+function parseBlocks(lines: string[], depth: number, budget: Budget): Block[] {
   const blocks: Block[] = [];
   let i = 0;
   while (i < lines.length) {
     const line = lines[i]!;
     if (line.trim() === '') { i++; continue; }
+    if (budget.left-- <= 0) { blocks.push({ t: 'p', c: [lines.slice(i).join('\n')] }); break; }
     const fence = FENCE.exec(line);
     if (fence) {
       const code: string[] = [];
@@ -342,11 +349,11 @@ function parseBlocks(lines: string[], depth: number): Block[] {
     }
     if (isRule(line)) { blocks.push({ t: 'hr' }); i++; continue; }
     const h = HEADING.exec(line);
-    if (h) { blocks.push({ t: 'h', level: h[1]!.length, c: parseInline(headingText(line.slice(h[0].length))) }); i++; continue; }
+    if (h) { blocks.push({ t: 'h', level: h[1]!.length, c: parseInline(headingText(line.slice(h[0].length)), budget) }); i++; continue; }
     if (QUOTE.test(line) && depth < LIMITS.quoteDepth) {
       const quoted: string[] = [];
       while (i < lines.length && QUOTE.test(lines[i]!)) quoted.push(lines[i++]!.replace(QUOTE_MARK, ''));
-      blocks.push({ t: 'quote', c: parseBlocks(quoted, depth + 1) });
+      blocks.push({ t: 'quote', c: parseBlocks(quoted, depth + 1, budget) });
       continue;
     }
     const li = LIST.exec(line);
@@ -355,29 +362,32 @@ function parseBlocks(lines: string[], depth: number): Block[] {
       const items: string[][] = [];
       while (i < lines.length) {
         const m = LIST.exec(lines[i]!);
-        if (m && (m[2] !== undefined) === ordered) { items.push([lines[i]!.slice(m[0].length)]); i++; continue; }
+        if (m && (m[2] !== undefined) === ordered && (budget.left-- > 0 || items.length === 0)) { items.push([lines[i]!.slice(m[0].length)]); i++; continue; }
         // an indented continuation line belongs to the item above
         if (!m && CONTINUATION.test(lines[i]!) && items.length) { items[items.length - 1]!.push(lines[i]!.trim()); i++; continue; }
         break;
       }
-      blocks.push({ t: ordered ? 'ol' : 'ul', items: items.map((it) => parseInline(it.join('\n'))), ...(ordered && Number(li[2]) !== 1 ? { start: Number(li[2]) } : {}) });
+      blocks.push({ t: ordered ? 'ol' : 'ul', items: items.map((it) => parseInline(it.join('\n'), budget)), ...(ordered && Number(li[2]) !== 1 ? { start: Number(li[2]) } : {}) });
       continue;
     }
     if (line.includes('|') && i + 1 < lines.length && isTableSeparator(lines[i + 1]!)) {
       const head = splitRow(line);
       i += 2;
       const rows: Inline[][][] = [];
-      while (i < lines.length && lines[i]!.includes('|') && lines[i]!.trim() !== '') {
+      budget.left -= head.length;
+      const headCells = head.map((c) => parseInline(c, budget));
+      while (i < lines.length && lines[i]!.includes('|') && lines[i]!.trim() !== '' && budget.left > 0) {
         const cells = splitRow(lines[i++]!);
-        rows.push(head.map((_, k) => parseInline(cells[k] ?? '')));
+        budget.left -= head.length;
+        rows.push(head.map((_, k) => parseInline(cells[k] ?? '', budget)));
       }
-      blocks.push({ t: 'table', head: head.map((c) => parseInline(c)), rows });
+      blocks.push({ t: 'table', head: headCells, rows });
       continue;
     }
     // At the quote depth limit a quote's remaining `>` marks are text, like any other paragraph.
     const text: string[] = [];
     while (i < lines.length && lines[i]!.trim() !== '' && (text.length === 0 || !startsBlock(lines[i]!) || (QUOTE.test(lines[i]!) && depth >= LIMITS.quoteDepth && QUOTE.test(text[0]!)))) text.push(lines[i++]!);
-    blocks.push({ t: 'p', c: parseInline(text.join('\n')) });
+    blocks.push({ t: 'p', c: parseInline(text.join('\n'), budget) });
   }
   return blocks;
 }
@@ -385,7 +395,7 @@ function parseBlocks(lines: string[], depth: number): Block[] {
 /** Parses Markdown into blocks. Never throws; anything unrecognised is a paragraph of text. */
 export function parseMarkdown(src: string): Block[] {
   const lines = clip(String(src ?? ''), LIMITS.sourceChars).replace(/\r\n?/g, '\n').split('\n').map((l) => clip(l, LIMITS.lineChars));
-  return parseBlocks(lines, 0);
+  return parseBlocks(lines, 0, { left: LIMITS.elements });
 }
 
 /** The plain text of Markdown (for titles, tooltips and search): markers removed. */

@@ -102,6 +102,22 @@ describe('Markdown renders in linear time with bounded nesting', () => {
     assert.equal(LIMITS.inlineDepth, 4);
   });
 
+  it('a text makes at most LIMITS.elements elements; the rest is shown as typed', () => {
+    const count = (html: string, tag: string) => (html.match(new RegExp(`<${tag}>`, 'g')) ?? []).length;
+    const strong = render('**a** '.repeat(1000));
+    assert.ok(count(strong, 'strong') < LIMITS.elements && count(strong, 'strong') > LIMITS.elements - 5, String(count(strong, 'strong')));
+    assert.ok(strong.endsWith('**a** </p>'), 'the rest is text');
+    const list = render('- item\n'.repeat(2000));
+    assert.ok(count(list, 'li') < LIMITS.elements, String(count(list, 'li')));
+    assert.ok(list.includes('<p>- item\n- item'), list.slice(-60));
+    const table = render(`a|b\n-|-\n${'x|y\n'.repeat(1000)}`);
+    assert.ok(count(table, 'td') <= LIMITS.elements, String(count(table, 'td')));
+    assert.ok(table.includes('x|y'), 'rows beyond the budget are text');
+    // An ordinary long answer is far below it.
+    const answer = `## Steps\n${Array.from({ length: 40 }, (_, i) => `${i + 1}. open **Settings** and [read](https://x.test/${i})`).join('\n')}\n\n| a | b |\n|---|---|\n${'| **x** | y |\n'.repeat(60)}`;
+    assert.equal(count(render(answer), 'strong'), 100);
+  });
+
   it('table cells and columns are clipped before parsing; long lines are clipped', () => {
     const wide = `${'|a'.repeat(100)}|\n${'|-'.repeat(100)}|\n${'|b'.repeat(100)}|`;
     const [table] = parseMarkdown(wide);
