@@ -35,6 +35,10 @@ header .status { font-size: 12px; opacity: .9; display: block; font-weight: 400;
 .msg.bot blockquote { border-left: 3px solid #c3c9d9; padding-left: 8px; color: #3d4559; }
 .msg.bot pre { background: #e4e7ef; padding: 8px; border-radius: 6px; overflow-x: auto; }
 .msg.bot a { color: var(--p); }
+.msg.bot .md-table { overflow-x: auto; margin: 0 0 .5em; }
+.msg.bot table { border-collapse: collapse; font-size: 13px; }
+.msg.bot th, .msg.bot td { border: 1px solid #c3c9d9; padding: 3px 6px; text-align: left; }
+.msg.bot hr { border: 0; border-top: 1px solid #c3c9d9; }
 .msg.error { background: #fff5f5; color: #c92a2a; border: 1px solid #ffc9c9; }
 .sources { font-size: 12px; color: #5d6679; margin-top: 6px; }
 .feedback { display: flex; gap: 6px; margin-top: 6px; }

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import { TRANSCRIPT_PAGE_SIZE } from '../../lib/dashboard/transcript-pages';
 import { xssCorpus } from '../fixtures/xss-corpus';
 import { askAsVisitor } from './fixtures';
 import { hostPage, startOwnApp, stopApp } from './widget-helpers';
@@ -110,9 +111,18 @@ test('the corpus renders inert in the dashboard and the widget', async ({ page }
     await expect(page.locator('td.gridjs-td').first()).toBeVisible();
     await expectClean(page, fired, p);
   }
+  // The 600-response transcript, a page at a time: the newest first, then every older page through the pager.
   await page.goto(`${APP_URL}/conversations/${transcript}`);
-  await expect(page.locator('article')).toHaveCount(corpus.length);
-  await expectClean(page, fired, 'the imported transcript');
+  const pages = Math.ceil(corpus.length / TRANSCRIPT_PAGE_SIZE);
+  let shown = 0;
+  for (let p = pages; p >= 1; p--) {
+    await expect(page.getByRole('navigation', { name: 'Transcript pages' }).first()).toContainText(`page ${p} of ${pages}`);
+    await expect(page.locator('article')).toHaveCount(Math.min(TRANSCRIPT_PAGE_SIZE, corpus.length - (p - 1) * TRANSCRIPT_PAGE_SIZE));
+    shown += await page.locator('article').count();
+    await expectClean(page, fired, `the imported transcript, page ${p}`);
+    if (p > 1) await page.getByRole('link', { name: '‹ Older' }).first().click();
+  }
+  expect(shown).toBe(corpus.length);
   await page.goto(`${APP_URL}/conversations/${widgetConversation}`);
   await expect(page.locator('article')).toHaveCount(asked.length);
   await expectClean(page, fired, 'the widget conversation\'s transcript');

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { Markdown } from '../../app/(dashboard)/_components/Markdown';
-import { markdownToText, parseMarkdown, safeHref } from '../../lib/dashboard/markdown';
+import { markdownToText, parseMarkdown, safeHref } from '../../lib/markdown/markdown';
 
 const html = (text: string, compact = false) => renderToStaticMarkup(createElement(Markdown, { text, compact }));
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
 import { describe, it } from 'node:test';
 
 // Reads what `npm run build` produced (npm test builds first) and the committed releases.
@@ -25,6 +26,13 @@ describe('widget releases and size budgets', () => {
       const size = gz(file);
       assert.ok(size <= 30 * 1024, `${r.version}: ${size} bytes gzipped > 30 KB`);
     }
+  });
+
+  it('the next release, built from today\'s sources (the shared Markdown parser included), stays within 30 KB gzipped', async () => {
+    const out = await build({ bundle: true, format: 'iife', platform: 'browser', target: ['es2020'], minify: true, legalComments: 'none', write: false,
+      entryPoints: ['lib/widget/v2.ts'], define: { __WIDGET_VERSION__: '"0.0.0"' } });
+    const size = gzipSync(out.outputFiles[0]!.contents, { level: 9 }).length;
+    assert.ok(size <= 30 * 1024, `lib/widget/v2.ts: ${size} bytes gzipped > 30 KB`);
   });
 
   it('the loader is at most 3 KB gzipped and the legacy bundle exists', () => {

@@ -1,5 +1,5 @@
 import { createElement, type ReactNode } from 'react';
-import { parseMarkdown, renderMarkdownTree, type Hyperscript, type RenderOptions } from '@/lib/dashboard/markdown';
+import { parseMarkdown, renderMarkdownTree, type Hyperscript, type RenderOptions } from '@/lib/markdown/markdown';
 
 const h = createElement as unknown as Hyperscript<ReactNode>;
 

@@ -2,7 +2,7 @@
 import { Grid, h } from 'gridjs';
 import 'gridjs/dist/theme/mermaid.css';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { parseMarkdown, renderMarkdownTree, markdownToText, type Hyperscript } from '@/lib/dashboard/markdown';
+import { parseMarkdown, renderMarkdownTree, markdownToText, type Hyperscript } from '@/lib/markdown/markdown';
 import {
   PAGE_SIZES, TABLES, appendParam, parseTableState, tableApiBase, tableStateToSearch, tableSummary,
   type SortDir, type TableKind, type TableState,
@@ -116,7 +116,7 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
           const rec = row.cells[row.cells.length - 1]!.data as Row;
           if (c.key === 'title') return h('a', { href: `/conversations/${rec.conversation_id}`, className: 'row-title' }, clip(cell, 140) || '(untitled)');
           if (c.key === 'question') {
-            return h('a', { href: `/conversations/${rec.conversation_id}#r-${rec.response_id}`, className: 'row-title', title: clip(markdownToText(String(cell)), 600) },
+            return h('a', { href: `/conversations/${rec.conversation_id}?response=${rec.response_id}#r-${rec.response_id}`, className: 'row-title', title: clip(markdownToText(String(cell)), 600) },
               ...renderMarkdownTree(parseMarkdown(clip(cell, 300)), hx, { compact: true, links: false }));
           }
           if (c.key === 'answer') {

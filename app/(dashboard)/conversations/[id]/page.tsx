@@ -3,6 +3,7 @@ import { attachmentUrl } from '@/lib/api/links';
 import { requireDashboardSession } from '@/lib/auth/session';
 import { getTranscript } from '@/lib/dashboard/service';
 import { plural } from '@/lib/dashboard/format';
+import { pageOfTranscript, type TranscriptPage } from '@/lib/dashboard/transcript-pages';
 import { Markdown } from '../../_components/Markdown';
 
 export const metadata = { title: 'Transcript · svc' };
@@ -11,12 +12,27 @@ function size(n: number) {
   return n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
-export default async function TranscriptPage({ params }: { params: Promise<{ id: string }> }) {
+/** Older/newer links of a long transcript (nothing when it fits on one page). */
+function Pager({ p }: { p: TranscriptPage<unknown> }) {
+  if (p.pages === 1) return null;
+  const link = (page: number, label: string, rel?: string) => (page >= 1 && page <= p.pages && page !== p.page ? <a href={`?page=${page}`} rel={rel}>{label}</a> : <span className="muted">{label}</span>);
+  return (
+    <nav className="pager" aria-label="Transcript pages">
+      {link(1, '« Oldest')} {link(p.page - 1, '‹ Older', 'prev')}{' '}
+      <span>Responses {p.first + 1}–{p.first + p.entries.length} of {p.total} · page {p.page} of {p.pages}</span>{' '}
+      {link(p.page + 1, 'Newer ›', 'next')} {link(p.pages, 'Newest »')}
+    </nav>
+  );
+}
+
+export default async function TranscriptPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ page?: string | string[]; response?: string | string[] }> }) {
   const { accountId } = await requireDashboardSession();
   const { id } = await params;
   const transcript = await getTranscript(accountId, id);
   if (!transcript) notFound();
-  const { conversation: c, entries } = transcript;
+  const { conversation: c } = transcript;
+  const pageOf = pageOfTranscript(transcript.entries, await searchParams);
+  const { entries } = pageOf;
   return (
     <>
       <p><a href="/conversations">← Conversations</a></p>
@@ -25,6 +41,7 @@ export default async function TranscriptPage({ params }: { params: Promise<{ id:
         <span className={c.status === 'Open' ? 'badge' : 'badge off'}>{c.status}</span>{' '}
         {c.channel_name} #{c.channel_id} · {plural(c.response_count, 'response', 'responses')} · started {c.created_at} UTC · updated {c.updated_at} UTC
       </p>
+      <Pager p={pageOf} />
       <section className="panel" aria-label="Transcript">
         {entries.length === 0 && <p className="empty">This conversation has no questions yet.</p>}
         {entries.map((e) => (
@@ -60,6 +77,7 @@ export default async function TranscriptPage({ params }: { params: Promise<{ id:
           </article>
         ))}
       </section>
+      <Pager p={pageOf} />
     </>
   );
 }
