@@ -156,7 +156,7 @@ describe('rolling restart of three instances behind nginx under chat load', { sk
     for (const [k, inst] of cluster.instances.entries()) {
       // An answer surely in flight at SIGTERM: a widget on this very instance asks just before it.
       const visitorId = `v_${randomUUID().replace(/-/g, '')}`;
-      const direct = new Widget(inst.url, (await backendToken(inst.url, client, visitorId)).access_token, visitorId, `127.0.0.${30 + k}`);
+      const direct = new Widget(inst.url, (await backendToken(lb.url, client, visitorId)).access_token, visitorId, `127.0.0.${30 + k}`);
       widgets.push(direct);
       await new Promise<void>((resolve) => { if (direct.socket.connected) resolve(); else direct.socket.once('connect', () => resolve()); });
       await direct.ask('How long does the warranty last? (asked at SIGTERM)', Date.now() + 30_000);
