@@ -104,6 +104,50 @@ export function migrationsFolder(): string {
   return path.join(process.cwd(), 'db', 'migrations');
 }
 
+type DialTarget = { host: string[]; port: number[]; path?: string | false };
+
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => { resolve = r; });
+  return { promise, resolve };
+}
+
+/**
+ * The pool's connections, dialled one at a time with a growing pause (to 2 s) after dials that
+ * closed before PostgreSQL said a word. The driver redials such a connection at once while a
+ * query waits: behind a door that accepts and closes (a container's port while the database in
+ * it is down) that was a busy loop of thousands of connections a second.
+ */
+function pacedDial() {
+  let dead = 0;
+  let notBefore = 0;
+  let next = 0;
+  // Dials waiting out a pause go at once when another one reached PostgreSQL.
+  let reached = signal();
+  return async (o: DialTarget): Promise<net.Socket> => {
+    if (dead > 0) {
+      const at = Math.max(Date.now(), notBefore);
+      notBefore = at + Math.min(2000, 50 * 2 ** dead) * (0.5 + Math.random() / 2);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([new Promise((r) => { timer = setTimeout(r, at - Date.now()); }), reached.promise]);
+      clearTimeout(timer);
+    }
+    const i = next++ % o.host.length;
+    const socket = o.path ? net.connect(o.path) : net.connect(o.port[i] ?? o.port[0]!, o.host[i]);
+    let answered = false;
+    socket.once('data', () => {
+      answered = true;
+      if (dead === 0) return;
+      dead = 0;
+      notBefore = 0;
+      reached.resolve();
+      reached = signal();
+    });
+    socket.once('close', () => { if (!answered) dead = Math.min(dead + 1, 10); });
+    return socket;
+  };
+}
+
 async function openDatabase(): Promise<Database> {
   const env = getEnv();
   if (env.DATABASE_URL) {
@@ -114,6 +158,10 @@ async function openDatabase(): Promise<Database> {
       max: env.DATABASE_POOL_SIZE,
       onnotice: () => {},
       connect_timeout: 10,
+      // Pending writes wait for one probe while the database is away (lib/ops/database-away), so
+      // reconnecting need not back off for the driver's default 20 s once it has returned.
+      backoff: (retries: number) => (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, 2),
+      ...({ socket: pacedDial() } as object), // a documented option its types leave out
       connection: { application_name: poolApplicationName() },
     });
     const db = drizzle(client, { schema });

@@ -6,11 +6,12 @@ import {
   renewAnswerLeases, toggleFeedback, type AnswerJob, type ClaimedAnswer,
 } from '../../db/queries/chat';
 import { attachUploads, getVisitorUploads } from '../../db/queries/uploads';
-import { AppError, fromDatabaseError } from '../api/errors';
+import { AppError } from '../api/errors';
 import type { WidgetClaims } from '../auth/widget-tokens';
 import { getEnv } from '../env';
 import { isDraining } from '../server/drain';
 import { metrics } from '../ops/metrics';
+import { waitToRetryWrite } from '../ops/database-away';
 import { indexAttachedDocuments } from '../uploads/service';
 import { effectiveBotSettings } from '../bot/settings';
 import { answerEngine, EngineError, sourcesForVisitors, type Source } from './engine';
@@ -227,7 +228,8 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
 
 /**
  * Stores the outcome and only then sends answer.done / answer.error. The write is retried until
- * it lands (the outcome stays in memory meanwhile); a response stored first elsewhere (a
+ * it lands (the outcome stays in memory meanwhile; while the database is away, it waits for the
+ * process's one probe, lib/ops/database-away); a response stored first elsewhere (a
  * takeover) wins and this one is dropped, so each question ends exactly once. `tail`, the
  * answer's last delta not yet sent, takes the seq before answer.done's in the same statement and
  * is sent just before it.
@@ -259,8 +261,7 @@ async function storeOutcome(a: ClaimedAnswer, outcome: { answer: string; sources
       return;
     } catch (e) {
       if (attempt % 20 === 0) console.error(`answer ${a.response_id} not stored yet (attempt ${attempt + 1}); retrying:`, (e as Error).message);
-      if (!fromDatabaseError(e) && attempt >= 10) throw e;
-      await new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** Math.min(attempt, 5))));
+      await waitToRetryWrite(e, attempt);
     }
   }
 }

@@ -47,6 +47,7 @@ http {
     hash $remote_addr consistent;
 ${opts.upstreams.map((u) => `    server ${u} max_fails=0;`).join('\n')}
     keepalive 32;
+    keepalive_timeout 4s;
   }
 
   server {

@@ -1,11 +1,12 @@
 /**
  * A rolling restart of all three instances behind nginx under chat load (CONTRACTS §9, issue 10
  * item 8): widgets keep asking while each instance in turn gets SIGTERM (drain), exits 0 and is
- * started again on its port before the next one goes. Afterwards every acknowledged question has
- * exactly one answer.done (0 lost, 0 doubled, 0 failed), is a response record in the Customer API,
- * and no visitor saw an error: the clients act as the widget does (reconnect by themselves,
- * resume from their last seq, re-send an ask refused as `unavailable` with the same
- * client_message_id).
+ * started again on its port before the next one goes; just before each SIGTERM a widget connected
+ * to that very instance asks, so an answer is in flight during every drain. Afterwards every
+ * acknowledged question has exactly one answer.done (0 lost, 0 doubled, 0 failed), is a response
+ * record in the Customer API, and no visitor saw an error: the clients act as the widget does
+ * (reconnect by themselves, resume from their last seq, re-send an ask refused as `unavailable`
+ * with the same client_message_id).
  *
  * Needs DATABASE_URL (a fresh database), REDIS_URL (scripts/test.mjs's multi step) and nginx.
  */
@@ -152,7 +153,15 @@ describe('rolling restart of three instances behind nginx under chat load', { sk
     });
 
     await sleep(3000);
-    for (const inst of cluster.instances) {
+    for (const [k, inst] of cluster.instances.entries()) {
+      // An answer surely in flight at SIGTERM: a widget on this very instance asks just before it.
+      const visitorId = `v_${randomUUID().replace(/-/g, '')}`;
+      const direct = new Widget(inst.url, (await backendToken(lb.url, client, visitorId)).access_token, visitorId, `127.0.0.${30 + k}`);
+      widgets.push(direct);
+      await new Promise<void>((resolve) => { if (direct.socket.connected) resolve(); else direct.socket.once('connect', () => resolve()); });
+      await direct.ask('How long does the warranty last? (asked at SIGTERM)', Date.now() + 30_000);
+      const text = await (await fetch(`${inst.url}/metrics`)).text();
+      assert.ok(Number(/^svc_answers_in_flight\s+(\d+)/m.exec(text)?.[1]) >= 1, `${inst.name} has an answer in flight when it gets SIGTERM`);
       const exit = await inst.stop('SIGTERM', 60_000);
       assert.equal(exit.code, 0, `${inst.name} exits 0 after its drain:\n${inst.output.slice(-2000)}`);
       await inst.start(120_000);
