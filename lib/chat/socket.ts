@@ -15,7 +15,7 @@ import { uploadLimits } from '../uploads/service';
 import { roomOf, setChatNamespace, sweepLive } from './live';
 import { ClientRequests, MAX_QUESTION_CHARS, NAMESPACE, PROTOCOL_VERSION, type ClientRequestName, type SessionInfo } from './protocol';
 import { recordSighting, sightingVersion } from './sightings';
-import { ask, comment, feedback, history, resume, startAnswerLeases } from './service';
+import { ask, comment, feedback, history, resume, startAnswerLeases } from '../answers/runner';
 
 type Data = { claims: WidgetClaims; address: string; origin: string; rooms: Set<string> };
 

@@ -1,5 +1,5 @@
 import { AppError } from '../api/errors';
-import { answerEngine, EngineError, sourcesForVisitors } from '../chat/engine';
+import { answerEngine, EngineError, sourcesForVisitors } from '../answers/engine';
 
 /**
  * Runs the account's answer engine on a question without storing anything: the answer, the sources

@@ -6,7 +6,7 @@ import { getAccountTotals, getBusiestChannels, getResponseDaySpan, getResponsesP
 import { listConversationAttachments } from '../../db/queries/responses';
 import { parseOverviewRange } from './overview-range';
 import { toConversationRecord } from '../conversations/service';
-import type { Source } from '../chat/engine';
+import type { Source } from '../answers/engine';
 
 /**
  * What the dashboard reads, always for the signed-in admin's account. The overview's chart range

@@ -64,11 +64,11 @@ describe('widget chat: a question answered from the knowledge base', () => {
     assert.equal(events[0]!.type, 'question');
     assert.equal(events.at(-1)!.type, 'answer.done');
     const deltas = events.filter((e) => e.type === 'answer.delta');
-    // The first word group leaves at once; what the engine produces meanwhile is coalesced (lib/chat/service.ts).
+    // The first word group leaves at once; what the engine produces meanwhile is coalesced (lib/answers/runner.ts).
     assert.ok(deltas.length >= 2, `the answer streams in more than one delta, got ${deltas.length}`);
     assertIncreasingSeq(events);
     // One visitor, one question: consecutive seqs from 1 (the last delta takes its seq in
-    // answer.done's statement, lib/chat/service.ts; no seq may be skipped by it).
+    // answer.done's statement, lib/answers/runner.ts; no seq may be skipped by it).
     assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1));
     for (const e of events) {
       assert.equal(e.conversation_id, ack.conversation_id);

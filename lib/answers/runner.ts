@@ -14,9 +14,9 @@ import { metrics } from '../ops/metrics';
 import { indexAttachedDocuments } from '../uploads/service';
 import { effectiveBotSettings } from '../bot/settings';
 import { answerEngine, EngineError, sourcesForVisitors, type Source } from './engine';
-import { publish, readLive } from './live';
+import { publish, readLive } from '../chat/live';
 import { changeWithEvent, recordConversationCreated, recordResponseEvent, webhookEventsCommitted } from '../webhooks/events';
-import type { ClientRequest, HistoryMessage, ServerEvent, UploadInfo } from './protocol';
+import type { ClientRequest, HistoryMessage, ServerEvent, UploadInfo } from '../chat/protocol';
 
 /** Delta events sent per answer at most; the rest arrives with answer.done. */
 export const MAX_DELTAS_PER_ANSWER = 5000;

@@ -6,7 +6,7 @@ import { findPassages, type RetrievalQuery } from '../knowledge/service';
 import { isRelevant, type RankedPassage } from '../knowledge/ranking';
 import { builtinAnswer } from './engines/builtin';
 import { openAiCompatibleAnswer } from './engines/openai';
-import type { Source } from './protocol';
+import type { Source } from '../chat/protocol';
 
 export type { Source };
 export type AnswerInput = { accountId: number; conversationId: string; question: string; signal: AbortSignal };
