@@ -6,6 +6,9 @@
  * `conversation:resume` with the last `seq` it saw and receives exactly the events after it.
  */
 import { z } from 'zod';
+import type { ConversationEvent, Source, UploadInfo } from '../conversations/shapes';
+
+export type { Source, UploadInfo };
 
 export const NAMESPACE = '/widget';
 export const PROTOCOL_VERSION = 1;
@@ -16,9 +19,6 @@ const NO_NUL = [/^[^\u0000]*$/, 'must not contain NUL characters'] as const;
 
 const Uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID')
   .transform((s) => s.toLowerCase());
-
-/** Handshake: `io(url + '/widget', { auth: { token, version } })`. */
-export const HandshakeAuth = z.object({ token: z.string(), version: z.string().max(40).optional() });
 
 export const ClientRequests = {
   /** Ask a question; no conversation_id starts a new conversation. Retries reuse client_message_id. */
@@ -40,19 +40,8 @@ export const ClientRequests = {
 export type ClientRequestName = keyof typeof ClientRequests;
 export type ClientRequest<N extends ClientRequestName> = z.infer<(typeof ClientRequests)[N]>;
 
-/** A passage an answer used (CONTRACTS §12): `title` is the document's own title, never a file name. */
-export type Source = { document_id: string; title: string; passage: string };
-
-/** Server → client `event` payloads. */
-export type ServerEvent =
-  | { type: 'question'; conversation_id: string; seq: number; client_message_id: string; response_id: string; text: string; attachments: UploadInfo[] }
-  | { type: 'answer.delta'; conversation_id: string; seq: number; client_message_id: string; response_id: string; text: string }
-  | { type: 'answer.done'; conversation_id: string; seq: number; client_message_id: string; response_id: string; answer: string; sources: Source[] }
-  | { type: 'answer.error'; conversation_id: string; seq: number; client_message_id: string; response_id: string; message: string }
-  | { type: 'feedback'; conversation_id: string; seq: number; response_id: string; likes: number; dislikes: number }
-  | { type: 'comment'; conversation_id: string; seq: number; response_id: string; comments: number };
-
-export type UploadInfo = { upload_id: string; filename: string; content_type: string; size: number };
+/** Server → client `event` payloads: the conversation's events (lib/conversations/shapes.ts). */
+export type ServerEvent = ConversationEvent;
 
 /** Sent once after the connection is accepted. */
 export type SessionInfo = {

@@ -12,10 +12,12 @@ import { isDraining, onDrain } from '../server/drain';
 import { recordingRefusals } from '../widget-clients/refusals';
 import { currentClientDomains } from '../widget-clients/service';
 import { uploadLimits } from '../uploads/service';
-import { roomOf, setChatNamespace, sweepLive } from './live';
+import { setEventPublisher } from '../conversations/events';
+import { publish, roomOf, setChatNamespace, sweepLive } from './live';
 import { ClientRequests, MAX_QUESTION_CHARS, NAMESPACE, PROTOCOL_VERSION, type ClientRequestName, type SessionInfo } from './protocol';
 import { recordSighting, sightingVersion } from './sightings';
-import { ask, comment, feedback, history, resume, startAnswerLeases } from '../answers/runner';
+import { ask, comment, feedback, history, resume } from './requests';
+import { startAnswerLeases } from '../answers/runner';
 
 type Data = { claims: WidgetClaims; address: string; origin: string; rooms: Set<string> };
 
@@ -47,6 +49,7 @@ export function attachWidgetNamespace(io: Server): Namespace {
   io.of('/').use((_socket, next) => next(new Error(`unknown namespace: connect to ${NAMESPACE}`)));
   const nsp = io.of(NAMESPACE);
   setChatNamespace(nsp);
+  setEventPublisher(publish);
   const perAddress = new SocketCounts();
   const perClient = new SocketCounts();
   // Keyed by visitor, client and address (not by socket): a new socket never gets a fresh budget.

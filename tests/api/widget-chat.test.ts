@@ -219,7 +219,7 @@ describe('widget chat: the account turned "show sources" off', () => {
     // The account's own record: the dashboard transcript shows what the answer was based on; the
     // Customer API response record has no sources field at all (CONTRACTS §4).
     const transcript = await getTranscript(acct.accountId, ack.conversation_id);
-    assert.deepEqual(transcript!.entries[0]!.sources.map((s) => s.title), ['Shipping'], 'the document title (its first heading)');
+    assert.deepEqual(transcript!.messages[1]!.sources.map((s) => s.title), ['Shipping'], 'the document title (its first heading)');
     const record = await get(`${V2}/response/${ack.response_id}`);
     assert.equal(record.status, 200);
     assert.equal('sources' in record.body, false);

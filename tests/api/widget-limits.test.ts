@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getDb } from '../../db/client';
 import { insertConversationEvent, listEventsAfter } from '../../db/queries/chat';
-import { RESUME_PAGE } from '../../lib/answers/runner';
+import { RESUME_PAGE } from '../../lib/chat/requests';
 import { recentSightings } from '../../lib/chat/sightings';
 import { deleteWidgetClient, setClientDomains } from '../../lib/widget-clients/service';
 import { api, createTestAccount } from '../helpers/builders';
