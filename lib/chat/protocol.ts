@@ -49,6 +49,17 @@ export type SessionInfo = {
   limits: { upload_max_bytes: number; upload_types: string[]; question_max_chars: number; events_per_10s: number };
 };
 
+/**
+ * Why a connection is refused (connect_error's `data.code`) or ended (`session:expired`,
+ * `session:revoked` and `server:draining` carry it as `code`); the message is for people. The
+ * passing ones — `unavailable` (the database is away), `draining`, `too_many_connections` — are
+ * worth a retry shortly; the token ones a new token.
+ */
+export type RefusalCode =
+  | 'wrong_namespace' | 'client_key_in_address' | 'too_many_connections' | 'domain_not_allowed'
+  | 'token_missing' | 'token_invalid' | 'token_expired' | 'unavailable' | 'draining';
+export type Refusal = { code: RefusalCode; message: string };
+
 export type Ack<T> = ({ ok: true } & T) | { ok: false; error: { code: string; message: string } };
 
 export type HistoryMessage = {
