@@ -19,7 +19,7 @@ import { readLive } from './live';
 import { changeWithEvent, recordConversationCreated, recordResponseEvent, webhookEventsCommitted } from '../webhooks/events';
 import type { ClientRequest, HistoryMessage, ServerEvent, UploadInfo } from './protocol';
 
-/** What each widget request does once the socket has admitted and parsed it (lib/chat/handlers.ts). */
+// What each widget request does once the socket has admitted and parsed it (lib/chat/handlers.ts).
 
 /** Events per `conversation:resume` page and responses per `history` page (hostile-input issue). */
 export const RESUME_PAGE = 200;
@@ -60,7 +60,7 @@ function refuseWhileDraining() {
 }
 
 /**
- * The rate-limit check of an ask (lib/chat/socket.ts): `check` rejects with `rate_limited` when a
+ * The rate-limit check of an ask (lib/chat/limits.ts askAdmissions): `check` rejects with `rate_limited` when a
  * limit refuses. `overlap`: the check may run while the named conversation is read (the visitor's
  * last check left room, so a flood is refused before it reads anything; BENCHMARKS.md run 9).
  */
@@ -125,7 +125,6 @@ export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientReque
       .catch((e) => console.error(`attachments of ${event.response_id} not indexed:`, (e as Error).message)));
   return ack(event.response_id, false);
 }
-
 
 /**
  * `conversation:resume`: subscribes, then sends the events after `last_seq` — stored ones from
