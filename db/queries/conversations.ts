@@ -91,11 +91,6 @@ function countSql(accountId: number, f: ConversationFilter, bind: Bind = asValue
   return sql`SELECT COALESCE(MAX(conversation_count), 0)::int AS n FROM accounts WHERE id = ${account}`;
 }
 
-export async function countConversations(db: Db, accountId: number, f: ConversationFilter): Promise<number> {
-  const [row] = await rows<{ n: number }>(db, countSql(accountId, f));
-  return row?.n ?? 0;
-}
-
 export type ConversationWithTranscriptRow = ConversationRow & {
   transcript: Array<{ id: string; question: string; answer: string; question_message_id: string; answer_message_id: string; created_at: string }>;
   attachments: Array<{ id: string; message_id: string | null; filename: string; content_type: string; size: number }>;

@@ -43,7 +43,9 @@ function responseLine(format: ExportFormat): SQL {
 }
 
 /**
- * A conversation's messages as a JSON array's inside, as GET /conversation/{id} gives them: each
+ * A conversation's messages as a JSON array's inside, as GET /conversation/{id} gives them (the
+ * second writer of lib/conversations/messages.ts toApiMessage, kept in SQL so PostgreSQL encodes
+ * the export; tests/api/customer-api-export.test.ts holds both byte-identical): each
  * response (oldest first) a user message (its question) then an assistant message (its answer),
  * each with the attachments of that message (oldest first) and their download URL
  * (`urlPrefix` + id + `urlSuffix`, the API's one link builder split around the id).

@@ -91,29 +91,10 @@ function countSql(accountId: number, f: ResponseFilter, bind: Bind = asValue): S
   return sql`SELECT COALESCE(MAX(response_count), 0)::int AS n FROM accounts WHERE id = ${account}`;
 }
 
-export async function countResponses(db: Db, accountId: number, f: ResponseFilter): Promise<number> {
-  const [row] = await rows<{ n: number }>(db, countSql(accountId, f));
-  return row?.n ?? 0;
-}
-
 export async function getResponseById(db: Db, accountId: number, responseId: string): Promise<ResponseRow | null> {
   const [row] = await preparedShape<ResponseRow>(db, 'response-by-id', (bind) => sql`
     SELECT ${COLUMNS} FROM responses r WHERE r.id = ${bind('id', responseId)} AND r.account_id = ${bind('account', accountId)}`);
   return row ?? null;
-}
-
-export type TranscriptRow = {
-  id: string; question: string; answer: string; question_message_id: string;
-  answer_message_id: string; created_at: string;
-};
-
-/** The responses of one conversation, oldest first, as the transcript's message pairs. */
-export async function listConversationTranscript(db: Db, accountId: number, conversationId: string): Promise<TranscriptRow[]> {
-  return rows<TranscriptRow>(db, sql`
-    SELECT r.id, r.question, r.answer, r.question_message_id, r.answer_message_id,
-      ${utcText(sql`r.created_at`)} AS created_at
-    FROM responses r WHERE r.conversation_id = ${conversationId} AND r.account_id = ${accountId}
-    ORDER BY r.created_at ASC, r.id ASC`);
 }
 
 export type AttachmentRow = { id: string; message_id: string | null; filename: string; content_type: string; size: number };

@@ -75,48 +75,49 @@ export async function signWidgetToken(c: Omit<WidgetClaims, 'exp' | 'iat'>, ttlS
 }
 
 /**
- * Why a token was refused; the text reaches the widget as the connect_error message. `clientId`
- * is set only when the signature verified (an expired token, a failed claim check): only then may
- * the refusal be counted against that client.
+ * Why a token was refused: the code reaches the widget as connect_error's `data.code`, the text as
+ * its message. `clientId` is set only when the signature verified (an expired token, a failed claim
+ * check): only then may the refusal be counted against that client.
  */
+export type TokenRefusalCode = 'token_missing' | 'token_invalid' | 'token_expired';
 export class TokenRefused extends Error {
-  constructor(message: string, readonly clientId: string | null = null) { super(message); }
+  constructor(readonly code: TokenRefusalCode, message: string, readonly clientId: string | null = null) { super(message); }
 }
 
 const signedClientId = (payload: Record<string, unknown>) => (typeof payload.cid === 'string' ? payload.cid : null);
 
 export async function verifyWidgetToken(token: unknown): Promise<WidgetClaims> {
-  if (typeof token !== 'string' || token.length === 0) throw new TokenRefused('token missing: pass it as auth.token');
-  if (token.length > 4096) throw new TokenRefused('token invalid: too long');
+  if (typeof token !== 'string' || token.length === 0) throw new TokenRefused('token_missing', 'token missing: pass it as auth.token');
+  if (token.length > 4096) throw new TokenRefused('token_invalid', 'token invalid: too long');
   let kid: string | undefined;
   try {
     const header = decodeProtectedHeader(token);
-    if (header.alg !== ALG) throw new TokenRefused(`token invalid: algorithm ${String(header.alg)} is not accepted`);
+    if (header.alg !== ALG) throw new TokenRefused('token_invalid', `token invalid: algorithm ${String(header.alg)} is not accepted`);
     kid = header.kid;
   } catch (e) {
     if (e instanceof TokenRefused) throw e;
-    throw new TokenRefused('token invalid: not a JWT');
+    throw new TokenRefused('token_invalid', 'token invalid: not a JWT');
   }
   const key = (await signingKeys()).find((k) => k.kid === kid);
-  if (!key) throw new TokenRefused('token invalid: unknown signing key');
+  if (!key) throw new TokenRefused('token_invalid', 'token invalid: unknown signing key');
   try {
     const { payload } = await jwtVerify(token, key.secret, {
       algorithms: [ALG], issuer: TOKEN_ISSUER, audience: TOKEN_AUDIENCE, requiredClaims: ['exp', 'iat', 'sub'],
     });
     const p = payload as Record<string, unknown>;
-    if (p.typ !== TOKEN_TYPE) throw new TokenRefused('token invalid: wrong token type', signedClientId(p));
+    if (p.typ !== TOKEN_TYPE) throw new TokenRefused('token_invalid', 'token invalid: wrong token type', signedClientId(p));
     if (!Number.isInteger(p.acc) || typeof p.cid !== 'string' || !Number.isInteger(p.ch) || !Array.isArray(p.dom)
       || !p.dom.every((d) => typeof d === 'string') || typeof p.sub !== 'string') {
-      throw new TokenRefused('token invalid: malformed claims', signedClientId(p));
+      throw new TokenRefused('token_invalid', 'token invalid: malformed claims', signedClientId(p));
     }
     return { accountId: p.acc as number, clientId: p.cid, channelId: p.ch as number, domains: p.dom as string[],
       visitorId: p.sub, exp: payload.exp!, iat: payload.iat!, visitorBound: p.vb === true };
   } catch (e) {
     if (e instanceof TokenRefused) throw e;
-    if (e instanceof joseErrors.JWTExpired) throw new TokenRefused('token expired: request a new one', signedClientId(e.payload));
-    if (e instanceof joseErrors.JWTClaimValidationFailed) throw new TokenRefused(`token invalid: ${e.claim} claim check failed`, signedClientId(e.payload));
-    if (e instanceof joseErrors.JWSSignatureVerificationFailed) throw new TokenRefused('token invalid: bad signature');
-    throw new TokenRefused('token invalid');
+    if (e instanceof joseErrors.JWTExpired) throw new TokenRefused('token_expired', 'token expired: request a new one', signedClientId(e.payload));
+    if (e instanceof joseErrors.JWTClaimValidationFailed) throw new TokenRefused('token_invalid', `token invalid: ${e.claim} claim check failed`, signedClientId(e.payload));
+    if (e instanceof joseErrors.JWSSignatureVerificationFailed) throw new TokenRefused('token_invalid', 'token invalid: bad signature');
+    throw new TokenRefused('token_invalid', 'token invalid');
   }
 }
 

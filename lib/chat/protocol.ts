@@ -6,6 +6,9 @@
  * `conversation:resume` with the last `seq` it saw and receives exactly the events after it.
  */
 import { z } from 'zod';
+import type { ConversationEvent, Source, UploadInfo } from '../conversations/shapes';
+
+export type { Source, UploadInfo };
 
 export const NAMESPACE = '/widget';
 export const PROTOCOL_VERSION = 1;
@@ -16,9 +19,6 @@ const NO_NUL = [/^[^\u0000]*$/, 'must not contain NUL characters'] as const;
 
 const Uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID')
   .transform((s) => s.toLowerCase());
-
-/** Handshake: `io(url + '/widget', { auth: { token, version } })`. */
-export const HandshakeAuth = z.object({ token: z.string(), version: z.string().max(40).optional() });
 
 export const ClientRequests = {
   /** Ask a question; no conversation_id starts a new conversation. Retries reuse client_message_id. */
@@ -40,25 +40,25 @@ export const ClientRequests = {
 export type ClientRequestName = keyof typeof ClientRequests;
 export type ClientRequest<N extends ClientRequestName> = z.infer<(typeof ClientRequests)[N]>;
 
-/** A passage an answer used (CONTRACTS §12): `title` is the document's own title, never a file name. */
-export type Source = { document_id: string; title: string; passage: string };
-
-/** Server → client `event` payloads. */
-export type ServerEvent =
-  | { type: 'question'; conversation_id: string; seq: number; client_message_id: string; response_id: string; text: string; attachments: UploadInfo[] }
-  | { type: 'answer.delta'; conversation_id: string; seq: number; client_message_id: string; response_id: string; text: string }
-  | { type: 'answer.done'; conversation_id: string; seq: number; client_message_id: string; response_id: string; answer: string; sources: Source[] }
-  | { type: 'answer.error'; conversation_id: string; seq: number; client_message_id: string; response_id: string; message: string }
-  | { type: 'feedback'; conversation_id: string; seq: number; response_id: string; likes: number; dislikes: number }
-  | { type: 'comment'; conversation_id: string; seq: number; response_id: string; comments: number };
-
-export type UploadInfo = { upload_id: string; filename: string; content_type: string; size: number };
+/** Server → client `event` payloads: the conversation's events (lib/conversations/shapes.ts). */
+export type ServerEvent = ConversationEvent;
 
 /** Sent once after the connection is accepted. */
 export type SessionInfo = {
   protocol: number; visitor_id: string; token_expires_at: number;
   limits: { upload_max_bytes: number; upload_types: string[]; question_max_chars: number; events_per_10s: number };
 };
+
+/**
+ * Why a connection is refused (connect_error's `data.code`) or ended (`session:expired`,
+ * `session:revoked` and `server:draining` carry it as `code`); the message is for people. The
+ * passing ones — `unavailable` (the database is away), `draining`, `too_many_connections` — are
+ * worth a retry shortly; the token ones a new token.
+ */
+export type RefusalCode =
+  | 'wrong_namespace' | 'client_key_in_address' | 'too_many_connections' | 'domain_not_allowed'
+  | 'token_missing' | 'token_invalid' | 'token_expired' | 'unavailable' | 'draining';
+export type Refusal = { code: RefusalCode; message: string };
 
 export type Ack<T> = ({ ok: true } & T) | { ok: false; error: { code: string; message: string } };
 

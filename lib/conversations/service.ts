@@ -1,8 +1,8 @@
 import { getDb, openDb } from '../../db/client';
 import { getConversationWithTranscript, listConversationsWithCount, type ConversationFilter, type ConversationRow, type ConversationWithTranscriptRow } from '../../db/queries/conversations';
 import { AppError } from '../api/errors';
-import { attachmentUrl } from '../api/links';
 import { envelope, gridjsCells, offsetOf, parseListQuery, parseSingleQuery, type Envelope, type ListQuery } from '../api/list-query';
+import { messagesOf, toApiMessage } from './messages';
 import { ConversationListQuery, CONVERSATION_SORT_KEYS, type ConversationRecord, type Message } from './contract';
 
 type SortKey = (typeof CONVERSATION_SORT_KEYS)[number];
@@ -31,21 +31,9 @@ export async function listConversationsPage(accountId: number, params: URLSearch
   return envelope(linkPath, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
 }
 
-/** A conversation's messages, oldest first: each response's question, then its answer, with their attachments. */
-export function messagesOf(transcript: ConversationWithTranscriptRow['transcript'], attachments: ConversationWithTranscriptRow['attachments']): Message[] {
-  const byMessage = new Map<string, Message['attachments']>();
-  for (const a of attachments) {
-    if (!a.message_id) continue;
-    const list = byMessage.get(a.message_id) ?? [];
-    list.push({ upload_id: a.id, filename: a.filename, content_type: a.content_type, size: a.size, url: attachmentUrl(a.id) });
-    byMessage.set(a.message_id, list);
-  }
-  return transcript.flatMap((r) => [
-    { message_id: r.question_message_id, role: 'user' as const, content: r.question, created_at: r.created_at,
-      response_id: r.id, attachments: byMessage.get(r.question_message_id) ?? [] },
-    { message_id: r.answer_message_id, role: 'assistant' as const, content: r.answer, created_at: r.created_at,
-      response_id: r.id, attachments: byMessage.get(r.answer_message_id) ?? [] },
-  ]);
+/** A conversation's messages as the Customer API gives them (GET /conversation/{id}, the export). */
+export function apiMessagesOf(transcript: ConversationWithTranscriptRow['transcript'], attachments: ConversationWithTranscriptRow['attachments']): Message[] {
+  return messagesOf(transcript, attachments).map(toApiMessage);
 }
 
 /** The conversation with its messages, oldest first: each response's question, then its answer. */
@@ -53,7 +41,7 @@ export async function getConversationWithMessages(accountId: number, conversatio
   const { format } = parseSingleQuery(params);
   const conversation = await getConversationWithTranscript(openDb() ?? await getDb(), accountId, conversationId);
   if (!conversation) throw new AppError('not_found', `No conversation with id ${conversationId}.`);
-  const messages = messagesOf(conversation.transcript, conversation.attachments);
+  const messages = apiMessagesOf(conversation.transcript, conversation.attachments);
   const detail = { ...toConversationRecord(conversation), messages };
   return format === 'gridjs' ? gridjsCells(detail) : detail;
 }

@@ -1,5 +1,6 @@
 import { AppError } from '../api/errors';
-import { answerEngine, EngineError, sourcesForVisitors } from '../chat/engine';
+import { EngineError, sourcesForVisitors } from '../answers/engine';
+import { answerEngine } from '../answers/engines';
 
 /**
  * Runs the account's answer engine on a question without storing anything: the answer, the sources

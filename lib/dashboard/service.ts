@@ -6,7 +6,7 @@ import { getAccountTotals, getBusiestChannels, getResponseDaySpan, getResponsesP
 import { listConversationAttachments } from '../../db/queries/responses';
 import { parseOverviewRange } from './overview-range';
 import { toConversationRecord } from '../conversations/service';
-import type { Source } from '../chat/engine';
+import { messagesOf } from '../conversations/messages';
 
 /**
  * What the dashboard reads, always for the signed-in admin's account. The overview's chart range
@@ -30,6 +30,7 @@ export async function getApiKeys(accountId: number) {
   return listApiKeys(await getDb(), accountId);
 }
 
+/** A conversation's record and its messages (the one builder's), each answer with its comments' texts. */
 export async function getTranscript(accountId: number, conversationId: string) {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(conversationId)) return null;
   const db = await getDb();
@@ -40,13 +41,8 @@ export async function getTranscript(accountId: number, conversationId: string) {
     listConversationAttachments(db, accountId, conversation.id),
     listCommentsOfConversation(db, accountId, conversation.id),
   ]);
-  return {
-    conversation: toConversationRecord(conversation),
-    entries: entries.map((e) => ({
-      ...e,
-      sources: (e.sources as Source[] | null) ?? [],
-      attachments: attachments.filter((a) => a.message_id === e.question_message_id || a.message_id === e.answer_message_id),
-      commentTexts: comments.filter((c) => c.response_id === e.id),
-    })),
-  };
+  const messages = messagesOf(entries, attachments).map((m) => ({
+    ...m, commentTexts: m.author === 'ai' ? comments.filter((c) => c.response_id === m.response_id) : [],
+  }));
+  return { conversation: toConversationRecord(conversation), messages };
 }

@@ -7,7 +7,7 @@ import { openSnapshotCursor, type SnapshotCursor } from '../../db/queries/snapsh
 import { AppError } from '../api/errors';
 import { attachmentUrl } from '../api/links';
 import { parseListQuery, type ListQuery } from '../api/list-query';
-import { conversationFilterOf, messagesOf, toConversationRecord } from '../conversations/service';
+import { apiMessagesOf, conversationFilterOf, toConversationRecord } from '../conversations/service';
 import { responseFilterOf, toResponseRecord } from '../responses/service';
 import { CONVERSATION_CSV_COLUMNS, ConversationExportQuery, RESPONSE_CSV_COLUMNS, ResponseExportQuery } from './contract';
 import { CopyBinaryLines } from './copy-binary';
@@ -215,7 +215,7 @@ export async function exportConversations(accountId: number, params: URLSearchPa
     listConversationsAfter(tx, accountId, filter, sortKey, dir, last && { k: last.sort_k, id: last.id }, EXPORT_PAGE_SIZE, withMessages));
   const encode = encoder(format, CONVERSATION_CSV_COLUMNS);
   const record = (c: ConversationExportRow) => (withMessages
-    ? { ...toConversationRecord(c), messages: messagesOf(c.transcript ?? [], c.attachments ?? []) }
+    ? { ...toConversationRecord(c), messages: apiMessagesOf(c.transcript ?? [], c.attachments ?? []) }
     : toConversationRecord(c));
   return streamed(cursor, (page) => encode(page.map(record)), 'conversations', format);
 }

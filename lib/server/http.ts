@@ -11,7 +11,7 @@ import { handleDirectApi } from './direct-api';
 import { handleOpsRequest, trackRequest } from '../ops/http';
 import { checkTrustProxy, stampClientAddress } from '../net/client-address';
 import { mayCarryPageBody, refusePageBody } from '../net/page-bodies';
-import { finishAnswers } from '../chat/service';
+import { finishAnswers } from '../answers/runner';
 import { attachChatAdapter, closeChatAdapter } from '../chat/adapter';
 import { isDraining, resetDrain, startDrain } from './drain';
 import { flushSightings } from '../chat/sightings';

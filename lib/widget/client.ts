@@ -4,7 +4,10 @@
  * the state manager, and the conversation kept across page reloads.
  */
 import { io, type Socket } from 'socket.io-client';
-import type { Ack, HistoryMessage, ServerEvent, SessionInfo, UploadInfo } from '../chat/protocol';
+import type { Ack, HistoryMessage, RefusalCode, ServerEvent, SessionInfo, UploadInfo } from '../chat/protocol';
+
+/** Refusals worth a retry shortly (lib/chat/protocol.ts RefusalCode). */
+const PASSING_REFUSALS: RefusalCode[] = ['unavailable', 'draining', 'too_many_connections'];
 
 export type Status = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'disconnected' | 'unauthorized';
 export type WidgetState = { connectionStatus: Status; visible: boolean; conversationId: string | null; version: string; error: string | null };
@@ -182,15 +185,17 @@ export class ChatClient {
     });
     this.socket = socket;
     socket.on('connect', () => { void this.onConnect(); });
-    socket.on('connect_error', (err: Error) => {
+    socket.on('connect_error', (err: Error & { data?: { code?: RefusalCode } }) => {
       if (socket.active) { this.showReconnecting(); return; }
+      // The refusal's code; a server older than the codes sends only the message (a rolling upgrade).
+      const code = err.data?.code;
       // Passing refusals (database away, a draining server, too many connections): try again shortly.
-      if (/^(service unavailable|server draining|too many connections)/.test(err.message)) {
+      if (code ? PASSING_REFUSALS.includes(code) : /^(service unavailable|server draining|too many connections)/.test(err.message)) {
         this.showReconnecting();
         setTimeout(() => { if (!this.stopped && !socket.connected) socket.connect(); }, 1000 + Math.random() * 2000);
         return;
       }
-      if (/expired/.test(err.message) && (this.config.tokenEndpoint || this.config.svcClientId)) {
+      if ((code ? code === 'token_expired' : /expired/.test(err.message)) && (this.config.tokenEndpoint || this.config.svcClientId)) {
         void this.obtainToken(false).then((ok) => ok && socket.connect());
         return;
       }

@@ -61,7 +61,7 @@ test('long ranges are drawn per week (Mondays) or month, and "all" starts at the
 });
 
 test("a transcript is only found in its own account", async () => {
-  assert.equal((await getTranscript(a.accountId, convA))?.entries.length, 5);
+  assert.equal((await getTranscript(a.accountId, convA))?.messages.length, 10);
   assert.equal(await getTranscript(b.accountId, convA), null);
   assert.equal(await getTranscript(a.accountId, 'not-a-uuid'), null);
 });

@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_NO_ANSWER_TEXT, getBotSettings, updateBotSettings } from '../../lib/bot/settings';
-import { answerEngine, type Answer } from '../../lib/chat/engine';
+import type { Answer } from '../../lib/answers/engine';
+import { answerEngine } from '../../lib/answers/engines';
 import { tryQuestion } from '../../lib/dashboard/knowledge';
 import { addKnowledgeDocument, listKnowledge } from '../../lib/knowledge/service';
 import { evaluateAnswers } from '../eval/run';

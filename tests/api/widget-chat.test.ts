@@ -64,11 +64,11 @@ describe('widget chat: a question answered from the knowledge base', () => {
     assert.equal(events[0]!.type, 'question');
     assert.equal(events.at(-1)!.type, 'answer.done');
     const deltas = events.filter((e) => e.type === 'answer.delta');
-    // The first word group leaves at once; what the engine produces meanwhile is coalesced (lib/chat/service.ts).
+    // The first word group leaves at once; what the engine produces meanwhile is coalesced (lib/answers/runner.ts).
     assert.ok(deltas.length >= 2, `the answer streams in more than one delta, got ${deltas.length}`);
     assertIncreasingSeq(events);
     // One visitor, one question: consecutive seqs from 1 (the last delta takes its seq in
-    // answer.done's statement, lib/chat/service.ts; no seq may be skipped by it).
+    // answer.done's statement, lib/answers/runner.ts; no seq may be skipped by it).
     assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1));
     for (const e of events) {
       assert.equal(e.conversation_id, ack.conversation_id);
@@ -219,7 +219,7 @@ describe('widget chat: the account turned "show sources" off', () => {
     // The account's own record: the dashboard transcript shows what the answer was based on; the
     // Customer API response record has no sources field at all (CONTRACTS §4).
     const transcript = await getTranscript(acct.accountId, ack.conversation_id);
-    assert.deepEqual(transcript!.entries[0]!.sources.map((s) => s.title), ['Shipping'], 'the document title (its first heading)');
+    assert.deepEqual(transcript!.messages[1]!.sources.map((s) => s.title), ['Shipping'], 'the document title (its first heading)');
     const record = await get(`${V2}/response/${ack.response_id}`);
     assert.equal(record.status, 200);
     assert.equal('sources' in record.body, false);

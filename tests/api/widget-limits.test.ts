@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getDb } from '../../db/client';
 import { insertConversationEvent, listEventsAfter } from '../../db/queries/chat';
-import { RESUME_PAGE } from '../../lib/chat/service';
+import { RESUME_PAGE } from '../../lib/chat/requests';
 import { recentSightings } from '../../lib/chat/sightings';
 import { deleteWidgetClient, setClientDomains } from '../../lib/widget-clients/service';
 import { api, createTestAccount } from '../helpers/builders';
@@ -197,8 +197,8 @@ describe('hostile sockets: caps, pages and revocation', () => {
     const acct = await createTestAccount();
     const client = await createTestWidgetClient(acct.accountId, ['shop.example.com', 'other.example.com']);
     const v = await connectVisitor(server.url, (await backendToken(server.url, client)).access_token, ORIGIN);
-    let revoked: { message: string } | undefined;
-    v.socket.on('session:revoked', (m: { message: string }) => { revoked = m; });
+    let revoked: { code?: string; message: string } | undefined;
+    v.socket.on('session:revoked', (m: { code?: string; message: string }) => { revoked = m; });
     try {
       const started = Date.now();
       await setClientDomains(acct.accountId, client.client_id, ['other.example.com']);
@@ -206,6 +206,7 @@ describe('hostile sockets: caps, pages and revocation', () => {
       assert.ok(Date.now() - started < 1000, 'within a second');
       assert.equal(v.disconnectReason, 'io server disconnect');
       assert.match(revoked?.message ?? '', /^domain not allowed/);
+      assert.equal(revoked?.code, 'domain_not_allowed');
     } finally {
       v.close();
     }
@@ -217,8 +218,8 @@ describe('hostile sockets: caps, pages and revocation', () => {
     const client = await createTestWidgetClient(acct.accountId, ['shop.example.com']);
     const token = (await backendToken(server.url, client)).access_token;
     const v = await connectVisitor(server.url, token, ORIGIN);
-    let revoked: { message: string } | undefined;
-    v.socket.on('session:revoked', (m: { message: string }) => { revoked = m; });
+    let revoked: { code?: string; message: string } | undefined;
+    v.socket.on('session:revoked', (m: { code?: string; message: string }) => { revoked = m; });
     try {
       const ack = await v.ok<{ conversation_id: string; response_id: string }>('ask', { client_message_id: 'del-1', text: 'anything' });
       await v.finished(ack.response_id);
@@ -229,6 +230,7 @@ describe('hostile sockets: caps, pages and revocation', () => {
       assert.ok(Date.now() - started < 1000, 'within a second');
       assert.equal(v.disconnectReason, 'io server disconnect');
       assert.match(revoked?.message ?? '', /^token invalid: the widget client no longer exists/);
+      assert.equal(revoked?.code, 'token_invalid');
       assert.match(await expectRefused(server.url, { origin: ORIGIN, auth: { token } }), /^token invalid: the widget client no longer exists/);
       assert.equal((await tokenRequest(server.url, { client_id: client.client_id, client_secret: client.client_secret })).status, 404);
       const conv = await api(server.url, acct.key)(`/customer-api/v2/conversation/${ack.conversation_id}`);

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { ServerEvent } from '../../lib/chat/protocol';
 import { updateBotSettings } from '../../lib/bot/settings';
-import { buildMessages, estimateTokens, MODEL_TOO_SLOW, MODEL_UNAVAILABLE } from '../../lib/chat/engines/openai';
+import { buildMessages, estimateTokens, MODEL_TOO_SLOW, MODEL_UNAVAILABLE } from '../../lib/answers/engines/openai';
 import { V2 } from '../helpers/api-fixtures';
 import { api, createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';

@@ -49,6 +49,7 @@ describe('widget token lifetime', () => {
       for (const v of visitors) {
         assert.ok(v.expired, 'session:expired was sent first');
         assert.match(v.expired!.message, /expired/);
+        assert.equal(v.expired!.code, 'token_expired');
         assert.equal(v.disconnectReason, 'io server disconnect');
         assert.equal(v.socket.connected, false);
       }

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { createHmac, createSign, generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
+import type { RefusalCode } from '../../lib/chat/protocol';
 import { getDb } from '../../db/client';
 import { listSigningKeys } from '../../db/queries/widget-clients';
 import { createTestAccount } from '../helpers/builders';
@@ -64,6 +65,12 @@ describe('widget socket: refused connections', () => {
     const rs256 = `${rsInput}.${createSign('RSA-SHA256').update(rsInput).sign(privateKey).toString('base64url')}`;
     const tok = (t: unknown): Omit<SocketOptions, 'transport'> => ({ auth: { token: t }, origin: ORIGIN });
 
+    // Each refusal carries the code the widget branches on (lib/chat/protocol.ts RefusalCode) beside its message.
+    const CODES: Array<[RegExp, RefusalCode]> = [
+      [/^token missing/, 'token_missing'], [/^token invalid/, 'token_invalid'], [/^token expired/, 'token_expired'],
+      [/^domain not allowed/, 'domain_not_allowed'], [/^client_key in the address/, 'client_key_in_address'],
+    ];
+    const codeOf = (message: string) => CODES.find(([re]) => re.test(message))?.[1] ?? `no code for ${message}`;
     const rows: Row[] = [
       // missing
       { name: 'no auth at all', opts: { origin: ORIGIN }, want: /missing/ },
@@ -134,6 +141,7 @@ describe('widget socket: refused connections', () => {
         socket.close();
         if (outcome.connected) failures.push(`${transport} / ${row.name}: accepted`);
         else if (!row.want.test(outcome.message)) failures.push(`${transport} / ${row.name}: message ${JSON.stringify(outcome.message)} does not match ${row.want}`);
+        else if (outcome.code !== codeOf(outcome.message)) failures.push(`${transport} / ${row.name}: code ${outcome.code} for ${JSON.stringify(outcome.message)}`);
       }));
     }
     assert.deepEqual(failures, []);

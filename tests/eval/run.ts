@@ -60,7 +60,7 @@ function figures(asked: Asked[]): EvalFigures {
 export async function evaluateAnswers(): Promise<EvalResult> {
   const { createAccount } = await import('../../lib/accounts/service');
   const { addKnowledgeDocument, findPassages } = await import('../../lib/knowledge/service');
-  const { answerEngine } = await import('../../lib/chat/engine');
+  const { answerEngine } = await import('../../lib/answers/engines');
   const { getDatabase } = await import('../../db/client');
   const database = (await getDatabase()).kind;
 

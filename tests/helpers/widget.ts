@@ -66,12 +66,15 @@ export function widgetSocket(baseUrl: string, opts: SocketOptions): Socket {
   });
 }
 
-/** How a connection attempt ended: accepted, or refused with the connect_error message. */
-export function connectOutcome(socket: Socket, timeoutMs = 5000): Promise<{ connected: true } | { connected: false; message: string }> {
+/** How a connection attempt ended: accepted, or refused with the connect_error message and its code (`data.code`). */
+export function connectOutcome(socket: Socket, timeoutMs = 5000): Promise<{ connected: true } | { connected: false; message: string; code?: string }> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve({ connected: false, message: `no answer within ${timeoutMs} ms` }), timeoutMs);
     socket.once('connect', () => { clearTimeout(timer); resolve({ connected: true }); });
-    socket.once('connect_error', (e: Error) => { clearTimeout(timer); resolve({ connected: false, message: e.message }); });
+    socket.once('connect_error', (e: Error & { data?: { code?: string } }) => {
+      clearTimeout(timer);
+      resolve({ connected: false, message: e.message, code: e.data?.code });
+    });
   });
 }
 
@@ -93,14 +96,14 @@ type Waiter = { check: () => boolean; resolve: () => void };
 export class Visitor {
   readonly events: ServerEvent[] = [];
   session: SessionInfo | undefined;
-  expired: { message: string } | undefined;
+  expired: { code?: string; message: string } | undefined;
   disconnectReason: string | undefined;
   private waiters = new Set<Waiter>();
 
   constructor(readonly socket: Socket) {
     socket.on('event', (e: ServerEvent) => { this.events.push(e); this.poke(); });
     socket.on('session', (s: SessionInfo) => { this.session = s; this.poke(); });
-    socket.on('session:expired', (m: { message: string }) => { this.expired = m; this.poke(); });
+    socket.on('session:expired', (m: { code?: string; message: string }) => { this.expired = m; this.poke(); });
     socket.on('disconnect', (reason: string) => { this.disconnectReason = reason; this.poke(); });
   }
 

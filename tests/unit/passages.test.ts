@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { quote } from '../../lib/chat/engines/builtin';
+import { quote } from '../../lib/answers/engines/builtin';
 import { documentTitle, PASSAGE_TARGET_CHARS, splitIntoPassages } from '../../lib/knowledge/passages';
 
 const KB = path.join(__dirname, '..', 'eval', 'kb');

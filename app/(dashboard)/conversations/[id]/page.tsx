@@ -8,6 +8,13 @@ import { Markdown } from '../../_components/Markdown';
 
 export const metadata = { title: 'Transcript · svc' };
 
+/** Messages grouped by the response they belong to, in order: one article per question and its answer. */
+function byResponse<M extends { response_id: string }>(messages: M[]): Array<{ id: string; pair: M[] }> {
+  const groups = new Map<string, M[]>();
+  for (const m of messages) groups.set(m.response_id, [...(groups.get(m.response_id) ?? []), m]);
+  return [...groups].map(([id, pair]) => ({ id, pair }));
+}
+
 function size(n: number) {
   return n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
@@ -30,9 +37,8 @@ export default async function TranscriptPage({ params, searchParams }: { params:
   const { id } = await params;
   const transcript = await getTranscript(accountId, id);
   if (!transcript) notFound();
-  const { conversation: c } = transcript;
-  const pageOf = pageOfTranscript(transcript.entries, await searchParams);
-  const { entries } = pageOf;
+  const { conversation: c, messages } = transcript;
+  const pageOf = pageOfTranscript(byResponse(messages), await searchParams);
   return (
     <>
       <p><a href="/conversations">← Conversations</a></p>
@@ -43,37 +49,40 @@ export default async function TranscriptPage({ params, searchParams }: { params:
       </p>
       <Pager p={pageOf} />
       <section className="panel" aria-label="Transcript">
-        {entries.length === 0 && <p className="empty">This conversation has no questions yet.</p>}
-        {entries.map((e) => (
-          <article key={e.id} id={`r-${e.id}`}>
-            <div className="msg user">
-              <div className="meta"><strong>Visitor</strong><span>{e.created_at} UTC</span></div>
-              <Markdown className="content" text={e.question} />
-              {e.attachments.length > 0 && (
-                <ul className="sources" aria-label="Attachments">
-                  {e.attachments.map((a) => (
-                    <li key={a.id}><a href={attachmentUrl(a.id)} download>{a.filename}</a> ({a.content_type}, {size(a.size)})</li>
-                  ))}
-                </ul>
-              )}
-            </div>
-            <div className="msg assistant">
-              <div className="meta">
-                <strong>Bot</strong>
-                <span>{plural(e.likes, 'like', 'likes')}</span>
-                <span>{plural(e.dislikes, 'dislike', 'dislikes')}</span>
-                <span>{plural(e.comments, 'comment', 'comments')}</span>
+        {messages.length === 0 && <p className="empty">This conversation has no questions yet.</p>}
+        {pageOf.entries.map(({ id: responseId, pair }) => (
+          <article key={responseId} id={`r-${responseId}`}>
+            {pair.map((m) => (m.author === 'visitor' ? (
+              <div className="msg user" key={m.message_id}>
+                <div className="meta"><strong>Visitor</strong><span>{m.created_at} UTC</span></div>
+                <Markdown className="content" text={m.content} />
+                {m.attachments.length > 0 && (
+                  <ul className="sources" aria-label="Attachments">
+                    {m.attachments.map((a) => (
+                      <li key={a.id}><a href={attachmentUrl(a.id)} download>{a.filename}</a> ({a.content_type}, {size(a.size)})</li>
+                    ))}
+                  </ul>
+                )}
               </div>
-              {e.error ? <p className="error">Not answered: {e.error}</p> : <Markdown className="content" text={e.answer} />}
-              {e.sources.length > 0 && (
-                <div className="sources">Sources: {e.sources.map((s) => s.title ?? (s as { filename?: string }).filename).filter((v, i, a) => a.indexOf(v) === i).join(', ')}</div>
-              )}
-              {e.commentTexts.length > 0 && (
-                <ul className="sources" aria-label="Comments">
-                  {e.commentTexts.map((cm, i) => <li key={i}>“{cm.body}” <span className="muted">({cm.created_at} UTC)</span></li>)}
-                </ul>
-              )}
-            </div>
+            ) : (
+              <div className="msg assistant" key={m.message_id}>
+                <div className="meta">
+                  <strong>Bot</strong>
+                  <span>{plural(m.likes, 'like', 'likes')}</span>
+                  <span>{plural(m.dislikes, 'dislike', 'dislikes')}</span>
+                  <span>{plural(m.comments, 'comment', 'comments')}</span>
+                </div>
+                {m.error ? <p className="error">Not answered: {m.error}</p> : <Markdown className="content" text={m.content} />}
+                {m.sources.length > 0 && (
+                  <div className="sources">Sources: {m.sources.map((s) => s.title ?? (s as { filename?: string }).filename).filter((v, i, a) => a.indexOf(v) === i).join(', ')}</div>
+                )}
+                {m.commentTexts.length > 0 && (
+                  <ul className="sources" aria-label="Comments">
+                    {m.commentTexts.map((cm, i) => <li key={i}>“{cm.body}” <span className="muted">({cm.created_at} UTC)</span></li>)}
+                  </ul>
+                )}
+              </div>
+            )))}
           </article>
         ))}
       </section>

@@ -1,12 +1,9 @@
 import { getDb } from '../../db/client';
 import { listConversationTurns } from '../../db/queries/conversation-turns';
 import { effectiveBotSettings, type BotSettings } from '../bot/settings';
-import { getEnv } from '../env';
 import { findPassages, type RetrievalQuery } from '../knowledge/service';
 import { isRelevant, type RankedPassage } from '../knowledge/ranking';
-import { builtinAnswer } from './engines/builtin';
-import { openAiCompatibleAnswer } from './engines/openai';
-import type { Source } from './protocol';
+import type { Source } from '../conversations/shapes';
 
 export type { Source };
 export type AnswerInput = { accountId: number; conversationId: string; question: string; signal: AbortSignal };
@@ -68,14 +65,4 @@ export function sourcesForVisitors(sources: Source[], showSources: boolean): Sou
 
 export function considered(ranked: RankedPassage[], used: RankedPassage[]): ConsideredPassage[] {
   return ranked.map((p, i) => ({ ...toSource(p), rank: i + 1, score: p.score, relevance: p.relevance, used: used.includes(p) }));
-}
-
-export function answerEngine(): AnswerEngine {
-  const env = getEnv();
-  if (env.LLM_BASE_URL) {
-    const cfg = { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY, model: env.LLM_MODEL, timeoutMs: env.LLM_TIMEOUT_MS,
-      historyTokens: env.LLM_HISTORY_TOKENS, maxRetries: env.LLM_MAX_RETRIES };
-    return { answer: (i) => openAiCompatibleAnswer(i, cfg) };
-  }
-  return { answer: builtinAnswer };
 }

@@ -1,0 +1,95 @@
+import type { Socket } from 'socket.io';
+import type { z } from 'zod';
+import { AppError, fromDatabaseError, isAppError } from '../api/errors';
+import { getEnv } from '../env';
+import { metrics } from '../ops/metrics';
+import { uploadLimits } from '../uploads/service';
+import { askAdmissions, chargeRequest, type SocketLimits, type Spender } from './limits';
+import { roomOf } from './live';
+import type { SocketData } from './middleware';
+import { ClientRequests, MAX_QUESTION_CHARS, PROTOCOL_VERSION, type ClientRequestName, type Refusal, type SessionInfo } from './protocol';
+import { ask, comment, feedback, history, resume } from './requests';
+import { recordSighting, sightingVersion } from './sightings';
+
+/** Refusals and failures become `{ ok: false, error }`; a database that is away is `unavailable`. */
+function errorAck(name: string, e: unknown) {
+  const known = isAppError(e) ? e : fromDatabaseError(e);
+  if (known) return { ok: false, error: { code: known.code, message: known.message } };
+  console.error(`socket ${name} failed:`, e);
+  return { ok: false, error: { code: 'internal', message: 'Something went wrong; please try again.' } };
+}
+
+type Handler<N extends ClientRequestName> = (req: z.infer<(typeof ClientRequests)[N]>) => Promise<object>;
+
+/** Registers one request: charged to the budgets, parsed by its schema, answered through its acknowledgement. */
+function handle<N extends ClientRequestName>(socket: Socket, limits: SocketLimits, who: Spender, name: N, handler: Handler<N>) {
+  (socket as unknown as { on: (n: string, fn: (p: unknown, a: unknown) => void) => void }).on(name, async (payload: unknown, ack: unknown) => {
+    const reply = typeof ack === 'function' ? (ack as (r: unknown) => void) : () => {};
+    try {
+      const refused = await chargeRequest(limits, name, who);
+      if (refused) return reply(refused);
+      const parsed = ClientRequests[name].safeParse(payload);
+      if (!parsed.success) {
+        const message = parsed.error.issues.map((i) => `${i.path.join('.') || name}: ${i.message}`).join('; ');
+        return reply({ ok: false, error: { code: 'invalid_request', message } });
+      }
+      reply({ ok: true, ...(await handler(parsed.data as z.infer<(typeof ClientRequests)[N]>)) });
+    } catch (e) {
+      reply(errorAck(name, e));
+    }
+  });
+}
+
+/** An accepted connection: its session, its expiry, its requests and what it counts while open. */
+export function onConnection(socket: Socket, limits: SocketLimits) {
+  const env = getEnv();
+  const data = socket.data as SocketData;
+  const { claims } = data;
+  data.rooms = new Set();
+  metrics.socketConnected(1);
+  limits.perAddress.add(data.address, 1);
+  limits.perClient.add(claims.clientId, 1);
+  const refuseWhenFull = () => {
+    if (data.rooms.size >= env.WIDGET_SUBSCRIPTIONS_PER_SOCKET) {
+      throw new AppError('rate_limited', `A connection follows at most ${env.WIDGET_SUBSCRIPTIONS_PER_SOCKET} conversations.`);
+    }
+  };
+  const join = (conversationId: string) => {
+    const room = roomOf(conversationId);
+    if (data.rooms.has(room)) return;
+    refuseWhenFull();
+    data.rooms.add(room);
+    void socket.join(room);
+  };
+  recordSighting({ clientId: claims.clientId, accountId: claims.accountId, origin: data.origin, version: sightingVersion(socket.handshake.auth?.version) });
+
+  const expiresIn = claims.exp * 1000 - Date.now();
+  const expiry = setTimeout(() => {
+    socket.emit('session:expired', { code: 'token_expired', message: 'token expired: request a new one and reconnect' } satisfies Refusal);
+    socket.disconnect(true);
+  }, Math.max(0, Math.min(expiresIn, 2 ** 31 - 1)));
+
+  const session: SessionInfo = {
+    protocol: PROTOCOL_VERSION, visitor_id: claims.visitorId, token_expires_at: claims.exp,
+    limits: { ...uploadLimits(), question_max_chars: MAX_QUESTION_CHARS, events_per_10s: env.SOCKET_EVENTS_PER_10S },
+  };
+  socket.emit('session', session);
+
+  const who: Spender = { visitorKey: `${claims.clientId}:${claims.visitorId}`, address: data.address, clientId: claims.clientId };
+  const admission = askAdmissions(limits, who);
+  handle(socket, limits, who, 'ask', (req) => {
+    if (!req.conversation_id) refuseWhenFull(); // before a new conversation is created
+    return ask(claims, join, req, admission());
+  });
+  handle(socket, limits, who, 'conversation:resume', (req) => resume(claims, join, (e) => socket.emit('event', e), req));
+  handle(socket, limits, who, 'history', (req) => history(claims, join, req));
+  handle(socket, limits, who, 'feedback', (req) => feedback(claims, req));
+  handle(socket, limits, who, 'comment', (req) => comment(claims, req));
+
+  socket.on('disconnect', () => {
+    clearTimeout(expiry);
+    metrics.socketConnected(-1);
+    limits.perAddress.add(data.address, -1);
+    limits.perClient.add(claims.clientId, -1);
+  });
+}

@@ -1,0 +1,208 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { getDb } from '../../db/client';
+import {
+  findResponseByClientMessage, getVisitorConversation, getVisitorResponse, insertComment, insertQuestion, insertWidgetConversation,
+  listVisitorHistory, toggleFeedback, type AnswerJob,
+} from '../../db/queries/chat';
+import { attachUploads, getVisitorUploads } from '../../db/queries/uploads';
+import { AppError } from '../api/errors';
+import type { WidgetClaims } from '../auth/widget-tokens';
+import { getEnv } from '../env';
+import { isDraining } from '../server/drain';
+import { indexAttachedDocuments } from '../uploads/service';
+import { effectiveBotSettings } from '../bot/settings';
+import { sourcesForVisitors } from '../answers/engine';
+import { answerInBackground, instanceId } from '../answers/runner';
+import { publishEvent, storedEventsAfter, storeEvent } from '../conversations/events';
+import { messagesOf, roleOf, type ConversationMessage } from '../conversations/messages';
+import { readLive } from './live';
+import { changeWithEvent, recordConversationCreated, recordResponseEvent, webhookEventsCommitted } from '../webhooks/events';
+import type { ClientRequest, HistoryMessage, ServerEvent, UploadInfo } from './protocol';
+
+// What each widget request does once the socket has admitted and parsed it (lib/chat/handlers.ts).
+
+/** Events per `conversation:resume` page and responses per `history` page (hostile-input issue). */
+export const RESUME_PAGE = 200;
+export const HISTORY_PAGE = 50;
+
+const notFound = (what: string) => new AppError('not_found', `No ${what} of yours with that id.`);
+
+type OwnConversation = NonNullable<Awaited<ReturnType<typeof getVisitorConversation>>>;
+
+/** The visitor's own conversation (not_found otherwise). */
+async function ownConversation(claims: WidgetClaims, conversationId: string): Promise<OwnConversation> {
+  const conv = await getVisitorConversation(await getDb(), claims.accountId, claims.visitorId, conversationId);
+  if (!conv) throw notFound('conversation');
+  return conv;
+}
+
+/** Subscribes the caller's connection to a conversation's room (capped per connection by the caller). */
+export type JoinRoom = (conversationId: string) => void;
+/** Sends one event to the caller's connection only. */
+export type SendEvent = (event: ServerEvent) => void;
+
+/**
+ * The id of the conversation a visitor's FIRST question starts, derived from the visitor and the
+ * client message id: a retried first question (its acknowledgement lost) lands in the same one.
+ */
+function firstConversationId(accountId: number, visitorId: string, clientMessageId: string): string {
+  const h = createHash('sha256').update(`${accountId}\n${visitorId}\n${clientMessageId}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((Number.parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+function titleOf(question: string): string {
+  const oneLine = question.replace(/\s+/g, ' ').trim();
+  return oneLine.length > 80 ? `${oneLine.slice(0, 79).replace(/\s+\S*$/, '')}…` : oneLine;
+}
+
+function refuseWhileDraining() {
+  if (isDraining()) throw new AppError('unavailable', 'This server is restarting; your widget retries on another one.');
+}
+
+/**
+ * The rate-limit check of an ask (lib/chat/limits.ts askAdmissions): `check` rejects with `rate_limited` when a
+ * limit refuses. `overlap`: the check may run while the named conversation is read (the visitor's
+ * last check left room, so a flood is refused before it reads anything; BENCHMARKS.md run 9).
+ */
+export type Admission = { check: () => Promise<void>; overlap: boolean };
+
+/**
+ * Accepts a question. It is acknowledged only once durable: the question event and the answer's
+ * lease row are written in one statement (with the uploads, in one transaction). A retry with the
+ * same client_message_id, on any instance, stores nothing new and returns the same response id.
+ */
+export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientRequest<'ask'>, admission: Admission) {
+  refuseWhileDraining();
+  const db = await getDb();
+  let conversationId = req.conversation_id;
+  // Reads of a conversation the visitor names may overlap the rate-limit check (admission.overlap);
+  // nothing is written before it has passed.
+  const reads = conversationId && admission.overlap
+    ? Promise.all([ownConversation(claims, conversationId), findResponseByClientMessage(db, conversationId, req.client_message_id)])
+    : null;
+  reads?.catch(() => {}); // a refusal below wins; the reads' own failure is awaited after it
+  await admission.check();
+  if (!conversationId) {
+    conversationId = firstConversationId(claims.accountId, claims.visitorId, req.client_message_id);
+    const newId = conversationId;
+    // The conversation and its webhook event commit together (CONTRACTS §11: an outbox).
+    const { queued } = await changeWithEvent(db, claims.accountId, 'conversation.created',
+      (d) => insertWidgetConversation(d, claims.accountId, {
+        id: newId, channelId: claims.channelId, title: titleOf(req.text), visitorId: claims.visitorId, clientId: claims.clientId,
+      }),
+      (tx, created) => (created ? recordConversationCreated(tx, claims.accountId, newId, true) : Promise.resolve(0)));
+    webhookEventsCommitted(queued);
+  }
+  const [conv, existing] = reads
+    ? await reads
+    : [await ownConversation(claims, conversationId), await findResponseByClientMessage(db, conversationId, req.client_message_id)];
+  join(conversationId);
+  const cmid = req.client_message_id;
+  const ack = (responseId: string, duplicate: boolean) => ({ conversation_id: conversationId, client_message_id: cmid, response_id: responseId, duplicate });
+  if (existing) return ack(existing.id, true);
+
+  const ids = [...new Set(req.attachments ?? [])];
+  const uploads = await getVisitorUploads(db, claims.accountId, claims.visitorId, ids);
+  if (uploads.length !== ids.length) throw new AppError('not_found', 'An attachment is unknown, not yours, or already used.');
+  const attachments: UploadInfo[] = uploads.map((u) => ({ upload_id: u.id, filename: u.filename, content_type: u.content_type, size: u.size }));
+  const job: AnswerJob = { question: req.text, channel_id: conv.channel_id, question_message_id: randomUUID(), answer_message_id: randomUUID() };
+  const event = { type: 'question' as const, conversation_id: conversationId, client_message_id: cmid, response_id: randomUUID(), text: req.text, attachments };
+  const storeQuestion = async (d: typeof db) => {
+    const r = await insertQuestion(d, claims.accountId, {
+      conversationId: conversationId!, responseId: event.response_id, clientMessageId: cmid, owner: instanceId(),
+      leaseSeconds: getEnv().CHAT_ANSWER_LEASE_SECONDS, job, payload: event,
+    });
+    if (r.seq !== null) await attachUploads(d, claims.accountId, ids, conversationId!, job.question_message_id);
+    return r;
+  };
+  // Without attachments the question is one statement: no transaction round trips.
+  const stored = ids.length === 0 ? await storeQuestion(db) : await db.transaction((tx) => storeQuestion(tx as unknown as typeof db));
+  if (stored.seq === null) return ack(stored.responseId, true);
+  publishEvent({ ...event, seq: stored.seq });
+  answerInBackground({ response_id: event.response_id, conversation_id: conversationId, account_id: claims.accountId, client_message_id: cmid, job, attempts: 1 },
+    // Documents the visitor attached become answerable in this conversation (capped; see lib/uploads).
+    () => indexAttachedDocuments(claims.accountId, conversationId!, uploads)
+      .catch((e) => console.error(`attachments of ${event.response_id} not indexed:`, (e as Error).message)));
+  return ack(event.response_id, false);
+}
+
+/**
+ * `conversation:resume`: subscribes, then sends the events after `last_seq` — stored ones from
+ * the database, live deltas from the shared live buffer (so deltas of an answer streaming on
+ * another instance are included) — one page at a time. `more` says another request is needed,
+ * from `through_seq`.
+ */
+export async function resume(claims: WidgetClaims, join: JoinRoom, send: SendEvent, req: ClientRequest<'conversation:resume'>) {
+  const conv = await ownConversation(claims, req.conversation_id);
+  join(req.conversation_id);
+  const [stored, live] = await Promise.all([
+    storedEventsAfter(await getDb(), req.conversation_id, req.last_seq, RESUME_PAGE + 1),
+    readLive(req.conversation_id, req.last_seq, RESUME_PAGE + 1),
+  ]);
+  const bySeq = new Map<number, ServerEvent>();
+  for (const e of live) bySeq.set(e.seq, e);
+  for (const e of stored) bySeq.set(e.seq, e.payload as ServerEvent);
+  const all = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+  const page = all.slice(0, RESUME_PAGE);
+  const { showSources } = await effectiveBotSettings(claims.accountId);
+  for (const e of page) send(e.type === 'answer.done' ? { ...e, sources: sourcesForVisitors(e.sources, showSources) } : e);
+  const through = page.at(-1)?.seq ?? req.last_seq;
+  return { conversation_id: req.conversation_id, last_seq: Math.max(conv.last_seq, through), through_seq: through, more: all.length > RESUME_PAGE };
+}
+
+/** The visitor's conversation as messages, newest HISTORY_PAGE answers before `before` (a response id). */
+export async function history(claims: WidgetClaims, join: JoinRoom, req: ClientRequest<'history'>) {
+  const conv = await ownConversation(claims, req.conversation_id);
+  join(req.conversation_id);
+  const [page, { showSources }] = await Promise.all([
+    listVisitorHistory(await getDb(), claims.accountId, claims.visitorId, req.conversation_id, HISTORY_PAGE + 1, req.before),
+    effectiveBotSettings(claims.accountId),
+  ]);
+  const more = page.length > HISTORY_PAGE;
+  const messages = messagesOf(more ? page.slice(1) : page, []).map((m) => toHistoryMessage(m, showSources));
+  return { conversation_id: req.conversation_id, last_seq: conv.last_seq, messages, more };
+}
+
+/** A message as the widget's history gives it; an answer's sources only when the account shows them. */
+function toHistoryMessage(m: ConversationMessage, showSources: boolean): HistoryMessage {
+  return {
+    created_at: m.created_at, response_id: m.response_id, likes: m.likes, dislikes: m.dislikes, mine: m.mine,
+    message_id: m.message_id, role: roleOf(m.author), content: m.content, error: m.error, sources: sourcesForVisitors(m.sources, showSources),
+  };
+}
+
+/** The conversation an answer of this visitor belongs to (not_found otherwise). */
+async function answerConversation(claims: WidgetClaims, responseId: string) {
+  const db = await getDb();
+  const response = await getVisitorResponse(db, claims.accountId, claims.visitorId, responseId);
+  if (!response) throw notFound('answer');
+  return { db, conversationId: response.conversation_id };
+}
+
+export async function feedback(claims: WidgetClaims, req: ClientRequest<'feedback'>) {
+  const { db, conversationId } = await answerConversation(claims, req.response_id);
+  // The change, its conversation event and its webhook event commit together.
+  const { result, event, queued } = await db.transaction(async (txRaw) => {
+    const tx = txRaw as unknown as typeof db;
+    const result = await toggleFeedback(tx, claims.accountId, req.response_id, claims.visitorId, req.value === 'like' ? 1 : -1);
+    const event = await storeEvent(tx, { type: 'feedback' as const, conversation_id: conversationId, response_id: req.response_id, likes: result.likes, dislikes: result.dislikes });
+    return { result, event, queued: await recordResponseEvent(tx, claims.accountId, 'response.feedback', conversationId, req.response_id) };
+  });
+  webhookEventsCommitted(queued);
+  publishEvent(event);
+  return { response_id: req.response_id, likes: result.likes, dislikes: result.dislikes,
+    mine: result.mine === 1 ? 'like' : result.mine === -1 ? 'dislike' : null };
+}
+
+export async function comment(claims: WidgetClaims, req: ClientRequest<'comment'>) {
+  const { db, conversationId } = await answerConversation(claims, req.response_id);
+  const { stored, event, queued } = await db.transaction(async (txRaw) => {
+    const tx = txRaw as unknown as typeof db;
+    const stored = await insertComment(tx, claims.accountId, req.response_id, claims.visitorId, req.text);
+    const event = await storeEvent(tx, { type: 'comment' as const, conversation_id: conversationId, response_id: req.response_id, comments: stored.comments });
+    return { stored, event, queued: await recordResponseEvent(tx, claims.accountId, 'response.feedback', conversationId, req.response_id) };
+  });
+  webhookEventsCommitted(queued);
+  publishEvent(event);
+  return { response_id: req.response_id, comment_id: stored.commentId, comments: stored.comments };
+}

@@ -1,0 +1,50 @@
+import type { Db } from '../../db/client';
+import { insertConversationEvent, listEventsAfter, nextSeq, type StoredEvent } from '../../db/queries/chat';
+import type { ConversationEvent, EventDraft } from './shapes';
+
+/**
+ * The one writer of a conversation's events: every producer (the visitor's requests, the answer
+ * runner; members and the system next) gives its event here, which takes the conversation's next
+ * seq, stores the row and publishes it. Seqs come from ONE counter per conversation
+ * (`conversations.last_seq`, db/queries/chat.ts), so they are unique and increasing on every instance.
+ */
+type Publisher = (event: ConversationEvent) => void;
+
+/**
+ * Where events go once written: the widget transport's live delivery registers itself when its
+ * namespace is attached (lib/chat/socket.ts), so this layer never imports the transport above it.
+ * Per process by nature (it holds this process's sockets); on globalThis because the server and
+ * the route handlers Next bundles hold separate copies of this module.
+ */
+const KEY = Symbol.for('svc.conversationEvents');
+const slot = (): { publish?: Publisher } => ((globalThis as { [KEY]?: { publish?: Publisher } })[KEY] ??= {});
+
+export function setEventPublisher(publish: Publisher | undefined): void {
+  slot().publish = publish;
+}
+
+/**
+ * Publishes an event already stored, with its seq. Use it after the transaction that stored it
+ * committed (storeEvent), and for the events whose row is written by a combined statement with
+ * the change they record (db/queries/chat.ts: a question with its answer's lease, an answer with
+ * its response), which take the seq and store the row exactly as storeEvent does.
+ */
+export function publishEvent(event: ConversationEvent): void {
+  slot().publish?.(event);
+}
+
+/** Stores an event with the conversation's next seq and returns it; publish it once its transaction commits. */
+export async function storeEvent<D extends EventDraft>(tx: Db, draft: D): Promise<D & { seq: number }> {
+  const seq = await insertConversationEvent(tx, draft.conversation_id, draft.type, draft);
+  return { ...draft, seq };
+}
+
+/** A live event (an answer's delta): it takes the next seq but no row, and is published at once. */
+export async function appendLiveEvent<D extends Extract<EventDraft, { type: 'answer.delta' }>>(db: Db, draft: D): Promise<void> {
+  publishEvent({ ...draft, seq: await nextSeq(db, draft.conversation_id) });
+}
+
+/** Stored events after `afterSeq`, oldest first, at most `limit` (resume). */
+export async function storedEventsAfter(db: Db, conversationId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
+  return listEventsAfter(db, conversationId, afterSeq, limit);
+}

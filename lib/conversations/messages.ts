@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { attachmentUrl } from '../api/links';
+import { Timestamp } from '../api/timestamps';
+import type { Message } from './contract';
+import { Author, Source } from './shapes';
+
+export const MessageAttachment = z.object({ id: z.guid(), filename: z.string(), content_type: z.string(), size: z.int().min(0) });
+export type MessageAttachment = z.infer<typeof MessageAttachment>;
+
+/**
+ * A message of a conversation as every reader receives it (Customer API, export, widget history,
+ * dashboard transcript); each reader shapes it for its own wire. `likes`, `dislikes`, `comments`
+ * and `mine` (the reading visitor's own reaction) are the response's, on both of its messages.
+ */
+export const ConversationMessage = z.object({
+  message_id: z.guid(),
+  author: Author,
+  response_id: z.guid(),
+  content: z.string(),
+  created_at: Timestamp,
+  error: z.string().nullable(),
+  sources: z.array(Source),
+  attachments: z.array(MessageAttachment),
+  likes: z.int().min(0),
+  dislikes: z.int().min(0),
+  comments: z.int().min(0),
+  mine: z.enum(['like', 'dislike']).nullable(),
+});
+export type ConversationMessage = z.infer<typeof ConversationMessage>;
+
+/** A stored response as the queries read it; the columns a reader does not need may be left out. */
+export type ResponseTurn = {
+  id: string; question: string; answer: string; question_message_id: string; answer_message_id: string; created_at: string;
+  error?: string | null; sources?: unknown; likes?: number; dislikes?: number; comments?: number; my_feedback?: number | null;
+};
+/** An attachment row; `message_id` null while it is not attached to a message yet. */
+export type AttachmentOfMessage = MessageAttachment & { message_id: string | null };
+
+/**
+ * The one builder of a conversation's messages, oldest first: each response (in the order given,
+ * oldest first) gives its question (author `visitor`) then its answer (author `ai`), each with
+ * its attachments in the order given.
+ */
+export function messagesOf(turns: ResponseTurn[], attachments: AttachmentOfMessage[]): ConversationMessage[] {
+  const byMessage = new Map<string, MessageAttachment[]>();
+  for (const a of attachments) {
+    if (!a.message_id) continue;
+    const list = byMessage.get(a.message_id) ?? [];
+    list.push({ id: a.id, filename: a.filename, content_type: a.content_type, size: a.size });
+    byMessage.set(a.message_id, list);
+  }
+  return turns.flatMap((r) => {
+    const common = {
+      response_id: r.id, created_at: r.created_at, likes: r.likes ?? 0, dislikes: r.dislikes ?? 0, comments: r.comments ?? 0,
+      mine: r.my_feedback === 1 ? 'like' as const : r.my_feedback === -1 ? 'dislike' as const : null,
+    };
+    return [
+      { ...common, message_id: r.question_message_id, author: 'visitor' as const, content: r.question, error: null, sources: [],
+        attachments: byMessage.get(r.question_message_id) ?? [] },
+      { ...common, message_id: r.answer_message_id, author: 'ai' as const, content: r.answer, error: r.error ?? null,
+        sources: (r.sources as Source[] | null | undefined) ?? [], attachments: byMessage.get(r.answer_message_id) ?? [] },
+    ];
+  });
+}
+
+/** The public role of an author: the API and the widget speak of `user` and `assistant` only. */
+export function roleOf(author: Author): 'user' | 'assistant' {
+  return author === 'visitor' ? 'user' : 'assistant';
+}
+
+/**
+ * A message as the Customer API gives it (GET /conversation/{id}, the export's include=messages).
+ * The export's COPY path writes the same JSON in SQL (db/queries/export.ts messagesJson); the
+ * export test holds the two byte-identical.
+ */
+export function toApiMessage(m: ConversationMessage): Message {
+  return {
+    message_id: m.message_id, role: roleOf(m.author), content: m.content, created_at: m.created_at, response_id: m.response_id,
+    attachments: m.attachments.map((a) => ({ upload_id: a.id, filename: a.filename, content_type: a.content_type, size: a.size, url: attachmentUrl(a.id) })),
+  };
+}
