@@ -168,3 +168,24 @@ describe('stalled export readers', () => {
     await until('the slot to be released', () => runningExports() === 0);
   });
 });
+
+describe('statement_timeout', () => {
+  it('PostgreSQL: the server\'s connections carry it, and a query cut by it is a 503 with Retry-After', async (t) => {
+    if (server.kind !== 'postgres') return t.skip('PostgreSQL only (PGlite has no pool)');
+    const { getDb, rows } = await import('../../db/client');
+    const { getEnv } = await import('../../lib/env');
+    const { toAppError } = await import('../../lib/api/problem');
+    const db = await getDb();
+    const [shown] = await rows<{ statement_timeout: string }>(db, sql`SHOW statement_timeout`);
+    assert.equal(shown!.statement_timeout, `${getEnv().DATABASE_STATEMENT_TIMEOUT_MS / 1000}s`);
+    let error: unknown = null;
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`SET LOCAL statement_timeout = 100`);
+      await tx.execute(sql`SELECT pg_sleep(2)`);
+    }).catch((e: unknown) => { error = e; });
+    assert.ok(error, 'the statement was cut');
+    const mapped = toAppError(error, 'test');
+    assert.equal(mapped.status, 503);
+    assert.equal(mapped.headers?.['Retry-After'], '5');
+  });
+});
