@@ -11,7 +11,7 @@ import securityHeaders from '../net/security-headers.json';
 const SECURITY_HEADERS = Object.entries({ ...securityHeaders.everywhere, ...securityHeaders.notEmbedded }).map(([k, v]) => [k.toLowerCase(), v] as const);
 import { problemResponse, toAppError } from '../api/problem';
 
-/** Canonical paths (after one trailing slash is dropped): anything else Next would normalise (`//`, dot segments, escapes) goes to Next. */
+/** Canonical paths (after trailing slashes are dropped): anything else Next would normalise (`//`, dot segments, escapes) goes to Next. */
 const CANONICAL = new RegExp(`^${API_BASE.replace(/[/-]/g, '\\$&')}(?:/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$`);
 
 let enabled = true;
@@ -36,11 +36,11 @@ export function handleDirectApi(req: IncomingMessage, res: ServerResponse): bool
   // Next's router answers a malformed escape in a dynamic segment with a bare text 500: such
   // paths are answered here, with or without credentials (the handler checks them first). A
   // canonical path holds no escape, so only the others are decoded to look for one.
-  // A trailing slash names the same operation and is answered here, with or without credentials:
-  // Next would 308 to the path without it, re-escaping the query (and resetting the connection
+  // Trailing slashes name the same operation and are answered here, with or without credentials:
+  // Next would 308 to the path without them, re-escaping the query (and resetting the connection
   // when the query is long).
   const slashed = pathname.startsWith(`${API_BASE}/`) && pathname.endsWith('/');
-  const path = slashed ? pathname.slice(0, -1) : pathname;
+  const path = slashed ? pathname.replace(/\/+$/, '') : pathname;
   const canonical = (slashed || !!req.headers.authorization) && CANONICAL.test(path);
   if (!canonical && !(pathname.startsWith(`${API_BASE}/`) && hasMalformedEscape(pathname))) return false;
   const method = req.method ?? 'GET';

@@ -47,6 +47,7 @@ describe('trailing slash', () => {
       [`${V2}/response/?${long}`, `${V2}/response?${long}`],
       [`${V2}/conversation/${conv.conversation_id}/`, `${V2}/conversation/${conv.conversation_id}`],
       [`${V2}/response/export/?format=csv`, `${V2}/response/export?format=csv`],
+      [`${V2}/response//?${long}`, `${V2}/response?${long}`],
     ];
     for (const [slashed, plain] of cases) {
       const a = await rawGet(slashed!, auth);
