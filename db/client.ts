@@ -148,28 +148,48 @@ function pacedDial() {
   };
 }
 
+const SERVING = Symbol.for('svc.database.serving');
+
+/**
+ * Called by the server before it opens the database: its connections then carry
+ * DATABASE_STATEMENT_TIMEOUT_MS as their `statement_timeout`, so no request holds a connection
+ * unboundedly (an export raises it for its own statement). The CLI's jobs (import, vacuum) and the
+ * migrations run without one. PostgreSQL only: PGlite runs in-process, one statement at a time.
+ */
+export function boundStatementTime(): void {
+  (globalThis as { [SERVING]?: boolean })[SERVING] = true;
+}
+
 async function openDatabase(): Promise<Database> {
   const env = getEnv();
   if (env.DATABASE_URL) {
     const { default: postgres } = await import('postgres');
     const { drizzle } = await import('drizzle-orm/postgres-js');
     const { migrate } = await import('drizzle-orm/postgres-js/migrator');
+    const options = { onnotice: () => {}, connect_timeout: 10 };
+    const bounded = (globalThis as { [SERVING]?: boolean })[SERVING] === true;
     const client = postgres(env.DATABASE_URL, {
+      ...options,
       max: env.DATABASE_POOL_SIZE,
-      onnotice: () => {},
-      connect_timeout: 10,
       // Pending writes wait for one probe while the database is away (lib/ops/database-away), so
       // reconnecting need not back off for the driver's default 20 s once it has returned.
       backoff: (retries: number) => (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, 2),
       ...({ socket: pacedDial() } as object), // a documented option its types leave out
-      connection: { application_name: poolApplicationName() },
+      connection: {
+        application_name: poolApplicationName(),
+        ...(bounded ? { statement_timeout: env.DATABASE_STATEMENT_TIMEOUT_MS } : {}),
+      },
     });
     const db = drizzle(client, { schema });
+    // Migrations may rewrite large tables: on the server they run on a connection of their own without the timeout.
+    const migrator = bounded ? postgres(env.DATABASE_URL, { ...options, max: 1, connection: { application_name: poolApplicationName() } }) : client;
     try {
-      await migrate(db, { migrationsFolder: migrationsFolder() });
+      await migrate(bounded ? drizzle(migrator, { schema }) : db, { migrationsFolder: migrationsFolder() });
     } catch (e) {
       await client.end({ timeout: 1 }).catch(() => {});
       throw e;
+    } finally {
+      if (migrator !== client) await migrator.end({ timeout: 5 }).catch(() => {});
     }
     return { db: db as unknown as Db, kind: 'postgres', close: () => client.end({ timeout: 5 }) };
   }

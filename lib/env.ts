@@ -95,6 +95,13 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** 1: outbound URLs (webhooks) may point at loopback, private, link-local and metadata addresses (tests, self-hosted). */
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: boolish.default(false),
+  /** Exports (CONTRACTS §10): at once per account (across instances with Redis), per instance (unset: half the pool, never more), stall limit. */
+  EXPORTS_PER_ACCOUNT: z.coerce.number().int().min(1).max(100).default(2),
+  EXPORTS_PER_INSTANCE: z.coerce.number().int().min(1).max(100).optional(),
+  EXPORT_STALL_SECONDS: z.coerce.number().min(0.5).max(3600).default(30),
+  /** PostgreSQL statement_timeout of the server's queries, and the longer one of an export's statement (docs/decisions/exports.md). */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
+  EXPORT_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(86_400_000).default(3_600_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -1,4 +1,4 @@
-import { closeDatabase, getDatabase } from '../db/client';
+import { boundStatementTime, closeDatabase, getDatabase } from '../db/client';
 import { countAccounts } from '../db/queries/accounts';
 import { flushApiKeyUsage } from './auth/customer-api';
 import { seedDemoAccount, type DemoAccount } from './demo/seed';
@@ -10,6 +10,7 @@ import { getEnv } from './env';
  */
 export async function prepareDatabase(): Promise<{ kind: 'pglite' | 'postgres'; demo: DemoAccount | null }> {
   const env = getEnv();
+  boundStatementTime();
   const database = await getDatabase();
   let demo: DemoAccount | null = null;
   if (database.kind === 'pglite' && env.SVC_DEMO && (await countAccounts(database.db)) === 0) {

@@ -26,8 +26,10 @@ export type ExportFormat = 'ndjson' | 'csv';
 
 /** A JSON string of a text value, as JSON.stringify writes it. */
 const json = (x: SQL) => sql`to_json(${x})::text`;
-/** A CSV field of a text value (csv-stringify's quoting with delimiter ',', quote '"', CRLF records). */
-const csv = (x: SQL) => sql`CASE WHEN ${x} ~ E'[",\\r\\n]' THEN '"' || replace(${x}, '"', '""') || '"' ELSE ${x} END`;
+/** A text cell that starts with =, +, -, @, tab or CR gets a leading ' (the keyset path's neutraliseCsvText). */
+const neutral = (x: SQL) => sql`CASE WHEN ${x} ~ E'^[-=+@\\t\\r]' THEN '''' || ${x} ELSE ${x} END`;
+/** A CSV field of a text value (csv-stringify's quoting with delimiter ',', quote '"', CRLF records), neutralised first. */
+const csv = (text: SQL) => { const x = neutral(text); return sql`CASE WHEN ${x} ~ E'[",\\r\\n]' THEN '"' || replace(${x}, '"', '""') || '"' ELSE ${x} END`; };
 /** Concatenates SQL text pieces: `parts` alternate literal text (constants) and SQL expressions. */
 const concat = (parts: Array<string | SQL>) => sql.join(parts.map((p) => (typeof p === 'string' ? sql.raw(quoteText(p)) : sql`(${p})::text`)), sql` || `);
 
@@ -161,13 +163,20 @@ type Reserved = { unsafe: (q: string) => CopyQuery; release: () => void };
  * PostgreSQL (it blocks on the full socket): memory stays flat whatever the client's pace.
  * Only for PostgreSQL (postgres.js).
  */
-export async function startCopyOut(db: Db, statement: SQL): Promise<CopyOut> {
+export async function startCopyOut(db: Db, statement: SQL, timeoutMs: number): Promise<CopyOut> {
   const client = (db as unknown as { session: { client: {
     reserve?: () => Promise<Reserved>; unsafe: (q: string, params: unknown[]) => Promise<unknown>;
   } } }).session.client;
   if (!client.reserve) throw new Error('COPY TO STDOUT needs PostgreSQL (postgres.js)');
   const text = `COPY (${inlineStatement(db, statement)}) TO STDOUT (FORMAT binary)`;
   const reserved = await client.reserve();
+  // The export's own statement_timeout, longer than the pool's; RESET gives the pool's back before release.
+  try {
+    await reserved.unsafe(`SET statement_timeout = ${Math.floor(timeoutMs)}`);
+  } catch (e) {
+    reserved.release();
+    throw e;
+  }
   const query = reserved.unsafe(text);
   // postgres.js resolves the query with the stream at CopyOutResponse, and calls resolve again at
   // the statement's end (ReadyForQuery) or reject on an error (the server's ErrorResponse, a lost
@@ -182,7 +191,7 @@ export async function startCopyOut(db: Db, statement: SQL): Promise<CopyOut> {
   query.resolve = (v: unknown) => { originalResolve(v); if (++resolves === 2) finish(); };
   query.reject = (e: unknown) => { originalReject(e); fail(e); finish(); };
   // The connection goes back to the pool only once the statement is over (never mid-COPY).
-  void finished.then(() => reserved.release());
+  void finished.then(() => reserved.unsafe('RESET statement_timeout').then(() => {}, () => {})).then(() => reserved.release());
   const stream = await query.readable();
   let ended = false;
   // postgres.js (3.4.9) pauses its socket when a CopyData push finds the stream full, and resumes

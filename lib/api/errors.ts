@@ -63,6 +63,10 @@ export function fromDatabaseError(e: unknown): AppError | undefined {
     if (UNAVAILABLE_NODE_CODES.has(code) || code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(code)) {
       return new AppError('unavailable', 'The database is unreachable; try again shortly.', { headers: { 'Retry-After': '5' } });
     }
+    // statement_timeout (DATABASE_STATEMENT_TIMEOUT_MS) ended the query: the server is overloaded, not the request wrong.
+    if (code === '57014') {
+      return new AppError('unavailable', 'The query took longer than the server allows; try again shortly.', { headers: { 'Retry-After': '5' } });
+    }
   }
   return undefined;
 }

@@ -1,3 +1,6 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { getDatabase, type Db } from '../../db/client';
 import { listConversationsAfter, type ConversationExportRow } from '../../db/queries/conversations';
@@ -11,6 +14,8 @@ import { apiMessagesOf, conversationFilterOf, toConversationRecord } from '../co
 import { responseFilterOf, toResponseRecord } from '../responses/service';
 import { CONVERSATION_CSV_COLUMNS, ConversationExportQuery, RESPONSE_CSV_COLUMNS, ResponseExportQuery } from './contract';
 import { CopyBinaryLines } from './copy-binary';
+import { acquireExportSlot, type ExportSlot } from './slots';
+import { getEnv } from '../env';
 
 /** Rows per keyset page: one page is read ahead of the client at most. */
 export const EXPORT_PAGE_SIZE = 1000;
@@ -32,7 +37,17 @@ function filename(what: string, format: Format): string {
 
 const CONTENT_TYPE: Record<Format, string> = { ndjson: 'application/x-ndjson', csv: 'text/csv; charset=utf-8' };
 
-const CSV_OPTIONS = { columns: [] as string[], record_delimiter: '\r\n', quoted_match: /[\r\n]/ };
+/**
+ * A text cell a spreadsheet would read as a formula (OWASP's rule: it starts with =, +, -, @, tab or
+ * CR) is written with a leading `'`. Only text: numbers (counts, ids) stay as they are.
+ * db/queries/export.ts applies the same rule in SQL on the COPY path.
+ */
+export const CSV_FORMULA_START = /^[=+\-@\t\r]/;
+export function neutraliseCsvText(value: string): string {
+  return CSV_FORMULA_START.test(value) ? `'${value}` : value;
+}
+
+const CSV_OPTIONS = { columns: [] as string[], record_delimiter: '\r\n', quoted_match: /[\r\n]/, cast: { string: neutraliseCsvText } };
 
 function encoder(format: Format, columns: string[]): (records: Array<Record<string, unknown>>) => string {
   if (format === 'ndjson') return (records) => records.map((r) => `${JSON.stringify(r)}\n`).join('');
@@ -44,38 +59,110 @@ function encoder(format: Format, columns: string[]): (records: Array<Record<stri
   };
 }
 
+/** What a body reads from: the next bytes (null: no more), and an end that frees the database work. */
+type Source = { next: () => Promise<Uint8Array | null>; close: () => Promise<void> };
+
 /**
- * The streamed body: pages leave the snapshot cursor only when the client's side has taken the
- * previous one (a pull stream with one chunk of room, one page read ahead), so a slow reader holds
- * the export at two pages and the server's memory stays flat. The first page is read before answering, so a bad
- * database is a problem+json answer, not a cut stream.
+ * The download's body: a pull stream with one chunk of room, so a chunk leaves the database only
+ * when the client's side took the previous one and memory stays flat. A chunk the client has not
+ * taken for EXPORT_STALL_SECONDS ends the export: the stream errors (both doors then destroy the
+ * socket), the statement or cursor is ended and its connection and slot released.
  */
-async function streamed<T>(cursor: SnapshotCursor<T>, encode: (rows: T[]) => string, what: string, format: Format): Promise<Response> {
-  let first: T[];
-  try { first = await cursor.next(); } catch (e) { await cursor.close(); throw e; }
-  const bytes = new TextEncoder();
-  // One page is read ahead: PostgreSQL reads page n+1 while this process encodes and sends page n
-  // (at most two pages in memory; a slow reader still holds the export, as pull waits for it).
-  const readAhead = () => { const p = cursor.next(); p.catch(() => {}); return p; };
-  let next: Promise<T[]> | null = first.length === EXPORT_PAGE_SIZE ? readAhead() : null;
-  let pending: T[] | null = first;
-  const body = new ReadableStream<Uint8Array>({
+function guardedBody(source: Source, slot: ExportSlot): ReadableStream<Uint8Array> {
+  const stallMs = getEnv().EXPORT_STALL_SECONDS * 1000;
+  let timer: NodeJS.Timeout | null = null;
+  let closing: Promise<void> | null = null;
+  const disarm = () => { if (timer) { clearTimeout(timer); timer = null; } };
+  const finish = () => {
+    disarm();
+    closing ??= source.close().finally(() => slot.release());
+    return closing;
+  };
+  return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      disarm();
       try {
-        const page = pending ?? await next!;
-        if (!pending) next = page.length === EXPORT_PAGE_SIZE ? readAhead() : null;
-        pending = null;
-        const text = encode(page);
-        if (text) controller.enqueue(bytes.encode(text));
-        if (page.length < EXPORT_PAGE_SIZE) { await cursor.close(); controller.close(); }
+        const chunk = await source.next();
+        if (chunk === null) { await finish(); controller.close(); return; }
+        controller.enqueue(chunk);
+        timer = setTimeout(() => {
+          controller.error(new AppError('unavailable', `The export's reader took no data for ${getEnv().EXPORT_STALL_SECONDS} s; it was ended.`));
+          void finish().catch(() => {});
+        }, stallMs);
       } catch (e) {
-        await cursor.close();
+        await finish().catch(() => {});
         controller.error(e);
       }
     },
-    async cancel() { await next?.catch(() => {}); await cursor.close(); },
+    async cancel() { await finish().catch(() => {}); },
   }, { highWaterMark: 1 });
-  return download(body, what, format);
+}
+
+/**
+ * The keyset body (PGlite, and PostgreSQL when asked): one page is read ahead of the client, so
+ * PostgreSQL reads page n+1 while this process encodes and sends page n (two pages in memory at
+ * most). The first page is read before answering, so a bad database is a problem+json answer,
+ * not a cut stream.
+ */
+async function streamed<T>(cursor: SnapshotCursor<T>, encode: (rows: T[]) => string, what: string, format: Format, slot: ExportSlot): Promise<Response> {
+  let first: T[];
+  try { first = await cursor.next(); } catch (e) { await cursor.close(); throw e; }
+  const bytes = new TextEncoder();
+  const readAhead = () => { const p = cursor.next(); p.catch(() => {}); return p; };
+  let next: Promise<T[]> | null = first.length === EXPORT_PAGE_SIZE ? readAhead() : null;
+  let pending: T[] | null = first;
+  let done = false;
+  const source: Source = {
+    async next() {
+      while (!done) {
+        const page = pending ?? await next!;
+        if (!pending) next = page.length === EXPORT_PAGE_SIZE ? readAhead() : null;
+        pending = null;
+        if (page.length < EXPORT_PAGE_SIZE) done = true;
+        const text = encode(page);
+        if (text) return bytes.encode(text);
+      }
+      return null;
+    },
+    async close() { await next?.catch(() => {}); await cursor.close(); },
+  };
+  return download(guardedBody(source, slot), what, format);
+}
+
+/**
+ * The keyset body on PGlite: its one session serves every request, so the snapshot is read at the
+ * database's pace into a temporary file (a page in memory at a time), the transaction ends, and the
+ * client reads the file at its own pace. The file is unlinked once open: nothing is left behind.
+ */
+async function spooled<T>(cursor: SnapshotCursor<T>, encode: (rows: T[]) => string, what: string, format: Format, slot: ExportSlot): Promise<Response> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-export-'));
+  try {
+    const file = path.join(dir, 'body');
+    const out = await fs.open(file, 'w');
+    try {
+      for (;;) {
+        const page = await cursor.next();
+        const text = encode(page);
+        if (text) await out.write(text);
+        if (page.length < EXPORT_PAGE_SIZE) break;
+      }
+    } finally {
+      await cursor.close();
+      await out.close();
+    }
+    const input = await fs.open(file, 'r');
+    const source: Source = {
+      async next() {
+        const buf = Buffer.allocUnsafe(COPY_CHUNK_BYTES);
+        const { bytesRead } = await input.read(buf, 0, buf.length, null);
+        return bytesRead > 0 ? buf.subarray(0, bytesRead) : null;
+      },
+      close: () => input.close(),
+    };
+    return download(guardedBody(source, slot), what, format);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
 }
 
 function download(body: ReadableStream<Uint8Array>, what: string, format: Format): Response {
@@ -95,12 +182,12 @@ const COPY_CHUNK_BYTES = 64 * 1024;
 /**
  * The streamed body on PostgreSQL: one COPY statement (db/queries/export.ts) whose rows are the
  * finished lines. Each pull takes COPY data until about 64 KB of lines are gathered and hands them
- * on; nothing is read while the client is not reading (the web stream holds one chunk, and
- * postgres.js pauses the socket when its stream is full, so PostgreSQL waits). The first chunk is
- * read before answering, so a failing statement is a problem+json answer, not a cut stream. A
- * client that goes away cancels the statement.
+ * on; nothing is read while the client is not reading (postgres.js pauses the socket when its
+ * stream is full, so PostgreSQL waits). The first chunk is read before answering, so a failing
+ * statement is a problem+json answer, not a cut stream. A client that goes away, or stalls,
+ * cancels the statement.
  */
-async function copied(copy: CopyOut, header: string, what: string, format: Format): Promise<Response> {
+async function copied(copy: CopyOut, header: string, what: string, format: Format, slot: ExportSlot): Promise<Response> {
   const { stream, failed } = copy;
   const lines = new CopyBinaryLines();
   let done = false;
@@ -131,21 +218,15 @@ async function copied(copy: CopyOut, header: string, what: string, format: Forma
   try { first = await nextChunk(); } catch (e) { await copy.cancel(); throw e; }
   const prefix = header ? Buffer.from(header) : null;
   let pending: Buffer | null = prefix && first ? Buffer.concat([prefix, first]) : (first ?? prefix);
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const chunk = pending ?? (done ? null : await nextChunk());
-        pending = null;
-        if (chunk) controller.enqueue(chunk);
-        if (done && !pending) controller.close();
-      } catch (e) {
-        await copy.cancel();
-        controller.error(e);
-      }
+  const source: Source = {
+    async next() {
+      const chunk = pending ?? (done ? null : await nextChunk());
+      pending = null;
+      return chunk;
     },
-    async cancel() { await copy.cancel(); },
-  }, { highWaterMark: 1 });
-  return download(body, what, format);
+    close: () => copy.cancel(),
+  };
+  return download(guardedBody(source, slot), what, format);
 }
 
 const KEYSET_ONLY = Symbol.for('svc.exportKeysetOnly');
@@ -160,9 +241,25 @@ export function setExportKeysetOnly(on: boolean): void {
 }
 
 /** The database's handle, and whether it exports by COPY (PostgreSQL) or by keyset pages (PGlite). */
-async function database(): Promise<{ db: Db; copy: boolean }> {
+async function database(): Promise<{ db: Db; kind: 'pglite' | 'postgres'; copy: boolean }> {
   const { db, kind } = await getDatabase();
-  return { db, copy: kind === 'postgres' && !(globalThis as { [KEYSET_ONLY]?: boolean })[KEYSET_ONLY] };
+  return { db, kind, copy: kind === 'postgres' && !(globalThis as { [KEYSET_ONLY]?: boolean })[KEYSET_ONLY] };
+}
+
+/** Runs `start` holding an export slot (or throws the 429); the slot is the body's to release, or released here when starting fails. */
+async function withSlot(accountId: number, start: (database: { db: Db; kind: 'pglite' | 'postgres'; copy: boolean }, slot: ExportSlot) => Promise<Response>): Promise<Response> {
+  const opened = await database();
+  const slot = await acquireExportSlot(accountId);
+  try {
+    return await start(opened, slot);
+  } catch (e) {
+    slot.release();
+    throw e;
+  }
+}
+
+function exportStatementTimeoutMs(): number {
+  return getEnv().EXPORT_STATEMENT_TIMEOUT_MS;
 }
 
 /** The CSV header row, written by the same writer and options as the keyset path's. */
@@ -184,15 +281,16 @@ export async function exportResponses(accountId: number, params: URLSearchParams
   const filter = responseFilterOf(q, channelIds);
   const sortKey = (q.order_by ?? 'created_at') as Parameters<typeof listResponsesAfter>[3];
   const dir = q.sort ?? 'DESC';
-  const { db, copy } = await database();
-  if (copy) {
-    const running = await startCopyOut(db, responseExportStatement(accountId, filter, sortKey, dir, format));
-    return copied(running, format === 'csv' ? csvHeader(RESPONSE_CSV_COLUMNS) : '', 'responses', format);
-  }
-  const cursor = openSnapshotCursor(db, (tx, last: ResponseRow & { sort_k: string } | null) =>
-    listResponsesAfter(tx, accountId, filter, sortKey, dir, last && { k: last.sort_k, id: last.id }, EXPORT_PAGE_SIZE));
-  const encode = encoder(format, RESPONSE_CSV_COLUMNS);
-  return streamed(cursor, (page) => encode(page.map(toResponseRecord)), 'responses', format);
+  return withSlot(accountId, async ({ db, kind, copy }, slot) => {
+    if (copy) {
+      const running = await startCopyOut(db, responseExportStatement(accountId, filter, sortKey, dir, format), exportStatementTimeoutMs());
+      return copied(running, format === 'csv' ? csvHeader(RESPONSE_CSV_COLUMNS) : '', 'responses', format, slot);
+    }
+    const cursor = openSnapshotCursor(db, (tx, last: ResponseRow & { sort_k: string } | null) =>
+      listResponsesAfter(tx, accountId, filter, sortKey, dir, last && { k: last.sort_k, id: last.id }, EXPORT_PAGE_SIZE));
+    const encode = encoder(format, RESPONSE_CSV_COLUMNS);
+    return (kind === 'pglite' ? spooled : streamed)(cursor, (page) => encode(page.map(toResponseRecord)), 'responses', format, slot);
+  });
 }
 
 /** GET /conversation/export for one account; `include=messages` adds each conversation's messages (NDJSON). */
@@ -206,16 +304,18 @@ export async function exportConversations(accountId: number, params: URLSearchPa
   const filter = conversationFilterOf(q, channelIds);
   const sortKey = (q.order_by ?? 'created_at') as Parameters<typeof listConversationsAfter>[3];
   const dir = q.sort ?? 'DESC';
-  const { db, copy } = await database();
-  if (copy) {
-    const statement = conversationExportStatement(accountId, filter, sortKey, dir, format, withMessages ? attachmentUrlParts() : null);
-    return copied(await startCopyOut(db, statement), format === 'csv' ? csvHeader(CONVERSATION_CSV_COLUMNS) : '', 'conversations', format);
-  }
-  const cursor = openSnapshotCursor(db, (tx, last: ConversationExportRow | null) =>
-    listConversationsAfter(tx, accountId, filter, sortKey, dir, last && { k: last.sort_k, id: last.id }, EXPORT_PAGE_SIZE, withMessages));
-  const encode = encoder(format, CONVERSATION_CSV_COLUMNS);
-  const record = (c: ConversationExportRow) => (withMessages
-    ? { ...toConversationRecord(c), messages: apiMessagesOf(c.transcript ?? [], c.attachments ?? []) }
-    : toConversationRecord(c));
-  return streamed(cursor, (page) => encode(page.map(record)), 'conversations', format);
+  return withSlot(accountId, async ({ db, kind, copy }, slot) => {
+    if (copy) {
+      const statement = conversationExportStatement(accountId, filter, sortKey, dir, format, withMessages ? attachmentUrlParts() : null);
+      const running = await startCopyOut(db, statement, exportStatementTimeoutMs());
+      return copied(running, format === 'csv' ? csvHeader(CONVERSATION_CSV_COLUMNS) : '', 'conversations', format, slot);
+    }
+    const cursor = openSnapshotCursor(db, (tx, last: ConversationExportRow | null) =>
+      listConversationsAfter(tx, accountId, filter, sortKey, dir, last && { k: last.sort_k, id: last.id }, EXPORT_PAGE_SIZE, withMessages));
+    const encode = encoder(format, CONVERSATION_CSV_COLUMNS);
+    const record = (c: ConversationExportRow) => (withMessages
+      ? { ...toConversationRecord(c), messages: apiMessagesOf(c.transcript ?? [], c.attachments ?? []) }
+      : toConversationRecord(c));
+    return (kind === 'pglite' ? spooled : streamed)(cursor, (page) => encode(page.map(record)), 'conversations', format, slot);
+  });
 }

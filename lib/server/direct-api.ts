@@ -11,7 +11,7 @@ import securityHeaders from '../net/security-headers.json';
 const SECURITY_HEADERS = Object.entries({ ...securityHeaders.everywhere, ...securityHeaders.notEmbedded }).map(([k, v]) => [k.toLowerCase(), v] as const);
 import { problemResponse, toAppError } from '../api/problem';
 
-/** Canonical paths only: anything Next would redirect or normalise (trailing slash, `//`, dot segments, escapes) goes to Next. */
+/** Canonical paths (after trailing slashes are dropped): anything else Next would normalise (`//`, dot segments, escapes) goes to Next. */
 const CANONICAL = new RegExp(`^${API_BASE.replace(/[/-]/g, '\\$&')}(?:/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$`);
 
 let enabled = true;
@@ -25,7 +25,8 @@ export function setDirectApiEnabled(on: boolean): void {
  * The direct door to the Customer API: requests that carry an Authorization header go straight to
  * the handlers the route files export (resolved from the same operation table), skipping Next's
  * routing. Requests without the header (the dashboard's cookie, the public document, browsers'
- * preflights) go through Next. Returns false when the request is not for this door.
+ * preflights) go through Next, except on a path with a trailing slash. Returns false when the
+ * request is not for this door.
  */
 export function handleDirectApi(req: IncomingMessage, res: ServerResponse): boolean {
   if (!enabled) return false;
@@ -35,10 +36,15 @@ export function handleDirectApi(req: IncomingMessage, res: ServerResponse): bool
   // Next's router answers a malformed escape in a dynamic segment with a bare text 500: such
   // paths are answered here, with or without credentials (the handler checks them first). A
   // canonical path holds no escape, so only the others are decoded to look for one.
-  const canonical = !!req.headers.authorization && CANONICAL.test(pathname);
+  // Trailing slashes name the same operation and are answered here, with or without credentials:
+  // Next would 308 to the path without them, re-escaping the query (and resetting the connection
+  // when the query is long).
+  const slashed = pathname.startsWith(`${API_BASE}/`) && pathname.endsWith('/');
+  const path = slashed ? pathname.replace(/\/+$/, '') : pathname;
+  const canonical = (slashed || !!req.headers.authorization) && CANONICAL.test(path);
   if (!canonical && !(pathname.startsWith(`${API_BASE}/`) && hasMalformedEscape(pathname))) return false;
   const method = req.method ?? 'GET';
-  const { handlers, direct, params } = resolveCustomerPath(pathname);
+  const { handlers, direct, params } = resolveCustomerPath(path);
   const key = (method === 'HEAD' ? 'GET' : method) as keyof RouteHandlers;
   const handler: RouteHandler | DirectHandler | undefined = direct[key] ?? handlers[key];
   if (!handler) return false;

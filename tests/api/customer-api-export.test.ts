@@ -149,6 +149,33 @@ describe('CSV', () => {
     assert.equal(conversations[1]![4], String(awkward.length));
   });
 
+  it('neutralises formula-like text cells (OWASP) on every path; numbers and NDJSON are never changed', async () => {
+    const acct = await createTestAccount();
+    const [ch] = await newChannelIds(1);
+    const cases: Array<[string, string]> = [
+      ['=1+2', "'=1+2"], ['+1', "'+1"], ['-1.5', "'-1.5"], ['-', "'-"], ['@SUM(A1)', "'@SUM(A1)"], ['\tx', "'\tx"],
+      ['\rx', "'\rx"], ['=HYPERLINK("http://x","y")', `'=HYPERLINK("http://x","y")`], ['a=1', 'a=1'], [' =1', ' =1'],
+      ['1-2', '1-2'], ["'=already", "'=already"], ['\n=1', '\n=1'], ['', ''], ['１', '１'],
+    ];
+    const conv = conversationLine({ channel_id: ch!, title: '=cmd|calc', channel_name: '@desk', status: '-open' });
+    const responses = cases.map(([text], i) => responseLine(conv, { question: `q${i}`, answer: text, created_at: ts(i), likes: i }));
+    await importLines(acct.accountId, [conv, ...responses]);
+    const auth = { authorization: `Bearer ${acct.key}` };
+    const paths = server.kind === 'postgres' ? [false, true] : [true];
+    for (const keysetOnly of paths) {
+      setExportKeysetOnly(keysetOnly);
+      try {
+        const [, ...rows] = parseCsv((await raw(`${V2}/response/export?format=csv&order_by=created_at&sort=ASC`, auth)).text);
+        assert.deepEqual(rows.map((r) => r[3]), cases.map(([, out]) => out), `keyset only: ${keysetOnly}`);
+        assert.deepEqual(rows.map((r) => r[7]), cases.map((_, i) => String(i)), 'numbers are written as they are');
+        const [, c] = parseCsv((await raw(`${V2}/conversation/export?format=csv`, auth)).text);
+        assert.deepEqual([c![2], c![3], c![6]], ["'=cmd|calc", "'-open", "'@desk"]);
+        const lines = ndjson((await raw(`${V2}/response/export?order_by=created_at&sort=ASC`, auth)).text);
+        assert.deepEqual(lines.map((l) => l.answer), cases.map(([text]) => text), 'NDJSON keeps every value');
+      } finally { setExportKeysetOnly(false); }
+    }
+  });
+
   it('of an empty selection is the header row alone... or nothing', async () => {
     const res = await raw(`${V2}/response/export?format=csv&query=nothing-matches-this`, { authorization: `Bearer ${big.acct.key}` });
     assert.equal(res.status, 200);
@@ -210,7 +237,9 @@ async function awkwardAccount() {
   return { acct, channels, convs, responses, get: api(server.url, acct.key) };
 }
 
-const CSV_OPTIONS = { record_delimiter: '\r\n', quoted_match: /[\r\n]/ };
+/** The expected CSV, written independently of the service: OWASP's formula rule on text cells, then RFC 4180. */
+const owasp = (v: string) => (/^[=+\-@\t\r]/.test(v) ? `'${v}` : v);
+const CSV_OPTIONS = { record_delimiter: '\r\n', quoted_match: /[\r\n]/, cast: { string: owasp } };
 const RESPONSE_SORTS = ['created_at', 'response_id', 'id', 'channel_id', 'conversation_id', 'likes', 'dislikes', 'comments'];
 const CONVERSATION_SORTS = ['created_at', 'conversation_id', 'id', 'channel_id', 'updated_at', 'response_count'];
 
