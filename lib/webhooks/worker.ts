@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { getDb } from '../../db/client';
-import { claimDueDeliveries, markAttemptFailed, markDelivered, pruneFinishedEvents, releaseDeliveryLeases, type ClaimedDelivery } from '../../db/queries/webhooks';
+import {
+  claimDueDeliveries, markAttemptFailed, markDelivered, pruneFinishedEvents, releaseDeliveryLeases, repairHeldDeliveries, type ClaimedDelivery,
+} from '../../db/queries/webhooks';
 import { onDrain } from '../server/drain';
 import { attemptDelivery } from './delivery';
 import {
-  IN_FLIGHT_PER_ENDPOINT, IN_FLIGHT_TOTAL, LEASE_SECONDS, pauseAfterMs, POLL_MS, PRUNE_BATCH, PRUNE_EVERY_MS, RETENTION_DAYS, retryDelayMs,
+  HELD_TOO_LONG, IN_FLIGHT_PER_ACCOUNT, IN_FLIGHT_PER_ENDPOINT, IN_FLIGHT_TOTAL, LEASE_SECONDS, pauseAfterMs, POLL_MS, PRUNE_BATCH,
+  PRUNE_EVERY_MS, REPAIR_EVERY_MS, REPLAY_HOURS, RETENTION_DAYS, retryDelayMs,
 } from './rules';
 import { setWebhookWake } from './wake';
 import { getEnv } from '../env';
@@ -12,8 +15,8 @@ import { getEnv } from '../env';
 /**
  * The delivery worker every instance runs (CONTRACTS §11). It leases due deliveries from the
  * outbox (FOR UPDATE SKIP LOCKED, so each goes to one instance), sends them in parallel — at most
- * IN_FLIGHT_PER_ENDPOINT per endpoint, so a slow receiver holds only its own slots — and records
- * each outcome. It never throws: while the database is away it logs once and tries again later.
+ * IN_FLIGHT_PER_ENDPOINT per endpoint and IN_FLIGHT_PER_ACCOUNT per account, so slow receivers hold
+ * only their own account's share of the slots — and records each outcome. It never throws: while the database is away it logs once and tries again later.
  * State is per process by nature (what this instance is sending right now).
  */
 type Worker = {
@@ -21,6 +24,7 @@ type Worker = {
   stopping: boolean;
   inFlight: Map<string, { endpointId: string; abort: AbortController }>;
   perEndpoint: Map<string, number>;
+  perAccount: Map<string, number>;
   wake: () => void;
   loop: Promise<void>;
   unsubscribeDrain: () => void;
@@ -39,6 +43,7 @@ export function startWebhookWorker(): void {
     stopping: false,
     inFlight: new Map(),
     perEndpoint: new Map(),
+    perAccount: new Map(),
     wake: () => { woken = true; wakeUp?.(); },
     loop: Promise.resolve(),
     unsubscribeDrain: () => {},
@@ -53,9 +58,14 @@ export function startWebhookWorker(): void {
   w.loop = (async () => {
     let failures = 0;
     let prunedAt = 0;
+    let repairedAt = 0;
     while (!w.stopping) {
       try {
         await claimAndSend(w);
+        if (Date.now() - repairedAt > REPAIR_EVERY_MS) {
+          repairedAt = Date.now();
+          await repairHeldDeliveries(await getDb(), REPLAY_HOURS, HELD_TOO_LONG);
+        }
         if (Date.now() - prunedAt > PRUNE_EVERY_MS) {
           prunedAt = Date.now();
           await pruneWebhookEvents();
@@ -90,7 +100,8 @@ async function claimAndSend(w: Worker) {
   const free = IN_FLIGHT_TOTAL - w.inFlight.size;
   if (free <= 0 || w.stopping) return;
   const claimed = await claimDueDeliveries(await getDb(), w.owner, {
-    leaseSeconds: LEASE_SECONDS, perEndpoint: IN_FLIGHT_PER_ENDPOINT, busy: Object.fromEntries(w.perEndpoint), limit: free,
+    leaseSeconds: LEASE_SECONDS, perEndpoint: IN_FLIGHT_PER_ENDPOINT, perAccount: IN_FLIGHT_PER_ACCOUNT, limit: free,
+    busyEndpoints: Object.fromEntries(w.perEndpoint), busyAccounts: Object.fromEntries(w.perAccount),
   });
   for (const d of claimed) void send(w, d);
 }
@@ -98,7 +109,9 @@ async function claimAndSend(w: Worker) {
 async function send(w: Worker, d: ClaimedDelivery) {
   const abort = new AbortController();
   w.inFlight.set(d.id, { endpointId: d.endpoint_id, abort });
+  const account = String(d.account_id);
   w.perEndpoint.set(d.endpoint_id, (w.perEndpoint.get(d.endpoint_id) ?? 0) + 1);
+  w.perAccount.set(account, (w.perAccount.get(account) ?? 0) + 1);
   try {
     const secrets = d.previous_secret ? [d.secret, d.previous_secret] : [d.secret];
     const result = await attemptDelivery(d.url, d.event_id, d.body, secrets, abort.signal);
@@ -113,10 +126,15 @@ async function send(w: Worker, d: ClaimedDelivery) {
     console.error(`webhook delivery ${d.id} failed unexpectedly:`, e);
   } finally {
     w.inFlight.delete(d.id);
-    const left = (w.perEndpoint.get(d.endpoint_id) ?? 1) - 1;
-    if (left > 0) w.perEndpoint.set(d.endpoint_id, left); else w.perEndpoint.delete(d.endpoint_id);
+    release(w.perEndpoint, d.endpoint_id);
+    release(w.perAccount, account);
     w.wake(); // a slot is free, and the conversation's next event may now be due
   }
+}
+
+function release(counts: Map<string, number>, key: string) {
+  const left = (counts.get(key) ?? 1) - 1;
+  if (left > 0) counts.set(key, left); else counts.delete(key);
 }
 
 /** Stores the outcome, retrying while the database is away (up to half the lease: then another instance may send it again). */
