@@ -78,28 +78,27 @@ export async function setEndpointPaused(db: Db, accountId: number, endpointId: s
       WHERE id = ${endpointId} AND account_id = ${accountId} RETURNING id`);
     if (done.length === 0) return null;
     if (paused) {
-      await holdDeliveries(tx, sql`e.id = ${endpointId}`);
+      await holdDeliveries(tx, endpointId);
       return { replayed: 0, expired: 0 };
     }
-    return releaseHeldDeliveries(tx, sql`e.id = ${endpointId}`, replayHours, heldTooLong);
+    return releaseHeldDeliveries(tx, endpointId, replayHours, heldTooLong);
   });
 }
 
-/** Pending deliveries of the paused endpoints `which` selects become held (leased ones too: their outcome keeps them held). */
-async function holdDeliveries(db: Db, which: SQL): Promise<number> {
-  const done = await rows<{ id: string }>(db, sql`
+/** The paused endpoint's pending deliveries become held (leased ones too: their outcome keeps them held). */
+async function holdDeliveries(db: Db, endpointId: string): Promise<void> {
+  await db.execute(sql`
     UPDATE webhook_deliveries d SET status = 'held' FROM webhook_endpoints e
-    WHERE d.endpoint_id = e.id AND d.status = 'pending' AND e.paused_at IS NOT NULL AND ${which} RETURNING d.id`);
-  return done.length;
+    WHERE d.endpoint_id = ${endpointId} AND d.status = 'pending' AND e.id = d.endpoint_id AND e.paused_at IS NOT NULL`);
 }
 
-/** Held deliveries of the active endpoints `which` selects: due now with a fresh schedule if younger than `replayHours`, else failed. */
-async function releaseHeldDeliveries(db: Db, which: SQL, replayHours: number, heldTooLong: string) {
+/** The active endpoint's held deliveries: due now with a fresh schedule if younger than `replayHours`, else failed. */
+async function releaseHeldDeliveries(db: Db, endpointId: string, replayHours: number, heldTooLong: string) {
   const done = await rows<{ status: string }>(db, sql`
     WITH r AS (
       SELECT d.id, d.created_at >= now() - make_interval(hours => ${replayHours}) AS fresh
       FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-      WHERE d.status = 'held' AND e.paused_at IS NULL AND ${which}
+      WHERE d.endpoint_id = ${endpointId} AND d.status = 'held' AND e.paused_at IS NULL
     )
     UPDATE webhook_deliveries d SET
       status = CASE WHEN r.fresh THEN 'pending' ELSE 'failed' END,
@@ -112,18 +111,20 @@ async function releaseHeldDeliveries(db: Db, which: SQL, replayHours: number, he
 }
 
 /**
- * Puts right what a pause or resume committed while an event was being written could leave (that
- * event's delivery pending on a paused endpoint, or held on an active one), and marks deliveries
- * held longer than `replayHours` failed, so held rows stay bounded. Returns how many rows changed.
+ * Marks deliveries held longer than `replayHours` failed, so held rows stay bounded (then pruned
+ * with their events). Probes the held index endpoint by endpoint (`OFFSET 0` keeps the planner
+ * from turning that into a scan of every held row). Returns how many.
  */
-export async function repairHeldDeliveries(db: Db, replayHours: number, heldTooLong: string): Promise<number> {
-  const held = await holdDeliveries(db, sql`true`);
-  const released = await releaseHeldDeliveries(db, sql`true`, replayHours, heldTooLong);
+export async function expireHeldDeliveries(db: Db, replayHours: number, heldTooLong: string): Promise<number> {
   const expired = await rows<{ id: string }>(db, sql`
-    UPDATE webhook_deliveries d SET status = 'failed', last_error = ${heldTooLong} FROM webhook_endpoints e
-    WHERE d.endpoint_id = e.id AND e.paused_at IS NOT NULL AND d.status = 'held'
-      AND d.created_at < now() - make_interval(hours => ${replayHours}) RETURNING d.id`);
-  return held + released.replayed + released.expired + expired.length;
+    WITH old AS (
+      SELECT h.id FROM webhook_endpoints e
+      CROSS JOIN LATERAL (SELECT d.id FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'held'
+        AND d.created_at < now() - make_interval(hours => ${replayHours}) OFFSET 0) h
+      WHERE e.paused_at IS NOT NULL
+    )
+    UPDATE webhook_deliveries d SET status = 'failed', last_error = ${heldTooLong} FROM old WHERE d.id = old.id RETURNING d.id`);
+  return expired.length;
 }
 
 export async function hasSubscribedEndpoint(db: Db, accountId: number, type: string): Promise<boolean> {
@@ -136,8 +137,10 @@ export async function hasSubscribedEndpoint(db: Db, accountId: number, type: str
  * Writes an event and one delivery per endpoint of the account subscribed to its type: pending, or
  * held for a paused endpoint. Run it inside the transaction of the change. It takes the
  * conversation's row lock first, so the `seq`s of one conversation's events follow their commit
- * order (the worker's ordering relies on it). A delivery queued behind an earlier one of its
- * conversation that waits for a retry is not due before it (so the claim does not walk over it).
+ * order (the worker's ordering relies on it), and a share lock on those endpoints, so a pause or
+ * resume waits for this transaction and then holds or releases its deliveries too. A delivery
+ * queued behind an earlier one of its conversation that waits for a retry is not due before it
+ * (so the claim does not walk over it).
  */
 export async function insertWebhookEvent(db: Db, accountId: number, e: { id: string; type: string; conversationId: string; body: string }): Promise<number> {
   const inserted = await rows<{ id: string }>(db, sql`
@@ -146,12 +149,14 @@ export async function insertWebhookEvent(db: Db, accountId: number, e: { id: str
     ), ev AS (
       INSERT INTO webhook_events (id, account_id, type, conversation_id, body)
       SELECT ${e.id}, ${accountId}, ${e.type}, ${e.conversationId}, ${e.body} FROM lock RETURNING id, seq
+    ), ep AS (
+      SELECT id, paused_at FROM webhook_endpoints WHERE account_id = ${accountId} AND ${e.type} = ANY(events) FOR SHARE
     )
     INSERT INTO webhook_deliveries (account_id, endpoint_id, event_id, conversation_id, event_seq, status, next_attempt_at)
     SELECT ${accountId}, ep.id, ev.id, ${e.conversationId}, ev.seq, CASE WHEN ep.paused_at IS NULL THEN 'pending' ELSE 'held' END,
       GREATEST(now(), (SELECT max(p.next_attempt_at) FROM webhook_deliveries p
         WHERE p.endpoint_id = ep.id AND p.conversation_id = ${e.conversationId} AND p.status = 'pending'))
-    FROM ev JOIN webhook_endpoints ep ON ep.account_id = ${accountId} AND ${e.type} = ANY(ep.events)
+    FROM ev CROSS JOIN ep
     RETURNING id`);
   return inserted.length;
 }
@@ -266,7 +271,7 @@ export async function markAttemptFailed(db: Db, owner: string, deliveryId: strin
       pause_reason = CASE WHEN e.pause THEN ${pauseReason} || ' (failing since ' || ${utcText(sql`ep.failing_since`)} || ' UTC)' ELSE ep.pause_reason END
     FROM e WHERE ep.id = e.id RETURNING ep.id, e.pause AS paused_now`);
   if (!row?.paused_now) return false;
-  await holdDeliveries(db, sql`e.id = ${row.id}`);
+  await holdDeliveries(db, row.id);
   return true;
 }
 

@@ -45,8 +45,6 @@ export const HELD_TOO_LONG = `not sent: held for more than ${REPLAY_HOURS} hours
 export const RETENTION_DAYS = 7;
 export const PRUNE_EVERY_MS = 3_600_000;
 export const PRUNE_BATCH = 1000;
-/** How often a worker puts right deliveries whose endpoint was paused or resumed while they were being written. */
-export const REPAIR_EVERY_MS = 60_000;
 
 /** The wait after failed attempt `attempts` (1-based), or null when the schedule has run out. */
 export function retryDelayMs(attempts: number): number | null {

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { getDb } from '../../db/client';
 import {
-  claimDueDeliveries, markAttemptFailed, markDelivered, pruneFinishedEvents, releaseDeliveryLeases, repairHeldDeliveries, type ClaimedDelivery,
+  claimDueDeliveries, markAttemptFailed, markDelivered, pruneFinishedEvents, releaseDeliveryLeases, expireHeldDeliveries, type ClaimedDelivery,
 } from '../../db/queries/webhooks';
 import { onDrain } from '../server/drain';
 import { attemptDelivery } from './delivery';
 import {
   HELD_TOO_LONG, IN_FLIGHT_PER_ACCOUNT, IN_FLIGHT_PER_ENDPOINT, IN_FLIGHT_TOTAL, LEASE_SECONDS, pauseAfterMs, POLL_MS, PRUNE_BATCH,
-  PRUNE_EVERY_MS, REPAIR_EVERY_MS, REPLAY_HOURS, RETENTION_DAYS, retryDelayMs,
+  PRUNE_EVERY_MS, REPLAY_HOURS, RETENTION_DAYS, retryDelayMs,
 } from './rules';
 import { setWebhookWake } from './wake';
 import { getEnv } from '../env';
@@ -58,14 +58,9 @@ export function startWebhookWorker(): void {
   w.loop = (async () => {
     let failures = 0;
     let prunedAt = 0;
-    let repairedAt = 0;
     while (!w.stopping) {
       try {
         await claimAndSend(w);
-        if (Date.now() - repairedAt > REPAIR_EVERY_MS) {
-          repairedAt = Date.now();
-          await repairHeldDeliveries(await getDb(), REPLAY_HOURS, HELD_TOO_LONG);
-        }
         if (Date.now() - prunedAt > PRUNE_EVERY_MS) {
           prunedAt = Date.now();
           await pruneWebhookEvents();
@@ -86,8 +81,12 @@ export function startWebhookWorker(): void {
   setWebhookWake(w.wake);
 }
 
-/** Retention: finished events older than RETENTION_DAYS go, a batch at a time (any instance may do it). */
+/**
+ * Retention (any instance may do it): deliveries held longer than REPLAY_HOURS become failed, then
+ * finished events older than RETENTION_DAYS go, a batch at a time.
+ */
 export async function pruneWebhookEvents(): Promise<number> {
+  await expireHeldDeliveries(await getDb(), REPLAY_HOURS, HELD_TOO_LONG);
   let total = 0;
   for (let n = PRUNE_BATCH; n === PRUNE_BATCH;) {
     n = await pruneFinishedEvents(await getDb(), RETENTION_DAYS, PRUNE_BATCH);

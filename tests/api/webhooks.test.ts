@@ -294,26 +294,43 @@ describe('webhooks: paused endpoints keep no live queue', () => {
     await rx.until((r) => r.length >= 4, '"Send again" still sends a held-too-long delivery');
   });
 
-  it('the claim reads no held deliveries: a pending row left on a paused endpoint is held by the repair pass', async () => {
+  it('a pause waits for an event being written, then holds its delivery; deliveries held too long expire', async () => {
     const { sql } = await import('drizzle-orm');
     const { getDb, rows } = await import('../../db/client');
-    const { repairHeldDeliveries } = await import('../../db/queries/webhooks');
+    const { expireHeldDeliveries } = await import('../../db/queries/webhooks');
+    const { recordConversationCreated } = await import('../../lib/webhooks/events');
+    const { importLines, conversationLine, newChannelIds } = await import('../helpers/builders');
     const acct = await createTestAccount();
     const rx = await receiver();
     const ep = await createWebhookEndpoint({ accountId: acct.accountId, url: rx.url, events: ['conversation.created'] });
-    const v = await visitorOf(acct.accountId);
-    await ask(v, 'Racing a pause?');
-    v.close();
-    await rx.until((r) => r.length >= 1, 'the first event');
+    const [ch] = await newChannelIds(1);
+    const conv = conversationLine({ channel_id: ch! });
+    await importLines(acct.accountId, [conv]);
     const db = await getDb();
-    // What a pause committed while an event was being written leaves: a pending delivery on a paused endpoint.
-    await db.execute(sql`UPDATE webhook_endpoints SET paused_at = now() WHERE id = ${ep.endpoint_id}`);
-    await db.execute(sql`UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = now() WHERE endpoint_id = ${ep.endpoint_id}`);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    let written!: () => void;
+    const wrote = new Promise<void>((r) => { written = r; });
+    const writing = db.transaction(async (tx) => {
+      await recordConversationCreated(tx as unknown as typeof db, acct.accountId, conv.conversation_id);
+      written();
+      await gate;
+    });
+    await wrote;
+    let pausedAt = 0;
+    const pausing = setWebhookPaused(acct.accountId, ep.endpoint_id, true).then(() => { pausedAt = Date.now(); });
     await sleep(300);
-    assert.equal(rx.received.length, 1, 'not sent while paused');
-    await repairHeldDeliveries(db, REPLAY_HOURS, HELD_TOO_LONG); // (the worker's own pass, every minute, may have run first)
-    const [row] = await rows<{ status: string }>(db, sql`SELECT status FROM webhook_deliveries WHERE endpoint_id = ${ep.endpoint_id}`);
-    assert.equal(row!.status, 'held');
+    assert.equal(pausedAt, 0, 'the pause waits for the transaction that writes the event');
+    release();
+    await Promise.all([writing, pausing]);
+    const status = async () => (await rows<{ status: string }>(db, sql`SELECT status FROM webhook_deliveries WHERE endpoint_id = ${ep.endpoint_id}`))[0]!.status;
+    assert.equal(await status(), 'held');
+    await sleep(300);
+    assert.equal(rx.received.length, 0, 'not sent while paused');
+
+    await db.execute(sql`UPDATE webhook_deliveries SET created_at = now() - make_interval(hours => ${REPLAY_HOURS + 1}) WHERE endpoint_id = ${ep.endpoint_id}`);
+    assert.ok((await expireHeldDeliveries(db, REPLAY_HOURS, HELD_TOO_LONG)) >= 1);
+    assert.equal(await status(), 'failed');
   });
 });
 
