@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { getDb } from '../../db/client';
 import {
-  claimDueDeliveries, markAttemptFailed, markDelivered, pruneFinishedEvents, releaseDeliveryLeases, expireHeldDeliveries, type ClaimedDelivery,
+  claimDueDeliveries, expireHeldDeliveries, markAttemptFailed, markDelivered, pruneFinishedEvents, releaseDeliveryLeases, type ClaimedDelivery,
 } from '../../db/queries/webhooks';
 import { onDrain } from '../server/drain';
 import { attemptDelivery } from './delivery';
@@ -15,8 +15,9 @@ import { getEnv } from '../env';
 /**
  * The delivery worker every instance runs (CONTRACTS §11). It leases due deliveries from the
  * outbox (FOR UPDATE SKIP LOCKED, so each goes to one instance), sends them in parallel — at most
- * IN_FLIGHT_PER_ENDPOINT per endpoint and IN_FLIGHT_PER_ACCOUNT per account, so slow receivers hold
- * only their own account's share of the slots — and records each outcome. It never throws: while the database is away it logs once and tries again later.
+ * IN_FLIGHT_PER_ENDPOINT per endpoint and IN_FLIGHT_PER_ACCOUNT per account, so slow receivers
+ * hold only their own account's share of the slots — and records each outcome. It never throws:
+ * while the database is away it logs once and tries again later.
  * State is per process by nature (what this instance is sending right now).
  */
 type Worker = {
@@ -109,8 +110,8 @@ async function send(w: Worker, d: ClaimedDelivery) {
   const abort = new AbortController();
   w.inFlight.set(d.id, { endpointId: d.endpoint_id, abort });
   const account = String(d.account_id);
-  w.perEndpoint.set(d.endpoint_id, (w.perEndpoint.get(d.endpoint_id) ?? 0) + 1);
-  w.perAccount.set(account, (w.perAccount.get(account) ?? 0) + 1);
+  countUp(w.perEndpoint, d.endpoint_id);
+  countUp(w.perAccount, account);
   try {
     const secrets = d.previous_secret ? [d.secret, d.previous_secret] : [d.secret];
     const result = await attemptDelivery(d.url, d.event_id, d.body, secrets, abort.signal);
@@ -125,13 +126,17 @@ async function send(w: Worker, d: ClaimedDelivery) {
     console.error(`webhook delivery ${d.id} failed unexpectedly:`, e);
   } finally {
     w.inFlight.delete(d.id);
-    release(w.perEndpoint, d.endpoint_id);
-    release(w.perAccount, account);
+    countDown(w.perEndpoint, d.endpoint_id);
+    countDown(w.perAccount, account);
     w.wake(); // a slot is free, and the conversation's next event may now be due
   }
 }
 
-function release(counts: Map<string, number>, key: string) {
+function countUp(counts: Map<string, number>, key: string) {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+function countDown(counts: Map<string, number>, key: string) {
   const left = (counts.get(key) ?? 1) - 1;
   if (left > 0) counts.set(key, left); else counts.delete(key);
 }
