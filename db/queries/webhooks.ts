@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { rows, type Db } from '../client';
 import { utcText } from './shared';
 
@@ -60,15 +60,71 @@ export async function rotateEndpointSecret(db: Db, accountId: number, endpointId
   return done.length > 0;
 }
 
-/** Pause (with the reason) or resume; resuming also forgets the failure streak. */
-export async function setEndpointPaused(db: Db, accountId: number, endpointId: string, paused: boolean, reason: string): Promise<boolean> {
-  const done = await rows<{ id: string }>(db, sql`
-    UPDATE webhook_endpoints SET
-      paused_at = ${paused ? sql`COALESCE(paused_at, now())` : sql`NULL`},
-      pause_reason = ${paused ? sql`COALESCE(pause_reason, ${reason})` : sql`NULL`},
-      failing_since = ${paused ? sql`failing_since` : sql`NULL`}
-    WHERE id = ${endpointId} AND account_id = ${accountId} RETURNING id`);
-  return done.length > 0;
+/**
+ * Pause (with the reason) or resume; resuming also forgets the failure streak. Pausing holds the
+ * endpoint's pending deliveries (out of the claim's index); resuming sends the held ones created
+ * within `replayHours` again with a fresh schedule and marks older ones failed with `heldTooLong`.
+ * Null when the endpoint is not the account's.
+ */
+export async function setEndpointPaused(db: Db, accountId: number, endpointId: string, paused: boolean, reason: string,
+  replayHours: number, heldTooLong: string): Promise<{ replayed: number; expired: number } | null> {
+  return db.transaction(async (txRaw) => {
+    const tx = txRaw as unknown as Db;
+    const done = await rows<{ id: string }>(tx, sql`
+      UPDATE webhook_endpoints SET
+        paused_at = ${paused ? sql`COALESCE(paused_at, now())` : sql`NULL`},
+        pause_reason = ${paused ? sql`COALESCE(pause_reason, ${reason})` : sql`NULL`},
+        failing_since = ${paused ? sql`failing_since` : sql`NULL`}
+      WHERE id = ${endpointId} AND account_id = ${accountId} RETURNING id`);
+    if (done.length === 0) return null;
+    if (paused) {
+      await holdDeliveries(tx, endpointId);
+      return { replayed: 0, expired: 0 };
+    }
+    return releaseHeldDeliveries(tx, endpointId, replayHours, heldTooLong);
+  });
+}
+
+/** The paused endpoint's pending deliveries become held (leased ones too: their outcome keeps them held). */
+async function holdDeliveries(db: Db, endpointId: string): Promise<void> {
+  await db.execute(sql`
+    UPDATE webhook_deliveries d SET status = 'held' FROM webhook_endpoints e
+    WHERE d.endpoint_id = ${endpointId} AND d.status = 'pending' AND e.id = d.endpoint_id AND e.paused_at IS NOT NULL`);
+}
+
+/** The active endpoint's held deliveries: due now with a fresh schedule if younger than `replayHours`, else failed. */
+async function releaseHeldDeliveries(db: Db, endpointId: string, replayHours: number, heldTooLong: string) {
+  const done = await rows<{ status: string }>(db, sql`
+    WITH r AS (
+      SELECT d.id, d.created_at >= now() - make_interval(hours => ${replayHours}) AS fresh
+      FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      WHERE d.endpoint_id = ${endpointId} AND d.status = 'held' AND e.paused_at IS NULL
+    )
+    UPDATE webhook_deliveries d SET
+      status = CASE WHEN r.fresh THEN 'pending' ELSE 'failed' END,
+      attempts = CASE WHEN r.fresh THEN 0 ELSE d.attempts END,
+      next_attempt_at = CASE WHEN r.fresh THEN now() ELSE d.next_attempt_at END,
+      last_error = CASE WHEN r.fresh THEN d.last_error ELSE ${heldTooLong} END
+    FROM r WHERE d.id = r.id RETURNING d.status`);
+  const replayed = done.filter((d) => d.status === 'pending').length;
+  return { replayed, expired: done.length - replayed };
+}
+
+/**
+ * Marks deliveries held longer than `replayHours` failed, so held rows stay bounded (then pruned
+ * with their events). Probes the held index endpoint by endpoint (`OFFSET 0` keeps the planner
+ * from turning that into a scan of every held row). Returns how many.
+ */
+export async function expireHeldDeliveries(db: Db, replayHours: number, heldTooLong: string): Promise<number> {
+  const expired = await rows<{ id: string }>(db, sql`
+    WITH old AS (
+      SELECT h.id FROM webhook_endpoints e
+      CROSS JOIN LATERAL (SELECT d.id FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'held'
+        AND d.created_at < now() - make_interval(hours => ${replayHours}) OFFSET 0) h
+      WHERE e.paused_at IS NOT NULL
+    )
+    UPDATE webhook_deliveries d SET status = 'failed', last_error = ${heldTooLong} FROM old WHERE d.id = old.id RETURNING d.id`);
+  return expired.length;
 }
 
 export async function hasSubscribedEndpoint(db: Db, accountId: number, type: string): Promise<boolean> {
@@ -78,9 +134,13 @@ export async function hasSubscribedEndpoint(db: Db, accountId: number, type: str
 }
 
 /**
- * Writes an event and one pending delivery per endpoint of the account subscribed to its type.
- * Run it inside the transaction of the change. It takes the conversation's row lock first, so the
- * `seq`s of one conversation's events follow their commit order (the worker's ordering relies on it).
+ * Writes an event and one delivery per endpoint of the account subscribed to its type: pending, or
+ * held for a paused endpoint. Run it inside the transaction of the change. It takes the
+ * conversation's row lock first, so the `seq`s of one conversation's events follow their commit
+ * order (the worker's ordering relies on it), and a share lock on those endpoints, so a pause or
+ * resume waits for this transaction and then holds or releases its deliveries too. A delivery
+ * queued behind an earlier one of its conversation that waits for a retry is not due before it
+ * (so the claim does not walk over it).
  */
 export async function insertWebhookEvent(db: Db, accountId: number, e: { id: string; type: string; conversationId: string; body: string }): Promise<number> {
   const inserted = await rows<{ id: string }>(db, sql`
@@ -89,41 +149,67 @@ export async function insertWebhookEvent(db: Db, accountId: number, e: { id: str
     ), ev AS (
       INSERT INTO webhook_events (id, account_id, type, conversation_id, body)
       SELECT ${e.id}, ${accountId}, ${e.type}, ${e.conversationId}, ${e.body} FROM lock RETURNING id, seq
+    ), ep AS (
+      SELECT id, paused_at FROM webhook_endpoints WHERE account_id = ${accountId} AND ${e.type} = ANY(events) FOR SHARE
     )
-    INSERT INTO webhook_deliveries (account_id, endpoint_id, event_id, conversation_id, event_seq)
-    SELECT ${accountId}, ep.id, ev.id, ${e.conversationId}, ev.seq FROM ev
-    JOIN webhook_endpoints ep ON ep.account_id = ${accountId} AND ${e.type} = ANY(ep.events)
+    INSERT INTO webhook_deliveries (account_id, endpoint_id, event_id, conversation_id, event_seq, status, next_attempt_at)
+    SELECT ${accountId}, ep.id, ev.id, ${e.conversationId}, ev.seq, CASE WHEN ep.paused_at IS NULL THEN 'pending' ELSE 'held' END,
+      GREATEST(now(), (SELECT max(p.next_attempt_at) FROM webhook_deliveries p
+        WHERE p.endpoint_id = ep.id AND p.conversation_id = ${e.conversationId} AND p.status = 'pending'))
+    FROM ev CROSS JOIN ep
     RETURNING id`);
   return inserted.length;
 }
 
 export type ClaimedDelivery = {
-  id: string; endpoint_id: string; event_id: string; attempts: number; body: string; url: string;
+  id: string; account_id: number; endpoint_id: string; event_id: string; attempts: number; body: string; url: string;
   secret: string; previous_secret: string | null;
 };
 
+export type ClaimLimits = {
+  leaseSeconds: number; perEndpoint: number; perAccount: number; limit: number;
+  /** What this instance is sending right now, per endpoint id and per account id. */
+  busyEndpoints: Record<string, number>; busyAccounts: Record<string, number>;
+};
+
 /**
- * Leases due deliveries to `owner` (FOR UPDATE SKIP LOCKED: each to one instance). Only the oldest
- * pending delivery of a conversation to an endpoint is due (order per conversation); paused
- * endpoints get nothing; each endpoint gets at most its free slots (`free[endpointId]`, else `perEndpoint`).
+ * The claim, as SQL (the plan test explains it). Only the oldest pending delivery of a
+ * conversation to an endpoint is due (order per conversation); held deliveries and paused
+ * endpoints are never read. It walks the endpoints that have pending deliveries (one index probe
+ * each), takes each one's oldest due deliveries up to its free slots, then each account's up to
+ * its free share, and orders them by rank within their account first: every account's oldest due
+ * delivery is claimed before any account's second (FOR UPDATE SKIP LOCKED: each to one instance).
  */
-export async function claimDueDeliveries(db: Db, owner: string, o: {
-  leaseSeconds: number; perEndpoint: number; busy: Record<string, number>; limit: number;
-}): Promise<ClaimedDelivery[]> {
-  return rows<ClaimedDelivery>(db, sql`
-    WITH cand AS (
-      SELECT x.id FROM (
-        SELECT d.id, d.endpoint_id, d.next_attempt_at,
-          row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.event_seq) AS rn
-        FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-        WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
-          AND e.paused_at IS NULL
+export function claimDueDeliveriesSql(owner: string, o: ClaimLimits): SQL {
+  return sql`
+    WITH RECURSIVE eps AS (
+      (SELECT d.endpoint_id FROM webhook_deliveries d WHERE d.status = 'pending' ORDER BY d.endpoint_id LIMIT 1)
+      UNION ALL
+      SELECT (SELECT d.endpoint_id FROM webhook_deliveries d
+        WHERE d.status = 'pending' AND d.endpoint_id > eps.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
+      FROM eps WHERE eps.endpoint_id IS NOT NULL
+    ), heads AS (
+      SELECT e.account_id, h.id, h.endpoint_id, h.next_attempt_at,
+        row_number() OVER (PARTITION BY h.endpoint_id ORDER BY h.next_attempt_at, h.id) AS ern
+      FROM eps JOIN webhook_endpoints e ON e.id = eps.endpoint_id AND e.paused_at IS NULL
+      CROSS JOIN LATERAL (
+        SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
+        WHERE d.endpoint_id = eps.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= now()
+          AND (d.lease_until IS NULL OR d.lease_until < now())
           AND NOT EXISTS (
             SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id AND p.conversation_id = d.conversation_id
               AND p.status = 'pending' AND p.event_seq < d.event_seq)
-      ) x
-      WHERE x.rn <= ${o.perEndpoint} - COALESCE((${JSON.stringify(o.busy)}::jsonb ->> x.endpoint_id::text)::int, 0)
-      ORDER BY x.next_attempt_at LIMIT ${o.limit}
+        ORDER BY d.next_attempt_at LIMIT ${o.perEndpoint}
+      ) h
+    ), fit AS (
+      SELECT id, account_id, next_attempt_at FROM heads
+      WHERE ern <= ${o.perEndpoint} - COALESCE((${JSON.stringify(o.busyEndpoints)}::jsonb ->> endpoint_id::text)::int, 0)
+    ), ranked AS (
+      SELECT id, account_id, next_attempt_at, row_number() OVER (PARTITION BY account_id ORDER BY next_attempt_at, id) AS arn FROM fit
+    ), cand AS (
+      SELECT id FROM ranked
+      WHERE arn <= ${o.perAccount} - COALESCE((${JSON.stringify(o.busyAccounts)}::jsonb ->> account_id::text)::int, 0)
+      ORDER BY arn, next_attempt_at LIMIT ${o.limit}
     ), locked AS (
       SELECT id FROM webhook_deliveries
       WHERE id IN (SELECT id FROM cand) AND status = 'pending' AND (lease_until IS NULL OR lease_until < now())
@@ -132,8 +218,13 @@ export async function claimDueDeliveries(db: Db, owner: string, o: {
     UPDATE webhook_deliveries d SET lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${o.leaseSeconds})
     FROM locked l, webhook_events ev, webhook_endpoints e
     WHERE d.id = l.id AND ev.id = d.event_id AND e.id = d.endpoint_id
-    RETURNING d.id, d.endpoint_id, d.event_id, d.attempts, ev.body, e.url, e.secret,
-      CASE WHEN e.previous_secret_until > now() THEN e.previous_secret END AS previous_secret`);
+    RETURNING d.id, d.account_id, d.endpoint_id, d.event_id, d.attempts, ev.body, e.url, e.secret,
+      CASE WHEN e.previous_secret_until > now() THEN e.previous_secret END AS previous_secret`;
+}
+
+/** Leases due deliveries to `owner` within `o`'s limits (see claimDueDeliveriesSql). */
+export async function claimDueDeliveries(db: Db, owner: string, o: ClaimLimits): Promise<ClaimedDelivery[]> {
+  return rows<ClaimedDelivery>(db, claimDueDeliveriesSql(owner, o));
 }
 
 export type AttemptOutcome = { statusCode: number | null; latencyMs: number; error: string | null };
@@ -151,20 +242,25 @@ export async function markDelivered(db: Db, owner: string, deliveryId: string, a
 }
 
 /**
- * A failed attempt: due again in `retryInMs`, or `failed` when that is null. The endpoint's
- * failure streak starts (if it had not), and an endpoint failing for longer than `pauseAfterMs`
- * is paused with `pauseReason`. Returns whether this attempt paused it.
+ * A failed attempt: due again in `retryInMs` (held again if its endpoint was paused meanwhile), or
+ * `failed` when that is null; the later deliveries of its conversation wait at least as long. The
+ * endpoint's failure streak starts (if it had not), and an endpoint failing for longer than
+ * `pauseAfterMs` is paused with `pauseReason` and its deliveries held. Returns whether this attempt paused it.
  */
 export async function markAttemptFailed(db: Db, owner: string, deliveryId: string, a: AttemptOutcome,
   retryInMs: number | null, pauseAfterMs: number, pauseReason: string): Promise<boolean> {
-  const [row] = await rows<{ paused_now: boolean }>(db, sql`
+  const [row] = await rows<{ id: string; paused_now: boolean }>(db, sql`
     WITH d AS (
       UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = now(),
         last_status_code = ${a.statusCode}, last_latency_ms = ${a.latencyMs}, last_error = ${a.error},
-        status = ${retryInMs === null ? 'failed' : 'pending'},
+        status = ${retryInMs === null ? sql`'failed'` : sql`CASE WHEN status = 'held' THEN 'held' ELSE 'pending' END`},
         next_attempt_at = ${retryInMs === null ? sql`next_attempt_at` : sql`now() + make_interval(secs => ${retryInMs / 1000})`},
         lease_owner = NULL, lease_until = NULL
-      WHERE id = ${deliveryId} AND lease_owner = ${owner} RETURNING endpoint_id
+      WHERE id = ${deliveryId} AND lease_owner = ${owner} RETURNING endpoint_id, conversation_id, event_seq, status, next_attempt_at
+    ), later AS (
+      UPDATE webhook_deliveries f SET next_attempt_at = d.next_attempt_at FROM d
+      WHERE d.status = 'pending' AND f.endpoint_id = d.endpoint_id AND f.conversation_id = d.conversation_id
+        AND f.status = 'pending' AND f.event_seq > d.event_seq AND f.next_attempt_at < d.next_attempt_at
     ), e AS (
       SELECT ep.id, ep.paused_at IS NULL AND ep.failing_since IS NOT NULL
         AND ep.failing_since < now() - make_interval(secs => ${pauseAfterMs / 1000}) AS pause
@@ -173,8 +269,10 @@ export async function markAttemptFailed(db: Db, owner: string, deliveryId: strin
     UPDATE webhook_endpoints ep SET failing_since = COALESCE(ep.failing_since, now()),
       paused_at = CASE WHEN e.pause THEN now() ELSE ep.paused_at END,
       pause_reason = CASE WHEN e.pause THEN ${pauseReason} || ' (failing since ' || ${utcText(sql`ep.failing_since`)} || ' UTC)' ELSE ep.pause_reason END
-    FROM e WHERE ep.id = e.id RETURNING e.pause AS paused_now`);
-  return row?.paused_now ?? false;
+    FROM e WHERE ep.id = e.id RETURNING ep.id, e.pause AS paused_now`);
+  if (!row?.paused_now) return false;
+  await holdDeliveries(db, row.id);
+  return true;
 }
 
 /** Gives leased deliveries back at once (a stopping instance), to be sent by whoever claims them next. */
@@ -208,18 +306,21 @@ export async function listDeliveries(db: Db, accountId: number, endpointId: stri
 /** "Send again": the delivery is due now with a fresh retry schedule (same event, same webhook-id). */
 export async function requeueDelivery(db: Db, accountId: number, deliveryId: string): Promise<boolean> {
   const done = await rows<{ id: string }>(db, sql`
-    UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = now(), delivered_at = NULL
-    WHERE id = ${deliveryId} AND account_id = ${accountId} AND (lease_until IS NULL OR lease_until < now()) RETURNING id`);
+    UPDATE webhook_deliveries d SET status = CASE WHEN e.paused_at IS NULL THEN 'pending' ELSE 'held' END,
+      attempts = 0, next_attempt_at = now(), delivered_at = NULL
+    FROM webhook_endpoints e
+    WHERE d.id = ${deliveryId} AND d.account_id = ${accountId} AND e.id = d.endpoint_id
+      AND (d.lease_until IS NULL OR d.lease_until < now()) RETURNING d.id`);
   return done.length > 0;
 }
 
-/** Deletes up to `limit` events older than `days` with no pending delivery (their deliveries go with them). Returns how many. */
+/** Deletes up to `limit` events older than `days` with no pending or held delivery (their deliveries go with them). Returns how many. */
 export async function pruneFinishedEvents(db: Db, days: number, limit: number): Promise<number> {
   const gone = await rows<{ id: string }>(db, sql`
     DELETE FROM webhook_events WHERE id IN (
       SELECT ev.id FROM webhook_events ev
       WHERE ev.created_at < now() - make_interval(days => ${days})
-        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id AND d.status = 'pending')
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id AND d.status IN ('pending', 'held'))
       LIMIT ${limit})
     RETURNING id`);
   return gone.length;

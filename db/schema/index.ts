@@ -356,12 +356,16 @@ export const webhookEvents = pgTable('webhook_events', {
   conversationId: uuid('conversation_id').notNull(),
   body: text('body').notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),
-}, (t) => [index('webhook_events_account_idx').on(t.accountId, t.createdAt)]);
+}, (t) => [
+  index('webhook_events_account_idx').on(t.accountId, t.createdAt),
+  index('webhook_events_created_idx').on(t.createdAt),
+]);
 
 /**
  * One event to one endpoint: `pending` (due at `next_attempt_at`; leased by the instance sending
- * it while `lease_until` is in the future), `delivered`, or `failed` (its retry schedule ran out).
- * The last attempt's outcome is kept for the delivery log.
+ * it while `lease_until` is in the future), `held` (its endpoint is paused: outside every index
+ * the claim reads), `delivered`, or `failed` (its retry schedule ran out). The last attempt's
+ * outcome is kept for the delivery log.
  */
 export const webhookDeliveries = pgTable('webhook_deliveries', {
   id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
@@ -382,8 +386,9 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   deliveredAt: ts('delivered_at'),
   createdAt: ts('created_at').notNull().defaultNow(),
 }, (t) => [
-  uniqueIndex('webhook_deliveries_endpoint_event_idx').on(t.endpointId, t.eventId),
-  index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
+  uniqueIndex('webhook_deliveries_event_endpoint_idx').on(t.eventId, t.endpointId),
+  index('webhook_deliveries_claim_idx').on(t.endpointId, t.nextAttemptAt).where(sql`status = 'pending'`),
   index('webhook_deliveries_order_idx').on(t.endpointId, t.conversationId, t.eventSeq).where(sql`status = 'pending'`),
+  index('webhook_deliveries_held_idx').on(t.endpointId, t.createdAt).where(sql`status = 'held'`),
   index('webhook_deliveries_log_idx').on(t.endpointId, t.createdAt),
 ]);

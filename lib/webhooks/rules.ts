@@ -15,8 +15,12 @@ export const RETRY_MULTIPLIERS: readonly number[] = [...Array.from({ length: 12 
 /** An endpoint whose attempts have all failed for this long (5 days at the default base) is paused. */
 export const PAUSE_AFTER_MULTIPLIER = 86_400;
 
-/** Deliveries in flight at once per endpoint and in all, on one instance (a slow receiver holds only its own). */
+/**
+ * Deliveries in flight at once per endpoint, per account and in all, on one instance: a slow
+ * receiver holds only its endpoint's slots, and an account's slow receivers only its quarter.
+ */
 export const IN_FLIGHT_PER_ENDPOINT = 4;
+export const IN_FLIGHT_PER_ACCOUNT = 8;
 export const IN_FLIGHT_TOTAL = 32;
 /** An instance holds a claimed delivery this long; if it dies meanwhile, another sends it after. */
 export const LEASE_SECONDS = 60;
@@ -31,8 +35,14 @@ export const MAX_URL_CHARS = 2000;
 export const MAX_ENDPOINTS_PER_ACCOUNT = 50;
 /** The delivery log shows an endpoint's latest this many deliveries. */
 export const DELIVERY_LOG_LIMIT = 50;
+/**
+ * Paused endpoints: new deliveries are held (never claimed). Resuming sends the held ones created in
+ * the last REPLAY_HOURS (the contract's retry promise), with a fresh schedule; older ones become `failed`.
+ */
+export const REPLAY_HOURS = 24;
+export const HELD_TOO_LONG = `not sent: held for more than ${REPLAY_HOURS} hours while the endpoint was paused`;
 /** Events whose deliveries are all finished (delivered or failed) are deleted after this many days, in batches, hourly. */
-export const RETENTION_DAYS = 30;
+export const RETENTION_DAYS = 7;
 export const PRUNE_EVERY_MS = 3_600_000;
 export const PRUNE_BATCH = 1000;
 

@@ -8,7 +8,9 @@ import { requireAccount, validate } from '../accounts/service';
 import { AppError } from '../api/errors';
 import { parseWebhookUrl, resolveWebhookTarget, UnsafeAddressError } from './address';
 import { CreateWebhookInput, WebhookDeliveryId, WebhookEndpointId, type WebhookEndpointView } from './contract';
-import { DELIVERY_LOG_LIMIT, MAX_ENDPOINTS_PER_ACCOUNT, ROTATION_OVERLAP_HOURS, WEBHOOK_EVENT_TYPES } from './rules';
+import {
+  DELIVERY_LOG_LIMIT, HELD_TOO_LONG, MAX_ENDPOINTS_PER_ACCOUNT, REPLAY_HOURS, ROTATION_OVERLAP_HOURS, WEBHOOK_EVENT_TYPES,
+} from './rules';
 import { wakeWebhookWorker } from './wake';
 
 /** Webhook endpoints of an account (CONTRACTS §11): the CLI and the dashboard call these. */
@@ -86,11 +88,16 @@ export async function rotateWebhookSecret(accountId: number, id: unknown) {
   return { endpoint_id: endpoint, secret, previous_secret_signs_for_hours: ROTATION_OVERLAP_HOURS };
 }
 
+/**
+ * Pausing holds new deliveries; resuming sends the held ones of the last REPLAY_HOURS (fresh
+ * schedule, in order) and marks older ones failed ("Send again" still works on them).
+ */
 export async function setWebhookPaused(accountId: number, id: unknown, paused: boolean) {
   const endpoint = endpointId(id);
-  if (!(await setEndpointPaused(await getDb(), accountId, endpoint, paused, 'Paused by an admin'))) throw notFound(endpoint);
+  const done = await setEndpointPaused(await getDb(), accountId, endpoint, paused, 'Paused by an admin', REPLAY_HOURS, HELD_TOO_LONG);
+  if (!done) throw notFound(endpoint);
   if (!paused) wakeWebhookWorker();
-  return { endpoint_id: endpoint, status: paused ? 'paused' as const : 'active' as const };
+  return { endpoint_id: endpoint, status: paused ? 'paused' as const : 'active' as const, ...(paused ? {} : done) };
 }
 
 export async function listWebhookDeliveries(accountId: number, id: unknown) {

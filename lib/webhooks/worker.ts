@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { getDb } from '../../db/client';
-import { claimDueDeliveries, markAttemptFailed, markDelivered, pruneFinishedEvents, releaseDeliveryLeases, type ClaimedDelivery } from '../../db/queries/webhooks';
+import {
+  claimDueDeliveries, expireHeldDeliveries, markAttemptFailed, markDelivered, pruneFinishedEvents, releaseDeliveryLeases, type ClaimedDelivery,
+} from '../../db/queries/webhooks';
 import { onDrain } from '../server/drain';
 import { attemptDelivery } from './delivery';
 import {
-  IN_FLIGHT_PER_ENDPOINT, IN_FLIGHT_TOTAL, LEASE_SECONDS, pauseAfterMs, POLL_MS, PRUNE_BATCH, PRUNE_EVERY_MS, RETENTION_DAYS, retryDelayMs,
+  HELD_TOO_LONG, IN_FLIGHT_PER_ACCOUNT, IN_FLIGHT_PER_ENDPOINT, IN_FLIGHT_TOTAL, LEASE_SECONDS, pauseAfterMs, POLL_MS, PRUNE_BATCH,
+  PRUNE_EVERY_MS, REPLAY_HOURS, RETENTION_DAYS, retryDelayMs,
 } from './rules';
 import { setWebhookWake } from './wake';
 import { getEnv } from '../env';
@@ -12,8 +15,9 @@ import { getEnv } from '../env';
 /**
  * The delivery worker every instance runs (CONTRACTS §11). It leases due deliveries from the
  * outbox (FOR UPDATE SKIP LOCKED, so each goes to one instance), sends them in parallel — at most
- * IN_FLIGHT_PER_ENDPOINT per endpoint, so a slow receiver holds only its own slots — and records
- * each outcome. It never throws: while the database is away it logs once and tries again later.
+ * IN_FLIGHT_PER_ENDPOINT per endpoint and IN_FLIGHT_PER_ACCOUNT per account, so slow receivers
+ * hold only their own account's share of the slots — and records each outcome. It never throws:
+ * while the database is away it logs once and tries again later.
  * State is per process by nature (what this instance is sending right now).
  */
 type Worker = {
@@ -21,6 +25,7 @@ type Worker = {
   stopping: boolean;
   inFlight: Map<string, { endpointId: string; abort: AbortController }>;
   perEndpoint: Map<string, number>;
+  perAccount: Map<string, number>;
   wake: () => void;
   loop: Promise<void>;
   unsubscribeDrain: () => void;
@@ -39,6 +44,7 @@ export function startWebhookWorker(): void {
     stopping: false,
     inFlight: new Map(),
     perEndpoint: new Map(),
+    perAccount: new Map(),
     wake: () => { woken = true; wakeUp?.(); },
     loop: Promise.resolve(),
     unsubscribeDrain: () => {},
@@ -76,8 +82,12 @@ export function startWebhookWorker(): void {
   setWebhookWake(w.wake);
 }
 
-/** Retention: finished events older than RETENTION_DAYS go, a batch at a time (any instance may do it). */
+/**
+ * Retention (any instance may do it): deliveries held longer than REPLAY_HOURS become failed, then
+ * finished events older than RETENTION_DAYS go, a batch at a time.
+ */
 export async function pruneWebhookEvents(): Promise<number> {
+  await expireHeldDeliveries(await getDb(), REPLAY_HOURS, HELD_TOO_LONG);
   let total = 0;
   for (let n = PRUNE_BATCH; n === PRUNE_BATCH;) {
     n = await pruneFinishedEvents(await getDb(), RETENTION_DAYS, PRUNE_BATCH);
@@ -90,7 +100,8 @@ async function claimAndSend(w: Worker) {
   const free = IN_FLIGHT_TOTAL - w.inFlight.size;
   if (free <= 0 || w.stopping) return;
   const claimed = await claimDueDeliveries(await getDb(), w.owner, {
-    leaseSeconds: LEASE_SECONDS, perEndpoint: IN_FLIGHT_PER_ENDPOINT, busy: Object.fromEntries(w.perEndpoint), limit: free,
+    leaseSeconds: LEASE_SECONDS, perEndpoint: IN_FLIGHT_PER_ENDPOINT, perAccount: IN_FLIGHT_PER_ACCOUNT, limit: free,
+    busyEndpoints: Object.fromEntries(w.perEndpoint), busyAccounts: Object.fromEntries(w.perAccount),
   });
   for (const d of claimed) void send(w, d);
 }
@@ -98,7 +109,9 @@ async function claimAndSend(w: Worker) {
 async function send(w: Worker, d: ClaimedDelivery) {
   const abort = new AbortController();
   w.inFlight.set(d.id, { endpointId: d.endpoint_id, abort });
-  w.perEndpoint.set(d.endpoint_id, (w.perEndpoint.get(d.endpoint_id) ?? 0) + 1);
+  const account = String(d.account_id);
+  countUp(w.perEndpoint, d.endpoint_id);
+  countUp(w.perAccount, account);
   try {
     const secrets = d.previous_secret ? [d.secret, d.previous_secret] : [d.secret];
     const result = await attemptDelivery(d.url, d.event_id, d.body, secrets, abort.signal);
@@ -113,10 +126,19 @@ async function send(w: Worker, d: ClaimedDelivery) {
     console.error(`webhook delivery ${d.id} failed unexpectedly:`, e);
   } finally {
     w.inFlight.delete(d.id);
-    const left = (w.perEndpoint.get(d.endpoint_id) ?? 1) - 1;
-    if (left > 0) w.perEndpoint.set(d.endpoint_id, left); else w.perEndpoint.delete(d.endpoint_id);
+    countDown(w.perEndpoint, d.endpoint_id);
+    countDown(w.perAccount, account);
     w.wake(); // a slot is free, and the conversation's next event may now be due
   }
+}
+
+function countUp(counts: Map<string, number>, key: string) {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+function countDown(counts: Map<string, number>, key: string) {
+  const left = (counts.get(key) ?? 1) - 1;
+  if (left > 0) counts.set(key, left); else counts.delete(key);
 }
 
 /** Stores the outcome, retrying while the database is away (up to half the lease: then another instance may send it again). */

@@ -21,7 +21,7 @@ import {
   createWebhookEndpoint, deleteWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, resendWebhookDelivery,
   rotateWebhookSecret, setWebhookPaused,
 } from '../../lib/webhooks/service';
-import { RETRY_MULTIPLIERS } from '../../lib/webhooks/rules';
+import { HELD_TOO_LONG, REPLAY_HOURS, RETENTION_DAYS, RETRY_MULTIPLIERS } from '../../lib/webhooks/rules';
 import { freePort } from '../helpers/instances';
 
 const BASE_MS = 0.1; // the whole schedule: ~2 s of waits; the automatic pause after 8.64 s of failures
@@ -200,7 +200,7 @@ describe('webhooks: events, signatures and data', () => {
     for (let i = 0; i < 8; i++) await ask(v, `Question number ${i}?`);
     await fast.until((r) => r.length >= 8, 'all eight events at the fast endpoint', 5000);
     const fastDone = Date.now() - started;
-    assert.ok(slow.received.length >= 1 && slow.received.length <= 4, `the hanging endpoint holds at most 4 deliveries at once (got ${slow.received.length})`);
+    assert.ok(slow.received.length >= 1 && slow.maxInFlight <= 4, `the hanging endpoint holds at most 4 deliveries at once (got ${slow.maxInFlight})`);
     assert.ok(fastDone < 1500 + 8 * 400, `the fast endpoint was not held up by the 1.5 s timeouts (${fastDone} ms)`);
     assert.ok(fast.received.every((r) => slow.received.length === 0 || r.at < started + 1500 + 8 * 400));
   });
@@ -257,8 +257,85 @@ describe('webhooks: retry schedule, automatic pause, manual pause, rotation', ()
   });
 });
 
+describe('webhooks: paused endpoints keep no live queue', () => {
+  it(`pausing holds deliveries; resuming sends those of the last ${REPLAY_HOURS} h in order and fails older ones`, async (t) => {
+    const { sql } = await import('drizzle-orm');
+    const { getDb, rows } = await import('../../db/client');
+    const acct = await createTestAccount();
+    const rx = await receiver();
+    const ep = await createWebhookEndpoint({ accountId: acct.accountId, url: rx.url, events: ['conversation.created', 'response.created'] });
+    await setWebhookPaused(acct.accountId, ep.endpoint_id, true);
+    const v = await visitorOf(acct.accountId);
+    t.after(() => v.close());
+    const stale = await ask(v, 'Asked long ago?');
+    const fresh = await ask(v, 'Asked just now?');
+    await ask(v, 'And a follow-up?', fresh.conversation_id);
+    const db = await getDb();
+    const statuses = async () => (await rows<{ status: string; n: number }>(db, sql`
+      SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = ${ep.endpoint_id} GROUP BY status ORDER BY status`))
+      .map((r) => ({ status: r.status, n: r.n }));
+    assert.deepEqual(await statuses(), [{ status: 'held', n: 5 }], 'nothing pending while paused');
+    await db.execute(sql`UPDATE webhook_deliveries SET created_at = now() - make_interval(hours => ${REPLAY_HOURS + 1})
+      WHERE endpoint_id = ${ep.endpoint_id} AND conversation_id = ${stale.conversation_id}`);
+    await sleep(300);
+    assert.equal(rx.received.length, 0);
+
+    assert.deepEqual(await setWebhookPaused(acct.accountId, ep.endpoint_id, false),
+      { endpoint_id: ep.endpoint_id, status: 'active', replayed: 3, expired: 2 });
+    const got = await rx.until((r) => r.length >= 3, 'the three fresh held events');
+    assert.deepEqual(got.map((r) => [bodyOf(r).type, bodyOf(r).data.conversation_id]), [
+      ['conversation.created', fresh.conversation_id], ['response.created', fresh.conversation_id], ['response.created', fresh.conversation_id],
+    ], 'in order, the stale conversation not sent');
+    const log = await listWebhookDeliveries(acct.accountId, ep.endpoint_id);
+    const failed = log.filter((d) => d.status === 'failed');
+    assert.equal(failed.length, 2);
+    assert.ok(failed.every((d) => d.last_error === HELD_TOO_LONG && d.attempts === 0));
+    await resendWebhookDelivery(acct.accountId, failed[0]!.id);
+    await rx.until((r) => r.length >= 4, '"Send again" still sends a held-too-long delivery');
+  });
+
+  it('a pause waits for an event being written, then holds its delivery; deliveries held too long expire', async () => {
+    const { sql } = await import('drizzle-orm');
+    const { getDb, rows } = await import('../../db/client');
+    const { expireHeldDeliveries } = await import('../../db/queries/webhooks');
+    const { recordConversationCreated } = await import('../../lib/webhooks/events');
+    const { importLines, conversationLine, newChannelIds } = await import('../helpers/builders');
+    const acct = await createTestAccount();
+    const rx = await receiver();
+    const ep = await createWebhookEndpoint({ accountId: acct.accountId, url: rx.url, events: ['conversation.created'] });
+    const [ch] = await newChannelIds(1);
+    const conv = conversationLine({ channel_id: ch! });
+    await importLines(acct.accountId, [conv]);
+    const db = await getDb();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    let written!: () => void;
+    const wrote = new Promise<void>((r) => { written = r; });
+    const writing = db.transaction(async (tx) => {
+      await recordConversationCreated(tx as unknown as typeof db, acct.accountId, conv.conversation_id);
+      written();
+      await gate;
+    });
+    await wrote;
+    let pausedAt = 0;
+    const pausing = setWebhookPaused(acct.accountId, ep.endpoint_id, true).then(() => { pausedAt = Date.now(); });
+    await sleep(300);
+    assert.equal(pausedAt, 0, 'the pause waits for the transaction that writes the event');
+    release();
+    await Promise.all([writing, pausing]);
+    const status = async () => (await rows<{ status: string }>(db, sql`SELECT status FROM webhook_deliveries WHERE endpoint_id = ${ep.endpoint_id}`))[0]!.status;
+    assert.equal(await status(), 'held');
+    await sleep(300);
+    assert.equal(rx.received.length, 0, 'not sent while paused');
+
+    await db.execute(sql`UPDATE webhook_deliveries SET created_at = now() - make_interval(hours => ${REPLAY_HOURS + 1}) WHERE endpoint_id = ${ep.endpoint_id}`);
+    assert.ok((await expireHeldDeliveries(db, REPLAY_HOURS, HELD_TOO_LONG)) >= 1);
+    assert.equal(await status(), 'failed');
+  });
+});
+
 describe('webhooks: retention', () => {
-  it('finished events older than 30 days are deleted; pending ones are kept', async (t) => {
+  it('finished events older than RETENTION_DAYS are deleted; held ones are kept', async (t) => {
     const { sql } = await import('drizzle-orm');
     const { getDb } = await import('../../db/client');
     const { pruneWebhookEvents } = await import('../../lib/webhooks/worker');
@@ -272,10 +349,10 @@ describe('webhooks: retention', () => {
     await setWebhookPaused(acct.accountId, ep.endpoint_id, true);
     await ask(v, 'Old and still pending?');
     const db = await getDb();
-    await db.execute(sql`UPDATE webhook_events SET created_at = now() - interval '31 days' WHERE account_id = ${acct.accountId}`);
+    await db.execute(sql`UPDATE webhook_events SET created_at = now() - make_interval(days => ${RETENTION_DAYS + 1}) WHERE account_id = ${acct.accountId}`);
     assert.ok((await pruneWebhookEvents()) >= 1);
     const left = await listWebhookDeliveries(acct.accountId, ep.endpoint_id);
-    assert.deepEqual(left.map((d) => d.status), ['pending'], 'the delivered event is gone, the pending one kept');
+    assert.deepEqual(left.map((d) => d.status), ['held'], 'the delivered event is gone, the held one kept');
     await setWebhookPaused(acct.accountId, ep.endpoint_id, false);
     await rx.until((r) => r.length >= 2, 'the kept event after resuming');
   });

@@ -67,6 +67,7 @@ test.describe('dashboard webhooks', () => {
 
       await page.getByRole('button', { name: `Pause ${rx.url}` }).click();
       await expect(page.getByText('paused', { exact: true })).toBeVisible();
+      await expect(page.getByText(/While an endpoint is paused its deliveries are held; Resume sends those of the last 24 hours/)).toBeVisible();
       await page.setViewportSize({ width: 390, height: 844 });
       await page.reload();
       await expect(page.getByRole('heading', { name: 'Webhooks', level: 1 })).toBeVisible();

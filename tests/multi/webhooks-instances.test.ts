@@ -1,7 +1,8 @@
 /**
  * Webhook delivery across real server processes (CONTRACTS §11) on a private PostgreSQL: two
  * instances never deliver one event twice; an instance killed (SIGKILL) while its receiver is
- * down delivers after the restart; a PostgreSQL outage does not crash the worker, which delivers
+ * down delivers after the restart; with two accounts and retries, each conversation still arrives
+ * in order; a PostgreSQL outage does not crash the worker, which delivers
  * once the database is back. Events are written to the outbox by this process, as the change's
  * transaction does. Every wait is bounded.
  */
@@ -70,6 +71,47 @@ describe('webhooks across instances', { skip: !enabled && 'needs TEST_DB=postgre
       // One instance sends at most 4 at once to an endpoint: more at once proves both instances delivered.
       assert.ok(rx.maxInFlight > 4 && rx.maxInFlight <= 8, `both instances sent, each within its 4 slots (at most ${rx.maxInFlight} at once)`);
       assert.ok(A.running && B.running);
+    } finally {
+      await rx.stop();
+    }
+  });
+
+  it('two instances and two accounts: every event once, each conversation in order, though every first attempt fails', { timeout: 90_000 }, async () => {
+    const { recordConversationCreated } = await import('../../lib/webhooks/events');
+    const { getDb, rows } = await import('../../db/client');
+    const { sql } = await import('drizzle-orm');
+    const seen = new Set<string>();
+    // Each event's first attempt fails, so its conversation's later events must wait for its retry.
+    const rx = await new WebhookReceiver((_n, body) => {
+      if (seen.has(body)) return { status: 200, delayMs: 20 };
+      seen.add(body);
+      return { status: 500 };
+    }).start();
+    try {
+      const a = await eventsFor(rx.url, 12);
+      const b = await eventsFor(rx.url, 12);
+      const db = await getDb();
+      for (const { acct, ids } of [a, b]) {
+        for (const id of ids) {
+          for (let i = 0; i < 2; i++) await db.transaction((tx) => recordConversationCreated(tx as unknown as typeof db, acct.accountId, id));
+        }
+      }
+      const want = await rows<{ id: string; conversation_id: string }>(db, sql`
+        SELECT id, conversation_id FROM webhook_events WHERE account_id IN (${a.acct.accountId}, ${b.acct.accountId}) ORDER BY seq`);
+      assert.equal(want.length, 72);
+      const ok = () => rx.received.filter((r) => r.status === 200);
+      await rx.until(() => ok().length >= 72, 'all 72 events, each after one failed attempt', 60_000);
+      await sleep(1500); // any duplicate would arrive meanwhile
+      const got = ok().map((r) => String(r.headers['webhook-id']));
+      assert.equal(new Set(got).size, 72, 'no event delivered twice');
+      assert.equal(got.length, 72);
+      const byConversation = (ids: string[]) => {
+        const conv = new Map(want.map((w) => [w.id, w.conversation_id]));
+        const m = new Map<string, string[]>();
+        for (const id of ids) m.set(conv.get(id)!, [...(m.get(conv.get(id)!) ?? []), id]);
+        return m;
+      };
+      assert.deepEqual(byConversation(got), byConversation(want.map((w) => w.id)), 'each conversation in the order its events were written');
     } finally {
       await rx.stop();
     }

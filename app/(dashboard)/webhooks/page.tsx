@@ -1,6 +1,6 @@
 import { requireDashboardSession } from '@/lib/auth/session';
 import { listWebhookDeliveries, listWebhookEndpoints } from '@/lib/webhooks/service';
-import { DELIVERY_LOG_LIMIT, WEBHOOK_EVENT_TYPES } from '@/lib/webhooks/rules';
+import { DELIVERY_LOG_LIMIT, REPLAY_HOURS, RETENTION_DAYS, WEBHOOK_EVENT_TYPES } from '@/lib/webhooks/rules';
 import stacked from '../_components/stacked-table.module.css';
 import { CreateEndpointForm, EndpointActions, SendAgainButton } from './WebhookForms';
 
@@ -22,6 +22,8 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
         Each endpoint receives a signed <code>POST</code> (Standard Webhooks: <code>webhook-id</code>, <code>webhook-timestamp</code>,
         {' '}<code>webhook-signature</code>) when a visitor starts a conversation, an answer is stored, or feedback changes an answer.
         Failed deliveries are retried for over 24 hours; an endpoint that fails for 5 days is paused.
+        While an endpoint is paused its deliveries are held; <strong>Resume</strong> sends those of the last {REPLAY_HOURS} hours,
+        in order, and marks older ones failed (they can still be sent again). The delivery log keeps {RETENTION_DAYS} days.
       </p>
       <CreateEndpointForm eventTypes={WEBHOOK_EVENT_TYPES} />
       <section className="panel" aria-labelledby="endpoints-heading">
@@ -74,7 +76,7 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
                       <td data-label="HTTP status">{d.last_status_code ?? '—'}</td>
                       <td data-label="Latency">{d.last_latency_ms === null ? '—' : `${d.last_latency_ms} ms`}</td>
                       <td data-label="Time" style={{ whiteSpace: 'nowrap' }}>{d.last_attempt_at ?? d.created_at}</td>
-                      <td data-label="">{d.status !== 'pending' && <SendAgainButton deliveryId={d.id} />}</td>
+                      <td data-label="">{(d.status === 'delivered' || d.status === 'failed') && <SendAgainButton deliveryId={d.id} />}</td>
                     </tr>
                   ))}
                 </tbody>
