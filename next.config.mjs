@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 
-/** One list of security headers for Next's answers and the Customer API's direct door (lib/server/direct-api.ts). */
+/** One list of security headers for Next's answers and the Customer API's direct door (lib/customer-api/direct-door.ts). */
 const SECURITY = JSON.parse(readFileSync(new URL('./lib/net/security-headers.json', import.meta.url), 'utf8'));
-/** The body limits, one file for Next and lib/net/page-bodies.ts + lib/knowledge/service.ts. */
+/** The body limits, one file for Next and lib/server/page-bodies.ts + lib/knowledge/service.ts. */
 const LIMITS = JSON.parse(readFileSync(new URL('./lib/net/body-limits.json', import.meta.url), 'utf8'));
 const asList = (o) => Object.entries(o).map(([key, value]) => ({ key, value }));
 

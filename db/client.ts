@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { AppError } from '../lib/api/errors';
+import { AppError } from '../lib/core/errors';
 import { getEnv } from '../lib/env';
 import * as schema from './schema';
 

@@ -3,7 +3,7 @@ import { getDb, type Db } from '../../db/client';
 import { getAccountById, insertAccount, insertAdminUser } from '../../db/queries/accounts';
 import { publishInvalidation } from '../cache/invalidation';
 import { insertApiKey, revokeApiKey as revokeApiKeyRow } from '../../db/queries/api-keys';
-import { AppError } from '../api/errors';
+import { AppError } from '../core/errors';
 import { generateApiKey } from '../auth/api-keys';
 import { hashPassword } from '../auth/passwords';
 import { getEnv } from '../env';

@@ -5,7 +5,7 @@ import {
 } from '../../db/queries/chat';
 import { waitToRetryWrite } from '../ops/database-away';
 import { getEnv } from '../env';
-import { isDraining } from '../server/drain';
+import { isDraining } from '../core/drain';
 import { metrics } from '../ops/metrics';
 import { appendLiveEvent, publishEvent } from '../conversations/events';
 import type { ConversationEvent } from '../conversations/shapes';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from './errors';
-import { problemResponse, toAppError } from './problem';
+import { AppError } from '../core/errors';
+import { problemResponse, toAppError } from '../core/problem';
 
 type Ctx<P> = { params: Promise<P> };
 type Handler<P> = (req: Request, params: P, requestId: string) => Promise<Response>;

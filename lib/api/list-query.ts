@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, type ParamError } from './errors';
+import { AppError, type ParamError } from '../core/errors';
 import { channelIdParam, formatParam, intParam, pageParam, queryParam, sortParam, updatedSinceParam, uuidParam } from './params';
 
 /** A name the API accepts and the canonical name it stands for (CONTRACTS §4: canonical wins). */

@@ -1,6 +1,6 @@
 import { getDb } from '../../db/client';
 import { getApiKeyForAuth, recordApiKeysUsed } from '../../db/queries/api-keys';
-import { AppError } from '../api/errors';
+import { AppError } from '../core/errors';
 import type { ApiRequest } from '../api/handler';
 import { onInvalidation } from '../cache/invalidation';
 import { getEnv } from '../env';

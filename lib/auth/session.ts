@@ -5,7 +5,7 @@ import { redirect } from 'next/navigation';
 import { getDb } from '../../db/client';
 import { getActiveAdminSession, insertAdminSession, revokeAdminSession } from '../../db/queries/admin-sessions';
 import { getEnv } from '../env';
-import { getLogger } from '../ops/logger';
+import { getLogger } from '../core/logger';
 import { PEER_IP_HEADER, PEER_PROTO_HEADER } from '../net/client-address';
 import { SignInThrottled, verifyAdminCredentials } from './admin-signin';
 import { randomBase62 } from './api-keys';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT, decodeProtectedHeader } from 'jose';
 import { getDb } from '../../db/client';
 import { insertSigningKey, listSigningKeys } from '../../db/queries/widget-clients';
-import { AppError } from '../api/errors';
+import { AppError } from '../core/errors';
 import { getEnv } from '../env';
 
 /**

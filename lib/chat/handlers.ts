@@ -1,6 +1,6 @@
 import type { Socket } from 'socket.io';
 import type { z } from 'zod';
-import { AppError, fromDatabaseError, isAppError } from '../api/errors';
+import { AppError, fromDatabaseError, isAppError } from '../core/errors';
 import { getEnv } from '../env';
 import { metrics } from '../ops/metrics';
 import { uploadLimits } from '../uploads/service';

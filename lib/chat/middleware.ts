@@ -1,10 +1,10 @@
 import type { Socket } from 'socket.io';
-import { fromDatabaseError } from '../api/errors';
+import { fromDatabaseError } from '../core/errors';
 import { hostAllowed, originHost } from '../auth/domains';
 import { TokenRefused, verifyWidgetToken, withVisitor, type WidgetClaims } from '../auth/widget-tokens';
 import { getEnv } from '../env';
 import { addressLimitKey, clientAddressOf } from '../net/client-address';
-import { isDraining } from '../server/drain';
+import { isDraining } from '../core/drain';
 import { recordingRefusals } from '../widget-clients/refusals';
 import { currentClientDomains } from '../widget-clients/service';
 import type { SocketLimits } from './limits';

@@ -5,10 +5,10 @@ import {
   listVisitorHistory, toggleFeedback, type AnswerJob,
 } from '../../db/queries/chat';
 import { attachUploads, getVisitorUploads } from '../../db/queries/uploads';
-import { AppError } from '../api/errors';
+import { AppError } from '../core/errors';
 import type { WidgetClaims } from '../auth/widget-tokens';
 import { getEnv } from '../env';
-import { isDraining } from '../server/drain';
+import { isDraining } from '../core/drain';
 import { indexAttachedDocuments } from '../uploads/service';
 import { effectiveBotSettings } from '../bot/settings';
 import { sourcesForVisitors } from '../answers/engine';

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { getDb } from '../../db/client';
 import { addSightings, listSightings, type Sighting } from '../../db/queries/sightings';
+import { releasedVersions } from '../widget-releases/service';
 
 let known: Set<string> | undefined;
 
@@ -10,13 +9,7 @@ let known: Set<string> | undefined;
  * 1.0.x); anything else is recorded as "other", so strangers cannot fill the table with names.
  */
 export function sightingVersion(reported: unknown): string {
-  if (!known) {
-    known = new Set();
-    try {
-      const file = JSON.parse(fs.readFileSync(path.join(process.cwd(), 'lib', 'widget', 'releases.json'), 'utf8')) as { releases: { version: string }[] };
-      for (const r of file.releases) known.add(r.version);
-    } catch { /* no releases file: only legacy versions are named */ }
-  }
+  known ??= new Set(releasedVersions());
   if (typeof reported !== 'string') return 'other';
   return known.has(reported) || /^1\.0\.\d{1,3}$/.test(reported) ? reported : 'other';
 }

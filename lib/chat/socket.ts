@@ -3,7 +3,7 @@ import { hostAllowed, originHost } from '../auth/domains';
 import { onInvalidation } from '../cache/invalidation';
 import { startAnswerLeases } from '../answers/runner';
 import { setEventPublisher } from '../conversations/events';
-import { onDrain } from '../server/drain';
+import { onDrain } from '../core/drain';
 import { currentClientDomains } from '../widget-clients/service';
 import { onConnection } from './handlers';
 import { socketLimits } from './limits';

@@ -1,6 +1,6 @@
 import { getDb, openDb } from '../../db/client';
 import { getConversationWithTranscript, listConversationsWithCount, type ConversationFilter, type ConversationRow, type ConversationWithTranscriptRow } from '../../db/queries/conversations';
-import { AppError } from '../api/errors';
+import { AppError } from '../core/errors';
 import { envelope, gridjsCells, offsetOf, parseListQuery, parseSingleQuery, type Envelope, type ListQuery } from '../api/list-query';
 import { messagesOf, toApiMessage } from './messages';
 import { ConversationListQuery, CONVERSATION_SORT_KEYS, type ConversationRecord, type Message } from './contract';

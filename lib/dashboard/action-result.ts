@@ -1,4 +1,4 @@
-import { isAppError } from '../api/errors';
+import { isAppError } from '../core/errors';
 
 export type ActionResult<T = object> = ({ ok: true } & T) | { ok: false; error: string } | null;
 

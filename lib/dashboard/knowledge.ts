@@ -1,4 +1,4 @@
-import { AppError } from '../api/errors';
+import { AppError } from '../core/errors';
 import { EngineError, sourcesForVisitors } from '../answers/engine';
 import { answerEngine } from '../answers/engines';
 

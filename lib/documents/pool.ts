@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import Piscina from 'piscina';
-import { AppError } from '../api/errors';
+import { AppError } from '../core/errors';
 import { getEnv } from '../env';
 
 /**

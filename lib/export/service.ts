@@ -7,7 +7,7 @@ import { listConversationsAfter, type ConversationExportRow } from '../../db/que
 import { conversationExportStatement, responseExportStatement, startCopyOut, type CopyOut } from '../../db/queries/export';
 import { listResponsesAfter, type ResponseRow } from '../../db/queries/responses';
 import { openSnapshotCursor, type SnapshotCursor } from '../../db/queries/snapshot';
-import { AppError } from '../api/errors';
+import { AppError } from '../core/errors';
 import { attachmentUrl } from '../api/links';
 import { parseListQuery, type ListQuery } from '../api/list-query';
 import { apiMessagesOf, conversationFilterOf, toConversationRecord } from '../conversations/service';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { AppError } from '../api/errors';
+import { AppError } from '../core/errors';
 import { getEnv } from '../env';
 import { getRedis, redisKey } from '../redis/client';
 

@@ -6,7 +6,7 @@ import {
   applyImport, conversationCopyRow, createImportStaging, findImportProblems, responseCopyRow, stageConversationRows,
   stageResponseRows, vacuumRecordTables, type LineProblem,
 } from '../../db/queries/imports';
-import { AppError } from '../api/errors';
+import { AppError } from '../core/errors';
 import { parseImportLine } from './contract';
 
 const MAX_REPORTED = 20;

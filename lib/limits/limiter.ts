@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { AppError } from '../api/errors';
+import { AppError } from '../core/errors';
 import { getRedis, redisKey } from '../redis/client';
 
 /**

@@ -1,4 +1,4 @@
-import { AppError } from '../api/errors';
+import { AppError } from '../core/errors';
 
 /** Small JSON bodies (token requests, sign-in): 16 KiB is ~100× the largest real one. */
 export const SMALL_BODY_BYTES = 16 * 1024;

@@ -1,7 +1,7 @@
 import { getDb } from '../../db/client';
 import { pingDatabase } from '../../db/queries/health';
-import { fromDatabaseError } from '../api/errors';
-import { getLogger } from './logger';
+import { fromDatabaseError } from '../core/errors';
+import { getLogger } from '../core/logger';
 
 /**
  * One "database away" probe per process (CONTRACTS §9): a write that lost its database waits

@@ -1,10 +1,10 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError } from '../api/errors';
-import { problemResponse } from '../api/problem';
+import { AppError } from '../core/errors';
+import { problemResponse } from '../core/problem';
 import { getEnv } from '../env';
 import { PEER_IP_HEADER } from '../net/client-address';
-import { getLogger } from './logger';
+import { getLogger } from '../core/logger';
 import { metrics, renderMetrics } from './metrics';
 import { checkReadiness } from './readiness';
 

@@ -3,7 +3,7 @@ import { countPoolConnections } from '../../db/queries/health';
 import { getDatabase, poolApplicationName } from '../../db/client';
 import { getEnv } from '../env';
 import { refusalCounts } from '../limits/limiter';
-import { isDraining } from '../server/drain';
+import { isDraining } from '../core/drain';
 
 /**
  * The process's Prometheus metrics (CONTRACTS §9). One registry per process, kept on globalThis:

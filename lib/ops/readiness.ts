@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { getDatabase } from '../../db/client';
 import { pingDatabase } from '../../db/queries/health';
 import { getRedis } from '../redis/client';
-import { isDraining } from '../server/drain';
+import { isDraining } from '../core/drain';
 
 /**
  * GET /readyz (CONTRACTS §9): ready when this instance is not draining, the database answers and,

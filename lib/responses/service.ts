@@ -1,6 +1,6 @@
 import { getDb, openDb } from '../../db/client';
 import { getResponseById, listResponsesWithCount, type ResponseFilter, type ResponseRow } from '../../db/queries/responses';
-import { AppError } from '../api/errors';
+import { AppError } from '../core/errors';
 import { envelope, gridjsCells, offsetOf, parseListQuery, parseSingleQuery, type Envelope, type ListQuery } from '../api/list-query';
 import { ResponseListQuery, RESPONSE_SORT_KEYS, type ResponseRecord } from './contract';
 

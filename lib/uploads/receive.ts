@@ -4,13 +4,13 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
 import { getDb } from '../../db/client';
 import { completeUpload, deleteUpload, reserveUpload } from '../../db/queries/uploads';
-import { AppError } from '../api/errors';
+import { AppError } from '../core/errors';
 import { clientIp } from '../api/widget-route';
-import { requireWidgetToken } from '../chat/auth';
+import { requireWidgetToken } from '../auth/widget-request';
 import type { WidgetClaims } from '../auth/widget-tokens';
 import { getEnv } from '../env';
 import { getLimiter } from '../limits/limiter';
-import { SNIFF_BYTES, sniffType, textChecker } from './sniff';
+import { SNIFF_BYTES, sniffType, textChecker } from '../documents/sniff';
 import { ChunkWriter } from './storage';
 
 /** Room for the multipart framing around the file (boundaries, part headers). */

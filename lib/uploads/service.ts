@@ -1,10 +1,10 @@
 import { getDb } from '../../db/client';
 import { countAttachmentDocuments, getAttachmentForAccount, insertAttachedFile, type UploadRow } from '../../db/queries/uploads';
-import { AppError } from '../api/errors';
+import { AppError } from '../core/errors';
 import { getEnv } from '../env';
 import { addKnowledgeDocument } from '../knowledge/service';
 import { getLimiter } from '../limits/limiter';
-import { DOCX_TYPE } from './sniff';
+import { DOCX_TYPE } from '../documents/sniff';
 import { CHUNK_BYTES, readUploadBytes, uploadByteStream } from './storage';
 
 export const UPLOAD_TYPES = [

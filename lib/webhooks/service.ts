@@ -5,7 +5,7 @@ import {
   setEndpointPaused, type EndpointRow,
 } from '../../db/queries/webhooks';
 import { requireAccount, validate } from '../accounts/service';
-import { AppError } from '../api/errors';
+import { AppError } from '../core/errors';
 import { parseWebhookUrl, resolveWebhookTarget, UnsafeAddressError } from './address';
 import { CreateWebhookInput, WebhookDeliveryId, WebhookEndpointId, type WebhookEndpointView } from './contract';
 import {

@@ -3,7 +3,7 @@ import { getDb } from '../../db/client';
 import {
   claimDueDeliveries, expireHeldDeliveries, markAttemptFailed, markDelivered, pruneFinishedEvents, releaseDeliveryLeases, type ClaimedDelivery,
 } from '../../db/queries/webhooks';
-import { onDrain } from '../server/drain';
+import { onDrain } from '../core/drain';
 import { attemptDelivery } from './delivery';
 import {
   HELD_TOO_LONG, IN_FLIGHT_PER_ACCOUNT, IN_FLIGHT_PER_ENDPOINT, IN_FLIGHT_TOTAL, LEASE_SECONDS, pauseAfterMs, POLL_MS, PRUNE_BATCH,

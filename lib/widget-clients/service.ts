@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { getDb } from '../../db/client';
+import { releasedVersions } from '../widget-releases/service';
 import { channelBelongsTo, insertChannel } from '../../db/queries/channels';
 import { deleteWidgetClientRow, getWidgetClientForAuth, insertWidgetClient, listWidgetClients, updateWidgetClient } from '../../db/queries/widget-clients';
 import { requireAccount, validate } from '../accounts/service';
-import { AppError } from '../api/errors';
+import { AppError } from '../core/errors';
 import { hashSecret, randomBase62, secretMatches } from '../auth/api-keys';
 import { hostAllowed, originHost } from '../auth/domains';
 import { publishInvalidation } from '../cache/invalidation';
 import { signWidgetToken } from '../auth/widget-tokens';
 import { chargeTokenAddress, chargeTokenClient } from '../limits/widget-token';
 import { getEnv } from '../env';
-import releases from '../widget/releases.json';
 import { noteRefusal } from './refusals';
 import { ClientName, CreateWidgetClientInput, Domain, TokenRequest } from './contract';
 
@@ -118,7 +118,7 @@ export async function currentClientDomains(clientId: string): Promise<string[] |
 
 /** What a snippet may pin: each minor line (`2.0` = its newest patch), then every exact release. */
 export function embedVersions(): string[] {
-  const exact = releases.releases.map((r) => r.version).sort((a, b) => b.localeCompare(a, 'en', { numeric: true }));
+  const exact = releasedVersions();
   const minors = [...new Set(exact.map((v) => v.split('.').slice(0, 2).join('.')))];
   return [...minors, ...exact];
 }

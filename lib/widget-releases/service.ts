@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { getDb } from '../../db/client';
 import { insertMissingTrackPointers, listTrackPointers, moveTrackPointer, rollBackTrackPointer, type TrackPointer } from '../../db/queries/widget-tracks';
-import { AppError } from '../api/errors';
+import { AppError } from '../core/errors';
 import { onInvalidation, publishInvalidation } from '../cache/invalidation';
 import { getEnv } from '../env';
 import { getRedis } from '../redis/client';
@@ -44,6 +44,13 @@ function state(): State {
 
 function readReleases() {
   return Releases.parse(JSON.parse(fs.readFileSync(path.join(process.cwd(), 'lib', 'widget', 'releases.json'), 'utf8')));
+}
+
+let versions: string[] | undefined;
+/** The released bundle versions, newest first: the one reader of lib/widget/releases.json for the rest of the app. */
+export function releasedVersions(): string[] {
+  versions ??= readReleases().releases.map((r) => r.version).sort((a, b) => b.localeCompare(a, 'en', { numeric: true }));
+  return versions;
 }
 
 /**

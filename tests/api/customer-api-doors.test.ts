@@ -1,7 +1,7 @@
 /**
  * One operation table, two doors: the route files under app/customer-api match the table in both
  * directions, and every request answers the same through Next and through the direct door
- * (lib/server/direct-api.ts): status, headers and body. Unknown paths are problem+json 404s.
+ * (lib/customer-api/direct-door.ts): status, headers and body. Unknown paths are problem+json 404s.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { API_BASE, CUSTOMER_OPERATIONS } from '../../lib/api/operations';
+import { API_BASE, CUSTOMER_OPERATIONS } from '../../lib/customer-api/operations';
 import { revokeApiKey } from '../../lib/accounts/service';
 import { conversationLine, createTestAccount, importLines, newChannelIds, responseLine } from '../helpers/builders';
 import { V2 } from '../helpers/api-fixtures';
@@ -17,12 +17,12 @@ import { startTestServer, type TestServer } from '../helpers/server';
 
 // Modules that reach next-auth load only after the server has set Next's runtime up.
 let server: TestServer;
-let routing: typeof import('../../lib/api/customer-route');
+let routing: typeof import('../../lib/customer-api/route');
 let setDirectApiEnabled: (on: boolean) => void;
 before(async () => {
   server = await startTestServer();
-  routing = await import('../../lib/api/customer-route');
-  ({ setDirectApiEnabled } = await import('../../lib/server/direct-api'));
+  routing = await import('../../lib/customer-api/route');
+  ({ setDirectApiEnabled } = await import('../../lib/customer-api/direct-door'));
 });
 after(async () => { setDirectApiEnabled?.(true); await server?.close(); });
 

@@ -22,7 +22,7 @@ let setExportKeysetOnly: (on: boolean) => void;
 let big: Awaited<ReturnType<typeof bigAccount>>;
 before(async () => {
   server = await startTestServer();
-  ({ setDirectApiEnabled } = await import('../../lib/server/direct-api'));
+  ({ setDirectApiEnabled } = await import('../../lib/customer-api/direct-door'));
   ({ setExportKeysetOnly } = await import('../../lib/export/service'));
   big = await bigAccount();
 });

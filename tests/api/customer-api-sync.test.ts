@@ -26,7 +26,7 @@ let server: TestServer;
 let setDirectApiEnabled: (on: boolean) => void;
 before(async () => {
   server = await startTestServer({ UPLOADS_PER_VISITOR_PER_MINUTE: '1000' });
-  ({ setDirectApiEnabled } = await import('../../lib/server/direct-api'));
+  ({ setDirectApiEnabled } = await import('../../lib/customer-api/direct-door'));
 }, { timeout: 120_000 });
 after(async () => { setDirectApiEnabled?.(true); await server?.close(); }, { timeout: 30_000 });
 

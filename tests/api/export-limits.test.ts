@@ -174,7 +174,7 @@ describe('statement_timeout', () => {
     if (server.kind !== 'postgres') return t.skip('PostgreSQL only (PGlite has no pool)');
     const { getDb, rows } = await import('../../db/client');
     const { getEnv } = await import('../../lib/env');
-    const { toAppError } = await import('../../lib/api/problem');
+    const { toAppError } = await import('../../lib/core/problem');
     const db = await getDb();
     const [shown] = await rows<{ statement_timeout: string }>(db, sql`SHOW statement_timeout`);
     assert.equal(shown!.statement_timeout, `${getEnv().DATABASE_STATEMENT_TIMEOUT_MS / 1000}s`);

@@ -1,7 +1,7 @@
 /**
  * Property-based fuzzing (fast-check) of every Customer API parameter and every widget socket
  * event against a real server. The parameter names come from the operation table
- * (lib/api/operations.ts) and the event names and fields from lib/chat/protocol.ts, so a new
+ * (lib/customer-api/operations.ts) and the event names and fields from lib/chat/protocol.ts, so a new
  * parameter or event is fuzzed without touching this file. Properties: no 5xx, an answer within
  * a bound, every error is problem+json (HTTP) or `{ ok: false, error: { code, message } }` (acks)
  * and no body leaks internals. Replay a failure with FUZZ_SEED=<seed printed below>.
@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { z } from 'zod';
-import { API_BASE, CUSTOMER_OPERATIONS, type CustomerOperation } from '../../lib/api/operations';
+import { API_BASE, CUSTOMER_OPERATIONS, type CustomerOperation } from '../../lib/customer-api/operations';
 import { ALIASES } from '../../lib/api/list-query';
 import { ClientRequests, type ClientRequestName } from '../../lib/chat/protocol';
 import { conversationLine, createTestAccount, importLines, newChannelIds, responseLine } from '../helpers/builders';

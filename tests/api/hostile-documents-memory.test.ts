@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { isAppError } from '../../lib/api/errors';
+import { isAppError } from '../../lib/core/errors';
 import { addKnowledgeDocument } from '../../lib/knowledge/service';
 import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { isAppError } from '../../lib/api/errors';
+import { isAppError } from '../../lib/core/errors';
 import { addKnowledgeDocument } from '../../lib/knowledge/service';
 import { V2 } from '../helpers/api-fixtures';
 import { createTestAccount } from '../helpers/builders';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { acquireDataDirLock, getDb, lockSocketPath, rows } from '../../db/client';
-import { isAppError } from '../../lib/api/errors';
+import { isAppError } from '../../lib/core/errors';
 import { api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine } from '../helpers/builders';
 import { deadPid, parseSuccess, runCli, testDbKind } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';

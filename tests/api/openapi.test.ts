@@ -11,7 +11,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import { CONVERSATION_DETAIL_EXAMPLE } from '../../lib/conversations/contract';
 import { RESPONSE_EXAMPLE } from '../../lib/responses/contract';
 import { eq } from 'drizzle-orm';
-import { ATTACHMENT_EXAMPLE_ID, CUSTOMER_OPERATIONS } from '../../lib/api/operations';
+import { ATTACHMENT_EXAMPLE_ID, CUSTOMER_OPERATIONS } from '../../lib/customer-api/operations';
 import { getDb } from '../../db/client';
 import { attachments } from '../../db/schema';
 import { insertUploadChunk } from '../../db/queries/uploads';

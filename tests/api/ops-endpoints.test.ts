@@ -1,7 +1,7 @@
 /** GET /readyz, GET /metrics and request ids on one instance (CONTRACTS §9), on both databases. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startDrain } from '../../lib/server/drain';
+import { startDrain } from '../../lib/core/drain';
 import { routeTemplate } from '../../lib/ops/http';
 import { assertProblem } from '../helpers/api-fixtures';
 import { createTestAccount } from '../helpers/builders';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { changeAdminPassword } from '../../lib/auth/admin-password';
+import { changeAdminPassword } from '../../lib/accounts/admin-password';
 import { createTestAccount, type TestAccount } from '../helpers/builders';
 import { parseSuccess, runCli, testDbKind } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';

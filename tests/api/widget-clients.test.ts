@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { getDb } from '../../db/client';
 import { insertWidgetClient } from '../../db/queries/widget-clients';
-import { AppError } from '../../lib/api/errors';
+import { AppError } from '../../lib/core/errors';
 import { createWidgetClient, listClients, renameClient, setClientDomains } from '../../lib/widget-clients/service';
 import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import limits from '../../lib/net/body-limits.json';
-import { SERVER_ACTION_BODY_MAX } from '../../lib/net/page-bodies';
+import { SERVER_ACTION_BODY_MAX } from '../../lib/server/page-bodies';
 import { KB_MAX_BYTES } from '../../lib/knowledge/service';
 
 describe('body limits', () => {

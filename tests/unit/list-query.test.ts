@@ -1,7 +1,7 @@
 /** Parsing and paging of the Customer API list operations (CONTRACTS §4), without a database. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isAppError } from '../../lib/api/errors';
+import { isAppError } from '../../lib/core/errors';
 import { envelope, gridjsCells, pageLink, parseListQuery, type ListQuery } from '../../lib/api/list-query';
 import { ConversationListQuery } from '../../lib/conversations/contract';
 import { ResponseListQuery } from '../../lib/responses/contract';

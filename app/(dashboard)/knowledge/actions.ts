@@ -1,6 +1,6 @@
 'use server';
 import { revalidatePath } from 'next/cache';
-import { AppError } from '@/lib/api/errors';
+import { AppError } from '@/lib/core/errors';
 import { requireDashboardSession } from '@/lib/auth/session';
 import { actionResult } from '@/lib/dashboard/action-result';
 import { addKnowledgeDocument, removeKnowledgeDocument } from '@/lib/knowledge/service';

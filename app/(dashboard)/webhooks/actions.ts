@@ -3,7 +3,7 @@ import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
 import { requireDashboardSession } from '@/lib/auth/session';
 import { actionResult } from '@/lib/dashboard/action-result';
-import { AppError } from '@/lib/api/errors';
+import { AppError } from '@/lib/core/errors';
 import { WebhookDeliveryId, WebhookEndpointId, WebhookEventType } from '@/lib/webhooks/contract';
 import {
   createWebhookEndpoint, deleteWebhookEndpoint, resendWebhookDelivery, rotateWebhookSecret, setWebhookPaused,

@@ -1,5 +1,5 @@
 /** GET /attachments/{id} — the signed-in admin's download of an attachment (the same answer as GET /customer-api/v2/attachments/{id}). */
-import { AppError } from '@/lib/api/errors';
+import { AppError } from '@/lib/core/errors';
 import { apiRoute } from '@/lib/api/handler';
 import { getDashboardSession } from '@/lib/auth/session';
 import { attachmentDownload } from '@/lib/uploads/service';

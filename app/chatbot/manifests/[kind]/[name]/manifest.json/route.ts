@@ -1,5 +1,5 @@
 /** GET /chatbot/manifests/{tracks|versions}/{name}/manifest.json — which bundle the loader injects. */
-import { AppError } from '@/lib/api/errors';
+import { AppError } from '@/lib/core/errors';
 import { apiRoute, jsonResponse } from '@/lib/api/handler';
 import { withCors } from '@/lib/api/widget-route';
 import { resolveManifest } from '@/lib/widget-releases/service';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ALIASES } from './list-query';
+import { ALIASES } from '../api/list-query';
 import { API_BASE, CUSTOMER_OPERATIONS, TAGS, type CustomerOperation } from './operations';
-import { Problem } from './problem';
+import { Problem } from '../core/problem';
 
 type JsonSchema = Record<string, unknown>;
 

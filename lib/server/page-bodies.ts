@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sessionFromCookieHeader } from '../auth/session';
-import limits from './body-limits.json';
+import limits from '../net/body-limits.json';
 
 /**
  * Dashboard pages take a request body only for a server action of a signed-in admin. Anything

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { AppError } from '../errors';
+import { AppError } from '../../core/errors';
 import { API_BASE } from '../operations';
 
 /**

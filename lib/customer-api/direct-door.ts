@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { resolveCustomerPath, type DirectAnswer, type DirectHandler, type RouteHandler, type RouteHandlers } from '../api/customer-route';
+import { resolveCustomerPath, type DirectAnswer, type DirectHandler, type RouteHandler, type RouteHandlers } from './route';
 import { JSON_HEADERS, type ApiRequest } from '../api/handler';
-import { AppError } from '../api/errors';
-import { API_BASE } from '../api/operations';
+import { AppError } from '../core/errors';
+import { API_BASE } from './operations';
 import securityHeaders from '../net/security-headers.json';
 
 const SECURITY_HEADERS = Object.entries({ ...securityHeaders.everywhere, ...securityHeaders.notEmbedded }).map(([k, v]) => [k.toLowerCase(), v] as const);
-import { problemResponse, toAppError } from '../api/problem';
+import { problemResponse, toAppError } from '../core/problem';
 
 /** Canonical paths (after trailing slashes are dropped): anything else Next would normalise (`//`, dot segments, escapes) goes to Next. */
 const CANONICAL = new RegExp(`^${API_BASE.replace(/[/-]/g, '\\$&')}(?:/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$`);

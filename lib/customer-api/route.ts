@@ -1,15 +1,15 @@
 import type { z } from 'zod';
 import { customerPrincipalOf, type CustomerPrincipal } from '../auth/customer-api';
 import { validate } from '../accounts/service';
-import { AppError } from './errors';
-import { apiRoute, failureResponse, jsonResponse, requestIdOf, type ApiRequest } from './handler';
+import { AppError } from '../core/errors';
+import { apiRoute, failureResponse, jsonResponse, requestIdOf, type ApiRequest } from '../api/handler';
 import { openApiDocument } from './openapi';
 import { API_BASE, CUSTOMER_OPERATIONS, operationList, type CustomerOperation } from './operations';
 
 /**
- * Routing of the Customer API, derived from the operation table (lib/api/operations.ts). The route
+ * Routing of the Customer API, derived from the operation table (lib/customer-api/operations.ts). The route
  * files under app/customer-api/v2 export `routeHandlers(path)`; the direct door
- * (lib/server/direct-api.ts) calls `resolveCustomerPath`, which hands out the very same functions.
+ * (lib/customer-api/direct-door.ts) calls `resolveCustomerPath`, which hands out the very same functions.
  */
 export type RouteHandler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 export const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -63,7 +63,7 @@ export type DirectHandler = (req: ApiRequest, params: Record<string, string>) =>
 
 function directOperation(op: CustomerOperation): DirectHandler {
   const selfPath = `${API_BASE}${op.path}`;
-  // One `then`, no async function: see answer() in lib/server/direct-api.ts.
+  // One `then`, no async function: see answer() in lib/customer-api/direct-door.ts.
   return (req, raw) => {
     const requestId = requestIdOf(req);
     const fail = (e: unknown) => failureResponse(e, req, requestId);
@@ -151,7 +151,7 @@ function state(): State {
 /** The handlers a route file exports, for its path template ('/response/{response_id}'). */
 export function routeHandlers(path: string): RouteHandlers {
   const route = state().routes.get(path);
-  if (!route) throw new Error(`No Customer API route ${path} in lib/api/operations.ts`);
+  if (!route) throw new Error(`No Customer API route ${path} in lib/customer-api/operations.ts`);
   return route.handlers;
 }
 

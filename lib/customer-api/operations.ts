@@ -10,7 +10,7 @@ import { getResponse, listResponsesPage } from '../responses/service';
 import { ConversationExportLine, ConversationExportQuery, ResponseExportLine, ResponseExportQuery } from '../export/contract';
 import { exportConversations, exportResponses } from '../export/service';
 import { attachmentDownload } from '../uploads/service';
-import { API_BASE, ATTACHMENT_PATH } from './links';
+import { API_BASE, ATTACHMENT_PATH } from '../api/links';
 
 export { API_BASE };
 

@@ -1,4 +1,4 @@
-import { getLogger } from '../ops/logger';
+import { getLogger } from './logger';
 import { z } from 'zod';
 import { AppError, fromDatabaseError, isAppError } from './errors';
 

@@ -1,4 +1,4 @@
-/** The one error type of the service. Codes are a closed list; lib/api/problem.ts maps them to HTTP. */
+/** The one error type of the service. Codes are a closed list; lib/core/problem.ts maps them to HTTP. */
 export const ERROR_STATUS = {
   invalid_parameters: 400,
   invalid_request: 400,

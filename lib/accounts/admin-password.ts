@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { getDb } from '../../db/client';
 import { setAdminPasswordAndRevokeSessions } from '../../db/queries/admin-sessions';
-import { validate } from '../accounts/service';
-import { Email, Password } from '../accounts/contract';
-import { AppError } from '../api/errors';
-import { hashPassword } from './passwords';
+import { validate } from './service';
+import { Email, Password } from './contract';
+import { AppError } from '../core/errors';
+import { hashPassword } from '../auth/passwords';
 
 const ChangePasswordInput = z.object({ email: Email, password: Password });
 
