@@ -1,6 +1,6 @@
 import { notFound } from 'next/navigation';
 import { attachmentUrl } from '@/lib/api/links';
-import { requireDashboardSession } from '@/lib/auth/session';
+import { requirePageMember } from '@/lib/auth/session';
 import { getTranscript } from '@/lib/dashboard/service';
 import { plural } from '@/lib/dashboard/format';
 import { Markdown } from '../../_components/Markdown';
@@ -12,7 +12,7 @@ function size(n: number) {
 }
 
 export default async function TranscriptPage({ params }: { params: Promise<{ id: string }> }) {
-  const { accountId } = await requireDashboardSession();
+  const { accountId } = await requirePageMember('records.read');
   const { id } = await params;
   const transcript = await getTranscript(accountId, id);
   if (!transcript) notFound();
