@@ -29,13 +29,17 @@ export async function requireAccount(db: Db, accountId: number) {
 
 export async function createAccount(input: z.input<typeof CreateAccountInput>) {
   const v = validate(CreateAccountInput, input, { adminEmail: 'admin-email', adminPassword: 'admin-password' });
-  const passwordHash = await hashPassword(v.adminPassword);
-  const db = await getDb();
+  const { account_id, name, admin_email } = await createAccountWithOwner(await getDb(), { name: v.name, email: v.adminEmail, passwordHash: await hashPassword(v.adminPassword) });
+  return { account_id, name, admin_email };
+}
+
+/** An account and its owner in one transaction (the CLI, the demo and a confirmed sign-up). */
+export async function createAccountWithOwner(db: Db, v: { name: string; email: string; passwordHash: string; ownerName?: string }) {
   return db.transaction(async (tx) => {
     const account = await insertAccount(tx as unknown as Db, v.name);
-    const user = await insertAdminUser(tx as unknown as Db, account.id, v.adminEmail, passwordHash, { role: 'owner' });
-    if (!user) throw new AppError('conflict', `An admin with email ${v.adminEmail} already exists.`);
-    return { account_id: account.id, name: account.name, admin_email: user.email };
+    const user = await insertAdminUser(tx as unknown as Db, account.id, v.email, v.passwordHash, { role: 'owner', name: v.ownerName });
+    if (!user) throw new AppError('conflict', `An admin with email ${v.email} already exists.`);
+    return { account_id: account.id, name: account.name, admin_email: user.email, user_id: user.id };
   });
 }
 
