@@ -47,8 +47,9 @@ export async function listMails(db: Db, o: { to?: string; limit: number }) {
   }).from(mails).where(o.to ? eq(mails.to, o.to) : undefined).orderBy(desc(mails.createdAt), desc(mails.id)).limit(o.limit);
 }
 
-/** Mails written to an address since `since` (the per-address bound of password resets). */
-export async function countRecentMailsTo(db: Db, to: string, since: Date): Promise<number> {
-  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(mails).where(and(eq(mails.to, to), sql`${mails.createdAt} >= ${since}`));
+/** Mails written to an address in the last `seconds` (the per-address bound of emailed links). */
+export async function countRecentMailsTo(db: Db, to: string, seconds: number): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(mails)
+    .where(and(eq(mails.to, to), sql`${mails.createdAt} >= now() - make_interval(secs => ${seconds})`));
   return row?.n ?? 0;
 }

@@ -36,7 +36,7 @@ export async function writeBoundedMail(mail: MailInput, write: (tx: Db) => Promi
   const sent = await db.transaction(async (tx) => {
     const t = tx as unknown as Db;
     await rows(t, sql`SELECT pg_advisory_xact_lock(hashtext(${`mail:${mail.to}`}))::text`);
-    if (await countRecentMailsTo(t, mail.to, new Date(Date.now() - 3_600_000)) >= getEnv().MAILS_PER_ADDRESS_PER_HOUR) return false;
+    if (await countRecentMailsTo(t, mail.to, 3600) >= getEnv().MAILS_PER_ADDRESS_PER_HOUR) return false;
     await write(t);
     await insertMail(t, mail);
     return true;
