@@ -24,3 +24,4 @@ server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => {
   process.stdout.write(`${JSON.stringify({ listening: (server.server.address() as { port: number }).port })}\n`);
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
+process.stdin.on('end', () => process.exit(0)).resume();

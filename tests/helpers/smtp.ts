@@ -13,9 +13,9 @@ export type SmtpServer = {
   stop(): Promise<void>;
 };
 
-export async function startSmtpServer(port = 0, received: ReceivedMail[] = []): Promise<SmtpServer> {
+export async function startSmtpServer(port = 0, received: ReceivedMail[] = [], onMail?: (m: ReceivedMail) => void): Promise<SmtpServer> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'tests/helpers/smtp-child.ts', String(port)], {
-    cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'], // it exits when our end of stdin closes (this process died)
   });
   const waiters = new Set<() => void>();
   const listening = new Promise<number>((resolve, reject) => {
@@ -24,6 +24,7 @@ export async function startSmtpServer(port = 0, received: ReceivedMail[] = []): 
       const msg = JSON.parse(line) as { listening?: number } & ReceivedMail;
       if (msg.listening !== undefined) { resolve(msg.listening); return; }
       received.push(msg);
+      onMail?.(msg);
       for (const w of waiters) w();
     });
   });
