@@ -42,8 +42,8 @@ test('invite → mail → accept → the agent is signed in and gets the 404 pag
   await signIn(page, f.gamma.email, f.gamma.password);
   await page.getByRole('link', { name: 'Team' }).click();
   await page.getByRole('button', { name: 'Invite member' }).click();
-  await page.getByLabel('Email').fill('new.agent@gamma.test');
-  await page.getByLabel('Role').selectOption('agent');
+  await page.getByLabel('Email', { exact: true }).fill('new.agent@gamma.test');
+  await page.getByLabel('Role', { exact: true }).selectOption('agent');
   await page.getByRole('button', { name: 'Send invitation' }).click();
   await expect(page.getByRole('status')).toContainText('Invitation sent to new.agent@gamma.test');
   await page.reload();
@@ -95,7 +95,7 @@ test('password reset: the same answer for any address, a link that works once, t
   await page.goto(link);
   await page.getByLabel('New password').fill('a fresh password 4');
   await page.getByRole('button', { name: 'Set new password' }).click();
-  await expect(page.getByRole('status')).toContainText('Password changed');
+  await expect(page.getByRole('status')).toContainText('Your password is changed');
   await page.goto(link);
   await expect(page.getByRole('alert')).toContainText('not valid any more');
   await signIn(page, 'forgetful@gamma.test', 'a fresh password 4');
