@@ -15,7 +15,9 @@ const LINKS: ReadonlyArray<readonly [string, string, Action]> = [
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const session = await requireDashboardSession();
-  const links = LINKS.filter(([, , action]) => can(session.role, action)).map(([href, label]) => [href, label] as const);
+  // A member who must set up two-factor first can open only their profile.
+  const links = LINKS.filter(([href, , action]) => can(session.role, action) && (!session.mustSetUpTwoFactor || href === '/profile'))
+    .map(([href, label]) => [href, label] as const);
   return (
     <div className="shell">
       <a className="skip" href="#main">Skip to content</a>
