@@ -24,7 +24,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
       <aside className="sidebar">
         <a className="brand" href="/">svc</a>
         <Nav links={links} />
-        <div className="account">{session.email} <span className="muted">({session.role})</span></div>
+        <div className="account">{session.email} <span className="muted" style={{ whiteSpace: 'nowrap' }}>({session.role})</span></div>
         <SignOutButton />
       </aside>
       <main className="main" id="main">{children}</main>

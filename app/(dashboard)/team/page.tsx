@@ -25,7 +25,7 @@ export default async function TeamPage() {
             <tbody>
               {team.members.map((m) => (
                 <tr key={m.id} data-testid={`member-${m.email}`}>
-                  <td data-label="Name">{m.name || '—'}{m.id === session.userId && <span className="muted"> (you)</span>}</td>
+                  <td data-label="Name"><span>{m.name || '—'}{m.id === session.userId && <span className="muted"> (you)</span>}</span></td>
                   <td data-label="Email" style={{ overflowWrap: 'anywhere' }}>{m.email}</td>
                   <td data-label="Role"><span className="badge">{m.role}</span></td>
                   <td data-label="Two-factor">{m.twoFactor ? <span className="badge">on</span> : <span className="badge off">off</span>}</td>
