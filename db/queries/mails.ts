@@ -53,3 +53,8 @@ export async function countRecentMailsTo(db: Db, to: string, seconds: number): P
     .where(and(eq(mails.to, to), sql`${mails.createdAt} >= now() - make_interval(secs => ${seconds})`));
   return row?.n ?? 0;
 }
+
+/** Serialises, until the transaction ends, the writers of mail to one address (so its bound is exact). */
+export async function lockMailAddress(db: Db, to: string): Promise<void> {
+  await rows(db, sql`SELECT pg_advisory_xact_lock(hashtext(${`mail:${to}`}))::text`);
+}

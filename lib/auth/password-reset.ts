@@ -1,17 +1,14 @@
-import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { getDb, rows, type Db } from '../../db/client';
+import { getDb, type Db } from '../../db/client';
 import { getAdminUserByEmail } from '../../db/queries/accounts';
 import { revokeSessionsOfUser } from '../../db/queries/admin-sessions';
-import { countRecentMailsTo, insertMail, type MailInput } from '../../db/queries/mails';
 import { consumeEmailToken, insertEmailToken, peekEmailToken, setPasswordHash } from '../../db/queries/team';
 import { Email, Password } from '../accounts/contract';
 import { validate } from '../accounts/service';
 import { AppError } from '../api/errors';
-import { getEnv } from '../env';
 import { getLimiter } from '../limits/limiter';
 import { passwordResetMail } from '../mail/templates';
-import { wakeMailWorker } from '../mail/worker';
+import { writeBoundedMail } from '../mail/outbox';
 import { addressLimitKey } from '../net/client-address';
 import { hashLinkToken, LINK_TOKEN_RE, newLinkToken } from './email-tokens';
 import { hashPassword } from './passwords';
@@ -26,24 +23,6 @@ import { dashboardUrl } from './session-secret';
 export const RESET_LINK_MINUTES = 60;
 const RESET_REQUESTS_PER_ADDRESS = 30;
 export const RESET_ANSWER = 'If an account uses that email, we have sent it a link to choose a new password. The link is valid for 1 hour.';
-
-/**
- * Writes `mail` (and whatever `write` stores with it) in one transaction, unless the address got
- * MAILS_PER_ADDRESS_PER_HOUR mails in the last hour. Serialised per address by an advisory lock.
- */
-export async function writeBoundedMail(mail: MailInput, write: (tx: Db) => Promise<void>): Promise<boolean> {
-  const db = await getDb();
-  const sent = await db.transaction(async (tx) => {
-    const t = tx as unknown as Db;
-    await rows(t, sql`SELECT pg_advisory_xact_lock(hashtext(${`mail:${mail.to}`}))::text`);
-    if (await countRecentMailsTo(t, mail.to, 3600) >= getEnv().MAILS_PER_ADDRESS_PER_HOUR) return false;
-    await write(t);
-    await insertMail(t, mail);
-    return true;
-  });
-  if (sent) wakeMailWorker();
-  return sent;
-}
 
 export async function requestPasswordReset(input: { email: unknown }, ip: string): Promise<{ message: string }> {
   const { email } = validate(z.object({ email: Email }), input);

@@ -6,7 +6,7 @@ import { AccountName, Email, Password } from '../accounts/contract';
 import { createAccountWithOwner, validate } from '../accounts/service';
 import { AppError } from '../api/errors';
 import { hashLinkToken, LINK_TOKEN_RE, newLinkToken, signTicket } from '../auth/email-tokens';
-import { writeBoundedMail } from '../auth/password-reset';
+import { writeBoundedMail } from '../mail/outbox';
 import { hashPassword } from '../auth/passwords';
 import { dashboardUrl } from '../auth/session-secret';
 import { getEnv } from '../env';

@@ -358,3 +358,18 @@ describe('mail outbox', () => {
     for (const email of emails) assert.equal(received.filter((m) => m.envelopeTo.includes(email)).length, 1, `${email} once`);
   });
 });
+
+describe('two-factor off', () => {
+  it('turning two-factor off needs a valid code; afterwards the password alone signs in', async () => {
+    const { turnOffTwoFactor } = await import('../../lib/auth/two-factor');
+    const acct = await createTestAccount();
+    const o = await owner(acct);
+    const setup = await beginTwoFactorSetup({ userId: o.userId, email: o.email });
+    const { recovery_codes: codes } = await confirmTwoFactorSetup({ userId: o.userId }, await totpCode(setup.secret), '10.6.0.1');
+    await assert.rejects(beginTwoFactorSetup({ userId: o.userId, email: o.email }), { code: 'conflict' });
+    await assert.rejects(turnOffTwoFactor({ userId: o.userId }, '123456', '10.6.0.1'), { code: 'invalid_request' });
+    assert.equal((await signIn(server.url, o.email, acct.password)).error?.split(':')[0], 'two_factor_required');
+    await turnOffTwoFactor({ userId: o.userId }, codes[0], '10.6.0.1');
+    assert.equal((await signIn(server.url, o.email, acct.password)).ok, true);
+  });
+});
