@@ -13,6 +13,7 @@ async function main() {
       '',
       'First start: created a demo account (shown once; SVC_DEMO=0 turns this off).',
       `  dashboard login  ${server.url}/login   ${d.admin_email} / ${d.admin_password}`,
+      `  agent login      ${d.agent_email} / ${d.agent_password} (role agent: no API keys, webhooks, widget, bot or team)`,
       `  API key          ${d.api_key}`,
       `  widget client    ${d.widget_client_id} (domains localhost, 127.0.0.1; secret ${d.widget_client_secret})`,
       `  try it           ${demoCurl(server.url, d.api_key)}`,

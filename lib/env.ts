@@ -102,6 +102,16 @@ const EnvSchema = z.object({
   /** PostgreSQL statement_timeout of the server's queries, and the longer one of an export's statement (docs/decisions/exports.md). */
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
   EXPORT_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(86_400_000).default(3_600_000),
+  /** Team mail (CONTRACTS §13): smtp://user:pass@host:port or smtps://…; unset = each mail is logged and kept in the outbox. */
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://').optional(),
+  MAIL_FROM: z.string().min(3).default('svc <no-reply@localhost>'),
+  /** A failed mail is retried after this, doubling each time up to an hour (lib/mail/worker.ts). */
+  MAIL_RETRY_BASE_MS: z.coerce.number().min(1).max(3_600_000).default(5000),
+  /** `open`: anyone can create an account at /signup; `closed`: accounts come from the CLI. */
+  SIGNUP: z.enum(['open', 'closed']).default('closed'),
+  /** Invitations an account may send per hour; password-reset and sign-up mails to one address per hour. */
+  INVITATIONS_PER_HOUR: z.coerce.number().int().min(1).default(20),
+  MAILS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).default(3),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

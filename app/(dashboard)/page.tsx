@@ -1,4 +1,4 @@
-import { requireDashboardSession } from '@/lib/auth/session';
+import { requirePageMember } from '@/lib/auth/session';
 import { RANGE_CHOICES, addDays, rangeHref } from '@/lib/dashboard/overview-range';
 import { getOverview } from '@/lib/dashboard/service';
 import { plural } from '@/lib/dashboard/format';
@@ -8,7 +8,7 @@ export const metadata = { title: 'Overview · svc' };
 const BUCKET_LABEL = { day: 'day', week: 'week', month: 'month' } as const;
 
 export default async function OverviewPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const { accountId } = await requireDashboardSession();
+  const { accountId } = await requirePageMember('records.read');
   const { totals, span, range, perBucket, channels } = await getOverview(accountId, await searchParams);
   const max = Math.max(1, ...perBucket.map((d) => d.responses));
   const inRange = perBucket.reduce((n, d) => n + d.responses, 0);

@@ -17,10 +17,11 @@ export async function countAccounts(db: Db): Promise<number> {
   return row?.n ?? 0;
 }
 
-export async function insertAdminUser(db: Db, accountId: number, email: string, passwordHash: string) {
-  const [row] = await db.insert(adminUsers).values({ accountId, email, passwordHash })
+/** A new member; null when the email already belongs to a user. */
+export async function insertAdminUser(db: Db, accountId: number, email: string, passwordHash: string, opts: { role: string; name?: string }) {
+  const [row] = await db.insert(adminUsers).values({ accountId, email, passwordHash, role: opts.role, name: opts.name ?? '' })
     .onConflictDoNothing({ target: adminUsers.email })
-    .returning({ id: adminUsers.id, accountId: adminUsers.accountId, email: adminUsers.email });
+    .returning({ id: adminUsers.id, accountId: adminUsers.accountId, email: adminUsers.email, name: adminUsers.name, role: adminUsers.role });
   return row ?? null;
 }
 

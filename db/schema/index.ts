@@ -16,13 +16,92 @@ export const accounts = pgTable('accounts', {
   createdAt: ts('created_at').notNull().defaultNow(),
 });
 
+/**
+ * The members of an account (CONTRACTS §13). `role` is owner, admin or agent; one owner per
+ * account. `totp_secret` is encrypted (lib/auth/two-factor.ts); `totp_last_step` is the last
+ * accepted time step, so a code is accepted once.
+ */
 export const adminUsers = pgTable('admin_users', {
   id: serial('id').primaryKey(),
   accountId: integer('account_id').notNull().references(() => accounts.id),
   email: text('email').notNull(),
   passwordHash: text('password_hash').notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),
-}, (t) => [uniqueIndex('admin_users_email_idx').on(t.email)]);
+  name: text('name').notNull().default(''),
+  role: text('role').notNull().default('admin'),
+  lastSeenAt: ts('last_seen_at'),
+  totpSecret: text('totp_secret'),
+  totpEnabledAt: ts('totp_enabled_at'),
+  totpLastStep: bigint('totp_last_step', { mode: 'number' }),
+}, (t) => [
+  uniqueIndex('admin_users_email_idx').on(t.email),
+  uniqueIndex('admin_users_one_owner_idx').on(t.accountId).where(sql`role = 'owner'`),
+  index('admin_users_account_idx').on(t.accountId, t.id),
+]);
+
+/** Per-account team settings (absent row = defaults). */
+export const teamSettings = pgTable('team_settings', {
+  accountId: integer('account_id').primaryKey().references(() => accounts.id),
+  requireTwoFactor: boolean('require_two_factor').notNull().default(false),
+});
+
+/** Single-use recovery codes of a member's two-factor sign-in, stored hashed. */
+export const recoveryCodes = pgTable('recovery_codes', {
+  userId: integer('user_id').notNull().references(() => adminUsers.id, { onDelete: 'cascade' }),
+  codeHash: text('code_hash').notNull(),
+}, (t) => [primaryKey({ name: 'recovery_codes_pk', columns: [t.userId, t.codeHash] })]);
+
+/** Invitations to join an account: the link's token is stored only as its SHA-256. */
+export const invitations = pgTable('invitations', {
+  id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+  accountId: integer('account_id').notNull().references(() => accounts.id),
+  email: text('email').notNull(),
+  role: text('role').notNull(),
+  tokenHash: text('token_hash').notNull(),
+  invitedBy: integer('invited_by').references(() => adminUsers.id, { onDelete: 'set null' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  expiresAt: ts('expires_at').notNull(),
+  acceptedAt: ts('accepted_at'),
+  revokedAt: ts('revoked_at'),
+}, (t) => [uniqueIndex('invitations_token_idx').on(t.tokenHash), index('invitations_account_idx').on(t.accountId, t.createdAt)]);
+
+/**
+ * Single-use emailed links other than invitations: `reset` (a password reset of `user_id`) and
+ * `signup` (a new account waiting for its confirmation; `payload` holds name, email and password hash).
+ */
+export const emailTokens = pgTable('email_tokens', {
+  tokenHash: text('token_hash').primaryKey(),
+  kind: text('kind').notNull(),
+  userId: integer('user_id').references(() => adminUsers.id, { onDelete: 'cascade' }),
+  payload: jsonb('payload'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  expiresAt: ts('expires_at').notNull(),
+  usedAt: ts('used_at'),
+}, (t) => [index('email_tokens_expires_idx').on(t.expiresAt)]);
+
+/**
+ * The mail outbox: written in the transaction of the change that causes the mail, sent by a
+ * worker on any instance. `status`: pending (due at `next_attempt_at`, leased while
+ * `lease_until` is in the future), sent, or logged (no SMTP_URL: written to the log instead).
+ */
+export const mails = pgTable('mails', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  to: text('to').notNull(),
+  subject: text('subject').notNull(),
+  text: text('text').notNull(),
+  html: text('html').notNull(),
+  status: text('status').notNull().default('pending'),
+  attempts: integer('attempts').notNull().default(0),
+  nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
+  leaseUntil: ts('lease_until'),
+  lastError: text('last_error'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  sentAt: ts('sent_at'),
+}, (t) => [
+  index('mails_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
+  index('mails_to_idx').on(t.to, t.createdAt),
+  index('mails_created_idx').on(t.createdAt),
+]);
 
 export const apiKeys = pgTable('api_keys', {
   keyId: text('key_id').primaryKey(),

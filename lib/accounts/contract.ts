@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RoleSchema } from '../auth/roles';
 
 export const AccountName = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 export const Email = z.string().trim().toLowerCase().pipe(z.email('must be an email address')).pipe(z.string().max(320));
@@ -11,4 +12,7 @@ export const KeyEnvSchema = z.enum(['live', 'test'], { error: 'must be live or t
 
 export const CreateAccountInput = z.object({ name: AccountName, adminEmail: Email, adminPassword: Password });
 export const CreateApiKeyInput = z.object({ accountId: AccountId, name: KeyName.optional(), env: KeyEnvSchema.optional() });
-export const CreateUserInput = z.object({ accountId: AccountId, email: Email, password: Password });
+export const MemberName = z.string().trim().max(100, 'must be at most 100 characters');
+export const CreateUserInput = z.object({
+  accountId: AccountId, email: Email, password: Password, role: RoleSchema.default('admin'), name: MemberName.optional(),
+});

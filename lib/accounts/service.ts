@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { getDb, type Db } from '../../db/client';
-import { getAccountById, insertAccount, insertAdminUser } from '../../db/queries/accounts';
+import { getAccountById, insertAccount, insertAdminUser, lockAccountForWrite } from '../../db/queries/accounts';
+import { getAccountOwner } from '../../db/queries/team';
 import { publishInvalidation } from '../cache/invalidation';
 import { insertApiKey, revokeApiKey as revokeApiKeyRow } from '../../db/queries/api-keys';
 import { AppError } from '../core/errors';
@@ -28,23 +29,35 @@ export async function requireAccount(db: Db, accountId: number) {
 
 export async function createAccount(input: z.input<typeof CreateAccountInput>) {
   const v = validate(CreateAccountInput, input, { adminEmail: 'admin-email', adminPassword: 'admin-password' });
-  const passwordHash = await hashPassword(v.adminPassword);
-  const db = await getDb();
+  const { account_id, name, admin_email } = await createAccountWithOwner(await getDb(), { name: v.name, email: v.adminEmail, passwordHash: await hashPassword(v.adminPassword) });
+  return { account_id, name, admin_email };
+}
+
+/** An account and its owner in one transaction (the CLI, the demo and a confirmed sign-up). */
+export async function createAccountWithOwner(db: Db, v: { name: string; email: string; passwordHash: string; ownerName?: string }) {
   return db.transaction(async (tx) => {
     const account = await insertAccount(tx as unknown as Db, v.name);
-    const user = await insertAdminUser(tx as unknown as Db, account.id, v.adminEmail, passwordHash);
-    if (!user) throw new AppError('conflict', `An admin with email ${v.adminEmail} already exists.`);
-    return { account_id: account.id, name: account.name, admin_email: user.email };
+    const user = await insertAdminUser(tx as unknown as Db, account.id, v.email, v.passwordHash, { role: 'owner', name: v.ownerName });
+    if (!user) throw new AppError('conflict', `An admin with email ${v.email} already exists.`);
+    return { account_id: account.id, name: account.name, admin_email: user.email, user_id: user.id };
   });
 }
 
+/** A member of an account (CLI `user create`); an account has one owner, so `owner` is refused when it has one. */
 export async function createAdminUser(input: z.input<typeof CreateUserInput>) {
   const v = validate(CreateUserInput, input, { accountId: 'account' });
+  const passwordHash = await hashPassword(v.password);
   const db = await getDb();
-  await requireAccount(db, v.accountId);
-  const user = await insertAdminUser(db, v.accountId, v.email, await hashPassword(v.password));
-  if (!user) throw new AppError('conflict', `An admin with email ${v.email} already exists.`);
-  return { user_id: user.id, account_id: user.accountId, email: user.email };
+  return db.transaction(async (tx) => {
+    const t = tx as unknown as Db;
+    if (!(await lockAccountForWrite(t, v.accountId))) throw new AppError('not_found', `No account with id ${v.accountId}.`);
+    if (v.role === 'owner' && (await getAccountOwner(t, v.accountId))) {
+      throw new AppError('conflict', `Account ${v.accountId} already has an owner; the owner transfers ownership on /team.`);
+    }
+    const user = await insertAdminUser(t, v.accountId, v.email, passwordHash, { role: v.role, name: v.name });
+    if (!user) throw new AppError('conflict', `A user with email ${v.email} already exists.`);
+    return { user_id: user.id, account_id: user.accountId, email: user.email };
+  });
 }
 
 /** Creates a key; the full key is in this return value only and never stored. */

@@ -59,7 +59,7 @@ export async function recordSignInFailure(email: string, ip: string): Promise<vo
 const exhausted = (left: number | null) => left !== null && left <= 0;
 
 export class SignInThrottled extends Error {}
-export type SignedInAdmin = { id: string; email: string; accountId: number };
+export type SignedInAdmin = { id: string; email: string; accountId: number; twoFactor: boolean };
 
 /**
  * Checks an admin's credentials. An unknown email and a wrong password take the same time and
@@ -84,5 +84,5 @@ export async function verifyAdminCredentials(email: unknown, password: unknown, 
     return null;
   }
   await l.pair.reset(pairKey(normalized, ip));
-  return { id: String(user.id), email: user.email, accountId: user.accountId };
+  return { id: String(user.id), email: user.email, accountId: user.accountId, twoFactor: !!user.totpEnabledAt };
 }

@@ -18,3 +18,9 @@ export async function provideSessionSecret(): Promise<void> {
 export function provideSessionUrl(port: number): void {
   if (!getEnv().NEXTAUTH_URL) process.env.NEXTAUTH_URL = `http://localhost:${port}`;
 }
+
+/** An absolute link into the dashboard (emailed links), on the address next-auth uses. */
+export function dashboardUrl(path: string): string {
+  const base = getEnv().NEXTAUTH_URL ?? process.env.NEXTAUTH_URL ?? `http://localhost:${getEnv().PORT}`;
+  return `${base.replace(/\/+$/, '')}${path}`;
+}

@@ -1,16 +1,22 @@
 import type { NextAuthOptions } from 'next-auth';
 import { decode } from 'next-auth/jwt';
 import CredentialsProvider from 'next-auth/providers/credentials';
-import { redirect } from 'next/navigation';
+import { notFound, redirect } from 'next/navigation';
 import { getDb } from '../../db/client';
-import { getActiveAdminSession, insertAdminSession, revokeAdminSession } from '../../db/queries/admin-sessions';
+import { getActiveAdminSession, insertAdminSession, revokeAdminSession, touchLastSeen } from '../../db/queries/admin-sessions';
+import { AppError } from '../core/errors';
 import { getEnv } from '../env';
 import { getLogger } from '../core/logger';
 import { PEER_IP_HEADER, PEER_PROTO_HEADER } from '../net/client-address';
-import { SignInThrottled, verifyAdminCredentials } from './admin-signin';
+import { SignInThrottled, verifyAdminCredentials, type SignedInAdmin } from './admin-signin';
+import { signTicket, verifyTicket } from './email-tokens';
+import { signInError } from './signin-errors';
+import { checkSecondFactor, CodeThrottled } from './two-factor';
+import { getUserById } from '../../db/queries/team';
 import { randomBase62 } from './api-keys';
 import { CALLBACK_COOKIE, CSRF_COOKIE, SESSION_COOKIE } from './cookies';
 import { safeCallbackPath } from './redirects';
+import { can, requireRole, RoleSchema, type Action, type Role } from './roles';
 
 /**
  * Dashboard sessions, behind this one module (next-auth v4 receives security fixes only, so it
@@ -30,6 +36,39 @@ class SessionEnded extends Error {
   constructor() { super('the dashboard session has ended'); }
 }
 
+/**
+ * The steps of signing in (STACK-NOTES: no session before the second factor): the password step
+ * returns the member, or, when two-factor is on, refuses with a short-lived `two_factor` ticket
+ * that the code step exchanges (with a code) for the session. A `sign_in` ticket (an accepted
+ * invitation or a confirmed sign-up, just now in this browser) signs in without a password.
+ */
+async function signInStep(c: Record<string, string | undefined>, ip: string): Promise<SignedInAdmin | null> {
+  try {
+    if (c.ticket) {
+      const twoFactorUser = verifyTicket(c.ticket, 'two_factor');
+      if (twoFactorUser !== null) {
+        if (!(await checkSecondFactor(twoFactorUser, c.code, ip))) throw signInError('code_invalid', c.ticket);
+        return signedInUser(twoFactorUser);
+      }
+      const userId = verifyTicket(c.ticket, 'sign_in');
+      if (userId === null) throw signInError('ticket_expired');
+      return signedInUser(userId);
+    }
+    const user = await verifyAdminCredentials(c.email, c.password, ip);
+    if (user?.twoFactor) throw signInError('two_factor_required', signTicket(Number(user.id), 'two_factor', 300));
+    return user;
+  } catch (e) {
+    if (e instanceof SignInThrottled) throw new Error(e.message);
+    if (e instanceof CodeThrottled) throw signInError('throttled');
+    throw e;
+  }
+}
+
+async function signedInUser(userId: number): Promise<SignedInAdmin | null> {
+  const user = await getUserById(await getDb(), userId);
+  return user ? { id: String(user.id), email: user.email, accountId: user.accountId, twoFactor: !!user.totpEnabledAt } : null;
+}
+
 export function authOptions(opts: { secureCookies?: boolean } = {}): NextAuthOptions {
   const secure = opts.secureCookies ?? secureCookiesFor(null);
   const cookie = { httpOnly: true, sameSite: 'lax' as const, path: '/', secure };
@@ -47,15 +86,13 @@ export function authOptions(opts: { secureCookies?: boolean } = {}): NextAuthOpt
     providers: [
       CredentialsProvider({
         name: 'Email',
-        credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
+        credentials: {
+          email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' },
+          ticket: { label: 'Ticket', type: 'text' }, code: { label: 'Authentication code', type: 'text' },
+        },
         async authorize(credentials, req) {
           const ip = (req?.headers?.[PEER_IP_HEADER] as string | undefined) ?? 'unknown';
-          try {
-            return await verifyAdminCredentials(credentials?.email, credentials?.password, ip);
-          } catch (e) {
-            if (e instanceof SignInThrottled) throw new Error(e.message);
-            throw e;
-          }
+          return signInStep(credentials ?? {}, ip);
         },
       }),
     ],
@@ -98,7 +135,9 @@ export function authOptions(opts: { secureCookies?: boolean } = {}): NextAuthOpt
   };
 }
 
-export type DashboardSession = { accountId: number; email: string; userId: number; sessionId: string };
+export type DashboardSession = {
+  accountId: number; email: string; name: string; userId: number; sessionId: string; role: Role; mustSetUpTwoFactor: boolean;
+};
 
 function cookieValue(header: string | null, name: string): string | null {
   if (!header) return null;
@@ -121,7 +160,11 @@ export async function sessionFromCookieHeader(cookieHeader: string | null): Prom
   }
   if (typeof sid !== 'string' || sid.length > 100) return null;
   const row = await getActiveAdminSession(await getDb(), sid);
-  return row ? { accountId: row.accountId, email: row.email, userId: row.userId, sessionId: sid } : null;
+  if (!row) return null;
+  return {
+    accountId: row.accountId, email: row.email, name: row.name, userId: row.userId, sessionId: sid,
+    role: RoleSchema.catch('agent').parse(row.role), mustSetUpTwoFactor: row.mustSetUpTwoFactor,
+  };
 }
 
 export async function getDashboardSession(): Promise<DashboardSession | null> {
@@ -131,17 +174,41 @@ export async function getDashboardSession(): Promise<DashboardSession | null> {
   return sessionFromCookieHeader((await headers()).get('cookie'));
 }
 
-/** Every dashboard page and action calls this (the proxy only gates navigation). */
+/** The dashboard layout's reader: signed in, whatever the role or two-factor state. */
 export async function requireDashboardSession(): Promise<DashboardSession> {
   const session = await getDashboardSession();
   if (!session) redirect('/login');
+  await touchLastSeen(await getDb(), session.userId);
   return session;
 }
 
-/** The Customer API's cookie path: the signed-in admin reads their own account only. */
+/**
+ * Every dashboard page calls this (the proxy only gates navigation): a member whose account
+ * requires two-factor sign-in sets it up first; a page the role may not open is the 404 page.
+ */
+export async function requirePageMember(action: Action, opts: { twoFactorSetup?: boolean } = {}): Promise<DashboardSession> {
+  const session = await requireDashboardSession();
+  if (session.mustSetUpTwoFactor && !opts.twoFactorSetup) redirect('/profile');
+  if (!can(session.role, action)) notFound();
+  return session;
+}
+
+/** Every server action calls this (inside actionResult): a refused role is a 403 AppError. */
+export async function requireMember(action: Action): Promise<DashboardSession> {
+  const session = await getDashboardSession();
+  if (!session) redirect('/login');
+  if (session.mustSetUpTwoFactor) throw new AppError('forbidden', 'Set up two-factor authentication on your profile first.');
+  requireRole(session, action);
+  return session;
+}
+
+/** The Customer API's cookie path: the signed-in member reads their own account's records only. */
 export async function accountFromSessionCookie(req: { headers: { get(name: string): string | null } }): Promise<{ accountId: number } | null> {
   const session = await sessionFromCookieHeader(req.headers.get('cookie'));
-  return session ? { accountId: session.accountId } : null;
+  if (!session) return null;
+  if (session.mustSetUpTwoFactor) throw new AppError('forbidden', 'Set up two-factor authentication on your profile first.');
+  requireRole(session, 'records.read');
+  return { accountId: session.accountId };
 }
 
 /** The request's protocol as the server stamped it under TRUST_PROXY (for the Secure cookie attribute). */

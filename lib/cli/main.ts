@@ -10,6 +10,8 @@ import { importProgressReporter } from './progress';
 import { addKnowledgeFile } from '../knowledge/service';
 import { createWidgetClient, deleteWidgetClientById } from '../widget-clients/service';
 import { rollbackTrack, setTrack } from '../widget-releases/service';
+import { listMails } from '../mail/service';
+import { listAccountMembers } from '../team/service';
 import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints } from '../webhooks/service';
 
 /**
@@ -47,9 +49,22 @@ const COMMANDS: Record<string, Command> = {
     run: (v) => importNdjsonFile(accountOf(need(v, 'account')), need(v, 'file'), importProgressReporter()),
   },
   'user create': {
-    usage: 'user create --account ID --email EMAIL --password PASSWORD',
-    options: { account: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
-    run: (v) => createAdminUser({ accountId: accountOf(need(v, 'account')), email: need(v, 'email'), password: need(v, 'password') }),
+    usage: 'user create --account ID --email EMAIL --password PASSWORD [--role owner|admin|agent] [--name NAME]',
+    options: { account: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' } },
+    run: (v) => createAdminUser({
+      accountId: accountOf(need(v, 'account')), email: need(v, 'email'), password: need(v, 'password'),
+      role: str(v.role) as 'owner' | 'admin' | 'agent' | undefined, name: str(v.name),
+    }),
+  },
+  'member list': {
+    usage: 'member list --account ID',
+    options: { account: { type: 'string' } },
+    run: (v) => listAccountMembers(accountOf(need(v, 'account'))),
+  },
+  'mail list': {
+    usage: 'mail list [--to EMAIL]',
+    options: { to: { type: 'string' } },
+    run: (v) => listMails({ to: str(v.to) }),
   },
   'user password': {
     usage: 'user password --email EMAIL --password PASSWORD',

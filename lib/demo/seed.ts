@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createAccount, createApiKey } from '../accounts/service';
+import { createAccount, createApiKey, createAdminUser } from '../accounts/service';
 import { getEnv } from '../env';
 import { importNdjson } from '../imports/service';
 import { addKnowledgeDocument } from '../knowledge/service';
@@ -53,6 +53,8 @@ export function demoRecords(channelIds: [number, number], now = new Date()): str
 
 export type DemoAccount = {
   account_id: number; admin_email: string; admin_password: string; api_key: string; key_id: string;
+  /** A member with the `agent` role (CONTRACTS §13), to see what an agent sees. */
+  agent_email: string; agent_password: string;
   widget_client_id: string; widget_client_secret: string; conversations: number; responses: number;
   /** The demo's channels (7 "Website" and 8 "Help Center", as README's examples use) and its busiest conversation. */
   channel_ids: [number, number]; conversation_id: string;
@@ -84,6 +86,9 @@ export async function seedDemoAccount(): Promise<DemoAccount> {
   const counts = await importNdjson(account.account_id, { lines });
   const [a] = channels;
   const key = await createApiKey({ accountId: account.account_id, name: 'Demo key' });
+  const agentEmail = `agent-${suffix}@svc.local`;
+  const agentPassword = randomBytes(9).toString('base64url');
+  await createAdminUser({ accountId: account.account_id, email: agentEmail, password: agentPassword, role: 'agent', name: 'Demo Agent' });
   const faq = TOPICS.map(([q, a]) => `## ${q}\n\n${a.replace(/\*\*|\*/g, '')}`).join('\n\n');
   await addKnowledgeDocument(account.account_id, 'demo-faq.md', Buffer.from(`# Demo Company FAQ\n\n${faq}\n`));
   const widget = await createWidgetClient({ accountId: account.account_id, domains: ['localhost', '127.0.0.1'], channelId: a });
@@ -95,6 +100,7 @@ export async function seedDemoAccount(): Promise<DemoAccount> {
   });
   return {
     account_id: account.account_id, admin_email: email, admin_password: password, api_key: key.key, key_id: key.key_id,
+    agent_email: agentEmail, agent_password: agentPassword,
     widget_client_id: widget.client_id, widget_client_secret: widget.client_secret, ...counts,
     channel_ids: channels, conversation_id: conversationId, attachment_id: attachmentId,
   };

@@ -20,6 +20,7 @@ import type { DemoAccount } from '../demo/seed';
 import { closeDocumentPool, startDocumentPool } from '../documents/pool';
 import { startUploadMaintenance } from '../uploads/maintenance';
 import { startWebhookWorker, stopWebhookWorker } from '../webhooks/worker';
+import { startMailWorker, stopMailWorker } from '../mail/worker';
 
 /** A socket.io handshake (a new session): its path, and no `sid` of an existing one. */
 function isSocketHandshake(url: string | undefined): boolean {
@@ -99,6 +100,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
     http.listen(port, host, () => { http.off('error', reject); resolve(); });
   });
   startWebhookWorker();
+  startMailWorker();
   const actual = (http.address() as AddressInfo).port;
   provideSessionUrl(actual);
   const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
@@ -114,6 +116,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       const left = await finishAnswers(env.SHUTDOWN_GRACE_SECONDS * 1000);
       if (left > 0) console.log(`${left} answer(s) still running after the grace period: released to another instance`);
       await stopWebhookWorker();
+      await stopMailWorker();
       io.close();
       http.closeAllConnections?.();
       await new Promise<void>((resolve) => http.close(() => resolve()));

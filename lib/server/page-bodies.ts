@@ -3,7 +3,8 @@ import { sessionFromCookieHeader } from '../auth/session';
 import limits from '../net/body-limits.json';
 
 /**
- * Dashboard pages take a request body only for a server action of a signed-in admin. Anything
+ * Dashboard pages take a request body only for a server action of a signed-in member (or one of
+ * the small signed-out forms of PUBLIC_ACTIONS). Anything
  * else with a body (an anonymous POST to `/` or `/login`, a server action without a live session)
  * is refused BEFORE Next reads a byte of it (Next would otherwise buffer it for the proxy or the
  * action decoder), and the connection is closed so an endless body stops at once. A declared
@@ -13,6 +14,9 @@ import limits from '../net/body-limits.json';
 export const SERVER_ACTION_BODY_MAX = limits.serverActionBodyBytes; // next.config.mjs reads the same file
 const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const OWN_BODIES = /^\/(api|customer-api|socket\.io|_next)(\/|$)/;
+/** The signed-out pages whose forms are server actions (an invitation, a reset, sign-up); small forms only. */
+const PUBLIC_ACTIONS = /^\/(invite\/[^/]+|reset-password\/[^/]+|forgot-password|signup(\/confirm\/[^/]+)?)$/;
+const PUBLIC_ACTION_BODY_MAX = 16 * 1024;
 
 function refuse(req: IncomingMessage, res: ServerResponse, status: number, detail: string): true {
   const titles: Record<number, string> = { 403: 'Forbidden', 405: 'Method Not Allowed', 413: 'Content Too Large' };
@@ -33,6 +37,9 @@ export async function refusePageBody(req: IncomingMessage, res: ServerResponse):
   if (!req.headers['next-action']) return refuse(req, res, 405, 'Dashboard pages accept only GET and HEAD.');
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > SERVER_ACTION_BODY_MAX) return refuse(req, res, 413, `The request body is larger than ${SERVER_ACTION_BODY_MAX} bytes.`);
+  if (PUBLIC_ACTIONS.test((req.url ?? '/').split('?')[0]!)) {
+    return declared > PUBLIC_ACTION_BODY_MAX ? refuse(req, res, 413, `The request body is larger than ${PUBLIC_ACTION_BODY_MAX} bytes.`) : false;
+  }
   const cookie = req.headers.cookie;
   if (!cookie || !(await sessionFromCookieHeader(cookie).catch(() => null))) {
     return refuse(req, res, 403, 'Server actions need a signed-in dashboard session.');

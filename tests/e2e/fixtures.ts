@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 
 type AccountFixture = { accountId: number; email: string; password: string; key: string; conversations: string[]; channels: number[] };
-export type Fixtures = { alpha: AccountFixture; beta: AccountFixture; widget: { client_id: string; client_secret: string }; elsewhere: { client_id: string; client_secret: string }; dataDir: string };
+export type Fixtures = { alpha: AccountFixture; beta: AccountFixture; gamma: AccountFixture; mailsFile: string; widget: { client_id: string; client_secret: string }; elsewhere: { client_id: string; client_secret: string }; dataDir: string };
 
 export function fixtures(file = 'tests/artifacts/e2e-fixtures.json'): Fixtures {
   return JSON.parse(fs.readFileSync(file, 'utf8'));

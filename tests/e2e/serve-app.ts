@@ -21,6 +21,13 @@ Object.assign(process.env, {
 delete process.env.DATABASE_URL;
 
 async function main() {
+  // A real SMTP server process for the team spec; what it receives is appended to E2E_MAILS.
+  const { startSmtpServer } = await import('../helpers/smtp');
+  const mailsFile = process.env.E2E_MAILS ?? 'tests/artifacts/e2e-mails.ndjson';
+  fs.mkdirSync(path.dirname(mailsFile), { recursive: true });
+  fs.writeFileSync(mailsFile, '');
+  const smtp = await startSmtpServer(0, [], (m) => fs.appendFileSync(mailsFile, `${JSON.stringify(m)}\n`));
+  Object.assign(process.env, { SMTP_URL: smtp.url, MAIL_RETRY_BASE_MS: '500' });
   const { createAccount, createApiKey } = await import('../../lib/accounts/service');
   const { importNdjson } = await import('../../lib/imports/service');
   const { addKnowledgeDocument } = await import('../../lib/knowledge/service');
@@ -67,7 +74,11 @@ async function main() {
   await addKnowledgeDocument(alpha.accountId, 'alpha-faq.md', Buffer.from('# Alpha FAQ\n\n## Opening hours\n\nAlpha support is open Monday to Friday from 8:00 to 18:00.\n\n## Returns\n\nYou can return any item within 30 days for a full refund.\n'));
   const widget = await createWidgetClient({ accountId: alpha.accountId, domains: ['127.0.0.1', 'localhost'], channelId: alpha.channels[0]! });
   const elsewhere = await createWidgetClient({ accountId: alpha.accountId, domains: ['shop.example.com'] });
-  const fixtures = { alpha, beta, widget, elsewhere, dataDir };
+  const gamma = await account('Gamma Team', 'owner@gamma.test', 'gamma-password-1', ['Gamma question']);
+  const { createAdminUser } = await import('../../lib/accounts/service');
+  await createAdminUser({ accountId: gamma.accountId, email: 'admin2@gamma.test', password: 'gamma-admin-pw-2', name: 'Second Admin' });
+  await createAdminUser({ accountId: gamma.accountId, email: 'forgetful@gamma.test', password: 'gamma-forgot-pw-3', role: 'agent' });
+  const fixtures = { alpha, beta, gamma, widget, elsewhere, dataDir, mailsFile };
   fs.mkdirSync(path.dirname(fixturesFile), { recursive: true });
   fs.writeFileSync(fixturesFile, JSON.stringify(fixtures, null, 2));
 

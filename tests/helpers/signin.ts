@@ -15,12 +15,17 @@ async function csrf(base: string, headers: Record<string, string>, cookie?: stri
 }
 
 export async function signIn(base: string, email: string, password: string, headers: Record<string, string> = {}, callbackUrl = '/'): Promise<SignInResult> {
+  return signInWith(base, { email, password }, headers, callbackUrl);
+}
+
+/** Any step of signing in: { email, password }, or { ticket, code } (two-factor), or { ticket } (an accepted invitation). */
+export async function signInWith(base: string, fields: Record<string, string>, headers: Record<string, string> = {}, callbackUrl = '/'): Promise<SignInResult> {
   const c = await csrf(base, headers);
   const started = Date.now();
   const res = await fetch(`${base}/api/auth/callback/credentials`, {
     method: 'POST', redirect: 'manual',
     headers: { ...headers, cookie: c.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ csrfToken: c.csrfToken, email, password, callbackUrl, json: 'true' }),
+    body: new URLSearchParams({ csrfToken: c.csrfToken, ...fields, callbackUrl, json: 'true' }),
   });
   const ms = Date.now() - started;
   const body = (await res.json().catch(() => null)) as { url?: string } | null;

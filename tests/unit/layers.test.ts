@@ -14,7 +14,7 @@ const LAYERS: string[][] = [
   ['lib/server', 'lib/startup'],
   ['lib/customer-api', 'lib/chat', 'lib/widget'],
   ['lib/dashboard', 'lib/demo'],
-  ['lib/answers', 'lib/export', 'lib/imports', 'lib/webhooks', 'lib/widget-clients', 'lib/widget-releases', 'lib/uploads', 'lib/knowledge', 'lib/documents'],
+  ['lib/answers', 'lib/export', 'lib/imports', 'lib/webhooks', 'lib/team', 'lib/mail', 'lib/widget-clients', 'lib/widget-releases', 'lib/uploads', 'lib/knowledge', 'lib/documents'],
   ['lib/conversations', 'lib/responses', 'lib/accounts', 'lib/bot'],
   ['lib/auth', 'lib/limits', 'lib/cache', 'lib/ops', 'lib/api', 'lib/markdown', 'lib/health'],
   ['lib/net', 'lib/redis'],

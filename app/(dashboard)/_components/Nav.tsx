@@ -1,16 +1,12 @@
 'use client';
 import { usePathname } from 'next/navigation';
 
-const LINKS = [
-  ['/', 'Overview'], ['/conversations', 'Conversations'], ['/responses', 'Responses'],
-  ['/knowledge', 'Knowledge base'], ['/bot', 'Bot'], ['/widget', 'Widget'], ['/api-keys', 'API keys'], ['/webhooks', 'Webhooks'],
-] as const;
-
-export function Nav() {
+/** The links the signed-in member's role may open (the layout filters them with lib/auth/roles). */
+export function Nav({ links }: { links: ReadonlyArray<readonly [string, string]> }) {
   const path = usePathname();
   return (
     <nav className="nav" aria-label="Main">
-      {LINKS.map(([href, label]) => {
+      {links.map(([href, label]) => {
         const current = href === '/' ? path === '/' : path.startsWith(href);
         return <a key={href} href={href} aria-current={current ? 'page' : undefined}>{label}</a>;
       })}

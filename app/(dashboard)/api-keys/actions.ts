@@ -1,13 +1,13 @@
 'use server';
 import { revalidatePath } from 'next/cache';
 import { createApiKey, revokeApiKey } from '@/lib/accounts/service';
-import { requireDashboardSession } from '@/lib/auth/session';
+import { requireMember } from '@/lib/auth/session';
 import { actionResult } from '@/lib/dashboard/action-result';
 import { getEnv } from '@/lib/env';
 
 export async function createKeyAction(_prev: unknown, form: FormData) {
-  const { accountId } = await requireDashboardSession();
   return actionResult(async () => {
+    const { accountId } = await requireMember('api_keys.manage');
     const key = await createApiKey({ accountId, name: String(form.get('name') ?? ''), env: getEnv().SVC_ENV });
     revalidatePath('/api-keys');
     return { key: key.key, keyId: key.key_id };
@@ -15,8 +15,8 @@ export async function createKeyAction(_prev: unknown, form: FormData) {
 }
 
 export async function revokeKeyAction(keyId: string) {
-  const { accountId } = await requireDashboardSession();
   return actionResult(async () => {
+    const { accountId } = await requireMember('api_keys.manage');
     await revokeApiKey(accountId, keyId);
     revalidatePath('/api-keys');
     return {};

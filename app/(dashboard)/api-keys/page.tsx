@@ -1,4 +1,4 @@
-import { requireDashboardSession } from '@/lib/auth/session';
+import { requirePageMember } from '@/lib/auth/session';
 import { getApiKeys } from '@/lib/dashboard/service';
 import { getEnv } from '@/lib/env';
 import stacked from '../_components/stacked-table.module.css';
@@ -9,7 +9,7 @@ export const metadata = { title: 'API keys · svc' };
 const when = (d: Date | null) => (d ? new Date(d).toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : '—');
 
 export default async function ApiKeysPage() {
-  const { accountId } = await requireDashboardSession();
+  const { accountId } = await requirePageMember('api_keys.manage');
   const keys = await getApiKeys(accountId);
   const env = getEnv().SVC_ENV;
   return (

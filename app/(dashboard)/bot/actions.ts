@@ -1,13 +1,13 @@
 'use server';
 import { revalidatePath } from 'next/cache';
-import { requireDashboardSession } from '@/lib/auth/session';
+import { requireMember } from '@/lib/auth/session';
 import { updateBotSettings } from '@/lib/bot/settings';
 import { actionResult } from '@/lib/dashboard/action-result';
 import { tryQuestion } from '@/lib/dashboard/knowledge';
 
 export async function saveBotSettingsAction(_prev: unknown, form: FormData) {
-  const { accountId } = await requireDashboardSession();
   return actionResult(async () => {
+    const { accountId } = await requireMember('bot.manage');
     const saved = await updateBotSettings(accountId, {
       instructions: String(form.get('instructions') ?? ''),
       noAnswerText: String(form.get('noAnswerText') ?? ''),
@@ -20,6 +20,8 @@ export async function saveBotSettingsAction(_prev: unknown, form: FormData) {
 }
 
 export async function tryBotQuestionAction(_prev: unknown, form: FormData) {
-  const { accountId } = await requireDashboardSession();
-  return actionResult(async () => tryQuestion(accountId, String(form.get('question') ?? '')));
+  return actionResult(async () => {
+    const { accountId } = await requireMember('knowledge.read');
+    return tryQuestion(accountId, String(form.get('question') ?? ''));
+  });
 }

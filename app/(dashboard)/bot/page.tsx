@@ -1,11 +1,11 @@
-import { requireDashboardSession } from '@/lib/auth/session';
+import { requirePageMember } from '@/lib/auth/session';
 import { answerEngineInfo, DEFAULT_NO_ANSWER_TEXT, getBotSettings } from '@/lib/bot/settings';
 import { BotSettingsForm, TryQuestion } from './BotForms';
 
 export const metadata = { title: 'Bot · svc' };
 
 export default async function BotPage() {
-  const { accountId } = await requireDashboardSession();
+  const { accountId } = await requirePageMember('bot.manage');
   const settings = await getBotSettings(accountId);
   const info = answerEngineInfo();
   return (

@@ -1,13 +1,13 @@
 'use server';
 import { revalidatePath } from 'next/cache';
 import { AppError } from '@/lib/core/errors';
-import { requireDashboardSession } from '@/lib/auth/session';
+import { requireMember } from '@/lib/auth/session';
 import { actionResult } from '@/lib/dashboard/action-result';
 import { addKnowledgeDocument, removeKnowledgeDocument } from '@/lib/knowledge/service';
 
 export async function uploadDocumentAction(_prev: unknown, form: FormData) {
-  const { accountId } = await requireDashboardSession();
   return actionResult(async () => {
+    const { accountId } = await requireMember('knowledge.write');
     const file = form.get('file');
     if (!(file instanceof File) || file.size === 0) throw new AppError('invalid_request', 'Choose a file to upload.');
     const doc = await addKnowledgeDocument(accountId, file.name, new Uint8Array(await file.arrayBuffer()));
@@ -17,8 +17,8 @@ export async function uploadDocumentAction(_prev: unknown, form: FormData) {
 }
 
 export async function deleteDocumentAction(documentId: string) {
-  const { accountId } = await requireDashboardSession();
   return actionResult(async () => {
+    const { accountId } = await requireMember('knowledge.write');
     await removeKnowledgeDocument(accountId, documentId);
     revalidatePath('/knowledge');
     return {};

@@ -1,4 +1,4 @@
-import { requireDashboardSession } from '@/lib/auth/session';
+import { requirePageMember } from '@/lib/auth/session';
 import { getChannels } from '@/lib/dashboard/service';
 import { parseTableState } from '@/lib/dashboard/table-state';
 import { RecordsTable } from '../_components/RecordsTable';
@@ -6,7 +6,7 @@ import { RecordsTable } from '../_components/RecordsTable';
 export const metadata = { title: 'Responses · svc' };
 
 export default async function ResponsesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const { accountId } = await requireDashboardSession();
+  const { accountId } = await requirePageMember('records.read');
   const channels = (await getChannels(accountId)).map((c) => ({ id: c.id, name: c.name }));
   const initial = parseTableState('responses', await searchParams, channels.map((c) => c.id));
   return (

@@ -1,7 +1,7 @@
 'use server';
 import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
-import { requireDashboardSession } from '@/lib/auth/session';
+import { requireMember } from '@/lib/auth/session';
 import { actionResult } from '@/lib/dashboard/action-result';
 import { AppError } from '@/lib/core/errors';
 import { WebhookDeliveryId, WebhookEndpointId, WebhookEventType } from '@/lib/webhooks/contract';
@@ -23,8 +23,8 @@ function parse<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
 }
 
 export async function createWebhookAction(_prev: unknown, form: FormData) {
-  const { accountId } = await requireDashboardSession();
   return actionResult(async () => {
+    const { accountId } = await requireMember('webhooks.manage');
     const v = parse(CreateForm, { url: String(form.get('url') ?? ''), events: form.getAll('events').map(String) });
     const created = await createWebhookEndpoint({ accountId, url: v.url, events: v.events });
     revalidatePath('/webhooks');
@@ -33,8 +33,8 @@ export async function createWebhookAction(_prev: unknown, form: FormData) {
 }
 
 export async function rotateWebhookAction(endpointId: string) {
-  const { accountId } = await requireDashboardSession();
   return actionResult(async () => {
+    const { accountId } = await requireMember('webhooks.manage');
     const r = await rotateWebhookSecret(accountId, parse(WebhookEndpointId, endpointId));
     revalidatePath('/webhooks');
     return { secret: r.secret, hours: r.previous_secret_signs_for_hours };
@@ -42,8 +42,8 @@ export async function rotateWebhookAction(endpointId: string) {
 }
 
 export async function setWebhookPausedAction(endpointId: string, paused: boolean) {
-  const { accountId } = await requireDashboardSession();
   return actionResult(async () => {
+    const { accountId } = await requireMember('webhooks.manage');
     await setWebhookPaused(accountId, parse(WebhookEndpointId, endpointId), parse(z.boolean(), paused));
     revalidatePath('/webhooks');
     return {};
@@ -51,8 +51,8 @@ export async function setWebhookPausedAction(endpointId: string, paused: boolean
 }
 
 export async function deleteWebhookAction(endpointId: string) {
-  const { accountId } = await requireDashboardSession();
   return actionResult(async () => {
+    const { accountId } = await requireMember('webhooks.manage');
     await deleteWebhookEndpoint(accountId, parse(WebhookEndpointId, endpointId));
     revalidatePath('/webhooks');
     return {};
@@ -60,8 +60,8 @@ export async function deleteWebhookAction(endpointId: string) {
 }
 
 export async function resendDeliveryAction(deliveryId: string) {
-  const { accountId } = await requireDashboardSession();
   return actionResult(async () => {
+    const { accountId } = await requireMember('webhooks.manage');
     await resendWebhookDelivery(accountId, parse(WebhookDeliveryId, deliveryId));
     revalidatePath('/webhooks');
     return {};

@@ -1,4 +1,4 @@
-import { requireDashboardSession } from '@/lib/auth/session';
+import { requirePageMember } from '@/lib/auth/session';
 import { listWebhookDeliveries, listWebhookEndpoints } from '@/lib/webhooks/service';
 import { DELIVERY_LOG_LIMIT, REPLAY_HOURS, RETENTION_DAYS, WEBHOOK_EVENT_TYPES } from '@/lib/webhooks/rules';
 import stacked from '../_components/stacked-table.module.css';
@@ -9,7 +9,7 @@ export const metadata = { title: 'Webhooks · svc' };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export default async function WebhooksPage({ searchParams }: { searchParams: Promise<{ endpoint?: string | string[] }> }) {
-  const { accountId } = await requireDashboardSession();
+  const { accountId } = await requirePageMember('webhooks.manage');
   const { endpoints } = await listWebhookEndpoints(accountId);
   const wanted = (await searchParams).endpoint;
   const selected = endpoints.find((e) => typeof wanted === 'string' && UUID.test(wanted) && e.endpoint_id === wanted.toLowerCase())

@@ -1,6 +1,6 @@
 'use server';
 import { revalidatePath } from 'next/cache';
-import { requireDashboardSession } from '@/lib/auth/session';
+import { requireMember } from '@/lib/auth/session';
 import { actionResult } from '@/lib/dashboard/action-result';
 import { splitDomainBox } from '@/lib/widget-clients/contract';
 import { createWidgetClient, deleteWidgetClient, renameClient, rotateClientSecret, setClientDomains } from '@/lib/widget-clients/service';
@@ -8,8 +8,8 @@ import { createWidgetClient, deleteWidgetClient, renameClient, rotateClientSecre
 const domainsOf = (text: FormDataEntryValue | null) => splitDomainBox(String(text ?? ''));
 
 export async function createClientAction(_prev: unknown, form: FormData) {
-  const { accountId } = await requireDashboardSession();
   return actionResult(async () => {
+    const { accountId } = await requireMember('widget.manage');
     const channel = String(form.get('channel') ?? '');
     const name = String(form.get('name') ?? '').trim();
     const created = await createWidgetClient({ accountId, name: name || undefined, domains: domainsOf(form.get('domains')), channelId: channel ? Number(channel) : undefined });
@@ -19,8 +19,8 @@ export async function createClientAction(_prev: unknown, form: FormData) {
 }
 
 export async function updateDomainsAction(_prev: unknown, form: FormData) {
-  const { accountId } = await requireDashboardSession();
   return actionResult(async () => {
+    const { accountId } = await requireMember('widget.manage');
     const updated = await setClientDomains(accountId, String(form.get('clientId')), domainsOf(form.get('domains')));
     revalidatePath('/widget');
     return { domains: updated.domains };
@@ -28,8 +28,8 @@ export async function updateDomainsAction(_prev: unknown, form: FormData) {
 }
 
 export async function renameClientAction(_prev: unknown, form: FormData) {
-  const { accountId } = await requireDashboardSession();
   return actionResult(async () => {
+    const { accountId } = await requireMember('widget.manage');
     const updated = await renameClient(accountId, String(form.get('clientId')), String(form.get('name') ?? ''));
     revalidatePath('/widget');
     return { name: updated.name };
@@ -37,16 +37,16 @@ export async function renameClientAction(_prev: unknown, form: FormData) {
 }
 
 export async function rotateSecretAction(clientId: string) {
-  const { accountId } = await requireDashboardSession();
   return actionResult(async () => {
+    const { accountId } = await requireMember('widget.manage');
     const r = await rotateClientSecret(accountId, clientId);
     return { secret: r.client_secret };
   });
 }
 
 export async function deleteClientAction(clientId: string) {
-  const { accountId } = await requireDashboardSession();
   return actionResult(async () => {
+    const { accountId } = await requireMember('widget.manage');
     await deleteWidgetClient({ accountId, clientId: String(clientId) });
     revalidatePath('/widget');
     return {};

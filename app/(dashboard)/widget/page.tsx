@@ -1,5 +1,5 @@
 import { headers } from 'next/headers';
-import { requireDashboardSession } from '@/lib/auth/session';
+import { requirePageMember } from '@/lib/auth/session';
 import { recentSightings } from '@/lib/chat/sightings';
 import { getChannels } from '@/lib/dashboard/service';
 import { recentRefusals } from '@/lib/widget-clients/refusals';
@@ -11,7 +11,7 @@ import { ClientRow, ClientsWorkspace } from './WidgetForms';
 export const metadata = { title: 'Widget · svc' };
 
 export default async function WidgetPage() {
-  const { accountId } = await requireDashboardSession();
+  const { accountId } = await requirePageMember('widget.manage');
   const [clients, channels, sightings, refusals] = await Promise.all([listClients(accountId), getChannels(accountId), recentSightings(accountId, 30), recentRefusals(accountId)]);
   const h = await headers();
   const origin = `${h.get('x-forwarded-proto') ?? 'http'}://${h.get('host') ?? 'localhost:3000'}`;

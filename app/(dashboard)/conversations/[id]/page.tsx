@@ -1,6 +1,6 @@
 import { notFound } from 'next/navigation';
 import { attachmentUrl } from '@/lib/api/links';
-import { requireDashboardSession } from '@/lib/auth/session';
+import { requirePageMember } from '@/lib/auth/session';
 import { getTranscript } from '@/lib/dashboard/service';
 import { plural } from '@/lib/dashboard/format';
 import { pageOfTranscript, type TranscriptPage } from '@/lib/dashboard/transcript-pages';
@@ -33,7 +33,7 @@ function Pager({ p }: { p: TranscriptPage<unknown> }) {
 }
 
 export default async function TranscriptPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ page?: string | string[]; response?: string | string[] }> }) {
-  const { accountId } = await requireDashboardSession();
+  const { accountId } = await requirePageMember('records.read');
   const { id } = await params;
   const transcript = await getTranscript(accountId, id);
   if (!transcript) notFound();

@@ -1,0 +1,155 @@
+import { getDb, type Db } from '../../db/client';
+import { getAccountById, getAdminUserByEmail, insertAdminUser, lockAccountForWrite } from '../../db/queries/accounts';
+import { insertMail } from '../../db/queries/mails';
+import {
+  deleteMember, getAccountOwner, getPendingInvitationByHash, getTeamSettings, insertInvitation, listMembers, listPendingInvitations,
+  lockMember, markInvitationAccepted, revokeInvitation as revokeInvitationRow, setMemberRole, setRequireTwoFactor as setRequireTwoFactorRow,
+} from '../../db/queries/team';
+import { validate } from '../accounts/service';
+import { AppError } from '../core/errors';
+import { hashLinkToken, LINK_TOKEN_RE, newLinkToken, signTicket } from '../auth/email-tokens';
+import { hashPassword } from '../auth/passwords';
+import { canAssignRole, requireRole, type Role } from '../auth/roles';
+import { dashboardUrl } from '../auth/session-secret';
+import { getEnv } from '../env';
+import { getLimiter } from '../limits/limiter';
+import { invitationMail } from '../mail/templates';
+import { wakeMailWorker } from '../mail/worker';
+import { AcceptInvitationInput, ChangeRoleInput, InvitationIdInput, InviteInput, MemberIdInput } from './contract';
+
+/** The team of an account (CONTRACTS §13). `actor` is the signed-in member; every rule is checked here, for every door. */
+export type Actor = { accountId: number; userId: number; role: Role; email: string; name: string };
+
+export const INVITATION_DAYS = 7;
+const asDb = (tx: unknown) => tx as Db;
+
+export async function getTeam(actor: Actor) {
+  requireRole(actor, 'team.manage');
+  const db = await getDb();
+  const [members, invitations, settings] = await Promise.all([
+    listMembers(db, actor.accountId), listPendingInvitations(db, actor.accountId), getTeamSettings(db, actor.accountId),
+  ]);
+  return { members, invitations, requireTwoFactor: settings.requireTwoFactor };
+}
+
+/** Invites an address (rate-limited per account); the mail is written in the same transaction. */
+export async function inviteMember(actor: Actor, input: { email: unknown; role: unknown }) {
+  requireRole(actor, 'team.manage');
+  const v = validate(InviteInput, input);
+  if (!canAssignRole(actor.role, v.role)) throw new AppError('forbidden', 'Your role may not invite with this role.');
+  const db = await getDb();
+  if (await getAdminUserByEmail(db, v.email)) throw new AppError('conflict', `${v.email} already belongs to a user.`);
+  await getLimiter('team:invitations', { points: getEnv().INVITATIONS_PER_HOUR, durationSeconds: 3600 })
+    .enforce(String(actor.accountId), 'invitations from this account');
+  const account = await getAccountById(db, actor.accountId);
+  const { token, hash } = newLinkToken();
+  const invitation = await db.transaction(async (tx) => {
+    const row = await insertInvitation(asDb(tx), {
+      accountId: actor.accountId, email: v.email, role: v.role, tokenHash: hash, invitedBy: actor.userId,
+      expiresAt: new Date(Date.now() + INVITATION_DAYS * 86_400_000),
+    });
+    await insertMail(asDb(tx), invitationMail(v.email, {
+      accountName: account?.name ?? 'svc', inviter: actor.name || actor.email, role: v.role, url: dashboardUrl(`/invite/${token}`),
+    }));
+    return row;
+  });
+  wakeMailWorker();
+  return { id: invitation.id, email: v.email, role: v.role };
+}
+
+export async function revokeInvitation(actor: Actor, input: { id: unknown }) {
+  requireRole(actor, 'team.manage');
+  const v = validate(InvitationIdInput, input);
+  if (!(await revokeInvitationRow(await getDb(), actor.accountId, v.id))) throw new AppError('not_found', 'No pending invitation with that id.');
+  return { id: v.id, revoked: true as const };
+}
+
+/** Owner rules: the owner's role changes only by a transfer, and only the owner may transfer. */
+export async function changeMemberRole(actor: Actor, input: { userId: unknown; role: unknown }) {
+  requireRole(actor, 'team.manage');
+  const v = validate(ChangeRoleInput, input);
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    const member = await lockMember(asDb(tx), actor.accountId, v.userId);
+    if (!member) throw new AppError('not_found', 'No such member in this account.');
+    if (member.role === 'owner') throw new AppError('conflict', 'The owner keeps their role until they transfer ownership.');
+    await setMemberRole(asDb(tx), actor.accountId, v.userId, v.role);
+    return { user_id: v.userId, role: v.role };
+  });
+}
+
+/** Removes a member: their session rows go with them, so every instance refuses them at the next request. */
+export async function removeMember(actor: Actor, input: { userId: unknown }) {
+  requireRole(actor, 'team.manage');
+  const v = validate(MemberIdInput, input);
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    const member = await lockMember(asDb(tx), actor.accountId, v.userId);
+    if (!member) throw new AppError('not_found', 'No such member in this account.');
+    if (member.role === 'owner') throw new AppError('conflict', 'The owner cannot be removed; they transfer ownership first.');
+    await deleteMember(asDb(tx), actor.accountId, v.userId);
+    return { user_id: v.userId, removed: true as const };
+  });
+}
+
+/** The owner hands ownership to another member and becomes an admin. */
+export async function transferOwnership(actor: Actor, input: { userId: unknown }) {
+  requireRole(actor, 'team.own');
+  const v = validate(MemberIdInput, input);
+  if (v.userId === actor.userId) throw new AppError('conflict', 'You already own this account.');
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    await lockAccountForWrite(asDb(tx), actor.accountId);
+    const target = await lockMember(asDb(tx), actor.accountId, v.userId);
+    if (!target) throw new AppError('not_found', 'No such member in this account.');
+    const owner = await getAccountOwner(asDb(tx), actor.accountId);
+    if (owner?.id !== actor.userId) throw new AppError('forbidden', 'Only the owner transfers ownership.');
+    await setMemberRole(asDb(tx), actor.accountId, actor.userId, 'admin');
+    await setMemberRole(asDb(tx), actor.accountId, v.userId, 'owner');
+    return { owner_user_id: v.userId };
+  });
+}
+
+export async function setRequireTwoFactor(actor: Actor, on: boolean) {
+  requireRole(actor, 'team.own');
+  await setRequireTwoFactorRow(await getDb(), actor.accountId, on);
+  return { require_two_factor: on };
+}
+
+/** The invitation behind a link, for the accept page; null when unknown, used, revoked or expired. */
+export async function getInvitationByToken(token: string) {
+  if (!LINK_TOKEN_RE.test(token)) return null;
+  const db = await getDb();
+  const inv = await getPendingInvitationByHash(db, hashLinkToken(token));
+  if (!inv) return null;
+  const account = await getAccountById(db, inv.accountId);
+  return { email: inv.email, role: inv.role, accountName: account?.name ?? '' };
+}
+
+/**
+ * Accepts an invitation once: creates the member and returns a sign-in ticket the browser
+ * exchanges for a session. A used, revoked, expired or forged link is a 404.
+ */
+export async function acceptInvitation(token: string, input: { name: unknown; password: unknown }) {
+  const v = validate(AcceptInvitationInput, input);
+  const gone = () => new AppError('not_found', 'This invitation link is not valid any more (used, revoked or expired); ask for a new one.');
+  if (!LINK_TOKEN_RE.test(token)) throw gone();
+  const passwordHash = await hashPassword(v.password);
+  const db = await getDb();
+  const user = await db.transaction(async (tx) => {
+    const inv = await getPendingInvitationByHash(asDb(tx), hashLinkToken(token));
+    if (!inv || !(await markInvitationAccepted(asDb(tx), inv.id))) throw gone();
+    const created = await insertAdminUser(asDb(tx), inv.accountId, inv.email, passwordHash, { role: inv.role, name: v.name });
+    if (!created) throw new AppError('conflict', `${inv.email} already belongs to a user; sign in instead.`);
+    return created;
+  });
+  return { user_id: user.id, email: user.email, ticket: signTicket(user.id, 'sign_in', 120) };
+}
+
+/** The operator's view of an account's members (CLI `member list`, CONTRACTS §13). */
+export async function listAccountMembers(accountId: number) {
+  const db = await getDb();
+  if (!(await getAccountById(db, accountId))) throw new AppError('not_found', `No account with id ${accountId}.`);
+  const members = await listMembers(db, accountId);
+  return { members: members.map((m) => ({ user_id: m.id, email: m.email, name: m.name, role: m.role, two_factor: m.twoFactor })) };
+}

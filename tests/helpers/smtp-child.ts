@@ -1,0 +1,27 @@
+/**
+ * A real SMTP server in its own process (smtp-server + mailparser), for mail tests: it prints
+ * {"listening": port} once, then one JSON line per delivered message. argv[2]: the port (0 = any).
+ */
+import { simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+const server = new SMTPServer({
+  authOptional: true,
+  disabledCommands: ['STARTTLS'],
+  logger: false,
+  onAuth(auth, _session, cb) { cb(null, { user: auth.username }); },
+  onData(stream, session, cb) {
+    simpleParser(stream).then((m) => {
+      process.stdout.write(`${JSON.stringify({
+        envelopeTo: session.envelope.rcptTo.map((r) => r.address), from: m.from?.text, to: Array.isArray(m.to) ? m.to.map((t) => t.text).join(', ') : m.to?.text,
+        subject: m.subject, text: m.text, html: m.html || null,
+      })}\n`);
+      cb();
+    }, (e: Error) => cb(e));
+  },
+});
+server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => {
+  process.stdout.write(`${JSON.stringify({ listening: (server.server.address() as { port: number }).port })}\n`);
+});
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
+process.stdin.on('end', () => process.exit(0)).resume();
