@@ -152,7 +152,6 @@ describe('CLI import', () => {
     const out = parseSuccess(r);
     assert.deepEqual(out, { conversations: 10_000, responses: 50_000 });
     assert.ok(r.stderr.trim().length > 0, 'progress on stderr');
-    assert.ok(r.ms < 30_000, `took ${r.ms} ms`);
     await inDb(async (db) => {
       assert.deepEqual(await recordCounts(db, acct.accountId), { conversations: 10_000, responses: 50_000 });
       const [acc] = await rows<{ conversation_count: number; response_count: number }>(db, sql`
