@@ -15,7 +15,7 @@ const EnvSchema = z.object({
   /** How often the in-memory last_used_at marks of API keys are written (ms). */
   API_KEY_USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   LOG_REQUESTS: boolish.default(false),
-  /** Widget access-token lifetime (CONTRACTS §6: 24 h). */
+  /** Widget access-token lifetime (docs/contracts.md §6: 24 h). */
   WIDGET_TOKEN_TTL_SECONDS: z.coerce.number().int().min(1).max(7 * 86400).default(86400),
   /** Optional JSON [{"kid":"…","secret":"…(≥32 chars)"}]; first signs, all verify. Unset: keys kept in the database. */
   WIDGET_SIGNING_KEYS: z.string().optional(),
@@ -65,7 +65,7 @@ const EnvSchema = z.object({
   LLM_HISTORY_TOKENS: z.coerce.number().int().min(0).default(2000),
   /** Retries of a model request on 429, 5xx and connection errors (within LLM_TIMEOUT_MS). */
   LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
-  /** Several instances (CONTRACTS §9): Redis for fan-out, shared limits and cache invalidation. */
+  /** Several instances (docs/contracts.md §9): Redis for fan-out, shared limits and cache invalidation. */
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
   /** Prefix of every Redis key and channel of this deployment (tests give each run its own). */
   REDIS_PREFIX: z.string().default('svc:'),
@@ -81,9 +81,9 @@ const EnvSchema = z.object({
   ASKS_PER_MINUTE_PER_VISITOR: z.coerce.number().int().min(1).default(20),
   ASKS_PER_MINUTE_PER_ADDRESS: z.coerce.number().int().min(1).default(300),
   ASKS_PER_MINUTE_PER_CLIENT: z.coerce.number().int().min(1).default(6000),
-  /** Unset: the client address is the socket peer. A hop count or a comma-separated CIDR list (CONTRACTS §9). */
+  /** Unset: the client address is the socket peer. A hop count or a comma-separated CIDR list (docs/contracts.md §9). */
   TRUST_PROXY: z.string().optional(),
-  /** Webhooks (CONTRACTS §11): the retry schedule and the automatic pause are multiples of this (lib/webhooks/rules.ts). */
+  /** Webhooks (docs/contracts.md §11): the retry schedule and the automatic pause are multiples of this (lib/webhooks/rules.ts). */
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().min(0.001).max(3_600_000).default(5000),
   /** How long one delivery attempt may take before it counts as failed. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(10_000),
@@ -95,14 +95,14 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** 1: outbound URLs (webhooks) may point at loopback, private, link-local and metadata addresses (tests, self-hosted). */
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: boolish.default(false),
-  /** Exports (CONTRACTS §10): at once per account (across instances with Redis), per instance (unset: half the pool, never more), stall limit. */
+  /** Exports (docs/contracts.md §10): at once per account (across instances with Redis), per instance (unset: half the pool, never more), stall limit. */
   EXPORTS_PER_ACCOUNT: z.coerce.number().int().min(1).max(100).default(2),
   EXPORTS_PER_INSTANCE: z.coerce.number().int().min(1).max(100).optional(),
   EXPORT_STALL_SECONDS: z.coerce.number().min(0.5).max(3600).default(30),
   /** PostgreSQL statement_timeout of the server's queries, and the longer one of an export's statement (docs/decisions/exports.md). */
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
   EXPORT_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(86_400_000).default(3_600_000),
-  /** Team mail (CONTRACTS §13): smtp://user:pass@host:port or smtps://…; unset = each mail is logged and kept in the outbox. */
+  /** Team mail (docs/contracts.md §13): smtp://user:pass@host:port or smtps://…; unset = each mail is logged and kept in the outbox. */
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://').optional(),
   MAIL_FROM: z.string().min(3).default('svc <no-reply@localhost>'),
   /** A failed mail is retried after this, doubling each time up to an hour (lib/mail/worker.ts). */

@@ -2,7 +2,7 @@
 //   node scripts/widget.mjs build            loader.js and legacy 1.0 from lib/widget (part of npm run build)
 //   node scripts/widget.mjs release 2.0.3    a new IMMUTABLE 2.0 bundle in public/chatbot/v/2.0.3/ + releases.json
 //   node scripts/widget.mjs verify [X.Y.Z]   rebuilds released bundles from their recorded source commit
-//                                            and proves the bytes match (STYLE 12: provenance)
+//                                            and proves the bytes match (CONTRIBUTING.md (style): provenance)
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
 
 /*
- * Channel ids belong to their account (CONTRACTS §3): the key is (account_id, id), and a new
+ * Channel ids belong to their account (docs/contracts.md §3): the key is (account_id, id), and a new
  * channel takes the account's next free number. Allocation holds a per-account advisory lock for
  * the rest of its transaction, so two concurrent allocations in one account never pick the same id
  * (the INSERT's snapshot is taken after the lock is granted).

@@ -18,7 +18,7 @@ export type ConversationSortKey = keyof typeof CONVERSATION_SORT_COLUMNS;
 export type ConversationFilter = { channelIds: number[]; query?: string; updatedSince?: string };
 
 /**
- * The one place a conversation meets its channel (CONTRACTS §3: a channel is keyed by its account
+ * The one place a conversation meets its channel (docs/contracts.md §3: a channel is keyed by its account
  * and its id; when channels get per-account ids this join gains `AND ch.account_id = c.account_id`).
  */
 export const CHANNEL_OF_CONVERSATION = sql`JOIN channels ch ON ch.account_id = c.account_id AND ch.id = c.channel_id`;
@@ -138,7 +138,7 @@ export async function getConversationById(db: Db, accountId: number, conversatio
 export type ConversationExportRow = ConversationRow & { sort_k: string } & Partial<Pick<ConversationWithTranscriptRow, 'transcript' | 'attachments'>>;
 
 /**
- * One keyset page of the conversation export (CONTRACTS §10): the list's filter and total order,
+ * One keyset page of the conversation export (docs/contracts.md §10): the list's filter and total order,
  * the rows strictly after `after` (sort key as text, id); never OFFSET. `withMessages` adds each
  * conversation's transcript and attachments, read as `getConversationWithTranscript` reads them.
  * Run it inside the export's snapshot transaction.

@@ -10,7 +10,7 @@ import { RESPONSE_SORT_COLUMNS, whereOf as responseWhere, type ResponseFilter, t
 import { direction, utcText, type Direction } from './shared';
 
 /**
- * The export on PostgreSQL (CONTRACTS §10): ONE `COPY (SELECT …) TO STDOUT (FORMAT binary)`
+ * The export on PostgreSQL (docs/contracts.md §10): ONE `COPY (SELECT …) TO STDOUT (FORMAT binary)`
  * statement whose single text column is the finished line (an NDJSON record + "\n", or a CSV
  * record + CRLF), with the list's filter (the same `whereOf` builders) and the list's total order.
  * One statement reads one snapshot, so rows written meanwhile neither appear nor appear twice,

@@ -139,7 +139,7 @@ export async function applyImport(db: Db, accountId: number, onStep: (step: stri
   // places, and the sort of a large import gets the memory to stay mostly in RAM (this statement only).
   await db.execute(sql`SET LOCAL work_mem = '64MB'`);
   // A response the file inserts or changes gets updated_at = now(); an unchanged one is not rewritten.
-  // Conversations keep the file's updated_at (CONTRACTS §3): an import never invents one.
+  // Conversations keep the file's updated_at (docs/contracts.md §3): an import never invents one.
   await db.execute(sql`
     INSERT INTO responses (id, account_id, conversation_id, channel_id, question, answer, likes, dislikes, comments, created_at, updated_at)
     SELECT id, ${accountId}, conversation_id, channel_id, question, answer, likes, dislikes, comments, created_at, now()

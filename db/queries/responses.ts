@@ -110,7 +110,7 @@ export async function listConversationAttachments(db: Db, accountId: number, con
 export type KeysetAfter = { k: string; id: string };
 
 /**
- * One keyset page of the export (CONTRACTS §10): the list's filter (the same `whereOf`) and the
+ * One keyset page of the export (docs/contracts.md §10): the list's filter (the same `whereOf`) and the
  * list's total order (sort column, then id, one direction), the rows strictly after `after`.
  * Never OFFSET: each page is an index range scan from the previous page's last (key, id). Run it
  * inside the export's snapshot transaction. `sort_k` is the raw key as text, for the next page.

@@ -1,7 +1,7 @@
 import type { Db } from '../client';
 
 /**
- * A cursor over pages read inside ONE `REPEATABLE READ, READ ONLY` transaction (CONTRACTS §10):
+ * A cursor over pages read inside ONE `REPEATABLE READ, READ ONLY` transaction (docs/contracts.md §10):
  * every page sees the same snapshot, so rows written while an export runs neither appear nor
  * appear twice. `next()` asks the transaction for one more page (the caller's pace: the export
  * asks for one page ahead of its client); `close()` ends the transaction. On PGlite, one session: writers wait

@@ -3,7 +3,7 @@ import { rows, type Db } from '../client';
 import { utcText } from './shared';
 
 /**
- * Webhook endpoints, the event outbox and deliveries (CONTRACTS §11). Every query an admin's
+ * Webhook endpoints, the event outbox and deliveries (docs/contracts.md §11). Every query an admin's
  * request reaches takes the account; the delivery worker's queries act on the rows it leased
  * (by id and lease owner) for whichever account they belong to.
  */

@@ -17,7 +17,7 @@ export const accounts = pgTable('accounts', {
 });
 
 /**
- * The members of an account (CONTRACTS §13). `role` is owner, admin or agent; one owner per
+ * The members of an account (docs/contracts.md §13). `role` is owner, admin or agent; one owner per
  * account. `totp_secret` is encrypted (lib/auth/two-factor.ts); `totp_last_step` is the last
  * accepted time step, so a code is accepted once.
  */
@@ -115,7 +115,7 @@ export const apiKeys = pgTable('api_keys', {
 }, (t) => [index('api_keys_account_idx').on(t.accountId)]);
 
 /**
- * Channel ids belong to their account (CONTRACTS §3): two accounts may each have a channel 7.
+ * Channel ids belong to their account (docs/contracts.md §3): two accounts may each have a channel 7.
  * Every reference to a channel is the pair (account_id, channel_id).
  */
 export const channels = pgTable('channels', {
@@ -265,7 +265,7 @@ export const conversationEvents = pgTable('conversation_events', {
 }, (t) => [primaryKey({ columns: [t.conversationId, t.seq] })]);
 
 /**
- * Answers in flight, owned by one instance under a lease (CONTRACTS §9). The row is written in the
+ * Answers in flight, owned by one instance under a lease (docs/contracts.md §9). The row is written in the
  * same statement as the question event (an acknowledged ask is durable), renewed by its owner,
  * taken over by a survivor once `lease_until` passes, and closed (`finished_at`) in the same
  * statement that stores the response. It also makes a retried ask idempotent on every instance.
@@ -333,7 +333,7 @@ export const kbChunks = pgTable('kb_chunks', {
   index('kb_chunks_tsv_idx').using('gin', t.tsv),
 ]);
 
-/** The bot of an account (CONTRACTS §12); no row = the defaults of lib/bot/settings.ts. */
+/** The bot of an account (docs/contracts.md §12); no row = the defaults of lib/bot/settings.ts. */
 export const botSettings = pgTable('bot_settings', {
   accountId: integer('account_id').primaryKey().references(() => accounts.id),
   instructions: text('instructions').notNull().default(''),
@@ -403,7 +403,7 @@ export const adminSessions = pgTable('admin_sessions', {
 }, (t) => [index('admin_sessions_user_idx').on(t.userId)]);
 
 /**
- * Webhook endpoints of an account (CONTRACTS §11). The signing secret is kept as is (it signs);
+ * Webhook endpoints of an account (docs/contracts.md §11). The signing secret is kept as is (it signs);
  * after a rotation the previous secret also signs until `previous_secret_until`. `failing_since`
  * is the first failed attempt after the last success; `paused_at` set = nothing is sent (an
  * admin's pause, or the automatic one of lib/webhooks/rules.ts, with its reason).

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError, type ParamError } from '../core/errors';
 import { channelIdParam, formatParam, intParam, pageParam, queryParam, sortParam, updatedSinceParam, uuidParam } from './params';
 
-/** A name the API accepts and the canonical name it stands for (CONTRACTS §4: canonical wins). */
+/** A name the API accepts and the canonical name it stands for (docs/contracts.md §4: canonical wins). */
 export const ALIASES: Record<string, string> = { resultsPerPage: 'pageSize', order_by: 'sortBy', sort: 'sortOrder' };
 export const CHANNEL_IDS = 'channel_ids[]';
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isValidTimestamp, TIMESTAMP_RE } from './timestamps';
 
 /** Query-string scalars. The `meta` is what the OpenAPI document shows for the input. */
-/** Any integer from 1 (CONTRACTS §4); kept exact as a bigint, so page 10^20 is just past the last. */
+/** Any integer from 1 (docs/contracts.md §4); kept exact as a bigint, so page 10^20 is just past the last. */
 export const pageParam = z.string()
   .regex(/^[0-9]{1,100}$/, 'must be an integer of at least 1')
   .transform((s) => BigInt(s))

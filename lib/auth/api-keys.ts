@@ -1,7 +1,7 @@
 import { hash, randomInt, timingSafeEqual } from 'node:crypto';
 
 /**
- * API keys look like `svc_<env>_<key_id>_<secret>` (CONTRACTS §5). The key id is public and
+ * API keys look like `svc_<env>_<key_id>_<secret>` (docs/contracts.md §5). The key id is public and
  * indexes the row; only SHA-256 of the 190-bit random secret is stored (a slow hash adds nothing
  * for secrets of that entropy and would cost every request).
  */

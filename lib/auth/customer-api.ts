@@ -57,7 +57,7 @@ function keyPrincipal(parsed: ParsedKey, row: KeyRow | null): CustomerPrincipal 
 
 type KeyRow = NonNullable<Awaited<ReturnType<typeof getApiKeyForAuth>>>;
 
-/** How long this process may trust a key it read: the bound on serving a revoked key (CONTRACTS §5, §9). */
+/** How long this process may trust a key it read: the bound on serving a revoked key (docs/contracts.md §5, §9). */
 export const API_KEY_CACHE_MS = 1000;
 const CACHE_LIMIT = 10_000;
 

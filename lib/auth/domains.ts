@@ -1,5 +1,5 @@
 /**
- * Registered widget domains (CONTRACTS §6): a host name, or `*.example.com` for its subdomains
+ * Registered widget domains (docs/contracts.md §6): a host name, or `*.example.com` for its subdomains
  * (not the apex). Any port matches; `localhost` only when registered. Deny by default.
  */
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;

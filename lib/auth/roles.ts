@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError } from '../core/errors';
 
 /**
- * Who may do what (CONTRACTS §13), the one table every door reads: dashboard pages (a refused page
+ * Who may do what (docs/contracts.md §13), the one table every door reads: dashboard pages (a refused page
  * is the 404 page), server actions and the Customer API with a session (403), sockets.
  */
 export const RoleSchema = z.enum(['owner', 'admin', 'agent'], { error: 'must be owner, admin or agent' });

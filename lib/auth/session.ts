@@ -37,7 +37,7 @@ class SessionEnded extends Error {
 }
 
 /**
- * The steps of signing in (STACK-NOTES: no session before the second factor): the password step
+ * The steps of signing in (docs/stack-notes.md: no session before the second factor): the password step
  * returns the member, or, when two-factor is on, refuses with a short-lived `two_factor` ticket
  * that the code step exchanges (with a code) for the session. A `sign_in` ticket (an accepted
  * invitation or a confirmed sign-up, just now in this browser) signs in without a password.

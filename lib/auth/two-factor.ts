@@ -11,7 +11,7 @@ import { getLimiter } from '../limits/limiter';
 import { addressLimitKey } from '../net/client-address';
 
 /**
- * Two-factor sign-in (CONTRACTS §13): TOTP per RFC 6238 (SHA-1, 6 digits, 30 s) through otplib;
+ * Two-factor sign-in (docs/contracts.md §13): TOTP per RFC 6238 (SHA-1, 6 digits, 30 s) through otplib;
  * the secret is encrypted at rest (AES-256-GCM under a key derived from NEXTAUTH_SECRET); the last
  * accepted time step is stored, so a code is accepted once on every instance; 10 recovery codes,
  * stored as SHA-256 (they are random, so a fast hash is enough), each usable once.

@@ -1,5 +1,5 @@
 /**
- * The bot of an account (CONTRACTS §12): instructions added to the model's system prompt, the
+ * The bot of an account (docs/contracts.md §12): instructions added to the model's system prompt, the
  * text it answers when nothing in the knowledge base is relevant, the model (empty: LLM_MODEL),
  * and whether visitors see the sources of an answer.
  */
@@ -29,7 +29,7 @@ export async function getBotSettings(accountId: number): Promise<BotSettings> {
   return (await getBotSettingsRow(await getDb(), accountId)) ?? DEFAULT_BOT_SETTINGS;
 }
 
-/** How long this process may answer with settings it read: the bound on using changed settings (CONTRACTS §9). */
+/** How long this process may answer with settings it read: the bound on using changed settings (docs/contracts.md §9). */
 export const BOT_SETTINGS_CACHE_MS = 1000;
 const CACHE_LIMIT = 10_000;
 const TOPIC = 'bot-settings';

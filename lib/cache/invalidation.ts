@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { getRedis, openRedisConnection, redisKey, whenReady } from '../redis/client';
 
 /**
- * Cache invalidation across instances (CONTRACTS §9: keys, clients and domains within 1 s).
+ * Cache invalidation across instances (docs/contracts.md §9: keys, clients and domains within 1 s).
  * `publishInvalidation(topic, id)` runs this process's listeners at once and, with REDIS_URL,
  * every other instance's through one Redis pub/sub channel. Without Redis it is process-local,
  * which is exact for the single-process deployment.

@@ -5,7 +5,7 @@ import { closeRedis, getRedis, isRedisConfigured, openRedisConnection, publishLa
 
 /**
  * With REDIS_URL, socket.io's sharded Redis adapter (Redis ≥ 7 sharded pub/sub) carries room
- * broadcasts to the other instances (CONTRACTS §9); without it, the default in-memory adapter
+ * broadcasts to the other instances (docs/contracts.md §9); without it, the default in-memory adapter
  * serves the single process.
  *
  * Subscriptions are dynamic: an instance subscribes to a conversation's channel only while one of

@@ -85,7 +85,7 @@ export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientReque
   if (!conversationId) {
     conversationId = firstConversationId(claims.accountId, claims.visitorId, req.client_message_id);
     const newId = conversationId;
-    // The conversation and its webhook event commit together (CONTRACTS §11: an outbox).
+    // The conversation and its webhook event commit together (docs/contracts.md §11: an outbox).
     const { queued } = await changeWithEvent(db, claims.accountId, 'conversation.created',
       (d) => insertWidgetConversation(d, claims.accountId, {
         id: newId, channelId: claims.channelId, title: titleOf(req.text), visitorId: claims.visitorId, clientId: claims.clientId,

@@ -15,7 +15,7 @@ import { listAccountMembers } from '../team/service';
 import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints } from '../webhooks/service';
 
 /**
- * The admin CLI (CONTRACTS §2): `npm run --silent cli -- <command>`. Success: exit 0 and ONE JSON
+ * The admin CLI (docs/contracts.md §2): `npm run --silent cli -- <command>`. Success: exit 0 and ONE JSON
  * object on stdout. Failure: a one-line message on stderr and a non-zero exit. Each command is a
  * thin door into the same services the web server uses.
  */

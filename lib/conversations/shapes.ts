@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 
-/** A passage an answer used (CONTRACTS §12): `title` is the document's own title, never a file name. */
+/** A passage an answer used (docs/contracts.md §12): `title` is the document's own title, never a file name. */
 export const Source = z.object({ document_id: z.string(), title: z.string(), passage: z.string() });
 export type Source = z.infer<typeof Source>;
 

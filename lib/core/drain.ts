@@ -1,5 +1,5 @@
 /**
- * Whether this instance is draining (SIGTERM, CONTRACTS §9). One flag per process, shared through
+ * Whether this instance is draining (SIGTERM, docs/contracts.md §9). One flag per process, shared through
  * globalThis because server.ts and Next's bundles hold separate copies of this module: /readyz
  * reads it, the socket server refuses new connections and asks and moves widgets elsewhere.
  */

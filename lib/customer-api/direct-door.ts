@@ -158,7 +158,7 @@ async function send(res: ServerResponse, response: Response, head: boolean): Pro
 }
 
 /**
- * A download (CONTRACTS §10) is piped, not buffered: `pipeline` waits for the socket to drain
+ * A download (docs/contracts.md §10) is piped, not buffered: `pipeline` waits for the socket to drain
  * before it pulls the next chunk, so a slow reader holds the export instead of growing memory.
  */
 async function sendStream(res: ServerResponse, response: Response, head: boolean): Promise<void> {

@@ -49,7 +49,7 @@ function typedExample(schema: JsonSchema, value: string | undefined): unknown {
   return schema.type === 'integer' || schema.type === 'number' ? Number(value) : value;
 }
 
-/** Query parameters: the schema's fields, then each alias (CONTRACTS §4: the canonical name wins). */
+/** Query parameters: the schema's fields, then each alias (docs/contracts.md §4: the canonical name wins). */
 function queryParameters(c: Collector, op: CustomerOperation) {
   const out: JsonSchema[] = [];
   const param = (name: string, field: z.ZodType, description?: string) => {

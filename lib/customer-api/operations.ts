@@ -27,7 +27,7 @@ type Example = { params?: Record<string, string>; query?: Record<string, string>
 
 /**
  * One Customer API operation: everything the route files, the direct door, the OpenAPI document,
- * the list links and the tests derive from (STYLE 10). `path` is relative to API_BASE, with
+ * the list links and the tests derive from (CONTRIBUTING.md (style)). `path` is relative to API_BASE, with
  * `{name}` for a path parameter.
  */
 export type CustomerOperation = {
@@ -43,7 +43,7 @@ export type CustomerOperation = {
   /** The 200 body. */
   response: z.ZodType;
   /**
-   * A streamed download: `run` answers a Response. 'records' (CONTRACTS §10): `response` is one
+   * A streamed download: `run` answers a Response. 'records' (docs/contracts.md §10): `response` is one
    * NDJSON line; 'file': the stored bytes of one file, `response` describes them.
    */
   download?: 'records' | 'file';
@@ -63,7 +63,7 @@ function operation<P extends z.ZodObject | undefined = undefined>(
   return op as unknown as CustomerOperation;
 }
 
-/** An operation without query parameters (unknown parameters are ignored, CONTRACTS §4). */
+/** An operation without query parameters (unknown parameters are ignored, docs/contracts.md §4). */
 const NoQuery = z.object({});
 /** The documented attachment id (tests/api/openapi.test.ts stores a file under it to run the example). */
 export const ATTACHMENT_EXAMPLE_ID = '5f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f';

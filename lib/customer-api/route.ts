@@ -15,7 +15,7 @@ export type RouteHandler = (req: Request, ctx: { params: Promise<Record<string, 
 export const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 export type RouteHandlers = Record<(typeof ROUTE_METHODS)[number], RouteHandler>;
 
-/** Path ids that fail their schema are 404s, exactly like unknown ids (CONTRACTS §4). */
+/** Path ids that fail their schema are 404s, exactly like unknown ids (docs/contracts.md §4). */
 function pathParams(op: CustomerOperation, raw: Record<string, string>): Record<string, string> {
   if (!op.pathParams) return {};
   try {

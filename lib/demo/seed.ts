@@ -53,7 +53,7 @@ export function demoRecords(channelIds: [number, number], now = new Date()): str
 
 export type DemoAccount = {
   account_id: number; admin_email: string; admin_password: string; api_key: string; key_id: string;
-  /** A member with the `agent` role (CONTRACTS §13), to see what an agent sees. */
+  /** A member with the `agent` role (docs/contracts.md §13), to see what an agent sees. */
   agent_email: string; agent_password: string;
   widget_client_id: string; widget_client_secret: string; conversations: number; responses: number;
   /** The demo's channels (7 "Website" and 8 "Help Center", as README's examples use) and its busiest conversation. */
@@ -80,7 +80,7 @@ export async function seedDemoAccount(): Promise<DemoAccount> {
   const email = `demo-${suffix}@svc.local`;
   const password = randomBytes(9).toString('base64url');
   const account = await createAccount({ name: 'Demo Company', adminEmail: email, adminPassword: password });
-  // Channel ids belong to their account (CONTRACTS §3), so every demo account has README's 7 and 8.
+  // Channel ids belong to their account (docs/contracts.md §3), so every demo account has README's 7 and 8.
   const channels = DEMO_CHANNEL_IDS;
   const lines = demoRecords(channels);
   const counts = await importNdjson(account.account_id, { lines });

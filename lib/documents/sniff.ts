@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 
 /**
- * File type by content, never by name or declared type (CONTRACTS §6). Text formats are told
+ * File type by content, never by name or declared type (docs/contracts.md §6). Text formats are told
  * apart by extension only after the bytes proved to be text that is not HTML or SVG.
  */
 export type Sniffed = { contentType: string; kind: 'image' | 'document' } | { rejected: string };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ConversationDetail, ConversationListQuery, ConversationRecord } from '../conversations/contract';
 import { ResponseListQuery, ResponseRecord } from '../responses/contract';
 
-/** Export formats (CONTRACTS §10): NDJSON by default, or CSV. */
+/** Export formats (docs/contracts.md §10): NDJSON by default, or CSV. */
 export const exportFormatParam = z.enum(['ndjson', 'csv'], { error: "must be 'ndjson' or 'csv' (or left out)" })
   .meta({ description: 'ndjson (default): one JSON record per line; csv: RFC 4180 with a header row' });
 

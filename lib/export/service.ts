@@ -275,7 +275,7 @@ function attachmentUrlParts(): { prefix: string; suffix: string } {
   return { prefix, suffix };
 }
 
-/** GET /response/export for one account (CONTRACTS §10): the list's records and order, all pages. */
+/** GET /response/export for one account (docs/contracts.md §10): the list's records and order, all pages. */
 export async function exportResponses(accountId: number, params: URLSearchParams): Promise<Response> {
   const { q, channelIds, format } = parse(params, ResponseExportQuery);
   const filter = responseFilterOf(q, channelIds);

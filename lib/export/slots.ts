@@ -5,7 +5,7 @@ import { getEnv } from '../env';
 import { getRedis, redisKey } from '../redis/client';
 
 /**
- * Admission of exports (CONTRACTS §10 limits). An export holds a database connection for as long
+ * Admission of exports (docs/contracts.md §10 limits). An export holds a database connection for as long
  * as its client reads, so at most EXPORTS_PER_ACCOUNT run at once per account and at most
  * `exportsPerInstance()` per instance, a share of the pool that leaves the rest to lists, the
  * dashboard and chat. Beyond: 429 with Retry-After.

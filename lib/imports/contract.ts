@@ -21,7 +21,7 @@ const Ts = z.string({ error: 'must be a string YYYY-MM-DD HH:MM:SS (UTC)' })
   .refine(isValidTimestamp, 'must be a UTC time YYYY-MM-DD HH:MM:SS')
   .transform((s) => `${s}+00`);
 
-/** One NDJSON line of an import file (CONTRACTS §3). Unknown fields, like response_count, are ignored. */
+/** One NDJSON line of an import file (docs/contracts.md §3). Unknown fields, like response_count, are ignored. */
 export const ImportConversationLine = z.object({
   type: z.literal('conversation'),
   conversation_id: Uuid,

@@ -46,7 +46,7 @@ export async function addKnowledgeFile(accountId: number, filePath: string) {
     throw new AppError('invalid_request', `Cannot read ${filePath}: ${(e as Error).message}`);
   }
   const { document_id, chunks } = await addKnowledgeDocument(accountId, path.basename(filePath), buf);
-  return { document_id, chunks }; // CONTRACTS §2: exactly these two
+  return { document_id, chunks }; // docs/contracts.md §2: exactly these two
 }
 
 export async function listKnowledge(accountId: number) {

@@ -6,7 +6,7 @@ import { getRedis, redisKey } from '../redis/client';
 /**
  * Every rate limit of the service, through rate-limiter-flexible. Without REDIS_URL a memory
  * store (one process); with it a Redis store shared by every instance, with an in-memory
- * insurance limiter for the minutes Redis is away (CONTRACTS §9).
+ * insurance limiter for the minutes Redis is away (docs/contracts.md §9).
  *
  * A limiter is created once per name and kept on globalThis (server.ts and Next's bundles hold
  * separate module copies; both must count against the same buckets).

@@ -6,7 +6,7 @@ import { validate } from '../accounts/service';
 
 const ListMailsInput = z.object({ to: Email.optional(), limit: z.number().int().min(1).max(1000).default(100) });
 
-/** The outbox, newest first (CLI `mail list`, CONTRACTS §13). */
+/** The outbox, newest first (CLI `mail list`, docs/contracts.md §13). */
 export async function listMails(input: z.input<typeof ListMailsInput>) {
   const v = validate(ListMailsInput, input);
   const mails = await listMailRows(await getDb(), v);

@@ -5,7 +5,7 @@ import proxyaddr from 'proxy-addr';
 import { getEnv } from '../env';
 
 /**
- * Who is on the other end of a request (CONTRACTS §9 TRUST_PROXY). Unset: the socket peer and the
+ * Who is on the other end of a request (docs/contracts.md §9 TRUST_PROXY). Unset: the socket peer and the
  * socket's protocol, whatever the headers say. A hop count (`1`) or a comma-separated list of
  * CIDRs / proxy-addr names (`10.0.0.0/8, loopback`): X-Forwarded-For and X-Forwarded-Proto are
  * believed as far as they were written by those proxies, and from nowhere else.

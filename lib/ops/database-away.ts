@@ -4,7 +4,7 @@ import { fromDatabaseError } from '../core/errors';
 import { getLogger } from '../core/logger';
 
 /**
- * One "database away" probe per process (CONTRACTS §9): a write that lost its database waits
+ * One "database away" probe per process (docs/contracts.md §9): a write that lost its database waits
  * here instead of retrying on a timer of its own. The first waiter starts the probe, which pings
  * with backoff; when the database answers, every waiter is released, spread over a jittered
  * window that grows with their number so hundreds of pending writes do not arrive at once.

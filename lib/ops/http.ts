@@ -9,7 +9,7 @@ import { metrics, renderMetrics } from './metrics';
 import { checkReadiness } from './readiness';
 
 /**
- * The operations doors of the HTTP server (CONTRACTS §9), answered before Next: GET /readyz and
+ * The operations doors of the HTTP server (docs/contracts.md §9), answered before Next: GET /readyz and
  * GET /metrics; and `trackRequest`, which gives every request an id (X-Request-Id, reused by the
  * API handlers), times it into the request histogram and logs it.
  */

@@ -6,7 +6,7 @@ import { refusalCounts } from '../limits/limiter';
 import { isDraining } from '../core/drain';
 
 /**
- * The process's Prometheus metrics (CONTRACTS §9). One registry per process, kept on globalThis:
+ * The process's Prometheus metrics (docs/contracts.md §9). One registry per process, kept on globalThis:
  * server.ts and Next's bundles hold separate copies of this module and must feed the same one.
  * Call sites use the small functions of `metrics`; GET /metrics renders `renderMetrics()`.
  */

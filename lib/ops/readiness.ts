@@ -5,7 +5,7 @@ import { getRedis } from '../redis/client';
 import { isDraining } from '../core/drain';
 
 /**
- * GET /readyz (CONTRACTS §9): ready when this instance is not draining, the database answers and,
+ * GET /readyz (docs/contracts.md §9): ready when this instance is not draining, the database answers and,
  * with REDIS_URL, Redis answers, each within 2 s. The load balancer stops sending new work on 503;
  * /healthz stays the liveness check (a failed dependency is no reason to restart the process).
  */

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { getEnv } from '../env';
 
 /**
- * The process's Redis connections (CONTRACTS §9), only when REDIS_URL is set. Shared through
+ * The process's Redis connections (docs/contracts.md §9), only when REDIS_URL is set. Shared through
  * globalThis because server.ts and Next's bundles hold separate copies of this module.
  *
  * `commands` never queues while Redis is away (enableOfflineQueue: false): a request path fails

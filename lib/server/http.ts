@@ -63,7 +63,7 @@ export type RunningServer = {
 
 /**
  * The whole product on one port: Next (pages, route handlers, assets) and socket.io.
- * Next's handler is attached BEFORE socket.io so long-polling works (STACK-NOTES).
+ * Next's handler is attached BEFORE socket.io so long-polling works (docs/stack-notes.md).
  */
 export async function startServer(opts: { dev?: boolean; port?: number; host?: string } = {}): Promise<RunningServer> {
   const env = getEnv();
@@ -107,7 +107,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
 
   let closing: Promise<void> | undefined;
   /**
-   * Graceful stop (SIGTERM, CONTRACTS §9): drain — no new connections or asks, widgets moved
+   * Graceful stop (SIGTERM, docs/contracts.md §9): drain — no new connections or asks, widgets moved
    * elsewhere — then in-flight answers finish (up to SHUTDOWN_GRACE_SECONDS), then everything closes.
    */
   const close = () => {

@@ -15,7 +15,7 @@ import { hashPassword } from '../auth/passwords';
 import { dashboardUrl } from '../auth/session-secret';
 
 /**
- * Password reset (CONTRACTS §13): a single-use link valid 1 hour. The answer is the same whether
+ * Password reset (docs/contracts.md §13): a single-use link valid 1 hour. The answer is the same whether
  * or not the address has a user, and whether or not a limit stopped the mail: at most
  * MAILS_PER_ADDRESS_PER_HOUR mails go to one address (counted in the outbox, so every instance
  * agrees), and a client address may ask RESET_REQUESTS_PER_ADDRESS times an hour.

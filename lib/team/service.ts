@@ -17,7 +17,7 @@ import { invitationMail } from '../mail/templates';
 import { wakeMailWorker } from '../mail/worker';
 import { AcceptInvitationInput, ChangeRoleInput, InvitationIdInput, InviteInput, MemberIdInput } from './contract';
 
-/** The team of an account (CONTRACTS §13). `actor` is the signed-in member; every rule is checked here, for every door. */
+/** The team of an account (docs/contracts.md §13). `actor` is the signed-in member; every rule is checked here, for every door. */
 export type Actor = { accountId: number; userId: number; role: Role; email: string; name: string };
 
 export const INVITATION_DAYS = 7;
@@ -146,7 +146,7 @@ export async function acceptInvitation(token: string, input: { name: unknown; pa
   return { user_id: user.id, email: user.email, ticket: signTicket(user.id, 'sign_in', 120) };
 }
 
-/** The operator's view of an account's members (CLI `member list`, CONTRACTS §13). */
+/** The operator's view of an account's members (CLI `member list`, docs/contracts.md §13). */
 export async function listAccountMembers(accountId: number) {
   const db = await getDb();
   if (!(await getAccountById(db, accountId))) throw new AppError('not_found', `No account with id ${accountId}.`);

@@ -13,7 +13,7 @@ import { getEnv } from '../env';
 import { signupMail } from '../mail/templates';
 
 /**
- * Sign-up (CONTRACTS §13, SIGNUP=open): nothing is created until the emailed link (valid 24 h)
+ * Sign-up (docs/contracts.md §13, SIGNUP=open): nothing is created until the emailed link (valid 24 h)
  * is opened; then the account and its owner are created and the owner is signed in. The answer
  * is the same whether or not the address already has a user (no mail is sent then).
  */

@@ -34,7 +34,7 @@ export function safeFilename(name: string | undefined): string {
 }
 
 /**
- * Per visitor, per address and per client (CONTRACTS §6, issue 9): a fresh visitor id still
+ * Per visitor, per address and per client (docs/contracts.md §6, issue 9): a fresh visitor id still
  * meets the address and client budgets. Charged in that order, after the token was verified, so
  * an anonymous flood never reaches the client's shared bucket.
  */

@@ -4,7 +4,7 @@ import { getEnv } from '../env';
 import { MAX_URL_CHARS } from './rules';
 
 /**
- * SSRF guard for outbound URLs (CONTRACTS §11, §16 outbound addresses). Only public unicast
+ * SSRF guard for outbound URLs (docs/contracts.md §11, §16 outbound addresses). Only public unicast
  * addresses are allowed: loopback, RFC 1918, fc00::/7, link-local (metadata services at
  * 169.254.169.254 and fd00:ec2::254 among them), CGNAT, unspecified, multicast and reserved are
  * refused. IPv4-mapped IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it reaches; the other

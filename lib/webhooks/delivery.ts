@@ -7,7 +7,7 @@ import { parseWebhookUrl, resolveWebhookTarget, UnsafeAddressError } from './add
 import { MAX_ERROR_CHARS, MAX_RESPONSE_BYTES } from './rules';
 
 /**
- * One delivery attempt (CONTRACTS §11): a POST of the stored body, signed per Standard Webhooks
+ * One delivery attempt (docs/contracts.md §11): a POST of the stored body, signed per Standard Webhooks
  * with the current secret (and the previous one during a rotation's overlap: several
  * space-separated signatures in `webhook-signature`). The address is checked after resolution
  * and the connection goes to that checked address; redirects are not followed (a 3xx is a failure).

@@ -9,7 +9,7 @@ import type { WebhookEventType } from './rules';
 import { wakeWebhookWorker } from './wake';
 
 /**
- * Records a webhook event in the outbox (CONTRACTS §11). Call it INSIDE the transaction of the
+ * Records a webhook event in the outbox (docs/contracts.md §11). Call it INSIDE the transaction of the
  * change, after the change: `data` is the record as the Customer API returns it at that moment
  * (the same serializers), so a stop or crash delays a delivery but never loses it. Accounts
  * without a subscribed endpoint write nothing. Returns the number of deliveries queued.

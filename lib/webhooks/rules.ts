@@ -1,6 +1,6 @@
 import { getEnv } from '../env';
 
-/** Every rule and limit of webhook delivery (CONTRACTS §11), in one place. */
+/** Every rule and limit of webhook delivery (docs/contracts.md §11), in one place. */
 
 export const WEBHOOK_EVENT_TYPES = ['conversation.created', 'response.created', 'response.feedback'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -13,7 +13,7 @@ import {
 } from './rules';
 import { wakeWebhookWorker } from './wake';
 
-/** Webhook endpoints of an account (CONTRACTS §11): the CLI and the dashboard call these. */
+/** Webhook endpoints of an account (docs/contracts.md §11): the CLI and the dashboard call these. */
 
 /** `whsec_` + base64 of 32 random bytes (the Standard Webhooks form; the bytes are the HMAC key). */
 function newSecret(): string {
@@ -24,7 +24,7 @@ function invalid(param: string, message: string): AppError {
   return new AppError('invalid_request', `${param}: ${message}`, { errors: [{ param, message }] });
 }
 
-/** Refuses what CONTRACTS §11 refuses: not http(s), and private, loopback, link-local or metadata addresses after resolution. */
+/** Refuses what docs/contracts.md §11 refuses: not http(s), and private, loopback, link-local or metadata addresses after resolution. */
 export async function checkWebhookUrl(raw: string): Promise<string> {
   try {
     const target = parseWebhookUrl(raw);

@@ -13,7 +13,7 @@ import { setWebhookWake } from './wake';
 import { getEnv } from '../env';
 
 /**
- * The delivery worker every instance runs (CONTRACTS §11). It leases due deliveries from the
+ * The delivery worker every instance runs (docs/contracts.md §11). It leases due deliveries from the
  * outbox (FOR UPDATE SKIP LOCKED, so each goes to one instance), sends them in parallel — at most
  * IN_FLIGHT_PER_ENDPOINT per endpoint and IN_FLIGHT_PER_ACCOUNT per account, so slow receivers
  * hold only their own account's share of the slots — and records each outcome. It never throws:

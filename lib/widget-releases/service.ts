@@ -12,7 +12,7 @@ import { getRedis } from '../redis/client';
  * Widget releases: immutable bundles listed in lib/widget/releases.json (with their SRI hashes)
  * and three tracks. A track's default version is in releases.json (what a deployment ships);
  * operators repoint a track at run time (`widget track set` / `widget track rollback`), which
- * writes the `widget_tracks` table, so every instance serves the same pointer (CONTRACTS §9).
+ * writes the `widget_tracks` table, so every instance serves the same pointer (docs/contracts.md §9).
  *
  * Each process caches the pointers for CACHE_MS; a change is also announced on the invalidation
  * bus ('widget-track'), which with REDIS_URL reaches every instance at once.
@@ -25,7 +25,7 @@ const TOPIC = 'widget-track';
 
 const Release = z.object({
   version: z.string(), url: z.string(), integrity: z.string(), min_server_version: z.string(), released_at: z.string(),
-  // Provenance (STYLE 12): `node scripts/widget.mjs verify` rebuilds the bundle from this commit.
+  // Provenance (CONTRIBUTING.md (style)): `node scripts/widget.mjs verify` rebuilds the bundle from this commit.
   source_commit: z.string().regex(/^[0-9a-f]{40}$/).optional(), toolchain: z.object({ esbuild: z.string() }).optional(),
 });
 const Releases = z.object({ releases: z.array(Release), tracks: z.record(z.string(), z.string()) });

@@ -1,5 +1,5 @@
 /**
- * Channel ids belong to their account (CONTRACTS §3, changed): two accounts each keep a channel 7,
+ * Channel ids belong to their account (docs/contracts.md §3, changed): two accounts each keep a channel 7,
  * neither sees or renames the other's, and the migration from service-wide ids loses nothing.
  */
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-/** The admin CLI's successful commands (CONTRACTS §2, §5): one JSON object on stdout, and what it stored. */
+/** The admin CLI's successful commands (docs/contracts.md §2, §5): one JSON object on stdout, and what it stored. */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';

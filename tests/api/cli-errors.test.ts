@@ -1,5 +1,5 @@
 /**
- * The admin CLI's failures (CONTRACTS §2): non-zero exit, one line on stderr, nothing on stdout,
+ * The admin CLI's failures (docs/contracts.md §2): non-zero exit, one line on stderr, nothing on stdout,
  * and nothing half-written anywhere in the database.
  */
 import assert from 'node:assert/strict';

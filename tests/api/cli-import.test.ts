@@ -1,5 +1,5 @@
 /**
- * `import --account ID --file PATH` through the real CLI process (CONTRACTS §2, §3): its output,
+ * `import --account ID --file PATH` through the real CLI process (docs/contracts.md §2, §3): its output,
  * its rejections, a large file with progress, and a process killed in the middle of an import.
  */
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-/** CLI doors of the team (CONTRACTS §13): user create --role/--name, member list, mail list; and the roles migration. */
+/** CLI doors of the team (docs/contracts.md §13): user create --role/--name, member list, mail list; and the roles migration. */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Customer API export (CONTRACTS §10): NDJSON equals walking every list page (same records, same
+ * Customer API export (docs/contracts.md §10): NDJSON equals walking every list page (same records, same
  * order) across keyset pages; CSV parses back (RFC 4180) with awkward values; include=messages
  * equals GET /conversation/{id}; rows written during an export neither appear nor appear twice;
  * invalid parameters are 400s; other tenants never appear; 405 for POST; both doors; the session.

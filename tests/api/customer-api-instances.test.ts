@@ -1,5 +1,5 @@
 /**
- * API keys on several instances (CONTRACTS §5, §9): two server processes on one PostgreSQL and one
+ * API keys on several instances (docs/contracts.md §5, §9): two server processes on one PostgreSQL and one
  * Redis. A key revoked through one instance is refused by the other at once (the invalidation
  * message), and in any case within a second (the cache bound). PostgreSQL with Redis only: the
  * embedded database belongs to one process.

@@ -116,7 +116,7 @@ describe('list envelope and defaults', () => {
   });
 
   it('treats any integer page beyond the last as a page past the last, however large', async () => {
-    // CONTRACTS §4: page is invalid only when < 1 or not an integer; a page past the last is a 200.
+    // docs/contracts.md §4: page is invalid only when < 1 or not an integer; a page past the last is a 200.
     const { get } = await accountWithResponses(3);
     for (const page of ['2147483648', '99999999999', '12345678901234567890']) {
       const res = await get(`${V2}/response?page=${page}&resultsPerPage=2`);

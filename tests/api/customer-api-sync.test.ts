@@ -154,7 +154,7 @@ describe('updated_since', () => {
         assert.match(res.body.detail, /^updated_since: /);
       }
     }
-    // An empty value counts as absent (CONTRACTS §4); a repeated one uses its first value.
+    // An empty value counts as absent (docs/contracts.md §4); a repeated one uses its first value.
     assert.equal((await get(`${V2}/conversation?updated_since=`)).status, 200);
     const repeated = await get(`${V2}/conversation?updated_since=${enc(ts(780))}&updated_since=nonsense`);
     assert.equal(repeated.status, 200);

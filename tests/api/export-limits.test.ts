@@ -1,5 +1,5 @@
 /**
- * Bounded exports (CONTRACTS §10 limits): clients that open an export and never read hold at most
+ * Bounded exports (docs/contracts.md §10 limits): clients that open an export and never read hold at most
  * EXPORTS_PER_ACCOUNT slots of their account and the instance's share of the pool; beyond, 429
  * problem+json with Retry-After. Another account's list, a widget answer and /readyz keep
  * answering meanwhile, and a reader that takes nothing for EXPORT_STALL_SECONDS is disconnected,

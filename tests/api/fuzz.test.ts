@@ -194,7 +194,7 @@ async function checkHttp(url: string, key: string) {
   } else {
     assert.equal(res.status, 200, url);
     const type = res.headers.get('content-type') ?? '';
-    // Exports (CONTRACTS §10) answer NDJSON or CSV: every NDJSON line is one JSON record.
+    // Exports (docs/contracts.md §10) answer NDJSON or CSV: every NDJSON line is one JSON record.
     if (type.startsWith('application/x-ndjson')) for (const line of text.split('\n').filter(Boolean)) JSON.parse(line);
     else if (!type.startsWith('text/csv')) JSON.parse(text);
   }

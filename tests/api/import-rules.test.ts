@@ -1,5 +1,5 @@
 /**
- * The NDJSON import rules (CONTRACTS §3), through the importer in this process; results are read
+ * The NDJSON import rules (docs/contracts.md §3), through the importer in this process; results are read
  * back through the Customer API and the tables. Every rejected file must write nothing at all.
  */
 import assert from 'node:assert/strict';

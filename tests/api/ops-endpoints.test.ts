@@ -1,4 +1,4 @@
-/** GET /readyz, GET /metrics and request ids on one instance (CONTRACTS §9), on both databases. */
+/** GET /readyz, GET /metrics and request ids on one instance (docs/contracts.md §9), on both databases. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startDrain } from '../../lib/core/drain';

@@ -1,5 +1,5 @@
 /**
- * Team and identity (CONTRACTS §13) through the real server, a real SMTP server process and the
+ * Team and identity (docs/contracts.md §13) through the real server, a real SMTP server process and the
  * database: roles on every page, invitations, removal, ownership, password reset, two-factor
  * sign-in, and mail that survives the SMTP server being down.
  */

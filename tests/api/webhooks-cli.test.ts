@@ -1,5 +1,5 @@
 /**
- * Webhook CLI commands (CONTRACTS §2, §11) and the SSRF guard without WEBHOOK_ALLOW_PRIVATE_NETWORKS:
+ * Webhook CLI commands (docs/contracts.md §2, §11) and the SSRF guard without WEBHOOK_ALLOW_PRIVATE_NETWORKS:
  * refused at creation (IP literals, metadata, a name that resolves to loopback) and at delivery
  * (an endpoint stored while allowed is refused by a worker that is not).
  */

@@ -1,5 +1,5 @@
 /**
- * Fair delivery across accounts (CONTRACTS §11, issue 23 item 2) on the real server: account A
+ * Fair delivery across accounts (docs/contracts.md §11, issue 23 item 2) on the real server: account A
  * has 8 endpoints at tarpits (accept the connection, never read or answer) and a backlog that keeps
  * growing; account B's one fast endpoint still gets each event within 2 s, because an account holds
  * at most its share of the instance's delivery slots and each claim takes every account's oldest

@@ -1,5 +1,5 @@
 /**
- * Webhooks (CONTRACTS §11) against a real receiver on 127.0.0.1 (WEBHOOK_ALLOW_PRIVATE_NETWORKS=1
+ * Webhooks (docs/contracts.md §11) against a real receiver on 127.0.0.1 (WEBHOOK_ALLOW_PRIVATE_NETWORKS=1
  * for this server): widget activity produces signed events whose data is the Customer API's
  * record; failures are retried with the same webhook-id; order per conversation; a slow receiver
  * holds up no other endpoint; the automatic pause; secret rotation; tenancy. A tiny retry base

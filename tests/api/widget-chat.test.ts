@@ -217,7 +217,7 @@ describe('widget chat: the account turned "show sources" off', () => {
     assert.deepEqual(hist.messages.map((m) => m.sources), [[], []], 'history');
 
     // The account's own record: the dashboard transcript shows what the answer was based on; the
-    // Customer API response record has no sources field at all (CONTRACTS §4).
+    // Customer API response record has no sources field at all (docs/contracts.md §4).
     const transcript = await getTranscript(acct.accountId, ack.conversation_id);
     assert.deepEqual(transcript!.messages[1]!.sources.map((s) => s.title), ['Shipping'], 'the document title (its first heading)');
     const record = await get(`${V2}/response/${ack.response_id}`);

@@ -1,6 +1,6 @@
 /**
  * The /widget socket refuses every bad token and every foreign Origin at connect, on polling and
- * on websocket, with a connect_error whose message says why (CONTRACTS §6).
+ * on websocket, with a connect_error whose message says why (docs/contracts.md §6).
  */
 import assert from 'node:assert/strict';
 import { createHmac, createSign, generateKeyPairSync } from 'node:crypto';

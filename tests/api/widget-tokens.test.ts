@@ -1,4 +1,4 @@
-/** POST /api/widget/token (CONTRACTS §6): backend and client-id modes, registered-domain matching, bad requests. */
+/** POST /api/widget/token (docs/contracts.md §6): backend and client-id modes, registered-domain matching, bad requests. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';

@@ -1,4 +1,4 @@
-/** Widget track pointers live in the database (CONTRACTS §9): CLI set/rollback, the old pointer file migrated without loss. */
+/** Widget track pointers live in the database (docs/contracts.md §9): CLI set/rollback, the old pointer file migrated without loss. */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';

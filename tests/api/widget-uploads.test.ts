@@ -1,5 +1,5 @@
 /**
- * POST /api/widget/uploads and GET /api/widget/config (CONTRACTS §6): types decided by content,
+ * POST /api/widget/uploads and GET /api/widget/config (docs/contracts.md §6): types decided by content,
  * the size limit, bearer tokens, and attachments that become answerable in their conversation only.
  */
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
  * Deterministic benchmark dataset (seeded PRNG): conversations and responses as an NDJSON import
- * file in the format of CONTRACTS §3. Same options → byte-identical file.
+ * file in the format of docs/contracts.md §3. Same options → byte-identical file.
  *
  * Shape: 20 channels of skewed size; Zipf–Mandelbrot conversation sizes (s = 1, q = 5: at 1M
  * responses the largest conversation has ~15k responses, the median 2); question 50–220 and

@@ -1,5 +1,5 @@
 /**
- * Export throughput and memory (CONTRACTS §10): N responses (default 200,000) in one account,
+ * Export throughput and memory (docs/contracts.md §10): N responses (default 200,000) in one account,
  * bulk-inserted by SQL, exported as NDJSON and CSV through the direct door while the server
  * process's RSS is sampled every 50 ms; then once more with a slow reader. Prints one JSON line per run.
  *   TEST_DB=postgres DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> node --expose-gc --import tsx tests/bench/export-bench.ts [N] [options]

@@ -1,5 +1,5 @@
 /**
- * Team and identity in Chromium (CONTRACTS §13), with the real SMTP server process serve-app.ts
+ * Team and identity in Chromium (docs/contracts.md §13), with the real SMTP server process serve-app.ts
  * starts: invite → mail → accept → an agent's view; password reset; two-factor sign-in with a
  * computed code, a recovery code and a replayed code; the owner requiring two-factor.
  */

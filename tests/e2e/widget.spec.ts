@@ -304,7 +304,7 @@ test.describe('own server instance', () => {
 
       await stopApp(app);
       // SIGTERM drains: the widget first treats it as a move to another instance and shows nothing
-      // for 15 s (CONTRACTS §9); with no other instance it then says it is reconnecting.
+      // for 15 s (docs/contracts.md §9); with no other instance it then says it is reconnecting.
       await waitForStatus(page, 'reconnecting', 40_000);
       await expect(page.getByText('Connection lost — reconnecting…')).toBeVisible();
       app = await startOwnApp(port, dataDir, fx, { WIDGET_TOKEN_TTL_SECONDS: '600' });

@@ -50,7 +50,7 @@ function compareValues(a: unknown, b: unknown): number {
 }
 
 /**
- * The total order the API promises (CONTRACTS §4): by `key`, ties broken by the record id in the
+ * The total order the API promises (docs/contracts.md §4): by `key`, ties broken by the record id in the
  * same direction. Lower-case UUID text sorts like PostgreSQL's uuid type.
  */
 export function totalOrder<T extends Rec>(records: T[], key: string, idKey: string, dir: Direction): T[] {

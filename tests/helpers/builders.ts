@@ -15,7 +15,7 @@ export async function createTestAccount(name = 'Test Co'): Promise<TestAccount> 
 }
 
 /**
- * Channel ids for a test's import lines. Channel ids belong to their account (CONTRACTS §3), so
+ * Channel ids for a test's import lines. Channel ids belong to their account (docs/contracts.md §3), so
  * any numbers do; distinct ones keep a test's channels apart even when it imports into several accounts.
  */
 let nextChannelId = 1000 + Math.floor(Math.random() * 1_000_000_000);

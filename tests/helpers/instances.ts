@@ -1,5 +1,5 @@
 /**
- * Several real server PROCESSES (CONTRACTS §9): each instance is `node scripts/start.mjs` (the
+ * Several real server PROCESSES (docs/contracts.md §9): each instance is `node scripts/start.mjs` (the
  * production build, as `npm start` runs it) with its own port, its own DATA_DIR and the env given,
  * typically one PostgreSQL (DATABASE_URL) and one Redis (REDIS_URL + a REDIS_PREFIX of the run).
  * Starts wait for /healthz; stops send a real signal (SIGTERM drains, SIGKILL is a crash).

@@ -1,5 +1,5 @@
 /**
- * Chat across instances (CONTRACTS §9): two real server processes on one PostgreSQL and one
+ * Chat across instances (docs/contracts.md §9): two real server processes on one PostgreSQL and one
  * (private) Redis, answering through a slow local model. Cross-instance streaming and resume,
  * interleaved asks into one conversation, kill -9 mid-answer, a SIGTERM drain under chat, and a
  * Redis restart. Each test is bounded in time.
@@ -161,7 +161,7 @@ describe('chat across instances', { skip: !onPostgres && 'needs TEST_DB=postgres
     const stopping = A.stop('SIGTERM', 60_000);
     // The widget is told and its transport closed; it reconnects to B and resumes.
     await onA.until(() => onA.disconnectReason !== undefined, 'the drain disconnect', 10_000);
-    // While its answers finish, A tells load balancers it is not ready (CONTRACTS §9).
+    // While its answers finish, A tells load balancers it is not ready (docs/contracts.md §9).
     const readiness = await fetch(`${A.url}/readyz`);
     assert.equal(readiness.status, 503);
     assert.match(((await readiness.json()) as { reason: string }).reason, /draining/);

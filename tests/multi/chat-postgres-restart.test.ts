@@ -1,5 +1,5 @@
 /**
- * No acknowledged question is lost while PostgreSQL restarts (CONTRACTS §9, on ONE instance): a
+ * No acknowledged question is lost while PostgreSQL restarts (docs/contracts.md §9, on ONE instance): a
  * private PostgreSQL server is stopped and started under a stream of asks. Every ask is either
  * acknowledged and then found in the Customer API, or refused with `unavailable`; the process
  * never exits; a socket handshake while the database is away is refused at once.

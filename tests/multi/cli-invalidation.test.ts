@@ -1,6 +1,6 @@
 /**
  * A CLI command that changes a cached thing (an API key revoked, a widget track moved) tells every
- * running instance through Redis pub/sub (CONTRACTS §9). The CLI's Redis connection is brand new
+ * running instance through Redis pub/sub (docs/contracts.md §9). The CLI's Redis connection is brand new
  * when it publishes; the message must not be dropped while it connects.
  *
  * Needs DATABASE_URL and REDIS_URL (scripts/test.mjs's multi step sets both).

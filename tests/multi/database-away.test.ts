@@ -1,5 +1,5 @@
 /**
- * An instance whose PostgreSQL is gone waits quietly (CONTRACTS §9, issue 23 item 9): with 500
+ * An instance whose PostgreSQL is gone waits quietly (docs/contracts.md §9, issue 23 item 9): with 500
  * answers produced but not yet stored and a PRIVATE PostgreSQL server stopped, the instance uses
  * under 5 % of a core (CPU seconds of its process over the outage, not wall-clock load, so a busy
  * machine does not make it flake), and once PostgreSQL is back every answer lands exactly once:

@@ -1,5 +1,5 @@
 /**
- * EXPORTS_PER_ACCOUNT holds across instances (CONTRACTS §10 limits): two real server processes on
+ * EXPORTS_PER_ACCOUNT holds across instances (docs/contracts.md §10 limits): two real server processes on
  * one PostgreSQL and one Redis; an account's two stalled exports on different instances leave no
  * third on either (429 + Retry-After), and the stall limit gives the slots back to every instance.
  *

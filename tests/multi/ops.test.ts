@@ -1,5 +1,5 @@
 /**
- * Three instances behind nginx on one PostgreSQL database and one Redis (CONTRACTS §9), the
+ * Three instances behind nginx on one PostgreSQL database and one Redis (docs/contracts.md §9), the
  * operations half: readiness per instance and on drain, metrics, JSON logs with request ids, a
  * track change reaching every instance, shared limits, uploads and key revocation across instances.
  *

@@ -1,5 +1,5 @@
 /**
- * A rolling restart of all three instances behind nginx under chat load (CONTRACTS §9, issue 10
+ * A rolling restart of all three instances behind nginx under chat load (docs/contracts.md §9, issue 10
  * item 8): widgets keep asking while each instance in turn gets SIGTERM (drain), exits 0 and is
  * started again on its port before the next one goes; just before each SIGTERM a widget connected
  * to that very instance asks, so an answer is in flight during every drain. Afterwards every

@@ -1,5 +1,5 @@
 /**
- * The team across real server processes sharing one PostgreSQL (CONTRACTS §13): two senders
+ * The team across real server processes sharing one PostgreSQL (docs/contracts.md §13): two senders
  * share the mail outbox and deliver each mail once to a real SMTP server process; a removed
  * member's sessions end at once on every instance.
  */

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery across real server processes (CONTRACTS §11) on a private PostgreSQL: two
+ * Webhook delivery across real server processes (docs/contracts.md §11) on a private PostgreSQL: two
  * instances never deliver one event twice; an instance killed (SIGKILL) while its receiver is
  * down delivers after the restart; with two accounts and retries, each conversation still arrives
  * in order; a PostgreSQL outage does not crash the worker, which delivers

@@ -1,4 +1,4 @@
-/** API keys: svc_<env>_<key id>_<secret> (CONTRACTS §5), without a database. */
+/** API keys: svc_<env>_<key id>_<secret> (docs/contracts.md §5), without a database. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { bearerToken, generateApiKey, hashSecret, parseApiKey, secretMatches } from '../../lib/auth/api-keys';

@@ -1,4 +1,4 @@
-/** TRUST_PROXY (CONTRACTS §9): who the client is, as a table of peers, headers and settings. */
+/** TRUST_PROXY (docs/contracts.md §9): who the client is, as a table of peers, headers and settings. */
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';

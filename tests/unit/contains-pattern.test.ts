@@ -1,4 +1,4 @@
-/** The LIKE pattern behind `query` (CONTRACTS §4: % and _ are literal), without a database. */
+/** The LIKE pattern behind `query` (docs/contracts.md §4: % and _ are literal), without a database. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { containsPattern } from '../../db/queries/shared';

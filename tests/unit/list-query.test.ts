@@ -1,4 +1,4 @@
-/** Parsing and paging of the Customer API list operations (CONTRACTS §4), without a database. */
+/** Parsing and paging of the Customer API list operations (docs/contracts.md §4), without a database. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isAppError } from '../../lib/core/errors';

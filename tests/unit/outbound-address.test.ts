@@ -1,5 +1,5 @@
 /**
- * Outbound address safety (CONTRACTS §11, §16): which addresses are refused, as tables; a host
+ * Outbound address safety (docs/contracts.md §11, §16): which addresses are refused, as tables; a host
  * name's refusal never says what it resolved to; OUTBOUND_ALLOW_PRIVATE_NETWORKS (and its alias
  * WEBHOOK_ALLOW_PRIVATE_NETWORKS) lifts it.
  */

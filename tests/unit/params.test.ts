@@ -1,4 +1,4 @@
-/** Query-string scalars of the Customer API (CONTRACTS §4), without a database. */
+/** Query-string scalars of the Customer API (docs/contracts.md §4), without a database. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { channelIdParam, formatParam, intParam, sortParam, uuidParam } from '../../lib/api/params';

@@ -1,4 +1,4 @@
-/** The one timestamp format of the service: UTC `YYYY-MM-DD HH:MM:SS` (CONTRACTS §3). */
+/** The one timestamp format of the service: UTC `YYYY-MM-DD HH:MM:SS` (docs/contracts.md §3). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isValidTimestamp } from '../../lib/api/timestamps';

@@ -1,5 +1,5 @@
 /**
- * STYLE 12: every released widget bundle records its source commit and toolchain, and rebuilding
+ * CONTRIBUTING.md (style): every released widget bundle records its source commit and toolchain, and rebuilding
  * it from that commit gives the committed bytes (`node scripts/widget.mjs verify`).
  */
 import assert from 'node:assert/strict';

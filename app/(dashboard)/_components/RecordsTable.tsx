@@ -19,7 +19,7 @@ const clip = (s: unknown, n: number) => {
   const space = cut.lastIndexOf(' ');
   return `${space > n * 0.6 ? cut.slice(0, space) : cut}…`;
 };
-/** The Customer API export of what the table shows (filter, search, sort; all pages), CONTRACTS §10. */
+/** The Customer API export of what the table shows (filter, search, sort; all pages), docs/contracts.md §10. */
 function exportUrl(kind: TableKind, state: TableState, format: 'ndjson' | 'csv'): string {
   const [path, search = ''] = tableApiBase(kind, state).split('?');
   const p = new URLSearchParams(search);
