@@ -133,3 +133,22 @@ export function getEnv(): Env {
   cached = parsed.data;
   return cached;
 }
+
+/**
+ * next-auth reads NEXTAUTH_SECRET and NEXTAUTH_URL from process.env itself, so the values the
+ * server provides when the operator set none (lib/auth/session-secret.ts) are handed over here.
+ */
+export function provideNextAuthEnv(values: { secret?: string; url?: string }): void {
+  if (values.secret) process.env.NEXTAUTH_SECRET = values.secret;
+  if (values.url) process.env.NEXTAUTH_URL = values.url;
+}
+
+/** The session secret in force: the operator's, or the one provided at start. */
+export function nextAuthSecret(): string | undefined {
+  return process.env.NEXTAUTH_SECRET;
+}
+
+/** The dashboard's public address in force: the operator's, or the one provided at start. */
+export function nextAuthUrl(): string | undefined {
+  return process.env.NEXTAUTH_URL;
+}

@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { randomBase62 } from './api-keys';
+import { nextAuthSecret } from '../env';
 
 /**
  * Secrets of emailed links and sign-in tickets. A link's token is random and stored only as its
@@ -21,7 +22,7 @@ export const LINK_TOKEN_RE = /^[0-9A-Za-z]{43}$/;
 export type TicketPurpose = 'two_factor' | 'sign_in';
 
 function ticketKey(): Buffer {
-  return createHash('sha256').update(`svc sign-in tickets\0${process.env.NEXTAUTH_SECRET ?? ''}`).digest();
+  return createHash('sha256').update(`svc sign-in tickets\0${nextAuthSecret() ?? ''}`).digest();
 }
 
 /** A ticket for `userId` and `purpose`, valid `seconds`. */

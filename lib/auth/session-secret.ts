@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { getDb } from '../../db/client';
 import { getOrCreateSetting } from '../../db/queries/settings';
-import { getEnv } from '../env';
+import { getEnv, nextAuthUrl, provideNextAuthEnv } from '../env';
 
 /**
  * next-auth reads NEXTAUTH_SECRET and NEXTAUTH_URL itself. When the operator sets neither, the
@@ -10,17 +10,17 @@ import { getEnv } from '../env';
  */
 export async function provideSessionSecret(): Promise<void> {
   if (!getEnv().NEXTAUTH_SECRET) {
-    process.env.NEXTAUTH_SECRET = await getOrCreateSetting(await getDb(), 'nextauth_secret', randomBytes(32).toString('base64url'));
+    provideNextAuthEnv({ secret: await getOrCreateSetting(await getDb(), 'nextauth_secret', randomBytes(32).toString('base64url')) });
   }
 }
 
 /** Called once the real port is known (PORT=0 picks one). */
 export function provideSessionUrl(port: number): void {
-  if (!getEnv().NEXTAUTH_URL) process.env.NEXTAUTH_URL = `http://localhost:${port}`;
+  if (!getEnv().NEXTAUTH_URL) provideNextAuthEnv({ url: `http://localhost:${port}` });
 }
 
 /** An absolute link into the dashboard (emailed links), on the address next-auth uses. */
 export function dashboardUrl(path: string): string {
-  const base = getEnv().NEXTAUTH_URL ?? process.env.NEXTAUTH_URL ?? `http://localhost:${getEnv().PORT}`;
+  const base = nextAuthUrl() ?? `http://localhost:${getEnv().PORT}`;
   return `${base.replace(/\/+$/, '')}${path}`;
 }

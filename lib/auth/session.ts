@@ -5,7 +5,7 @@ import { notFound, redirect } from 'next/navigation';
 import { getDb } from '../../db/client';
 import { getActiveAdminSession, insertAdminSession, revokeAdminSession, touchLastSeen } from '../../db/queries/admin-sessions';
 import { AppError } from '../core/errors';
-import { getEnv } from '../env';
+import { getEnv, nextAuthSecret } from '../env';
 import { getLogger } from '../core/logger';
 import { PEER_IP_HEADER, PEER_PROTO_HEADER } from '../net/client-address';
 import { SignInThrottled, verifyAdminCredentials, type SignedInAdmin } from './admin-signin';
@@ -74,7 +74,7 @@ export function authOptions(opts: { secureCookies?: boolean } = {}): NextAuthOpt
   const cookie = { httpOnly: true, sameSite: 'lax' as const, path: '/', secure };
   const maxAge = getEnv().SESSION_MAX_AGE_SECONDS;
   return {
-    secret: process.env.NEXTAUTH_SECRET,
+    secret: nextAuthSecret(),
     session: { strategy: 'jwt', maxAge },
     pages: { signIn: '/login' },
     useSecureCookies: secure,
@@ -154,7 +154,7 @@ export async function sessionFromCookieHeader(cookieHeader: string | null): Prom
   if (!raw || raw.length > 8192) return null;
   let sid: unknown;
   try {
-    sid = (await decode({ token: raw, secret: process.env.NEXTAUTH_SECRET! }))?.sid;
+    sid = (await decode({ token: raw, secret: nextAuthSecret()! }))?.sid;
   } catch {
     return null;
   }

@@ -6,7 +6,7 @@ import {
   acceptTotpStep, countRecoveryCodes, disableTotp, enableTotp, getUserById, setPendingTotpSecret, useRecoveryCode,
 } from '../../db/queries/team';
 import { AppError } from '../core/errors';
-import { getEnv } from '../env';
+import { getEnv, nextAuthSecret } from '../env';
 import { getLimiter } from '../limits/limiter';
 import { addressLimitKey } from '../net/client-address';
 
@@ -22,7 +22,7 @@ const TOLERANCE_SECONDS = 30;
 const RECOVERY_CODES = 10;
 
 function secretKey(): Buffer {
-  return createHash('sha256').update(`svc two-factor secrets\0${process.env.NEXTAUTH_SECRET ?? ''}`).digest();
+  return createHash('sha256').update(`svc two-factor secrets\0${nextAuthSecret() ?? ''}`).digest();
 }
 
 export function encryptSecret(secret: string): string {
