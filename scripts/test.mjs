@@ -1,4 +1,4 @@
-// `npm test`: production build, then every suite (docs/testing.md says what runs where and why).
+// `npm test`: production build, then the linter and every suite (docs/testing.md says what runs where and why).
 // Type check, unit tests and each API test file on PGlite and on PostgreSQL are jobs of one pool
 // (TEST_CONCURRENCY at once, default the core count); each API file gets a database of its own,
 // copied from a migrated template. The multi-instance and browser suites then run alone.
@@ -80,6 +80,7 @@ const ready = Promise.all(templates).then((rs) => {
 
 /** Jobs of the pool, largest files first (their size is the best cheap guess of their length). */
 const jobs = [];
+if (want('lint')) jobs.push({ group: 'lint and format (Biome)', size: Infinity, go: () => run('lint and format (Biome)', process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'ci', '--reporter=summary', '.']) });
 if (want('typecheck')) jobs.push({ group: 'typecheck (tsc)', size: Infinity, go: () => run('typecheck (tsc)', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.']) });
 if (want('unit')) jobs.push({ group: 'unit tests', size: 1e9, go: () => run('unit tests', process.execPath, nodeTest(files('tests/unit'))) });
 for (const file of apiFiles) {

@@ -47,7 +47,7 @@ export async function answerContext(input: AnswerInput, turns: number): Promise<
  */
 export async function rankForQuestion(input: AnswerInput, earlierQuestions: string[] = [], limit = 5): Promise<RankedPassage[]> {
   const query: RetrievalQuery = [{ text: input.question, weight: 1 }];
-  earlierQuestions.slice(-2).reverse().forEach((q, i) => query.push({ text: q, weight: i === 0 ? 0.5 : 0.25 }));
+  earlierQuestions.slice(-2).reverse().forEach((q, i) => { query.push({ text: q, weight: i === 0 ? 0.5 : 0.25 }); });
   return findPassages(input.accountId, input.conversationId, query, limit);
 }
 

@@ -2,14 +2,14 @@ import type { MailInput } from '../../db/queries/mails';
 
 /** The mails svc sends: each a plain-text part and a simple HTML part, from the same words. */
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function mail(to: string, subject: string, lines: string[], link: { url: string; label: string }, after: string[]): MailInput {
   const text = [...lines, '', link.url, '', ...after].join('\n');
-  const para = (l: string) => `<p>${escape(l)}</p>`;
+  const para = (l: string) => `<p>${escapeHtml(l)}</p>`;
   const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#1f2937">${lines.map(para).join('')}`
-    + `<p><a href="${escape(link.url)}" style="display:inline-block;padding:.5em 1em;background:#2563eb;color:#fff;border-radius:6px;text-decoration:none">${escape(link.label)}</a></p>`
-    + `<p style="font-size:.85em;color:#6b7280">${escape(link.url)}</p>${after.map(para).join('')}</body></html>`;
+    + `<p><a href="${escapeHtml(link.url)}" style="display:inline-block;padding:.5em 1em;background:#2563eb;color:#fff;border-radius:6px;text-decoration:none">${escapeHtml(link.label)}</a></p>`
+    + `<p style="font-size:.85em;color:#6b7280">${escapeHtml(link.url)}</p>${after.map(para).join('')}</body></html>`;
   return { to, subject, text, html };
 }
 

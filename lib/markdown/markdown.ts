@@ -451,7 +451,7 @@ export function renderMarkdownTree<N>(blocks: Block[], h: Hyperscript<N>, opts: 
         case 'quote': b.c.forEach(add); break;
         case 'pre': parts.push(h('code', null, b.text)); break;
         case 'hr': break;
-        case 'table': [b.head, ...b.rows].forEach((r) => r.forEach((cell) => { parts.push(...inl(cell), ' '); })); break;
+        case 'table': for (const r of [b.head, ...b.rows]) for (const cell of r) parts.push(...inl(cell), ' '); break;
       }
     };
     blocks.forEach(add);

@@ -140,7 +140,7 @@ describe('CSV', () => {
     assert.deepEqual(header, ['response_id', 'id', 'question', 'answer', 'channel_id', 'conversation_id', 'created_at', 'likes', 'dislikes', 'comments']);
     const records = ndjson((await raw(`${V2}/response/export`, auth)).text);
     assert.equal(rows.length, records.length);
-    rows.forEach((row, i) => assert.deepEqual(row, header!.map((k) => String(records[i]![k]))));
+    rows.forEach((row, i) => { assert.deepEqual(row, header!.map((k) => String(records[i]![k]))); });
     assert.deepEqual(new Set(rows.map((r) => r[3])), new Set(awkward));
 
     const conversations = parseCsv((await raw(`${V2}/conversation/export?format=csv`, auth)).text);

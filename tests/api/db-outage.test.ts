@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
  */
 const onPostgres = process.env.TEST_DB === 'postgres';
 
-class Proxy {
+class TcpProxy {
   private server?: net.Server;
   private sockets = new Set<net.Socket>();
   port = 0;
@@ -33,10 +33,10 @@ class Proxy {
 
 describe('database outage', { skip: !onPostgres && 'PostgreSQL only' }, () => {
   let server: TestServer;
-  let proxy: Proxy;
+  let proxy: TcpProxy;
   before(async () => {
     const url = new URL(process.env.DATABASE_URL!);
-    proxy = new Proxy({ host: url.hostname, port: Number(url.port || 5432) });
+    proxy = new TcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
     await proxy.start();
     url.host = `127.0.0.1:${proxy.port}`;
     server = await startTestServer({ DATABASE_URL: url.toString() });

@@ -47,9 +47,9 @@ test.beforeAll(async () => {
   };
   for (let i = 0; i < 200; i++) conv(i, corpus[i]!, 100 + (i % 50), corpus[(i % 50) + 200]!);
   transcript = conv(0, 'All payloads', 99, 'Import');
-  corpus.forEach((text, i) => lines.push({ type: 'response', response_id: crypto.randomUUID(), conversation_id: transcript, question: text,
+  corpus.forEach((text, i) => { lines.push({ type: 'response', response_id: crypto.randomUUID(), conversation_id: transcript, question: text,
     answer: corpus[(i + 1) % corpus.length], channel_id: 99, created_at: `2026-10-02 ${String(Math.floor(i / 60) % 24).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00`,
-    likes: 0, dislikes: 0, comments: 0 }));
+    likes: 0, dislikes: 0, comments: 0 }); });
   const file = path.join(dataDir, 'xss.ndjson');
   fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n'));
   cli(['import', '--account', accountId, '--file', file]);

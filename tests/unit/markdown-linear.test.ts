@@ -16,13 +16,13 @@ const CHARS = 4000;
 const MS_PER_KB = 4; // generous for a shared, loaded machine: the old renderer took 50–460 ms for these
 const budget = (text: string) => Math.max(2, (text.length / 1024) * MS_PER_KB);
 
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 type Html = { html: string };
 /** An HTML string builder: the same tree every renderer gets, without a framework's own cost. */
 const h: Hyperscript<Html> = (type, props, ...children) => ({
-  html: `<${type}${Object.entries(props ?? {}).map(([k, v]) => ` ${k}="${escape(String(v))}"`).join('')}>${children.map((c) => (typeof c === 'string' ? escape(c) : c.html)).join('')}</${type}>`,
+  html: `<${type}${Object.entries(props ?? {}).map(([k, v]) => ` ${k}="${escapeHtml(String(v))}"`).join('')}>${children.map((c) => (typeof c === 'string' ? escapeHtml(c) : c.html)).join('')}</${type}>`,
 });
-const render = (text: string) => renderMarkdownTree(parseMarkdown(text), h).map((n) => (typeof n === 'string' ? escape(n) : n.html)).join('');
+const render = (text: string) => renderMarkdownTree(parseMarkdown(text), h).map((n) => (typeof n === 'string' ? escapeHtml(n) : n.html)).join('');
 
 /**
  * CPU time of one render, the least of up to five tries: a shared machine preempts and collects

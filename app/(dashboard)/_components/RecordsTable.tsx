@@ -201,6 +201,7 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
           </select>
         </div>
         <div className="field export-field">
+          {/* biome-ignore lint/a11y/noLabelWithoutControl: it names the group of export links (aria-labelledby), styled as the other fields' labels */}
           <label id={`${kind}-export`}>Export</label>
           <span className="nowrap" role="group" aria-labelledby={`${kind}-export`}>
             <a className="btn secondary" href={exportUrl(kind, view, 'ndjson')} download data-testid="export-ndjson"

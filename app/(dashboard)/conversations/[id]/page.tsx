@@ -3,7 +3,7 @@ import { attachmentUrl } from '@/lib/api/links';
 import { requirePageMember } from '@/lib/auth/session';
 import { getTranscript } from '@/lib/dashboard/service';
 import { plural } from '@/lib/dashboard/format';
-import { pageOfTranscript, type TranscriptPage } from '@/lib/dashboard/transcript-pages';
+import { pageOfTranscript, type TranscriptPage as PageOfTranscript } from '@/lib/dashboard/transcript-pages';
 import { Markdown } from '../../_components/Markdown';
 
 export const metadata = { title: 'Transcript · svc' };
@@ -20,7 +20,7 @@ function size(n: number) {
 }
 
 /** Older/newer links of a long transcript (nothing when it fits on one page). */
-function Pager({ p }: { p: TranscriptPage<unknown> }) {
+function Pager({ p }: { p: PageOfTranscript<unknown> }) {
   if (p.pages === 1) return null;
   const link = (page: number, label: string, rel?: string) => (page >= 1 && page <= p.pages && page !== p.page ? <a href={`?page=${page}`} rel={rel}>{label}</a> : <span className="muted">{label}</span>);
   return (
