@@ -7,6 +7,7 @@ import { PEER_IP_HEADER } from '../net/client-address';
 import { getLogger } from '../core/logger';
 import { metrics, renderMetrics } from './metrics';
 import { checkReadiness } from './readiness';
+import { DASHBOARD_PAGES } from '../auth/pages';
 
 /**
  * The operations doors of the HTTP server (docs/contracts.md §9), answered before Next: GET /readyz and
@@ -15,7 +16,7 @@ import { checkReadiness } from './readiness';
  */
 
 const EXACT = new Set([
-  '/', '/login', '/conversations', '/responses', '/api-keys', '/widget', '/knowledge', '/webhooks', '/bot',
+  ...DASHBOARD_PAGES.map((p) => p.path), '/login',
   '/healthz', '/readyz', '/metrics', '/chatbot/loader.js',
   '/api/widget/token', '/api/widget/uploads', '/api/widget/config',
   '/customer-api/v2/openapi.json', '/customer-api/v2/docs',
