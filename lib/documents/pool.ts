@@ -3,6 +3,7 @@ import path from 'node:path';
 import Piscina from 'piscina';
 import { AppError } from '../api/errors';
 import { getEnv } from '../env';
+import { processSlot } from '../process';
 
 /**
  * Documents are read off the main thread, in a pool of worker threads (piscina), each with a
@@ -17,7 +18,7 @@ export type ExtractionLimits = { maxInflatedBytes: number; maxEntries: number; m
 type WorkerResult = { ok: true; text: string } | { ok: false; reason: 'too_large' | 'invalid'; detail: string };
 
 type Dispatcher = { pool: Piscina; running: number; waiting: Array<() => void>; threads: number };
-const KEY = Symbol.for('svc.documentPool');
+const held = processSlot<Dispatcher>('svc.documentPool');
 
 /** The worker is a plain .mjs file beside this one, found from the project root in every runtime. */
 export function extractionWorkerFile(): string {
@@ -29,8 +30,8 @@ export function documentThreads(): number {
 }
 
 function dispatcher(): Dispatcher {
-  const holder = globalThis as { [KEY]?: Dispatcher };
-  if (!holder[KEY]) {
+  let d = held.get();
+  if (!d) {
     const env = getEnv();
     const threads = documentThreads();
     const pool = new Piscina({
@@ -54,9 +55,9 @@ function dispatcher(): Dispatcher {
     });
     // A thread that fails outside a task must not take the process down (an unhandled 'error').
     pool.on('error', (e: unknown) => console.error('document worker failed:', e));
-    holder[KEY] = { pool, running: 0, waiting: [], threads };
+    held.set(d = { pool, running: 0, waiting: [], threads });
   }
-  return holder[KEY]!;
+  return d;
 }
 
 export function extractionLimits(): ExtractionLimits {
@@ -116,8 +117,7 @@ export function startDocumentPool(): void {
 
 /** Stops the pool's threads (tests and shutdown); the next document starts a new pool. */
 export async function closeDocumentPool(): Promise<void> {
-  const holder = globalThis as { [KEY]?: Dispatcher };
-  const d = holder[KEY];
-  delete holder[KEY];
+  const d = held.get();
+  held.clear();
   if (d) await d.pool.destroy();
 }

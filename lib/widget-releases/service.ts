@@ -7,6 +7,7 @@ import { AppError } from '../api/errors';
 import { onInvalidation, publishInvalidation } from '../cache/invalidation';
 import { getEnv } from '../env';
 import { getRedis } from '../redis/client';
+import { processSingleton } from '../process';
 
 /**
  * Widget releases: immutable bundles listed in lib/widget/releases.json (with their SRI hashes)
@@ -35,11 +36,8 @@ type Release = z.infer<typeof Release>;
 type Snapshot = { releases: z.infer<typeof Releases>; pointers: Map<string, TrackPointer> };
 
 type State = { cached?: { at: number; snapshot: Promise<Snapshot> }; migrated?: Promise<void>; listening?: boolean };
-const KEY = Symbol.for('svc.widget-tracks');
 function state(): State {
-  const g = globalThis as { [KEY]?: State };
-  g[KEY] ??= {};
-  return g[KEY]!;
+  return processSingleton('svc.widget-tracks', (): State => ({}));
 }
 
 function readReleases() {
