@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isValidTimestamp, TIMESTAMP_RE } from './timestamps';
+import { uuidString } from '../validation';
 
 /** Query-string scalars. The `meta` is what the OpenAPI document shows for the input. */
 /** Any integer from 1 (CONTRACTS §4); kept exact as a bigint, so page 10^20 is just past the last. */
@@ -21,9 +22,7 @@ export function intParam(min: number, max: number, description: string) {
 export const channelIdParam = intParam(1, 2_147_483_647, 'Channel id');
 
 export const uuidParam = (description: string) =>
-  z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID')
-    .transform((s) => s.toLowerCase())
-    .meta({ type: 'string', format: 'uuid', description });
+  uuidString().meta({ type: 'string', format: 'uuid', description });
 
 export const sortParam = z.string()
   .transform((s) => s.toUpperCase())

@@ -8,6 +8,7 @@ import { onInvalidation, publishInvalidation } from '../cache/invalidation';
 import { getEnv } from '../env';
 import { getRedis } from '../redis/client';
 import { processSingleton } from '../process';
+import { describeIssues, issueParams } from '../validation';
 
 /**
  * Widget releases: immutable bundles listed in lib/widget/releases.json (with their SRI hashes)
@@ -55,7 +56,7 @@ function migratePointerFile(): Promise<void> {
     const file = path.resolve(getEnv().DATA_DIR, 'widget-tracks.json');
     if (!fs.existsSync(file)) return;
     const parsed = PointerFile.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
-    if (!parsed.success) throw new Error(`${file} is not a widget track pointer file: ${parsed.error.issues[0]?.message}`);
+    if (!parsed.success) throw new Error(`${file} is not a widget track pointer file: ${describeIssues(issueParams(parsed.error).slice(0, 1))}`);
     const pointers = Object.entries(parsed.data.tracks)
       .filter(([track]) => (TRACKS as readonly string[]).includes(track))
       .map(([track, p]) => ({ track, version: p.version, history: p.history }));
