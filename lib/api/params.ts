@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isValidTimestamp, TIMESTAMP_RE } from './timestamps';
 import { uuidString } from '../validation';
+import { MAX_QUERY_CHARS } from '../limits/text';
 
 /** Query-string scalars. The `meta` is what the OpenAPI document shows for the input. */
 /** Any integer from 1 (CONTRACTS §4); kept exact as a bigint, so page 10^20 is just past the last. */
@@ -32,7 +33,7 @@ export const sortParam = z.string()
 export const formatParam = z.literal('gridjs', { error: "must be 'gridjs' (or left out)" })
   .meta({ description: 'gridjs: every cell a string or a number, for table UIs' });
 
-export const queryParam = z.string().max(200, 'must be at most 200 characters')
+export const queryParam = z.string().max(MAX_QUERY_CHARS, `must be at most ${MAX_QUERY_CHARS} characters`)
   .refine((s) => !s.includes('\u0000'), 'must not contain NUL characters')
   .meta({ description: 'Case-insensitive substring; % and _ are literal' });
 

@@ -8,12 +8,13 @@
 import { z } from 'zod';
 import type { ConversationEvent, Source, UploadInfo } from '../conversations/shapes';
 import { uuidString } from '../validation';
+import { MAX_QUESTION_CHARS } from '../limits/text';
 
 export type { Source, UploadInfo };
 
 export const NAMESPACE = '/widget';
 export const PROTOCOL_VERSION = 1;
-export const MAX_QUESTION_CHARS = 4000;
+export { MAX_QUESTION_CHARS };
 
 /** PostgreSQL text cannot hold NUL: refused precisely here rather than failing in the insert. */
 const NO_NUL = [/^[^\u0000]*$/, 'must not contain NUL characters'] as const;
