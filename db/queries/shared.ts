@@ -16,10 +16,6 @@ export function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-export function inList(values: number[]): SQL {
-  return sql.join(values.map((v) => sql`${v}`), sql`, `);
-}
-
 /**
  * `column` is one of the ids: `column = $n` for exactly one id, `column = ANY($n::int[])` (one
  * parameter for any number, so the text stays the same) for several. The single id is an equality

@@ -102,12 +102,3 @@ export function parseImportLine(value: unknown): ParsedImportLine {
   }
   return { ok: false, problem: 'type must be "conversation" or "response"' };
 }
-
-/** The zod-only path, for tests that compare it with parseImportLine. */
-export function parseImportLineWithSchemas(value: unknown): ParsedImportLine {
-  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
-  const schema = type === 'conversation' ? ImportConversationLine : type === 'response' ? ImportResponseLine : null;
-  if (!schema) return { ok: false, problem: 'type must be "conversation" or "response"' };
-  const r = schema.safeParse(value);
-  return r.success ? { ok: true, value: r.data } : { ok: false, problem: `${type}: ${issuesOf(r.error)}` };
-}

@@ -92,10 +92,6 @@ function cmp(a: string, b: string): number {
   return 0;
 }
 
-export async function trackVersion(track: Track): Promise<string> {
-  return versionOf(await snapshot(), track);
-}
-
 export type Manifest = Release & { track?: Track; pin?: string };
 
 /** tracks/<track> or versions/<2.0 | 2.0.5>: the manifest, or null when nothing matches. */
