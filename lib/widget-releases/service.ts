@@ -9,6 +9,7 @@ import { getEnv } from '../env';
 import { getRedis } from '../redis/client';
 import { processSingleton } from '../process';
 import { describeIssues, issueParams } from '../validation';
+import { rcompare } from 'semver';
 
 /**
  * Widget releases: immutable bundles listed in lib/widget/releases.json (with their SRI hashes)
@@ -86,12 +87,6 @@ function snapshot(fresh = false): Promise<Snapshot> {
 
 const versionOf = (snap: Snapshot, track: Track) => snap.pointers.get(track)?.version ?? snap.releases.tracks[track]!;
 
-function cmp(a: string, b: string): number {
-  const pa = a.split('.').map(Number); const pb = b.split('.').map(Number);
-  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
-  return 0;
-}
-
 export type Manifest = Release & { track?: Track; pin?: string };
 
 /** tracks/<track> or versions/<2.0 | 2.0.5>: the manifest, or null when nothing matches. */
@@ -104,7 +99,7 @@ export async function resolveManifest(kind: string, name: string): Promise<Manif
   }
   if (kind === 'versions' && /^\d+\.\d+(\.\d+)?$/.test(name)) {
     const { releases } = readReleases();
-    const matching = releases.filter((r) => r.version === name || r.version.startsWith(`${name}.`)).sort((a, b) => cmp(b.version, a.version));
+    const matching = releases.filter((r) => r.version === name || r.version.startsWith(`${name}.`)).sort((a, b) => rcompare(a.version, b.version));
     const r = name.split('.').length === 3 ? releases.find((x) => x.version === name) : matching[0];
     return r ? { ...r, pin: name } : null;
   }
