@@ -32,6 +32,25 @@ export function direction(d: Direction): SQL {
   return d === 'ASC' ? sql.raw('ASC') : sql.raw('DESC');
 }
 
+/**
+ * A list's total order: the sort column, then the id, one direction (the id alone when sorting by
+ * id). `rows` orders rows of `alias`; `page` the outer select of a page (its `sort_k` and `id`);
+ * `after` is the keyset condition for rows strictly after a (key as text, id) pair.
+ */
+export function totalOrder(alias: 'r' | 'c', colName: string, dir: Direction) {
+  const a = sql.raw(alias);
+  const col = sql.raw(colName);
+  const d = direction(dir);
+  const byId = colName === 'id';
+  const cmp = sql.raw(dir === 'ASC' ? '>' : '<');
+  return {
+    col,
+    rows: byId ? sql`${a}.id ${d}` : sql`${a}.${col} ${d}, ${a}.id ${d}`,
+    page: byId ? sql`pg.id ${d}` : sql`pg.sort_k ${d}, pg.id ${d}`,
+    after: (k: string, id: string): SQL => (byId ? sql` AND ${a}.id ${cmp} ${id}` : sql` AND (${a}.${col}, ${a}.id) ${cmp} (${k}, ${id})`),
+  };
+}
+
 /** 'YYYY-MM-DD HH:MM:SS' in UTC, the one timestamp format of the API. */
 export function utcText(column: SQL): SQL {
   return sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
