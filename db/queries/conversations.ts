@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rows, type Db } from '../client';
 import { asValue, containsPattern, fromUtcText, isOneOf, totalOrder, utcText, type Bind, type PageWindow } from './shared';
-import { preparedShape } from './prepared';
+import { pageWithTotal, preparedShape } from './prepared';
 import { CONVERSATION_SORT_COLUMNS, type ConversationSortKey } from './sort-keys';
 
 export type ConversationRow = {
@@ -42,25 +42,13 @@ function filterShape(f: ConversationFilter): string {
   return `${f.channelIds.length > 1 ? 'n' : f.channelIds.length}${f.updatedSince ? 'u' : ''}${f.query ? 'q' : ''}`;
 }
 
-/**
- * A page of the account's conversations in a total order (ties broken by id) AND the filter's
- * exact total, in ONE prepared statement. `w` null: a page past any table (only the total).
- */
+/** A page of the account's conversations (ties broken by id) and the filter's exact total (prepared.ts pageWithTotal). */
 export async function listConversationsWithCount(db: Db, accountId: number, f: ConversationFilter, sortKey: ConversationSortKey, w: PageWindow | null): Promise<{ count: number; rows: ConversationRow[] }> {
-  const colName = CONVERSATION_SORT_COLUMNS[sortKey];
-  const order = totalOrder('c', colName, w?.direction ?? 'DESC');
-  const col = order.col;
-  const shape = `conversations:${colName}:${w?.direction ?? 'DESC'}:${filterShape(f)}`;
-  const result = await preparedShape<ConversationRow & { total: number }>(db, shape, (bind) => sql`
-    SELECT t.n AS total, pg.* FROM (${countSql(accountId, f, bind)}) t
-    LEFT JOIN (
-      SELECT ${COLUMNS}, p.k AS sort_k FROM (
-        SELECT c.id, c.${col} AS k FROM conversations c WHERE ${whereOf(accountId, f, bind)}
-        ORDER BY ${order.rows} LIMIT ${bind('limit', w?.limit ?? 0)} OFFSET ${bind('offset', w?.offset ?? 0)}
-      ) p JOIN conversations c ON c.id = p.id ${CHANNEL_OF_CONVERSATION}
-    ) pg ON true
-    ORDER BY ${order.page}`);
-  return { count: Number(result[0]?.total ?? 0), rows: result.filter((r) => r.id !== null) };
+  const column = CONVERSATION_SORT_COLUMNS[sortKey];
+  return pageWithTotal<ConversationRow>(db, `conversations:${column}:${w?.direction ?? 'DESC'}:${filterShape(f)}`, w, {
+    table: 'conversations', alias: 'c', column, columns: COLUMNS, join: sql` ${CHANNEL_OF_CONVERSATION}`,
+    where: (bind) => whereOf(accountId, f, bind), count: (bind) => countSql(accountId, f, bind),
+  });
 }
 
 function countSql(accountId: number, f: ConversationFilter, bind: Bind = asValue): SQL {

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rows, type Db } from '../client';
 import { asValue, containsPattern, fromUtcText, isOneOf, totalOrder, utcText, type Bind, type PageWindow } from './shared';
-import { preparedShape } from './prepared';
+import { pageWithTotal, preparedShape } from './prepared';
 import { RESPONSE_SORT_COLUMNS, type ResponseSortKey } from './sort-keys';
 
 export type ResponseRow = {
@@ -42,27 +42,13 @@ function filterShape(f: ResponseFilter): string {
   return `${f.channelIds.length > 1 ? 'n' : f.channelIds.length}${f.conversationId ? 'c' : ''}${f.updatedSince ? 'u' : ''}${f.query ? 'q' : ''}`;
 }
 
-/**
- * A page of the account's responses in a total order (ties broken by id in the same direction)
- * AND the filter's exact total, in ONE prepared statement (one round trip). The page's ids are
- * found first, on an index where possible, and only those rows are read. `w` null: a page past
- * any table, for which only the total is read.
- */
+/** A page of the account's responses (ties broken by id in the same direction) and the filter's exact total (prepared.ts pageWithTotal). */
 export async function listResponsesWithCount(db: Db, accountId: number, f: ResponseFilter, sortKey: ResponseSortKey, w: PageWindow | null): Promise<{ count: number; rows: ResponseRow[] }> {
-  const colName = RESPONSE_SORT_COLUMNS[sortKey];
-  const order = totalOrder('r', colName, w?.direction ?? 'DESC');
-  const col = order.col;
-  const shape = `responses:${colName}:${w?.direction ?? 'DESC'}:${filterShape(f)}`;
-  const result = await preparedShape<ResponseRow & { total: number }>(db, shape, (bind) => sql`
-    SELECT t.n AS total, pg.* FROM (${countSql(accountId, f, bind)}) t
-    LEFT JOIN (
-      SELECT ${COLUMNS}, p.k AS sort_k FROM (
-        SELECT r.id, r.${col} AS k FROM responses r WHERE ${whereOf(accountId, f, bind)}
-        ORDER BY ${order.rows} LIMIT ${bind('limit', w?.limit ?? 0)} OFFSET ${bind('offset', w?.offset ?? 0)}
-      ) p JOIN responses r ON r.id = p.id
-    ) pg ON true
-    ORDER BY ${order.page}`);
-  return { count: Number(result[0]?.total ?? 0), rows: result.filter((r) => r.id !== null) };
+  const column = RESPONSE_SORT_COLUMNS[sortKey];
+  return pageWithTotal<ResponseRow>(db, `responses:${column}:${w?.direction ?? 'DESC'}:${filterShape(f)}`, w, {
+    table: 'responses', alias: 'r', column, columns: COLUMNS,
+    where: (bind) => whereOf(accountId, f, bind), count: (bind) => countSql(accountId, f, bind),
+  });
 }
 
 /**
