@@ -18,5 +18,10 @@ await build({
   entryPoints: ['server.ts'], outfile: 'dist/server.js', bundle: true, platform: 'node', target: 'node20',
   format: 'cjs', packages: 'external', sourcemap: true, logLevel: 'warning',
 });
+// The document worker (lib/documents/pool.ts loads it by path in its own thread).
+await build({
+  entryPoints: ['lib/documents/extract-worker.ts'], outfile: 'dist/extract-worker.mjs', bundle: true, platform: 'node', target: 'node20',
+  format: 'esm', packages: 'external', sourcemap: true, logLevel: 'warning',
+});
 writeStamp(fingerprint);
-console.log('built dist/server.js');
+console.log('built dist/server.js and dist/extract-worker.mjs');

@@ -1,18 +1,15 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rows, type Db } from '../client';
-import { asValue, containsPattern, direction, fromUtcText, isOneOf, utcText, type Bind, type PageWindow } from './shared';
-import { preparedShape } from './prepared';
+import { asValue, containsPattern, fromUtcText, isOneOf, totalOrder, utcText, type Bind, type PageWindow } from './shared';
+import { pageWithTotal, preparedShape } from './prepared';
+import { CONVERSATION_SORT_COLUMNS, type ConversationSortKey } from './sort-keys';
 
 export type ConversationRow = {
   id: string; title: string; status: string; response_count: number; channel_id: number;
   channel_name: string; account_id: number; created_at: string; updated_at: string;
 };
 
-export const CONVERSATION_SORT_COLUMNS = {
-  created_at: 'created_at', conversation_id: 'id', id: 'id', channel_id: 'channel_id',
-  updated_at: 'updated_at', response_count: 'response_count',
-} as const;
-export type ConversationSortKey = keyof typeof CONVERSATION_SORT_COLUMNS;
+export { CONVERSATION_SORT_COLUMNS, type ConversationSortKey };
 
 /** `updatedSince`: UTC 'YYYY-MM-DD HH:MM:SS'; conversations whose updated_at is at or after it. */
 export type ConversationFilter = { channelIds: number[]; query?: string; updatedSince?: string };
@@ -45,28 +42,13 @@ function filterShape(f: ConversationFilter): string {
   return `${f.channelIds.length > 1 ? 'n' : f.channelIds.length}${f.updatedSince ? 'u' : ''}${f.query ? 'q' : ''}`;
 }
 
-/**
- * A page of the account's conversations in a total order (ties broken by id) AND the filter's
- * exact total, in ONE prepared statement. `w` null: a page past any table (only the total).
- */
+/** A page of the account's conversations (ties broken by id) and the filter's exact total (prepared.ts pageWithTotal). */
 export async function listConversationsWithCount(db: Db, accountId: number, f: ConversationFilter, sortKey: ConversationSortKey, w: PageWindow | null): Promise<{ count: number; rows: ConversationRow[] }> {
-  const colName = CONVERSATION_SORT_COLUMNS[sortKey];
-  const col = sql.raw(colName);
-  const dir = direction(w?.direction ?? 'DESC');
-  const byId = colName === 'id';
-  const innerOrder = byId ? sql`c.id ${dir}` : sql`c.${col} ${dir}, c.id ${dir}`;
-  const outerOrder = byId ? sql`pg.id ${dir}` : sql`pg.sort_k ${dir}, pg.id ${dir}`;
-  const shape = `conversations:${colName}:${w?.direction ?? 'DESC'}:${filterShape(f)}`;
-  const result = await preparedShape<ConversationRow & { total: number }>(db, shape, (bind) => sql`
-    SELECT t.n AS total, pg.* FROM (${countSql(accountId, f, bind)}) t
-    LEFT JOIN (
-      SELECT ${COLUMNS}, p.k AS sort_k FROM (
-        SELECT c.id, c.${col} AS k FROM conversations c WHERE ${whereOf(accountId, f, bind)}
-        ORDER BY ${innerOrder} LIMIT ${bind('limit', w?.limit ?? 0)} OFFSET ${bind('offset', w?.offset ?? 0)}
-      ) p JOIN conversations c ON c.id = p.id ${CHANNEL_OF_CONVERSATION}
-    ) pg ON true
-    ORDER BY ${outerOrder}`);
-  return { count: Number(result[0]?.total ?? 0), rows: result.filter((r) => r.id !== null) };
+  const column = CONVERSATION_SORT_COLUMNS[sortKey];
+  return pageWithTotal<ConversationRow>(db, `conversations:${column}:${w?.direction ?? 'DESC'}:${filterShape(f)}`, w, {
+    table: 'conversations', alias: 'c', column, columns: COLUMNS, join: sql` ${CHANNEL_OF_CONVERSATION}`,
+    where: (bind) => whereOf(accountId, f, bind), count: (bind) => countSql(accountId, f, bind),
+  });
 }
 
 function countSql(accountId: number, f: ConversationFilter, bind: Bind = asValue): SQL {
@@ -145,18 +127,14 @@ export type ConversationExportRow = ConversationRow & { sort_k: string } & Parti
  */
 export async function listConversationsAfter(tx: Db, accountId: number, f: ConversationFilter, sortKey: ConversationSortKey,
   dir: 'ASC' | 'DESC', after: { k: string; id: string } | null, limit: number, withMessages: boolean): Promise<ConversationExportRow[]> {
-  const colName = CONVERSATION_SORT_COLUMNS[sortKey];
-  const col = sql.raw(colName);
-  const cmp = sql.raw(dir === 'ASC' ? '>' : '<');
-  const byId = colName === 'id';
-  const from = !after ? sql``
-    : byId ? sql` AND c.id ${cmp} ${after.id}` : sql` AND (c.${col}, c.id) ${cmp} (${after.k}, ${after.id})`;
-  const order = byId ? sql`c.id ${direction(dir)}` : sql`c.${col} ${direction(dir)}, c.id ${direction(dir)}`;
+  const order = totalOrder('c', CONVERSATION_SORT_COLUMNS[sortKey], dir);
+  const col = order.col;
+  const from = after ? order.after(after.k, after.id) : sql``;
   const result = await rows<ConversationExportRow>(tx, sql`
     SELECT ${COLUMNS}, c.${col}::text AS sort_k${withMessages ? sql`, ${TRANSCRIPT_COLUMNS}` : sql``}
     FROM conversations c ${CHANNEL_OF_CONVERSATION}
     WHERE ${whereOf(accountId, f)}${from}
-    ORDER BY ${order} LIMIT ${limit}`);
+    ORDER BY ${order.rows} LIMIT ${limit}`);
   if (withMessages) for (const row of result) parseAggregates(row);
   return result;
 }

@@ -1,7 +1,7 @@
 import { is, Param, Placeholder, sql, type SQL } from 'drizzle-orm';
 import type { PgDialect } from 'drizzle-orm/pg-core';
 import { rows, type Db } from '../client';
-import { asValue, type Bind } from './shared';
+import { asValue, totalOrder, type Bind, type PageWindow } from './shared';
 
 type PostgresJsClient = { unsafe: (text: string, params: unknown[], opts: { prepare: boolean }) => Promise<unknown[]> };
 
@@ -62,4 +62,28 @@ export async function preparedShape<T>(db: Db, shape: string, build: (bind: Bind
     return encode ? encode(values[name]) : values[name];
   });
   return (await client.unsafe(statement.sql, filled, { prepare: true })) as T[];
+}
+
+/**
+ * A page of a list in its total order AND the filter's exact total, in ONE prepared statement (one
+ * round trip). The page's ids are found first, on an index where possible, and only those rows
+ * are read. `w` null: a page past any table, for which only the total is read.
+ */
+export async function pageWithTotal<R extends { id: string }>(db: Db, shape: string, w: PageWindow | null, list: {
+  table: 'responses' | 'conversations'; alias: 'r' | 'c'; column: string; columns: SQL; join?: SQL;
+  where: (bind: Bind) => SQL; count: (bind: Bind) => SQL;
+}): Promise<{ count: number; rows: R[] }> {
+  const order = totalOrder(list.alias, list.column, w?.direction ?? 'DESC');
+  const t = sql.raw(list.table);
+  const a = sql.raw(list.alias);
+  const result = await preparedShape<R & { total: number }>(db, shape, (bind) => sql`
+    SELECT t.n AS total, pg.* FROM (${list.count(bind)}) t
+    LEFT JOIN (
+      SELECT ${list.columns}, p.k AS sort_k FROM (
+        SELECT ${a}.id, ${a}.${order.col} AS k FROM ${t} ${a} WHERE ${list.where(bind)}
+        ORDER BY ${order.rows} LIMIT ${bind('limit', w?.limit ?? 0)} OFFSET ${bind('offset', w?.offset ?? 0)}
+      ) p JOIN ${t} ${a} ON ${a}.id = p.id${list.join ?? sql``}
+    ) pg ON true
+    ORDER BY ${order.page}`);
+  return { count: Number(result[0]?.total ?? 0), rows: result.filter((r) => r.id !== null) };
 }

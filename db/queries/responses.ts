@@ -1,18 +1,15 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rows, type Db } from '../client';
-import { asValue, containsPattern, direction, fromUtcText, isOneOf, utcText, type Bind, type PageWindow } from './shared';
-import { preparedShape } from './prepared';
+import { asValue, containsPattern, fromUtcText, isOneOf, totalOrder, utcText, type Bind, type PageWindow } from './shared';
+import { pageWithTotal, preparedShape } from './prepared';
+import { RESPONSE_SORT_COLUMNS, type ResponseSortKey } from './sort-keys';
 
 export type ResponseRow = {
   id: string; conversation_id: string; channel_id: number; question: string; answer: string;
   likes: number; dislikes: number; comments: number; created_at: string;
 };
 
-export const RESPONSE_SORT_COLUMNS = {
-  created_at: 'created_at', response_id: 'id', id: 'id', channel_id: 'channel_id',
-  conversation_id: 'conversation_id', likes: 'likes', dislikes: 'dislikes', comments: 'comments',
-} as const;
-export type ResponseSortKey = keyof typeof RESPONSE_SORT_COLUMNS;
+export { RESPONSE_SORT_COLUMNS, type ResponseSortKey };
 
 /** `updatedSince`: UTC 'YYYY-MM-DD HH:MM:SS'; responses whose updated_at is at or after it. */
 export type ResponseFilter = { channelIds: number[]; conversationId?: string; query?: string; updatedSince?: string };
@@ -45,30 +42,13 @@ function filterShape(f: ResponseFilter): string {
   return `${f.channelIds.length > 1 ? 'n' : f.channelIds.length}${f.conversationId ? 'c' : ''}${f.updatedSince ? 'u' : ''}${f.query ? 'q' : ''}`;
 }
 
-/**
- * A page of the account's responses in a total order (ties broken by id in the same direction)
- * AND the filter's exact total, in ONE prepared statement (one round trip). The page's ids are
- * found first, on an index where possible, and only those rows are read. `w` null: a page past
- * any table, for which only the total is read.
- */
+/** A page of the account's responses (ties broken by id in the same direction) and the filter's exact total (prepared.ts pageWithTotal). */
 export async function listResponsesWithCount(db: Db, accountId: number, f: ResponseFilter, sortKey: ResponseSortKey, w: PageWindow | null): Promise<{ count: number; rows: ResponseRow[] }> {
-  const colName = RESPONSE_SORT_COLUMNS[sortKey];
-  const col = sql.raw(colName);
-  const dir = direction(w?.direction ?? 'DESC');
-  const byId = colName === 'id';
-  const innerOrder = byId ? sql`r.id ${dir}` : sql`r.${col} ${dir}, r.id ${dir}`;
-  const outerOrder = byId ? sql`pg.id ${dir}` : sql`pg.sort_k ${dir}, pg.id ${dir}`;
-  const shape = `responses:${colName}:${w?.direction ?? 'DESC'}:${filterShape(f)}`;
-  const result = await preparedShape<ResponseRow & { total: number }>(db, shape, (bind) => sql`
-    SELECT t.n AS total, pg.* FROM (${countSql(accountId, f, bind)}) t
-    LEFT JOIN (
-      SELECT ${COLUMNS}, p.k AS sort_k FROM (
-        SELECT r.id, r.${col} AS k FROM responses r WHERE ${whereOf(accountId, f, bind)}
-        ORDER BY ${innerOrder} LIMIT ${bind('limit', w?.limit ?? 0)} OFFSET ${bind('offset', w?.offset ?? 0)}
-      ) p JOIN responses r ON r.id = p.id
-    ) pg ON true
-    ORDER BY ${outerOrder}`);
-  return { count: Number(result[0]?.total ?? 0), rows: result.filter((r) => r.id !== null) };
+  const column = RESPONSE_SORT_COLUMNS[sortKey];
+  return pageWithTotal<ResponseRow>(db, `responses:${column}:${w?.direction ?? 'DESC'}:${filterShape(f)}`, w, {
+    table: 'responses', alias: 'r', column, columns: COLUMNS,
+    where: (bind) => whereOf(accountId, f, bind), count: (bind) => countSql(accountId, f, bind),
+  });
 }
 
 /**
@@ -117,15 +97,11 @@ export type KeysetAfter = { k: string; id: string };
  */
 export async function listResponsesAfter(tx: Db, accountId: number, f: ResponseFilter, sortKey: ResponseSortKey,
   dir: 'ASC' | 'DESC', after: KeysetAfter | null, limit: number): Promise<Array<ResponseRow & { sort_k: string }>> {
-  const colName = RESPONSE_SORT_COLUMNS[sortKey];
-  const col = sql.raw(colName);
-  const cmp = sql.raw(dir === 'ASC' ? '>' : '<');
-  const byId = colName === 'id';
-  const from = !after ? sql``
-    : byId ? sql` AND r.id ${cmp} ${after.id}` : sql` AND (r.${col}, r.id) ${cmp} (${after.k}, ${after.id})`;
-  const order = byId ? sql`r.id ${direction(dir)}` : sql`r.${col} ${direction(dir)}, r.id ${direction(dir)}`;
+  const order = totalOrder('r', RESPONSE_SORT_COLUMNS[sortKey], dir);
+  const col = order.col;
+  const from = after ? order.after(after.k, after.id) : sql``;
   return rows<ResponseRow & { sort_k: string }>(tx, sql`
     SELECT ${COLUMNS}, r.${col}::text AS sort_k FROM responses r
     WHERE ${whereOf(accountId, f)}${from}
-    ORDER BY ${order} LIMIT ${limit}`);
+    ORDER BY ${order.rows} LIMIT ${limit}`);
 }

@@ -16,10 +16,6 @@ export function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-export function inList(values: number[]): SQL {
-  return sql.join(values.map((v) => sql`${v}`), sql`, `);
-}
-
 /**
  * `column` is one of the ids: `column = $n` for exactly one id, `column = ANY($n::int[])` (one
  * parameter for any number, so the text stays the same) for several. The single id is an equality
@@ -34,6 +30,25 @@ export function isOneOf(column: SQL, values: number[], name: string, bind: Bind 
 
 export function direction(d: Direction): SQL {
   return d === 'ASC' ? sql.raw('ASC') : sql.raw('DESC');
+}
+
+/**
+ * A list's total order: the sort column, then the id, one direction (the id alone when sorting by
+ * id). `rows` orders rows of `alias`; `page` the outer select of a page (its `sort_k` and `id`);
+ * `after` is the keyset condition for rows strictly after a (key as text, id) pair.
+ */
+export function totalOrder(alias: 'r' | 'c', colName: string, dir: Direction) {
+  const a = sql.raw(alias);
+  const col = sql.raw(colName);
+  const d = direction(dir);
+  const byId = colName === 'id';
+  const cmp = sql.raw(dir === 'ASC' ? '>' : '<');
+  return {
+    col,
+    rows: byId ? sql`${a}.id ${d}` : sql`${a}.${col} ${d}, ${a}.id ${d}`,
+    page: byId ? sql`pg.id ${d}` : sql`pg.sort_k ${d}, pg.id ${d}`,
+    after: (k: string, id: string): SQL => (byId ? sql` AND ${a}.id ${cmp} ${id}` : sql` AND (${a}.${col}, ${a}.id) ${cmp} (${k}, ${id})`),
+  };
 }
 
 /** 'YYYY-MM-DD HH:MM:SS' in UTC, the one timestamp format of the API. */

@@ -9,16 +9,14 @@ import { generateApiKey } from '../auth/api-keys';
 import { hashPassword } from '../auth/passwords';
 import { getEnv } from '../env';
 import { CreateAccountInput, CreateApiKeyInput, CreateUserInput } from './contract';
+import { describeIssues, issueParams } from '../core/validation';
 
 /** Validates with a schema; the 400 names each field as the caller spelled it. */
 export function validate<T extends z.ZodType>(schema: T, input: unknown, names: Record<string, string> = {}): z.infer<T> {
   const r = schema.safeParse(input);
   if (r.success) return r.data;
-  const errors = r.error.issues.map((i) => {
-    const key = String(i.path[0] ?? 'input');
-    return { param: names[key] ?? key, message: i.message };
-  });
-  throw new AppError('invalid_request', errors.map((e) => `${e.param}: ${e.message}`).join('; '), { errors });
+  const errors = issueParams(r.error, { names });
+  throw new AppError('invalid_request', describeIssues(errors), { errors });
 }
 
 export async function requireAccount(db: Db, accountId: number) {

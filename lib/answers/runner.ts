@@ -12,6 +12,7 @@ import type { ConversationEvent } from '../conversations/shapes';
 import { EngineError, type Source } from './engine';
 import { answerEngine } from './engines';
 import { changeWithEvent, recordResponseEvent, webhookEventsCommitted } from '../webhooks/events';
+import { processSingleton } from '../core/process';
 
 /**
  * The answer runner: runs an engine for a stored question and stores its outcome exactly once.
@@ -30,11 +31,8 @@ const MAX_ATTEMPTS = 2;
  */
 type Running = { conversationId: string; done: Promise<void> };
 type Local = { instanceId: string; running: Map<string, Running>; timer?: NodeJS.Timeout };
-const LOCAL = Symbol.for('svc.chatAnswers');
 function local(): Local {
-  const g = globalThis as { [LOCAL]?: Local };
-  g[LOCAL] ??= { instanceId: `${process.pid}-${randomUUID()}`, running: new Map() };
-  return g[LOCAL]!;
+  return processSingleton('svc.chatAnswers', (): Local => ({ instanceId: `${process.pid}-${randomUUID()}`, running: new Map() }));
 }
 
 export function instanceId(): string {

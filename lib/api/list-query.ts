@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { AppError, type ParamError } from '../core/errors';
+import { AppError } from '../core/errors';
 import { channelIdParam, formatParam, intParam, pageParam, queryParam, sortParam, updatedSinceParam, uuidParam } from './params';
+import { describeIssues, issueParams } from '../core/validation';
 
 /** A name the API accepts and the canonical name it stands for (docs/contracts.md §4: canonical wins). */
 export const ALIASES: Record<string, string> = { resultsPerPage: 'pageSize', order_by: 'sortBy', sort: 'sortOrder' };
@@ -73,11 +74,8 @@ export function parseListQuery<K extends string>(
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    const errors: ParamError[] = parsed.error.issues.map((issue) => {
-      const key = String(issue.path[0] ?? '');
-      return { param: given[key] ?? key, message: issue.message };
-    });
-    throw new AppError('invalid_parameters', errors.map((e) => `${e.param}: ${e.message}`).join('; '), { errors });
+    const errors = issueParams(parsed.error, { names: given, fallback: '' });
+    throw new AppError('invalid_parameters', describeIssues(errors), { errors });
   }
   const data = parsed.data as Omit<ListQuery<K>, 'page' | 'resultsPerPage'> & { page?: bigint; resultsPerPage?: number };
   const query: ListQuery<K> = { ...data, page: data.page ?? 1n, resultsPerPage: data.resultsPerPage ?? 15 };
@@ -91,8 +89,8 @@ export function parseSingleQuery(params: URLSearchParams): { format?: 'gridjs' }
   if (value === undefined) return {};
   const parsed = formatParam.safeParse(value);
   if (!parsed.success) {
-    const message = parsed.error.issues[0]?.message ?? 'invalid';
-    throw new AppError('invalid_parameters', `format: ${message}`, { errors: [{ param: 'format', message }] });
+    const errors = issueParams(parsed.error, { fallback: 'format' }).slice(0, 1);
+    throw new AppError('invalid_parameters', describeIssues(errors), { errors });
   }
   return { format: parsed.data };
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { isValidTimestamp, TIMESTAMP_RE } from './timestamps';
+import { uuidString } from '../core/validation';
+import { MAX_QUERY_CHARS } from '../limits/text';
 
 /** Query-string scalars. The `meta` is what the OpenAPI document shows for the input. */
 /** Any integer from 1 (docs/contracts.md §4); kept exact as a bigint, so page 10^20 is just past the last. */
@@ -21,9 +23,7 @@ export function intParam(min: number, max: number, description: string) {
 export const channelIdParam = intParam(1, 2_147_483_647, 'Channel id');
 
 export const uuidParam = (description: string) =>
-  z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID')
-    .transform((s) => s.toLowerCase())
-    .meta({ type: 'string', format: 'uuid', description });
+  uuidString().meta({ type: 'string', format: 'uuid', description });
 
 export const sortParam = z.string()
   .transform((s) => s.toUpperCase())
@@ -33,7 +33,7 @@ export const sortParam = z.string()
 export const formatParam = z.literal('gridjs', { error: "must be 'gridjs' (or left out)" })
   .meta({ description: 'gridjs: every cell a string or a number, for table UIs' });
 
-export const queryParam = z.string().max(200, 'must be at most 200 characters')
+export const queryParam = z.string().max(MAX_QUERY_CHARS, `must be at most ${MAX_QUERY_CHARS} characters`)
   .refine((s) => !s.includes('\u0000'), 'must not contain NUL characters')
   .meta({ description: 'Case-insensitive substring; % and _ are literal' });
 

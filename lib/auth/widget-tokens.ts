@@ -4,6 +4,7 @@ import { getDb } from '../../db/client';
 import { insertSigningKey, listSigningKeys } from '../../db/queries/widget-clients';
 import { AppError } from '../core/errors';
 import { getEnv } from '../env';
+import { processSlot } from '../core/process';
 
 /**
  * Widget access tokens: HS256 JWTs (algorithm pinned) with issuer, audience, type, account,
@@ -35,8 +36,7 @@ export function withVisitor(claims: WidgetClaims, browserVisitor: unknown): Widg
 }
 
 type Key = { kid: string; secret: Uint8Array };
-const KEYS = Symbol.for('svc.widgetSigningKeys');
-type Holder = { [KEYS]?: Promise<Key[]> };
+const keysSlot = processSlot<Promise<Key[]>>('svc.widgetSigningKeys');
 
 async function loadKeys(): Promise<Key[]> {
   const env = getEnv();
@@ -58,9 +58,9 @@ async function loadKeys(): Promise<Key[]> {
 }
 
 function signingKeys(): Promise<Key[]> {
-  const holder = globalThis as Holder;
-  holder[KEYS] ??= loadKeys().catch((e) => { delete holder[KEYS]; throw e; });
-  return holder[KEYS];
+  let keys = keysSlot.get();
+  if (!keys) keysSlot.set(keys = loadKeys().catch((e) => { keysSlot.clear(); throw e; }));
+  return keys;
 }
 
 export async function signWidgetToken(c: Omit<WidgetClaims, 'exp' | 'iat'>, ttlSeconds = getEnv().WIDGET_TOKEN_TTL_SECONDS) {

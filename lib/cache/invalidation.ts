@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { getRedis, openRedisConnection, redisKey, whenReady } from '../redis/client';
+import { processSingleton } from '../core/process';
 
 /**
  * Cache invalidation across instances (docs/contracts.md §9: keys, clients and domains within 1 s).
@@ -12,12 +13,9 @@ import { getRedis, openRedisConnection, redisKey, whenReady } from '../redis/cli
  */
 export type InvalidationListener = (id: string) => void;
 type State = { listeners: Map<string, Set<InvalidationListener>>; subscriber?: Redis; origin: string };
-const KEY = Symbol.for('svc.invalidation');
 
 function state(): State {
-  const g = globalThis as { [KEY]?: State };
-  g[KEY] ??= { listeners: new Map(), origin: `${process.pid}-${Math.random().toString(36).slice(2)}` };
-  return g[KEY]!;
+  return processSingleton('svc.invalidation', (): State => ({ listeners: new Map(), origin: `${process.pid}-${Math.random().toString(36).slice(2)}` }));
 }
 
 function channel(): string {

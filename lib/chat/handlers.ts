@@ -10,6 +10,7 @@ import type { SocketData } from './middleware';
 import { ClientRequests, MAX_QUESTION_CHARS, PROTOCOL_VERSION, type ClientRequestName, type Refusal, type SessionInfo } from './protocol';
 import { ask, comment, feedback, history, resume } from './requests';
 import { recordSighting, sightingVersion } from './sightings';
+import { describeIssues, issueParams } from '../core/validation';
 
 /** Refusals and failures become `{ ok: false, error }`; a database that is away is `unavailable`. */
 function errorAck(name: string, e: unknown) {
@@ -30,7 +31,7 @@ function handle<N extends ClientRequestName>(socket: Socket, limits: SocketLimit
       if (refused) return reply(refused);
       const parsed = ClientRequests[name].safeParse(payload);
       if (!parsed.success) {
-        const message = parsed.error.issues.map((i) => `${i.path.join('.') || name}: ${i.message}`).join('; ');
+        const message = describeIssues(issueParams(parsed.error, { path: 'full', fallback: name }));
         return reply({ ok: false, error: { code: 'invalid_request', message } });
       }
       reply({ ok: true, ...(await handler(parsed.data as z.infer<(typeof ClientRequests)[N]>)) });

@@ -1,6 +1,7 @@
 import type { Namespace } from 'socket.io';
 import { appendLater, getRedis, isRedisConfigured, redisKey } from '../redis/client';
 import type { ServerEvent } from './protocol';
+import { processSingleton } from '../core/process';
 
 /**
  * Delivery of conversation events. Every event goes to the socket.io room of its conversation;
@@ -16,11 +17,8 @@ const LIVE_KEEP = 2000;
 const LIVE_TTL_SECONDS = 600;
 
 type State = { nsp?: Namespace; local: Map<string, { events: ServerEvent[]; touched: number }> };
-const KEY = Symbol.for('svc.chatLive');
 function state(): State {
-  const g = globalThis as { [KEY]?: State };
-  g[KEY] ??= { local: new Map() };
-  return g[KEY]!;
+  return processSingleton('svc.chatLive', (): State => ({ local: new Map() }));
 }
 
 export function roomOf(conversationId: string): string {

@@ -7,18 +7,19 @@
  */
 import { z } from 'zod';
 import type { ConversationEvent, Source, UploadInfo } from '../conversations/shapes';
+import { uuidString } from '../core/validation';
+import { MAX_QUESTION_CHARS } from '../limits/text';
 
 export type { Source, UploadInfo };
 
 export const NAMESPACE = '/widget';
 export const PROTOCOL_VERSION = 1;
-export const MAX_QUESTION_CHARS = 4000;
+export { MAX_QUESTION_CHARS };
 
 /** PostgreSQL text cannot hold NUL: refused precisely here rather than failing in the insert. */
 const NO_NUL = [/^[^\u0000]*$/, 'must not contain NUL characters'] as const;
 
-const Uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID')
-  .transform((s) => s.toLowerCase());
+const Uuid = uuidString();
 
 export const ClientRequests = {
   /** Ask a question; no conversation_id starts a new conversation. Retries reuse client_message_id. */

@@ -3,10 +3,9 @@ import { envelopeSchema, gridjsSchema, listQuerySchema } from '../api/list-query
 import { uuidParam } from '../api/params';
 import { Timestamp } from '../api/timestamps';
 import { RESPONSE_EXAMPLE } from '../responses/contract';
+import { CONVERSATION_SORT_COLUMNS, sortKeysOf } from '../../db/queries/sort-keys';
 
-export const CONVERSATION_SORT_KEYS = [
-  'created_at', 'conversation_id', 'id', 'channel_id', 'updated_at', 'response_count',
-] as const;
+export const CONVERSATION_SORT_KEYS = sortKeysOf(CONVERSATION_SORT_COLUMNS);
 
 export const ConversationRecord = z.object({
   conversation_id: z.guid(),

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/client';
 import { insertConversationEvent, listEventsAfter, nextSeq, type StoredEvent } from '../../db/queries/chat';
 import type { ConversationEvent, EventDraft } from './shapes';
+import { processSingleton } from '../core/process';
 
 /**
  * The one writer of a conversation's events: every producer (the visitor's requests, the answer
@@ -16,8 +17,7 @@ type Publisher = (event: ConversationEvent) => void;
  * Per process by nature (it holds this process's sockets); on globalThis because the server and
  * the route handlers Next bundles hold separate copies of this module.
  */
-const KEY = Symbol.for('svc.conversationEvents');
-const slot = (): { publish?: Publisher } => ((globalThis as { [KEY]?: { publish?: Publisher } })[KEY] ??= {});
+const slot = () => processSingleton('svc.conversationEvents', (): { publish?: Publisher } => ({}));
 
 export function setEventPublisher(publish: Publisher | undefined): void {
   slot().publish = publish;

@@ -1,15 +1,13 @@
+import { processSingleton } from './process';
 /**
  * Whether this instance is draining (SIGTERM, docs/contracts.md §9). One flag per process, shared through
  * globalThis because server.ts and Next's bundles hold separate copies of this module: /readyz
  * reads it, the socket server refuses new connections and asks and moves widgets elsewhere.
  */
 type State = { draining: boolean; listeners: Set<() => void> };
-const KEY = Symbol.for('svc.drain');
 
 function state(): State {
-  const g = globalThis as { [KEY]?: State };
-  g[KEY] ??= { draining: false, listeners: new Set() };
-  return g[KEY]!;
+  return processSingleton('svc.drain', (): State => ({ draining: false, listeners: new Set() }));
 }
 
 export function isDraining(): boolean {

@@ -1,3 +1,5 @@
+import type { IssueParam } from './validation';
+
 /** The one error type of the service. Codes are a closed list; lib/core/problem.ts maps them to HTTP. */
 export const ERROR_STATUS = {
   invalid_parameters: 400,
@@ -17,7 +19,8 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-export type ParamError = { param: string; message: string };
+/** A request field and what is wrong with it (the shape of lib/validation.ts's issue formatter). */
+export type ParamError = IssueParam;
 
 export class AppError extends Error {
   readonly code: ErrorCode;

@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { getEnv } from '../env';
+import { processSingleton } from './process';
 
 /**
  * The service's log. `LOG_FORMAT=json`: pino, one JSON object per line on stdout with `req_id`
@@ -12,8 +13,6 @@ export type Logger = {
   warn(fields: LogFields, message: string): void;
   error(fields: LogFields, message: string): void;
 };
-
-const KEY = Symbol.for('svc.logger');
 
 function textLogger(): Logger {
   const line = (fields: LogFields, message: string) => {
@@ -38,7 +37,5 @@ function jsonLogger(): Logger {
 }
 
 export function getLogger(): Logger {
-  const g = globalThis as { [KEY]?: Logger };
-  g[KEY] ??= getEnv().LOG_FORMAT === 'json' ? jsonLogger() : textLogger();
-  return g[KEY]!;
+  return processSingleton('svc.logger', (): Logger => (getEnv().LOG_FORMAT === 'json' ? jsonLogger() : textLogger()));
 }

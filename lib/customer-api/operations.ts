@@ -10,7 +10,7 @@ import { getResponse, listResponsesPage } from '../responses/service';
 import { ConversationExportLine, ConversationExportQuery, ResponseExportLine, ResponseExportQuery } from '../export/contract';
 import { exportConversations, exportResponses } from '../export/service';
 import { attachmentDownload } from '../uploads/service';
-import { API_BASE, ATTACHMENT_PATH } from '../api/links';
+import { API_BASE, ATTACHMENT_PATH, LIST_PATHS } from '../api/links';
 
 export { API_BASE };
 
@@ -72,7 +72,7 @@ const page = <T>(record: T) => ({ count: 1, next: null, previous: null, results:
 
 export const CUSTOMER_OPERATIONS: readonly CustomerOperation[] = [
   operation({
-    operationId: 'listResponses', method: 'GET', path: '/response', tag: 'Responses',
+    operationId: 'listResponses', method: 'GET', path: LIST_PATHS.responses, tag: 'Responses',
     summary: 'List responses',
     description: 'A page of the account\'s responses (question and answer pairs), newest first by default. '
       + 'Filters combine; `query` searches question and answer. Ordering is total: ties are broken by id.',
@@ -101,7 +101,7 @@ export const CUSTOMER_OPERATIONS: readonly CustomerOperation[] = [
     run: ({ principal, params, query }) => getResponse(principal.accountId, params.response_id, query),
   }),
   operation({
-    operationId: 'listConversations', method: 'GET', path: '/conversation', tag: 'Conversations',
+    operationId: 'listConversations', method: 'GET', path: LIST_PATHS.conversations, tag: 'Conversations',
     summary: 'List conversations',
     description: 'A page of the account\'s conversations, newest first by default. `query` searches the title '
       + 'and the channel name. Ordering is total: ties are broken by id.',

@@ -1,6 +1,7 @@
 import { AppError } from '../core/errors';
 import { EngineError, sourcesForVisitors } from '../answers/engine';
 import { answerEngine } from '../answers/engines';
+import { MAX_QUESTION_CHARS } from '../limits/text';
 
 /**
  * Runs the account's answer engine on a question without storing anything: the answer, the sources
@@ -9,7 +10,7 @@ import { answerEngine } from '../answers/engines';
 export async function tryQuestion(accountId: number, question: string) {
   const q = question.trim();
   if (!q) throw new AppError('invalid_request', 'Type a question.');
-  if (q.length > 4000) throw new AppError('invalid_request', 'Questions may have at most 4000 characters.');
+  if (q.length > MAX_QUESTION_CHARS) throw new AppError('invalid_request', `Questions may have at most ${MAX_QUESTION_CHARS} characters.`);
   try {
     const answer = await answerEngine().answer({ accountId, conversationId: '00000000-0000-0000-0000-000000000000', question: q, signal: AbortSignal.timeout(60_000) });
     let text = '';

@@ -7,6 +7,7 @@ import { listConversationAttachments } from '../../db/queries/responses';
 import { parseOverviewRange } from './overview-range';
 import { toConversationRecord } from '../conversations/service';
 import { messagesOf } from '../conversations/messages';
+import { isUuid } from '../core/validation';
 
 /**
  * What the dashboard reads, always for the signed-in admin's account. The overview's chart range
@@ -32,7 +33,7 @@ export async function getApiKeys(accountId: number) {
 
 /** A conversation's record and its messages (the one builder's), each answer with its comments' texts. */
 export async function getTranscript(accountId: number, conversationId: string) {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(conversationId)) return null;
+  if (!isUuid(conversationId)) return null;
   const db = await getDb();
   const conversation = await getConversationById(db, accountId, conversationId.toLowerCase());
   if (!conversation) return null;

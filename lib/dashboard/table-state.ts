@@ -3,6 +3,8 @@
  * URL, so it survives Back and a reload and can be shared as a link. Pure functions: the table
  * component, the pages and the unit tests share them.
  */
+import { API_BASE, LIST_PATHS } from '../api/links';
+import { MAX_QUERY_CHARS } from '../limits/text';
 import { plural } from './format';
 
 export type TableKind = 'conversations' | 'responses';
@@ -17,7 +19,7 @@ export type TableColumn = { key: string; label: string; sort?: string; priority:
 
 export const TABLES: Record<TableKind, { path: string; noun: [string, string]; columns: TableColumn[] }> = {
   conversations: {
-    path: '/customer-api/v2/conversation',
+    path: `${API_BASE}${LIST_PATHS.conversations}`,
     noun: ['conversation', 'conversations'],
     columns: [
       { key: 'title', label: 'Title', priority: 1, kind: 'text' },
@@ -29,7 +31,7 @@ export const TABLES: Record<TableKind, { path: string; noun: [string, string]; c
     ],
   },
   responses: {
-    path: '/customer-api/v2/response',
+    path: `${API_BASE}${LIST_PATHS.responses}`,
     noun: ['response', 'responses'],
     columns: [
       { key: 'question', label: 'Question', priority: 1, kind: 'text' },
@@ -45,7 +47,6 @@ export const TABLES: Record<TableKind, { path: string; noun: [string, string]; c
 
 export const PAGE_SIZES = [15, 30, 50, 100] as const;
 export const DEFAULT_STATE: TableState = { q: '', channel: '', size: 15, sort: '', dir: 'desc', page: 1 };
-const MAX_QUERY = 200;
 
 type Params = URLSearchParams | Record<string, string | string[] | undefined>;
 
@@ -65,7 +66,7 @@ export function parseTableState(kind: TableKind, params: Params, channelIds?: nu
   const sortable = TABLES[kind].columns.some((c) => c.sort === sort);
   const channelOk = /^\d{1,10}$/.test(channel) && (!channelIds || channelIds.includes(Number(channel)));
   return {
-    q: first(params, 'q').slice(0, MAX_QUERY),
+    q: first(params, 'q').slice(0, MAX_QUERY_CHARS),
     channel: channelOk ? channel : '',
     size: (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_STATE.size,
     sort: sortable ? sort : '',

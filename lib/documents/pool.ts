@@ -3,6 +3,8 @@ import path from 'node:path';
 import Piscina from 'piscina';
 import { AppError } from '../core/errors';
 import { getEnv } from '../env';
+import { processSlot } from '../core/process';
+import type { WorkerResult } from './extract-worker';
 
 /**
  * Documents are read off the main thread, in a pool of worker threads (piscina), each with a
@@ -14,14 +16,19 @@ import { getEnv } from '../env';
  * Next bundles hold separate copies of this module and must share one set of threads.
  */
 export type ExtractionLimits = { maxInflatedBytes: number; maxEntries: number; maxTextChars: number };
-type WorkerResult = { ok: true; text: string } | { ok: false; reason: 'too_large' | 'invalid'; detail: string };
 
 type Dispatcher = { pool: Piscina; running: number; waiting: Array<() => void>; threads: number };
-const KEY = Symbol.for('svc.documentPool');
+const held = processSlot<Dispatcher>('svc.documentPool');
 
-/** The worker is a plain .mjs file beside this one, found from the project root in every runtime. */
+/** This process runs TypeScript through tsx (tests, dev, the CLI), which its worker threads need too. */
+const underTsx = () => process.execArgv.some((a) => /[\\/]tsx[\\/]|^tsx$/.test(a));
+
+/**
+ * The worker's file, found from the project root in every runtime: its source under tsx, else the
+ * production build's compiled copy (scripts/build.mjs).
+ */
 export function extractionWorkerFile(): string {
-  return path.join(process.cwd(), 'lib', 'documents', 'extract-worker.mjs');
+  return underTsx() ? path.join(process.cwd(), 'lib', 'documents', 'extract-worker.ts') : path.join(process.cwd(), 'dist', 'extract-worker.mjs');
 }
 
 export function documentThreads(): number {
@@ -29,8 +36,8 @@ export function documentThreads(): number {
 }
 
 function dispatcher(): Dispatcher {
-  const holder = globalThis as { [KEY]?: Dispatcher };
-  if (!holder[KEY]) {
+  let d = held.get();
+  if (!d) {
     const env = getEnv();
     const threads = documentThreads();
     const pool = new Piscina({
@@ -49,14 +56,14 @@ function dispatcher(): Dispatcher {
       // No inherited flags: the worker is plain ESM with npm dependencies and needs none, and
       // Node refuses many of an operator's in a worker (`--max-old-space-size`, `--expose-gc`,
       // `--input-type` of `node -e`): the pool would fail at start and take the server with it.
-      // Its heap limit is resourceLimits above.
-      execArgv: [],
+      // Its heap limit is resourceLimits above. Under tsx the thread loads tsx to read the source.
+      execArgv: underTsx() ? ['--import', 'tsx'] : [],
     });
     // A thread that fails outside a task must not take the process down (an unhandled 'error').
     pool.on('error', (e: unknown) => console.error('document worker failed:', e));
-    holder[KEY] = { pool, running: 0, waiting: [], threads };
+    held.set(d = { pool, running: 0, waiting: [], threads });
   }
-  return holder[KEY]!;
+  return d;
 }
 
 export function extractionLimits(): ExtractionLimits {
@@ -84,7 +91,7 @@ async function acquire(d: Dispatcher): Promise<() => void> {
   };
 }
 
-/** Markdown-like text of a document (see extract-worker.mjs), read in a worker under every limit. */
+/** Markdown-like text of a document (see extract-worker.ts), read in a worker under every limit. */
 export async function extractInWorker(bytes: Uint8Array, contentType: string): Promise<string> {
   const env = getEnv();
   const d = dispatcher();
@@ -116,8 +123,7 @@ export function startDocumentPool(): void {
 
 /** Stops the pool's threads (tests and shutdown); the next document starts a new pool. */
 export async function closeDocumentPool(): Promise<void> {
-  const holder = globalThis as { [KEY]?: Dispatcher };
-  const d = holder[KEY];
-  delete holder[KEY];
+  const d = held.get();
+  held.clear();
   if (d) await d.pool.destroy();
 }

@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import { isValidTimestamp } from '../api/timestamps';
+import { describeIssues, isUuid, issueParams, UUID_PATTERN } from '../core/validation';
 
 /** The limits of an import line's fields: the zod schemas below and their fast path read them here. */
 export const IMPORT_LIMITS = {
   title: 2000, status: 50, channelName: 200, text: 100_000, int: 2_147_483_647,
 } as const;
 
-const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 /** Text PostgreSQL can store: no NUL, and valid Unicode (no UTF-16 surrogate outside a pair). */
 const hasNoNul = (s: string) => !s.includes('\u0000');
 const isWellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();
 
-const Uuid = z.string({ error: 'must be a UUID string' }).regex(UUID_RE, 'must be a UUID').transform((s) => s.toLowerCase());
+const Uuid = z.string({ error: 'must be a UUID string' }).regex(UUID_PATTERN, 'must be a UUID').transform((s) => s.toLowerCase());
 const Text = (max: number) => z.string({ error: 'must be a string' }).max(max, `must be at most ${max} characters`)
   .refine(hasNoNul, 'must not contain NUL characters')
   .refine(isWellFormed, 'must be valid Unicode (no unpaired surrogate)');
@@ -53,7 +53,6 @@ export type ImportResponse = z.output<typeof ImportResponseLine>;
 // after JSON.parse. These predicates accept only what the schemas above accept and build the same
 // output (tests/unit/import-contract.test.ts checks both with fast-check); whatever they do not
 // accept goes through zod, so every message still comes from the schemas.
-const isUuid = (v: unknown): v is string => typeof v === 'string' && v.length === 36 && UUID_RE.test(v);
 const isText = (v: unknown, max: number, min = 0): v is string =>
   typeof v === 'string' && v.length <= max && v.length >= min && hasNoNul(v) && isWellFormed(v);
 const isInt = (v: unknown, min: number): v is number =>
@@ -80,9 +79,7 @@ function fastResponse(o: Record<string, unknown>): ImportResponse | null {
   };
 }
 
-function describeIssues(error: z.ZodError): string {
-  return error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join(', ');
-}
+const issuesOf = (error: z.ZodError) => describeIssues(issueParams(error, { path: 'full', fallback: '' }), ', ');
 
 export type ParsedImportLine =
   | { ok: true; value: ImportConversation | ImportResponse }
@@ -95,22 +92,13 @@ export function parseImportLine(value: unknown): ParsedImportLine {
     const fast = fastConversation(value as Record<string, unknown>);
     if (fast) return { ok: true, value: fast };
     const r = ImportConversationLine.safeParse(value);
-    return r.success ? { ok: true, value: r.data } : { ok: false, problem: `conversation: ${describeIssues(r.error)}` };
+    return r.success ? { ok: true, value: r.data } : { ok: false, problem: `conversation: ${issuesOf(r.error)}` };
   }
   if (type === 'response') {
     const fast = fastResponse(value as Record<string, unknown>);
     if (fast) return { ok: true, value: fast };
     const r = ImportResponseLine.safeParse(value);
-    return r.success ? { ok: true, value: r.data } : { ok: false, problem: `response: ${describeIssues(r.error)}` };
+    return r.success ? { ok: true, value: r.data } : { ok: false, problem: `response: ${issuesOf(r.error)}` };
   }
   return { ok: false, problem: 'type must be "conversation" or "response"' };
-}
-
-/** The zod-only path, for tests that compare it with parseImportLine. */
-export function parseImportLineWithSchemas(value: unknown): ParsedImportLine {
-  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
-  const schema = type === 'conversation' ? ImportConversationLine : type === 'response' ? ImportResponseLine : null;
-  if (!schema) return { ok: false, problem: 'type must be "conversation" or "response"' };
-  const r = schema.safeParse(value);
-  return r.success ? { ok: true, value: r.data } : { ok: false, problem: `${type}: ${describeIssues(r.error)}` };
 }

@@ -9,27 +9,3 @@ import { extractInWorker } from '../documents/pool';
 export async function extractText(buf: Uint8Array, contentType: string): Promise<string> {
   return extractInWorker(buf, contentType);
 }
-
-/** Passages of about `target` characters, cut at paragraph, then sentence boundaries. */
-export function splitPassages(text: string, target = 700): string[] {
-  const paragraphs = text.replace(/\r\n?/g, '\n').split(/\n\s*\n/).map((p) => p.replace(/\s+/g, ' ').trim()).filter(Boolean);
-  const out: string[] = [];
-  let current = '';
-  const push = () => { if (current.trim()) out.push(current.trim()); current = ''; };
-  for (const para of paragraphs) {
-    if (/^#{1,6} /.test(para) && current) push(); // a Markdown heading starts a new passage
-    const pieces = para.length > target * 1.5 ? para.split(/(?<=[.!?])\s+/) : [para];
-    for (let piece of pieces) {
-      while (piece.length > target * 2) { // a very long sentence: hard cut
-        if (current) push();
-        out.push(piece.slice(0, target));
-        piece = piece.slice(target);
-      }
-      if (current && current.length + piece.length + 1 > target) push();
-      current = current ? `${current}${pieces.length > 1 ? ' ' : '\n\n'}${piece}` : piece;
-    }
-    if (current.length >= target * 0.6) push();
-  }
-  push();
-  return out;
-}

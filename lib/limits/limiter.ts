@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../core/errors';
 import { getRedis, redisKey } from '../redis/client';
+import { processSingleton } from '../core/process';
 
 /**
  * Every rate limit of the service, through rate-limiter-flexible. Without REDIS_URL a memory
@@ -28,22 +29,19 @@ export type Limiter = {
   reward(key: string, points?: number): Promise<void>;
 };
 
-const KEY = Symbol.for('svc.limiters');
 /** A limiter and what the ordered check (consumeInOrder) needs of it: its store and its rule. */
 type Entry = { limiter: Limiter; impl: RateLimiterAbstract; insurance: RateLimiterMemory | null; rule: LimitRule };
 type Registry = Map<string, Limiter>;
 
 function registry(): Registry {
-  const g = globalThis as { [KEY]?: Registry };
-  g[KEY] ??= new Map();
-  return g[KEY]!;
+  return processSingleton('svc.limiters', (): Registry => new Map());
 }
 
 /**
  * Every limiter handed out, with its store and rule, for consumeInOrder. Apart from the registry:
  * a limiter taken before resetLimiters() keeps working (its holder still charges its own store).
  */
-const entries: WeakMap<Limiter, Entry> = ((globalThis as { [k: symbol]: WeakMap<Limiter, Entry> })[Symbol.for('svc.limiter-entries')] ??= new WeakMap());
+const entries: WeakMap<Limiter, Entry> = processSingleton('svc.limiter-entries', () => new WeakMap<Limiter, Entry>());
 
 function build(name: string, rule: LimitRule): { impl: RateLimiterAbstract; insurance: RateLimiterMemory | null } {
   const base = { keyPrefix: `svc-limit:${name}`, points: rule.points, duration: rule.durationSeconds, blockDuration: rule.blockSeconds ?? 0 };
@@ -55,7 +53,7 @@ function build(name: string, rule: LimitRule): { impl: RateLimiterAbstract; insu
 }
 
 /** Counts refusals per limiter name (the metrics endpoint reads it; on globalThis like the limiters). */
-export const refusalCounts: Map<string, number> = ((globalThis as { [k: symbol]: Map<string, number> })[Symbol.for('svc.limit-refusals')] ??= new Map());
+export const refusalCounts: Map<string, number> = processSingleton('svc.limit-refusals', () => new Map<string, number>());
 
 function refused(name: string, msBeforeNext: number): LimitResult & { limiter: string } {
   refusalCounts.set(name, (refusalCounts.get(name) ?? 0) + 1);

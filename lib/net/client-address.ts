@@ -3,6 +3,7 @@ import type { TLSSocket } from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import proxyaddr from 'proxy-addr';
 import { getEnv } from '../env';
+import { processSlot } from '../core/process';
 
 /**
  * Who is on the other end of a request (docs/contracts.md §9 TRUST_PROXY). Unset: the socket peer and the
@@ -39,12 +40,12 @@ export function parseTrustProxy(value: string | undefined): Trust | null {
   }
 }
 
-const TRUST = Symbol.for('svc.trustProxy');
+const parsedTrust = processSlot<{ value: string | undefined; fn: Trust | null }>('svc.trustProxy');
 function trust(): Trust | null {
-  const g = globalThis as { [TRUST]?: { value: string | undefined; fn: Trust | null } };
   const value = getEnv().TRUST_PROXY;
-  if (!g[TRUST] || g[TRUST].value !== value) g[TRUST] = { value, fn: parseTrustProxy(value) };
-  return g[TRUST].fn;
+  let held = parsedTrust.get();
+  if (!held || held.value !== value) parsedTrust.set(held = { value, fn: parseTrustProxy(value) });
+  return held.fn;
 }
 
 /** Fails fast at start-up on a bad TRUST_PROXY (called by the server before it listens). */

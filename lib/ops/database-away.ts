@@ -2,6 +2,7 @@ import { getDb } from '../../db/client';
 import { pingDatabase } from '../../db/queries/health';
 import { fromDatabaseError } from '../core/errors';
 import { getLogger } from '../core/logger';
+import { processSingleton } from '../core/process';
 
 /**
  * One "database away" probe per process (docs/contracts.md §9): a write that lost its database waits
@@ -12,11 +13,8 @@ import { getLogger } from '../core/logger';
  * route handlers Next bundles share one.
  */
 type Away = { probe: Promise<number> | null; waiting: number };
-const KEY = Symbol.for('svc.databaseAway');
 function away(): Away {
-  const g = globalThis as { [KEY]?: Away };
-  g[KEY] ??= { probe: null, waiting: 0 };
-  return g[KEY];
+  return processSingleton('svc.databaseAway', (): Away => ({ probe: null, waiting: 0 }));
 }
 
 const FIRST_PING_MS = 250;

@@ -4,6 +4,7 @@ import { getDatabase, poolApplicationName } from '../../db/client';
 import { getEnv } from '../env';
 import { refusalCounts } from '../limits/limiter';
 import { isDraining } from '../core/drain';
+import { processSingleton } from '../core/process';
 
 /**
  * The process's Prometheus metrics (docs/contracts.md §9). One registry per process, kept on globalThis:
@@ -17,7 +18,6 @@ type State = {
   answers: Gauge;
   refusalsSeen: Map<string, number>;
 };
-const KEY = Symbol.for('svc.metrics');
 
 function create(): State {
   const registry = new Registry();
@@ -75,9 +75,7 @@ function create(): State {
 }
 
 function state(): State {
-  const g = globalThis as { [KEY]?: State };
-  g[KEY] ??= create();
-  return g[KEY]!;
+  return processSingleton('svc.metrics', (): State => create());
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

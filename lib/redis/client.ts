@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { getEnv } from '../env';
+import { processSingleton } from '../core/process';
 
 /**
  * The process's Redis connections (docs/contracts.md §9), only when REDIS_URL is set. Shared through
@@ -11,12 +12,9 @@ import { getEnv } from '../env';
  * adapter publishes through it too (lib/chat/adapter.ts).
  */
 type Holder = { commands?: Redis; extra: Redis[]; later: LaterOp[]; laterTimer?: NodeJS.Timeout };
-const KEY = Symbol.for('svc.redis');
 
 function holder(): Holder {
-  const g = globalThis as { [KEY]?: Holder };
-  g[KEY] ??= { extra: [], later: [] };
-  return g[KEY]!;
+  return processSingleton('svc.redis', (): Holder => ({ extra: [], later: [] }));
 }
 
 export function isRedisConfigured(): boolean {

@@ -2,10 +2,9 @@ import { z } from 'zod';
 import { envelopeSchema, gridjsSchema, listQuerySchema } from '../api/list-query';
 import { uuidParam, formatParam } from '../api/params';
 import { Timestamp } from '../api/timestamps';
+import { RESPONSE_SORT_COLUMNS, sortKeysOf } from '../../db/queries/sort-keys';
 
-export const RESPONSE_SORT_KEYS = [
-  'created_at', 'response_id', 'id', 'channel_id', 'conversation_id', 'likes', 'dislikes', 'comments',
-] as const;
+export const RESPONSE_SORT_KEYS = sortKeysOf(RESPONSE_SORT_COLUMNS);
 
 export const ResponseRecord = z.object({
   response_id: z.guid(),

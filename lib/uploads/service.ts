@@ -6,6 +6,7 @@ import { addKnowledgeDocument } from '../knowledge/service';
 import { getLimiter } from '../limits/limiter';
 import { DOCX_TYPE } from '../documents/sniff';
 import { CHUNK_BYTES, readUploadBytes, uploadByteStream } from './storage';
+import { isUuid } from '../core/validation';
 
 export const UPLOAD_TYPES = [
   'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf', DOCX_TYPE, 'text/plain', 'text/markdown', 'text/csv',
@@ -15,7 +16,6 @@ export function uploadLimits() {
   return { upload_max_bytes: getEnv().UPLOAD_MAX_BYTES, upload_types: UPLOAD_TYPES };
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** RFC 8187 ext-value characters: everything else is percent-encoded (encodeURIComponent leaves ' ( ) * as they are). */
 function extValue(text: string): string {
@@ -39,7 +39,7 @@ export function contentDisposition(filename: string): string {
  */
 export async function attachmentDownload(accountId: number, attachmentId: string): Promise<Response> {
   const notFound = () => new AppError('not_found', `No attachment with id ${attachmentId.slice(0, 100)}.`);
-  if (!UUID_RE.test(attachmentId)) throw notFound();
+  if (!isUuid(attachmentId)) throw notFound();
   const db = await getDb();
   const file = await getAttachmentForAccount(db, accountId, attachmentId.toLowerCase());
   if (!file) throw notFound();

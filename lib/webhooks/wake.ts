@@ -1,14 +1,15 @@
+import { processSlot } from '../core/process';
+
 /**
  * Wakes this process's delivery worker (per process by nature: other instances find new
  * deliveries by polling). Shared through globalThis: Next's bundles hold their own module copies.
  */
-const KEY = Symbol.for('svc.webhookWake');
-type Holder = { [KEY]?: () => void };
+const wake = processSlot<(() => void) | undefined>('svc.webhookWake');
 
 export function setWebhookWake(fn: (() => void) | undefined) {
-  (globalThis as Holder)[KEY] = fn;
+  wake.set(fn);
 }
 
 export function wakeWebhookWorker() {
-  (globalThis as Holder)[KEY]?.();
+  wake.get()?.();
 }

@@ -59,7 +59,3 @@ export const TokenRequest = z.object({
   client_secret: z.string().max(200).optional(),
   visitor_id: z.string().regex(VISITOR_ID_RE, 'is not a visitor id (v_ and 16-64 letters, digits, _ or -)').optional(),
 }).meta({ id: 'WidgetTokenRequest' });
-
-export const TokenResponse = z.object({
-  access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.int(), visitor_id: z.string(),
-}).meta({ id: 'WidgetTokenResponse' });

@@ -4,6 +4,7 @@ import { getWidgetClientForAuth } from '../../db/queries/widget-clients';
 import { hostAllowed, originHost } from '../auth/domains';
 import { getLimiter } from '../limits/limiter';
 import { addressLimitKey } from '../net/client-address';
+import { processSingleton } from '../core/process';
 
 export type { RefusalRow } from '../../db/queries/refusals';
 
@@ -23,7 +24,6 @@ export type { RefusalRow } from '../../db/queries/refusals';
 export type RefusalStage = RefusalBatchItem['stage'];
 type Pending = { items: Map<string, RefusalBatchItem>; perClient: Map<string, number>; timer?: NodeJS.Timeout; lastPrune: number };
 
-const KEY = Symbol.for('svc.widgetRefusals');
 /** Distinct pending rows at most, in all and per client (beyond: folded under OTHER_ORIGINS, still counted). */
 const MAX_PENDING = 10_000;
 const PENDING_PER_CLIENT = ORIGINS_PER_CLIENT;
@@ -33,9 +33,7 @@ const FLUSH_MS = 15_000;
 export const REFUSAL_DAYS = 30;
 
 function pending(): Pending {
-  const g = globalThis as { [KEY]?: Pending };
-  g[KEY] ??= { items: new Map(), perClient: new Map(), lastPrune: 0 };
-  return g[KEY];
+  return processSingleton('svc.widgetRefusals', (): Pending => ({ items: new Map(), perClient: new Map(), lastPrune: 0 }));
 }
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);

@@ -7,6 +7,9 @@ import { AppError } from '../core/errors';
 import { onInvalidation, publishInvalidation } from '../cache/invalidation';
 import { getEnv } from '../env';
 import { getRedis } from '../redis/client';
+import { processSingleton } from '../core/process';
+import { describeIssues, issueParams } from '../core/validation';
+import { rcompare } from 'semver';
 
 /**
  * Widget releases: immutable bundles listed in lib/widget/releases.json (with their SRI hashes)
@@ -35,11 +38,8 @@ type Release = z.infer<typeof Release>;
 type Snapshot = { releases: z.infer<typeof Releases>; pointers: Map<string, TrackPointer> };
 
 type State = { cached?: { at: number; snapshot: Promise<Snapshot> }; migrated?: Promise<void>; listening?: boolean };
-const KEY = Symbol.for('svc.widget-tracks');
 function state(): State {
-  const g = globalThis as { [KEY]?: State };
-  g[KEY] ??= {};
-  return g[KEY]!;
+  return processSingleton('svc.widget-tracks', (): State => ({}));
 }
 
 function readReleases() {
@@ -64,7 +64,7 @@ function migratePointerFile(): Promise<void> {
     const file = path.resolve(getEnv().DATA_DIR, 'widget-tracks.json');
     if (!fs.existsSync(file)) return;
     const parsed = PointerFile.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
-    if (!parsed.success) throw new Error(`${file} is not a widget track pointer file: ${parsed.error.issues[0]?.message}`);
+    if (!parsed.success) throw new Error(`${file} is not a widget track pointer file: ${describeIssues(issueParams(parsed.error).slice(0, 1))}`);
     const pointers = Object.entries(parsed.data.tracks)
       .filter(([track]) => (TRACKS as readonly string[]).includes(track))
       .map(([track, p]) => ({ track, version: p.version, history: p.history }));
@@ -94,16 +94,6 @@ function snapshot(fresh = false): Promise<Snapshot> {
 
 const versionOf = (snap: Snapshot, track: Track) => snap.pointers.get(track)?.version ?? snap.releases.tracks[track]!;
 
-function cmp(a: string, b: string): number {
-  const pa = a.split('.').map(Number); const pb = b.split('.').map(Number);
-  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
-  return 0;
-}
-
-export async function trackVersion(track: Track): Promise<string> {
-  return versionOf(await snapshot(), track);
-}
-
 export type Manifest = Release & { track?: Track; pin?: string };
 
 /** tracks/<track> or versions/<2.0 | 2.0.5>: the manifest, or null when nothing matches. */
@@ -116,7 +106,7 @@ export async function resolveManifest(kind: string, name: string): Promise<Manif
   }
   if (kind === 'versions' && /^\d+\.\d+(\.\d+)?$/.test(name)) {
     const { releases } = readReleases();
-    const matching = releases.filter((r) => r.version === name || r.version.startsWith(`${name}.`)).sort((a, b) => cmp(b.version, a.version));
+    const matching = releases.filter((r) => r.version === name || r.version.startsWith(`${name}.`)).sort((a, b) => rcompare(a.version, b.version));
     const r = name.split('.').length === 3 ? releases.find((x) => x.version === name) : matching[0];
     return r ? { ...r, pin: name } : null;
   }

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { csvToMarkdown, extractMarkdown, htmlToMarkdown } from '../../lib/documents/extract-worker.mjs';
+import { csvToMarkdown, extractMarkdown, htmlToMarkdown } from '../../lib/documents/extract-worker';
 import { deeplyNestedHtml, structuredDocx, tinyPdf } from '../fixtures/widget-files';
 
 const LIMITS = { maxInflatedBytes: 64 * 1024 * 1024, maxEntries: 10_000, maxTextChars: 2_000_000 };

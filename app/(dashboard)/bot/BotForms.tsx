@@ -3,6 +3,7 @@ import { useActionState, useEffect, useRef } from 'react';
 import { renderMarkdown } from '@/lib/widget/markdown';
 import type { BotSettings } from '@/lib/bot/settings';
 import { saveBotSettingsAction, tryBotQuestionAction } from './actions';
+import { MAX_QUESTION_CHARS } from '@/lib/limits/text';
 
 /** An answer's Markdown, built as DOM nodes (never innerHTML), as the widget renders it. */
 export function AnswerMarkdown({ text }: { text: string }) {
@@ -56,7 +57,7 @@ export function TryQuestion() {
     <section className="panel" aria-labelledby="try-heading">
       <h2 id="try-heading" style={{ marginTop: 0 }}>Try a question</h2>
       <form action={action} className="row">
-        <div className="field"><label htmlFor="try-q">Question</label><input id="try-q" name="question" type="text" required maxLength={4000} /></div>
+        <div className="field"><label htmlFor="try-q">Question</label><input id="try-q" name="question" type="text" required maxLength={MAX_QUESTION_CHARS} /></div>
         <button className="btn" type="submit" disabled={pending}>{pending ? 'Asking…' : 'Ask'}</button>
       </form>
       {state && !state.ok && <p className="error" role="alert" style={{ marginTop: '1rem' }}>{state.error}</p>}

@@ -8,6 +8,7 @@ import { WebhookDeliveryId, WebhookEndpointId, WebhookEventType } from '@/lib/we
 import {
   createWebhookEndpoint, deleteWebhookEndpoint, resendWebhookDelivery, rotateWebhookSecret, setWebhookPaused,
 } from '@/lib/webhooks/service';
+import { describeIssues, issueParams } from '@/lib/core/validation';
 
 /** Dashboard doors into lib/webhooks: the account always comes from the session, inputs through zod. */
 const CreateForm = z.object({
@@ -18,8 +19,7 @@ const CreateForm = z.object({
 function parse<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
   const r = schema.safeParse(input);
   if (r.success) return r.data;
-  const i = r.error.issues[0]!;
-  throw new AppError('invalid_request', `${String(i.path[0] ?? 'input')}: ${i.message}`);
+  throw new AppError('invalid_request', describeIssues(issueParams(r.error).slice(0, 1)));
 }
 
 export async function createWebhookAction(_prev: unknown, form: FormData) {

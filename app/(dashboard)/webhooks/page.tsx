@@ -3,16 +3,15 @@ import { listWebhookDeliveries, listWebhookEndpoints } from '@/lib/webhooks/serv
 import { DELIVERY_LOG_LIMIT, REPLAY_HOURS, RETENTION_DAYS, WEBHOOK_EVENT_TYPES } from '@/lib/webhooks/rules';
 import stacked from '../_components/stacked-table.module.css';
 import { CreateEndpointForm, EndpointActions, SendAgainButton } from './WebhookForms';
+import { isUuid } from '@/lib/core/validation';
 
 export const metadata = { title: 'Webhooks · svc' };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export default async function WebhooksPage({ searchParams }: { searchParams: Promise<{ endpoint?: string | string[] }> }) {
   const { accountId } = await requirePageMember('webhooks.manage');
   const { endpoints } = await listWebhookEndpoints(accountId);
   const wanted = (await searchParams).endpoint;
-  const selected = endpoints.find((e) => typeof wanted === 'string' && UUID.test(wanted) && e.endpoint_id === wanted.toLowerCase())
+  const selected = endpoints.find((e) => isUuid(wanted) && e.endpoint_id === wanted.toLowerCase())
     ?? (endpoints.length === 1 ? endpoints[0] : undefined);
   const log = selected ? await listWebhookDeliveries(accountId, selected.endpoint_id) : [];
   return (

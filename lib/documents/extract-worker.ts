@@ -1,6 +1,6 @@
 // Document extraction, run in a worker thread of the pool in lib/documents/pool.ts (never on the
-// main thread). Plain ESM JavaScript on purpose: the same file is loaded by tsx (tests, dev), by the
-// esbuild-compiled server and by Next's route-handler bundles, each through its absolute path.
+// main thread). From source under tsx (tests, dev); compiled to dist/extract-worker.mjs by the
+// production build (lib/documents/pool.ts picks which).
 //
 // Input: { bytes: Uint8Array, contentType, limits: { maxInflatedBytes, maxEntries, maxTextChars } }.
 // Output: { ok: true, text } — Markdown-like text that keeps the document's structure (headings as
@@ -9,35 +9,40 @@
 import { Tokenizer } from 'htmlparser2';
 import mammoth from 'mammoth';
 import { getDocumentProxy, getResolvedPDFJS } from 'unpdf';
-import yauzl from 'yauzl';
+import yauzl, { type Entry, type ZipFile } from 'yauzl';
 
 // Loaded when the thread starts (piscina imports this file then), not in a document's time budget.
 getResolvedPDFJS().catch(() => {});
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
-/** A refusal the caller turns into an AppError: reason is 'too_large' | 'invalid'. */
+export type WorkerLimits = { maxInflatedBytes: number; maxEntries: number; maxTextChars: number };
+export type WorkerResult = { ok: true; text: string } | { ok: false; reason: Reason; detail: string };
+type Reason = 'too_large' | 'invalid';
+
+/** A refusal the caller turns into an AppError. */
 class Refusal extends Error {
-  constructor(reason, detail) {
+  constructor(readonly reason: Reason, detail: string) {
     super(detail);
-    this.reason = reason;
   }
 }
 
-export default async function extract({ bytes, contentType, limits }) {
+const messageOf = (e: unknown) => String((e as { message?: unknown } | null)?.message ?? e).slice(0, 200);
+
+export default async function extract({ bytes, contentType, limits }: { bytes: Uint8Array; contentType: string; limits: WorkerLimits }): Promise<WorkerResult> {
   try {
     const text = await extractMarkdown(bytes, contentType, limits);
     if (text.length > limits.maxTextChars) throw tooMuchText(limits);
     return { ok: true, text };
   } catch (e) {
     if (e instanceof Refusal) return { ok: false, reason: e.reason, detail: e.message };
-    return { ok: false, reason: 'invalid', detail: `The document could not be read: ${String(e?.message ?? e).slice(0, 200)}` };
+    return { ok: false, reason: 'invalid', detail: `The document could not be read: ${messageOf(e)}` };
   }
 }
 
-const tooMuchText = (limits) => new Refusal('too_large', `The document holds more than ${limits.maxTextChars} characters of text.`);
+const tooMuchText = (limits: WorkerLimits) => new Refusal('too_large', `The document holds more than ${limits.maxTextChars} characters of text.`);
 
-export async function extractMarkdown(bytes, contentType, limits) {
+export async function extractMarkdown(bytes: Uint8Array, contentType: string, limits: WorkerLimits): Promise<string> {
   switch (contentType) {
     case 'text/plain':
     case 'text/markdown':
@@ -55,8 +60,8 @@ export async function extractMarkdown(bytes, contentType, limits) {
   }
 }
 
-function decodeUtf8(bytes) {
-  let text;
+function decodeUtf8(bytes: Uint8Array): string {
+  let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
@@ -67,23 +72,23 @@ function decodeUtf8(bytes) {
   return text.replace(/^\uFEFF/, '');
 }
 
-function normalizeText(text) {
+function normalizeText(text: string): string {
   return text.replace(/\r\n?/g, '\n').replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
 }
 
-const cellText = (s) => s.replace(/\s+/g, ' ').trim().replace(/\|/g, '\\|');
+const cellText = (s: string) => s.replace(/\s+/g, ' ').trim().replace(/\|/g, '\\|');
 
-function tableRows(rows) {
+function tableRows(rows: string[][]): string {
   const width = rows.reduce((w, r) => Math.max(w, r.length), 0);
   if (width === 0) return '';
-  const line = (r) => `| ${Array.from({ length: width }, (_, i) => r[i] ?? '').join(' | ')} |`;
-  return [line(rows[0]), `|${' --- |'.repeat(width)}`, ...rows.slice(1).map(line)].join('\n');
+  const line = (r: string[]) => `| ${Array.from({ length: width }, (_, i) => r[i] ?? '').join(' | ')} |`;
+  return [line(rows[0]!), `|${' --- |'.repeat(width)}`, ...rows.slice(1).map(line)].join('\n');
 }
 
 /** RFC 4180 CSV (quoted fields, doubled quotes, CRLF or LF) as one Markdown table; linear time. */
-export function csvToMarkdown(text, maxChars = Infinity) {
-  const rows = [];
-  let row = [];
+export function csvToMarkdown(text: string, maxChars = Infinity): string {
+  const rows: string[][] = [];
+  let row: string[] = [];
   let field = '';
   let quoted = false;
   let size = 0;
@@ -123,24 +128,24 @@ const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input'
  * HTML (a page, or mammoth's rendering of a Word document) as Markdown-like text, in one pass of
  * htmlparser2's tokenizer: linear in the input whatever its nesting.
  */
-export function htmlToMarkdown(html, maxChars = Infinity) {
-  const blocks = [];
+export function htmlToMarkdown(html: string, maxChars = Infinity): string {
+  const blocks: string[] = [];
   let size = 0;
   let skip = 0;
   let pending = '';
   let pre = 0;
   let heading = 0;
   // Lists: a stack of { ordered, n }; their lines form one block.
-  const lists = [];
-  let listLines = [];
-  let itemPrefix = null;
+  const lists: Array<{ ordered: boolean; n: number }> = [];
+  let listLines: string[] = [];
+  let itemPrefix: string | null = null;
   // The outermost table; nested tables flatten into its cells.
   let tableDepth = 0;
-  let rows = [];
-  let row = null;
-  let cell = null;
+  let rows: string[][] = [];
+  let row: string[] | null = null;
+  let cell: string | null = null;
 
-  const emit = (block) => {
+  const emit = (block: string) => {
     if (!block) return;
     size += block.length + 2;
     if (size > maxChars) throw new Refusal('too_large', `The document holds more than ${maxChars} characters of text.`);
@@ -163,14 +168,14 @@ export function htmlToMarkdown(html, maxChars = Infinity) {
     if (heading) emit(`${'#'.repeat(heading)} ${raw}`);
     else emit(pre ? raw : raw.replace(/^(#{1,6}\s)/, '\\$1'));
   };
-  const addText = (t) => {
+  const addText = (t: string) => {
     if (skip) return;
     if (cell !== null) cell += t;
     else pending += t;
     if (pending.length + (cell?.length ?? 0) > maxChars) throw new Refusal('too_large', `The document holds more than ${maxChars} characters of text.`);
   };
 
-  const open = (name, attrs) => {
+  const open = (name: string, attrs: Record<string, string>) => {
     if (skip || SKIP.has(name)) { if (SKIP.has(name) && !VOID.has(name)) skip++; return; }
     if (tableDepth) {
       if (name === 'table') tableDepth++;
@@ -201,7 +206,7 @@ export function htmlToMarkdown(html, maxChars = Infinity) {
   };
   const endCell = () => { if (cell !== null) { row ??= []; row.push(cellText(cell)); cell = null; } };
   const endRow = () => { if (row?.length) rows.push(row); row = null; };
-  const close = (name) => {
+  const close = (name: string) => {
     if (SKIP.has(name)) { if (skip) skip--; return; }
     if (skip) return;
     if (tableDepth) {
@@ -228,7 +233,7 @@ export function htmlToMarkdown(html, maxChars = Infinity) {
   // htmlparser2's Tokenizer (linear time); its Parser keeps an open-element stack with O(depth)
   // operations, quadratic on deeply nested input, so the few structure rules live here instead.
   let tag = '';
-  let attrs = {};
+  let attrs: Record<string, string> = {};
   let attrName = '';
   let attrValue = '';
   const tokenizer = new Tokenizer({ decodeEntities: true }, {
@@ -256,22 +261,23 @@ export function htmlToMarkdown(html, maxChars = Infinity) {
  * A PDF's text through pdf.js (unpdf): lines rebuilt from the text items, a wider vertical gap
  * starts a new paragraph, and a short line set clearly larger than the body text becomes a heading.
  */
-async function pdfToMarkdown(bytes, maxChars) {
-  let pdf;
+async function pdfToMarkdown(bytes: Uint8Array, maxChars: number): Promise<string> {
+  let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
     pdf = await getDocumentProxy(new Uint8Array(bytes), { isEvalSupported: false, stopAtErrors: false });
   } catch (e) {
-    throw new Refusal('invalid', `The PDF could not be read: ${String(e?.message ?? e).slice(0, 200)}`);
+    throw new Refusal('invalid', `The PDF could not be read: ${messageOf(e)}`);
   }
   try {
-    const pages = [];
-    const sizes = new Map();
+    type Line = { text: string; height: number; y: number | null };
+    const pages: Line[][] = [];
+    const sizes = new Map<number, number>();
     let size = 0;
     for (let p = 1; p <= pdf.numPages; p++) {
       const page = await pdf.getPage(p);
       const content = await page.getTextContent();
-      const lines = [];
-      let line = { text: '', height: 0, y: null };
+      const lines: Line[] = [];
+      let line: Line = { text: '', height: 0, y: null };
       const endLine = () => {
         const text = line.text.replace(/\s+/g, ' ').trim();
         if (text) {
@@ -284,8 +290,8 @@ async function pdfToMarkdown(bytes, maxChars) {
         line = { text: '', height: 0, y: null };
       };
       for (const item of content.items) {
-        if (typeof item.str !== 'string') continue;
-        const y = item.transform?.[5] ?? null;
+        if (!('str' in item) || typeof item.str !== 'string') continue;
+        const y: number | null = item.transform?.[5] ?? null;
         if (line.y !== null && y !== null && Math.abs(line.y - y) > Math.max(line.height, item.height, 1) * 0.5 && line.text) endLine();
         line.text += item.str;
         line.height = Math.max(line.height, item.height ?? 0);
@@ -300,10 +306,10 @@ async function pdfToMarkdown(bytes, maxChars) {
     let body = 0;
     let most = -1;
     for (const [h, n] of sizes) if (n > most) { most = n; body = h; }
-    const blocks = [];
+    const blocks: string[] = [];
     for (const lines of pages) {
-      let para = [];
-      let prev = null;
+      let para: string[] = [];
+      let prev: Line | null = null;
       const endPara = () => { if (para.length) blocks.push(para.join(' ')); para = []; };
       for (const l of lines) {
         const isHeading = body > 0 && l.height >= body * 1.3 && l.text.length <= 120;
@@ -331,46 +337,46 @@ async function pdfToMarkdown(bytes, maxChars) {
  * refused before mammoth inflates anything; mammoth then renders it as HTML (headings, lists,
  * tables), which becomes Markdown-like text.
  */
-async function docxToMarkdown(bytes, limits) {
+async function docxToMarkdown(bytes: Uint8Array, limits: WorkerLimits): Promise<string> {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   await checkZip(buffer, limits);
-  let result;
+  let result: { value: string };
   try {
     result = await mammoth.convertToHtml({ buffer }, {
       // Images are never read (they are not text, and can be large).
       convertImage: mammoth.images.imgElement(async () => ({ src: '' })),
     });
   } catch (e) {
-    throw new Refusal('invalid', `The Word document could not be read: ${String(e?.message ?? e).slice(0, 200)}`);
+    throw new Refusal('invalid', `The Word document could not be read: ${messageOf(e)}`);
   }
   return htmlToMarkdown(result.value, limits.maxTextChars);
 }
 
-export async function checkZip(buffer, limits) {
-  const zip = await new Promise((resolve, reject) => {
+export async function checkZip(buffer: Buffer, limits: WorkerLimits): Promise<void> {
+  const zip = await new Promise<ZipFile>((resolve, reject) => {
     yauzl.fromBuffer(buffer, { lazyEntries: true, validateEntrySizes: false, strictFileNames: false, decodeStrings: true }, (err, z) => {
       if (err) reject(new Refusal('invalid', `The file is not a valid ZIP container: ${err.message}`));
-      else resolve(z);
+      else resolve(z!);
     });
   });
-  const tooLarge = (what) => new Refusal('too_large', `The document ${what}; at most ${limits.maxInflatedBytes} bytes may be unpacked.`);
+  const tooLarge = (what: string) => new Refusal('too_large', `The document ${what}; at most ${limits.maxInflatedBytes} bytes may be unpacked.`);
   let declared = 0;
   let actual = 0;
   let entries = 0;
-  await new Promise((resolve, reject) => {
+  await new Promise<void>((resolve, reject) => {
     let failed = false;
-    const fail = (e) => { if (failed) return; failed = true; try { zip.close(); } catch { /* already closed */ } reject(e); };
-    zip.on('error', (e) => fail(e instanceof Refusal ? e : new Refusal('invalid', `The ZIP container is damaged: ${e.message}`)));
-    zip.on('end', resolve);
-    zip.on('entry', (entry) => {
+    const fail = (e: Error) => { if (failed) return; failed = true; try { zip.close(); } catch { /* already closed */ } reject(e); };
+    zip.on('error', (e: Error) => fail(e instanceof Refusal ? e : new Refusal('invalid', `The ZIP container is damaged: ${e.message}`)));
+    zip.on('end', () => resolve());
+    zip.on('entry', (entry: Entry) => {
       if (++entries > limits.maxEntries) return fail(new Refusal('too_large', `The document has more than ${limits.maxEntries} parts.`));
       declared += entry.uncompressedSize;
       if (declared > limits.maxInflatedBytes) return fail(tooLarge(`declares ${declared} bytes uncompressed`));
       if (entry.fileName.endsWith('/')) return zip.readEntry();
       zip.openReadStream(entry, (err, stream) => {
-        if (err) return fail(new Refusal('invalid', `The ZIP container is damaged: ${err.message}`));
+        if (err || !stream) return fail(new Refusal('invalid', `The ZIP container is damaged: ${err?.message ?? 'no stream'}`));
         let inEntry = 0;
-        stream.on('data', (chunk) => {
+        stream.on('data', (chunk: Buffer) => {
           inEntry += chunk.length;
           actual += chunk.length;
           if (inEntry > entry.uncompressedSize) {
@@ -381,7 +387,7 @@ export async function checkZip(buffer, limits) {
             fail(tooLarge('inflates to more bytes than allowed'));
           }
         });
-        stream.on('error', (e) => fail(new Refusal('invalid', `The document's part ${entry.fileName} is damaged: ${e.message}`)));
+        stream.on('error', (e: Error) => fail(new Refusal('invalid', `The document's part ${entry.fileName} is damaged: ${e.message}`)));
         stream.on('end', () => {
           if (inEntry !== entry.uncompressedSize) return fail(new Refusal('invalid', `The document's part ${entry.fileName} is shorter than it declares.`));
           zip.readEntry();
