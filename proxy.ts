@@ -6,5 +6,17 @@ import { SESSION_COOKIE } from './lib/auth/cookies';
 export default withAuth({ pages: { signIn: '/login' }, cookies: { sessionToken: { name: SESSION_COOKIE } } });
 
 export const config = {
-  matcher: ['/', '/conversations/:path*', '/responses/:path*', '/api-keys/:path*', '/widget/:path*', '/knowledge/:path*', '/webhooks/:path*', '/bot/:path*', '/team/:path*', '/profile/:path*', '/attachments/:path*'],
+  matcher: [
+    '/',
+    '/conversations/:path*',
+    '/responses/:path*',
+    '/api-keys/:path*',
+    '/widget/:path*',
+    '/knowledge/:path*',
+    '/webhooks/:path*',
+    '/bot/:path*',
+    '/team/:path*',
+    '/profile/:path*',
+    '/attachments/:path*',
+  ],
 };

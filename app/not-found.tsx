@@ -3,7 +3,9 @@ export default function NotFound() {
     <main className="login-wrap">
       <div className="panel empty">
         <h1>Not found</h1>
-        <p><a href="/">Back to svc</a></p>
+        <p>
+          <a href="/">Back to svc</a>
+        </p>
       </div>
     </main>
   );

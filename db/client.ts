@@ -31,7 +31,14 @@ export function getDatabase(): Promise<Database> {
   if (!holder[HANDLE]) {
     const opening = openDatabase();
     holder[HANDLE] = opening;
-    opening.then((d) => { if (holder[HANDLE] === opening) holder[OPEN] = d; }, () => { if (holder[HANDLE] === opening) delete holder[HANDLE]; });
+    opening.then(
+      (d) => {
+        if (holder[HANDLE] === opening) holder[OPEN] = d;
+      },
+      () => {
+        if (holder[HANDLE] === opening) delete holder[HANDLE];
+      },
+    );
   }
   return holder[HANDLE]!;
 }
@@ -83,7 +90,10 @@ export async function copyFrom(db: Db, table: string, columns: readonly string[]
     // stream ended, and never finishes the stream: listen to that rejection too, or it hangs.
     const refused = new Promise<never>((_, reject) => {
       const original = query.reject;
-      query.reject = (e: unknown) => { original(e); reject(e); };
+      query.reject = (e: unknown) => {
+        original(e);
+        reject(e);
+      };
     });
     refused.catch(() => {});
     const stream = await query.writable();
@@ -108,7 +118,9 @@ type DialTarget = { host: string[]; port: number[]; path?: string | false };
 
 function signal(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
-  const promise = new Promise<void>((r) => { resolve = r; });
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
   return { promise, resolve };
 }
 
@@ -129,7 +141,12 @@ function pacedDial() {
       const at = Math.max(Date.now(), notBefore);
       notBefore = at + Math.min(2000, 50 * 2 ** dead) * (0.5 + Math.random() / 2);
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([new Promise((r) => { timer = setTimeout(r, at - Date.now()); }), reached.promise]);
+      await Promise.race([
+        new Promise((r) => {
+          timer = setTimeout(r, at - Date.now());
+        }),
+        reached.promise,
+      ]);
       clearTimeout(timer);
     }
     const i = next++ % o.host.length;
@@ -143,7 +160,9 @@ function pacedDial() {
       reached.resolve();
       reached = signal();
     });
-    socket.once('close', () => { if (!answered) dead = Math.min(dead + 1, 10); });
+    socket.once('close', () => {
+      if (!answered) dead = Math.min(dead + 1, 10);
+    });
     return socket;
   };
 }
@@ -207,7 +226,13 @@ async function openDatabase(): Promise<Database> {
     return {
       db: db as unknown as Db,
       kind: 'pglite',
-      close: async () => { try { await client.close(); } finally { release(); } },
+      close: async () => {
+        try {
+          await client.close();
+        } finally {
+          release();
+        }
+      },
     };
   } catch (e) {
     release();
@@ -242,7 +267,11 @@ export function lockSocketPath(dataDir: string): string {
 function probeSocket(sock: string): Promise<'alive' | 'dead' | 'absent'> {
   return new Promise((resolve) => {
     const c = net.connect(sock);
-    const done = (r: 'alive' | 'dead' | 'absent') => { clearTimeout(timer); c.destroy(); resolve(r); };
+    const done = (r: 'alive' | 'dead' | 'absent') => {
+      clearTimeout(timer);
+      c.destroy();
+      resolve(r);
+    };
     // A hung owner still owns the data: only a refused connection proves it is gone.
     const timer = setTimeout(() => done('alive'), 1000);
     c.once('connect', () => done('alive'));
@@ -283,9 +312,11 @@ export async function acquireDataDirLock(dataDir: string): Promise<() => void> {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const pid = Number.parseInt(fs.readFileSync(lockPath, 'utf8'), 10);
       if (await ownerAlive(sock, pid)) {
-        throw new AppError('database_busy',
+        throw new AppError(
+          'database_busy',
           `The embedded database in ${dataDir} is in use by process ${Number.isInteger(pid) ? pid : 'unknown'} (a running server?). ` +
-          'Stop that process first, or set DATABASE_URL to use PostgreSQL, which allows several processes.');
+            'Stop that process first, or set DATABASE_URL to use PostgreSQL, which allows several processes.',
+        );
       }
       fs.rmSync(lockPath, { force: true }); // stale lock of a dead process
       continue;
@@ -293,7 +324,10 @@ export async function acquireDataDirLock(dataDir: string): Promise<() => void> {
     fs.rmSync(sock, { force: true });
     const server = net.createServer((c) => c.destroy());
     try {
-      await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(sock, () => resolve()); });
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(sock, () => resolve());
+      });
     } catch (e) {
       fs.rmSync(lockPath, { force: true });
       throw e;
@@ -312,7 +346,9 @@ export async function acquireDataDirLock(dataDir: string): Promise<() => void> {
           fs.unlinkSync(lockPath);
           fs.rmSync(sock, { force: true });
         }
-      } catch { /* already gone */ }
+      } catch {
+        /* already gone */
+      }
     };
     process.on('exit', release);
     return release;

@@ -7,7 +7,10 @@ const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('0.0.0.0'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+    .optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   SVC_DEMO: boolish.default(true),
@@ -16,7 +19,12 @@ const EnvSchema = z.object({
   API_KEY_USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   LOG_REQUESTS: boolish.default(false),
   /** Widget access-token lifetime (docs/contracts.md §6: 24 h). */
-  WIDGET_TOKEN_TTL_SECONDS: z.coerce.number().int().min(1).max(7 * 86400).default(86400),
+  WIDGET_TOKEN_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 86400)
+    .default(86400),
   /** Optional JSON [{"kid":"…","secret":"…(≥32 chars)"}]; first signs, all verify. Unset: keys kept in the database. */
   WIDGET_SIGNING_KEYS: z.string().optional(),
   TOKEN_RATE_PER_CLIENT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
@@ -24,13 +32,22 @@ const EnvSchema = z.object({
   TOKEN_RATE_PER_VISITOR_PER_MINUTE: z.coerce.number().int().min(1).default(20),
   /** Socket events a visitor may send per 10 seconds. */
   SOCKET_EVENTS_PER_10S: z.coerce.number().int().min(1).default(40),
-  UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1024 * 1024 * 1024)
+    .default(10 * 1024 * 1024),
   UPLOADS_PER_VISITOR_PER_MINUTE: z.coerce.number().int().min(1).default(20),
   /** Uploads: per client and per client address too (a new visitor id starts no new budget). */
   UPLOADS_PER_CLIENT_PER_MINUTE: z.coerce.number().int().min(1).default(300),
   UPLOADS_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   /** Bytes of uploads an account may hold (attached or waiting to be). */
-  UPLOAD_QUOTA_BYTES_PER_ACCOUNT: z.coerce.number().int().min(1).default(1024 * 1024 * 1024),
+  UPLOAD_QUOTA_BYTES_PER_ACCOUNT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(1024 * 1024 * 1024),
   /** Uploads never attached to a question are deleted after this long. */
   UPLOAD_UNATTACHED_TTL_SECONDS: z.coerce.number().int().min(1).default(86400),
   /** Visitor attachments indexed as documents: at most this many per conversation and per account a day. */
@@ -41,7 +58,11 @@ const EnvSchema = z.object({
   DOCUMENT_QUEUE_MAX: z.coerce.number().int().min(0).default(32),
   DOCUMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   DOCUMENT_WORKER_MEMORY_MB: z.coerce.number().int().min(32).max(4096).default(256),
-  DOCUMENT_MAX_INFLATED_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
+  DOCUMENT_MAX_INFLATED_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(64 * 1024 * 1024),
   DOCUMENT_MAX_TEXT_CHARS: z.coerce.number().int().min(1000).default(2_000_000),
   /** OpenAI-compatible chat completions; unset = the built-in knowledge-base engine. */
   LLM_BASE_URL: z.string().url().optional(),
@@ -59,14 +80,22 @@ const EnvSchema = z.object({
   SIGNIN_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).default(5),
   SIGNIN_SLOWDOWN_MAX_MS: z.coerce.number().int().min(0).max(60_000).default(10_000),
   /** Dashboard session lifetime (absolute, from sign-in). */
-  SESSION_MAX_AGE_SECONDS: z.coerce.number().int().min(60).max(30 * 86400).default(12 * 3600),
+  SESSION_MAX_AGE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 86400)
+    .default(12 * 3600),
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** Earlier turns of a conversation sent to the model, in tokens (estimated at 4 characters each). */
   LLM_HISTORY_TOKENS: z.coerce.number().int().min(0).default(2000),
   /** Retries of a model request on 429, 5xx and connection errors (within LLM_TIMEOUT_MS). */
   LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   /** Several instances (docs/contracts.md §9): Redis for fan-out, shared limits and cache invalidation. */
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+    .optional(),
   /** Prefix of every Redis key and channel of this deployment (tests give each run its own). */
   REDIS_PREFIX: z.string().default('svc:'),
   /** Chat across instances (chatcore): lease of an in-flight answer; a survivor takes it over once it lapses. */
@@ -103,7 +132,10 @@ const EnvSchema = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
   EXPORT_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(86_400_000).default(3_600_000),
   /** Team mail (docs/contracts.md §13): smtp://user:pass@host:port or smtps://…; unset = each mail is logged and kept in the outbox. */
-  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
+    .optional(),
   MAIL_FROM: z.string().min(3).default('svc <no-reply@localhost>'),
   /** A failed mail is retried after this, doubling each time up to an hour (lib/mail/worker.ts). */
   MAIL_RETRY_BASE_MS: z.coerce.number().min(1).max(3_600_000).default(5000),

@@ -20,7 +20,8 @@ function walk(dir, out) {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     if (SKIP.has(e.name)) continue;
     const p = path.posix.join(dir, e.name);
-    if (e.isDirectory()) walk(p, out); else if (e.isFile()) out.push(p);
+    if (e.isDirectory()) walk(p, out);
+    else if (e.isFile()) out.push(p);
   }
 }
 
@@ -33,7 +34,9 @@ export function sourceFiles(root = process.cwd()) {
     for (const d of SOURCE_DIRS) walk(d, out);
     for (const e of readdirSync('.', { withFileTypes: true })) if (e.isFile() && ROOT_FILE.test(e.name) && e.name !== 'tsconfig.tsbuildinfo') out.push(e.name);
     for (const f of ROOT_EXTRA) if (existsSync(f)) out.push(f);
-  } finally { process.chdir(cwd); }
+  } finally {
+    process.chdir(cwd);
+  }
   return [...new Set(out)].sort();
 }
 
@@ -42,17 +45,27 @@ export function sourceFingerprint(root = process.cwd()) {
   const h = createHash('sha256');
   const files = sourceFiles(root);
   for (const f of files) {
-    h.update(f).update('\0').update(readFileSync(path.join(root, f))).update('\0');
+    h.update(f)
+      .update('\0')
+      .update(readFileSync(path.join(root, f)))
+      .update('\0');
   }
   return { hash: h.digest('hex'), files: files.length };
 }
 
 export function readStamp(root = process.cwd()) {
-  try { return JSON.parse(readFileSync(path.join(root, STAMP_FILE), 'utf8')); } catch { return null; }
+  try {
+    return JSON.parse(readFileSync(path.join(root, STAMP_FILE), 'utf8'));
+  } catch {
+    return null;
+  }
 }
 
 export function writeStamp(fingerprint, root = process.cwd()) {
-  writeFileSync(path.join(root, STAMP_FILE), `${JSON.stringify({ sources: fingerprint.hash, files: fingerprint.files, built_at: new Date().toISOString() }, null, 2)}\n`);
+  writeFileSync(
+    path.join(root, STAMP_FILE),
+    `${JSON.stringify({ sources: fingerprint.hash, files: fingerprint.files, built_at: new Date().toISOString() }, null, 2)}\n`,
+  );
 }
 
 /** Why the build in `root` must be (re)built, or null when it matches the sources. */

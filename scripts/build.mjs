@@ -15,13 +15,27 @@ const fingerprint = sourceFingerprint();
 run(process.execPath, ['scripts/widget.mjs', 'build']);
 run(process.execPath, ['node_modules/next/dist/bin/next', 'build']);
 await build({
-  entryPoints: ['server.ts'], outfile: 'dist/server.js', bundle: true, platform: 'node', target: 'node20',
-  format: 'cjs', packages: 'external', sourcemap: true, logLevel: 'warning',
+  entryPoints: ['server.ts'],
+  outfile: 'dist/server.js',
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  packages: 'external',
+  sourcemap: true,
+  logLevel: 'warning',
 });
 // The document worker (lib/documents/pool.ts loads it by path in its own thread).
 await build({
-  entryPoints: ['lib/documents/extract-worker.ts'], outfile: 'dist/extract-worker.mjs', bundle: true, platform: 'node', target: 'node20',
-  format: 'esm', packages: 'external', sourcemap: true, logLevel: 'warning',
+  entryPoints: ['lib/documents/extract-worker.ts'],
+  outfile: 'dist/extract-worker.mjs',
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  packages: 'external',
+  sourcemap: true,
+  logLevel: 'warning',
 });
 writeStamp(fingerprint);
 console.log('built dist/server.js and dist/extract-worker.mjs');

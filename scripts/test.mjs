@@ -23,9 +23,16 @@ function run(name, cmd, args, env = {}) {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let out = '';
     let err = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => { out += d; });
-    child.stderr.setEncoding('utf8').on('data', (d) => { err += d; });
-    const timer = setTimeout(() => { err += `\n${name}: no end after ${STEP_TIMEOUT_MS / 60_000} min; stopped\n`; child.kill('SIGKILL'); }, STEP_TIMEOUT_MS);
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      out += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d) => {
+      err += d;
+    });
+    const timer = setTimeout(() => {
+      err += `\n${name}: no end after ${STEP_TIMEOUT_MS / 60_000} min; stopped\n`;
+      child.kill('SIGKILL');
+    }, STEP_TIMEOUT_MS);
     child.on('close', (code) => {
       clearTimeout(timer);
       const seconds = (Date.now() - started) / 1000;
@@ -39,7 +46,13 @@ function run(name, cmd, args, env = {}) {
   });
 }
 
-const files = (dir) => existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.test.ts')).map((f) => path.join(dir, f)).sort() : [];
+const files = (dir) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.test.ts'))
+        .map((f) => path.join(dir, f))
+        .sort()
+    : [];
 // --test-force-exit: a file's process ends when its tests have (a timer left by a server under test
 // must not hold every file for seconds; the servers' own shutdown is tested where it matters).
 const nodeTest = (list) => ['--import', 'tsx', '--test', '--test-force-exit', '--test-concurrency=1', '--test-reporter=spec', ...list];
@@ -47,11 +60,18 @@ const tsx = (file) => ['--import', 'tsx', file];
 
 if (!process.env.SKIP_BUILD) {
   const b = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
-  if (b.status !== 0) { console.error('build failed'); process.exit(1); }
+  if (b.status !== 0) {
+    console.error('build failed');
+    process.exit(1);
+  }
 }
 
 const admin = postgres(PG_BASE, { max: 1, onnotice: () => {} });
-const databaseUrl = (name) => { const u = new URL(PG_BASE); u.pathname = `/${name}`; return u.toString(); };
+const databaseUrl = (name) => {
+  const u = new URL(PG_BASE);
+  u.pathname = `/${name}`;
+  return u.toString();
+};
 let databases = 0;
 async function createDatabase(name, template) {
   await admin.unsafe(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
@@ -61,7 +81,11 @@ const dropDatabase = (name) => admin.unsafe(`DROP DATABASE IF EXISTS ${name} WIT
 
 const results = [];
 const groupOf = new Map();
-const record = (group, r) => { results.push(r); groupOf.set(r, group); return r; };
+const record = (group, r) => {
+  results.push(r);
+  groupOf.set(r, group);
+  return r;
+};
 const pglite = want('pglite');
 const pg = want('postgres');
 const apiFiles = files('tests/api').filter((f) => !process.env.TEST_API_MATCH || f.includes(process.env.TEST_API_MATCH));
@@ -70,8 +94,12 @@ const apiFiles = files('tests/api').filter((f) => !process.env.TEST_API_MATCH ||
 const templateDir = pglite && apiFiles.length ? mkdtempSync(path.join(os.tmpdir(), 'svc-template-')) : null;
 const pgTemplate = pg && apiFiles.length ? `svc_tpl_${runId}` : null;
 const templates = [];
-if (templateDir) templates.push(run('migrated PGlite template', process.execPath, tsx('tests/helpers/migrate-db.ts'), { DATA_DIR: templateDir, DATABASE_URL: '' }));
-if (pgTemplate) templates.push(createDatabase(pgTemplate).then((url) => run('migrated PostgreSQL template', process.execPath, tsx('tests/helpers/migrate-db.ts'), { DATABASE_URL: url })));
+if (templateDir)
+  templates.push(run('migrated PGlite template', process.execPath, tsx('tests/helpers/migrate-db.ts'), { DATA_DIR: templateDir, DATABASE_URL: '' }));
+if (pgTemplate)
+  templates.push(
+    createDatabase(pgTemplate).then((url) => run('migrated PostgreSQL template', process.execPath, tsx('tests/helpers/migrate-db.ts'), { DATABASE_URL: url })),
+  );
 const ready = Promise.all(templates).then((rs) => {
   const bad = rs.filter((r) => !r.ok);
   for (const r of bad) record('setup', r);
@@ -80,29 +108,47 @@ const ready = Promise.all(templates).then((rs) => {
 
 /** Jobs of the pool, largest files first (their size is the best cheap guess of their length). */
 const jobs = [];
-if (want('lint')) jobs.push({ group: 'lint and format (Biome)', size: Infinity, go: () => run('lint and format (Biome)', process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'ci', '--reporter=summary', '.']) });
-if (want('typecheck')) jobs.push({ group: 'typecheck (tsc)', size: Infinity, go: () => run('typecheck (tsc)', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.']) });
+if (want('lint'))
+  jobs.push({
+    group: 'lint and format (Biome)',
+    size: Infinity,
+    go: () => run('lint and format (Biome)', process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'ci', '--reporter=summary', '.']),
+  });
+if (want('typecheck'))
+  jobs.push({
+    group: 'typecheck (tsc)',
+    size: Infinity,
+    go: () => run('typecheck (tsc)', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.']),
+  });
 if (want('unit')) jobs.push({ group: 'unit tests', size: 1e9, go: () => run('unit tests', process.execPath, nodeTest(files('tests/unit'))) });
 for (const file of apiFiles) {
   const size = statSync(file).size;
   const base = path.basename(file);
   if (pglite) {
-    jobs.push({ group: 'API tests on PGlite', size, go: async () => {
-      if (!(await ready)) return null;
-      return run(`API on PGlite: ${base}`, process.execPath, nodeTest([file]), { TEST_DB: 'pglite', TEST_PGLITE_TEMPLATE: templateDir });
-    } });
+    jobs.push({
+      group: 'API tests on PGlite',
+      size,
+      go: async () => {
+        if (!(await ready)) return null;
+        return run(`API on PGlite: ${base}`, process.execPath, nodeTest([file]), { TEST_DB: 'pglite', TEST_PGLITE_TEMPLATE: templateDir });
+      },
+    });
   }
   if (pg) {
-    jobs.push({ group: 'API tests on PostgreSQL', size, go: async () => {
-      if (!(await ready)) return null;
-      const name = `svc_t_${runId}_${++databases}`;
-      const url = await createDatabase(name, pgTemplate);
-      try {
-        return await run(`API on PostgreSQL: ${base}`, process.execPath, nodeTest([file]), { TEST_DB: 'postgres', DATABASE_URL: url });
-      } finally {
-        await dropDatabase(name);
-      }
-    } });
+    jobs.push({
+      group: 'API tests on PostgreSQL',
+      size,
+      go: async () => {
+        if (!(await ready)) return null;
+        const name = `svc_t_${runId}_${++databases}`;
+        const url = await createDatabase(name, pgTemplate);
+        try {
+          return await run(`API on PostgreSQL: ${base}`, process.execPath, nodeTest([file]), { TEST_DB: 'postgres', DATABASE_URL: url });
+        } finally {
+          await dropDatabase(name);
+        }
+      },
+    });
   }
 }
 jobs.sort((a, b) => b.size - a.size);
@@ -124,9 +170,15 @@ if (want('multi') && files('tests/multi').length > 0) {
   const name = `svc_multi_${runId}`;
   const url = await createDatabase(name);
   try {
-    record('multi-instance tests (3 instances, nginx, PostgreSQL, Redis)', await run('multi-instance tests (3 instances, nginx, PostgreSQL, Redis)', process.execPath, nodeTest(files('tests/multi')), {
-      TEST_DB: 'postgres', DATABASE_URL: url, REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15', REDIS_PREFIX: `svc-test-${process.pid}:`,
-    }));
+    record(
+      'multi-instance tests (3 instances, nginx, PostgreSQL, Redis)',
+      await run('multi-instance tests (3 instances, nginx, PostgreSQL, Redis)', process.execPath, nodeTest(files('tests/multi')), {
+        TEST_DB: 'postgres',
+        DATABASE_URL: url,
+        REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15',
+        REDIS_PREFIX: `svc-test-${process.pid}:`,
+      }),
+    );
   } finally {
     await dropDatabase(name);
   }
@@ -134,7 +186,10 @@ if (want('multi') && files('tests/multi').length > 0) {
 await admin.end();
 
 if (want('e2e') && existsSync('playwright.config.ts')) {
-  record('browser tests (Playwright, Chromium)', await run('browser tests (Playwright, Chromium)', process.execPath, ['node_modules/@playwright/test/cli.js', 'test']));
+  record(
+    'browser tests (Playwright, Chromium)',
+    await run('browser tests (Playwright, Chromium)', process.execPath, ['node_modules/@playwright/test/cli.js', 'test']),
+  );
 }
 
 console.log('\n=== summary ===');
@@ -142,14 +197,21 @@ const groups = new Map();
 for (const r of results) {
   const g = groupOf.get(r);
   const s = groups.get(g) ?? { ok: true, pass: 0, fail: 0, seconds: 0, failed: [] };
-  s.ok &&= r.ok; s.pass += r.pass; s.fail += r.fail; s.seconds += r.seconds;
+  s.ok &&= r.ok;
+  s.pass += r.pass;
+  s.fail += r.fail;
+  s.seconds += r.seconds;
   if (!r.ok) s.failed.push(r.name);
   groups.set(g, s);
 }
-let pass = 0; let fail = 0;
+let pass = 0;
+let fail = 0;
 for (const [g, s] of groups) {
-  console.log(`${s.ok ? 'ok  ' : 'FAIL'} ${g}: ${s.pass} passed, ${s.fail} failed (${s.seconds.toFixed(0)} s of work)${s.failed.length ? ` — ${s.failed.join('; ')}` : ''}`);
-  pass += s.pass; fail += s.fail;
+  console.log(
+    `${s.ok ? 'ok  ' : 'FAIL'} ${g}: ${s.pass} passed, ${s.fail} failed (${s.seconds.toFixed(0)} s of work)${s.failed.length ? ` — ${s.failed.join('; ')}` : ''}`,
+  );
+  pass += s.pass;
+  fail += s.fail;
 }
 console.log(`${pass} passed, ${fail} failed`);
 process.exit(results.length > 0 && results.every((r) => r.ok) ? 0 : 1);

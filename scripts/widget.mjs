@@ -34,10 +34,17 @@ async function verifyRelease(release) {
     const tar = execFileSync('git', ['archive', '--format=tar', release.source_commit, ...SOURCE_PATHS], { maxBuffer: 256 * 1024 * 1024 });
     execFileSync('tar', ['-x', '-C', dir], { input: tar });
     symlinkSync(path.resolve('node_modules'), path.join(dir, 'node_modules'), 'dir');
-    const out = await build({ ...common, entryPoints: [path.join(dir, 'lib/widget/v2.ts')], write: false, absWorkingDir: dir, define: { __WIDGET_VERSION__: JSON.stringify(release.version) } });
+    const out = await build({
+      ...common,
+      entryPoints: [path.join(dir, 'lib/widget/v2.ts')],
+      write: false,
+      absWorkingDir: dir,
+      define: { __WIDGET_VERSION__: JSON.stringify(release.version) },
+    });
     const rebuilt = out.outputFiles[0].contents;
     const committed = readFileSync(`public${release.url}`);
-    if (Buffer.compare(Buffer.from(rebuilt), committed) !== 0) return { ok: false, detail: `rebuilt ${rebuilt.length} bytes differ from the committed ${committed.length}` };
+    if (Buffer.compare(Buffer.from(rebuilt), committed) !== 0)
+      return { ok: false, detail: `rebuilt ${rebuilt.length} bytes differ from the committed ${committed.length}` };
     if (sha384(committed) !== release.integrity) return { ok: false, detail: 'the committed bundle does not match its integrity hash' };
     return { ok: true, detail: `rebuilt from ${release.source_commit.slice(0, 12)} with esbuild ${esbuildVersion}: identical` };
   } finally {
@@ -51,9 +58,15 @@ if (cmd === 'build') {
   await buildTo('lib/widget/v1.ts', 'public/chat/v0/widget.js');
   console.log('built public/chatbot/loader.js and public/chat/v0/widget.js');
 } else if (cmd === 'release') {
-  if (!/^\d+\.\d+\.\d+$/.test(version ?? '')) { console.error('usage: node scripts/widget.mjs release X.Y.Z'); process.exit(2); }
+  if (!/^\d+\.\d+\.\d+$/.test(version ?? '')) {
+    console.error('usage: node scripts/widget.mjs release X.Y.Z');
+    process.exit(2);
+  }
   const dir = `public/chatbot/v/${version}`;
-  if (existsSync(`${dir}/widget.js`)) { console.error(`${version} is already released; released bundles are immutable — choose a new version`); process.exit(1); }
+  if (existsSync(`${dir}/widget.js`)) {
+    console.error(`${version} is already released; released bundles are immutable — choose a new version`);
+    process.exit(1);
+  }
   // The bundle is built from committed sources only, so its source commit can rebuild it.
   const dirty = git('status', '--porcelain', '--', ...SOURCE_PATHS.filter((p) => p !== 'lib'), 'lib');
   if (dirty.split('\n').some((l) => l && !l.endsWith('lib/widget/releases.json'))) {
@@ -67,15 +80,23 @@ if (cmd === 'build') {
   const releases = existsSync(RELEASES) ? JSON.parse(readFileSync(RELEASES, 'utf8')) : { releases: [], tracks: {} };
   const minServer = JSON.parse(readFileSync('package.json', 'utf8')).version;
   releases.releases.push({
-    version, url: `/chatbot/v/${version}/widget.js`, integrity, min_server_version: minServer, released_at: new Date().toISOString().slice(0, 10),
-    source_commit: sourceCommit, toolchain: { esbuild: esbuildVersion },
+    version,
+    url: `/chatbot/v/${version}/widget.js`,
+    integrity,
+    min_server_version: minServer,
+    released_at: new Date().toISOString().slice(0, 10),
+    source_commit: sourceCommit,
+    toolchain: { esbuild: esbuildVersion },
   });
   writeFileSync(RELEASES, `${JSON.stringify(releases, null, 2)}\n`);
   console.log(JSON.stringify({ version, integrity }));
 } else if (cmd === 'verify') {
   const { releases } = JSON.parse(readFileSync(RELEASES, 'utf8'));
   const chosen = version ? releases.filter((r) => r.version === version) : releases;
-  if (chosen.length === 0) { console.error(`no release ${version}`); process.exit(2); }
+  if (chosen.length === 0) {
+    console.error(`no release ${version}`);
+    process.exit(2);
+  }
   let failed = 0;
   for (const r of chosen) {
     const { ok, detail } = await verifyRelease(r);

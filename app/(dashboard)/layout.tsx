@@ -10,18 +10,30 @@ export const dynamic = 'force-dynamic';
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const session = await requireDashboardSession();
   // A member who must set up two-factor first can open only their profile.
-  const links = DASHBOARD_PAGES.filter((p) => can(session.role, p.action) && (!session.mustSetUpTwoFactor || p.path === '/profile'))
-    .map((p) => [p.path, p.label] as const);
+  const links = DASHBOARD_PAGES.filter((p) => can(session.role, p.action) && (!session.mustSetUpTwoFactor || p.path === '/profile')).map(
+    (p) => [p.path, p.label] as const,
+  );
   return (
     <div className="shell">
-      <a className="skip" href="#main">Skip to content</a>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
       <aside className="sidebar">
-        <a className="brand" href="/">svc</a>
+        <a className="brand" href="/">
+          svc
+        </a>
         <Nav links={links} />
-        <div className="account">{session.email} <span className="muted" style={{ whiteSpace: 'nowrap' }}>({session.role})</span></div>
+        <div className="account">
+          {session.email}{' '}
+          <span className="muted" style={{ whiteSpace: 'nowrap' }}>
+            ({session.role})
+          </span>
+        </div>
         <SignOutButton />
       </aside>
-      <main className="main" id="main">{children}</main>
+      <main className="main" id="main">
+        {children}
+      </main>
     </div>
   );
 }

@@ -3,7 +3,9 @@ export default function NotFound() {
     <div className="panel empty">
       <h1>Not found</h1>
       <p>There is nothing here for your account.</p>
-      <p><a href="/">Back to the overview</a></p>
+      <p>
+        <a href="/">Back to the overview</a>
+      </p>
     </div>
   );
 }

@@ -19,7 +19,9 @@ export async function countAccounts(db: Db): Promise<number> {
 
 /** A new member; null when the email already belongs to a user. */
 export async function insertAdminUser(db: Db, accountId: number, email: string, passwordHash: string, opts: { role: string; name?: string }) {
-  const [row] = await db.insert(adminUsers).values({ accountId, email, passwordHash, role: opts.role, name: opts.name ?? '' })
+  const [row] = await db
+    .insert(adminUsers)
+    .values({ accountId, email, passwordHash, role: opts.role, name: opts.name ?? '' })
     .onConflictDoNothing({ target: adminUsers.email })
     .returning({ id: adminUsers.id, accountId: adminUsers.accountId, email: adminUsers.email, name: adminUsers.name, role: adminUsers.role });
   return row ?? null;

@@ -13,12 +13,18 @@ export async function insertAdminSession(db: Db, s: { id: string; userId: number
  * the account requires two-factor sign-in and this member has not set it up.
  */
 export async function getActiveAdminSession(db: Db, sessionId: string) {
-  const [row] = await db.select({
-    userId: adminUsers.id, accountId: adminUsers.accountId, email: adminUsers.email, name: adminUsers.name, role: adminUsers.role,
-    mustSetUpTwoFactor: sql<boolean>`(coalesce(${teamSettings.requireTwoFactor}, false) AND ${adminUsers.totpEnabledAt} IS NULL)`,
-    lastSeenAt: adminUsers.lastSeenAt,
-  })
-    .from(adminSessions).innerJoin(adminUsers, eq(adminUsers.id, adminSessions.userId))
+  const [row] = await db
+    .select({
+      userId: adminUsers.id,
+      accountId: adminUsers.accountId,
+      email: adminUsers.email,
+      name: adminUsers.name,
+      role: adminUsers.role,
+      mustSetUpTwoFactor: sql<boolean>`(coalesce(${teamSettings.requireTwoFactor}, false) AND ${adminUsers.totpEnabledAt} IS NULL)`,
+      lastSeenAt: adminUsers.lastSeenAt,
+    })
+    .from(adminSessions)
+    .innerJoin(adminUsers, eq(adminUsers.id, adminSessions.userId))
     .leftJoin(teamSettings, eq(teamSettings.accountId, adminUsers.accountId))
     .where(and(eq(adminSessions.id, sessionId), isNull(adminSessions.revokedAt), gt(adminSessions.expiresAt, sql`now()`)));
   return row ?? null;
@@ -26,21 +32,34 @@ export async function getActiveAdminSession(db: Db, sessionId: string) {
 
 /** Records that a member used the dashboard (at most once a minute: it is shown in minutes). */
 export async function touchLastSeen(db: Db, userId: number): Promise<void> {
-  await db.update(adminUsers).set({ lastSeenAt: sql`now()` })
+  await db
+    .update(adminUsers)
+    .set({ lastSeenAt: sql`now()` })
     .where(and(eq(adminUsers.id, userId), sql`(${adminUsers.lastSeenAt} IS NULL OR ${adminUsers.lastSeenAt} < now() - interval '1 minute')`));
 }
 
 /** Ends every live session of a member (removal, role change, reset); `except` keeps the caller's own. */
 export async function revokeSessionsOfUser(db: Db, userId: number, except?: string): Promise<number> {
-  const revoked = await db.update(adminSessions).set({ revokedAt: sql`now()` })
-    .where(and(eq(adminSessions.userId, userId), isNull(adminSessions.revokedAt), gt(adminSessions.expiresAt, sql`now()`),
-      except ? sql`${adminSessions.id} <> ${except}` : undefined))
+  const revoked = await db
+    .update(adminSessions)
+    .set({ revokedAt: sql`now()` })
+    .where(
+      and(
+        eq(adminSessions.userId, userId),
+        isNull(adminSessions.revokedAt),
+        gt(adminSessions.expiresAt, sql`now()`),
+        except ? sql`${adminSessions.id} <> ${except}` : undefined,
+      ),
+    )
     .returning({ id: adminSessions.id });
   return revoked.length;
 }
 
 export async function revokeAdminSession(db: Db, sessionId: string): Promise<void> {
-  await db.update(adminSessions).set({ revokedAt: sql`now()` }).where(and(eq(adminSessions.id, sessionId), isNull(adminSessions.revokedAt)));
+  await db
+    .update(adminSessions)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(adminSessions.id, sessionId), isNull(adminSessions.revokedAt)));
 }
 
 /**
@@ -49,10 +68,15 @@ export async function revokeAdminSession(db: Db, sessionId: string): Promise<voi
  */
 export async function setAdminPasswordAndRevokeSessions(db: Db, email: string, passwordHash: string) {
   return db.transaction(async (tx) => {
-    const [user] = await tx.update(adminUsers).set({ passwordHash }).where(eq(adminUsers.email, email))
+    const [user] = await tx
+      .update(adminUsers)
+      .set({ passwordHash })
+      .where(eq(adminUsers.email, email))
       .returning({ id: adminUsers.id, accountId: adminUsers.accountId, email: adminUsers.email });
     if (!user) return null;
-    const revoked = await tx.update(adminSessions).set({ revokedAt: sql`now()` })
+    const revoked = await tx
+      .update(adminSessions)
+      .set({ revokedAt: sql`now()` })
       .where(and(eq(adminSessions.userId, user.id), isNull(adminSessions.revokedAt), gt(adminSessions.expiresAt, sql`now()`)))
       .returning({ id: adminSessions.id });
     return { ...user, sessionsRevoked: revoked.length };

@@ -15,26 +15,35 @@ async function lockAccountChannels(db: Db, accountId: number): Promise<void> {
 export async function allocateChannelIds(db: Db, accountId: number, n: number): Promise<number[]> {
   return db.transaction(async (tx) => {
     await lockAccountChannels(tx, accountId);
-    const r = await rows<{ id: number }>(tx, sql`
+    const r = await rows<{ id: number }>(
+      tx,
+      sql`
       SELECT (COALESCE((SELECT max(id) FROM channels WHERE account_id = ${accountId}), 0) + g)::int AS id
-      FROM generate_series(1, ${n}) g`);
+      FROM generate_series(1, ${n}) g`,
+    );
     return r.map((x) => x.id);
   });
 }
 
 export async function listChannels(db: Db, accountId: number) {
-  return rows<{ id: number; name: string; conversation_count: number; response_count: number }>(db, sql`
-    SELECT id, name, conversation_count, response_count FROM channels WHERE account_id = ${accountId} ORDER BY id`);
+  return rows<{ id: number; name: string; conversation_count: number; response_count: number }>(
+    db,
+    sql`
+    SELECT id, name, conversation_count, response_count FROM channels WHERE account_id = ${accountId} ORDER BY id`,
+  );
 }
 
 /** A new channel with the account's next number; returns that number. */
 export async function insertChannel(db: Db, accountId: number, name: string): Promise<number> {
   return db.transaction(async (tx) => {
     await lockAccountChannels(tx, accountId);
-    const [row] = await rows<{ id: number }>(tx, sql`
+    const [row] = await rows<{ id: number }>(
+      tx,
+      sql`
       INSERT INTO channels (account_id, id, name)
       VALUES (${accountId}, COALESCE((SELECT max(id) FROM channels WHERE account_id = ${accountId}), 0) + 1, ${name})
-      RETURNING id`);
+      RETURNING id`,
+    );
     return row!.id;
   });
 }

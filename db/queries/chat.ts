@@ -5,9 +5,12 @@ import { utcText } from './shared';
 
 /** The conversation if it belongs to this visitor of this account, else null. */
 export async function getVisitorConversation(db: Db, accountId: number, visitorId: string, conversationId: string) {
-  const [row] = await preparedRows<{ id: string; last_seq: number; channel_id: number }>(db, sql`
+  const [row] = await preparedRows<{ id: string; last_seq: number; channel_id: number }>(
+    db,
+    sql`
     SELECT id, last_seq, channel_id FROM conversations
-    WHERE id = ${conversationId} AND account_id = ${accountId} AND visitor_id = ${visitorId}`);
+    WHERE id = ${conversationId} AND account_id = ${accountId} AND visitor_id = ${visitorId}`,
+  );
   return row ?? null;
 }
 
@@ -30,10 +33,21 @@ async function withRetry<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /** A new widget conversation, counted at once (channel and account counters), in one statement. False: it existed already. */
-export async function insertWidgetConversation(db: Db, accountId: number, v: {
-  id: string; channelId: number; title: string; visitorId: string; clientId: string;
-}): Promise<boolean> {
-  const done = await withRetry(() => preparedRows<{ id: number }>(db, sql`
+export async function insertWidgetConversation(
+  db: Db,
+  accountId: number,
+  v: {
+    id: string;
+    channelId: number;
+    title: string;
+    visitorId: string;
+    clientId: string;
+  },
+): Promise<boolean> {
+  const done = await withRetry(() =>
+    preparedRows<{ id: number }>(
+      db,
+      sql`
     WITH c AS (
       INSERT INTO conversations (id, account_id, channel_id, title, status, created_at, updated_at, visitor_id, client_id)
       VALUES (${v.id}, ${accountId}, ${v.channelId}, ${v.title}, 'Open', now(), now(), ${v.visitorId}, ${v.clientId})
@@ -43,7 +57,9 @@ export async function insertWidgetConversation(db: Db, accountId: number, v: {
       UPDATE channels SET conversation_count = conversation_count + 1
       WHERE id = (SELECT channel_id FROM c) AND account_id = ${accountId} RETURNING id
     )
-    UPDATE accounts SET conversation_count = conversation_count + 1 WHERE id = ${accountId} AND EXISTS (SELECT 1 FROM c) RETURNING id`));
+    UPDATE accounts SET conversation_count = conversation_count + 1 WHERE id = ${accountId} AND EXISTS (SELECT 1 FROM c) RETURNING id`,
+    ),
+  );
   return done.length > 0;
 }
 
@@ -56,32 +72,44 @@ export type StoredEvent = { seq: number; kind: string; payload: Record<string, u
  * written, so stored seqs are unique and gap-free.
  */
 export async function nextSeq(db: Db, conversationId: string): Promise<number> {
-  const [row] = await preparedRows<{ last_seq: number }>(db, sql`
-    UPDATE conversations SET last_seq = last_seq + 1 WHERE id = ${conversationId} RETURNING last_seq`);
+  const [row] = await preparedRows<{ last_seq: number }>(
+    db,
+    sql`
+    UPDATE conversations SET last_seq = last_seq + 1 WHERE id = ${conversationId} RETURNING last_seq`,
+  );
   if (!row) throw new Error(`conversation ${conversationId} is gone`);
   return row.last_seq;
 }
 
 /** Stores an event with the next seq of its conversation (the payload is kept without `seq`). */
 export async function insertConversationEvent(db: Db, conversationId: string, kind: string, payload: object): Promise<number> {
-  const [row] = await preparedRows<{ seq: number }>(db, sql`
+  const [row] = await preparedRows<{ seq: number }>(
+    db,
+    sql`
     WITH s AS (UPDATE conversations SET last_seq = last_seq + 1 WHERE id = ${conversationId} RETURNING last_seq)
     INSERT INTO conversation_events (conversation_id, seq, kind, payload)
-    SELECT ${conversationId}, last_seq, ${kind}, ${JSON.stringify(payload)}::jsonb FROM s RETURNING seq`);
+    SELECT ${conversationId}, last_seq, ${kind}, ${JSON.stringify(payload)}::jsonb FROM s RETURNING seq`,
+  );
   if (!row) throw new Error(`conversation ${conversationId} is gone`);
   return row.seq;
 }
 
 /** Stored events after `afterSeq`, oldest first, at most `limit`; each payload carries its seq. */
 export async function listEventsAfter(db: Db, conversationId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
-  return preparedRows<StoredEvent>(db, sql`
+  return preparedRows<StoredEvent>(
+    db,
+    sql`
     SELECT seq, kind, payload || jsonb_build_object('seq', seq) AS payload FROM conversation_events
-    WHERE conversation_id = ${conversationId} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`);
+    WHERE conversation_id = ${conversationId} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`,
+  );
 }
 
 export async function findResponseByClientMessage(db: Db, conversationId: string, clientMessageId: string) {
-  const [row] = await preparedRows<{ id: string }>(db, sql`
-    SELECT id FROM responses WHERE conversation_id = ${conversationId} AND client_message_id = ${clientMessageId}`);
+  const [row] = await preparedRows<{ id: string }>(
+    db,
+    sql`
+    SELECT id FROM responses WHERE conversation_id = ${conversationId} AND client_message_id = ${clientMessageId}`,
+  );
   return row ?? null;
 }
 
@@ -93,10 +121,22 @@ export type AnswerJob = { question: string; channel_id: number; question_message
  * to `owner`, in ONE statement. A retry of the same client message id (on any instance) stores
  * nothing and returns the first response id with `seq: null`.
  */
-export async function insertQuestion(db: Db, accountId: number, q: {
-  conversationId: string; responseId: string; clientMessageId: string; owner: string; leaseSeconds: number; job: AnswerJob; payload: object;
-}): Promise<{ responseId: string; seq: number | null }> {
-  const [row] = await preparedRows<{ seq: number }>(db, sql`
+export async function insertQuestion(
+  db: Db,
+  accountId: number,
+  q: {
+    conversationId: string;
+    responseId: string;
+    clientMessageId: string;
+    owner: string;
+    leaseSeconds: number;
+    job: AnswerJob;
+    payload: object;
+  },
+): Promise<{ responseId: string; seq: number | null }> {
+  const [row] = await preparedRows<{ seq: number }>(
+    db,
+    sql`
     WITH a AS (
       INSERT INTO chat_answers (response_id, conversation_id, account_id, client_message_id, job, owner, lease_until)
       VALUES (${q.responseId}, ${q.conversationId}, ${accountId}, ${q.clientMessageId}, ${JSON.stringify(q.job)}::jsonb, ${q.owner},
@@ -106,17 +146,29 @@ export async function insertQuestion(db: Db, accountId: number, q: {
       UPDATE conversations SET last_seq = last_seq + 1 WHERE id = ${q.conversationId} AND EXISTS (SELECT 1 FROM a) RETURNING last_seq
     )
     INSERT INTO conversation_events (conversation_id, seq, kind, payload)
-    SELECT ${q.conversationId}, last_seq, 'question', ${JSON.stringify(q.payload)}::jsonb FROM s RETURNING seq`);
+    SELECT ${q.conversationId}, last_seq, 'question', ${JSON.stringify(q.payload)}::jsonb FROM s RETURNING seq`,
+  );
   if (row) return { responseId: q.responseId, seq: row.seq };
-  const [existing] = await preparedRows<{ response_id: string }>(db, sql`
-    SELECT response_id FROM chat_answers WHERE conversation_id = ${q.conversationId} AND client_message_id = ${q.clientMessageId}`);
+  const [existing] = await preparedRows<{ response_id: string }>(
+    db,
+    sql`
+    SELECT response_id FROM chat_answers WHERE conversation_id = ${q.conversationId} AND client_message_id = ${q.clientMessageId}`,
+  );
   if (!existing) throw new Error('question neither stored nor found');
   return { responseId: existing.response_id, seq: null };
 }
 
 export type NewChatResponse = {
-  id: string; conversationId: string; channelId: number; question: string; answer: string; error: string | null;
-  clientMessageId: string; questionMessageId: string; answerMessageId: string; sources: unknown;
+  id: string;
+  conversationId: string;
+  channelId: number;
+  question: string;
+  answer: string;
+  error: string | null;
+  clientMessageId: string;
+  questionMessageId: string;
+  answerMessageId: string;
+  sources: unknown;
 };
 
 /**
@@ -126,8 +178,17 @@ export type NewChatResponse = {
  * so each question gets exactly one answer.done or answer.error. `seqsBefore` seqs are taken
  * just before the event's (for the answer's last, unstored delta).
  */
-export async function insertChatResponse(db: Db, accountId: number, r: NewChatResponse, event: { kind: string; payload: object }, seqsBefore: 0 | 1 = 0): Promise<number | null> {
-  const result = await withRetry(() => preparedRows<{ seq: number }>(db, sql`
+export async function insertChatResponse(
+  db: Db,
+  accountId: number,
+  r: NewChatResponse,
+  event: { kind: string; payload: object },
+  seqsBefore: 0 | 1 = 0,
+): Promise<number | null> {
+  const result = await withRetry(() =>
+    preparedRows<{ seq: number }>(
+      db,
+      sql`
     WITH ins AS (
       INSERT INTO responses (id, account_id, conversation_id, channel_id, question, answer, error, client_message_id,
         question_message_id, answer_message_id, sources, created_at, updated_at)
@@ -145,7 +206,9 @@ export async function insertChatResponse(db: Db, accountId: number, r: NewChatRe
       UPDATE chat_answers SET finished_at = now() WHERE response_id = ${r.id} AND EXISTS (SELECT 1 FROM ins) RETURNING response_id
     )
     INSERT INTO conversation_events (conversation_id, seq, kind, payload)
-    SELECT ${r.conversationId}, last_seq, ${event.kind}, ${JSON.stringify(event.payload)}::jsonb FROM conv RETURNING seq`));
+    SELECT ${r.conversationId}, last_seq, ${event.kind}, ${JSON.stringify(event.payload)}::jsonb FROM conv RETURNING seq`,
+    ),
+  );
   return result[0]?.seq ?? null;
 }
 
@@ -154,7 +217,10 @@ export async function renewAnswerLeases(db: Db, owner: string, responseIds: stri
   if (responseIds.length === 0) return;
   await db.execute(sql`
     UPDATE chat_answers SET lease_until = now() + make_interval(secs => ${leaseSeconds})
-    WHERE owner = ${owner} AND finished_at IS NULL AND response_id IN (${sql.join(responseIds.map((i) => sql`${i}`), sql`, `)})`);
+    WHERE owner = ${owner} AND finished_at IS NULL AND response_id IN (${sql.join(
+      responseIds.map((i) => sql`${i}`),
+      sql`, `,
+    )})`);
 }
 
 /** Lets a survivor take these answers at once (a drain that ran out of time). */
@@ -162,46 +228,68 @@ export async function releaseAnswerLeases(db: Db, owner: string, responseIds: st
   if (responseIds.length === 0) return;
   await db.execute(sql`
     UPDATE chat_answers SET lease_until = now() - interval '1 second'
-    WHERE owner = ${owner} AND finished_at IS NULL AND response_id IN (${sql.join(responseIds.map((i) => sql`${i}`), sql`, `)})`);
+    WHERE owner = ${owner} AND finished_at IS NULL AND response_id IN (${sql.join(
+      responseIds.map((i) => sql`${i}`),
+      sql`, `,
+    )})`);
 }
 
 export type ClaimedAnswer = {
-  response_id: string; conversation_id: string; account_id: number; client_message_id: string; job: AnswerJob; attempts: number;
+  response_id: string;
+  conversation_id: string;
+  account_id: number;
+  client_message_id: string;
+  job: AnswerJob;
+  attempts: number;
 };
 
 /** Takes over unfinished answers whose owner's lease ran out (SKIP LOCKED: one taker each). */
 export async function claimExpiredAnswers(db: Db, owner: string, leaseSeconds: number, limit: number): Promise<ClaimedAnswer[]> {
-  return rows<ClaimedAnswer>(db, sql`
+  return rows<ClaimedAnswer>(
+    db,
+    sql`
     UPDATE chat_answers SET owner = ${owner}, lease_until = now() + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1
     WHERE response_id IN (
       SELECT response_id FROM chat_answers WHERE finished_at IS NULL AND lease_until < now()
       ORDER BY lease_until LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-    RETURNING response_id, conversation_id, account_id, client_message_id, job, attempts`);
+    RETURNING response_id, conversation_id, account_id, client_message_id, job, attempts`,
+  );
 }
 
 /** Like/dislike toggle of one visitor on one response; counters on the response stay exact; updated_at moves. */
 export async function toggleFeedback(db: Db, accountId: number, responseId: string, visitorId: string, value: 1 | -1) {
   return db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;
-    const [existing] = await rows<{ value: number }>(tx, sql`
-      SELECT value FROM response_feedback WHERE response_id = ${responseId} AND visitor_id = ${visitorId} FOR UPDATE`);
-    let likes = 0; let dislikes = 0; let mine: 1 | -1 | null;
+    const [existing] = await rows<{ value: number }>(
+      tx,
+      sql`
+      SELECT value FROM response_feedback WHERE response_id = ${responseId} AND visitor_id = ${visitorId} FOR UPDATE`,
+    );
+    let likes = 0;
+    let dislikes = 0;
+    let mine: 1 | -1 | null;
     if (existing?.value === value) {
       await tx.execute(sql`DELETE FROM response_feedback WHERE response_id = ${responseId} AND visitor_id = ${visitorId}`);
-      if (value === 1) likes = -1; else dislikes = -1;
+      if (value === 1) likes = -1;
+      else dislikes = -1;
       mine = null;
     } else if (existing) {
       await tx.execute(sql`UPDATE response_feedback SET value = ${value}, created_at = now() WHERE response_id = ${responseId} AND visitor_id = ${visitorId}`);
-      likes = value === 1 ? 1 : -1; dislikes = -likes;
+      likes = value === 1 ? 1 : -1;
+      dislikes = -likes;
       mine = value;
     } else {
       await tx.execute(sql`INSERT INTO response_feedback (response_id, visitor_id, value) VALUES (${responseId}, ${visitorId}, ${value})`);
-      if (value === 1) likes = 1; else dislikes = 1;
+      if (value === 1) likes = 1;
+      else dislikes = 1;
       mine = value;
     }
-    const [counts] = await rows<{ likes: number; dislikes: number }>(tx, sql`
+    const [counts] = await rows<{ likes: number; dislikes: number }>(
+      tx,
+      sql`
       UPDATE responses SET likes = GREATEST(0, likes + ${likes}), dislikes = GREATEST(0, dislikes + ${dislikes}), updated_at = now()
-      WHERE id = ${responseId} AND account_id = ${accountId} RETURNING likes, dislikes`);
+      WHERE id = ${responseId} AND account_id = ${accountId} RETURNING likes, dislikes`,
+    );
     return { likes: counts!.likes, dislikes: counts!.dislikes, mine };
   });
 }
@@ -209,37 +297,64 @@ export async function toggleFeedback(db: Db, accountId: number, responseId: stri
 export async function insertComment(db: Db, accountId: number, responseId: string, visitorId: string, body: string) {
   return db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;
-    const [row] = await rows<{ id: string }>(tx, sql`
-      INSERT INTO response_comments (account_id, response_id, visitor_id, body) VALUES (${accountId}, ${responseId}, ${visitorId}, ${body}) RETURNING id`);
-    const [counts] = await rows<{ comments: number }>(tx, sql`
-      UPDATE responses SET comments = comments + 1, updated_at = now() WHERE id = ${responseId} AND account_id = ${accountId} RETURNING comments`);
+    const [row] = await rows<{ id: string }>(
+      tx,
+      sql`
+      INSERT INTO response_comments (account_id, response_id, visitor_id, body) VALUES (${accountId}, ${responseId}, ${visitorId}, ${body}) RETURNING id`,
+    );
+    const [counts] = await rows<{ comments: number }>(
+      tx,
+      sql`
+      UPDATE responses SET comments = comments + 1, updated_at = now() WHERE id = ${responseId} AND account_id = ${accountId} RETURNING comments`,
+    );
     return { commentId: row!.id, comments: counts!.comments };
   });
 }
 
 /** A response of a conversation the visitor owns, else null. */
 export async function getVisitorResponse(db: Db, accountId: number, visitorId: string, responseId: string) {
-  const [row] = await rows<{ id: string; conversation_id: string }>(db, sql`
+  const [row] = await rows<{ id: string; conversation_id: string }>(
+    db,
+    sql`
     SELECT r.id, r.conversation_id FROM responses r JOIN conversations c ON c.id = r.conversation_id
-    WHERE r.id = ${responseId} AND r.account_id = ${accountId} AND c.visitor_id = ${visitorId}`);
+    WHERE r.id = ${responseId} AND r.account_id = ${accountId} AND c.visitor_id = ${visitorId}`,
+  );
   return row ?? null;
 }
 
 export type HistoryRow = {
-  id: string; question: string; answer: string; error: string | null; sources: unknown; question_message_id: string;
-  answer_message_id: string; client_message_id: string | null; likes: number; dislikes: number; created_at: string;
+  id: string;
+  question: string;
+  answer: string;
+  error: string | null;
+  sources: unknown;
+  question_message_id: string;
+  answer_message_id: string;
+  client_message_id: string | null;
+  likes: number;
+  dislikes: number;
+  created_at: string;
   my_feedback: number | null;
 };
 
 /** One page of a visitor's conversation, newest `limit` responses before the cursor, returned oldest first. */
-export async function listVisitorHistory(db: Db, accountId: number, visitorId: string, conversationId: string,
-  limit: number, beforeResponseId?: string): Promise<HistoryRow[]> {
-  const page = await rows<HistoryRow>(db, sql`
+export async function listVisitorHistory(
+  db: Db,
+  accountId: number,
+  visitorId: string,
+  conversationId: string,
+  limit: number,
+  beforeResponseId?: string,
+): Promise<HistoryRow[]> {
+  const page = await rows<HistoryRow>(
+    db,
+    sql`
     SELECT r.id, r.question, r.answer, r.error, r.sources, r.question_message_id, r.answer_message_id, r.client_message_id,
       r.likes, r.dislikes, ${utcText(sql`r.created_at`)} AS created_at,
       (SELECT value FROM response_feedback f WHERE f.response_id = r.id AND f.visitor_id = ${visitorId}) AS my_feedback
     FROM responses r WHERE r.conversation_id = ${conversationId} AND r.account_id = ${accountId}
       ${beforeResponseId ? sql`AND (r.created_at, r.id) < (SELECT created_at, id FROM responses WHERE id = ${beforeResponseId} AND conversation_id = ${conversationId})` : sql``}
-    ORDER BY r.created_at DESC, r.id DESC LIMIT ${limit}`);
+    ORDER BY r.created_at DESC, r.id DESC LIMIT ${limit}`,
+  );
   return page.reverse();
 }

@@ -5,8 +5,15 @@ import { pageWithTotal, preparedShape } from './prepared';
 import { CONVERSATION_SORT_COLUMNS, type ConversationSortKey } from './sort-keys';
 
 export type ConversationRow = {
-  id: string; title: string; status: string; response_count: number; channel_id: number;
-  channel_name: string; account_id: number; created_at: string; updated_at: string;
+  id: string;
+  title: string;
+  status: string;
+  response_count: number;
+  channel_id: number;
+  channel_name: string;
+  account_id: number;
+  created_at: string;
+  updated_at: string;
 };
 
 export { CONVERSATION_SORT_COLUMNS, type ConversationSortKey };
@@ -43,11 +50,22 @@ function filterShape(f: ConversationFilter): string {
 }
 
 /** A page of the account's conversations (ties broken by id) and the filter's exact total (prepared.ts pageWithTotal). */
-export async function listConversationsWithCount(db: Db, accountId: number, f: ConversationFilter, sortKey: ConversationSortKey, w: PageWindow | null): Promise<{ count: number; rows: ConversationRow[] }> {
+export async function listConversationsWithCount(
+  db: Db,
+  accountId: number,
+  f: ConversationFilter,
+  sortKey: ConversationSortKey,
+  w: PageWindow | null,
+): Promise<{ count: number; rows: ConversationRow[] }> {
   const column = CONVERSATION_SORT_COLUMNS[sortKey];
   return pageWithTotal<ConversationRow>(db, `conversations:${column}:${w?.direction ?? 'DESC'}:${filterShape(f)}`, w, {
-    table: 'conversations', alias: 'c', column, columns: COLUMNS, join: sql` ${CHANNEL_OF_CONVERSATION}`,
-    where: (bind) => whereOf(accountId, f, bind), count: (bind) => countSql(accountId, f, bind),
+    table: 'conversations',
+    alias: 'c',
+    column,
+    columns: COLUMNS,
+    join: sql` ${CHANNEL_OF_CONVERSATION}`,
+    where: (bind) => whereOf(accountId, f, bind),
+    count: (bind) => countSql(accountId, f, bind),
   });
 }
 
@@ -101,19 +119,26 @@ function parseAggregates(row: Partial<Pick<ConversationWithTranscriptRow, 'trans
  * statement; null when the account has no such conversation.
  */
 export async function getConversationWithTranscript(db: Db, accountId: number, conversationId: string): Promise<ConversationWithTranscriptRow | null> {
-  const [row] = await preparedShape<ConversationWithTranscriptRow>(db, 'conversation-with-transcript', (bind) => sql`
+  const [row] = await preparedShape<ConversationWithTranscriptRow>(
+    db,
+    'conversation-with-transcript',
+    (bind) => sql`
     SELECT ${COLUMNS}, ${TRANSCRIPT_COLUMNS}
     FROM conversations c ${CHANNEL_OF_CONVERSATION}
-    WHERE c.id = ${bind('id', conversationId)} AND c.account_id = ${bind('account', accountId)}`);
+    WHERE c.id = ${bind('id', conversationId)} AND c.account_id = ${bind('account', accountId)}`,
+  );
   if (!row) return null;
   parseAggregates(row);
   return row;
 }
 
 export async function getConversationById(db: Db, accountId: number, conversationId: string): Promise<ConversationRow | null> {
-  const [row] = await rows<ConversationRow>(db, sql`
+  const [row] = await rows<ConversationRow>(
+    db,
+    sql`
     SELECT ${COLUMNS} FROM conversations c ${CHANNEL_OF_CONVERSATION}
-    WHERE c.id = ${conversationId} AND c.account_id = ${accountId}`);
+    WHERE c.id = ${conversationId} AND c.account_id = ${accountId}`,
+  );
   return row ?? null;
 }
 
@@ -125,16 +150,27 @@ export type ConversationExportRow = ConversationRow & { sort_k: string } & Parti
  * conversation's transcript and attachments, read as `getConversationWithTranscript` reads them.
  * Run it inside the export's snapshot transaction.
  */
-export async function listConversationsAfter(tx: Db, accountId: number, f: ConversationFilter, sortKey: ConversationSortKey,
-  dir: 'ASC' | 'DESC', after: { k: string; id: string } | null, limit: number, withMessages: boolean): Promise<ConversationExportRow[]> {
+export async function listConversationsAfter(
+  tx: Db,
+  accountId: number,
+  f: ConversationFilter,
+  sortKey: ConversationSortKey,
+  dir: 'ASC' | 'DESC',
+  after: { k: string; id: string } | null,
+  limit: number,
+  withMessages: boolean,
+): Promise<ConversationExportRow[]> {
   const order = totalOrder('c', CONVERSATION_SORT_COLUMNS[sortKey], dir);
   const col = order.col;
   const from = after ? order.after(after.k, after.id) : sql``;
-  const result = await rows<ConversationExportRow>(tx, sql`
+  const result = await rows<ConversationExportRow>(
+    tx,
+    sql`
     SELECT ${COLUMNS}, c.${col}::text AS sort_k${withMessages ? sql`, ${TRANSCRIPT_COLUMNS}` : sql``}
     FROM conversations c ${CHANNEL_OF_CONVERSATION}
     WHERE ${whereOf(accountId, f)}${from}
-    ORDER BY ${order.rows} LIMIT ${limit}`);
+    ORDER BY ${order.rows} LIMIT ${limit}`,
+  );
   if (withMessages) for (const row of result) parseAggregates(row);
   return result;
 }

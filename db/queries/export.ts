@@ -3,8 +3,11 @@ import type { PgDialect } from 'drizzle-orm/pg-core';
 import type { Readable } from 'node:stream';
 import type { Db } from '../client';
 import {
-  CHANNEL_OF_CONVERSATION, CONVERSATION_SORT_COLUMNS, whereOf as conversationWhere,
-  type ConversationFilter, type ConversationSortKey,
+  CHANNEL_OF_CONVERSATION,
+  CONVERSATION_SORT_COLUMNS,
+  whereOf as conversationWhere,
+  type ConversationFilter,
+  type ConversationSortKey,
 } from './conversations';
 import { RESPONSE_SORT_COLUMNS, whereOf as responseWhere, type ResponseFilter, type ResponseSortKey } from './responses';
 import { direction, utcText, type Direction } from './shared';
@@ -29,19 +32,66 @@ const json = (x: SQL) => sql`to_json(${x})::text`;
 /** A text cell that starts with =, +, -, @, tab or CR gets a leading ' (the keyset path's neutraliseCsvText). */
 const neutral = (x: SQL) => sql`CASE WHEN ${x} ~ E'^[-=+@\\t\\r]' THEN '''' || ${x} ELSE ${x} END`;
 /** A CSV field of a text value (csv-stringify's quoting with delimiter ',', quote '"', CRLF records), neutralised first. */
-const csv = (text: SQL) => { const x = neutral(text); return sql`CASE WHEN ${x} ~ E'[",\\r\\n]' THEN '"' || replace(${x}, '"', '""') || '"' ELSE ${x} END`; };
+const csv = (text: SQL) => {
+  const x = neutral(text);
+  return sql`CASE WHEN ${x} ~ E'[",\\r\\n]' THEN '"' || replace(${x}, '"', '""') || '"' ELSE ${x} END`;
+};
 /** Concatenates SQL text pieces: `parts` alternate literal text (constants) and SQL expressions. */
-const concat = (parts: Array<string | SQL>) => sql.join(parts.map((p) => (typeof p === 'string' ? sql.raw(quoteText(p)) : sql`(${p})::text`)), sql` || `);
+const concat = (parts: Array<string | SQL>) =>
+  sql.join(
+    parts.map((p) => (typeof p === 'string' ? sql.raw(quoteText(p)) : sql`(${p})::text`)),
+    sql` || `,
+  );
 
 function responseLine(format: ExportFormat): SQL {
   const ts = utcText(sql`r.created_at`);
   if (format === 'csv') {
-    return concat([sql`r.id`, ',', sql`r.id`, ',', csv(sql`r.question`), ',', csv(sql`r.answer`), ',', sql`r.channel_id`, ',',
-      sql`r.conversation_id`, ',', ts, ',', sql`r.likes`, ',', sql`r.dislikes`, ',', sql`r.comments`, '\r\n']);
+    return concat([
+      sql`r.id`,
+      ',',
+      sql`r.id`,
+      ',',
+      csv(sql`r.question`),
+      ',',
+      csv(sql`r.answer`),
+      ',',
+      sql`r.channel_id`,
+      ',',
+      sql`r.conversation_id`,
+      ',',
+      ts,
+      ',',
+      sql`r.likes`,
+      ',',
+      sql`r.dislikes`,
+      ',',
+      sql`r.comments`,
+      '\r\n',
+    ]);
   }
-  return concat(['{"response_id":"', sql`r.id`, '","id":"', sql`r.id`, '","question":', json(sql`r.question`),
-    ',"answer":', json(sql`r.answer`), ',"channel_id":', sql`r.channel_id`, ',"conversation_id":"', sql`r.conversation_id`,
-    '","created_at":"', ts, '","likes":', sql`r.likes`, ',"dislikes":', sql`r.dislikes`, ',"comments":', sql`r.comments`, '}\n']);
+  return concat([
+    '{"response_id":"',
+    sql`r.id`,
+    '","id":"',
+    sql`r.id`,
+    '","question":',
+    json(sql`r.question`),
+    ',"answer":',
+    json(sql`r.answer`),
+    ',"channel_id":',
+    sql`r.channel_id`,
+    ',"conversation_id":"',
+    sql`r.conversation_id`,
+    '","created_at":"',
+    ts,
+    '","likes":',
+    sql`r.likes`,
+    ',"dislikes":',
+    sql`r.dislikes`,
+    ',"comments":',
+    sql`r.comments`,
+    '}\n',
+  ]);
 }
 
 /**
@@ -54,13 +104,34 @@ function responseLine(format: ExportFormat): SQL {
  */
 function messagesJson(url: { prefix: string; suffix: string }): SQL {
   const attachments = (messageId: SQL) => sql`COALESCE((SELECT string_agg(${concat([
-    '{"upload_id":"', sql`a.id`, '","filename":', json(sql`a.filename`), ',"content_type":', json(sql`a.content_type`),
-    ',"size":', sql`a.size`, ',"url":', json(sql`${sql.raw(quoteText(url.prefix))} || a.id || ${sql.raw(quoteText(url.suffix))}`), '}'])}, ',' ORDER BY a.created_at, a.id)
+    '{"upload_id":"',
+    sql`a.id`,
+    '","filename":',
+    json(sql`a.filename`),
+    ',"content_type":',
+    json(sql`a.content_type`),
+    ',"size":',
+    sql`a.size`,
+    ',"url":',
+    json(sql`${sql.raw(quoteText(url.prefix))} || a.id || ${sql.raw(quoteText(url.suffix))}`),
+    '}',
+  ])}, ',' ORDER BY a.created_at, a.id)
     FROM attachments a WHERE a.conversation_id = c.id AND a.account_id = c.account_id AND a.message_id = ${messageId}), '')`;
   const ts = utcText(sql`r.created_at`);
-  const message = (id: SQL, role: string, content: SQL) => concat([
-    '{"message_id":"', id, `","role":"${role}","content":`, json(content), ',"created_at":"', ts, '","response_id":"', sql`r.id`,
-    '","attachments":[', attachments(id), ']}']);
+  const message = (id: SQL, role: string, content: SQL) =>
+    concat([
+      '{"message_id":"',
+      id,
+      `","role":"${role}","content":`,
+      json(content),
+      ',"created_at":"',
+      ts,
+      '","response_id":"',
+      sql`r.id`,
+      '","attachments":[',
+      attachments(id),
+      ']}',
+    ]);
   return sql`COALESCE((SELECT string_agg(${message(sql`r.question_message_id`, 'user', sql`r.question`)} || ',' ||
       ${message(sql`r.answer_message_id`, 'assistant', sql`r.answer`)}, ',' ORDER BY r.created_at, r.id)
     FROM responses r WHERE r.conversation_id = c.id AND r.account_id = c.account_id), '')`;
@@ -70,13 +141,54 @@ function conversationLine(format: ExportFormat, messages: { prefix: string; suff
   const created = utcText(sql`c.created_at`);
   const updated = utcText(sql`c.updated_at`);
   if (format === 'csv') {
-    return concat([sql`c.id`, ',', sql`c.id`, ',', csv(sql`c.title`), ',', csv(sql`c.status`), ',', sql`c.response_count`, ',',
-      sql`c.channel_id`, ',', csv(sql`ch.name`), ',', sql`c.account_id`, ',', created, ',', updated, '\r\n']);
+    return concat([
+      sql`c.id`,
+      ',',
+      sql`c.id`,
+      ',',
+      csv(sql`c.title`),
+      ',',
+      csv(sql`c.status`),
+      ',',
+      sql`c.response_count`,
+      ',',
+      sql`c.channel_id`,
+      ',',
+      csv(sql`ch.name`),
+      ',',
+      sql`c.account_id`,
+      ',',
+      created,
+      ',',
+      updated,
+      '\r\n',
+    ]);
   }
-  return concat(['{"conversation_id":"', sql`c.id`, '","id":"', sql`c.id`, '","title":', json(sql`c.title`),
-    ',"status":', json(sql`c.status`), ',"response_count":', sql`c.response_count`, ',"channel_id":', sql`c.channel_id`,
-    ',"channel_name":', json(sql`ch.name`), ',"account_id":', sql`c.account_id`, ',"created_at":"', created,
-    '","updated_at":"', updated, '"', ...(messages ? [',"messages":[', messagesJson(messages), ']'] : []), '}\n']);
+  return concat([
+    '{"conversation_id":"',
+    sql`c.id`,
+    '","id":"',
+    sql`c.id`,
+    '","title":',
+    json(sql`c.title`),
+    ',"status":',
+    json(sql`c.status`),
+    ',"response_count":',
+    sql`c.response_count`,
+    ',"channel_id":',
+    sql`c.channel_id`,
+    ',"channel_name":',
+    json(sql`ch.name`),
+    ',"account_id":',
+    sql`c.account_id`,
+    ',"created_at":"',
+    created,
+    '","updated_at":"',
+    updated,
+    '"',
+    ...(messages ? [',"messages":[', messagesJson(messages), ']'] : []),
+    '}\n',
+  ]);
 }
 
 function orderOf(alias: 'r' | 'c', colName: string, dir: Direction): SQL {
@@ -91,8 +203,14 @@ export function responseExportStatement(accountId: number, f: ResponseFilter, so
 }
 
 /** The conversation export's statement; `messages` (the attachment URL around the id) adds each one's messages. */
-export function conversationExportStatement(accountId: number, f: ConversationFilter, sortKey: ConversationSortKey, dir: Direction,
-  format: ExportFormat, messages: { prefix: string; suffix: string } | null): SQL {
+export function conversationExportStatement(
+  accountId: number,
+  f: ConversationFilter,
+  sortKey: ConversationSortKey,
+  dir: Direction,
+  format: ExportFormat,
+  messages: { prefix: string; suffix: string } | null,
+): SQL {
   return sql`SELECT ${conversationLine(format, messages)} FROM conversations c ${CHANNEL_OF_CONVERSATION}
     WHERE ${conversationWhere(accountId, f)} ORDER BY ${orderOf('c', CONVERSATION_SORT_COLUMNS[sortKey], dir)}`;
 }
@@ -149,7 +267,10 @@ export type CopyOut = {
 };
 
 type CopyQuery = PromiseLike<Readable> & {
-  readable(): Promise<Readable>; resolve: (v: unknown) => void; reject: (e: unknown) => void; state?: { pid: number | null };
+  readable(): Promise<Readable>;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+  state?: { pid: number | null };
 };
 type Reserved = { unsafe: (q: string) => CopyQuery; release: () => void };
 
@@ -164,9 +285,16 @@ type Reserved = { unsafe: (q: string) => CopyQuery; release: () => void };
  * Only for PostgreSQL (postgres.js).
  */
 export async function startCopyOut(db: Db, statement: SQL, timeoutMs: number): Promise<CopyOut> {
-  const client = (db as unknown as { session: { client: {
-    reserve?: () => Promise<Reserved>; unsafe: (q: string, params: unknown[]) => Promise<unknown>;
-  } } }).session.client;
+  const client = (
+    db as unknown as {
+      session: {
+        client: {
+          reserve?: () => Promise<Reserved>;
+          unsafe: (q: string, params: unknown[]) => Promise<unknown>;
+        };
+      };
+    }
+  ).session.client;
   if (!client.reserve) throw new Error('COPY TO STDOUT needs PostgreSQL (postgres.js)');
   const text = `COPY (${inlineStatement(db, statement)}) TO STDOUT (FORMAT binary)`;
   const reserved = await client.reserve();
@@ -182,16 +310,34 @@ export async function startCopyOut(db: Db, statement: SQL, timeoutMs: number): P
   // the statement's end (ReadyForQuery) or reject on an error (the server's ErrorResponse, a lost
   // connection) even after the data began; neither settles it any more, so both are watched here.
   let fail!: (e: unknown) => void;
-  const failed = new Promise<never>((_, reject) => { fail = reject; });
+  const failed = new Promise<never>((_, reject) => {
+    fail = reject;
+  });
   failed.catch(() => {});
   let finish!: () => void;
-  const finished = new Promise<void>((resolve) => { finish = resolve; });
+  const finished = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
   let resolves = 0;
   const { resolve: originalResolve, reject: originalReject } = query;
-  query.resolve = (v: unknown) => { originalResolve(v); if (++resolves === 2) finish(); };
-  query.reject = (e: unknown) => { originalReject(e); fail(e); finish(); };
+  query.resolve = (v: unknown) => {
+    originalResolve(v);
+    if (++resolves === 2) finish();
+  };
+  query.reject = (e: unknown) => {
+    originalReject(e);
+    fail(e);
+    finish();
+  };
   // The connection goes back to the pool only once the statement is over (never mid-COPY).
-  void finished.then(() => reserved.unsafe('RESET statement_timeout').then(() => {}, () => {})).then(() => reserved.release());
+  void finished
+    .then(() =>
+      reserved.unsafe('RESET statement_timeout').then(
+        () => {},
+        () => {},
+      ),
+    )
+    .then(() => reserved.release());
   const stream = await query.readable();
   let ended = false;
   // postgres.js (3.4.9) pauses its socket when a CopyData push finds the stream full, and resumes
@@ -199,8 +345,13 @@ export async function startCopyOut(db: Db, statement: SQL, timeoutMs: number): P
   // (CopyDone) with the socket still paused, so the statement's ReadyForQuery is never read and
   // the connection stays busy for good. Resume it at the end.
   const resumeSocket = () => (stream as unknown as { _read: (n: number) => void })._read(0);
-  stream.once('end', () => { ended = true; resumeSocket(); });
-  failed.catch(() => { ended = true; });
+  stream.once('end', () => {
+    ended = true;
+    resumeSocket();
+  });
+  failed.catch(() => {
+    ended = true;
+  });
   return {
     stream,
     failed,

@@ -8,12 +8,26 @@ const RESPONSE_COLUMNS = ['line', 'id', 'conversation_id', 'question', 'answer',
 
 /** A staged conversation line; timestamps with their zone (`…+00`). */
 export type StagedConversation = {
-  line: number; id: string; title: string; status: string; channel_id: number; channel_name: string;
-  created_at: string; updated_at: string;
+  line: number;
+  id: string;
+  title: string;
+  status: string;
+  channel_id: number;
+  channel_name: string;
+  created_at: string;
+  updated_at: string;
 };
 export type StagedResponse = {
-  line: number; id: string; conversation_id: string; question: string; answer: string; channel_id: number;
-  created_at: string; likes: number; dislikes: number; comments: number;
+  line: number;
+  id: string;
+  conversation_id: string;
+  question: string;
+  answer: string;
+  channel_id: number;
+  created_at: string;
+  likes: number;
+  dislikes: number;
+  comments: number;
 };
 
 const COPY_SPECIAL = /[\\\t\n\r\u0000]/;
@@ -71,7 +85,9 @@ export async function findImportProblems(db: Db, accountId: number, limit: numbe
   await db.execute(sql`CREATE INDEX ON import_responses (id)`);
   await db.execute(sql`ANALYZE import_conversations`);
   await db.execute(sql`ANALYZE import_responses`);
-  return rows<LineProblem>(db, sql`
+  return rows<LineProblem>(
+    db,
+    sql`
     WITH problems AS (
       SELECT s.line, 'conversation_id ' || s.id || ' appears more than once in the file (also line ' || d.line || ')' AS message
         FROM import_conversations s JOIN import_conversations d ON d.id = s.id AND d.line < s.line
@@ -108,7 +124,8 @@ export async function findImportProblems(db: Db, accountId: number, limit: numbe
           SELECT 1 FROM responses r WHERE r.conversation_id = c.id
             AND NOT EXISTS (SELECT 1 FROM import_responses i WHERE i.id = r.id))
     )
-    SELECT line, message FROM problems ORDER BY line, message LIMIT ${limit}`);
+    SELECT line, message FROM problems ORDER BY line, message LIMIT ${limit}`,
+  );
 }
 
 /** Writes the staged rows (upserts) and brings the counters of what they touched back to exact. */

@@ -15,7 +15,9 @@ export async function insertMail(db: Db, m: MailInput): Promise<void> {
  * instance); a lease that lapses (its sender died) makes the mail due again.
  */
 export async function claimDueMails(db: Db, limit: number, leaseSeconds: number): Promise<ClaimedMail[]> {
-  return rows<ClaimedMail>(db, sql`
+  return rows<ClaimedMail>(
+    db,
+    sql`
     WITH due AS (
       SELECT id FROM mails
       WHERE status = 'pending' AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
@@ -24,32 +26,54 @@ export async function claimDueMails(db: Db, limit: number, leaseSeconds: number)
     )
     UPDATE mails m SET lease_until = now() + make_interval(secs => ${leaseSeconds}), attempts = m.attempts + 1
     FROM due WHERE m.id = due.id
-    RETURNING m.id, m."to", m.subject, m.text, m.html, m.attempts`);
+    RETURNING m.id, m."to", m.subject, m.text, m.html, m.attempts`,
+  );
 }
 
 export async function markMailDone(db: Db, id: number, status: 'sent' | 'logged'): Promise<void> {
-  await db.update(mails).set({ status, leaseUntil: null, lastError: null, sentAt: status === 'sent' ? sql`now()` : null })
+  await db
+    .update(mails)
+    .set({ status, leaseUntil: null, lastError: null, sentAt: status === 'sent' ? sql`now()` : null })
     .where(eq(mails.id, id));
 }
 
 /** A failed attempt: the mail stays pending, due again after `retryInMs`. */
 export async function markMailFailed(db: Db, id: number, error: string, retryInMs: number): Promise<void> {
-  await db.update(mails).set({
-    leaseUntil: null, lastError: error.slice(0, 1000), nextAttemptAt: sql`now() + make_interval(secs => ${retryInMs / 1000})`,
-  }).where(and(eq(mails.id, id), eq(mails.status, 'pending')));
+  await db
+    .update(mails)
+    .set({
+      leaseUntil: null,
+      lastError: error.slice(0, 1000),
+      nextAttemptAt: sql`now() + make_interval(secs => ${retryInMs / 1000})`,
+    })
+    .where(and(eq(mails.id, id), eq(mails.status, 'pending')));
 }
 
 /** The outbox, newest first (CLI `mail list`). */
 export async function listMails(db: Db, o: { to?: string; limit: number }) {
-  return db.select({
-    id: mails.id, to: mails.to, subject: mails.subject, text: mails.text, status: mails.status, attempts: mails.attempts,
-    lastError: mails.lastError, createdAt: mails.createdAt, sentAt: mails.sentAt,
-  }).from(mails).where(o.to ? eq(mails.to, o.to) : undefined).orderBy(desc(mails.createdAt), desc(mails.id)).limit(o.limit);
+  return db
+    .select({
+      id: mails.id,
+      to: mails.to,
+      subject: mails.subject,
+      text: mails.text,
+      status: mails.status,
+      attempts: mails.attempts,
+      lastError: mails.lastError,
+      createdAt: mails.createdAt,
+      sentAt: mails.sentAt,
+    })
+    .from(mails)
+    .where(o.to ? eq(mails.to, o.to) : undefined)
+    .orderBy(desc(mails.createdAt), desc(mails.id))
+    .limit(o.limit);
 }
 
 /** Mails written to an address in the last `seconds` (the per-address bound of emailed links). */
 export async function countRecentMailsTo(db: Db, to: string, seconds: number): Promise<number> {
-  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(mails)
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(mails)
     .where(and(eq(mails.to, to), sql`${mails.createdAt} >= now() - make_interval(secs => ${seconds})`));
   return row?.n ?? 0;
 }

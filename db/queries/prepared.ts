@@ -43,7 +43,10 @@ export async function preparedShape<T>(db: Db, shape: string, build: (bind: Bind
   const client = postgresJsClient(db);
   if (!client) return rows<T>(db, build(asValue));
   const values: Record<string, unknown> = {};
-  const query = build((name, value) => { values[name] = value; return sql.placeholder(name); });
+  const query = build((name, value) => {
+    values[name] = value;
+    return sql.placeholder(name);
+  });
   let statement = textsByShape.get(shape);
   if (!statement) {
     const { sql: text, params } = (db as unknown as { dialect: PgDialect }).dialect.sqlToQuery(query);
@@ -51,7 +54,10 @@ export async function preparedShape<T>(db: Db, shape: string, build: (bind: Bind
     // What drizzle's fillPlaceholders would do with each parameter, worked out once per shape.
     const fill = params.map((p) => {
       if (is(p, Placeholder)) return { name: p.name };
-      if (is(p, Param) && is(p.value, Placeholder)) { const param = p; return { name: p.value.name, encode: (v: unknown) => param.encoder.mapToDriverValue(v) }; }
+      if (is(p, Param) && is(p.value, Placeholder)) {
+        const param = p;
+        return { name: p.value.name, encode: (v: unknown) => param.encoder.mapToDriverValue(v) };
+      }
       throw new Error(`statement ${shape}: every value must be bound through its Bind`);
     });
     statement = { sql: text, fill };
@@ -69,14 +75,27 @@ export async function preparedShape<T>(db: Db, shape: string, build: (bind: Bind
  * round trip). The page's ids are found first, on an index where possible, and only those rows
  * are read. `w` null: a page past any table, for which only the total is read.
  */
-export async function pageWithTotal<R extends { id: string }>(db: Db, shape: string, w: PageWindow | null, list: {
-  table: 'responses' | 'conversations'; alias: 'r' | 'c'; column: string; columns: SQL; join?: SQL;
-  where: (bind: Bind) => SQL; count: (bind: Bind) => SQL;
-}): Promise<{ count: number; rows: R[] }> {
+export async function pageWithTotal<R extends { id: string }>(
+  db: Db,
+  shape: string,
+  w: PageWindow | null,
+  list: {
+    table: 'responses' | 'conversations';
+    alias: 'r' | 'c';
+    column: string;
+    columns: SQL;
+    join?: SQL;
+    where: (bind: Bind) => SQL;
+    count: (bind: Bind) => SQL;
+  },
+): Promise<{ count: number; rows: R[] }> {
   const order = totalOrder(list.alias, list.column, w?.direction ?? 'DESC');
   const t = sql.raw(list.table);
   const a = sql.raw(list.alias);
-  const result = await preparedShape<R & { total: number }>(db, shape, (bind) => sql`
+  const result = await preparedShape<R & { total: number }>(
+    db,
+    shape,
+    (bind) => sql`
     SELECT t.n AS total, pg.* FROM (${list.count(bind)}) t
     LEFT JOIN (
       SELECT ${list.columns}, p.k AS sort_k FROM (
@@ -84,6 +103,7 @@ export async function pageWithTotal<R extends { id: string }>(db: Db, shape: str
         ORDER BY ${order.rows} LIMIT ${bind('limit', w?.limit ?? 0)} OFFSET ${bind('offset', w?.offset ?? 0)}
       ) p JOIN ${t} ${a} ON ${a}.id = p.id${list.join ?? sql``}
     ) pg ON true
-    ORDER BY ${order.page}`);
+    ORDER BY ${order.page}`,
+  );
   return { count: Number(result[0]?.total ?? 0), rows: result.filter((r) => r.id !== null) };
 }

@@ -3,7 +3,16 @@ import { rows, type Db } from '../client';
 import { utcText } from './shared';
 
 /** One aggregated refusal: `count` attempts of one client from one origin, refused for one reason. */
-export type RefusalBatchItem = { clientId: string; origin: string; stage: 'token' | 'socket'; reason: string; detail: string; count: number; firstSeen: Date; lastSeen: Date };
+export type RefusalBatchItem = {
+  clientId: string;
+  origin: string;
+  stage: 'token' | 'socket';
+  reason: string;
+  detail: string;
+  count: number;
+  firstSeen: Date;
+  lastSeen: Date;
+};
 
 /** Distinct origins kept per client; refusals from further origins are counted under OTHER_ORIGINS. */
 export const ORIGINS_PER_CLIENT = 50;
@@ -16,7 +25,13 @@ export const OTHER_ORIGINS = '(other origins)';
  */
 export async function addRefusals(db: Db, batch: RefusalBatchItem[]) {
   if (batch.length === 0) return;
-  const values = sql.join(batch.map((r) => sql`(${r.clientId}, ${r.origin}, ${r.stage}, ${r.reason}, ${r.detail}, ${r.count}::int, ${r.firstSeen.toISOString()}::timestamptz, ${r.lastSeen.toISOString()}::timestamptz)`), sql`, `);
+  const values = sql.join(
+    batch.map(
+      (r) =>
+        sql`(${r.clientId}, ${r.origin}, ${r.stage}, ${r.reason}, ${r.detail}, ${r.count}::int, ${r.firstSeen.toISOString()}::timestamptz, ${r.lastSeen.toISOString()}::timestamptz)`,
+    ),
+    sql`, `,
+  );
   await db.execute(sql`
     WITH v(client_id, origin, stage, reason, detail, n, first_seen, last_seen) AS (VALUES ${values}),
     j AS (
@@ -40,13 +55,25 @@ export async function pruneRefusals(db: Db, days: number) {
   await db.execute(sql`DELETE FROM widget_refusals WHERE last_seen_at < now() - make_interval(days => ${days}::int)`);
 }
 
-export type RefusalRow = { client_id: string; client_name: string; origin: string; stage: 'token' | 'socket'; reason: string; detail: string; count: number; last_seen: string };
+export type RefusalRow = {
+  client_id: string;
+  client_name: string;
+  origin: string;
+  stage: 'token' | 'socket';
+  reason: string;
+  detail: string;
+  count: number;
+  last_seen: string;
+};
 
 /** Rows listed per client at most (newest first), so one client's many rows never push out another's. */
 export const LISTED_PER_CLIENT = 25;
 
 export async function listRefusals(db: Db, accountId: number, days: number, limit = 500): Promise<RefusalRow[]> {
-  return [...await rows<RefusalRow>(db, sql`
+  return [
+    ...(await rows<RefusalRow>(
+      db,
+      sql`
     SELECT client_id, client_name, origin, stage, reason, detail, count, last_seen FROM (
       SELECT r.client_id, coalesce(c.name, r.client_id) AS client_name, r.origin, r.stage, r.reason, r.detail, r.count,
         ${utcText(sql`r.last_seen_at`)} AS last_seen, r.last_seen_at,
@@ -55,5 +82,7 @@ export async function listRefusals(db: Db, accountId: number, days: number, limi
       WHERE r.account_id = ${accountId} AND r.last_seen_at > now() - make_interval(days => ${days}::int)
     ) per_client
     WHERE nth <= ${LISTED_PER_CLIENT}
-    ORDER BY last_seen_at DESC, client_id, origin, stage, reason LIMIT ${limit}`)];
+    ORDER BY last_seen_at DESC, client_id, origin, stage, reason LIMIT ${limit}`,
+    )),
+  ];
 }

@@ -5,8 +5,15 @@ import { pageWithTotal, preparedShape } from './prepared';
 import { RESPONSE_SORT_COLUMNS, type ResponseSortKey } from './sort-keys';
 
 export type ResponseRow = {
-  id: string; conversation_id: string; channel_id: number; question: string; answer: string;
-  likes: number; dislikes: number; comments: number; created_at: string;
+  id: string;
+  conversation_id: string;
+  channel_id: number;
+  question: string;
+  answer: string;
+  likes: number;
+  dislikes: number;
+  comments: number;
+  created_at: string;
 };
 
 export { RESPONSE_SORT_COLUMNS, type ResponseSortKey };
@@ -43,11 +50,21 @@ function filterShape(f: ResponseFilter): string {
 }
 
 /** A page of the account's responses (ties broken by id in the same direction) and the filter's exact total (prepared.ts pageWithTotal). */
-export async function listResponsesWithCount(db: Db, accountId: number, f: ResponseFilter, sortKey: ResponseSortKey, w: PageWindow | null): Promise<{ count: number; rows: ResponseRow[] }> {
+export async function listResponsesWithCount(
+  db: Db,
+  accountId: number,
+  f: ResponseFilter,
+  sortKey: ResponseSortKey,
+  w: PageWindow | null,
+): Promise<{ count: number; rows: ResponseRow[] }> {
   const column = RESPONSE_SORT_COLUMNS[sortKey];
   return pageWithTotal<ResponseRow>(db, `responses:${column}:${w?.direction ?? 'DESC'}:${filterShape(f)}`, w, {
-    table: 'responses', alias: 'r', column, columns: COLUMNS,
-    where: (bind) => whereOf(accountId, f, bind), count: (bind) => countSql(accountId, f, bind),
+    table: 'responses',
+    alias: 'r',
+    column,
+    columns: COLUMNS,
+    where: (bind) => whereOf(accountId, f, bind),
+    count: (bind) => countSql(accountId, f, bind),
   });
 }
 
@@ -72,18 +89,25 @@ function countSql(accountId: number, f: ResponseFilter, bind: Bind = asValue): S
 }
 
 export async function getResponseById(db: Db, accountId: number, responseId: string): Promise<ResponseRow | null> {
-  const [row] = await preparedShape<ResponseRow>(db, 'response-by-id', (bind) => sql`
-    SELECT ${COLUMNS} FROM responses r WHERE r.id = ${bind('id', responseId)} AND r.account_id = ${bind('account', accountId)}`);
+  const [row] = await preparedShape<ResponseRow>(
+    db,
+    'response-by-id',
+    (bind) => sql`
+    SELECT ${COLUMNS} FROM responses r WHERE r.id = ${bind('id', responseId)} AND r.account_id = ${bind('account', accountId)}`,
+  );
   return row ?? null;
 }
 
 export type AttachmentRow = { id: string; message_id: string | null; filename: string; content_type: string; size: number };
 
 export async function listConversationAttachments(db: Db, accountId: number, conversationId: string): Promise<AttachmentRow[]> {
-  return rows<AttachmentRow>(db, sql`
+  return rows<AttachmentRow>(
+    db,
+    sql`
     SELECT id, message_id, filename, content_type, size FROM attachments
     WHERE conversation_id = ${conversationId} AND account_id = ${accountId}
-    ORDER BY created_at ASC, id ASC`);
+    ORDER BY created_at ASC, id ASC`,
+  );
 }
 
 /** Where a keyset page starts: after the row with this sort key (as text) and id. */
@@ -95,13 +119,23 @@ export type KeysetAfter = { k: string; id: string };
  * Never OFFSET: each page is an index range scan from the previous page's last (key, id). Run it
  * inside the export's snapshot transaction. `sort_k` is the raw key as text, for the next page.
  */
-export async function listResponsesAfter(tx: Db, accountId: number, f: ResponseFilter, sortKey: ResponseSortKey,
-  dir: 'ASC' | 'DESC', after: KeysetAfter | null, limit: number): Promise<Array<ResponseRow & { sort_k: string }>> {
+export async function listResponsesAfter(
+  tx: Db,
+  accountId: number,
+  f: ResponseFilter,
+  sortKey: ResponseSortKey,
+  dir: 'ASC' | 'DESC',
+  after: KeysetAfter | null,
+  limit: number,
+): Promise<Array<ResponseRow & { sort_k: string }>> {
   const order = totalOrder('r', RESPONSE_SORT_COLUMNS[sortKey], dir);
   const col = order.col;
   const from = after ? order.after(after.k, after.id) : sql``;
-  return rows<ResponseRow & { sort_k: string }>(tx, sql`
+  return rows<ResponseRow & { sort_k: string }>(
+    tx,
+    sql`
     SELECT ${COLUMNS}, r.${col}::text AS sort_k FROM responses r
     WHERE ${whereOf(accountId, f)}${from}
-    ORDER BY ${order.rows} LIMIT ${limit}`);
+    ORDER BY ${order.rows} LIMIT ${limit}`,
+  );
 }

@@ -5,15 +5,21 @@ export type Sighting = { clientId: string; accountId: number; origin: string; ve
 
 export async function addSightings(db: Db, batch: Sighting[]) {
   if (batch.length === 0) return;
-  const values = sql.join(batch.map((s) => sql`(${s.clientId}, ${s.accountId}, ${s.origin}, ${s.version}, ${s.day}::date, ${s.count})`), sql`, `);
+  const values = sql.join(
+    batch.map((s) => sql`(${s.clientId}, ${s.accountId}, ${s.origin}, ${s.version}, ${s.day}::date, ${s.count})`),
+    sql`, `,
+  );
   await db.execute(sql`
     INSERT INTO widget_sightings (client_id, account_id, origin, widget_version, day, connections) VALUES ${values}
     ON CONFLICT (client_id, origin, widget_version, day) DO UPDATE SET connections = widget_sightings.connections + excluded.connections`);
 }
 
 export async function listSightings(db: Db, accountId: number, days: number) {
-  return rows<{ client_id: string; origin: string; widget_version: string; connections: number; last_day: string }>(db, sql`
+  return rows<{ client_id: string; origin: string; widget_version: string; connections: number; last_day: string }>(
+    db,
+    sql`
     SELECT client_id, origin, widget_version, sum(connections)::int AS connections, to_char(max(day), 'YYYY-MM-DD') AS last_day
     FROM widget_sightings WHERE account_id = ${accountId} AND day > current_date - ${days}::int
-    GROUP BY client_id, origin, widget_version ORDER BY connections DESC`);
+    GROUP BY client_id, origin, widget_version ORDER BY connections DESC`,
+  );
 }

@@ -12,15 +12,26 @@ export type NewUpload = { id: string; clientId: string; visitorId: string; filen
  * the insert run under the account's advisory lock, so concurrent uploads (on any instance) never
  * overshoot the quota together. Returns the bytes in use when the reservation does not fit.
  */
-export async function reserveUpload(db: Db, accountId: number, v: NewUpload, quotaBytes: number): Promise<{ reserved: true } | { reserved: false; usedBytes: number }> {
+export async function reserveUpload(
+  db: Db,
+  accountId: number,
+  v: NewUpload,
+  quotaBytes: number,
+): Promise<{ reserved: true } | { reserved: false; usedBytes: number }> {
   return db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;
     await tx.execute(sql`SELECT pg_advisory_xact_lock(${QUOTA_LOCK}, ${accountId})`);
     const usedBytes = await accountUploadBytes(tx, accountId);
     if (usedBytes + v.reserveBytes > quotaBytes) return { reserved: false as const, usedBytes };
     await tx.insert(attachments).values({
-      id: v.id, accountId, clientId: v.clientId, visitorId: v.visitorId, filename: v.filename,
-      contentType: 'application/octet-stream', size: v.reserveBytes, status: 'receiving',
+      id: v.id,
+      accountId,
+      clientId: v.clientId,
+      visitorId: v.visitorId,
+      filename: v.filename,
+      contentType: 'application/octet-stream',
+      size: v.reserveBytes,
+      status: 'receiving',
     });
     return { reserved: true as const };
   });
@@ -28,7 +39,10 @@ export async function reserveUpload(db: Db, accountId: number, v: NewUpload, quo
 
 /** Bytes the account's uploads hold or have reserved. */
 export async function accountUploadBytes(db: Db, accountId: number): Promise<number> {
-  const [row] = await rows<{ bytes: string | number }>(db, sql`SELECT coalesce(sum(size), 0)::bigint AS bytes FROM attachments WHERE account_id = ${accountId}`);
+  const [row] = await rows<{ bytes: string | number }>(
+    db,
+    sql`SELECT coalesce(sum(size), 0)::bigint AS bytes FROM attachments WHERE account_id = ${accountId}`,
+  );
   return Number(row?.bytes ?? 0);
 }
 
@@ -46,15 +60,31 @@ export async function insertUploadChunk(db: Db, uploadId: string, seq: number, d
  * A complete file attached to a message of a conversation of the account, stored in ONE
  * transaction (row and chunks), for files that do not stream in through the widget (the demo's).
  */
-export async function insertAttachedFile(db: Db, accountId: number, v: {
-  conversationId: string; messageId: string; filename: string; contentType: string; chunks: Uint8Array[];
-}): Promise<string> {
+export async function insertAttachedFile(
+  db: Db,
+  accountId: number,
+  v: {
+    conversationId: string;
+    messageId: string;
+    filename: string;
+    contentType: string;
+    chunks: Uint8Array[];
+  },
+): Promise<string> {
   return db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;
     const size = v.chunks.reduce((n, c) => n + c.byteLength, 0);
-    const [row] = await tx.insert(attachments).values({
-      accountId, conversationId: v.conversationId, messageId: v.messageId, filename: v.filename, contentType: v.contentType, size,
-    }).returning({ id: attachments.id });
+    const [row] = await tx
+      .insert(attachments)
+      .values({
+        accountId,
+        conversationId: v.conversationId,
+        messageId: v.messageId,
+        filename: v.filename,
+        contentType: v.contentType,
+        size,
+      })
+      .returning({ id: attachments.id });
     for (const [seq, chunk] of v.chunks.entries()) await insertUploadChunk(tx, row!.id, seq, chunk);
     return row!.id;
   });
@@ -62,7 +92,9 @@ export async function insertAttachedFile(db: Db, accountId: number, v: {
 
 /** The upload's bytes are all stored: it becomes visible (attachable, downloadable). */
 export async function completeUpload(db: Db, accountId: number, id: string, v: { filename: string; contentType: string; size: number }): Promise<void> {
-  await db.update(attachments).set({ filename: v.filename, contentType: v.contentType, size: v.size, status: 'complete' })
+  await db
+    .update(attachments)
+    .set({ filename: v.filename, contentType: v.contentType, size: v.size, status: 'complete' })
     .where(and(eq(attachments.id, id), eq(attachments.accountId, accountId)));
 }
 
@@ -73,9 +105,12 @@ export async function deleteUpload(db: Db, accountId: number, id: string): Promi
 
 /** Chunk `seq` of an upload of this account, or null past the last one. */
 export async function getUploadChunk(db: Db, accountId: number, uploadId: string, seq: number): Promise<Uint8Array | null> {
-  const [row] = await rows<{ data: string }>(db, sql`
+  const [row] = await rows<{ data: string }>(
+    db,
+    sql`
     SELECT encode(c.data, 'base64') AS data FROM upload_chunks c JOIN attachments a ON a.id = c.upload_id
-    WHERE a.account_id = ${accountId} AND c.upload_id = ${uploadId} AND c.seq = ${seq}`);
+    WHERE a.account_id = ${accountId} AND c.upload_id = ${uploadId} AND c.seq = ${seq}`,
+  );
   return row ? Buffer.from(row.data, 'base64') : null;
 }
 
@@ -84,31 +119,46 @@ export type UploadRow = { id: string; filename: string; content_type: string; si
 /** Complete uploads of this visitor, not yet attached elsewhere. */
 export async function getVisitorUploads(db: Db, accountId: number, visitorId: string, ids: string[]): Promise<UploadRow[]> {
   if (ids.length === 0) return [];
-  return rows<UploadRow>(db, sql`
+  return rows<UploadRow>(
+    db,
+    sql`
     SELECT id, filename, content_type, size, conversation_id FROM attachments
     WHERE account_id = ${accountId} AND visitor_id = ${visitorId} AND message_id IS NULL AND status = 'complete'
-      AND id IN (${sql.join(ids.map((i) => sql`${i}`), sql`, `)})`);
+      AND id IN (${sql.join(
+        ids.map((i) => sql`${i}`),
+        sql`, `,
+      )})`,
+  );
 }
 
 export async function attachUploads(db: Db, accountId: number, ids: string[], conversationId: string, messageId: string) {
   if (ids.length === 0) return;
   await db.execute(sql`
     UPDATE attachments SET conversation_id = ${conversationId}, message_id = ${messageId}
-    WHERE account_id = ${accountId} AND id IN (${sql.join(ids.map((i) => sql`${i}`), sql`, `)})`);
+    WHERE account_id = ${accountId} AND id IN (${sql.join(
+      ids.map((i) => sql`${i}`),
+      sql`, `,
+    )})`);
 }
 
 export async function getAttachmentForAccount(db: Db, accountId: number, id: string): Promise<UploadRow | null> {
-  const [row] = await rows<UploadRow>(db, sql`
+  const [row] = await rows<UploadRow>(
+    db,
+    sql`
     SELECT id, filename, content_type, size, conversation_id FROM attachments
-    WHERE id = ${id} AND account_id = ${accountId} AND status = 'complete'`);
+    WHERE id = ${id} AND account_id = ${accountId} AND status = 'complete'`,
+  );
   return row ?? null;
 }
 
 /** Documents already indexed from visitor attachments in this conversation. */
 export async function countAttachmentDocuments(db: Db, accountId: number, conversationId: string): Promise<number> {
-  const [row] = await rows<{ n: number }>(db, sql`
+  const [row] = await rows<{ n: number }>(
+    db,
+    sql`
     SELECT count(*)::int AS n FROM kb_documents
-    WHERE account_id = ${accountId} AND conversation_id = ${conversationId} AND attachment_id IS NOT NULL`);
+    WHERE account_id = ${accountId} AND conversation_id = ${conversationId} AND attachment_id IS NOT NULL`,
+  );
   return row?.n ?? 0;
 }
 
@@ -119,14 +169,17 @@ export async function countAttachmentDocuments(db: Db, accountId: number, conver
  * A service-wide maintenance query: it spans all accounts on purpose.
  */
 export async function deleteStaleUploads(db: Db, unattachedBefore: Date, receivingBefore: Date, batch: number): Promise<number> {
-  const deleted = await rows<{ id: string }>(db, sql`
+  const deleted = await rows<{ id: string }>(
+    db,
+    sql`
     DELETE FROM attachments WHERE id IN (
       SELECT id FROM attachments
       WHERE message_id IS NULL
         AND (created_at < ${unattachedBefore.toISOString()}::timestamptz OR (status = 'receiving' AND created_at < ${receivingBefore.toISOString()}::timestamptz))
       ORDER BY created_at LIMIT ${batch}
       FOR UPDATE SKIP LOCKED)
-    RETURNING id`);
+    RETURNING id`,
+  );
   return deleted.length;
 }
 
@@ -134,8 +187,11 @@ export type DiskUpload = { id: string; account_id: number; storage_name: string 
 
 /** Uploads whose bytes are still in a local DATA_DIR/uploads file (stored before uploads moved into the database). */
 export async function listDiskUploads(db: Db, limit: number): Promise<DiskUpload[]> {
-  return rows<DiskUpload>(db, sql`
-    SELECT id, account_id, storage_name FROM attachments WHERE storage_name IS NOT NULL ORDER BY created_at, id LIMIT ${limit}`);
+  return rows<DiskUpload>(
+    db,
+    sql`
+    SELECT id, account_id, storage_name FROM attachments WHERE storage_name IS NOT NULL ORDER BY created_at, id LIMIT ${limit}`,
+  );
 }
 
 /**
@@ -146,8 +202,11 @@ export async function listDiskUploads(db: Db, limit: number): Promise<DiskUpload
 export async function moveDiskUploadIntoDatabase(db: Db, upload: DiskUpload, readChunks: () => AsyncIterable<Uint8Array>): Promise<boolean> {
   return db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;
-    const [locked] = await rows<{ id: string }>(tx, sql`
-      SELECT id FROM attachments WHERE id = ${upload.id} AND account_id = ${upload.account_id} AND storage_name IS NOT NULL FOR UPDATE`);
+    const [locked] = await rows<{ id: string }>(
+      tx,
+      sql`
+      SELECT id FROM attachments WHERE id = ${upload.id} AND account_id = ${upload.account_id} AND storage_name IS NOT NULL FOR UPDATE`,
+    );
     if (!locked) return false;
     await tx.delete(uploadChunks).where(eq(uploadChunks.uploadId, upload.id));
     let seq = 0;
@@ -156,7 +215,9 @@ export async function moveDiskUploadIntoDatabase(db: Db, upload: DiskUpload, rea
       await insertUploadChunk(tx, upload.id, seq++, chunk);
       size += chunk.length;
     }
-    await tx.update(attachments).set({ storageName: null, status: 'complete', size })
+    await tx
+      .update(attachments)
+      .set({ storageName: null, status: 'complete', size })
       .where(and(eq(attachments.id, upload.id), eq(attachments.accountId, upload.account_id)));
     return true;
   });
@@ -164,9 +225,12 @@ export async function moveDiskUploadIntoDatabase(db: Db, upload: DiskUpload, rea
 
 /** What the account's uploads occupy in the database (operators' view and the hostile-input tests). */
 export async function getUploadStorage(db: Db, accountId: number): Promise<{ uploads: number; chunks: number; chunkBytes: number }> {
-  const [row] = await rows<{ uploads: number; chunks: number; chunk_bytes: string | number }>(db, sql`
+  const [row] = await rows<{ uploads: number; chunks: number; chunk_bytes: string | number }>(
+    db,
+    sql`
     SELECT (SELECT count(*)::int FROM attachments WHERE account_id = ${accountId}) AS uploads,
            count(c.seq)::int AS chunks, coalesce(sum(octet_length(c.data)), 0)::bigint AS chunk_bytes
-    FROM attachments a JOIN upload_chunks c ON c.upload_id = a.id WHERE a.account_id = ${accountId}`);
+    FROM attachments a JOIN upload_chunks c ON c.upload_id = a.id WHERE a.account_id = ${accountId}`,
+  );
   return { uploads: row?.uploads ?? 0, chunks: row?.chunks ?? 0, chunkBytes: Number(row?.chunk_bytes ?? 0) };
 }

@@ -9,9 +9,17 @@ import { utcText } from './shared';
  */
 
 export type EndpointRow = {
-  id: string; url: string; events: string[]; paused_at: string | null; pause_reason: string | null;
-  failing_since: string | null; created_at: string; previous_secret_until: string | null;
-  last_delivery_status: string | null; last_delivery_at: string | null; last_status_code: number | null;
+  id: string;
+  url: string;
+  events: string[];
+  paused_at: string | null;
+  pause_reason: string | null;
+  failing_since: string | null;
+  created_at: string;
+  previous_secret_until: string | null;
+  last_delivery_status: string | null;
+  last_delivery_at: string | null;
+  last_status_code: number | null;
 };
 
 const ENDPOINT_COLUMNS = sql`e.id, e.url, e.events, ${utcText(sql`e.paused_at`)} AS paused_at, e.pause_reason,
@@ -24,15 +32,20 @@ export async function countEndpoints(db: Db, accountId: number): Promise<number>
 }
 
 export async function insertEndpoint(db: Db, accountId: number, v: { url: string; events: string[]; secret: string }) {
-  const [row] = await rows<{ id: string; url: string; events: string[] }>(db, sql`
+  const [row] = await rows<{ id: string; url: string; events: string[] }>(
+    db,
+    sql`
     INSERT INTO webhook_endpoints (account_id, url, events, secret)
-    VALUES (${accountId}, ${v.url}, ${sql.param(v.events)}::text[], ${v.secret}) RETURNING id, url, events`);
+    VALUES (${accountId}, ${v.url}, ${sql.param(v.events)}::text[], ${v.secret}) RETURNING id, url, events`,
+  );
   return row!;
 }
 
 /** The account's endpoints, oldest first, each with its latest delivery (no secrets). */
 export async function listEndpoints(db: Db, accountId: number): Promise<EndpointRow[]> {
-  return rows<EndpointRow>(db, sql`
+  return rows<EndpointRow>(
+    db,
+    sql`
     SELECT ${ENDPOINT_COLUMNS}, ld.status AS last_delivery_status, ${utcText(sql`ld.last_attempt_at`)} AS last_delivery_at,
       ld.last_status_code
     FROM webhook_endpoints e
@@ -40,23 +53,30 @@ export async function listEndpoints(db: Db, accountId: number): Promise<Endpoint
       SELECT d.status, d.last_attempt_at, d.last_status_code FROM webhook_deliveries d
       WHERE d.endpoint_id = e.id ORDER BY d.created_at DESC LIMIT 1
     ) ld ON true
-    WHERE e.account_id = ${accountId} ORDER BY e.created_at, e.id`);
+    WHERE e.account_id = ${accountId} ORDER BY e.created_at, e.id`,
+  );
 }
 
 /** Deletes an endpoint (and its deliveries). `accountId` null: the operator's CLI, any account. */
 export async function deleteEndpoint(db: Db, accountId: number | null, endpointId: string): Promise<boolean> {
-  const done = await rows<{ id: string }>(db, sql`
+  const done = await rows<{ id: string }>(
+    db,
+    sql`
     DELETE FROM webhook_endpoints WHERE id = ${endpointId}
-    ${accountId === null ? sql`` : sql`AND account_id = ${accountId}`} RETURNING id`);
+    ${accountId === null ? sql`` : sql`AND account_id = ${accountId}`} RETURNING id`,
+  );
   return done.length > 0;
 }
 
 /** A new signing secret; the current one becomes the previous one and keeps signing for `overlapHours`. */
 export async function rotateEndpointSecret(db: Db, accountId: number, endpointId: string, secret: string, overlapHours: number): Promise<boolean> {
-  const done = await rows<{ id: string }>(db, sql`
+  const done = await rows<{ id: string }>(
+    db,
+    sql`
     UPDATE webhook_endpoints SET previous_secret = secret, secret = ${secret},
       previous_secret_until = now() + make_interval(hours => ${overlapHours})
-    WHERE id = ${endpointId} AND account_id = ${accountId} RETURNING id`);
+    WHERE id = ${endpointId} AND account_id = ${accountId} RETURNING id`,
+  );
   return done.length > 0;
 }
 
@@ -66,16 +86,26 @@ export async function rotateEndpointSecret(db: Db, accountId: number, endpointId
  * within `replayHours` again with a fresh schedule and marks older ones failed with `heldTooLong`.
  * Null when the endpoint is not the account's.
  */
-export async function setEndpointPaused(db: Db, accountId: number, endpointId: string, paused: boolean, reason: string,
-  replayHours: number, heldTooLong: string): Promise<{ replayed: number; expired: number } | null> {
+export async function setEndpointPaused(
+  db: Db,
+  accountId: number,
+  endpointId: string,
+  paused: boolean,
+  reason: string,
+  replayHours: number,
+  heldTooLong: string,
+): Promise<{ replayed: number; expired: number } | null> {
   return db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;
-    const done = await rows<{ id: string }>(tx, sql`
+    const done = await rows<{ id: string }>(
+      tx,
+      sql`
       UPDATE webhook_endpoints SET
         paused_at = ${paused ? sql`COALESCE(paused_at, now())` : sql`NULL`},
         pause_reason = ${paused ? sql`COALESCE(pause_reason, ${reason})` : sql`NULL`},
         failing_since = ${paused ? sql`failing_since` : sql`NULL`}
-      WHERE id = ${endpointId} AND account_id = ${accountId} RETURNING id`);
+      WHERE id = ${endpointId} AND account_id = ${accountId} RETURNING id`,
+    );
     if (done.length === 0) return null;
     if (paused) {
       await holdDeliveries(tx, endpointId);
@@ -94,7 +124,9 @@ async function holdDeliveries(db: Db, endpointId: string): Promise<void> {
 
 /** The active endpoint's held deliveries: due now with a fresh schedule if younger than `replayHours`, else failed. */
 async function releaseHeldDeliveries(db: Db, endpointId: string, replayHours: number, heldTooLong: string) {
-  const done = await rows<{ status: string }>(db, sql`
+  const done = await rows<{ status: string }>(
+    db,
+    sql`
     WITH r AS (
       SELECT d.id, d.created_at >= now() - make_interval(hours => ${replayHours}) AS fresh
       FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
@@ -105,7 +137,8 @@ async function releaseHeldDeliveries(db: Db, endpointId: string, replayHours: nu
       attempts = CASE WHEN r.fresh THEN 0 ELSE d.attempts END,
       next_attempt_at = CASE WHEN r.fresh THEN now() ELSE d.next_attempt_at END,
       last_error = CASE WHEN r.fresh THEN d.last_error ELSE ${heldTooLong} END
-    FROM r WHERE d.id = r.id RETURNING d.status`);
+    FROM r WHERE d.id = r.id RETURNING d.status`,
+  );
   const replayed = done.filter((d) => d.status === 'pending').length;
   return { replayed, expired: done.length - replayed };
 }
@@ -116,20 +149,26 @@ async function releaseHeldDeliveries(db: Db, endpointId: string, replayHours: nu
  * from turning that into a scan of every held row). Returns how many.
  */
 export async function expireHeldDeliveries(db: Db, replayHours: number, heldTooLong: string): Promise<number> {
-  const expired = await rows<{ id: string }>(db, sql`
+  const expired = await rows<{ id: string }>(
+    db,
+    sql`
     WITH old AS (
       SELECT h.id FROM webhook_endpoints e
       CROSS JOIN LATERAL (SELECT d.id FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'held'
         AND d.created_at < now() - make_interval(hours => ${replayHours}) OFFSET 0) h
       WHERE e.paused_at IS NOT NULL
     )
-    UPDATE webhook_deliveries d SET status = 'failed', last_error = ${heldTooLong} FROM old WHERE d.id = old.id RETURNING d.id`);
+    UPDATE webhook_deliveries d SET status = 'failed', last_error = ${heldTooLong} FROM old WHERE d.id = old.id RETURNING d.id`,
+  );
   return expired.length;
 }
 
 export async function hasSubscribedEndpoint(db: Db, accountId: number, type: string): Promise<boolean> {
-  const [row] = await rows<{ one: number }>(db, sql`
-    SELECT 1 AS one FROM webhook_endpoints WHERE account_id = ${accountId} AND ${type} = ANY(events) LIMIT 1`);
+  const [row] = await rows<{ one: number }>(
+    db,
+    sql`
+    SELECT 1 AS one FROM webhook_endpoints WHERE account_id = ${accountId} AND ${type} = ANY(events) LIMIT 1`,
+  );
   return row !== undefined;
 }
 
@@ -143,7 +182,9 @@ export async function hasSubscribedEndpoint(db: Db, accountId: number, type: str
  * (so the claim does not walk over it).
  */
 export async function insertWebhookEvent(db: Db, accountId: number, e: { id: string; type: string; conversationId: string; body: string }): Promise<number> {
-  const inserted = await rows<{ id: string }>(db, sql`
+  const inserted = await rows<{ id: string }>(
+    db,
+    sql`
     WITH lock AS (
       SELECT id FROM conversations WHERE id = ${e.conversationId} AND account_id = ${accountId} FOR NO KEY UPDATE
     ), ev AS (
@@ -157,19 +198,31 @@ export async function insertWebhookEvent(db: Db, accountId: number, e: { id: str
       GREATEST(now(), (SELECT max(p.next_attempt_at) FROM webhook_deliveries p
         WHERE p.endpoint_id = ep.id AND p.conversation_id = ${e.conversationId} AND p.status = 'pending'))
     FROM ev CROSS JOIN ep
-    RETURNING id`);
+    RETURNING id`,
+  );
   return inserted.length;
 }
 
 export type ClaimedDelivery = {
-  id: string; account_id: number; endpoint_id: string; event_id: string; attempts: number; body: string; url: string;
-  secret: string; previous_secret: string | null;
+  id: string;
+  account_id: number;
+  endpoint_id: string;
+  event_id: string;
+  attempts: number;
+  body: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
 };
 
 export type ClaimLimits = {
-  leaseSeconds: number; perEndpoint: number; perAccount: number; limit: number;
+  leaseSeconds: number;
+  perEndpoint: number;
+  perAccount: number;
+  limit: number;
   /** What this instance is sending right now, per endpoint id and per account id. */
-  busyEndpoints: Record<string, number>; busyAccounts: Record<string, number>;
+  busyEndpoints: Record<string, number>;
+  busyAccounts: Record<string, number>;
 };
 
 /**
@@ -247,9 +300,18 @@ export async function markDelivered(db: Db, owner: string, deliveryId: string, a
  * endpoint's failure streak starts (if it had not), and an endpoint failing for longer than
  * `pauseAfterMs` is paused with `pauseReason` and its deliveries held. Returns whether this attempt paused it.
  */
-export async function markAttemptFailed(db: Db, owner: string, deliveryId: string, a: AttemptOutcome,
-  retryInMs: number | null, pauseAfterMs: number, pauseReason: string): Promise<boolean> {
-  const [row] = await rows<{ id: string; paused_now: boolean }>(db, sql`
+export async function markAttemptFailed(
+  db: Db,
+  owner: string,
+  deliveryId: string,
+  a: AttemptOutcome,
+  retryInMs: number | null,
+  pauseAfterMs: number,
+  pauseReason: string,
+): Promise<boolean> {
+  const [row] = await rows<{ id: string; paused_now: boolean }>(
+    db,
+    sql`
     WITH d AS (
       UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = now(),
         last_status_code = ${a.statusCode}, last_latency_ms = ${a.latencyMs}, last_error = ${a.error},
@@ -269,7 +331,8 @@ export async function markAttemptFailed(db: Db, owner: string, deliveryId: strin
     UPDATE webhook_endpoints ep SET failing_since = COALESCE(ep.failing_since, now()),
       paused_at = CASE WHEN e.pause THEN now() ELSE ep.paused_at END,
       pause_reason = CASE WHEN e.pause THEN ${pauseReason} || ' (failing since ' || ${utcText(sql`ep.failing_since`)} || ' UTC)' ELSE ep.pause_reason END
-    FROM e WHERE ep.id = e.id RETURNING ep.id, e.pause AS paused_now`);
+    FROM e WHERE ep.id = e.id RETURNING ep.id, e.pause AS paused_now`,
+  );
   if (!row?.paused_now) return false;
   await holdDeliveries(db, row.id);
   return true;
@@ -284,8 +347,16 @@ export async function releaseDeliveryLeases(db: Db, owner: string, deliveryIds: 
 }
 
 export type DeliveryLogRow = {
-  id: string; event_id: string; type: string; status: string; attempts: number; last_status_code: number | null;
-  last_latency_ms: number | null; last_error: string | null; last_attempt_at: string | null; next_attempt_at: string | null;
+  id: string;
+  event_id: string;
+  type: string;
+  status: string;
+  attempts: number;
+  last_status_code: number | null;
+  last_latency_ms: number | null;
+  last_error: string | null;
+  last_attempt_at: string | null;
+  next_attempt_at: string | null;
   created_at: string;
 };
 
@@ -293,35 +364,44 @@ export type DeliveryLogRow = {
 export async function listDeliveries(db: Db, accountId: number, endpointId: string, limit: number): Promise<DeliveryLogRow[] | null> {
   const [owned] = await rows<{ id: string }>(db, sql`SELECT id FROM webhook_endpoints WHERE id = ${endpointId} AND account_id = ${accountId}`);
   if (!owned) return null;
-  return rows<DeliveryLogRow>(db, sql`
+  return rows<DeliveryLogRow>(
+    db,
+    sql`
     SELECT d.id, d.event_id, ev.type, d.status, d.attempts, d.last_status_code, d.last_latency_ms, d.last_error,
       ${utcText(sql`d.last_attempt_at`)} AS last_attempt_at,
       CASE WHEN d.status = 'pending' THEN ${utcText(sql`d.next_attempt_at`)} END AS next_attempt_at,
       ${utcText(sql`d.created_at`)} AS created_at
     FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
     WHERE d.endpoint_id = ${endpointId} AND d.account_id = ${accountId}
-    ORDER BY d.created_at DESC, ev.seq DESC LIMIT ${limit}`);
+    ORDER BY d.created_at DESC, ev.seq DESC LIMIT ${limit}`,
+  );
 }
 
 /** "Send again": the delivery is due now with a fresh retry schedule (same event, same webhook-id). */
 export async function requeueDelivery(db: Db, accountId: number, deliveryId: string): Promise<boolean> {
-  const done = await rows<{ id: string }>(db, sql`
+  const done = await rows<{ id: string }>(
+    db,
+    sql`
     UPDATE webhook_deliveries d SET status = CASE WHEN e.paused_at IS NULL THEN 'pending' ELSE 'held' END,
       attempts = 0, next_attempt_at = now(), delivered_at = NULL
     FROM webhook_endpoints e
     WHERE d.id = ${deliveryId} AND d.account_id = ${accountId} AND e.id = d.endpoint_id
-      AND (d.lease_until IS NULL OR d.lease_until < now()) RETURNING d.id`);
+      AND (d.lease_until IS NULL OR d.lease_until < now()) RETURNING d.id`,
+  );
   return done.length > 0;
 }
 
 /** Deletes up to `limit` events older than `days` with no pending or held delivery (their deliveries go with them). Returns how many. */
 export async function pruneFinishedEvents(db: Db, days: number, limit: number): Promise<number> {
-  const gone = await rows<{ id: string }>(db, sql`
+  const gone = await rows<{ id: string }>(
+    db,
+    sql`
     DELETE FROM webhook_events WHERE id IN (
       SELECT ev.id FROM webhook_events ev
       WHERE ev.created_at < now() - make_interval(days => ${days})
         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id AND d.status IN ('pending', 'held'))
       LIMIT ${limit})
-    RETURNING id`);
+    RETURNING id`,
+  );
   return gone.length;
 }

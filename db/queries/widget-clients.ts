@@ -4,8 +4,15 @@ import { widgetClients, widgetRefusals, widgetSightings, widgetSigningKeys } fro
 
 export type WidgetClientRow = typeof widgetClients.$inferSelect;
 
-export async function insertWidgetClient(db: Db, accountId: number, v: { id: string; name: string; secretHash: Uint8Array; domains: string[]; channelId: number }) {
-  const [row] = await db.insert(widgetClients).values({ accountId, ...v }).returning();
+export async function insertWidgetClient(
+  db: Db,
+  accountId: number,
+  v: { id: string; name: string; secretHash: Uint8Array; domains: string[]; channelId: number },
+) {
+  const [row] = await db
+    .insert(widgetClients)
+    .values({ accountId, ...v })
+    .returning();
   return row!;
 }
 
@@ -16,13 +23,23 @@ export async function getWidgetClientForAuth(db: Db, clientId: string): Promise<
 }
 
 export async function listWidgetClients(db: Db, accountId: number) {
-  return db.select({ id: widgetClients.id, name: widgetClients.name, domains: widgetClients.domains, channelId: widgetClients.channelId,
-    createdAt: widgetClients.createdAt, secretRotatedAt: widgetClients.secretRotatedAt })
-    .from(widgetClients).where(eq(widgetClients.accountId, accountId)).orderBy(widgetClients.createdAt);
+  return db
+    .select({
+      id: widgetClients.id,
+      name: widgetClients.name,
+      domains: widgetClients.domains,
+      channelId: widgetClients.channelId,
+      createdAt: widgetClients.createdAt,
+      secretRotatedAt: widgetClients.secretRotatedAt,
+    })
+    .from(widgetClients)
+    .where(eq(widgetClients.accountId, accountId))
+    .orderBy(widgetClients.createdAt);
 }
 
 export async function updateWidgetClient(db: Db, accountId: number, clientId: string, v: { name?: string; domains?: string[]; secretHash?: Uint8Array }) {
-  const [row] = await db.update(widgetClients)
+  const [row] = await db
+    .update(widgetClients)
     .set({ ...v, ...(v.secretHash ? { secretRotatedAt: sql`now()` } : {}) })
     .where(and(eq(widgetClients.id, clientId), eq(widgetClients.accountId, accountId)))
     .returning({ id: widgetClients.id, name: widgetClients.name, domains: widgetClients.domains });
@@ -36,7 +53,8 @@ export async function updateWidgetClient(db: Db, accountId: number, clientId: st
  */
 export async function deleteWidgetClientRow(db: Db, accountId: number, clientId: string): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const [row] = await tx.delete(widgetClients)
+    const [row] = await tx
+      .delete(widgetClients)
       .where(and(eq(widgetClients.id, clientId), eq(widgetClients.accountId, accountId)))
       .returning({ id: widgetClients.id });
     if (!row) return false;
@@ -47,8 +65,11 @@ export async function deleteWidgetClientRow(db: Db, accountId: number, clientId:
 }
 
 export async function listSigningKeys(db: Db) {
-  return db.select({ kid: widgetSigningKeys.kid, secret: widgetSigningKeys.secret }).from(widgetSigningKeys)
-    .where(isNull(widgetSigningKeys.retiredAt)).orderBy(sql`${widgetSigningKeys.createdAt} DESC`);
+  return db
+    .select({ kid: widgetSigningKeys.kid, secret: widgetSigningKeys.secret })
+    .from(widgetSigningKeys)
+    .where(isNull(widgetSigningKeys.retiredAt))
+    .orderBy(sql`${widgetSigningKeys.createdAt} DESC`);
 }
 
 export async function insertSigningKey(db: Db, kid: string, secret: string) {

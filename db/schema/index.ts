@@ -1,6 +1,22 @@
 import { sql } from 'drizzle-orm';
 import {
-  bigint, bigserial, boolean, customType, date, foreignKey, index, integer, jsonb, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex, uuid,
+  bigint,
+  bigserial,
+  boolean,
+  customType,
+  date,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  serial,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
 } from 'drizzle-orm/pg-core';
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => 'bytea' });
@@ -21,182 +37,236 @@ export const accounts = pgTable('accounts', {
  * account. `totp_secret` is encrypted (lib/auth/two-factor.ts); `totp_last_step` is the last
  * accepted time step, so a code is accepted once.
  */
-export const adminUsers = pgTable('admin_users', {
-  id: serial('id').primaryKey(),
-  accountId: integer('account_id').notNull().references(() => accounts.id),
-  email: text('email').notNull(),
-  passwordHash: text('password_hash').notNull(),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  name: text('name').notNull().default(''),
-  role: text('role').notNull().default('admin'),
-  lastSeenAt: ts('last_seen_at'),
-  totpSecret: text('totp_secret'),
-  totpEnabledAt: ts('totp_enabled_at'),
-  totpLastStep: bigint('totp_last_step', { mode: 'number' }),
-}, (t) => [
-  uniqueIndex('admin_users_email_idx').on(t.email),
-  uniqueIndex('admin_users_one_owner_idx').on(t.accountId).where(sql`role = 'owner'`),
-  index('admin_users_account_idx').on(t.accountId, t.id),
-]);
+export const adminUsers = pgTable(
+  'admin_users',
+  {
+    id: serial('id').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    email: text('email').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    name: text('name').notNull().default(''),
+    role: text('role').notNull().default('admin'),
+    lastSeenAt: ts('last_seen_at'),
+    totpSecret: text('totp_secret'),
+    totpEnabledAt: ts('totp_enabled_at'),
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }),
+  },
+  (t) => [
+    uniqueIndex('admin_users_email_idx').on(t.email),
+    uniqueIndex('admin_users_one_owner_idx').on(t.accountId).where(sql`role = 'owner'`),
+    index('admin_users_account_idx').on(t.accountId, t.id),
+  ],
+);
 
 /** Per-account team settings (absent row = defaults). */
 export const teamSettings = pgTable('team_settings', {
-  accountId: integer('account_id').primaryKey().references(() => accounts.id),
+  accountId: integer('account_id')
+    .primaryKey()
+    .references(() => accounts.id),
   requireTwoFactor: boolean('require_two_factor').notNull().default(false),
 });
 
 /** Single-use recovery codes of a member's two-factor sign-in, stored hashed. */
-export const recoveryCodes = pgTable('recovery_codes', {
-  userId: integer('user_id').notNull().references(() => adminUsers.id, { onDelete: 'cascade' }),
-  codeHash: text('code_hash').notNull(),
-}, (t) => [primaryKey({ name: 'recovery_codes_pk', columns: [t.userId, t.codeHash] })]);
+export const recoveryCodes = pgTable(
+  'recovery_codes',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => adminUsers.id, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+  },
+  (t) => [primaryKey({ name: 'recovery_codes_pk', columns: [t.userId, t.codeHash] })],
+);
 
 /** Invitations to join an account: the link's token is stored only as its SHA-256. */
-export const invitations = pgTable('invitations', {
-  id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-  accountId: integer('account_id').notNull().references(() => accounts.id),
-  email: text('email').notNull(),
-  role: text('role').notNull(),
-  tokenHash: text('token_hash').notNull(),
-  invitedBy: integer('invited_by').references(() => adminUsers.id, { onDelete: 'set null' }),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  expiresAt: ts('expires_at').notNull(),
-  acceptedAt: ts('accepted_at'),
-  revokedAt: ts('revoked_at'),
-}, (t) => [uniqueIndex('invitations_token_idx').on(t.tokenHash), index('invitations_account_idx').on(t.accountId, t.createdAt)]);
+export const invitations = pgTable(
+  'invitations',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    email: text('email').notNull(),
+    role: text('role').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    invitedBy: integer('invited_by').references(() => adminUsers.id, { onDelete: 'set null' }),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+    acceptedAt: ts('accepted_at'),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [uniqueIndex('invitations_token_idx').on(t.tokenHash), index('invitations_account_idx').on(t.accountId, t.createdAt)],
+);
 
 /**
  * Single-use emailed links other than invitations: `reset` (a password reset of `user_id`) and
  * `signup` (a new account waiting for its confirmation; `payload` holds name, email and password hash).
  */
-export const emailTokens = pgTable('email_tokens', {
-  tokenHash: text('token_hash').primaryKey(),
-  kind: text('kind').notNull(),
-  userId: integer('user_id').references(() => adminUsers.id, { onDelete: 'cascade' }),
-  payload: jsonb('payload'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  expiresAt: ts('expires_at').notNull(),
-  usedAt: ts('used_at'),
-}, (t) => [index('email_tokens_expires_idx').on(t.expiresAt)]);
+export const emailTokens = pgTable(
+  'email_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    kind: text('kind').notNull(),
+    userId: integer('user_id').references(() => adminUsers.id, { onDelete: 'cascade' }),
+    payload: jsonb('payload'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+    usedAt: ts('used_at'),
+  },
+  (t) => [index('email_tokens_expires_idx').on(t.expiresAt)],
+);
 
 /**
  * The mail outbox: written in the transaction of the change that causes the mail, sent by a
  * worker on any instance. `status`: pending (due at `next_attempt_at`, leased while
  * `lease_until` is in the future), sent, or logged (no SMTP_URL: written to the log instead).
  */
-export const mails = pgTable('mails', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
-  to: text('to').notNull(),
-  subject: text('subject').notNull(),
-  text: text('text').notNull(),
-  html: text('html').notNull(),
-  status: text('status').notNull().default('pending'),
-  attempts: integer('attempts').notNull().default(0),
-  nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
-  leaseUntil: ts('lease_until'),
-  lastError: text('last_error'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  sentAt: ts('sent_at'),
-}, (t) => [
-  index('mails_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
-  index('mails_to_idx').on(t.to, t.createdAt),
-  index('mails_created_idx').on(t.createdAt),
-]);
+export const mails = pgTable(
+  'mails',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    to: text('to').notNull(),
+    subject: text('subject').notNull(),
+    text: text('text').notNull(),
+    html: text('html').notNull(),
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
+    leaseUntil: ts('lease_until'),
+    lastError: text('last_error'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    sentAt: ts('sent_at'),
+  },
+  (t) => [
+    index('mails_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
+    index('mails_to_idx').on(t.to, t.createdAt),
+    index('mails_created_idx').on(t.createdAt),
+  ],
+);
 
-export const apiKeys = pgTable('api_keys', {
-  keyId: text('key_id').primaryKey(),
-  accountId: integer('account_id').notNull().references(() => accounts.id),
-  name: text('name').notNull(),
-  env: text('env').notNull(),
-  secretHash: bytea('secret_hash').notNull(),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  lastUsedAt: ts('last_used_at'),
-  revokedAt: ts('revoked_at'),
-}, (t) => [index('api_keys_account_idx').on(t.accountId)]);
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    keyId: text('key_id').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    name: text('name').notNull(),
+    env: text('env').notNull(),
+    secretHash: bytea('secret_hash').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    lastUsedAt: ts('last_used_at'),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [index('api_keys_account_idx').on(t.accountId)],
+);
 
 /**
  * Channel ids belong to their account (docs/contracts.md §3): two accounts may each have a channel 7.
  * Every reference to a channel is the pair (account_id, channel_id).
  */
-export const channels = pgTable('channels', {
-  id: integer('id').notNull(),
-  accountId: integer('account_id').notNull().references(() => accounts.id),
-  name: text('name').notNull(),
-  conversationCount: integer('conversation_count').notNull().default(0),
-  responseCount: integer('response_count').notNull().default(0),
-}, (t) => [primaryKey({ name: 'channels_account_id_pk', columns: [t.accountId, t.id] })]);
+export const channels = pgTable(
+  'channels',
+  {
+    id: integer('id').notNull(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    name: text('name').notNull(),
+    conversationCount: integer('conversation_count').notNull().default(0),
+    responseCount: integer('response_count').notNull().default(0),
+  },
+  (t) => [primaryKey({ name: 'channels_account_id_pk', columns: [t.accountId, t.id] })],
+);
 
-export const conversations = pgTable('conversations', {
-  id: uuid('id').primaryKey(),
-  accountId: integer('account_id').notNull().references(() => accounts.id),
-  channelId: integer('channel_id').notNull(),
-  title: text('title').notNull(),
-  status: text('status').notNull().default('Open'),
-  responseCount: integer('response_count').notNull().default(0),
-  createdAt: ts('created_at').notNull(),
-  updatedAt: ts('updated_at').notNull(),
-  /** Widget conversations: the visitor that owns it and the client it came through. */
-  visitorId: text('visitor_id'),
-  clientId: text('client_id'),
-  /** Highest sequence number handed out for this conversation's events (see lib/chat). */
-  lastSeq: integer('last_seq').notNull().default(0),
-}, (t) => [
-  foreignKey({ name: 'conversations_channel_fk', columns: [t.accountId, t.channelId], foreignColumns: [channels.accountId, channels.id] }),
-  index('conversations_visitor_idx').on(t.visitorId),
-  index('conversations_account_created_idx').on(t.accountId, t.createdAt, t.id),
-  index('conversations_account_updated_idx').on(t.accountId, t.updatedAt, t.id),
-  index('conversations_account_count_idx').on(t.accountId, t.responseCount, t.id),
-  index('conversations_account_channel_idx').on(t.accountId, t.channelId, t.id),
-  index('conversations_account_id_idx').on(t.accountId, t.id),
-  index('conversations_channel_created_idx').on(t.channelId, t.createdAt, t.id),
-  index('conversations_title_trgm_idx').using('gin', sql`${t.title} gin_trgm_ops`),
-]);
+export const conversations = pgTable(
+  'conversations',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    channelId: integer('channel_id').notNull(),
+    title: text('title').notNull(),
+    status: text('status').notNull().default('Open'),
+    responseCount: integer('response_count').notNull().default(0),
+    createdAt: ts('created_at').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+    /** Widget conversations: the visitor that owns it and the client it came through. */
+    visitorId: text('visitor_id'),
+    clientId: text('client_id'),
+    /** Highest sequence number handed out for this conversation's events (see lib/chat). */
+    lastSeq: integer('last_seq').notNull().default(0),
+  },
+  (t) => [
+    foreignKey({ name: 'conversations_channel_fk', columns: [t.accountId, t.channelId], foreignColumns: [channels.accountId, channels.id] }),
+    index('conversations_visitor_idx').on(t.visitorId),
+    index('conversations_account_created_idx').on(t.accountId, t.createdAt, t.id),
+    index('conversations_account_updated_idx').on(t.accountId, t.updatedAt, t.id),
+    index('conversations_account_count_idx').on(t.accountId, t.responseCount, t.id),
+    index('conversations_account_channel_idx').on(t.accountId, t.channelId, t.id),
+    index('conversations_account_id_idx').on(t.accountId, t.id),
+    index('conversations_channel_created_idx').on(t.channelId, t.createdAt, t.id),
+    index('conversations_title_trgm_idx').using('gin', sql`${t.title} gin_trgm_ops`),
+  ],
+);
 
 /**
  * One answered (or failed) question. A response is also the pair of messages the transcript
  * shows: the user message (question) and the assistant message (answer), whose ids live here.
  */
-export const responses = pgTable('responses', {
-  id: uuid('id').primaryKey(),
-  accountId: integer('account_id').notNull().references(() => accounts.id),
-  conversationId: uuid('conversation_id').notNull().references(() => conversations.id),
-  channelId: integer('channel_id').notNull(),
-  question: text('question').notNull(),
-  answer: text('answer').notNull(),
-  likes: integer('likes').notNull().default(0),
-  dislikes: integer('dislikes').notNull().default(0),
-  comments: integer('comments').notNull().default(0),
-  createdAt: ts('created_at').notNull(),
-  /**
-   * When the response last changed in this service (stored answer, feedback, comment, an import
-   * that inserts or changes it); `updated_since` filters on it. Not part of the response record.
-   * NULL only for rows older than the column: they count as changed at `created_at` (see
-   * RESPONSE_CHANGED_AT in db/queries/responses.ts), so adding it rewrote no row.
-   */
-  updatedAt: ts('updated_at').defaultNow(),
-  questionMessageId: uuid('question_message_id').notNull().default(sql`gen_random_uuid()`),
-  answerMessageId: uuid('answer_message_id').notNull().default(sql`gen_random_uuid()`),
-  error: text('error'),
-  /** The widget's id for the question, so a retried ask stores one response. */
-  clientMessageId: text('client_message_id'),
-  /** Sources the answer engine used (document ids, names, passages). */
-  sources: jsonb('sources'),
-}, (t) => [
-  foreignKey({ name: 'responses_channel_fk', columns: [t.accountId, t.channelId], foreignColumns: [channels.accountId, channels.id] }),
-  uniqueIndex('responses_conversation_client_message_idx').on(t.conversationId, t.clientMessageId),
-  index('responses_account_created_idx').on(t.accountId, t.createdAt, t.id),
-  index('responses_account_id_idx').on(t.accountId, t.id),
-  index('responses_account_changed_idx').on(t.accountId, sql`COALESCE(${t.updatedAt}, ${t.createdAt})`, t.id),
-  index('responses_account_likes_idx').on(t.accountId, t.likes, t.id),
-  index('responses_account_dislikes_idx').on(t.accountId, t.dislikes, t.id),
-  index('responses_account_comments_idx').on(t.accountId, t.comments, t.id),
-  index('responses_account_channel_idx').on(t.accountId, t.channelId, t.id),
-  index('responses_account_conversation_idx').on(t.accountId, t.conversationId, t.id),
-  index('responses_channel_created_idx').on(t.channelId, t.createdAt, t.id),
-  index('responses_conversation_created_idx').on(t.conversationId, t.createdAt, t.id),
-  index('responses_question_trgm_idx').using('gin', sql`${t.question} gin_trgm_ops`),
-  index('responses_answer_trgm_idx').using('gin', sql`${t.answer} gin_trgm_ops`),
-]);
+export const responses = pgTable(
+  'responses',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id),
+    channelId: integer('channel_id').notNull(),
+    question: text('question').notNull(),
+    answer: text('answer').notNull(),
+    likes: integer('likes').notNull().default(0),
+    dislikes: integer('dislikes').notNull().default(0),
+    comments: integer('comments').notNull().default(0),
+    createdAt: ts('created_at').notNull(),
+    /**
+     * When the response last changed in this service (stored answer, feedback, comment, an import
+     * that inserts or changes it); `updated_since` filters on it. Not part of the response record.
+     * NULL only for rows older than the column: they count as changed at `created_at` (see
+     * RESPONSE_CHANGED_AT in db/queries/responses.ts), so adding it rewrote no row.
+     */
+    updatedAt: ts('updated_at').defaultNow(),
+    questionMessageId: uuid('question_message_id').notNull().default(sql`gen_random_uuid()`),
+    answerMessageId: uuid('answer_message_id').notNull().default(sql`gen_random_uuid()`),
+    error: text('error'),
+    /** The widget's id for the question, so a retried ask stores one response. */
+    clientMessageId: text('client_message_id'),
+    /** Sources the answer engine used (document ids, names, passages). */
+    sources: jsonb('sources'),
+  },
+  (t) => [
+    foreignKey({ name: 'responses_channel_fk', columns: [t.accountId, t.channelId], foreignColumns: [channels.accountId, channels.id] }),
+    uniqueIndex('responses_conversation_client_message_idx').on(t.conversationId, t.clientMessageId),
+    index('responses_account_created_idx').on(t.accountId, t.createdAt, t.id),
+    index('responses_account_id_idx').on(t.accountId, t.id),
+    index('responses_account_changed_idx').on(t.accountId, sql`COALESCE(${t.updatedAt}, ${t.createdAt})`, t.id),
+    index('responses_account_likes_idx').on(t.accountId, t.likes, t.id),
+    index('responses_account_dislikes_idx').on(t.accountId, t.dislikes, t.id),
+    index('responses_account_comments_idx').on(t.accountId, t.comments, t.id),
+    index('responses_account_channel_idx').on(t.accountId, t.channelId, t.id),
+    index('responses_account_conversation_idx').on(t.accountId, t.conversationId, t.id),
+    index('responses_channel_created_idx').on(t.channelId, t.createdAt, t.id),
+    index('responses_conversation_created_idx').on(t.conversationId, t.createdAt, t.id),
+    index('responses_question_trgm_idx').using('gin', sql`${t.question} gin_trgm_ops`),
+    index('responses_answer_trgm_idx').using('gin', sql`${t.answer} gin_trgm_ops`),
+  ],
+);
 
 /**
  * Visitor uploads, attached to a message once a question uses them. The bytes live in
@@ -204,48 +274,66 @@ export const responses = pgTable('responses', {
  * (its `size` is then the bytes reserved against the account's quota) and 'complete' after;
  * `storage_name` is set only for files still in an old local DATA_DIR/uploads, moved in at start-up.
  */
-export const attachments = pgTable('attachments', {
-  id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-  accountId: integer('account_id').notNull().references(() => accounts.id),
-  conversationId: uuid('conversation_id').references(() => conversations.id),
-  messageId: uuid('message_id'),
-  filename: text('filename').notNull(),
-  contentType: text('content_type').notNull(),
-  size: integer('size').notNull(),
-  storageName: text('storage_name'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  clientId: text('client_id'),
-  visitorId: text('visitor_id'),
-  status: text('status').notNull().default('complete'),
-}, (t) => [
-  index('attachments_conversation_idx').on(t.conversationId),
-  index('attachments_message_idx').on(t.messageId),
-  index('attachments_account_idx').on(t.accountId),
-  index('attachments_unattached_idx').on(t.createdAt).where(sql`${t.messageId} IS NULL`),
-]);
+export const attachments = pgTable(
+  'attachments',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    conversationId: uuid('conversation_id').references(() => conversations.id),
+    messageId: uuid('message_id'),
+    filename: text('filename').notNull(),
+    contentType: text('content_type').notNull(),
+    size: integer('size').notNull(),
+    storageName: text('storage_name'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    clientId: text('client_id'),
+    visitorId: text('visitor_id'),
+    status: text('status').notNull().default('complete'),
+  },
+  (t) => [
+    index('attachments_conversation_idx').on(t.conversationId),
+    index('attachments_message_idx').on(t.messageId),
+    index('attachments_account_idx').on(t.accountId),
+    index('attachments_unattached_idx').on(t.createdAt).where(sql`${t.messageId} IS NULL`),
+  ],
+);
 
 /** An upload's bytes in order, 256 KiB a row: streamed in and out, never a whole file in memory. */
-export const uploadChunks = pgTable('upload_chunks', {
-  uploadId: uuid('upload_id').notNull().references(() => attachments.id, { onDelete: 'cascade' }),
-  seq: integer('seq').notNull(),
-  data: bytea('data').notNull(),
-}, (t) => [primaryKey({ columns: [t.uploadId, t.seq] })]);
+export const uploadChunks = pgTable(
+  'upload_chunks',
+  {
+    uploadId: uuid('upload_id')
+      .notNull()
+      .references(() => attachments.id, { onDelete: 'cascade' }),
+    seq: integer('seq').notNull(),
+    data: bytea('data').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.uploadId, t.seq] })],
+);
 
 /** Widget clients: public client_id, hashed secret, registered domains, the channel they feed. */
-export const widgetClients = pgTable('widget_clients', {
-  id: text('id').primaryKey(),
-  accountId: integer('account_id').notNull().references(() => accounts.id),
-  secretHash: bytea('secret_hash').notNull(),
-  /** The admin's label for the client (existing clients were named after their first domain). */
-  name: text('name').notNull().default(''),
-  domains: text('domains').array().notNull(),
-  channelId: integer('channel_id').notNull(),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  secretRotatedAt: ts('secret_rotated_at'),
-}, (t) => [
-  foreignKey({ name: 'widget_clients_channel_fk', columns: [t.accountId, t.channelId], foreignColumns: [channels.accountId, channels.id] }),
-  index('widget_clients_account_idx').on(t.accountId),
-]);
+export const widgetClients = pgTable(
+  'widget_clients',
+  {
+    id: text('id').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    secretHash: bytea('secret_hash').notNull(),
+    /** The admin's label for the client (existing clients were named after their first domain). */
+    name: text('name').notNull().default(''),
+    domains: text('domains').array().notNull(),
+    channelId: integer('channel_id').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    secretRotatedAt: ts('secret_rotated_at'),
+  },
+  (t) => [
+    foreignKey({ name: 'widget_clients_channel_fk', columns: [t.accountId, t.channelId], foreignColumns: [channels.accountId, channels.id] }),
+    index('widget_clients_account_idx').on(t.accountId),
+  ],
+);
 
 /** HMAC keys for widget tokens, by key id; the newest unretired one signs, all unretired verify. */
 export const widgetSigningKeys = pgTable('widget_signing_keys', {
@@ -256,13 +344,19 @@ export const widgetSigningKeys = pgTable('widget_signing_keys', {
 });
 
 /** Persisted conversation events (questions, finished answers, failures, feedback) by sequence. */
-export const conversationEvents = pgTable('conversation_events', {
-  conversationId: uuid('conversation_id').notNull().references(() => conversations.id),
-  seq: integer('seq').notNull(),
-  kind: text('kind').notNull(),
-  payload: jsonb('payload').notNull(),
-  createdAt: ts('created_at').notNull().defaultNow(),
-}, (t) => [primaryKey({ columns: [t.conversationId, t.seq] })]);
+export const conversationEvents = pgTable(
+  'conversation_events',
+  {
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id),
+    seq: integer('seq').notNull(),
+    kind: text('kind').notNull(),
+    payload: jsonb('payload').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.conversationId, t.seq] })],
+);
 
 /**
  * Answers in flight, owned by one instance under a lease (docs/contracts.md §9). The row is written in the
@@ -270,72 +364,107 @@ export const conversationEvents = pgTable('conversation_events', {
  * taken over by a survivor once `lease_until` passes, and closed (`finished_at`) in the same
  * statement that stores the response. It also makes a retried ask idempotent on every instance.
  */
-export const chatAnswers = pgTable('chat_answers', {
-  responseId: uuid('response_id').primaryKey(),
-  conversationId: uuid('conversation_id').notNull().references(() => conversations.id),
-  accountId: integer('account_id').notNull().references(() => accounts.id),
-  clientMessageId: text('client_message_id').notNull(),
-  /** question, channel_id, question/answer message ids: what a survivor needs to answer again. */
-  job: jsonb('job').notNull(),
-  owner: text('owner').notNull(),
-  leaseUntil: ts('lease_until').notNull(),
-  attempts: integer('attempts').notNull().default(1),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  finishedAt: ts('finished_at'),
-}, (t) => [
-  uniqueIndex('chat_answers_conversation_client_message_idx').on(t.conversationId, t.clientMessageId),
-  index('chat_answers_open_lease_idx').on(t.leaseUntil).where(sql`finished_at IS NULL`),
-]);
+export const chatAnswers = pgTable(
+  'chat_answers',
+  {
+    responseId: uuid('response_id').primaryKey(),
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    clientMessageId: text('client_message_id').notNull(),
+    /** question, channel_id, question/answer message ids: what a survivor needs to answer again. */
+    job: jsonb('job').notNull(),
+    owner: text('owner').notNull(),
+    leaseUntil: ts('lease_until').notNull(),
+    attempts: integer('attempts').notNull().default(1),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    finishedAt: ts('finished_at'),
+  },
+  (t) => [
+    uniqueIndex('chat_answers_conversation_client_message_idx').on(t.conversationId, t.clientMessageId),
+    index('chat_answers_open_lease_idx').on(t.leaseUntil).where(sql`finished_at IS NULL`),
+  ],
+);
 
 /** One like or dislike per visitor and response (toggled); counts live on the response. */
-export const responseFeedback = pgTable('response_feedback', {
-  responseId: uuid('response_id').notNull().references(() => responses.id),
-  visitorId: text('visitor_id').notNull(),
-  value: smallint('value').notNull(),
-  createdAt: ts('created_at').notNull().defaultNow(),
-}, (t) => [primaryKey({ columns: [t.responseId, t.visitorId] })]);
+export const responseFeedback = pgTable(
+  'response_feedback',
+  {
+    responseId: uuid('response_id')
+      .notNull()
+      .references(() => responses.id),
+    visitorId: text('visitor_id').notNull(),
+    value: smallint('value').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.responseId, t.visitorId] })],
+);
 
-export const responseComments = pgTable('response_comments', {
-  id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-  accountId: integer('account_id').notNull().references(() => accounts.id),
-  responseId: uuid('response_id').notNull().references(() => responses.id),
-  visitorId: text('visitor_id'),
-  body: text('body').notNull(),
-  createdAt: ts('created_at').notNull().defaultNow(),
-}, (t) => [index('response_comments_response_idx').on(t.responseId)]);
+export const responseComments = pgTable(
+  'response_comments',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    responseId: uuid('response_id')
+      .notNull()
+      .references(() => responses.id),
+    visitorId: text('visitor_id'),
+    body: text('body').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('response_comments_response_idx').on(t.responseId)],
+);
 
 /** Knowledge-base documents; conversation_id set = a visitor's upload, usable in that conversation only. */
-export const kbDocuments = pgTable('kb_documents', {
-  id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-  accountId: integer('account_id').notNull().references(() => accounts.id),
-  conversationId: uuid('conversation_id').references(() => conversations.id),
-  attachmentId: uuid('attachment_id'),
-  filename: text('filename').notNull(),
-  /** What visitors see: the document's first heading, else its file name without the extension. */
-  title: text('title').notNull().default(''),
-  contentType: text('content_type').notNull(),
-  size: integer('size').notNull(),
-  chunks: integer('chunks').notNull().default(0),
-  createdAt: ts('created_at').notNull().defaultNow(),
-}, (t) => [index('kb_documents_account_idx').on(t.accountId, t.conversationId)]);
+export const kbDocuments = pgTable(
+  'kb_documents',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    conversationId: uuid('conversation_id').references(() => conversations.id),
+    attachmentId: uuid('attachment_id'),
+    filename: text('filename').notNull(),
+    /** What visitors see: the document's first heading, else its file name without the extension. */
+    title: text('title').notNull().default(''),
+    contentType: text('content_type').notNull(),
+    size: integer('size').notNull(),
+    chunks: integer('chunks').notNull().default(0),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('kb_documents_account_idx').on(t.accountId, t.conversationId)],
+);
 
-export const kbChunks = pgTable('kb_chunks', {
-  id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-  accountId: integer('account_id').notNull().references(() => accounts.id),
-  documentId: uuid('document_id').notNull().references(() => kbDocuments.id, { onDelete: 'cascade' }),
-  ordinal: integer('ordinal').notNull(),
-  content: text('content').notNull(),
-  /** The document title and the headings above the passage; indexed with weight A (ranking). */
-  context: text('context').notNull().default(''),
-  tsv: tsvector('tsv').notNull().generatedAlwaysAs(sql`setweight(to_tsvector('english', context), 'A') || to_tsvector('english', content)`),
-}, (t) => [
-  index('kb_chunks_document_idx').on(t.documentId),
-  index('kb_chunks_tsv_idx').using('gin', t.tsv),
-]);
+export const kbChunks = pgTable(
+  'kb_chunks',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    documentId: uuid('document_id')
+      .notNull()
+      .references(() => kbDocuments.id, { onDelete: 'cascade' }),
+    ordinal: integer('ordinal').notNull(),
+    content: text('content').notNull(),
+    /** The document title and the headings above the passage; indexed with weight A (ranking). */
+    context: text('context').notNull().default(''),
+    tsv: tsvector('tsv').notNull().generatedAlwaysAs(sql`setweight(to_tsvector('english', context), 'A') || to_tsvector('english', content)`),
+  },
+  (t) => [index('kb_chunks_document_idx').on(t.documentId), index('kb_chunks_tsv_idx').using('gin', t.tsv)],
+);
 
 /** The bot of an account (docs/contracts.md §12); no row = the defaults of lib/bot/settings.ts. */
 export const botSettings = pgTable('bot_settings', {
-  accountId: integer('account_id').primaryKey().references(() => accounts.id),
+  accountId: integer('account_id')
+    .primaryKey()
+    .references(() => accounts.id),
   instructions: text('instructions').notNull().default(''),
   noAnswerText: text('no_answer_text').notNull().default(''),
   model: text('model').notNull().default(''),
@@ -344,36 +473,42 @@ export const botSettings = pgTable('bot_settings', {
 });
 
 /** Where widgets run: connections per client, origin, widget version and UTC day. */
-export const widgetSightings = pgTable('widget_sightings', {
-  clientId: text('client_id').notNull(),
-  accountId: integer('account_id').notNull().references(() => accounts.id),
-  origin: text('origin').notNull(),
-  widgetVersion: text('widget_version').notNull(),
-  day: date('day').notNull(),
-  connections: integer('connections').notNull().default(0),
-}, (t) => [
-  primaryKey({ columns: [t.clientId, t.origin, t.widgetVersion, t.day] }),
-  index('widget_sightings_account_idx').on(t.accountId, t.day),
-]);
+export const widgetSightings = pgTable(
+  'widget_sightings',
+  {
+    clientId: text('client_id').notNull(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    origin: text('origin').notNull(),
+    widgetVersion: text('widget_version').notNull(),
+    day: date('day').notNull(),
+    connections: integer('connections').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.clientId, t.origin, t.widgetVersion, t.day] }), index('widget_sightings_account_idx').on(t.accountId, t.day)],
+);
 
 /**
  * Refused widget connections ("why does my widget not appear"): one row per client, origin,
  * stage (token request or socket handshake) and reason, with a count; bounded per client.
  */
-export const widgetRefusals = pgTable('widget_refusals', {
-  clientId: text('client_id').notNull(),
-  accountId: integer('account_id').notNull().references(() => accounts.id),
-  origin: text('origin').notNull(),
-  stage: text('stage').notNull(),
-  reason: text('reason').notNull(),
-  detail: text('detail').notNull(),
-  count: integer('count').notNull().default(0),
-  firstSeenAt: ts('first_seen_at').notNull().defaultNow(),
-  lastSeenAt: ts('last_seen_at').notNull().defaultNow(),
-}, (t) => [
-  primaryKey({ columns: [t.clientId, t.origin, t.stage, t.reason] }),
-  index('widget_refusals_account_idx').on(t.accountId, t.lastSeenAt),
-]);
+export const widgetRefusals = pgTable(
+  'widget_refusals',
+  {
+    clientId: text('client_id').notNull(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    origin: text('origin').notNull(),
+    stage: text('stage').notNull(),
+    reason: text('reason').notNull(),
+    detail: text('detail').notNull(),
+    count: integer('count').notNull().default(0),
+    firstSeenAt: ts('first_seen_at').notNull().defaultNow(),
+    lastSeenAt: ts('last_seen_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.clientId, t.origin, t.stage, t.reason] }), index('widget_refusals_account_idx').on(t.accountId, t.lastSeenAt)],
+);
 
 /** Generated secrets of the deployment (e.g. the session secret when NEXTAUTH_SECRET is unset). */
 export const settings = pgTable('settings', {
@@ -394,13 +529,19 @@ export const widgetTracks = pgTable('widget_tracks', {
  * Dashboard sessions (issue 8 item 5): the session JWT names one row, checked on every read;
  * signing out revokes the row, a password change revokes every row of the user.
  */
-export const adminSessions = pgTable('admin_sessions', {
-  id: text('id').primaryKey(),
-  userId: integer('user_id').notNull().references(() => adminUsers.id, { onDelete: 'cascade' }),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  expiresAt: ts('expires_at').notNull(),
-  revokedAt: ts('revoked_at'),
-}, (t) => [index('admin_sessions_user_idx').on(t.userId)]);
+export const adminSessions = pgTable(
+  'admin_sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => adminUsers.id, { onDelete: 'cascade' }),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [index('admin_sessions_user_idx').on(t.userId)],
+);
 
 /**
  * Webhook endpoints of an account (docs/contracts.md §11). The signing secret is kept as is (it signs);
@@ -408,37 +549,46 @@ export const adminSessions = pgTable('admin_sessions', {
  * is the first failed attempt after the last success; `paused_at` set = nothing is sent (an
  * admin's pause, or the automatic one of lib/webhooks/rules.ts, with its reason).
  */
-export const webhookEndpoints = pgTable('webhook_endpoints', {
-  id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-  accountId: integer('account_id').notNull().references(() => accounts.id),
-  url: text('url').notNull(),
-  events: text('events').array().notNull(),
-  secret: text('secret').notNull(),
-  previousSecret: text('previous_secret'),
-  previousSecretUntil: ts('previous_secret_until'),
-  pausedAt: ts('paused_at'),
-  pauseReason: text('pause_reason'),
-  failingSince: ts('failing_since'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-}, (t) => [index('webhook_endpoints_account_idx').on(t.accountId, t.createdAt)]);
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    url: text('url').notNull(),
+    events: text('events').array().notNull(),
+    secret: text('secret').notNull(),
+    previousSecret: text('previous_secret'),
+    previousSecretUntil: ts('previous_secret_until'),
+    pausedAt: ts('paused_at'),
+    pauseReason: text('pause_reason'),
+    failingSince: ts('failing_since'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('webhook_endpoints_account_idx').on(t.accountId, t.createdAt)],
+);
 
 /**
  * The outbox: one row per event, written in the transaction of the change that causes it. `id` is
  * the `webhook-id`; `body` the exact JSON sent (text: jsonb would reorder the record's keys);
  * `seq` orders the events of one conversation (they are written under its row lock).
  */
-export const webhookEvents = pgTable('webhook_events', {
-  id: text('id').primaryKey(),
-  seq: bigserial('seq', { mode: 'number' }).notNull(),
-  accountId: integer('account_id').notNull().references(() => accounts.id),
-  type: text('type').notNull(),
-  conversationId: uuid('conversation_id').notNull(),
-  body: text('body').notNull(),
-  createdAt: ts('created_at').notNull().defaultNow(),
-}, (t) => [
-  index('webhook_events_account_idx').on(t.accountId, t.createdAt),
-  index('webhook_events_created_idx').on(t.createdAt),
-]);
+export const webhookEvents = pgTable(
+  'webhook_events',
+  {
+    id: text('id').primaryKey(),
+    seq: bigserial('seq', { mode: 'number' }).notNull(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    type: text('type').notNull(),
+    conversationId: uuid('conversation_id').notNull(),
+    body: text('body').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('webhook_events_account_idx').on(t.accountId, t.createdAt), index('webhook_events_created_idx').on(t.createdAt)],
+);
 
 /**
  * One event to one endpoint: `pending` (due at `next_attempt_at`; leased by the instance sending
@@ -446,28 +596,38 @@ export const webhookEvents = pgTable('webhook_events', {
  * the claim reads), `delivered`, or `failed` (its retry schedule ran out). The last attempt's
  * outcome is kept for the delivery log.
  */
-export const webhookDeliveries = pgTable('webhook_deliveries', {
-  id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-  accountId: integer('account_id').notNull().references(() => accounts.id),
-  endpointId: uuid('endpoint_id').notNull().references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
-  eventId: text('event_id').notNull().references(() => webhookEvents.id, { onDelete: 'cascade' }),
-  conversationId: uuid('conversation_id').notNull(),
-  eventSeq: bigint('event_seq', { mode: 'number' }).notNull(),
-  status: text('status').notNull().default('pending'),
-  attempts: integer('attempts').notNull().default(0),
-  nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
-  leaseOwner: text('lease_owner'),
-  leaseUntil: ts('lease_until'),
-  lastAttemptAt: ts('last_attempt_at'),
-  lastStatusCode: integer('last_status_code'),
-  lastLatencyMs: integer('last_latency_ms'),
-  lastError: text('last_error'),
-  deliveredAt: ts('delivered_at'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-}, (t) => [
-  uniqueIndex('webhook_deliveries_event_endpoint_idx').on(t.eventId, t.endpointId),
-  index('webhook_deliveries_claim_idx').on(t.endpointId, t.nextAttemptAt).where(sql`status = 'pending'`),
-  index('webhook_deliveries_order_idx').on(t.endpointId, t.conversationId, t.eventSeq).where(sql`status = 'pending'`),
-  index('webhook_deliveries_held_idx').on(t.endpointId, t.createdAt).where(sql`status = 'held'`),
-  index('webhook_deliveries_log_idx').on(t.endpointId, t.createdAt),
-]);
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    endpointId: uuid('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    eventId: text('event_id')
+      .notNull()
+      .references(() => webhookEvents.id, { onDelete: 'cascade' }),
+    conversationId: uuid('conversation_id').notNull(),
+    eventSeq: bigint('event_seq', { mode: 'number' }).notNull(),
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: ts('lease_until'),
+    lastAttemptAt: ts('last_attempt_at'),
+    lastStatusCode: integer('last_status_code'),
+    lastLatencyMs: integer('last_latency_ms'),
+    lastError: text('last_error'),
+    deliveredAt: ts('delivered_at'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_event_endpoint_idx').on(t.eventId, t.endpointId),
+    index('webhook_deliveries_claim_idx').on(t.endpointId, t.nextAttemptAt).where(sql`status = 'pending'`),
+    index('webhook_deliveries_order_idx').on(t.endpointId, t.conversationId, t.eventSeq).where(sql`status = 'pending'`),
+    index('webhook_deliveries_held_idx').on(t.endpointId, t.createdAt).where(sql`status = 'held'`),
+    index('webhook_deliveries_log_idx').on(t.endpointId, t.createdAt),
+  ],
+);

@@ -27,7 +27,11 @@ export async function requireAccount(db: Db, accountId: number) {
 
 export async function createAccount(input: z.input<typeof CreateAccountInput>) {
   const v = validate(CreateAccountInput, input, { adminEmail: 'admin-email', adminPassword: 'admin-password' });
-  const { account_id, name, admin_email } = await createAccountWithOwner(await getDb(), { name: v.name, email: v.adminEmail, passwordHash: await hashPassword(v.adminPassword) });
+  const { account_id, name, admin_email } = await createAccountWithOwner(await getDb(), {
+    name: v.name,
+    email: v.adminEmail,
+    passwordHash: await hashPassword(v.adminPassword),
+  });
   return { account_id, name, admin_email };
 }
 

@@ -15,7 +15,11 @@ export type ConsideredPassage = Source & { rank: number; score: number; relevanc
  * stream of deltas, whether it declined for lack of a relevant passage, and the ranking it chose from.
  */
 export type Answer = {
-  sources: Source[]; showSources: boolean; deltas: AsyncIterable<string>; declined: boolean; considered: ConsideredPassage[];
+  sources: Source[];
+  showSources: boolean;
+  deltas: AsyncIterable<string>;
+  declined: boolean;
+  considered: ConsideredPassage[];
 };
 
 /** An answer that could not be produced. Its message is what visitors see: never a provider's text. */
@@ -47,7 +51,12 @@ export async function answerContext(input: AnswerInput, turns: number): Promise<
  */
 export async function rankForQuestion(input: AnswerInput, earlierQuestions: string[] = [], limit = 5): Promise<RankedPassage[]> {
   const query: RetrievalQuery = [{ text: input.question, weight: 1 }];
-  earlierQuestions.slice(-2).reverse().forEach((q, i) => { query.push({ text: q, weight: i === 0 ? 0.5 : 0.25 }); });
+  earlierQuestions
+    .slice(-2)
+    .reverse()
+    .forEach((q, i) => {
+      query.push({ text: q, weight: i === 0 ? 0.5 : 0.25 });
+    });
   return findPassages(input.accountId, input.conversationId, query, limit);
 }
 

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { getDb } from '../../db/client';
-import {
-  claimExpiredAnswers, insertChatResponse, releaseAnswerLeases, renewAnswerLeases, type ClaimedAnswer,
-} from '../../db/queries/chat';
+import { claimExpiredAnswers, insertChatResponse, releaseAnswerLeases, renewAnswerLeases, type ClaimedAnswer } from '../../db/queries/chat';
 import { waitToRetryWrite } from '../ops/database-away';
 import { getEnv } from '../env';
 import { isDraining } from '../core/drain';
@@ -44,10 +42,14 @@ export function instanceId(): string {
  * streaming deltas; `before` runs first (what the question needs, e.g. its attachments indexed).
  */
 export function answerInBackground(a: ClaimedAnswer, before: () => Promise<unknown>): void {
-  track(a.response_id, a.conversation_id, (async () => {
-    await before();
-    await produceAnswer(a, true);
-  })());
+  track(
+    a.response_id,
+    a.conversation_id,
+    (async () => {
+      await before();
+      await produceAnswer(a, true);
+    })(),
+  );
 }
 
 function track(responseId: string, conversationId: string, done: Promise<void>) {
@@ -78,7 +80,12 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
   let failure: string | null = null;
   let tail = '';
   try {
-    const answer = await answerEngine().answer({ accountId: a.account_id, conversationId: a.conversation_id, question: a.job.question, signal: AbortSignal.timeout(120_000) });
+    const answer = await answerEngine().answer({
+      accountId: a.account_id,
+      conversationId: a.conversation_id,
+      question: a.job.question,
+      signal: AbortSignal.timeout(120_000),
+    });
     sources = answer.sources;
     showSources = answer.showSources;
     const db = await getDb();
@@ -110,7 +117,9 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
         text += delta;
         if (!streamDeltas || sent >= MAX_DELTAS_PER_ANSWER) continue;
         pending += delta;
-        sending ??= sendPending().finally(() => { sending = null; });
+        sending ??= sendPending().finally(() => {
+          sending = null;
+        });
       }
     } finally {
       finished = true;
@@ -134,27 +143,50 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
  */
 async function storeOutcome(a: ClaimedAnswer, outcome: { answer: string; sources: Source[]; showSources: boolean; tail?: string } | { error: string }) {
   const base = { conversation_id: a.conversation_id, client_message_id: a.client_message_id, response_id: a.response_id };
-  const draft = 'error' in outcome
-    ? { type: 'answer.error' as const, ...base, message: outcome.error }
-    : { type: 'answer.done' as const, ...base, answer: outcome.answer, sources: outcome.sources };
+  const draft =
+    'error' in outcome
+      ? { type: 'answer.error' as const, ...base, message: outcome.error }
+      : { type: 'answer.done' as const, ...base, answer: outcome.answer, sources: outcome.sources };
   const tail = 'tail' in outcome ? outcome.tail : undefined;
   for (let attempt = 0; ; attempt++) {
     try {
       const db = await getDb();
       // The stored response (answered or failed) and its webhook event commit together.
-      const { result: seq, queued } = await changeWithEvent(db, a.account_id, 'response.created',
-        (d) => insertChatResponse(d, a.account_id, {
-          id: a.response_id, conversationId: a.conversation_id, channelId: a.job.channel_id, question: a.job.question,
-          answer: 'error' in outcome ? '' : outcome.answer, error: 'error' in outcome ? outcome.error : null,
-          clientMessageId: a.client_message_id, questionMessageId: a.job.question_message_id ?? randomUUID(),
-          answerMessageId: a.job.answer_message_id ?? randomUUID(), sources: 'error' in outcome ? [] : outcome.sources,
-        }, { kind: draft.type, payload: draft }, tail ? 1 : 0),
-        (tx, stored) => (stored === null ? Promise.resolve(0) : recordResponseEvent(tx, a.account_id, 'response.created', a.conversation_id, a.response_id, true)));
+      const { result: seq, queued } = await changeWithEvent(
+        db,
+        a.account_id,
+        'response.created',
+        (d) =>
+          insertChatResponse(
+            d,
+            a.account_id,
+            {
+              id: a.response_id,
+              conversationId: a.conversation_id,
+              channelId: a.job.channel_id,
+              question: a.job.question,
+              answer: 'error' in outcome ? '' : outcome.answer,
+              error: 'error' in outcome ? outcome.error : null,
+              clientMessageId: a.client_message_id,
+              questionMessageId: a.job.question_message_id ?? randomUUID(),
+              answerMessageId: a.job.answer_message_id ?? randomUUID(),
+              sources: 'error' in outcome ? [] : outcome.sources,
+            },
+            { kind: draft.type, payload: draft },
+            tail ? 1 : 0,
+          ),
+        (tx, stored) =>
+          stored === null ? Promise.resolve(0) : recordResponseEvent(tx, a.account_id, 'response.created', a.conversation_id, a.response_id, true),
+      );
       webhookEventsCommitted(queued);
       if (seq !== null) {
         if (tail) publishEvent({ type: 'answer.delta', ...base, text: tail, seq: seq - 1 });
         // Stored with its sources (the account's record); sent to visitors without them when the account hides them.
-        publishEvent((draft.type === 'answer.done' && !('error' in outcome) && !outcome.showSources ? { ...draft, sources: [], seq } : { ...draft, seq }) as ConversationEvent);
+        publishEvent(
+          (draft.type === 'answer.done' && !('error' in outcome) && !outcome.showSources
+            ? { ...draft, sources: [], seq }
+            : { ...draft, seq }) as ConversationEvent,
+        );
       }
       return;
     } catch (e) {
@@ -174,9 +206,7 @@ async function leaseRound() {
   const claimed = await claimExpiredAnswers(db, l.instanceId, env.CHAT_ANSWER_LEASE_SECONDS, 20).catch(() => [] as ClaimedAnswer[]);
   for (const a of claimed) {
     if (l.running.has(a.response_id)) continue;
-    const work = a.attempts > MAX_ATTEMPTS
-      ? storeOutcome(a, { error: 'The answer was interrupted; please ask again.' })
-      : produceAnswer(a, false);
+    const work = a.attempts > MAX_ATTEMPTS ? storeOutcome(a, { error: 'The answer was interrupted; please ask again.' }) : produceAnswer(a, false);
     track(a.response_id, a.conversation_id, work);
   }
 }
@@ -190,7 +220,11 @@ export function startAnswerLeases() {
   const tick = () => {
     if (busy) return;
     busy = true;
-    void leaseRound().catch(() => {}).finally(() => { busy = false; });
+    void leaseRound()
+      .catch(() => {})
+      .finally(() => {
+        busy = false;
+      });
   };
   l.timer = setInterval(tick, every);
   l.timer.unref();
@@ -203,14 +237,24 @@ export function startAnswerLeases() {
  */
 export async function finishAnswers(graceMs: number) {
   const l = local();
-  if (l.timer) { clearInterval(l.timer); l.timer = undefined; }
+  if (l.timer) {
+    clearInterval(l.timer);
+    l.timer = undefined;
+  }
   const renew = setInterval(() => {
-    void getDb().then((db) => renewAnswerLeases(db, l.instanceId, [...l.running.keys()], getEnv().CHAT_ANSWER_LEASE_SECONDS)).catch(() => {});
+    void getDb()
+      .then((db) => renewAnswerLeases(db, l.instanceId, [...l.running.keys()], getEnv().CHAT_ANSWER_LEASE_SECONDS))
+      .catch(() => {});
   }, 2000);
   let grace: NodeJS.Timeout | undefined;
   try {
     const all = Promise.all([...l.running.values()].map((r) => r.done));
-    await Promise.race([all, new Promise((r) => { grace = setTimeout(r, graceMs); })]);
+    await Promise.race([
+      all,
+      new Promise((r) => {
+        grace = setTimeout(r, graceMs);
+      }),
+    ]);
   } finally {
     clearInterval(renew);
     clearTimeout(grace); // else an idle stop still waits out the whole grace period

@@ -26,8 +26,10 @@ export function listQuerySchema<K extends string>(sortKeys: readonly [K, ...K[]]
   const shape = {
     page: pageParam.optional(),
     resultsPerPage: intParam(1, 100, 'Records per page (default 15); alias pageSize').optional(),
-    order_by: z.enum(sortKeys, { error: `must be one of ${sortKeys.join(', ')}` })
-      .meta({ description: 'Field to sort by (default created_at); alias sortBy' }).optional(),
+    order_by: z
+      .enum(sortKeys, { error: `must be one of ${sortKeys.join(', ')}` })
+      .meta({ description: 'Field to sort by (default created_at); alias sortBy' })
+      .optional(),
     sort: sortParam.optional(),
     channel_id: channelIdParam.optional(),
     [CHANNEL_IDS]: z.array(channelIdParam).meta({ description: 'Repeat for several channels; union with channel_id' }).optional(),
@@ -56,20 +58,25 @@ function namesOf(schema: z.ZodObject): Array<[string, string[]]> {
  * Reads a list operation's parameters from the query string: first value of a repeated name,
  * empty values as absent, canonical names over aliases, and one 400 listing every bad parameter.
  */
-export function parseListQuery<K extends string>(
-  params: URLSearchParams, schema: ReturnType<typeof listQuerySchema<K>>,
-): ParsedList<K> {
+export function parseListQuery<K extends string>(params: URLSearchParams, schema: ReturnType<typeof listQuerySchema<K>>): ParsedList<K> {
   const raw: Record<string, unknown> = {};
   const given: Record<string, string> = {};
   for (const [name, candidates] of namesOf(schema)) {
     if (name === CHANNEL_IDS) {
       const all = params.getAll(CHANNEL_IDS).filter((v) => v !== '');
-      if (all.length > 0) { raw[name] = all; given[name] = CHANNEL_IDS; }
+      if (all.length > 0) {
+        raw[name] = all;
+        given[name] = CHANNEL_IDS;
+      }
       continue;
     }
     for (const candidate of candidates) {
       const value = params.getAll(candidate).find((v) => v !== '');
-      if (value !== undefined) { raw[name] = value; given[name] = candidate; break; }
+      if (value !== undefined) {
+        raw[name] = value;
+        given[name] = candidate;
+        break;
+      }
     }
   }
   const parsed = schema.safeParse(raw);
@@ -115,12 +122,14 @@ export type Envelope<T> = { count: number; next: string | null; previous: string
 
 /** The page envelope of a list operation, as a schema (validation of tests, OpenAPI). */
 export function envelopeSchema(item: z.ZodType, id: string) {
-  return z.object({
-    count: z.int().min(0).meta({ description: 'Total number of matching records' }),
-    next: z.string().nullable().meta({ description: 'Relative link to the next page, or null' }),
-    previous: z.string().nullable().meta({ description: 'Relative link to the previous page, or null' }),
-    results: z.array(item),
-  }).meta({ id });
+  return z
+    .object({
+      count: z.int().min(0).meta({ description: 'Total number of matching records' }),
+      next: z.string().nullable().meta({ description: 'Relative link to the next page, or null' }),
+      previous: z.string().nullable().meta({ description: 'Relative link to the previous page, or null' }),
+      results: z.array(item),
+    })
+    .meta({ id });
 }
 
 /** The format=gridjs form of a record schema: the same keys, every value a string or a number. */
@@ -144,8 +153,7 @@ export function envelope<T>(basePath: string, q: ListQuery<string>, count: numbe
 export function gridjsCells<T extends Record<string, unknown>>(record: T): Record<keyof T, string | number> {
   const out = {} as Record<keyof T, string | number>;
   for (const [k, v] of Object.entries(record) as Array<[keyof T, unknown]>) {
-    out[k] = v === null || v === undefined ? '' : typeof v === 'number' || typeof v === 'string' ? v
-      : typeof v === 'boolean' ? String(v) : JSON.stringify(v);
+    out[k] = v === null || v === undefined ? '' : typeof v === 'number' || typeof v === 'string' ? v : typeof v === 'boolean' ? String(v) : JSON.stringify(v);
   }
   return out;
 }

@@ -77,7 +77,10 @@ let listening = false;
 function findApiKey(keyId: string): KeyRow | Promise<KeyRow | null> {
   if (!listening) {
     listening = true;
-    onInvalidation('api-key', (id) => { keyCache.delete(id); generation++; });
+    onInvalidation('api-key', (id) => {
+      keyCache.delete(id);
+      generation++;
+    });
   }
   const now = performance.now();
   const hit = keyCache.get(keyId);
@@ -117,13 +120,18 @@ function markKeyUsed(keyId: string): void {
 
 function scheduleFlush(state: UsageState): void {
   if (state.timer) return;
-  state.timer = setTimeout(() => { void flushApiKeyUsage(); }, getEnv().API_KEY_USAGE_FLUSH_MS);
+  state.timer = setTimeout(() => {
+    void flushApiKeyUsage();
+  }, getEnv().API_KEY_USAGE_FLUSH_MS);
   state.timer.unref();
 }
 
 export async function flushApiKeyUsage(): Promise<void> {
   const state = usageState();
-  if (state.timer) { clearTimeout(state.timer); state.timer = undefined; }
+  if (state.timer) {
+    clearTimeout(state.timer);
+    state.timer = undefined;
+  }
   if (state.pending.size === 0) return;
   const uses = [...state.pending].map(([keyId, at]) => ({ keyId, at }));
   state.pending.clear();

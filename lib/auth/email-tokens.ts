@@ -22,7 +22,9 @@ export const LINK_TOKEN_RE = /^[0-9A-Za-z]{43}$/;
 export type TicketPurpose = 'two_factor' | 'sign_in';
 
 function ticketKey(): Buffer {
-  return createHash('sha256').update(`svc sign-in tickets\0${nextAuthSecret() ?? ''}`).digest();
+  return createHash('sha256')
+    .update(`svc sign-in tickets\0${nextAuthSecret() ?? ''}`)
+    .digest();
 }
 
 /** A ticket for `userId` and `purpose`, valid `seconds`. */

@@ -14,8 +14,8 @@ export function safeCallbackPath(value: unknown, ownHost?: string | null): strin
   } catch {
     return '/';
   }
-  const sameSite = u.origin === PROBE
-    || (!!ownHost && (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password && u.host === ownHost.toLowerCase());
+  const sameSite =
+    u.origin === PROBE || (!!ownHost && (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password && u.host === ownHost.toLowerCase());
   if (!sameSite) return '/';
   const path = `${u.pathname}${u.search}${u.hash}`;
   return path.startsWith('/') && !path.startsWith('//') && !path.startsWith('/\\') ? path : '/';

@@ -33,7 +33,9 @@ export function secureCookiesFor(proto: string | null | undefined): boolean {
 
 /** A JWT whose admin_sessions row was revoked or expired: expected, so not logged as an error. */
 class SessionEnded extends Error {
-  constructor() { super('the dashboard session has ended'); }
+  constructor() {
+    super('the dashboard session has ended');
+  }
 }
 
 /**
@@ -87,8 +89,10 @@ export function authOptions(opts: { secureCookies?: boolean } = {}): NextAuthOpt
       CredentialsProvider({
         name: 'Email',
         credentials: {
-          email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' },
-          ticket: { label: 'Ticket', type: 'text' }, code: { label: 'Authentication code', type: 'text' },
+          email: { label: 'Email', type: 'email' },
+          password: { label: 'Password', type: 'password' },
+          ticket: { label: 'Ticket', type: 'text' },
+          code: { label: 'Authentication code', type: 'text' },
         },
         async authorize(credentials, req) {
           const ip = (req?.headers?.[PEER_IP_HEADER] as string | undefined) ?? 'unknown';
@@ -124,7 +128,9 @@ export function authOptions(opts: { secureCookies?: boolean } = {}): NextAuthOpt
         if (metadata instanceof SessionEnded) return;
         getLogger().error({ err: metadata, code }, `next-auth: ${code}`);
       },
-      warn(code) { getLogger().warn({ code }, `next-auth: ${code}`); },
+      warn(code) {
+        getLogger().warn({ code }, `next-auth: ${code}`);
+      },
       debug() {},
     },
     events: {
@@ -136,7 +142,13 @@ export function authOptions(opts: { secureCookies?: boolean } = {}): NextAuthOpt
 }
 
 export type DashboardSession = {
-  accountId: number; email: string; name: string; userId: number; sessionId: string; role: Role; mustSetUpTwoFactor: boolean;
+  accountId: number;
+  email: string;
+  name: string;
+  userId: number;
+  sessionId: string;
+  role: Role;
+  mustSetUpTwoFactor: boolean;
 };
 
 function cookieValue(header: string | null, name: string): string | null {
@@ -162,8 +174,13 @@ export async function sessionFromCookieHeader(cookieHeader: string | null): Prom
   const row = await getActiveAdminSession(await getDb(), sid);
   if (!row) return null;
   return {
-    accountId: row.accountId, email: row.email, name: row.name, userId: row.userId, sessionId: sid,
-    role: RoleSchema.catch('agent').parse(row.role), mustSetUpTwoFactor: row.mustSetUpTwoFactor,
+    accountId: row.accountId,
+    email: row.email,
+    name: row.name,
+    userId: row.userId,
+    sessionId: sid,
+    role: RoleSchema.catch('agent').parse(row.role),
+    mustSetUpTwoFactor: row.mustSetUpTwoFactor,
   };
 }
 

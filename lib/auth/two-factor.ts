@@ -2,9 +2,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import { generate, generateSecret, generateURI, verify } from 'otplib';
 import QRCode from 'qrcode';
 import { getDb } from '../../db/client';
-import {
-  acceptTotpStep, countRecoveryCodes, disableTotp, enableTotp, getUserById, setPendingTotpSecret, useRecoveryCode,
-} from '../../db/queries/team';
+import { acceptTotpStep, countRecoveryCodes, disableTotp, enableTotp, getUserById, setPendingTotpSecret, useRecoveryCode } from '../../db/queries/team';
 import { AppError } from '../core/errors';
 import { getEnv, nextAuthSecret } from '../env';
 import { getLimiter } from '../limits/limiter';
@@ -22,7 +20,9 @@ const TOLERANCE_SECONDS = 30;
 const RECOVERY_CODES = 10;
 
 function secretKey(): Buffer {
-  return createHash('sha256').update(`svc two-factor secrets\0${nextAuthSecret() ?? ''}`).digest();
+  return createHash('sha256')
+    .update(`svc two-factor secrets\0${nextAuthSecret() ?? ''}`)
+    .digest();
 }
 
 export function encryptSecret(secret: string): string {

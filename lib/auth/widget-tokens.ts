@@ -18,7 +18,13 @@ export const TOKEN_TYPE = 'widget_access';
 const ALG = 'HS256';
 
 export type WidgetClaims = {
-  accountId: number; clientId: string; channelId: number; domains: string[]; visitorId: string; exp: number; iat: number;
+  accountId: number;
+  clientId: string;
+  channelId: number;
+  domains: string[];
+  visitorId: string;
+  exp: number;
+  iat: number;
   /** True when the issuer named the visitor (token request with visitor_id): the browser may not override it. */
   visitorBound: boolean;
 };
@@ -42,7 +48,11 @@ async function loadKeys(): Promise<Key[]> {
   const env = getEnv();
   if (env.WIDGET_SIGNING_KEYS) {
     let parsed: Array<{ kid: string; secret: string }>;
-    try { parsed = JSON.parse(env.WIDGET_SIGNING_KEYS); } catch { throw new Error('WIDGET_SIGNING_KEYS must be JSON'); }
+    try {
+      parsed = JSON.parse(env.WIDGET_SIGNING_KEYS);
+    } catch {
+      throw new Error('WIDGET_SIGNING_KEYS must be JSON');
+    }
     if (!Array.isArray(parsed) || parsed.length === 0 || parsed.some((k) => !k?.kid || typeof k.secret !== 'string' || k.secret.length < 32)) {
       throw new Error('WIDGET_SIGNING_KEYS must be [{"kid":"…","secret":"≥32 characters"}, …]');
     }
@@ -59,17 +69,33 @@ async function loadKeys(): Promise<Key[]> {
 
 function signingKeys(): Promise<Key[]> {
   let keys = keysSlot.get();
-  if (!keys) keysSlot.set(keys = loadKeys().catch((e) => { keysSlot.clear(); throw e; }));
+  if (!keys)
+    keysSlot.set(
+      (keys = loadKeys().catch((e) => {
+        keysSlot.clear();
+        throw e;
+      })),
+    );
   return keys;
 }
 
 export async function signWidgetToken(c: Omit<WidgetClaims, 'exp' | 'iat'>, ttlSeconds = getEnv().WIDGET_TOKEN_TTL_SECONDS) {
   const [key] = await signingKeys();
   const now = Math.floor(Date.now() / 1000);
-  const token = await new SignJWT({ typ: TOKEN_TYPE, acc: c.accountId, cid: c.clientId, ch: c.channelId, dom: c.domains, ...(c.visitorBound ? { vb: true } : {}) })
+  const token = await new SignJWT({
+    typ: TOKEN_TYPE,
+    acc: c.accountId,
+    cid: c.clientId,
+    ch: c.channelId,
+    dom: c.domains,
+    ...(c.visitorBound ? { vb: true } : {}),
+  })
     .setProtectedHeader({ alg: ALG, kid: key!.kid, typ: 'JWT' })
-    .setIssuer(TOKEN_ISSUER).setAudience(TOKEN_AUDIENCE).setSubject(c.visitorId)
-    .setIssuedAt(now).setExpirationTime(now + ttlSeconds)
+    .setIssuer(TOKEN_ISSUER)
+    .setAudience(TOKEN_AUDIENCE)
+    .setSubject(c.visitorId)
+    .setIssuedAt(now)
+    .setExpirationTime(now + ttlSeconds)
     .sign(key!.secret);
   return { token, expiresIn: ttlSeconds };
 }
@@ -81,7 +107,13 @@ export async function signWidgetToken(c: Omit<WidgetClaims, 'exp' | 'iat'>, ttlS
  */
 export type TokenRefusalCode = 'token_missing' | 'token_invalid' | 'token_expired';
 export class TokenRefused extends Error {
-  constructor(readonly code: TokenRefusalCode, message: string, readonly clientId: string | null = null) { super(message); }
+  constructor(
+    readonly code: TokenRefusalCode,
+    message: string,
+    readonly clientId: string | null = null,
+  ) {
+    super(message);
+  }
 }
 
 const signedClientId = (payload: Record<string, unknown>) => (typeof payload.cid === 'string' ? payload.cid : null);
@@ -102,20 +134,38 @@ export async function verifyWidgetToken(token: unknown): Promise<WidgetClaims> {
   if (!key) throw new TokenRefused('token_invalid', 'token invalid: unknown signing key');
   try {
     const { payload } = await jwtVerify(token, key.secret, {
-      algorithms: [ALG], issuer: TOKEN_ISSUER, audience: TOKEN_AUDIENCE, requiredClaims: ['exp', 'iat', 'sub'],
+      algorithms: [ALG],
+      issuer: TOKEN_ISSUER,
+      audience: TOKEN_AUDIENCE,
+      requiredClaims: ['exp', 'iat', 'sub'],
     });
     const p = payload as Record<string, unknown>;
     if (p.typ !== TOKEN_TYPE) throw new TokenRefused('token_invalid', 'token invalid: wrong token type', signedClientId(p));
-    if (!Number.isInteger(p.acc) || typeof p.cid !== 'string' || !Number.isInteger(p.ch) || !Array.isArray(p.dom)
-      || !p.dom.every((d) => typeof d === 'string') || typeof p.sub !== 'string') {
+    if (
+      !Number.isInteger(p.acc) ||
+      typeof p.cid !== 'string' ||
+      !Number.isInteger(p.ch) ||
+      !Array.isArray(p.dom) ||
+      !p.dom.every((d) => typeof d === 'string') ||
+      typeof p.sub !== 'string'
+    ) {
       throw new TokenRefused('token_invalid', 'token invalid: malformed claims', signedClientId(p));
     }
-    return { accountId: p.acc as number, clientId: p.cid, channelId: p.ch as number, domains: p.dom as string[],
-      visitorId: p.sub, exp: payload.exp!, iat: payload.iat!, visitorBound: p.vb === true };
+    return {
+      accountId: p.acc as number,
+      clientId: p.cid,
+      channelId: p.ch as number,
+      domains: p.dom as string[],
+      visitorId: p.sub,
+      exp: payload.exp!,
+      iat: payload.iat!,
+      visitorBound: p.vb === true,
+    };
   } catch (e) {
     if (e instanceof TokenRefused) throw e;
     if (e instanceof joseErrors.JWTExpired) throw new TokenRefused('token_expired', 'token expired: request a new one', signedClientId(e.payload));
-    if (e instanceof joseErrors.JWTClaimValidationFailed) throw new TokenRefused('token_invalid', `token invalid: ${e.claim} claim check failed`, signedClientId(e.payload));
+    if (e instanceof joseErrors.JWTClaimValidationFailed)
+      throw new TokenRefused('token_invalid', `token invalid: ${e.claim} claim check failed`, signedClientId(e.payload));
     if (e instanceof joseErrors.JWSSignatureVerificationFailed) throw new TokenRefused('token_invalid', 'token invalid: bad signature');
     throw new TokenRefused('token_invalid', 'token invalid');
   }

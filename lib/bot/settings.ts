@@ -10,13 +10,16 @@ import { requireAccount, validate } from '../accounts/service';
 import { onInvalidation, publishInvalidation } from '../cache/invalidation';
 import { getEnv } from '../env';
 
-export const DEFAULT_NO_ANSWER_TEXT = "I'm sorry, I couldn't find anything about that in our help articles, so I can't answer it reliably. " +
-  'Try asking in other words, or contact our team.';
+export const DEFAULT_NO_ANSWER_TEXT =
+  "I'm sorry, I couldn't find anything about that in our help articles, so I can't answer it reliably. " + 'Try asking in other words, or contact our team.';
 
 export const BotSettingsInput = z.object({
   instructions: z.string().trim().max(4000, 'must be at most 4000 characters'),
   noAnswerText: z.string().trim().max(1000, 'must be at most 1000 characters'),
-  model: z.string().trim().max(100, 'must be at most 100 characters')
+  model: z
+    .string()
+    .trim()
+    .max(100, 'must be at most 100 characters')
     .regex(/^[\w.:/@-]*$/, 'letters, digits and . : / @ _ - only'),
   showSources: z.boolean(),
 });
@@ -48,7 +51,10 @@ let listening = false;
 async function cachedBotSettings(accountId: number): Promise<BotSettings> {
   if (!listening) {
     listening = true;
-    onInvalidation(TOPIC, (id) => { cache.delete(Number(id)); generation++; });
+    onInvalidation(TOPIC, (id) => {
+      cache.delete(Number(id));
+      generation++;
+    });
   }
   const now = performance.now();
   const hit = cache.get(accountId);

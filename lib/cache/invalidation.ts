@@ -24,7 +24,11 @@ function channel(): string {
 
 function runLocal(topic: string, id: string): void {
   for (const fn of state().listeners.get(topic) ?? []) {
-    try { fn(id); } catch (e) { console.error(`invalidation listener for ${topic} failed:`, e); }
+    try {
+      fn(id);
+    } catch (e) {
+      console.error(`invalidation listener for ${topic} failed:`, e);
+    }
   }
 }
 
@@ -38,7 +42,9 @@ function ensureSubscriber(): void {
     try {
       const m = JSON.parse(raw) as { topic: string; id: string; origin: string };
       if (m.origin !== s.origin) runLocal(m.topic, m.id);
-    } catch { /* not ours */ }
+    } catch {
+      /* not ours */
+    }
   });
 }
 

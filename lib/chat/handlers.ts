@@ -65,13 +65,18 @@ export function onConnection(socket: Socket, limits: SocketLimits) {
   recordSighting({ clientId: claims.clientId, accountId: claims.accountId, origin: data.origin, version: sightingVersion(socket.handshake.auth?.version) });
 
   const expiresIn = claims.exp * 1000 - Date.now();
-  const expiry = setTimeout(() => {
-    socket.emit('session:expired', { code: 'token_expired', message: 'token expired: request a new one and reconnect' } satisfies Refusal);
-    socket.disconnect(true);
-  }, Math.max(0, Math.min(expiresIn, 2 ** 31 - 1)));
+  const expiry = setTimeout(
+    () => {
+      socket.emit('session:expired', { code: 'token_expired', message: 'token expired: request a new one and reconnect' } satisfies Refusal);
+      socket.disconnect(true);
+    },
+    Math.max(0, Math.min(expiresIn, 2 ** 31 - 1)),
+  );
 
   const session: SessionInfo = {
-    protocol: PROTOCOL_VERSION, visitor_id: claims.visitorId, token_expires_at: claims.exp,
+    protocol: PROTOCOL_VERSION,
+    visitor_id: claims.visitorId,
+    token_expires_at: claims.exp,
     limits: { ...uploadLimits(), question_max_chars: MAX_QUESTION_CHARS, events_per_10s: env.SOCKET_EVENTS_PER_10S },
   };
   socket.emit('session', session);

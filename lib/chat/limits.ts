@@ -6,10 +6,13 @@ import type { Ack, ClientRequestName } from './protocol';
 /** Open widget sockets of this instance per client address and per widget client (per process by nature). */
 export class SocketCounts {
   private counts = new Map<string, number>();
-  get(key: string) { return this.counts.get(key) ?? 0; }
+  get(key: string) {
+    return this.counts.get(key) ?? 0;
+  }
   add(key: string, n: number) {
     const v = this.get(key) + n;
-    if (v <= 0) this.counts.delete(key); else this.counts.set(key, v);
+    if (v <= 0) this.counts.delete(key);
+    else this.counts.set(key, v);
   }
 }
 
@@ -41,7 +44,10 @@ export type Spender = { visitorKey: string; address: string; clientId: string };
  */
 export async function chargeRequest(limits: SocketLimits, name: ClientRequestName, who: Spender): Promise<Ack<object> | null> {
   if (name === 'ask') return null;
-  for (const [limiter, key] of [[limits.events, who.visitorKey], [limits.eventsPerAddress, who.address]] as const) {
+  for (const [limiter, key] of [
+    [limits.events, who.visitorKey],
+    [limits.eventsPerAddress, who.address],
+  ] as const) {
     const r = await limiter.consume(key);
     if (!r.allowed) return { ok: false, error: { code: 'rate_limited', message: `Too many messages; wait ${r.retryAfterSeconds} s.` } };
   }
@@ -57,7 +63,11 @@ export function askAdmissions(limits: SocketLimits, who: Spender): () => Admissi
     // charged only when the visitor's own passed, so one visitor's flood never spends them.
     const check = async () => {
       askRoom = 0;
-      const r = await consumeInOrder([[limits.asks.visitor, who.visitorKey], [limits.asks.address, who.address], [limits.asks.client, who.clientId]]);
+      const r = await consumeInOrder([
+        [limits.asks.visitor, who.visitorKey],
+        [limits.asks.address, who.address],
+        [limits.asks.client, who.clientId],
+      ]);
       askRoom = r.allowed ? r.remaining : 0;
       throwIfRefused(r, 'questions');
     };

@@ -42,7 +42,10 @@ export function publish(event: ServerEvent): void {
 function remember(event: ServerEvent): void {
   const s = state();
   let entry = s.local.get(event.conversation_id);
-  if (!entry) { entry = { events: [], touched: 0 }; s.local.set(event.conversation_id, entry); }
+  if (!entry) {
+    entry = { events: [], touched: 0 };
+    s.local.set(event.conversation_id, entry);
+  }
   entry.events.push(event);
   entry.touched = Date.now();
   if (entry.events.length > LIVE_KEEP) entry.events.splice(0, entry.events.length - LIVE_KEEP);
@@ -64,7 +67,9 @@ export async function readLive(conversationId: string, afterSeq: number, limit: 
         const e = JSON.parse(r) as ServerEvent;
         bySeq.set(e.seq, e);
       }
-    } catch { /* Redis away: what this instance saw itself */ }
+    } catch {
+      /* Redis away: what this instance saw itself */
+    }
   }
   return [...bySeq.values()].sort((a, b) => a.seq - b.seq).slice(0, limit);
 }

@@ -44,11 +44,13 @@ export function widgetHandshake(limits: SocketLimits) {
       refusals.verified(claims.clientId);
       const origin = socket.handshake.headers.origin;
       if (!origin) return next(refusal('domain_not_allowed', 'domain not allowed: the connection has no Origin header'));
-      if (!hostAllowed(originHost(origin), claims.domains)) return next(refusal('domain_not_allowed', `domain not allowed: ${origin} is not registered for this widget`));
+      if (!hostAllowed(originHost(origin), claims.domains))
+        return next(refusal('domain_not_allowed', `domain not allowed: ${origin} is not registered for this widget`));
       // The token's domains AND the client's current ones: a removed domain stops at once.
       const current = await currentClientDomains(claims.clientId);
       if (!current) return next(refusal('token_invalid', 'token invalid: the widget client no longer exists'));
-      if (!hostAllowed(originHost(origin), current)) return next(refusal('domain_not_allowed', `domain not allowed: ${origin} is no longer registered for this widget`));
+      if (!hostAllowed(originHost(origin), current))
+        return next(refusal('domain_not_allowed', `domain not allowed: ${origin} is no longer registered for this widget`));
       if (limits.perClient.get(claims.clientId) >= env.WIDGET_SOCKETS_PER_CLIENT) {
         return next(refusal('too_many_connections', `too many connections for this widget client (at most ${env.WIDGET_SOCKETS_PER_CLIENT})`));
       }

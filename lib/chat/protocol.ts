@@ -25,8 +25,17 @@ export const ClientRequests = {
   /** Ask a question; no conversation_id starts a new conversation. Retries reuse client_message_id. */
   ask: z.object({
     conversation_id: Uuid.optional(),
-    client_message_id: z.string().min(1).max(100).regex(/^[\w.:-]+$/, 'letters, digits, _ . : - only'),
-    text: z.string().trim().min(1, 'must not be empty').max(MAX_QUESTION_CHARS, `must be at most ${MAX_QUESTION_CHARS} characters`).regex(...NO_NUL),
+    client_message_id: z
+      .string()
+      .min(1)
+      .max(100)
+      .regex(/^[\w.:-]+$/, 'letters, digits, _ . : - only'),
+    text: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(MAX_QUESTION_CHARS, `must be at most ${MAX_QUESTION_CHARS} characters`)
+      .regex(...NO_NUL),
     attachments: z.array(Uuid).max(5, 'at most 5 attachments').optional(),
   }),
   /** After a reconnect: the events after last_seq (one page; `more` asks for the next), then live events. */
@@ -35,7 +44,15 @@ export const ClientRequests = {
   history: z.object({ conversation_id: Uuid, before: Uuid.optional() }),
   /** Like or dislike an answer; the same value again removes it (toggle). */
   feedback: z.object({ response_id: Uuid, value: z.enum(['like', 'dislike']) }),
-  comment: z.object({ response_id: Uuid, text: z.string().trim().min(1).max(2000).regex(...NO_NUL) }),
+  comment: z.object({
+    response_id: Uuid,
+    text: z
+      .string()
+      .trim()
+      .min(1)
+      .max(2000)
+      .regex(...NO_NUL),
+  }),
 } as const;
 
 export type ClientRequestName = keyof typeof ClientRequests;
@@ -46,7 +63,9 @@ export type ServerEvent = ConversationEvent;
 
 /** Sent once after the connection is accepted. */
 export type SessionInfo = {
-  protocol: number; visitor_id: string; token_expires_at: number;
+  protocol: number;
+  visitor_id: string;
+  token_expires_at: number;
   limits: { upload_max_bytes: number; upload_types: string[]; question_max_chars: number; events_per_10s: number };
 };
 
@@ -57,13 +76,28 @@ export type SessionInfo = {
  * worth a retry shortly; the token ones a new token.
  */
 export type RefusalCode =
-  | 'wrong_namespace' | 'client_key_in_address' | 'too_many_connections' | 'domain_not_allowed'
-  | 'token_missing' | 'token_invalid' | 'token_expired' | 'unavailable' | 'draining';
+  | 'wrong_namespace'
+  | 'client_key_in_address'
+  | 'too_many_connections'
+  | 'domain_not_allowed'
+  | 'token_missing'
+  | 'token_invalid'
+  | 'token_expired'
+  | 'unavailable'
+  | 'draining';
 export type Refusal = { code: RefusalCode; message: string };
 
 export type Ack<T> = ({ ok: true } & T) | { ok: false; error: { code: string; message: string } };
 
 export type HistoryMessage = {
-  message_id: string; role: 'user' | 'assistant'; content: string; created_at: string; response_id: string;
-  error: string | null; sources: Source[]; likes: number; dislikes: number; mine: 'like' | 'dislike' | null;
+  message_id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  created_at: string;
+  response_id: string;
+  error: string | null;
+  sources: Source[];
+  likes: number;
+  dislikes: number;
+  mine: 'like' | 'dislike' | null;
 };

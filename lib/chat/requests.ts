@@ -1,8 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { getDb } from '../../db/client';
 import {
-  findResponseByClientMessage, getVisitorConversation, getVisitorResponse, insertComment, insertQuestion, insertWidgetConversation,
-  listVisitorHistory, toggleFeedback, type AnswerJob,
+  findResponseByClientMessage,
+  getVisitorConversation,
+  getVisitorResponse,
+  insertComment,
+  insertQuestion,
+  insertWidgetConversation,
+  listVisitorHistory,
+  toggleFeedback,
+  type AnswerJob,
 } from '../../db/queries/chat';
 import { attachUploads, getVisitorUploads } from '../../db/queries/uploads';
 import { AppError } from '../core/errors';
@@ -77,20 +84,30 @@ export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientReque
   let conversationId = req.conversation_id;
   // Reads of a conversation the visitor names may overlap the rate-limit check (admission.overlap);
   // nothing is written before it has passed.
-  const reads = conversationId && admission.overlap
-    ? Promise.all([ownConversation(claims, conversationId), findResponseByClientMessage(db, conversationId, req.client_message_id)])
-    : null;
+  const reads =
+    conversationId && admission.overlap
+      ? Promise.all([ownConversation(claims, conversationId), findResponseByClientMessage(db, conversationId, req.client_message_id)])
+      : null;
   reads?.catch(() => {}); // a refusal below wins; the reads' own failure is awaited after it
   await admission.check();
   if (!conversationId) {
     conversationId = firstConversationId(claims.accountId, claims.visitorId, req.client_message_id);
     const newId = conversationId;
     // The conversation and its webhook event commit together (docs/contracts.md §11: an outbox).
-    const { queued } = await changeWithEvent(db, claims.accountId, 'conversation.created',
-      (d) => insertWidgetConversation(d, claims.accountId, {
-        id: newId, channelId: claims.channelId, title: titleOf(req.text), visitorId: claims.visitorId, clientId: claims.clientId,
-      }),
-      (tx, created) => (created ? recordConversationCreated(tx, claims.accountId, newId, true) : Promise.resolve(0)));
+    const { queued } = await changeWithEvent(
+      db,
+      claims.accountId,
+      'conversation.created',
+      (d) =>
+        insertWidgetConversation(d, claims.accountId, {
+          id: newId,
+          channelId: claims.channelId,
+          title: titleOf(req.text),
+          visitorId: claims.visitorId,
+          clientId: claims.clientId,
+        }),
+      (tx, created) => (created ? recordConversationCreated(tx, claims.accountId, newId, true) : Promise.resolve(0)),
+    );
     webhookEventsCommitted(queued);
   }
   const [conv, existing] = reads
@@ -109,8 +126,13 @@ export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientReque
   const event = { type: 'question' as const, conversation_id: conversationId, client_message_id: cmid, response_id: randomUUID(), text: req.text, attachments };
   const storeQuestion = async (d: typeof db) => {
     const r = await insertQuestion(d, claims.accountId, {
-      conversationId: conversationId!, responseId: event.response_id, clientMessageId: cmid, owner: instanceId(),
-      leaseSeconds: getEnv().CHAT_ANSWER_LEASE_SECONDS, job, payload: event,
+      conversationId: conversationId!,
+      responseId: event.response_id,
+      clientMessageId: cmid,
+      owner: instanceId(),
+      leaseSeconds: getEnv().CHAT_ANSWER_LEASE_SECONDS,
+      job,
+      payload: event,
     });
     if (r.seq !== null) await attachUploads(d, claims.accountId, ids, conversationId!, job.question_message_id);
     return r;
@@ -119,10 +141,14 @@ export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientReque
   const stored = ids.length === 0 ? await storeQuestion(db) : await db.transaction((tx) => storeQuestion(tx as unknown as typeof db));
   if (stored.seq === null) return ack(stored.responseId, true);
   publishEvent({ ...event, seq: stored.seq });
-  answerInBackground({ response_id: event.response_id, conversation_id: conversationId, account_id: claims.accountId, client_message_id: cmid, job, attempts: 1 },
+  answerInBackground(
+    { response_id: event.response_id, conversation_id: conversationId, account_id: claims.accountId, client_message_id: cmid, job, attempts: 1 },
     // Documents the visitor attached become answerable in this conversation (capped; see lib/uploads).
-    () => indexAttachedDocuments(claims.accountId, conversationId!, uploads)
-      .catch((e) => console.error(`attachments of ${event.response_id} not indexed:`, (e as Error).message)));
+    () =>
+      indexAttachedDocuments(claims.accountId, conversationId!, uploads).catch((e) =>
+        console.error(`attachments of ${event.response_id} not indexed:`, (e as Error).message),
+      ),
+  );
   return ack(event.response_id, false);
 }
 
@@ -166,8 +192,16 @@ export async function history(claims: WidgetClaims, join: JoinRoom, req: ClientR
 /** A message as the widget's history gives it; an answer's sources only when the account shows them. */
 function toHistoryMessage(m: ConversationMessage, showSources: boolean): HistoryMessage {
   return {
-    created_at: m.created_at, response_id: m.response_id, likes: m.likes, dislikes: m.dislikes, mine: m.mine,
-    message_id: m.message_id, role: roleOf(m.author), content: m.content, error: m.error, sources: sourcesForVisitors(m.sources, showSources),
+    created_at: m.created_at,
+    response_id: m.response_id,
+    likes: m.likes,
+    dislikes: m.dislikes,
+    mine: m.mine,
+    message_id: m.message_id,
+    role: roleOf(m.author),
+    content: m.content,
+    error: m.error,
+    sources: sourcesForVisitors(m.sources, showSources),
   };
 }
 
@@ -185,13 +219,23 @@ export async function feedback(claims: WidgetClaims, req: ClientRequest<'feedbac
   const { result, event, queued } = await db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as typeof db;
     const result = await toggleFeedback(tx, claims.accountId, req.response_id, claims.visitorId, req.value === 'like' ? 1 : -1);
-    const event = await storeEvent(tx, { type: 'feedback' as const, conversation_id: conversationId, response_id: req.response_id, likes: result.likes, dislikes: result.dislikes });
+    const event = await storeEvent(tx, {
+      type: 'feedback' as const,
+      conversation_id: conversationId,
+      response_id: req.response_id,
+      likes: result.likes,
+      dislikes: result.dislikes,
+    });
     return { result, event, queued: await recordResponseEvent(tx, claims.accountId, 'response.feedback', conversationId, req.response_id) };
   });
   webhookEventsCommitted(queued);
   publishEvent(event);
-  return { response_id: req.response_id, likes: result.likes, dislikes: result.dislikes,
-    mine: result.mine === 1 ? 'like' : result.mine === -1 ? 'dislike' : null };
+  return {
+    response_id: req.response_id,
+    likes: result.likes,
+    dislikes: result.dislikes,
+    mine: result.mine === 1 ? 'like' : result.mine === -1 ? 'dislike' : null,
+  };
 }
 
 export async function comment(claims: WidgetClaims, req: ClientRequest<'comment'>) {

@@ -28,13 +28,18 @@ export function recordSighting(s: Omit<Sighting, 'day' | 'count'>) {
   if (current) current.count++;
   else pending.set(key, { ...s, day, count: 1 });
   if (!timer) {
-    timer = setTimeout(() => { void flushSightings(); }, 15_000);
+    timer = setTimeout(() => {
+      void flushSightings();
+    }, 15_000);
     timer.unref();
   }
 }
 
 export async function flushSightings() {
-  if (timer) { clearTimeout(timer); timer = undefined; }
+  if (timer) {
+    clearTimeout(timer);
+    timer = undefined;
+  }
   const batch = [...pending.values()];
   pending.clear();
   if (batch.length === 0) return;

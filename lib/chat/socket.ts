@@ -26,7 +26,9 @@ export function attachWidgetNamespace(io: Server): Namespace {
 
   // Revocation reaches open sockets at once, on every instance: a deleted client or a removed
   // domain disconnects the sockets it covered (the widget's reconnect is then refused).
-  onInvalidation('widget-client', (clientId) => { void revokeSockets(nsp, clientId); });
+  onInvalidation('widget-client', (clientId) => {
+    void revokeSockets(nsp, clientId);
+  });
   // Drain: widgets are told, then their transport is closed; they reconnect by themselves
   // (to another instance behind the load balancer) and resume.
   onDrain(() => {

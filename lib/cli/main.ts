@@ -51,10 +51,14 @@ const COMMANDS: Record<string, Command> = {
   'user create': {
     usage: 'user create --account ID --email EMAIL --password PASSWORD [--role owner|admin|agent] [--name NAME]',
     options: { account: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' } },
-    run: (v) => createAdminUser({
-      accountId: accountOf(need(v, 'account')), email: need(v, 'email'), password: need(v, 'password'),
-      role: str(v.role) as 'owner' | 'admin' | 'agent' | undefined, name: str(v.name),
-    }),
+    run: (v) =>
+      createAdminUser({
+        accountId: accountOf(need(v, 'account')),
+        email: need(v, 'email'),
+        password: need(v, 'password'),
+        role: str(v.role) as 'owner' | 'admin' | 'agent' | undefined,
+        name: str(v.name),
+      }),
   },
   'member list': {
     usage: 'member list --account ID',
@@ -74,12 +78,13 @@ const COMMANDS: Record<string, Command> = {
   'widget client create': {
     usage: 'widget client create --account ID --domain HOST [--domain HOST …] [--channel CHANNEL_ID] [--name NAME]',
     options: { account: { type: 'string' }, domain: { type: 'string', multiple: true }, channel: { type: 'string' }, name: { type: 'string' } },
-    run: (v) => createWidgetClient({
-      accountId: accountOf(need(v, 'account')),
-      name: typeof v.name === 'string' ? v.name : undefined,
-      domains: Array.isArray(v.domain) ? v.domain : [],
-      channelId: v.channel === undefined ? undefined : (v.channel as unknown as number),
-    }),
+    run: (v) =>
+      createWidgetClient({
+        accountId: accountOf(need(v, 'account')),
+        name: typeof v.name === 'string' ? v.name : undefined,
+        domains: Array.isArray(v.domain) ? v.domain : [],
+        channelId: v.channel === undefined ? undefined : (v.channel as unknown as number),
+      }),
   },
   'widget client delete': {
     usage: 'widget client delete --client-id ID',
@@ -135,14 +140,15 @@ function need(v: Record<string, unknown>, name: string): string {
 }
 
 function usage(): string {
-  return `usage: npm run --silent cli -- <command>\n${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}`;
+  return `usage: npm run --silent cli -- <command>\n${Object.values(COMMANDS)
+    .map((c) => `  ${c.usage}`)
+    .join('\n')}`;
 }
 
 async function main(argv: string[]): Promise<number> {
   // stdout carries exactly one JSON object: anything else a library prints goes to stderr.
   console.log = console.info = console.warn = console.debug = (...a: unknown[]) => console.error(...a);
-  const key = [argv.slice(0, 3).join(' '), argv.slice(0, 2).join(' '), argv[0] ?? '']
-    .find((k) => k in COMMANDS);
+  const key = [argv.slice(0, 3).join(' '), argv.slice(0, 2).join(' '), argv[0] ?? ''].find((k) => k in COMMANDS);
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stderr.write(`${usage()}\n`);
     return 0;

@@ -3,7 +3,11 @@ import type { ImportProgress } from '../imports/service';
 type Out = { isTTY?: boolean; columns?: number; write(s: string): boolean };
 
 const PHASES: Record<ImportProgress['phase'], string> = {
-  reading: 'reading', checking: 'checking references', writing: 'writing records', statistics: 'refreshing statistics', done: 'done',
+  reading: 'reading',
+  checking: 'checking references',
+  writing: 'writing records',
+  statistics: 'refreshing statistics',
+  done: 'done',
 };
 
 const clock = (seconds: number) => {
@@ -21,7 +25,9 @@ export function importStatusLine(p: ImportProgress, width: number): string {
     return `import: ${PHASES[p.phase]}… ${p.records.toLocaleString('en')} records, ${clock(seconds)} elapsed`.slice(0, width - 1);
   }
   const left = p.fraction > 0.01 ? clock((seconds / p.fraction) * (1 - p.fraction)) : '?';
-  const tail = ` ${Math.floor(p.fraction * 100).toString().padStart(3)}% ${p.records.toLocaleString('en')} records ${rate.toLocaleString('en')}/s left ${left}`;
+  const tail = ` ${Math.floor(p.fraction * 100)
+    .toString()
+    .padStart(3)}% ${p.records.toLocaleString('en')} records ${rate.toLocaleString('en')}/s left ${left}`;
   const barWidth = Math.max(10, Math.min(40, width - tail.length - 12));
   const full = Math.round(p.fraction * barWidth);
   return `import [${'█'.repeat(full)}${'░'.repeat(barWidth - full)}]${tail}`.slice(0, width - 1);
@@ -33,7 +39,10 @@ export function importStatusLine(p: ImportProgress, width: number): string {
  * never touched (the CLI prints one JSON object there).
  */
 export function importProgressReporter(out: Out = process.stderr): (p: ImportProgress) => void {
-  if (!out.isTTY) return (p) => { if (p.message) out.write(`${p.message}\n`); };
+  if (!out.isTTY)
+    return (p) => {
+      if (p.message) out.write(`${p.message}\n`);
+    };
   let last = 0;
   let drawn = false;
   return (p) => {

@@ -30,8 +30,18 @@ export type ConversationMessage = z.infer<typeof ConversationMessage>;
 
 /** A stored response as the queries read it; the columns a reader does not need may be left out. */
 export type ResponseTurn = {
-  id: string; question: string; answer: string; question_message_id: string; answer_message_id: string; created_at: string;
-  error?: string | null; sources?: unknown; likes?: number; dislikes?: number; comments?: number; my_feedback?: number | null;
+  id: string;
+  question: string;
+  answer: string;
+  question_message_id: string;
+  answer_message_id: string;
+  created_at: string;
+  error?: string | null;
+  sources?: unknown;
+  likes?: number;
+  dislikes?: number;
+  comments?: number;
+  my_feedback?: number | null;
 };
 /** An attachment row; `message_id` null while it is not attached to a message yet. */
 export type AttachmentOfMessage = MessageAttachment & { message_id: string | null };
@@ -51,14 +61,32 @@ export function messagesOf(turns: ResponseTurn[], attachments: AttachmentOfMessa
   }
   return turns.flatMap((r) => {
     const common = {
-      response_id: r.id, created_at: r.created_at, likes: r.likes ?? 0, dislikes: r.dislikes ?? 0, comments: r.comments ?? 0,
-      mine: r.my_feedback === 1 ? 'like' as const : r.my_feedback === -1 ? 'dislike' as const : null,
+      response_id: r.id,
+      created_at: r.created_at,
+      likes: r.likes ?? 0,
+      dislikes: r.dislikes ?? 0,
+      comments: r.comments ?? 0,
+      mine: r.my_feedback === 1 ? ('like' as const) : r.my_feedback === -1 ? ('dislike' as const) : null,
     };
     return [
-      { ...common, message_id: r.question_message_id, author: 'visitor' as const, content: r.question, error: null, sources: [],
-        attachments: byMessage.get(r.question_message_id) ?? [] },
-      { ...common, message_id: r.answer_message_id, author: 'ai' as const, content: r.answer, error: r.error ?? null,
-        sources: (r.sources as Source[] | null | undefined) ?? [], attachments: byMessage.get(r.answer_message_id) ?? [] },
+      {
+        ...common,
+        message_id: r.question_message_id,
+        author: 'visitor' as const,
+        content: r.question,
+        error: null,
+        sources: [],
+        attachments: byMessage.get(r.question_message_id) ?? [],
+      },
+      {
+        ...common,
+        message_id: r.answer_message_id,
+        author: 'ai' as const,
+        content: r.answer,
+        error: r.error ?? null,
+        sources: (r.sources as Source[] | null | undefined) ?? [],
+        attachments: byMessage.get(r.answer_message_id) ?? [],
+      },
     ];
   });
 }
@@ -75,7 +103,11 @@ export function roleOf(author: Author): 'user' | 'assistant' {
  */
 export function toApiMessage(m: ConversationMessage): Message {
   return {
-    message_id: m.message_id, role: roleOf(m.author), content: m.content, created_at: m.created_at, response_id: m.response_id,
+    message_id: m.message_id,
+    role: roleOf(m.author),
+    content: m.content,
+    created_at: m.created_at,
+    response_id: m.response_id,
     attachments: m.attachments.map((a) => ({ upload_id: a.id, filename: a.filename, content_type: a.content_type, size: a.size, url: attachmentUrl(a.id) })),
   };
 }

@@ -1,5 +1,11 @@
 import { getDb, openDb } from '../../db/client';
-import { getConversationWithTranscript, listConversationsWithCount, type ConversationFilter, type ConversationRow, type ConversationWithTranscriptRow } from '../../db/queries/conversations';
+import {
+  getConversationWithTranscript,
+  listConversationsWithCount,
+  type ConversationFilter,
+  type ConversationRow,
+  type ConversationWithTranscriptRow,
+} from '../../db/queries/conversations';
 import { AppError } from '../core/errors';
 import { envelope, gridjsCells, offsetOf, parseListQuery, parseSingleQuery, type Envelope, type ListQuery } from '../api/list-query';
 import { messagesOf, toApiMessage } from './messages';
@@ -9,9 +15,16 @@ type SortKey = (typeof CONVERSATION_SORT_KEYS)[number];
 
 export function toConversationRecord(c: ConversationRow): ConversationRecord {
   return {
-    conversation_id: c.id, id: c.id, title: c.title, status: c.status, response_count: c.response_count,
-    channel_id: c.channel_id, channel_name: c.channel_name, account_id: c.account_id,
-    created_at: c.created_at, updated_at: c.updated_at,
+    conversation_id: c.id,
+    id: c.id,
+    title: c.title,
+    status: c.status,
+    response_count: c.response_count,
+    channel_id: c.channel_id,
+    channel_name: c.channel_name,
+    account_id: c.account_id,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
   };
 }
 
@@ -22,11 +35,16 @@ export function conversationFilterOf(q: ListQuery<string>, channelIds: number[])
 
 export async function listConversationsPage(accountId: number, params: URLSearchParams, linkPath: string): Promise<Envelope<unknown>> {
   const { query: q, channelIds } = parseListQuery<SortKey>(params, ConversationListQuery);
-  const db = openDb() ?? await getDb();
+  const db = openDb() ?? (await getDb());
   const filter = conversationFilterOf(q, channelIds);
   const offset = offsetOf(q);
-  const { count, rows: page } = await listConversationsWithCount(db, accountId, filter, q.order_by ?? 'created_at',
-    offset === null ? null : { limit: q.resultsPerPage, offset, direction: q.sort ?? 'DESC' });
+  const { count, rows: page } = await listConversationsWithCount(
+    db,
+    accountId,
+    filter,
+    q.order_by ?? 'created_at',
+    offset === null ? null : { limit: q.resultsPerPage, offset, direction: q.sort ?? 'DESC' },
+  );
   const records = page.map(toConversationRecord);
   return envelope(linkPath, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
 }
@@ -39,7 +57,7 @@ export function apiMessagesOf(transcript: ConversationWithTranscriptRow['transcr
 /** The conversation with its messages, oldest first: each response's question, then its answer. */
 export async function getConversationWithMessages(accountId: number, conversationId: string, params: URLSearchParams) {
   const { format } = parseSingleQuery(params);
-  const conversation = await getConversationWithTranscript(openDb() ?? await getDb(), accountId, conversationId);
+  const conversation = await getConversationWithTranscript(openDb() ?? (await getDb()), accountId, conversationId);
   if (!conversation) throw new AppError('not_found', `No conversation with id ${conversationId}.`);
   const messages = apiMessagesOf(conversation.transcript, conversation.attachments);
   const detail = { ...toConversationRecord(conversation), messages };

@@ -31,4 +31,4 @@ export type ConversationEvent =
   | { type: 'comment'; conversation_id: string; seq: number; response_id: string; comments: number };
 
 /** An event before it has its seq. */
-export type EventDraft = ConversationEvent extends infer E ? E extends ConversationEvent ? Omit<E, 'seq'> : never : never;
+export type EventDraft = ConversationEvent extends infer E ? (E extends ConversationEvent ? Omit<E, 'seq'> : never) : never;

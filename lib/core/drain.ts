@@ -20,14 +20,21 @@ export function startDrain(): void {
   if (s.draining) return;
   s.draining = true;
   for (const fn of s.listeners) {
-    try { fn(); } catch (e) { console.error('drain listener failed:', e); }
+    try {
+      fn();
+    } catch (e) {
+      console.error('drain listener failed:', e);
+    }
   }
 }
 
 /** Runs `fn` when the drain starts (at once if it already has); returns an unsubscribe function. */
 export function onDrain(fn: () => void): () => void {
   const s = state();
-  if (s.draining) { fn(); return () => {}; }
+  if (s.draining) {
+    fn();
+    return () => {};
+  }
   s.listeners.add(fn);
   return () => s.listeners.delete(fn);
 }

@@ -29,8 +29,7 @@ export class AppError extends Error {
   /** For an unknown Customer API path: the operations that exist ("GET /customer-api/v2/…"). */
   readonly operations?: string[];
 
-  constructor(code: ErrorCode, detail: string,
-    opts: { errors?: ParamError[]; headers?: Record<string, string>; operations?: string[] } = {}) {
+  constructor(code: ErrorCode, detail: string, opts: { errors?: ParamError[]; headers?: Record<string, string>; operations?: string[] } = {}) {
     super(detail);
     this.name = 'AppError';
     this.code = code;
@@ -49,8 +48,16 @@ export function isAppError(e: unknown): e is AppError {
 }
 
 const UNAVAILABLE_NODE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
-  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
 ]);
 
 /**

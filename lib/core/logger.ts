@@ -17,7 +17,9 @@ export type Logger = {
 function textLogger(): Logger {
   const line = (fields: LogFields, message: string) => {
     const { req_id: id, err, ...rest } = fields;
-    const extra = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ');
+    const extra = Object.entries(rest)
+      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join(' ');
     return [`${id ? `[${id}] ` : ''}${message}${extra ? ` ${extra}` : ''}`, ...(err === undefined ? [] : [err])];
   };
   return {

@@ -3,23 +3,34 @@ import { z } from 'zod';
 import { AppError, fromDatabaseError, isAppError } from './errors';
 
 const TITLES: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests',
-  500: 'Internal Server Error', 503: 'Service Unavailable',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 /** RFC 9457 problem details: the schema of every error body (and of the OpenAPI document's). */
-export const Problem = z.object({
-  type: z.string().meta({ description: 'urn:svc:problem:<code>' }),
-  title: z.string(),
-  status: z.int(),
-  detail: z.string(),
-  errors: z.array(z.object({ param: z.string(), message: z.string() })).optional()
-    .meta({ description: 'For 400: one entry per invalid parameter, named as the client spelled it' }),
-  operations: z.array(z.string()).optional()
-    .meta({ description: 'For an unknown path: the operations that exist' }),
-  request_id: z.string().optional(),
-}).meta({ id: 'Problem', description: 'RFC 9457 problem details (application/problem+json)' });
+export const Problem = z
+  .object({
+    type: z.string().meta({ description: 'urn:svc:problem:<code>' }),
+    title: z.string(),
+    status: z.int(),
+    detail: z.string(),
+    errors: z
+      .array(z.object({ param: z.string(), message: z.string() }))
+      .optional()
+      .meta({ description: 'For 400: one entry per invalid parameter, named as the client spelled it' }),
+    operations: z.array(z.string()).optional().meta({ description: 'For an unknown path: the operations that exist' }),
+    request_id: z.string().optional(),
+  })
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details (application/problem+json)' });
 export type Problem = z.infer<typeof Problem>;
 
 /** The one writer of RFC 9457 problem details. */

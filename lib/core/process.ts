@@ -12,8 +12,12 @@ export function processSlot<T>(name: string) {
   const g = globalThis as Global;
   return {
     get: (): T | undefined => g[key] as T | undefined,
-    set: (value: T): void => { g[key] = value; },
-    clear: (): void => { delete g[key]; },
+    set: (value: T): void => {
+      g[key] = value;
+    },
+    clear: (): void => {
+      delete g[key];
+    },
   };
 }
 

@@ -6,7 +6,11 @@ export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID_PATTERN.test(value);
 
 /** A UUID string, lower-cased: the one zod form every request and import schema uses. */
-export const uuidString = (message = 'must be a UUID') => z.string().regex(UUID_PATTERN, message).transform((s) => s.toLowerCase());
+export const uuidString = (message = 'must be a UUID') =>
+  z
+    .string()
+    .regex(UUID_PATTERN, message)
+    .transform((s) => s.toLowerCase());
 
 export type IssueParam = { param: string; message: string };
 

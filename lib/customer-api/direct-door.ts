@@ -57,31 +57,48 @@ export function handleDirectApi(req: IncomingMessage, res: ServerResponse): bool
  * every promise costs more under the AsyncLocalStorage hooks Next keeps on in this process, and a
  * JSON answer needs none beyond the handler's own.
  */
-function answer(req: IncomingMessage, res: ServerResponse, handler: RouteHandler | DirectHandler, isDirect: boolean,
-  url: string, params: Record<string, string>): void {
+function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  handler: RouteHandler | DirectHandler,
+  isDirect: boolean,
+  url: string,
+  params: Record<string, string>,
+): void {
   const head = req.method === 'HEAD';
   let pending: Promise<DirectAnswer>;
   try {
     // The origin is a constant: the handlers read only the path and query, and a malformed Host
     // header must not stop the request from being answered.
-    pending = isDirect ? (handler as DirectHandler)(lightRequest(req, url), params)
+    pending = isDirect
+      ? (handler as DirectHandler)(lightRequest(req, url), params)
       : (handler as RouteHandler)(toRequest(req, url), { params: Promise.resolve(params) });
   } catch (e) {
     pending = Promise.resolve(failure(e));
   }
-  pending.then((response) => deliver(res, response, head), (e) => deliver(res, failure(e), head));
+  pending.then(
+    (response) => deliver(res, response, head),
+    (e) => deliver(res, failure(e), head),
+  );
 }
 
 function deliver(res: ServerResponse, response: DirectAnswer, head: boolean): void {
   if (!(response instanceof Response)) {
-    try { sendJson(res, response, head); } catch (e) { void recover(res, e, head); }
+    try {
+      sendJson(res, response, head);
+    } catch (e) {
+      void recover(res, e, head);
+    }
     return;
   }
   send(res, response, head).catch((e) => recover(res, e, head));
 }
 
 async function recover(res: ServerResponse, e: unknown, head: boolean): Promise<void> {
-  if (res.headersSent) { res.destroy(); return; }
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
   await send(res, failure(e), head).catch(() => res.destroy());
 }
 
@@ -123,7 +140,12 @@ function lightRequest(req: IncomingMessage, url: string): ApiRequest {
 }
 
 function hasMalformedEscape(pathname: string): boolean {
-  try { decodeURIComponent(pathname); return false; } catch { return true; }
+  try {
+    decodeURIComponent(pathname);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 /** Every failure of this door is written by the one problem writer. */
@@ -143,7 +165,9 @@ function sendJson(res: ServerResponse, answer: { json: string; requestId: string
   res.writeHead(200, out);
   res.end(body);
 }
-const JSON_HEADER_LIST = Object.entries(JSON_HEADERS).map(([k, v]) => [k.toLowerCase(), v] as const).sort(([a], [b]) => a.localeCompare(b));
+const JSON_HEADER_LIST = Object.entries(JSON_HEADERS)
+  .map(([k, v]) => [k.toLowerCase(), v] as const)
+  .sort(([a], [b]) => a.localeCompare(b));
 
 async function send(res: ServerResponse, response: Response, head: boolean): Promise<void> {
   if (response.headers.has('content-disposition') && response.body) return sendStream(res, response, head);
@@ -151,7 +175,9 @@ async function send(res: ServerResponse, response: Response, head: boolean): Pro
   const out: Record<string, string> = {};
   // The headers Next adds to its own answers (next.config.mjs reads the same file): both doors alike.
   for (const [k, v] of SECURITY_HEADERS) out[k] = v;
-  response.headers.forEach((v, k) => { out[k] = v; });
+  response.headers.forEach((v, k) => {
+    out[k] = v;
+  });
   if (!head) out['content-length'] = String(body.length);
   res.writeHead(response.status, out);
   res.end(body);
@@ -164,8 +190,14 @@ async function send(res: ServerResponse, response: Response, head: boolean): Pro
 async function sendStream(res: ServerResponse, response: Response, head: boolean): Promise<void> {
   const out: Record<string, string> = {};
   for (const [k, v] of SECURITY_HEADERS) out[k] = v;
-  response.headers.forEach((v, k) => { out[k] = v; });
+  response.headers.forEach((v, k) => {
+    out[k] = v;
+  });
   res.writeHead(response.status, out);
-  if (head) { await response.body!.cancel(); res.end(); return; }
+  if (head) {
+    await response.body!.cancel();
+    res.end();
+    return;
+  }
   await pipeline(Readable.fromWeb(response.body! as import('node:stream/web').ReadableStream<Uint8Array>), res).catch(() => res.destroy());
 }

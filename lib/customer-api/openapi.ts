@@ -35,7 +35,11 @@ type Collector = ReturnType<typeof collector>;
 function withoutPatterns(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutPatterns);
   if (!node || typeof node !== 'object') return node;
-  return Object.fromEntries(Object.entries(node).filter(([k]) => k !== 'pattern').map(([k, v]) => [k, withoutPatterns(v)]));
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([k]) => k !== 'pattern')
+      .map(([k, v]) => [k, withoutPatterns(v)]),
+  );
 }
 
 function parameterSchema(c: Collector, field: z.ZodType): { description?: string; schema: JsonSchema } {
@@ -56,7 +60,11 @@ function queryParameters(c: Collector, op: CustomerOperation) {
     const { description: own, schema } = parameterSchema(c, field);
     const example = typedExample(schema, op.example.query?.[name]);
     out.push({
-      name, in: 'query', required: false, description: description ?? own, schema,
+      name,
+      in: 'query',
+      required: false,
+      description: description ?? own,
+      schema,
       ...(schema.type === 'array' ? { style: 'form', explode: true } : {}),
       ...(example !== undefined ? { example } : {}),
     });
@@ -77,14 +85,15 @@ function pathParameters(c: Collector, op: CustomerOperation) {
 }
 
 const problem = (description: string) => ({
-  description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  description,
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
 
 /** The 200 answer: JSON, a streamed download of records (NDJSON or CSV), or one stored file. */
 function okResponse(c: Collector, op: CustomerOperation) {
   if (op.download === 'file') {
     return {
-      description: 'The file\'s bytes, streamed, with the Content-Type it was stored with',
+      description: "The file's bytes, streamed, with the Content-Type it was stored with",
       headers: {
         'Content-Disposition': { description: 'attachment; filename="<ASCII fallback>"; filename*=UTF-8\'\'<name>', schema: { type: 'string' } },
         'X-Content-Type-Options': { description: 'nosniff', schema: { type: 'string' } },
@@ -139,10 +148,12 @@ export function openApiDocument(): unknown {
   cached = {
     openapi: '3.1.0',
     info: {
-      title: 'svc Customer API', version: '2.0.0',
-      description: 'Read-only access to an account\'s AI answer records and conversations. '
-        + 'Authenticate with `Authorization: Bearer <API key>`. Timestamps are UTC, `YYYY-MM-DD HH:MM:SS`. '
-        + 'Errors are RFC 9457 problem details.',
+      title: 'svc Customer API',
+      version: '2.0.0',
+      description:
+        "Read-only access to an account's AI answer records and conversations. " +
+        'Authenticate with `Authorization: Bearer <API key>`. Timestamps are UTC, `YYYY-MM-DD HH:MM:SS`. ' +
+        'Errors are RFC 9457 problem details.',
     },
     servers: [{ url: API_BASE }],
     tags: TAGS,

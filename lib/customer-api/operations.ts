@@ -1,8 +1,14 @@
 import { z } from 'zod';
 import type { CustomerPrincipal } from '../auth/customer-api';
 import {
-  AttachmentFile, AttachmentIdPath, CONVERSATION_DETAIL_EXAMPLE, CONVERSATION_EXAMPLE, ConversationDetailBody, ConversationIdPath,
-  ConversationListQuery, ConversationPage,
+  AttachmentFile,
+  AttachmentIdPath,
+  CONVERSATION_DETAIL_EXAMPLE,
+  CONVERSATION_EXAMPLE,
+  ConversationDetailBody,
+  ConversationIdPath,
+  ConversationListQuery,
+  ConversationPage,
 } from '../conversations/contract';
 import { getConversationWithMessages, listConversationsPage } from '../conversations/service';
 import { RESPONSE_EXAMPLE, ResponseBody, ResponseIdPath, ResponseListQuery, ResponsePage, SingleRecordQuery } from '../responses/contract';
@@ -72,72 +78,112 @@ const page = <T>(record: T) => ({ count: 1, next: null, previous: null, results:
 
 export const CUSTOMER_OPERATIONS: readonly CustomerOperation[] = [
   operation({
-    operationId: 'listResponses', method: 'GET', path: LIST_PATHS.responses, tag: 'Responses',
+    operationId: 'listResponses',
+    method: 'GET',
+    path: LIST_PATHS.responses,
+    tag: 'Responses',
     summary: 'List responses',
-    description: 'A page of the account\'s responses (question and answer pairs), newest first by default. '
-      + 'Filters combine; `query` searches question and answer. Ordering is total: ties are broken by id.',
-    query: ResponseListQuery, response: ResponsePage,
+    description:
+      "A page of the account's responses (question and answer pairs), newest first by default. " +
+      'Filters combine; `query` searches question and answer. Ordering is total: ties are broken by id.',
+    query: ResponseListQuery,
+    response: ResponsePage,
     example: { query: { query: 'password', order_by: 'likes', sort: 'DESC', resultsPerPage: '5' }, response: page(RESPONSE_EXAMPLE) },
     run: ({ principal, query, selfPath }) => listResponsesPage(principal.accountId, query, selfPath),
   }),
   // Before '/response/{response_id}': a literal segment wins over a path parameter.
   operation({
-    operationId: 'exportResponses', method: 'GET', path: '/response/export', tag: 'Responses',
+    operationId: 'exportResponses',
+    method: 'GET',
+    path: '/response/export',
+    tag: 'Responses',
     summary: 'Export responses',
-    description: 'Every response the list returns for the same filters, search and sort, in the same order, all '
-      + 'pages, streamed from one consistent snapshot: NDJSON (one record per line, default) or CSV (`format=csv`, '
-      + 'RFC 4180, header row). Sent as an attachment `responses-<UTC yyyymmdd-hhmmss>.<ext>`.',
-    query: ResponseExportQuery, response: ResponseExportLine, download: 'records',
+    description:
+      'Every response the list returns for the same filters, search and sort, in the same order, all ' +
+      'pages, streamed from one consistent snapshot: NDJSON (one record per line, default) or CSV (`format=csv`, ' +
+      'RFC 4180, header row). Sent as an attachment `responses-<UTC yyyymmdd-hhmmss>.<ext>`.',
+    query: ResponseExportQuery,
+    response: ResponseExportLine,
+    download: 'records',
     example: { query: { query: 'password', order_by: 'likes', sort: 'DESC' }, response: RESPONSE_EXAMPLE },
     run: ({ principal, query }) => exportResponses(principal.accountId, query),
   }),
   operation({
-    operationId: 'getResponse', method: 'GET', path: '/response/{response_id}', tag: 'Responses',
+    operationId: 'getResponse',
+    method: 'GET',
+    path: '/response/{response_id}',
+    tag: 'Responses',
     summary: 'Get one response',
-    description: 'One response of the account. An unknown id, a malformed id and another account\'s id are the same 404.',
-    pathParams: ResponseIdPath, query: SingleRecordQuery, response: ResponseBody,
+    description: "One response of the account. An unknown id, a malformed id and another account's id are the same 404.",
+    pathParams: ResponseIdPath,
+    query: SingleRecordQuery,
+    response: ResponseBody,
     notFound: 'Unknown id, malformed id, or an id of another account',
     example: { params: { response_id: RESPONSE_EXAMPLE.response_id }, response: RESPONSE_EXAMPLE },
     run: ({ principal, params, query }) => getResponse(principal.accountId, params.response_id, query),
   }),
   operation({
-    operationId: 'listConversations', method: 'GET', path: LIST_PATHS.conversations, tag: 'Conversations',
+    operationId: 'listConversations',
+    method: 'GET',
+    path: LIST_PATHS.conversations,
+    tag: 'Conversations',
     summary: 'List conversations',
-    description: 'A page of the account\'s conversations, newest first by default. `query` searches the title '
-      + 'and the channel name. Ordering is total: ties are broken by id.',
-    query: ConversationListQuery, response: ConversationPage,
+    description:
+      "A page of the account's conversations, newest first by default. `query` searches the title " +
+      'and the channel name. Ordering is total: ties are broken by id.',
+    query: ConversationListQuery,
+    response: ConversationPage,
     example: { query: { order_by: 'response_count', sort: 'DESC', resultsPerPage: '10' }, response: page(CONVERSATION_EXAMPLE) },
     run: ({ principal, query, selfPath }) => listConversationsPage(principal.accountId, query, selfPath),
   }),
   operation({
-    operationId: 'exportConversations', method: 'GET', path: '/conversation/export', tag: 'Conversations',
+    operationId: 'exportConversations',
+    method: 'GET',
+    path: '/conversation/export',
+    tag: 'Conversations',
     summary: 'Export conversations',
-    description: 'Every conversation the list returns for the same filters, search and sort, in the same order, all '
-      + 'pages, streamed from one consistent snapshot: NDJSON (default) or CSV (`format=csv`). `include=messages` '
-      + 'adds each conversation\'s `messages` as in GET /conversation/{conversation_id} (NDJSON only). Sent as an '
-      + 'attachment `conversations-<UTC yyyymmdd-hhmmss>.<ext>`.',
-    query: ConversationExportQuery, response: ConversationExportLine, download: 'records',
+    description:
+      'Every conversation the list returns for the same filters, search and sort, in the same order, all ' +
+      'pages, streamed from one consistent snapshot: NDJSON (default) or CSV (`format=csv`). `include=messages` ' +
+      "adds each conversation's `messages` as in GET /conversation/{conversation_id} (NDJSON only). Sent as an " +
+      'attachment `conversations-<UTC yyyymmdd-hhmmss>.<ext>`.',
+    query: ConversationExportQuery,
+    response: ConversationExportLine,
+    download: 'records',
     example: { query: { order_by: 'response_count', sort: 'DESC', include: 'messages' }, response: CONVERSATION_DETAIL_EXAMPLE },
     run: ({ principal, query }) => exportConversations(principal.accountId, query),
   }),
   operation({
-    operationId: 'getConversation', method: 'GET', path: '/conversation/{conversation_id}', tag: 'Conversations',
+    operationId: 'getConversation',
+    method: 'GET',
+    path: '/conversation/{conversation_id}',
+    tag: 'Conversations',
     summary: 'Get one conversation with its messages',
-    description: 'The conversation record plus `messages`, oldest first: each response gives a user message (its '
-      + 'question) immediately followed by an assistant message (its answer).',
-    pathParams: ConversationIdPath, query: SingleRecordQuery, response: ConversationDetailBody,
+    description:
+      'The conversation record plus `messages`, oldest first: each response gives a user message (its ' +
+      'question) immediately followed by an assistant message (its answer).',
+    pathParams: ConversationIdPath,
+    query: SingleRecordQuery,
+    response: ConversationDetailBody,
     notFound: 'Unknown id, malformed id, or an id of another account',
     example: { params: { conversation_id: CONVERSATION_EXAMPLE.conversation_id }, response: CONVERSATION_DETAIL_EXAMPLE },
     run: ({ principal, params, query }) => getConversationWithMessages(principal.accountId, params.conversation_id, query),
   }),
   operation({
-    operationId: 'getAttachment', method: 'GET', path: ATTACHMENT_PATH, tag: 'Attachments',
+    operationId: 'getAttachment',
+    method: 'GET',
+    path: ATTACHMENT_PATH,
+    tag: 'Attachments',
     summary: 'Download an attachment',
-    description: 'The bytes of a file a visitor attached to a message, streamed with its stored `Content-Type`, '
-      + '`Content-Disposition: attachment` (with `filename*`, the exact UTF-8 name) and `X-Content-Type-Options: nosniff`. '
-      + 'Each attachment object of a message carries this link as `url`. An unknown id, a malformed id and another '
-      + 'account\'s id are the same 404.',
-    pathParams: AttachmentIdPath, query: NoQuery, response: AttachmentFile, download: 'file',
+    description:
+      'The bytes of a file a visitor attached to a message, streamed with its stored `Content-Type`, ' +
+      '`Content-Disposition: attachment` (with `filename*`, the exact UTF-8 name) and `X-Content-Type-Options: nosniff`. ' +
+      'Each attachment object of a message carries this link as `url`. An unknown id, a malformed id and another ' +
+      "account's id are the same 404.",
+    pathParams: AttachmentIdPath,
+    query: NoQuery,
+    response: AttachmentFile,
+    download: 'file',
     notFound: 'Unknown id, malformed id, an upload still being received, or an id of another account',
     example: { params: { attachment_id: ATTACHMENT_EXAMPLE_ID }, response: 'Order 4711 was shipped on Monday.\n' },
     run: ({ principal, params }) => attachmentDownload(principal.accountId, params.attachment_id),

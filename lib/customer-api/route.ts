@@ -74,7 +74,11 @@ function directOperation(op: CustomerOperation): DirectHandler {
       return Promise.resolve(fail(e));
     }
     return work.then((result) => {
-      try { return { json: JSON.stringify(result), requestId }; } catch (e) { return fail(e); }
+      try {
+        return { json: JSON.stringify(result), requestId };
+      } catch (e) {
+        return fail(e);
+      }
     }, fail);
   };
 }
@@ -97,11 +101,16 @@ function openApiHandlers(): RouteHandlers {
   const allow = 'GET, HEAD, OPTIONS';
   const no = refuse(allow);
   return {
-    GET: apiRoute<Record<string, string>>(async () => jsonResponse(openApiDocument(), {
-      headers: { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' },
-    })),
+    GET: apiRoute<Record<string, string>>(async () =>
+      jsonResponse(openApiDocument(), {
+        headers: { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' },
+      }),
+    ),
     OPTIONS: apiRoute<Record<string, string>>(async () => new Response(null, { status: 204, headers: { ...OPENAPI_CORS, Allow: allow } })),
-    POST: no, PUT: no, PATCH: no, DELETE: no,
+    POST: no,
+    PUT: no,
+    PATCH: no,
+    DELETE: no,
   };
 }
 
@@ -174,7 +183,10 @@ export function resolveCustomerPath(pathname: string): { handlers: RouteHandlers
     if (route.segments.length !== parts.length) continue;
     const params: Record<string, string> = {};
     const ok = route.segments.every((seg, i) => {
-      if (seg.startsWith('{')) { params[seg.slice(1, -1)] = safeDecode(parts[i]!); return true; }
+      if (seg.startsWith('{')) {
+        params[seg.slice(1, -1)] = safeDecode(parts[i]!);
+        return true;
+      }
       return seg === parts[i];
     });
     if (ok) return { handlers: route.handlers, direct: route.direct, params };
@@ -183,5 +195,9 @@ export function resolveCustomerPath(pathname: string): { handlers: RouteHandlers
 }
 
 function safeDecode(s: string): string {
-  try { return decodeURIComponent(s); } catch { return s; }
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }

@@ -12,7 +12,12 @@ export async function tryQuestion(accountId: number, question: string) {
   if (!q) throw new AppError('invalid_request', 'Type a question.');
   if (q.length > MAX_QUESTION_CHARS) throw new AppError('invalid_request', `Questions may have at most ${MAX_QUESTION_CHARS} characters.`);
   try {
-    const answer = await answerEngine().answer({ accountId, conversationId: '00000000-0000-0000-0000-000000000000', question: q, signal: AbortSignal.timeout(60_000) });
+    const answer = await answerEngine().answer({
+      accountId,
+      conversationId: '00000000-0000-0000-0000-000000000000',
+      question: q,
+      signal: AbortSignal.timeout(60_000),
+    });
     let text = '';
     for await (const d of answer.deltas) text += d;
     return { answer: text, sources: sourcesForVisitors(answer.sources, answer.showSources), declined: answer.declined, considered: answer.considered };

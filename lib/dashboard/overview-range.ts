@@ -7,14 +7,21 @@ export type RangeKey = '7' | '30' | '90' | '365' | 'all' | 'custom';
 export type OverviewRange = { key: RangeKey; from: string; to: string; bucket: Bucket; days: number };
 
 export const RANGE_CHOICES: Array<{ key: Exclude<RangeKey, 'custom'>; label: string }> = [
-  { key: '7', label: '7 days' }, { key: '30', label: '30 days' }, { key: '90', label: '90 days' },
-  { key: '365', label: '1 year' }, { key: 'all', label: 'All time' },
+  { key: '7', label: '7 days' },
+  { key: '30', label: '30 days' },
+  { key: '90', label: '90 days' },
+  { key: '365', label: '1 year' },
+  { key: 'all', label: 'All time' },
 ];
 export const DEFAULT_RANGE: RangeKey = '30';
 
 const DAY_MS = 86_400_000;
-const isDay = (s: string) => /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`))
-  && new Date(`${s}T00:00:00Z`).toISOString().slice(0, 10) === s && s >= '1970-01-01' && s <= '2199-12-31';
+const isDay = (s: string) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(s) &&
+  !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) &&
+  new Date(`${s}T00:00:00Z`).toISOString().slice(0, 10) === s &&
+  s >= '1970-01-01' &&
+  s <= '2199-12-31';
 const toMs = (s: string) => Date.parse(`${s}T00:00:00Z`);
 const fromMs = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export const addDays = (day: string, n: number) => fromMs(toMs(day) + n * DAY_MS);
@@ -25,7 +32,10 @@ export function bucketFor(days: number): Bucket {
 }
 
 type Params = Record<string, string | string[] | undefined>;
-const one = (p: Params, k: string) => { const v = p[k]; return (Array.isArray(v) ? v[0] : v) ?? ''; };
+const one = (p: Params, k: string) => {
+  const v = p[k];
+  return (Array.isArray(v) ? v[0] : v) ?? '';
+};
 
 /** Reads the range from URL parameters; invalid values fall back to the last 30 days. */
 export function parseOverviewRange(params: Params, today: string, span: { first: string | null; last: string | null }): OverviewRange {

@@ -2,7 +2,14 @@ import { getDb } from '../../db/client';
 import { listApiKeys } from '../../db/queries/api-keys';
 import { listChannels } from '../../db/queries/channels';
 import { getConversationById } from '../../db/queries/conversations';
-import { getAccountTotals, getBusiestChannels, getResponseDaySpan, getResponsesPerBucket, listCommentsOfConversation, listTranscriptEntries } from '../../db/queries/overview';
+import {
+  getAccountTotals,
+  getBusiestChannels,
+  getResponseDaySpan,
+  getResponsesPerBucket,
+  listCommentsOfConversation,
+  listTranscriptEntries,
+} from '../../db/queries/overview';
 import { listConversationAttachments } from '../../db/queries/responses';
 import { parseOverviewRange } from './overview-range';
 import { toConversationRecord } from '../conversations/service';
@@ -16,7 +23,9 @@ import { isUuid } from '../core/validation';
 export async function getOverview(accountId: number, rangeParams: Record<string, string | string[] | undefined> = {}) {
   const db = await getDb();
   const [totals, span, channels] = await Promise.all([
-    getAccountTotals(db, accountId), getResponseDaySpan(db, accountId), getBusiestChannels(db, accountId, 5),
+    getAccountTotals(db, accountId),
+    getResponseDaySpan(db, accountId),
+    getBusiestChannels(db, accountId, 5),
   ]);
   const range = parseOverviewRange(rangeParams, new Date().toISOString().slice(0, 10), span);
   const perBucket = await getResponsesPerBucket(db, accountId, range);
@@ -43,7 +52,8 @@ export async function getTranscript(accountId: number, conversationId: string) {
     listCommentsOfConversation(db, accountId, conversation.id),
   ]);
   const messages = messagesOf(entries, attachments).map((m) => ({
-    ...m, commentTexts: m.author === 'ai' ? comments.filter((c) => c.response_id === m.response_id) : [],
+    ...m,
+    commentTexts: m.author === 'ai' ? comments.filter((c) => c.response_id === m.response_id) : [],
   }));
   return { conversation: toConversationRecord(conversation), messages };
 }

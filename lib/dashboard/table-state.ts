@@ -81,7 +81,10 @@ export function tableStateToSearch(state: TableState): string {
   if (state.q) p.set('q', state.q);
   if (state.channel) p.set('channel', state.channel);
   if (state.size !== DEFAULT_STATE.size) p.set('size', String(state.size));
-  if (state.sort) { p.set('sort', state.sort); p.set('dir', state.dir); }
+  if (state.sort) {
+    p.set('sort', state.sort);
+    p.set('dir', state.dir);
+  }
   if (state.page > 1) p.set('page', String(state.page));
   const s = p.toString();
   return s ? `?${s}` : '';
@@ -92,7 +95,10 @@ export function tableApiBase(kind: TableKind, state: Pick<TableState, 'q' | 'cha
   const p = new URLSearchParams({ format: 'gridjs' });
   if (state.q.trim()) p.set('query', state.q.trim());
   if (state.channel) p.set('channel_id', state.channel);
-  if (state.sort) { p.set('order_by', state.sort); p.set('sort', state.dir.toUpperCase()); }
+  if (state.sort) {
+    p.set('order_by', state.sort);
+    p.set('sort', state.dir.toUpperCase());
+  }
   return `${TABLES[kind].path}?${p.toString()}`;
 }
 
@@ -100,7 +106,6 @@ export function tableApiBase(kind: TableKind, state: Pick<TableState, 'q' | 'cha
 export function appendParam(url: string, param: string): string {
   return `${url}${url.includes('?') ? '&' : '?'}${param}`;
 }
-
 
 /** "Showing 16–30 of 40 conversations" for the table's footer. */
 export function tableSummary(kind: TableKind, page: number, size: number, total: number): string {

@@ -12,8 +12,7 @@ export function pageOfTranscript<T extends { id: string }>(all: T[], query: { pa
   const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
   const asked = Number(one(query.page));
   const holding = one(query.response) ? all.findIndex((e) => e.id === one(query.response)) : -1;
-  const page = holding >= 0 ? Math.floor(holding / TRANSCRIPT_PAGE_SIZE) + 1
-    : Number.isInteger(asked) && asked >= 1 ? Math.min(asked, pages) : pages;
+  const page = holding >= 0 ? Math.floor(holding / TRANSCRIPT_PAGE_SIZE) + 1 : Number.isInteger(asked) && asked >= 1 ? Math.min(asked, pages) : pages;
   const first = (page - 1) * TRANSCRIPT_PAGE_SIZE;
   return { entries: all.slice(first, first + TRANSCRIPT_PAGE_SIZE), page, pages, total: all.length, first };
 }

@@ -27,37 +27,65 @@ function ts(d: Date): string {
 /** NDJSON lines of a small, believable account: two channels, 24 conversations, ~70 responses. */
 export function demoRecords(channelIds: [number, number], now = new Date()): string[] {
   const lines: string[] = [];
-  const channels = [[channelIds[0], 'Website'], [channelIds[1], 'Help Center']] as const;
+  const channels = [
+    [channelIds[0], 'Website'],
+    [channelIds[1], 'Help Center'],
+  ] as const;
   for (let i = 0; i < 24; i++) {
     const [channelId, channelName] = channels[i % 3 === 0 ? 1 : 0]!;
     const start = new Date(now.getTime() - (24 - i) * 26 * 3600_000);
     const id = randomUUID();
     const n = 1 + ((i * 7) % 5);
     const first = TOPICS[i % TOPICS.length]!;
-    lines.push(JSON.stringify({
-      type: 'conversation', conversation_id: id, title: first[0], status: i % 4 === 0 ? 'Closed' : 'Open',
-      channel_id: channelId, channel_name: channelName, created_at: ts(start),
-      updated_at: ts(new Date(start.getTime() + n * 60_000)),
-    }));
+    lines.push(
+      JSON.stringify({
+        type: 'conversation',
+        conversation_id: id,
+        title: first[0],
+        status: i % 4 === 0 ? 'Closed' : 'Open',
+        channel_id: channelId,
+        channel_name: channelName,
+        created_at: ts(start),
+        updated_at: ts(new Date(start.getTime() + n * 60_000)),
+      }),
+    );
     for (let j = 0; j < n; j++) {
       const [question, answer] = TOPICS[(i + j * 3) % TOPICS.length]!;
-      lines.push(JSON.stringify({
-        type: 'response', response_id: randomUUID(), conversation_id: id, question, answer, channel_id: channelId,
-        created_at: ts(new Date(start.getTime() + j * 60_000)), likes: (i + j) % 3 === 0 ? 1 : 0,
-        dislikes: (i + j) % 7 === 0 ? 1 : 0, comments: (i + j) % 5 === 0 ? 1 : 0,
-      }));
+      lines.push(
+        JSON.stringify({
+          type: 'response',
+          response_id: randomUUID(),
+          conversation_id: id,
+          question,
+          answer,
+          channel_id: channelId,
+          created_at: ts(new Date(start.getTime() + j * 60_000)),
+          likes: (i + j) % 3 === 0 ? 1 : 0,
+          dislikes: (i + j) % 7 === 0 ? 1 : 0,
+          comments: (i + j) % 5 === 0 ? 1 : 0,
+        }),
+      );
     }
   }
   return lines;
 }
 
 export type DemoAccount = {
-  account_id: number; admin_email: string; admin_password: string; api_key: string; key_id: string;
+  account_id: number;
+  admin_email: string;
+  admin_password: string;
+  api_key: string;
+  key_id: string;
   /** A member with the `agent` role (docs/contracts.md §13), to see what an agent sees. */
-  agent_email: string; agent_password: string;
-  widget_client_id: string; widget_client_secret: string; conversations: number; responses: number;
+  agent_email: string;
+  agent_password: string;
+  widget_client_id: string;
+  widget_client_secret: string;
+  conversations: number;
+  responses: number;
   /** The demo's channels (7 "Website" and 8 "Help Center", as README's examples use) and its busiest conversation. */
-  channel_ids: [number, number]; conversation_id: string;
+  channel_ids: [number, number];
+  conversation_id: string;
   /** A file attached to the first question of that conversation (README's download example). */
   attachment_id: string;
 };
@@ -93,16 +121,30 @@ export async function seedDemoAccount(): Promise<DemoAccount> {
   await addKnowledgeDocument(account.account_id, 'demo-faq.md', Buffer.from(`# Demo Company FAQ\n\n${faq}\n`));
   const widget = await createWidgetClient({ accountId: account.account_id, domains: ['localhost', '127.0.0.1'], channelId: a });
   const conversationId = busiestConversation(lines);
-  const { messages } = await getConversationWithMessages(account.account_id, conversationId, new URLSearchParams()) as { messages: Array<{ message_id: string }> };
+  const { messages } = (await getConversationWithMessages(account.account_id, conversationId, new URLSearchParams())) as {
+    messages: Array<{ message_id: string }>;
+  };
   const attachmentId = await attachFileToMessage(account.account_id, {
-    conversationId, messageId: messages[0]!.message_id, filename: 'order-note.txt', contentType: 'text/plain',
+    conversationId,
+    messageId: messages[0]!.message_id,
+    filename: 'order-note.txt',
+    contentType: 'text/plain',
     bytes: Buffer.from('Order 4711: shipped on Monday with tracking number DE-123-456.\n'),
   });
   return {
-    account_id: account.account_id, admin_email: email, admin_password: password, api_key: key.key, key_id: key.key_id,
-    agent_email: agentEmail, agent_password: agentPassword,
-    widget_client_id: widget.client_id, widget_client_secret: widget.client_secret, ...counts,
-    channel_ids: channels, conversation_id: conversationId, attachment_id: attachmentId,
+    account_id: account.account_id,
+    admin_email: email,
+    admin_password: password,
+    api_key: key.key,
+    key_id: key.key_id,
+    agent_email: agentEmail,
+    agent_password: agentPassword,
+    widget_client_id: widget.client_id,
+    widget_client_secret: widget.client_secret,
+    ...counts,
+    channel_ids: channels,
+    conversation_id: conversationId,
+    attachment_id: attachmentId,
   };
 }
 
@@ -121,6 +163,7 @@ export function demoCurl(baseUrl: string, apiKey: string): string {
 /** The shell lines that make README's Customer API examples run as printed against the demo. */
 export function demoShellVariables(baseUrl: string, demo: Pick<DemoAccount, 'api_key' | 'conversation_id' | 'channel_ids' | 'attachment_id'>): string[] {
   const lines = [`KEY=${demo.api_key}`, `BASE=${baseUrl}/customer-api/v2`, `CONVERSATION=${demo.conversation_id}`, `ATTACHMENT=${demo.attachment_id}`];
-  if (demo.channel_ids.join() !== DEMO_CHANNEL_IDS.join()) lines.push(`# this demo's channels are ${demo.channel_ids.join(' and ')} (README's examples use 7 and 8)`);
+  if (demo.channel_ids.join() !== DEMO_CHANNEL_IDS.join())
+    lines.push(`# this demo's channels are ${demo.channel_ids.join(' and ')} (README's examples use 7 and 8)`);
   return lines;
 }

@@ -22,7 +22,10 @@ type Reason = 'too_large' | 'invalid';
 
 /** A refusal the caller turns into an AppError. */
 class Refusal extends Error {
-  constructor(readonly reason: Reason, detail: string) {
+  constructor(
+    readonly reason: Reason,
+    detail: string,
+  ) {
     super(detail);
   }
 }
@@ -73,7 +76,11 @@ function decodeUtf8(bytes: Uint8Array): string {
 }
 
 function normalizeText(text: string): string {
-  return text.replace(/\r\n?/g, '\n').replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 const cellText = (s: string) => s.replace(/\s+/g, ' ').trim().replace(/\|/g, '\\|');
@@ -92,7 +99,11 @@ export function csvToMarkdown(text: string, maxChars = Infinity): string {
   let field = '';
   let quoted = false;
   let size = 0;
-  const endField = () => { row.push(cellText(field)); size += field.length + 3; field = ''; };
+  const endField = () => {
+    row.push(cellText(field));
+    size += field.length + 3;
+    field = '';
+  };
   const endRow = () => {
     endField();
     if (row.some((c) => c !== '')) rows.push(row);
@@ -103,7 +114,10 @@ export function csvToMarkdown(text: string, maxChars = Infinity): string {
     const c = text[i];
     if (quoted) {
       if (c === '"') {
-        if (text[i + 1] === '"') { field += '"'; i++; } else quoted = false;
+        if (text[i + 1] === '"') {
+          field += '"';
+          i++;
+        } else quoted = false;
       } else field += c;
     } else if (c === '"' && field === '') quoted = true;
     else if (c === ',') endField();
@@ -118,8 +132,32 @@ export function csvToMarkdown(text: string, maxChars = Infinity): string {
 const SKIP = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'math', 'iframe', 'object', 'canvas', 'select', 'button']);
 // Elements that end the paragraph before them and start a new one.
 const BLOCK = new Set([
-  'p', 'div', 'section', 'article', 'main', 'header', 'footer', 'nav', 'aside', 'blockquote', 'figure', 'figcaption',
-  'address', 'dl', 'dt', 'dd', 'hr', 'form', 'fieldset', 'details', 'summary', 'center', 'body', 'html', 'caption', 'legend',
+  'p',
+  'div',
+  'section',
+  'article',
+  'main',
+  'header',
+  'footer',
+  'nav',
+  'aside',
+  'blockquote',
+  'figure',
+  'figcaption',
+  'address',
+  'dl',
+  'dt',
+  'dd',
+  'hr',
+  'form',
+  'fieldset',
+  'details',
+  'summary',
+  'center',
+  'body',
+  'html',
+  'caption',
+  'legend',
 ]);
 const HEADING = /^h([1-6])$/;
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
@@ -152,7 +190,12 @@ export function htmlToMarkdown(html: string, maxChars = Infinity): string {
     blocks.push(block);
   };
   const indent = () => '  '.repeat(Math.min(Math.max(lists.length - 1, 0), 5));
-  const flushList = () => { if (listLines.length) { emit(listLines.join('\n')); listLines = []; } };
+  const flushList = () => {
+    if (listLines.length) {
+      emit(listLines.join('\n'));
+      listLines = [];
+    }
+  };
   /** Ends the current line of text: a list item's line, a heading, or a paragraph. */
   const endLine = () => {
     const raw = pre ? pending.replace(/^\n+|\s+$/g, '') : pending.replace(/\s+/g, ' ').trim();
@@ -176,16 +219,30 @@ export function htmlToMarkdown(html: string, maxChars = Infinity): string {
   };
 
   const open = (name: string, attrs: Record<string, string>) => {
-    if (skip || SKIP.has(name)) { if (SKIP.has(name) && !VOID.has(name)) skip++; return; }
+    if (skip || SKIP.has(name)) {
+      if (SKIP.has(name) && !VOID.has(name)) skip++;
+      return;
+    }
     if (tableDepth) {
       if (name === 'table') tableDepth++;
-      else if (tableDepth === 1 && name === 'tr') { endCell(); endRow(); row = []; }
-      else if (tableDepth === 1 && (name === 'td' || name === 'th')) { endCell(); row ??= []; cell = ''; }
-      else addText(' ');
+      else if (tableDepth === 1 && name === 'tr') {
+        endCell();
+        endRow();
+        row = [];
+      } else if (tableDepth === 1 && (name === 'td' || name === 'th')) {
+        endCell();
+        row ??= [];
+        cell = '';
+      } else addText(' ');
       return;
     }
     const h = HEADING.exec(name);
-    if (h && !lists.length) { endLine(); flushList(); heading = Number(h[1]); return; }
+    if (h && !lists.length) {
+      endLine();
+      flushList();
+      heading = Number(h[1]);
+      return;
+    }
     if (name === 'ul' || name === 'ol') {
       endLine();
       const start = Number.parseInt(attrs.start ?? '1', 10);
@@ -198,35 +255,84 @@ export function htmlToMarkdown(html: string, maxChars = Infinity): string {
       if (list) itemPrefix = `${indent()}${list.ordered ? `${++list.n}. ` : '- '}`;
       return;
     }
-    if (name === 'table') { endLine(); flushList(); tableDepth = 1; rows = []; row = null; cell = null; return; }
-    if (name === 'pre') { endLine(); pre++; return; }
-    if (name === 'br') { addText(pre ? '\n' : ' '); return; }
-    if (BLOCK.has(name)) { endLine(); heading = 0; }
-    else if (name === 'img' && attrs.alt) addText(` ${attrs.alt} `);
+    if (name === 'table') {
+      endLine();
+      flushList();
+      tableDepth = 1;
+      rows = [];
+      row = null;
+      cell = null;
+      return;
+    }
+    if (name === 'pre') {
+      endLine();
+      pre++;
+      return;
+    }
+    if (name === 'br') {
+      addText(pre ? '\n' : ' ');
+      return;
+    }
+    if (BLOCK.has(name)) {
+      endLine();
+      heading = 0;
+    } else if (name === 'img' && attrs.alt) addText(` ${attrs.alt} `);
   };
-  const endCell = () => { if (cell !== null) { row ??= []; row.push(cellText(cell)); cell = null; } };
-  const endRow = () => { if (row?.length) rows.push(row); row = null; };
+  const endCell = () => {
+    if (cell !== null) {
+      row ??= [];
+      row.push(cellText(cell));
+      cell = null;
+    }
+  };
+  const endRow = () => {
+    if (row?.length) rows.push(row);
+    row = null;
+  };
   const close = (name: string) => {
-    if (SKIP.has(name)) { if (skip) skip--; return; }
+    if (SKIP.has(name)) {
+      if (skip) skip--;
+      return;
+    }
     if (skip) return;
     if (tableDepth) {
       if (name === 'table') {
         tableDepth--;
-        if (tableDepth === 0) { endCell(); endRow(); emit(tableRows(rows)); rows = []; }
+        if (tableDepth === 0) {
+          endCell();
+          endRow();
+          emit(tableRows(rows));
+          rows = [];
+        }
       } else if (tableDepth === 1 && (name === 'td' || name === 'th')) endCell();
-      else if (tableDepth === 1 && name === 'tr') { endCell(); endRow(); }
-      else addText(' ');
+      else if (tableDepth === 1 && name === 'tr') {
+        endCell();
+        endRow();
+      } else addText(' ');
       return;
     }
-    if (HEADING.test(name)) { if (heading) { endLine(); heading = 0; } return; }
+    if (HEADING.test(name)) {
+      if (heading) {
+        endLine();
+        heading = 0;
+      }
+      return;
+    }
     if (name === 'ul' || name === 'ol') {
       endLine();
       lists.pop();
       if (!lists.length) flushList();
       return;
     }
-    if (name === 'li') { endLine(); return; }
-    if (name === 'pre') { endLine(); if (pre) pre--; return; }
+    if (name === 'li') {
+      endLine();
+      return;
+    }
+    if (name === 'pre') {
+      endLine();
+      if (pre) pre--;
+      return;
+    }
     if (BLOCK.has(name)) endLine();
   };
 
@@ -236,22 +342,45 @@ export function htmlToMarkdown(html: string, maxChars = Infinity): string {
   let attrs: Record<string, string> = {};
   let attrName = '';
   let attrValue = '';
-  const tokenizer = new Tokenizer({ decodeEntities: true }, {
-    ontext: (start, end) => addText(html.slice(start, end)),
-    ontextentity: (cp) => addText(String.fromCodePoint(cp)),
-    onopentagname: (start, end) => { tag = html.slice(start, end).toLowerCase(); attrs = {}; },
-    onattribname: (start, end) => { attrName = html.slice(start, end).toLowerCase(); attrValue = ''; },
-    onattribdata: (start, end) => { if (attrValue.length < 1000) attrValue += html.slice(start, end); },
-    onattribentity: (cp) => { if (attrValue.length < 1000) attrValue += String.fromCodePoint(cp); },
-    onattribend: () => { if (!(attrName in attrs)) attrs[attrName] = attrValue.slice(0, 1000); },
-    onopentagend: () => open(tag, attrs),
-    onselfclosingtag: () => open(tag, attrs),
-    onclosetag: (start, end) => close(html.slice(start, end).toLowerCase()),
-    oncdata() {}, oncomment() {}, ondeclaration() {}, onprocessinginstruction() {}, onend() {},
-  });
+  const tokenizer = new Tokenizer(
+    { decodeEntities: true },
+    {
+      ontext: (start, end) => addText(html.slice(start, end)),
+      ontextentity: (cp) => addText(String.fromCodePoint(cp)),
+      onopentagname: (start, end) => {
+        tag = html.slice(start, end).toLowerCase();
+        attrs = {};
+      },
+      onattribname: (start, end) => {
+        attrName = html.slice(start, end).toLowerCase();
+        attrValue = '';
+      },
+      onattribdata: (start, end) => {
+        if (attrValue.length < 1000) attrValue += html.slice(start, end);
+      },
+      onattribentity: (cp) => {
+        if (attrValue.length < 1000) attrValue += String.fromCodePoint(cp);
+      },
+      onattribend: () => {
+        if (!(attrName in attrs)) attrs[attrName] = attrValue.slice(0, 1000);
+      },
+      onopentagend: () => open(tag, attrs),
+      onselfclosingtag: () => open(tag, attrs),
+      onclosetag: (start, end) => close(html.slice(start, end).toLowerCase()),
+      oncdata() {},
+      oncomment() {},
+      ondeclaration() {},
+      onprocessinginstruction() {},
+      onend() {},
+    },
+  );
   tokenizer.write(html);
   tokenizer.end();
-  if (tableDepth) { endCell(); endRow(); emit(tableRows(rows)); }
+  if (tableDepth) {
+    endCell();
+    endRow();
+    emit(tableRows(rows));
+  }
   endLine();
   flushList();
   return blocks.join('\n\n');
@@ -305,12 +434,19 @@ async function pdfToMarkdown(bytes: Uint8Array, maxChars: number): Promise<strin
     }
     let body = 0;
     let most = -1;
-    for (const [h, n] of sizes) if (n > most) { most = n; body = h; }
+    for (const [h, n] of sizes)
+      if (n > most) {
+        most = n;
+        body = h;
+      }
     const blocks: string[] = [];
     for (const lines of pages) {
       let para: string[] = [];
       let prev: Line | null = null;
-      const endPara = () => { if (para.length) blocks.push(para.join(' ')); para = []; };
+      const endPara = () => {
+        if (para.length) blocks.push(para.join(' '));
+        para = [];
+      };
       for (const l of lines) {
         const isHeading = body > 0 && l.height >= body * 1.3 && l.text.length <= 120;
         const gap = prev && prev.y !== null && l.y !== null ? Math.abs(prev.y - l.y) : 0;
@@ -342,10 +478,13 @@ async function docxToMarkdown(bytes: Uint8Array, limits: WorkerLimits): Promise<
   await checkZip(buffer, limits);
   let result: { value: string };
   try {
-    result = await mammoth.convertToHtml({ buffer }, {
-      // Images are never read (they are not text, and can be large).
-      convertImage: mammoth.images.imgElement(async () => ({ src: '' })),
-    });
+    result = await mammoth.convertToHtml(
+      { buffer },
+      {
+        // Images are never read (they are not text, and can be large).
+        convertImage: mammoth.images.imgElement(async () => ({ src: '' })),
+      },
+    );
   } catch (e) {
     throw new Refusal('invalid', `The Word document could not be read: ${messageOf(e)}`);
   }
@@ -365,7 +504,16 @@ export async function checkZip(buffer: Buffer, limits: WorkerLimits): Promise<vo
   let entries = 0;
   await new Promise<void>((resolve, reject) => {
     let failed = false;
-    const fail = (e: Error) => { if (failed) return; failed = true; try { zip.close(); } catch { /* already closed */ } reject(e); };
+    const fail = (e: Error) => {
+      if (failed) return;
+      failed = true;
+      try {
+        zip.close();
+      } catch {
+        /* already closed */
+      }
+      reject(e);
+    };
     zip.on('error', (e: Error) => fail(e instanceof Refusal ? e : new Refusal('invalid', `The ZIP container is damaged: ${e.message}`)));
     zip.on('end', () => resolve());
     zip.on('entry', (entry: Entry) => {
@@ -381,7 +529,12 @@ export async function checkZip(buffer: Buffer, limits: WorkerLimits): Promise<vo
           actual += chunk.length;
           if (inEntry > entry.uncompressedSize) {
             stream.destroy();
-            fail(new Refusal('too_large', `The document's part ${entry.fileName} inflates to more than the ${entry.uncompressedSize} bytes it declares (a zip bomb?).`));
+            fail(
+              new Refusal(
+                'too_large',
+                `The document's part ${entry.fileName} inflates to more than the ${entry.uncompressedSize} bytes it declares (a zip bomb?).`,
+              ),
+            );
           } else if (actual > limits.maxInflatedBytes) {
             stream.destroy();
             fail(tooLarge('inflates to more bytes than allowed'));

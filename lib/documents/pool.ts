@@ -61,7 +61,7 @@ function dispatcher(): Dispatcher {
     });
     // A thread that fails outside a task must not take the process down (an unhandled 'error').
     pool.on('error', (e: unknown) => console.error('document worker failed:', e));
-    held.set(d = { pool, running: 0, waiting: [], threads });
+    held.set((d = { pool, running: 0, waiting: [], threads }));
   }
   return d;
 }
@@ -87,7 +87,8 @@ async function acquire(d: Dispatcher): Promise<() => void> {
     if (released) return;
     released = true;
     const next = d.waiting.shift();
-    if (next) next(); else d.running--;
+    if (next) next();
+    else d.running--;
   };
 }
 

@@ -33,9 +33,15 @@ export function sniffType(buf: Uint8Array, filename: string, opts: { partial?: b
     if (head.includes('word/') && head.includes('[Content_Types].xml')) return { contentType: DOCX, kind: 'document' };
     return { rejected: 'ZIP archives other than .docx are not accepted' };
   }
-  if (startsWith(buf, [0x4d, 0x5a]) || startsWith(buf, [0x7f, 0x45, 0x4c, 0x46]) || startsWith(buf, [0xca, 0xfe, 0xba, 0xbe])
-    || startsWith(buf, [0xcf, 0xfa, 0xed, 0xfe]) || startsWith(buf, [0xce, 0xfa, 0xed, 0xfe]) || ascii(buf, 0, 2) === '#!'
-    || startsWith(buf, [0x00, 0x61, 0x73, 0x6d])) {
+  if (
+    startsWith(buf, [0x4d, 0x5a]) ||
+    startsWith(buf, [0x7f, 0x45, 0x4c, 0x46]) ||
+    startsWith(buf, [0xca, 0xfe, 0xba, 0xbe]) ||
+    startsWith(buf, [0xcf, 0xfa, 0xed, 0xfe]) ||
+    startsWith(buf, [0xce, 0xfa, 0xed, 0xfe]) ||
+    ascii(buf, 0, 2) === '#!' ||
+    startsWith(buf, [0x00, 0x61, 0x73, 0x6d])
+  ) {
     return { rejected: 'executables are not accepted' };
   }
   const text = decodeText(buf.subarray(0, SNIFF_BYTES), (opts.partial ?? false) || buf.length > SNIFF_BYTES);

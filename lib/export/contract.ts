@@ -3,7 +3,8 @@ import { ConversationDetail, ConversationListQuery, ConversationRecord } from '.
 import { ResponseListQuery, ResponseRecord } from '../responses/contract';
 
 /** Export formats (docs/contracts.md §10): NDJSON by default, or CSV. */
-export const exportFormatParam = z.enum(['ndjson', 'csv'], { error: "must be 'ndjson' or 'csv' (or left out)" })
+export const exportFormatParam = z
+  .enum(['ndjson', 'csv'], { error: "must be 'ndjson' or 'csv' (or left out)" })
   .meta({ description: 'ndjson (default): one JSON record per line; csv: RFC 4180 with a header row' });
 
 const NOT_PAGED = { page: true, resultsPerPage: true, format: true } as const;
@@ -13,8 +14,10 @@ export const ResponseExportQuery = ResponseListQuery.omit(NOT_PAGED).extend({ fo
 
 export const ConversationExportQuery = ConversationListQuery.omit(NOT_PAGED).extend({
   format: exportFormatParam.optional(),
-  include: z.literal('messages', { error: "must be 'messages' (or left out)" })
-    .meta({ description: 'messages: each conversation with its messages, as GET /conversation/{id} (NDJSON only)' }).optional(),
+  include: z
+    .literal('messages', { error: "must be 'messages' (or left out)" })
+    .meta({ description: 'messages: each conversation with its messages, as GET /conversation/{id} (NDJSON only)' })
+    .optional(),
 });
 
 /** One NDJSON line of each export (the OpenAPI document's item schemas). */

@@ -29,10 +29,16 @@ export class CopyBinaryLines {
     this.rest = null;
     let at = 0;
     if (!this.headerRead) {
-      if (buf.length < 19) { this.rest = Buffer.from(buf); return 0; }
+      if (buf.length < 19) {
+        this.rest = Buffer.from(buf);
+        return 0;
+      }
       if (!buf.subarray(0, 11).equals(SIGNATURE)) throw new CopyBinaryFormatError('not a binary COPY stream');
       const ext = buf.readInt32BE(15);
-      if (buf.length < 19 + ext) { this.rest = Buffer.from(buf); return 0; }
+      if (buf.length < 19 + ext) {
+        this.rest = Buffer.from(buf);
+        return 0;
+      }
       at = 19 + ext;
       this.headerRead = true;
     }

@@ -72,30 +72,44 @@ function guardedBody(source: Source, slot: ExportSlot): ReadableStream<Uint8Arra
   const stallMs = getEnv().EXPORT_STALL_SECONDS * 1000;
   let timer: NodeJS.Timeout | null = null;
   let closing: Promise<void> | null = null;
-  const disarm = () => { if (timer) { clearTimeout(timer); timer = null; } };
+  const disarm = () => {
+    if (timer) {
+      clearTimeout(timer);
+      timer = null;
+    }
+  };
   const finish = () => {
     disarm();
     closing ??= source.close().finally(() => slot.release());
     return closing;
   };
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      disarm();
-      try {
-        const chunk = await source.next();
-        if (chunk === null) { await finish(); controller.close(); return; }
-        controller.enqueue(chunk);
-        timer = setTimeout(() => {
-          controller.error(new AppError('unavailable', `The export's reader took no data for ${getEnv().EXPORT_STALL_SECONDS} s; it was ended.`));
-          void finish().catch(() => {});
-        }, stallMs);
-      } catch (e) {
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        disarm();
+        try {
+          const chunk = await source.next();
+          if (chunk === null) {
+            await finish();
+            controller.close();
+            return;
+          }
+          controller.enqueue(chunk);
+          timer = setTimeout(() => {
+            controller.error(new AppError('unavailable', `The export's reader took no data for ${getEnv().EXPORT_STALL_SECONDS} s; it was ended.`));
+            void finish().catch(() => {});
+          }, stallMs);
+        } catch (e) {
+          await finish().catch(() => {});
+          controller.error(e);
+        }
+      },
+      async cancel() {
         await finish().catch(() => {});
-        controller.error(e);
-      }
+      },
     },
-    async cancel() { await finish().catch(() => {}); },
-  }, { highWaterMark: 1 });
+    { highWaterMark: 1 },
+  );
 }
 
 /**
@@ -106,16 +120,25 @@ function guardedBody(source: Source, slot: ExportSlot): ReadableStream<Uint8Arra
  */
 async function streamed<T>(cursor: SnapshotCursor<T>, encode: (rows: T[]) => string, what: string, format: Format, slot: ExportSlot): Promise<Response> {
   let first: T[];
-  try { first = await cursor.next(); } catch (e) { await cursor.close(); throw e; }
+  try {
+    first = await cursor.next();
+  } catch (e) {
+    await cursor.close();
+    throw e;
+  }
   const bytes = new TextEncoder();
-  const readAhead = () => { const p = cursor.next(); p.catch(() => {}); return p; };
+  const readAhead = () => {
+    const p = cursor.next();
+    p.catch(() => {});
+    return p;
+  };
   let next: Promise<T[]> | null = first.length === EXPORT_PAGE_SIZE ? readAhead() : null;
   let pending: T[] | null = first;
   let done = false;
   const source: Source = {
     async next() {
       while (!done) {
-        const page = pending ?? await next!;
+        const page = pending ?? (await next!);
         if (!pending) next = page.length === EXPORT_PAGE_SIZE ? readAhead() : null;
         pending = null;
         if (page.length < EXPORT_PAGE_SIZE) done = true;
@@ -124,7 +147,10 @@ async function streamed<T>(cursor: SnapshotCursor<T>, encode: (rows: T[]) => str
       }
       return null;
     },
-    async close() { await next?.catch(() => {}); await cursor.close(); },
+    async close() {
+      await next?.catch(() => {});
+      await cursor.close();
+    },
   };
   return download(guardedBody(source, slot), what, format);
 }
@@ -192,13 +218,26 @@ async function copied(copy: CopyOut, header: string, what: string, format: Forma
   const lines = new CopyBinaryLines();
   let done = false;
   let wake: (() => void) | null = null;
-  const signal = () => { const w = wake; wake = null; w?.(); };
+  const signal = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
   let error: unknown = null;
   let streamEnded = false;
   stream.on('readable', signal);
-  stream.once('end', () => { streamEnded = true; signal(); });
-  stream.once('error', (e) => { error ??= e; signal(); });
-  failed.catch((e: unknown) => { error ??= e; signal(); });
+  stream.once('end', () => {
+    streamEnded = true;
+    signal();
+  });
+  stream.once('error', (e) => {
+    error ??= e;
+    signal();
+  });
+  failed.catch((e: unknown) => {
+    error ??= e;
+    signal();
+  });
 
   async function nextChunk(): Promise<Buffer | null> {
     const parts: Buffer[] = [];
@@ -206,16 +245,30 @@ async function copied(copy: CopyOut, header: string, what: string, format: Forma
     while (size < COPY_CHUNK_BYTES) {
       if (error) throw error;
       const data = stream.read() as Buffer | null;
-      if (data !== null) { size += lines.feed(data, parts); continue; }
-      if (streamEnded) { lines.finish(); done = true; break; }
+      if (data !== null) {
+        size += lines.feed(data, parts);
+        continue;
+      }
+      if (streamEnded) {
+        lines.finish();
+        done = true;
+        break;
+      }
       if (size > 0) break;
-      await new Promise<void>((resolve) => { wake = resolve; });
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
     }
     return size > 0 ? Buffer.concat(parts, size) : null;
   }
 
   let first: Buffer | null;
-  try { first = await nextChunk(); } catch (e) { await copy.cancel(); throw e; }
+  try {
+    first = await nextChunk();
+  } catch (e) {
+    await copy.cancel();
+    throw e;
+  }
   const prefix = header ? Buffer.from(header) : null;
   let pending: Buffer | null = prefix && first ? Buffer.concat([prefix, first]) : (first ?? prefix);
   const source: Source = {
@@ -247,7 +300,10 @@ async function database(): Promise<{ db: Db; kind: 'pglite' | 'postgres'; copy: 
 }
 
 /** Runs `start` holding an export slot (or throws the 429); the slot is the body's to release, or released here when starting fails. */
-async function withSlot(accountId: number, start: (database: { db: Db; kind: 'pglite' | 'postgres'; copy: boolean }, slot: ExportSlot) => Promise<Response>): Promise<Response> {
+async function withSlot(
+  accountId: number,
+  start: (database: { db: Db; kind: 'pglite' | 'postgres'; copy: boolean }, slot: ExportSlot) => Promise<Response>,
+): Promise<Response> {
   const opened = await database();
   const slot = await acquireExportSlot(accountId);
   try {
@@ -286,8 +342,9 @@ export async function exportResponses(accountId: number, params: URLSearchParams
       const running = await startCopyOut(db, responseExportStatement(accountId, filter, sortKey, dir, format), exportStatementTimeoutMs());
       return copied(running, format === 'csv' ? csvHeader(RESPONSE_CSV_COLUMNS) : '', 'responses', format, slot);
     }
-    const cursor = openSnapshotCursor(db, (tx, last: ResponseRow & { sort_k: string } | null) =>
-      listResponsesAfter(tx, accountId, filter, sortKey, dir, last && { k: last.sort_k, id: last.id }, EXPORT_PAGE_SIZE));
+    const cursor = openSnapshotCursor(db, (tx, last: (ResponseRow & { sort_k: string }) | null) =>
+      listResponsesAfter(tx, accountId, filter, sortKey, dir, last && { k: last.sort_k, id: last.id }, EXPORT_PAGE_SIZE),
+    );
     const encode = encoder(format, RESPONSE_CSV_COLUMNS);
     return (kind === 'pglite' ? spooled : streamed)(cursor, (page) => encode(page.map(toResponseRecord)), 'responses', format, slot);
   });
@@ -311,11 +368,11 @@ export async function exportConversations(accountId: number, params: URLSearchPa
       return copied(running, format === 'csv' ? csvHeader(CONVERSATION_CSV_COLUMNS) : '', 'conversations', format, slot);
     }
     const cursor = openSnapshotCursor(db, (tx, last: ConversationExportRow | null) =>
-      listConversationsAfter(tx, accountId, filter, sortKey, dir, last && { k: last.sort_k, id: last.id }, EXPORT_PAGE_SIZE, withMessages));
+      listConversationsAfter(tx, accountId, filter, sortKey, dir, last && { k: last.sort_k, id: last.id }, EXPORT_PAGE_SIZE, withMessages),
+    );
     const encode = encoder(format, CONVERSATION_CSV_COLUMNS);
-    const record = (c: ConversationExportRow) => (withMessages
-      ? { ...toConversationRecord(c), messages: apiMessagesOf(c.transcript ?? [], c.attachments ?? []) }
-      : toConversationRecord(c));
+    const record = (c: ConversationExportRow) =>
+      withMessages ? { ...toConversationRecord(c), messages: apiMessagesOf(c.transcript ?? [], c.attachments ?? []) } : toConversationRecord(c);
     return (kind === 'pglite' ? spooled : streamed)(cursor, (page) => encode(page.map(record)), 'conversations', format, slot);
   });
 }

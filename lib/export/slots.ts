@@ -99,10 +99,13 @@ export async function acquireExportSlot(accountId: number): Promise<ExportSlot> 
     released = true;
     state.running--;
     const left = (state.perAccount.get(accountId) ?? 1) - 1;
-    if (left > 0) state.perAccount.set(accountId, left); else state.perAccount.delete(accountId);
+    if (left > 0) state.perAccount.set(accountId, left);
+    else state.perAccount.delete(accountId);
     if (lease) {
       clearInterval(lease.timer);
-      getRedis()?.zrem(lease.key, lease.id).catch(() => {});
+      getRedis()
+        ?.zrem(lease.key, lease.id)
+        .catch(() => {});
     }
   };
   const redis = leaseRedis();
@@ -111,10 +114,19 @@ export async function acquireExportSlot(accountId: number): Promise<ExportSlot> 
     const id = randomUUID();
     let granted: number | null = null;
     // Redis away: the per-instance count above is the limit for these minutes.
-    try { granted = await redis.svcExportAcquire(key, perAccount, LEASE_MS, id); } catch { granted = null; }
-    if (granted === 0) { release(); refuse('for this account'); }
+    try {
+      granted = await redis.svcExportAcquire(key, perAccount, LEASE_MS, id);
+    } catch {
+      granted = null;
+    }
+    if (granted === 0) {
+      release();
+      refuse('for this account');
+    }
     if (granted === 1) {
-      const timer = setInterval(() => { redis.svcExportRenew(key, LEASE_MS, id).catch(() => {}); }, LEASE_MS / 3);
+      const timer = setInterval(() => {
+        redis.svcExportRenew(key, LEASE_MS, id).catch(() => {});
+      }, LEASE_MS / 3);
       timer.unref();
       lease = { key, id, timer };
     }

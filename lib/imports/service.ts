@@ -3,8 +3,15 @@ import readline from 'node:readline';
 import { getDatabase, type Db } from '../../db/client';
 import { lockAccountForWrite } from '../../db/queries/accounts';
 import {
-  applyImport, conversationCopyRow, createImportStaging, findImportProblems, responseCopyRow, stageConversationRows,
-  stageResponseRows, vacuumRecordTables, type LineProblem,
+  applyImport,
+  conversationCopyRow,
+  createImportStaging,
+  findImportProblems,
+  responseCopyRow,
+  stageConversationRows,
+  stageResponseRows,
+  vacuumRecordTables,
+  type LineProblem,
 } from '../../db/queries/imports';
 import { AppError } from '../core/errors';
 import { parseImportLine } from './contract';
@@ -60,14 +67,18 @@ export async function importNdjsonFile(accountId: number, filePath: string, prog
   // would emit its lines before anyone listens, and they would be lost.
   let stream: fs.ReadStream | undefined;
   try {
-    return await importNdjson(accountId, {
-      lines: () => {
-        stream = fs.createReadStream(filePath, { encoding: 'utf8', highWaterMark: 1 << 20 });
-        return readline.createInterface({ input: stream, crlfDelay: Infinity });
+    return await importNdjson(
+      accountId,
+      {
+        lines: () => {
+          stream = fs.createReadStream(filePath, { encoding: 'utf8', highWaterMark: 1 << 20 });
+          return readline.createInterface({ input: stream, crlfDelay: Infinity });
+        },
+        fractionRead: () => (stream?.bytesRead ?? 0) / Math.max(size, 1),
+        large: size >= PROGRESS_MIN_BYTES,
       },
-      fractionRead: () => (stream?.bytesRead ?? 0) / Math.max(size, 1),
-      large: size >= PROGRESS_MIN_BYTES,
-    }, progress);
+      progress,
+    );
   } finally {
     stream?.destroy();
   }
@@ -122,8 +133,14 @@ export async function importNdjson(accountId: number, source: LineSource, progre
     if (!source.large) return;
     const fraction = phase === 'reading' ? Math.min(source.fractionRead?.() ?? 0, 1) : 1;
     const elapsedMs = Date.now() - started;
-    progress({ phase, fraction, lines: lineNo, records: counts.conversations + counts.responses, elapsedMs,
-      message: message && `${message} [${(elapsedMs / 1000).toFixed(1)} s]` });
+    progress({
+      phase,
+      fraction,
+      lines: lineNo,
+      records: counts.conversations + counts.responses,
+      elapsedMs,
+      message: message && `${message} [${(elapsedMs / 1000).toFixed(1)} s]`,
+    });
   };
 
   await database.db.transaction(async (txRaw) => {
@@ -151,7 +168,7 @@ export async function importNdjson(accountId: number, source: LineSource, progre
       if (problems.length < MAX_REPORTED) problems.push({ line, message });
     };
 
-    for await (let text of (typeof source.lines === 'function' ? source.lines() : source.lines)) {
+    for await (let text of typeof source.lines === 'function' ? source.lines() : source.lines) {
       lineNo++;
       if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       if (lineNo >= nextTick) {
@@ -172,23 +189,51 @@ export async function importNdjson(accountId: number, source: LineSource, progre
         continue;
       }
       const parsed = parseImportLine(value);
-      if (!parsed.ok) { fail(lineNo, parsed.problem); continue; }
+      if (!parsed.ok) {
+        fail(lineNo, parsed.problem);
+        continue;
+      }
       const v = parsed.value;
       if (v.type === 'conversation') {
         counts.conversations++;
         if (problemCount > 0) continue;
-        await conversationRows.add(conversationCopyRow({ line: lineNo, id: v.conversation_id, title: v.title, status: v.status,
-          channel_id: v.channel_id, channel_name: v.channel_name, created_at: v.created_at, updated_at: v.updated_at }));
+        await conversationRows.add(
+          conversationCopyRow({
+            line: lineNo,
+            id: v.conversation_id,
+            title: v.title,
+            status: v.status,
+            channel_id: v.channel_id,
+            channel_name: v.channel_name,
+            created_at: v.created_at,
+            updated_at: v.updated_at,
+          }),
+        );
       } else {
         counts.responses++;
         if (problemCount > 0) continue;
-        await responseRows.add(responseCopyRow({ line: lineNo, id: v.response_id, conversation_id: v.conversation_id,
-          question: v.question, answer: v.answer, channel_id: v.channel_id, created_at: v.created_at, likes: v.likes,
-          dislikes: v.dislikes, comments: v.comments }));
+        await responseRows.add(
+          responseCopyRow({
+            line: lineNo,
+            id: v.response_id,
+            conversation_id: v.conversation_id,
+            question: v.question,
+            answer: v.answer,
+            channel_id: v.channel_id,
+            created_at: v.created_at,
+            likes: v.likes,
+            dislikes: v.dislikes,
+            comments: v.comments,
+          }),
+        );
       }
     }
-    await conversationRows.done().catch((e) => { if (problemCount === 0) throw e; });
-    await responseRows.done().catch((e) => { if (problemCount === 0) throw e; });
+    await conversationRows.done().catch((e) => {
+      if (problemCount === 0) throw e;
+    });
+    await responseRows.done().catch((e) => {
+      if (problemCount === 0) throw e;
+    });
     if (problemCount > 0) throw rejection(problems, problemCount);
 
     report('checking', `import: ${lineNo} lines read; checking references`);

@@ -17,9 +17,7 @@ export type Passage = {
 export const PASSAGE_TARGET_CHARS = 800;
 const HARD_MAX_CHARS = 2 * PASSAGE_TARGET_CHARS;
 
-type Block =
-  | { kind: 'heading'; level: number; text: string }
-  | { kind: 'paragraph' | 'list' | 'table' | 'code'; lines: string[] };
+type Block = { kind: 'heading'; level: number; text: string } | { kind: 'paragraph' | 'list' | 'table' | 'code'; lines: string[] };
 
 const HEADING = /^(#{1,6})\s+(.+?)\s*#*\s*$/;
 const LIST_ITEM = /^\s*(?:[-*+•]|\d{1,3}[.)])\s+\S/;
@@ -72,14 +70,21 @@ export function splitIntoPassages(text: string, title = ''): Passage[] {
 
 /** Blocks of the text, in order. */
 function parseBlocks(text: string): Block[] {
-  const lines = text.replace(/\r\n?/g, '\n').replace(/\u0000/g, '').split('\n');
+  const lines = text
+    .replace(/\r\n?/g, '\n')
+    .replace(/\u0000/g, '')
+    .split('\n');
   const markdownHeadings = lines.some((l) => HEADING.test(l));
   const blocks: Block[] = [];
   let i = 0;
   let previousEndsSentence = true;
   while (i < lines.length) {
     const line = lines[i]!;
-    if (!line.trim()) { i++; previousEndsSentence = true; continue; }
+    if (!line.trim()) {
+      i++;
+      previousEndsSentence = true;
+      continue;
+    }
     if (FENCE.test(line)) {
       const fence = line.trim().slice(0, 3);
       const code = [line];
@@ -105,9 +110,20 @@ function parseBlocks(text: string): Block[] {
       const items: string[] = [];
       while (i < lines.length) {
         const l = lines[i]!;
-        if (LIST_ITEM.test(l)) { items.push(l.trimEnd()); i++; continue; }
-        if (l.trim() && /^\s+\S/.test(l) && items.length) { items[items.length - 1] += ` ${l.trim()}`; i++; continue; }
-        if (!l.trim() && i + 1 < lines.length && LIST_ITEM.test(lines[i + 1]!)) { i++; continue; } // a loose list
+        if (LIST_ITEM.test(l)) {
+          items.push(l.trimEnd());
+          i++;
+          continue;
+        }
+        if (l.trim() && /^\s+\S/.test(l) && items.length) {
+          items[items.length - 1] += ` ${l.trim()}`;
+          i++;
+          continue;
+        }
+        if (!l.trim() && i + 1 < lines.length && LIST_ITEM.test(lines[i + 1]!)) {
+          i++;
+          continue;
+        } // a loose list
         break;
       }
       blocks.push({ kind: 'list', lines: items });
@@ -181,16 +197,26 @@ function piecesOf(b: Block): string[] {
   if (b.kind === 'paragraph') {
     const text = b.lines.join(' ').replace(/\s+/g, ' ').trim();
     if (text.length <= HARD_MAX_CHARS) return [text];
-    return group(text.split(/(?<=[.!?])\s+(?=\S)/).flatMap((s) => hardCut(s)), ' ');
+    return group(
+      text.split(/(?<=[.!?])\s+(?=\S)/).flatMap((s) => hardCut(s)),
+      ' ',
+    );
   }
   const whole = b.lines.join('\n');
   if (whole.length <= HARD_MAX_CHARS) return [whole];
   if (b.kind === 'table') {
     const headerRows = b.lines.length > 1 && /^\s*\|[\s|:-]+\|\s*$/.test(b.lines[1]!) ? b.lines.slice(0, 2) : [];
     const header = headerRows.join('\n');
-    return group(b.lines.slice(headerRows.length).map((r) => clip(r, HARD_MAX_CHARS - header.length - 1)), '\n', header);
+    return group(
+      b.lines.slice(headerRows.length).map((r) => clip(r, HARD_MAX_CHARS - header.length - 1)),
+      '\n',
+      header,
+    );
   }
-  return group(b.lines.flatMap((l) => hardCut(l)), '\n');
+  return group(
+    b.lines.flatMap((l) => hardCut(l)),
+    '\n',
+  );
 }
 
 /** Consecutive parts joined while they fit PASSAGE_TARGET_CHARS; each group starts with `prefix`. */
@@ -198,8 +224,11 @@ function group(parts: string[], sep: string, prefix = ''): string[] {
   const out: string[] = [];
   let current = '';
   for (const p of parts) {
-    if (current && current.length + sep.length + p.length > PASSAGE_TARGET_CHARS) { out.push(current); current = ''; }
-    current = current ? `${current}${sep}${p}` : (prefix ? `${prefix}\n${p}` : p);
+    if (current && current.length + sep.length + p.length > PASSAGE_TARGET_CHARS) {
+      out.push(current);
+      current = '';
+    }
+    current = current ? `${current}${sep}${p}` : prefix ? `${prefix}\n${p}` : p;
   }
   if (current) out.push(current);
   return out;
@@ -219,7 +248,10 @@ function hardCut(s: string): string[] {
 }
 
 function stripInline(s: string): string {
-  return s.replace(/[*_`]+/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').trim();
+  return s
+    .replace(/[*_`]+/g, '')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .trim();
 }
 
 function clip(s: string, max: number): string {

@@ -19,11 +19,18 @@ export function knowledgeType(buf: Uint8Array, filename: string): string {
   const sniffed = sniffType(buf, filename);
   if ('contentType' in sniffed && sniffed.kind === 'document') return sniffed.contentType;
   if ('rejected' in sniffed && /HTML/.test(sniffed.rejected) && (ext === 'html' || ext === 'htm')) return 'text/html';
-  throw new AppError('unsupported_media_type',
-    `${filename}: ${'rejected' in sniffed ? sniffed.rejected : 'images'} — the knowledge base takes txt, md, html, pdf and docx`);
+  throw new AppError(
+    'unsupported_media_type',
+    `${filename}: ${'rejected' in sniffed ? sniffed.rejected : 'images'} — the knowledge base takes txt, md, html, pdf and docx`,
+  );
 }
 
-export async function addKnowledgeDocument(accountId: number, filename: string, buf: Uint8Array, scope: { conversationId?: string; attachmentId?: string; db?: Db } = {}) {
+export async function addKnowledgeDocument(
+  accountId: number,
+  filename: string,
+  buf: Uint8Array,
+  scope: { conversationId?: string; attachmentId?: string; db?: Db } = {},
+) {
   if (buf.length > KB_MAX_BYTES) throw new AppError('payload_too_large', `${filename} is larger than ${KB_MAX_BYTES} bytes.`);
   const contentType = knowledgeType(buf, filename);
   const text = await extractText(buf, contentType);
@@ -32,9 +39,21 @@ export async function addKnowledgeDocument(accountId: number, filename: string, 
   if (passages.length === 0) throw new AppError('invalid_request', `${filename} contains no text to answer from.`);
   const db = scope.db ?? (await getDb());
   if (!scope.db) await requireAccount(db, accountId);
-  const doc = await db.transaction((tx) => insertDocumentWithChunks(tx as unknown as Db, accountId, {
-    filename, title, contentType, size: buf.length, conversationId: scope.conversationId, attachmentId: scope.attachmentId,
-  }, passages));
+  const doc = await db.transaction((tx) =>
+    insertDocumentWithChunks(
+      tx as unknown as Db,
+      accountId,
+      {
+        filename,
+        title,
+        contentType,
+        size: buf.length,
+        conversationId: scope.conversationId,
+        attachmentId: scope.attachmentId,
+      },
+      passages,
+    ),
+  );
   return { document_id: doc.id, title, chunks: doc.chunks };
 }
 
@@ -118,7 +137,10 @@ async function dropConflations(db: Db, question: string, ranked: RankedPassage[]
   const lexemes = [...new Set(ranked.flatMap((p) => p.evidence.map((e) => e.lexeme)))];
   const [[asked], passages] = await Promise.all([
     surfaceForms(db, [question], lexemes),
-    passageForms(db, ranked.map((p) => `${p.context}\n${p.content}`)),
+    passageForms(
+      db,
+      ranked.map((p) => `${p.context}\n${p.content}`),
+    ),
   ]);
   const compounds = compoundsIn(question);
   const headOf = (c: Compound) => [...asked!.entries()].find(([, forms]) => forms.has(c.head))?.[0];
@@ -126,15 +148,22 @@ async function dropConflations(db: Db, question: string, ranked: RankedPassage[]
     const text = `${p.context}\n${p.content}`;
     // A head word the question uses inside a compound the passage never names is not evidence
     // ("open a bank account" against "Closing your account").
-    const outOfCompound = compounds.filter((c) => !namesCompound(text, c)).map(headOf).filter((l): l is string => !!l);
-    const conflated = new Set(p.evidence.map((e) => e.lexeme).filter((l) => {
-      if (outOfCompound.includes(l)) return true;
-      const mine = [...(asked!.get(l) ?? [])];
-      const theirs = [...(passages[i]!.get(l) ?? [])];
-      // A form we cannot see (e.g. inside a word ts_debug splits differently) is not held against the passage.
-      if (mine.length === 0 || theirs.length === 0) return false;
-      return !mine.some((a) => theirs.some((b) => sameWord(a, b)));
-    }));
+    const outOfCompound = compounds
+      .filter((c) => !namesCompound(text, c))
+      .map(headOf)
+      .filter((l): l is string => !!l);
+    const conflated = new Set(
+      p.evidence
+        .map((e) => e.lexeme)
+        .filter((l) => {
+          if (outOfCompound.includes(l)) return true;
+          const mine = [...(asked!.get(l) ?? [])];
+          const theirs = [...(passages[i]!.get(l) ?? [])];
+          // A form we cannot see (e.g. inside a word ts_debug splits differently) is not held against the passage.
+          if (mine.length === 0 || theirs.length === 0) return false;
+          return !mine.some((a) => theirs.some((b) => sameWord(a, b)));
+        }),
+    );
     return withoutConflations(p, conflated);
   });
 }

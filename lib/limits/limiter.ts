@@ -49,7 +49,10 @@ function build(name: string, rule: LimitRule): { impl: RateLimiterAbstract; insu
   const redis = getRedis();
   if (!redis) return { impl: memory, insurance: null };
   const insurance = new RateLimiterMemory(base);
-  return { impl: new RateLimiterRedis({ ...base, keyPrefix: redisKey('limit', name), storeClient: redis, insuranceLimiter: insurance, rejectIfRedisNotReady: false }), insurance };
+  return {
+    impl: new RateLimiterRedis({ ...base, keyPrefix: redisKey('limit', name), storeClient: redis, insuranceLimiter: insurance, rejectIfRedisNotReady: false }),
+    insurance,
+  };
 }
 
 /** Counts refusals per limiter name (the metrics endpoint reads it; on globalThis like the limiters). */

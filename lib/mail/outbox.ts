@@ -13,7 +13,7 @@ export async function writeBoundedMail(mail: MailInput, write: (tx: Db) => Promi
   const sent = await db.transaction(async (tx) => {
     const t = tx as unknown as Db;
     await lockMailAddress(t, mail.to);
-    if (await countRecentMailsTo(t, mail.to, 3600) >= getEnv().MAILS_PER_ADDRESS_PER_HOUR) return false;
+    if ((await countRecentMailsTo(t, mail.to, 3600)) >= getEnv().MAILS_PER_ADDRESS_PER_HOUR) return false;
     await write(t);
     await insertMail(t, mail);
     return true;
@@ -21,4 +21,3 @@ export async function writeBoundedMail(mail: MailInput, write: (tx: Db) => Promi
   if (sent) wakeMailWorker();
   return sent;
 }
-

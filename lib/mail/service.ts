@@ -12,8 +12,14 @@ export async function listMails(input: z.input<typeof ListMailsInput>) {
   const mails = await listMailRows(await getDb(), v);
   return {
     mails: mails.map((m) => ({
-      to: m.to, subject: m.subject, text: m.text, created_at: m.createdAt.toISOString(), sent_at: m.sentAt?.toISOString() ?? null,
-      status: m.status, attempts: m.attempts, last_error: m.lastError,
+      to: m.to,
+      subject: m.subject,
+      text: m.text,
+      created_at: m.createdAt.toISOString(),
+      sent_at: m.sentAt?.toISOString() ?? null,
+      status: m.status,
+      attempts: m.attempts,
+      last_error: m.lastError,
     })),
   };
 }

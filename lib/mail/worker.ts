@@ -36,18 +36,31 @@ export function startMailWorker(): void {
   let woken = false;
   const w: Worker = {
     stopping: false,
-    wake: () => { woken = true; wakeUp?.(); },
+    wake: () => {
+      woken = true;
+      wakeUp?.();
+    },
     loop: Promise.resolve(),
     transport: transportFor(getEnv().SMTP_URL),
     unsubscribeDrain: () => {},
   };
-  const idle = (ms: number) => new Promise<void>((resolve) => {
-    if (woken || w.stopping) { woken = false; resolve(); return; }
-    const timer = setTimeout(done, ms);
-    timer.unref();
-    function done() { clearTimeout(timer); wakeUp = null; woken = false; resolve(); }
-    wakeUp = done;
-  });
+  const idle = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (woken || w.stopping) {
+        woken = false;
+        resolve();
+        return;
+      }
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      function done() {
+        clearTimeout(timer);
+        wakeUp = null;
+        woken = false;
+        resolve();
+      }
+      wakeUp = done;
+    });
   w.loop = (async () => {
     let failures = 0;
     while (!w.stopping) {
@@ -66,7 +79,10 @@ export function startMailWorker(): void {
       }
     }
   })();
-  w.unsubscribeDrain = onDrain(() => { w.stopping = true; w.wake(); });
+  w.unsubscribeDrain = onDrain(() => {
+    w.stopping = true;
+    w.wake();
+  });
   holder[KEY] = w;
   setMailWake(w.wake);
 }
@@ -74,7 +90,10 @@ export function startMailWorker(): void {
 async function deliver(w: Worker, m: ClaimedMail): Promise<void> {
   const db = await getDb();
   if (!w.transport) {
-    getLogger().info({ mail: { to: m.to, subject: m.subject } }, `mail (no SMTP_URL, kept in the outbox; see \`mail list\`) to ${m.to}: ${m.subject}\n${m.text}`);
+    getLogger().info(
+      { mail: { to: m.to, subject: m.subject } },
+      `mail (no SMTP_URL, kept in the outbox; see \`mail list\`) to ${m.to}: ${m.subject}\n${m.text}`,
+    );
     await markMailDone(db, m.id, 'logged');
     return;
   }
@@ -83,7 +102,10 @@ async function deliver(w: Worker, m: ClaimedMail): Promise<void> {
     await markMailDone(db, m.id, 'sent');
   } catch (e) {
     const delay = mailRetryDelayMs(m.attempts);
-    getLogger().warn({ err: e, mailId: m.id, attempts: m.attempts }, `mail to ${m.to} not sent (${(e as Error).message}); retrying in ${Math.round(delay / 1000)} s`);
+    getLogger().warn(
+      { err: e, mailId: m.id, attempts: m.attempts },
+      `mail to ${m.to} not sent (${(e as Error).message}); retrying in ${Math.round(delay / 1000)} s`,
+    );
     await markMailFailed(db, m.id, (e as Error).message ?? String(e), delay);
     if (delay < POLL_MS) setTimeout(w.wake, delay + 1).unref();
   }
@@ -103,5 +125,9 @@ export async function stopMailWorker(): Promise<void> {
 
 /** Wakes this process's sender after a mail was written (other instances find it by polling). */
 const WAKE = Symbol.for('svc.mailWake');
-function setMailWake(fn: (() => void) | undefined) { (globalThis as { [WAKE]?: () => void })[WAKE] = fn; }
-export function wakeMailWorker() { (globalThis as { [WAKE]?: () => void })[WAKE]?.(); }
+function setMailWake(fn: (() => void) | undefined) {
+  (globalThis as { [WAKE]?: () => void })[WAKE] = fn;
+}
+export function wakeMailWorker() {
+  (globalThis as { [WAKE]?: () => void })[WAKE]?.();
+}

@@ -8,12 +8,7 @@
  * "where does this end" question is answered from tables built in one pass, never by rescanning —
  * and bounded by LIMITS (nesting depths, clipped lines and table cells).
  */
-export type Inline =
-  | string
-  | { t: 'strong' | 'em' | 'del'; c: Inline[] }
-  | { t: 'code'; text: string }
-  | { t: 'a'; href: string; c: Inline[] }
-  | { t: 'br' };
+export type Inline = string | { t: 'strong' | 'em' | 'del'; c: Inline[] } | { t: 'code'; text: string } | { t: 'a'; href: string; c: Inline[] } | { t: 'br' };
 
 export type Block =
   | { t: 'p'; c: Inline[] }
@@ -96,7 +91,10 @@ type Kind = keyof typeof KINDS;
  */
 class Scan {
   readonly links = new Map<number, { href: string; end: number } | null>();
-  constructor(readonly s: string, readonly budget: Budget) {}
+  constructor(
+    readonly s: string,
+    readonly budget: Budget,
+  ) {}
   private tables = new Map<Kind, Int32Array>();
   private urlEnds?: Int32Array;
   private runs?: { len: Map<number, number>; next: Map<number, number> };
@@ -189,8 +187,16 @@ function inlineRange(x: Scan, from: number, to: number, depth: number): Inline[]
   const out: Inline[] = [];
   if (depth > LIMITS.inlineDepth) return from < to ? [s.slice(from, to)] : [];
   let text = from;
-  const add = (node: Inline) => { x.budget.left--; out.push(node); };
-  const push = (str: string) => { if (!str) return; const prev = out[out.length - 1]; if (typeof prev === 'string') out[out.length - 1] = prev + str; else out.push(str); };
+  const add = (node: Inline) => {
+    x.budget.left--;
+    out.push(node);
+  };
+  const push = (str: string) => {
+    if (!str) return;
+    const prev = out[out.length - 1];
+    if (typeof prev === 'string') out[out.length - 1] = prev + str;
+    else out.push(str);
+  };
   const flush = (p: number) => push(s.slice(text, p));
   /** A delimited span s[p+len, close) when its closer ends inside the range. */
   const span = (p: number, len: number, close: number, minInner: number, t: 'strong' | 'em' | 'del') => {
@@ -218,14 +224,23 @@ function inlineRange(x: Scan, from: number, to: number, depth: number): Inline[]
       const star = ch === '*';
       const c2 = p + 2 < to ? s[p + 2] : undefined;
       const before = star || !isWordBefore(s, p);
-      if (before && c1 === ch && c2 !== undefined && !SPACE.test(c2) && span(p, 2, x.next(star ? 'strongStar' : 'strongUnder', p + 3), 1, 'strong')) { p = text; continue; }
-      if (before && c1 !== undefined && c1 !== ch && !SPACE.test(c1) && span(p, 1, x.next(star ? 'emStar' : 'emUnder', p + 2), 1, 'em')) { p = text; continue; }
+      if (before && c1 === ch && c2 !== undefined && !SPACE.test(c2) && span(p, 2, x.next(star ? 'strongStar' : 'strongUnder', p + 3), 1, 'strong')) {
+        p = text;
+        continue;
+      }
+      if (before && c1 !== undefined && c1 !== ch && !SPACE.test(c1) && span(p, 1, x.next(star ? 'emStar' : 'emUnder', p + 2), 1, 'em')) {
+        p = text;
+        continue;
+      }
       p++;
       continue;
     }
     if (ch === '~' && c1 === '~') {
       const c2 = p + 2 < to ? s[p + 2] : undefined;
-      if (c2 !== undefined && !SPACE.test(c2) && span(p, 2, x.next('del', p + 3), 1, 'del')) { p = text; continue; }
+      if (c2 !== undefined && !SPACE.test(c2) && span(p, 2, x.next('del', p + 3), 1, 'del')) {
+        p = text;
+        continue;
+      }
       p++;
       continue;
     }
@@ -239,7 +254,10 @@ function inlineRange(x: Scan, from: number, to: number, depth: number): Inline[]
         const c: Inline[] = ch === '!' ? [label || tail.href] : label ? inlineRange(x, open + 1, j, depth + 1) : [tail.href];
         const href = safeHref(tail.href);
         if (href) add({ t: 'a', href, c });
-        else for (const part of c) if (typeof part === 'string') push(part); else out.push(part);
+        else
+          for (const part of c)
+            if (typeof part === 'string') push(part);
+            else out.push(part);
         p = text = tail.end;
       } else p++;
       continue;
@@ -251,7 +269,8 @@ function inlineRange(x: Scan, from: number, to: number, depth: number): Inline[]
         flush(p);
         const url = s.slice(p + 1, close);
         const href = safeHref(url);
-        if (href) add({ t: 'a', href, c: [url.replace(/^mailto:/i, '')] }); else push(url);
+        if (href) add({ t: 'a', href, c: [url.replace(/^mailto:/i, '')] });
+        else push(url);
         p = text = close + 1;
       } else p++;
       continue;
@@ -263,7 +282,8 @@ function inlineRange(x: Scan, from: number, to: number, depth: number): Inline[]
         flush(p);
         const url = s.slice(p, last + 1);
         const href = safeHref(url);
-        if (href) add({ t: 'a', href, c: [url] }); else push(url);
+        if (href) add({ t: 'a', href, c: [url] });
+        else push(url);
         p = text = last + 1;
       } else p += scheme;
       continue;
@@ -271,12 +291,26 @@ function inlineRange(x: Scan, from: number, to: number, depth: number): Inline[]
     if (ch === ' ' && c1 === ' ') {
       let q = p;
       while (q < to && s[q] === ' ') q++;
-      if (q < to && s[q] === '\n') { flush(p); add({ t: 'br' }); p = text = q + 1; } else p = q;
+      if (q < to && s[q] === '\n') {
+        flush(p);
+        add({ t: 'br' });
+        p = text = q + 1;
+      } else p = q;
       continue;
     }
     if (ch === '\\' && c1 !== undefined) {
-      if (c1 === '\n') { flush(p); add({ t: 'br' }); p = text = p + 2; continue; }
-      if (ESCAPABLE.includes(c1)) { flush(p); push(c1); p = text = p + 2; continue; }
+      if (c1 === '\n') {
+        flush(p);
+        add({ t: 'br' });
+        p = text = p + 2;
+        continue;
+      }
+      if (ESCAPABLE.includes(c1)) {
+        flush(p);
+        push(c1);
+        p = text = p + 2;
+        continue;
+      }
     }
     p++;
   }
@@ -317,7 +351,11 @@ function isRule(line: string): boolean {
 }
 
 function splitRow(line: string): string[] {
-  const cells = line.trim().replace(/^\|/, '').replace(/(?<!\\)\|$/, '').split(/(?<!\\)\|/);
+  const cells = line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/(?<!\\)\|$/, '')
+    .split(/(?<!\\)\|/);
   if (cells.length > LIMITS.tableColumns) cells.splice(LIMITS.tableColumns - 1, Infinity, cells.slice(LIMITS.tableColumns - 1).join('|'));
   return cells.map((c) => clip(c.trim().replace(/\\\|/g, '|'), LIMITS.cellChars));
 }
@@ -336,8 +374,14 @@ function parseBlocks(lines: string[], depth: number, budget: Budget): Block[] {
   let i = 0;
   while (i < lines.length) {
     const line = lines[i]!;
-    if (line.trim() === '') { i++; continue; }
-    if (budget.left-- <= 0) { blocks.push({ t: 'p', c: [lines.slice(i).join('\n')] }); break; }
+    if (line.trim() === '') {
+      i++;
+      continue;
+    }
+    if (budget.left-- <= 0) {
+      blocks.push({ t: 'p', c: [lines.slice(i).join('\n')] });
+      break;
+    }
     const fence = FENCE.exec(line);
     if (fence) {
       const code: string[] = [];
@@ -347,9 +391,17 @@ function parseBlocks(lines: string[], depth: number, budget: Budget): Block[] {
       blocks.push({ t: 'pre', text: code.join('\n') });
       continue;
     }
-    if (isRule(line)) { blocks.push({ t: 'hr' }); i++; continue; }
+    if (isRule(line)) {
+      blocks.push({ t: 'hr' });
+      i++;
+      continue;
+    }
     const h = HEADING.exec(line);
-    if (h) { blocks.push({ t: 'h', level: h[1]!.length, c: parseInline(headingText(line.slice(h[0].length)), budget) }); i++; continue; }
+    if (h) {
+      blocks.push({ t: 'h', level: h[1]!.length, c: parseInline(headingText(line.slice(h[0].length)), budget) });
+      i++;
+      continue;
+    }
     if (QUOTE.test(line) && depth < LIMITS.quoteDepth) {
       const quoted: string[] = [];
       while (i < lines.length && QUOTE.test(lines[i]!)) quoted.push(lines[i++]!.replace(QUOTE_MARK, ''));
@@ -362,12 +414,24 @@ function parseBlocks(lines: string[], depth: number, budget: Budget): Block[] {
       const items: string[][] = [];
       while (i < lines.length) {
         const m = LIST.exec(lines[i]!);
-        if (m && (m[2] !== undefined) === ordered && (budget.left-- > 0 || items.length === 0)) { items.push([lines[i]!.slice(m[0].length)]); i++; continue; }
+        if (m && (m[2] !== undefined) === ordered && (budget.left-- > 0 || items.length === 0)) {
+          items.push([lines[i]!.slice(m[0].length)]);
+          i++;
+          continue;
+        }
         // an indented continuation line belongs to the item above
-        if (!m && CONTINUATION.test(lines[i]!) && items.length) { items[items.length - 1]!.push(lines[i]!.trim()); i++; continue; }
+        if (!m && CONTINUATION.test(lines[i]!) && items.length) {
+          items[items.length - 1]!.push(lines[i]!.trim());
+          i++;
+          continue;
+        }
         break;
       }
-      blocks.push({ t: ordered ? 'ol' : 'ul', items: items.map((it) => parseInline(it.join('\n'), budget)), ...(ordered && Number(li[2]) !== 1 ? { start: Number(li[2]) } : {}) });
+      blocks.push({
+        t: ordered ? 'ol' : 'ul',
+        items: items.map((it) => parseInline(it.join('\n'), budget)),
+        ...(ordered && Number(li[2]) !== 1 ? { start: Number(li[2]) } : {}),
+      });
       continue;
     }
     if (line.includes('|') && i + 1 < lines.length && isTableSeparator(lines[i + 1]!)) {
@@ -386,7 +450,12 @@ function parseBlocks(lines: string[], depth: number, budget: Budget): Block[] {
     }
     // At the quote depth limit a quote's remaining `>` marks are text, like any other paragraph.
     const text: string[] = [];
-    while (i < lines.length && lines[i]!.trim() !== '' && (text.length === 0 || !startsBlock(lines[i]!) || (QUOTE.test(lines[i]!) && depth >= LIMITS.quoteDepth && QUOTE.test(text[0]!)))) text.push(lines[i++]!);
+    while (
+      i < lines.length &&
+      lines[i]!.trim() !== '' &&
+      (text.length === 0 || !startsBlock(lines[i]!) || (QUOTE.test(lines[i]!) && depth >= LIMITS.quoteDepth && QUOTE.test(text[0]!)))
+    )
+      text.push(lines[i++]!);
     blocks.push({ t: 'p', c: parseInline(text.join('\n'), budget) });
   }
   return blocks;
@@ -394,7 +463,10 @@ function parseBlocks(lines: string[], depth: number, budget: Budget): Block[] {
 
 /** Parses Markdown into blocks. Never throws; anything unrecognised is a paragraph of text. */
 export function parseMarkdown(src: string): Block[] {
-  const lines = clip(String(src ?? ''), LIMITS.sourceChars).replace(/\r\n?/g, '\n').split('\n').map((l) => clip(l, LIMITS.lineChars));
+  const lines = clip(String(src ?? ''), LIMITS.sourceChars)
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((l) => clip(l, LIMITS.lineChars));
   return parseBlocks(lines, 0, { left: LIMITS.elements });
 }
 
@@ -403,12 +475,20 @@ export function markdownToText(src: string): string {
   const inline = (xs: Inline[]): string => xs.map((x) => (typeof x === 'string' ? x : x.t === 'br' ? ' ' : x.t === 'code' ? x.text : inline(x.c))).join('');
   const block = (b: Block): string => {
     switch (b.t) {
-      case 'p': case 'h': return inline(b.c);
-      case 'ul': case 'ol': return b.items.map(inline).join(' · ');
-      case 'quote': return b.c.map(block).join(' ');
-      case 'pre': return b.text;
-      case 'hr': return '';
-      case 'table': return [b.head, ...b.rows].map((r) => r.map(inline).join(' | ')).join(' · ');
+      case 'p':
+      case 'h':
+        return inline(b.c);
+      case 'ul':
+      case 'ol':
+        return b.items.map(inline).join(' · ');
+      case 'quote':
+        return b.c.map(block).join(' ');
+      case 'pre':
+        return b.text;
+      case 'hr':
+        return '';
+      case 'table':
+        return [b.head, ...b.rows].map((r) => r.map(inline).join(' | ')).join(' · ');
     }
   };
   return parseMarkdown(src).map(block).filter(Boolean).join(' ').replace(/\s+/g, ' ').trim();
@@ -431,27 +511,51 @@ export type RenderOptions = {
 /** Builds elements for parsed Markdown with the given hyperscript function. */
 export function renderMarkdownTree<N>(blocks: Block[], h: Hyperscript<N>, opts: RenderOptions = {}): Array<N | string> {
   const offset = opts.headingOffset ?? 2;
-  const inl = (xs: Inline[]): Array<N | string> => xs.map((x) => {
-    if (typeof x === 'string') return x;
-    switch (x.t) {
-      case 'br': return opts.compact ? ' ' : h('br', null);
-      case 'code': return h('code', null, x.text);
-      case 'a': return opts.links === false ? h('span', null, ...inl(x.c)) : h('a', { href: x.href, target: '_blank', rel: 'noopener noreferrer nofollow' }, ...inl(x.c));
-      default: return h(x.t, null, ...inl(x.c));
-    }
-  });
+  const inl = (xs: Inline[]): Array<N | string> =>
+    xs.map((x) => {
+      if (typeof x === 'string') return x;
+      switch (x.t) {
+        case 'br':
+          return opts.compact ? ' ' : h('br', null);
+        case 'code':
+          return h('code', null, x.text);
+        case 'a':
+          return opts.links === false
+            ? h('span', null, ...inl(x.c))
+            : h('a', { href: x.href, target: '_blank', rel: 'noopener noreferrer nofollow' }, ...inl(x.c));
+        default:
+          return h(x.t, null, ...inl(x.c));
+      }
+    });
   if (opts.compact) {
     const parts: Array<N | string> = [];
     const add = (b: Block) => {
       if (parts.length) parts.push(' ');
       switch (b.t) {
-        case 'p': parts.push(...inl(b.c)); break;
-        case 'h': parts.push(h('strong', null, ...inl(b.c))); break;
-        case 'ul': case 'ol': b.items.forEach((it, k) => { if (k) parts.push(' '); parts.push(`${b.t === 'ol' ? `${(b.start ?? 1) + k}.` : '•'} `, ...inl(it)); }); break;
-        case 'quote': b.c.forEach(add); break;
-        case 'pre': parts.push(h('code', null, b.text)); break;
-        case 'hr': break;
-        case 'table': for (const r of [b.head, ...b.rows]) for (const cell of r) parts.push(...inl(cell), ' '); break;
+        case 'p':
+          parts.push(...inl(b.c));
+          break;
+        case 'h':
+          parts.push(h('strong', null, ...inl(b.c)));
+          break;
+        case 'ul':
+        case 'ol':
+          b.items.forEach((it, k) => {
+            if (k) parts.push(' ');
+            parts.push(`${b.t === 'ol' ? `${(b.start ?? 1) + k}.` : '•'} `, ...inl(it));
+          });
+          break;
+        case 'quote':
+          b.c.forEach(add);
+          break;
+        case 'pre':
+          parts.push(h('code', null, b.text));
+          break;
+        case 'hr':
+          break;
+        case 'table':
+          for (const r of [b.head, ...b.rows]) for (const cell of r) parts.push(...inl(cell), ' ');
+          break;
       }
     };
     blocks.forEach(add);
@@ -459,16 +563,31 @@ export function renderMarkdownTree<N>(blocks: Block[], h: Hyperscript<N>, opts: 
   }
   const blk = (b: Block): N => {
     switch (b.t) {
-      case 'p': return h('p', null, ...inl(b.c));
-      case 'h': return h(`h${Math.min(6, b.level + offset)}`, null, ...inl(b.c));
-      case 'ul': return h('ul', null, ...b.items.map((it) => h('li', null, ...inl(it))));
-      case 'ol': return h('ol', b.start ? { start: b.start } : null, ...b.items.map((it) => h('li', null, ...inl(it))));
-      case 'quote': return h('blockquote', null, ...b.c.map(blk));
-      case 'pre': return h('pre', null, h('code', null, b.text));
-      case 'hr': return h('hr', null);
-      case 'table': return h('div', { className: 'md-table' }, h('table', null,
-        h('thead', null, h('tr', null, ...b.head.map((c) => h('th', { scope: 'col' }, ...inl(c))))),
-        h('tbody', null, ...b.rows.map((r) => h('tr', null, ...r.map((c) => h('td', null, ...inl(c))))))));
+      case 'p':
+        return h('p', null, ...inl(b.c));
+      case 'h':
+        return h(`h${Math.min(6, b.level + offset)}`, null, ...inl(b.c));
+      case 'ul':
+        return h('ul', null, ...b.items.map((it) => h('li', null, ...inl(it))));
+      case 'ol':
+        return h('ol', b.start ? { start: b.start } : null, ...b.items.map((it) => h('li', null, ...inl(it))));
+      case 'quote':
+        return h('blockquote', null, ...b.c.map(blk));
+      case 'pre':
+        return h('pre', null, h('code', null, b.text));
+      case 'hr':
+        return h('hr', null);
+      case 'table':
+        return h(
+          'div',
+          { className: 'md-table' },
+          h(
+            'table',
+            null,
+            h('thead', null, h('tr', null, ...b.head.map((c) => h('th', { scope: 'col' }, ...inl(c))))),
+            h('tbody', null, ...b.rows.map((r) => h('tr', null, ...r.map((c) => h('td', null, ...inl(c)))))),
+          ),
+        );
     }
   };
   return blocks.map(blk);

@@ -34,7 +34,10 @@ export async function readBodyCapped(req: Request, maxBytes: number): Promise<Ui
   }
   const out = new Uint8Array(total);
   let at = 0;
-  for (const c of chunks) { out.set(c, at); at += c.byteLength; }
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
   return out;
 }
 
@@ -47,4 +50,3 @@ export async function readJsonCapped(req: Request, maxBytes = SMALL_BODY_BYTES):
     throw new AppError('invalid_request', 'The request body must be a JSON object.');
   }
 }
-

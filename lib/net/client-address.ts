@@ -25,7 +25,10 @@ export function parseTrustProxy(value: string | undefined): Trust | null {
     if (hops < 1 || hops > 32) throw new Error('Invalid environment: TRUST_PROXY: a hop count must be 1–32');
     return (_addr, hop) => hop < hops;
   }
-  const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const item of list) {
     if (NAMES.has(item)) continue;
     const [ip, bits, extra] = item.split('/');
@@ -44,7 +47,7 @@ const parsedTrust = processSlot<{ value: string | undefined; fn: Trust | null }>
 function trust(): Trust | null {
   const value = getEnv().TRUST_PROXY;
   let held = parsedTrust.get();
-  if (!held || held.value !== value) parsedTrust.set(held = { value, fn: parseTrustProxy(value) });
+  if (!held || held.value !== value) parsedTrust.set((held = { value, fn: parseTrustProxy(value) }));
   return held.fn;
 }
 
@@ -97,7 +100,10 @@ export function clientAddressWith(req: IncomingMessage, fn: Trust | null): Clien
     // Each trusted proxy either overwrote X-Forwarded-Proto or appended to it; the entry written by
     // the outermost trusted proxy is `trustedHops` from the right (or the only one).
     const header = req.headers['x-forwarded-proto'];
-    const entries = (Array.isArray(header) ? header.join(',') : header ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+    const entries = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean);
     const entry = entries.length <= 1 ? entries[0] : entries[Math.max(0, entries.length - trustedHops)];
     if (entry === 'https' || entry === 'http') protocol = entry;
   }

@@ -40,7 +40,9 @@ async function probe(a: Away): Promise<number> {
       try {
         await pingDatabase(await getDb());
         break;
-      } catch { /* still away */ }
+      } catch {
+        /* still away */
+      }
     }
   } finally {
     a.probe = null;

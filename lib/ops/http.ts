@@ -16,12 +16,21 @@ import { DASHBOARD_PAGES } from '../auth/pages';
  */
 
 const EXACT = new Set([
-  ...DASHBOARD_PAGES.map((p) => p.path), '/login',
-  '/healthz', '/readyz', '/metrics', '/chatbot/loader.js',
-  '/api/widget/token', '/api/widget/uploads', '/api/widget/config',
-  '/customer-api/v2/openapi.json', '/customer-api/v2/docs',
-  '/customer-api/v2/response', '/customer-api/v2/conversation',
-  '/customer-api/v2/response/export', '/customer-api/v2/conversation/export',
+  ...DASHBOARD_PAGES.map((p) => p.path),
+  '/login',
+  '/healthz',
+  '/readyz',
+  '/metrics',
+  '/chatbot/loader.js',
+  '/api/widget/token',
+  '/api/widget/uploads',
+  '/api/widget/config',
+  '/customer-api/v2/openapi.json',
+  '/customer-api/v2/docs',
+  '/customer-api/v2/response',
+  '/customer-api/v2/conversation',
+  '/customer-api/v2/response/export',
+  '/customer-api/v2/conversation/export',
 ]);
 const RULES: Array<[RegExp, string]> = [
   [/^\/_next\/static\//, '/_next/static/*'],
@@ -66,12 +75,20 @@ export function trackRequest(req: IncomingMessage, res: ServerResponse): void {
     metrics.httpRequest(req.method ?? 'GET', route, status, seconds);
     const env = getEnv();
     if (env.LOG_FORMAT === 'json' || env.LOG_REQUESTS) {
-      getLogger().info({
-        req_id: id, method: req.method, route, path: (req.url ?? '/').split('?')[0]!.slice(0, 300), status,
-        duration_ms: Math.round(seconds * 10_000) / 10,
-        // The client as TRUST_PROXY resolves it (stamped before this runs), and the socket peer (the proxy).
-        client: req.headers[PEER_IP_HEADER], peer: req.socket.remoteAddress,
-      }, 'request');
+      getLogger().info(
+        {
+          req_id: id,
+          method: req.method,
+          route,
+          path: (req.url ?? '/').split('?')[0]!.slice(0, 300),
+          status,
+          duration_ms: Math.round(seconds * 10_000) / 10,
+          // The client as TRUST_PROXY resolves it (stamped before this runs), and the socket peer (the proxy).
+          client: req.headers[PEER_IP_HEADER],
+          peer: req.socket.remoteAddress,
+        },
+        'request',
+      );
     }
   });
 }
@@ -104,15 +121,19 @@ function metricsRefusal(req: IncomingMessage): AppError | null {
 async function send(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
   const body = req.method === 'HEAD' ? '' : await response.text();
   const headers: Record<string, string> = {};
-  response.headers.forEach((v, k) => { headers[k] = v; });
+  response.headers.forEach((v, k) => {
+    headers[k] = v;
+  });
   if (req.method !== 'HEAD') headers['content-length'] = String(Buffer.byteLength(body));
   res.writeHead(response.status, headers);
   res.end(body);
 }
 
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), {
-  status, headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' },
-});
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' },
+  });
 
 async function answer(path: '/readyz' | '/metrics', req: IncomingMessage): Promise<Response> {
   const id = req.headers['x-request-id'] as string;
@@ -135,10 +156,12 @@ export function handleOpsRequest(req: IncomingMessage, res: ServerResponse): boo
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   if (path !== '/readyz' && path !== '/metrics') return false;
-  answer(path, req).then((r) => send(req, res, r)).catch((e) => {
-    getLogger().error({ req_id: req.headers['x-request-id'] as string, err: e }, `${path} failed`);
-    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/problem+json' });
-    res.end(JSON.stringify({ type: 'urn:svc:problem:internal', title: 'Internal Server Error', status: 500, detail: 'An unexpected error occurred.' }));
-  });
+  answer(path, req)
+    .then((r) => send(req, res, r))
+    .catch((e) => {
+      getLogger().error({ req_id: req.headers['x-request-id'] as string, err: e }, `${path} failed`);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/problem+json' });
+      res.end(JSON.stringify({ type: 'urn:svc:problem:internal', title: 'Internal Server Error', status: 500, detail: 'An unexpected error occurred.' }));
+    });
   return true;
 }

@@ -49,12 +49,21 @@ function create(): State {
       }
     },
   });
-  new Gauge({ name: 'svc_draining', help: '1 while this instance drains (SIGTERM), else 0.', registers: [registry], collect() { this.set(isDraining() ? 1 : 0); } });
+  new Gauge({
+    name: 'svc_draining',
+    help: '1 while this instance drains (SIGTERM), else 0.',
+    registers: [registry],
+    collect() {
+      this.set(isDraining() ? 1 : 0);
+    },
+  });
   new Gauge({
     name: 'svc_db_pool_max',
     help: 'Database connections this instance may open (DATABASE_POOL_SIZE; 1 for the embedded database).',
     registers: [registry],
-    collect() { this.set(getEnv().DATABASE_URL ? getEnv().DATABASE_POOL_SIZE : 1); },
+    collect() {
+      this.set(getEnv().DATABASE_URL ? getEnv().DATABASE_POOL_SIZE : 1);
+    },
   });
   new Gauge({
     name: 'svc_db_pool_connections',
@@ -68,7 +77,9 @@ function create(): State {
         const { db } = await getDatabase();
         const states = await withTimeout(countPoolConnections(db, poolApplicationName()), 1000);
         for (const [s, n] of Object.entries(states)) this.set({ state: s }, n);
-      } catch { /* database away: /readyz says so; the scrape still answers */ }
+      } catch {
+        /* database away: /readyz says so; the scrape still answers */
+      }
     },
   });
   return state;
@@ -84,9 +95,13 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 
 export const metrics = {
   /** +1 when a widget socket connects, -1 when it disconnects. */
-  socketConnected(delta: 1 | -1): void { state().sockets.inc(delta); },
+  socketConnected(delta: 1 | -1): void {
+    state().sockets.inc(delta);
+  },
   /** +1 when an answer starts being produced, -1 when it is stored (or given up). */
-  answerInFlight(delta: 1 | -1): void { state().answers.inc(delta); },
+  answerInFlight(delta: 1 | -1): void {
+    state().answers.inc(delta);
+  },
   httpRequest(method: string, route: string, status: number, seconds: number): void {
     state().http.observe({ method, route, status: String(status) }, seconds);
   },

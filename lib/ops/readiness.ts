@@ -17,14 +17,19 @@ const TIMEOUT_MS = 2000;
 
 function within<T>(p: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<T>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} did not answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS); });
+  const timeout = new Promise<T>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
+  });
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** A connection still being opened (the first check of a process) is waited for, not failed. */
 async function pingRedis(redis: Redis): Promise<string> {
   if (redis.status === 'wait' || redis.status === 'connecting' || redis.status === 'connect') {
-    await new Promise<void>((resolve) => { redis.once('ready', () => resolve()); setTimeout(resolve, TIMEOUT_MS).unref(); });
+    await new Promise<void>((resolve) => {
+      redis.once('ready', () => resolve());
+      setTimeout(resolve, TIMEOUT_MS).unref();
+    });
   }
   return redis.ping();
 }
@@ -34,7 +39,10 @@ const reasonOf = (e: unknown) => (e instanceof Error ? e.message : String(e)).sp
 export async function checkReadiness(): Promise<Readiness> {
   const checks: Record<string, string> = {};
   const reasons: string[] = [];
-  if (isDraining()) { checks.drain = 'draining'; reasons.push('draining: this instance is shutting down'); }
+  if (isDraining()) {
+    checks.drain = 'draining';
+    reasons.push('draining: this instance is shutting down');
+  }
   const database = within((async () => pingDatabase((await getDatabase()).db))(), 'the database');
   const redis = getRedis();
   const [dbResult, redisResult] = await Promise.allSettled([database, redis ? within(pingRedis(redis), 'Redis') : Promise.resolve('skipped')]);

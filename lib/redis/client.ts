@@ -95,9 +95,7 @@ export const SEND_LATER_MS = 20;
 export const LATER_BATCH = 256;
 
 /** Fire-and-forget traffic whose only readers are other instances, in the order queued. */
-type LaterOp =
-  | { op: 'p'; channel: string; payload: string }
-  | { op: 'z'; key: string; score: number; member: string; keep: number; ttlSeconds: number };
+type LaterOp = { op: 'p'; channel: string; payload: string } | { op: 'z'; key: string; score: number; member: string; keep: number; ttlSeconds: number };
 
 /**
  * Queued traffic leaves as one script call per flush, whatever its length (BENCHMARKS.md run 10):
@@ -176,12 +174,17 @@ function flushLater(only?: Redis): void {
     const args: Array<string | number> = [];
     for (const o of queued.slice(start, start + LATER_BATCH)) {
       if (o.op === 'p') args.push('p', o.channel, o.payload);
-      else { keys.push(o.key); args.push('z', o.score, o.member, o.keep, o.ttlSeconds); }
+      else {
+        keys.push(o.key);
+        args.push('z', o.score, o.member, o.keep, o.ttlSeconds);
+      }
     }
     // Issued in one turn: writeOncePerTurn sends them in one write. Redis away: dropped.
     try {
       (redis as LaterRedis).svcLater(keys.length, ...keys, ...args).catch(() => {});
-    } catch { /* Redis away: dropped */ }
+    } catch {
+      /* Redis away: dropped */
+    }
   }
 }
 
@@ -199,7 +202,11 @@ export function openRedisConnection(name: string, opts: { offlineQueue?: boolean
 export function whenReady(client: Redis, ms: number): Promise<boolean> {
   if (client.status === 'ready') return Promise.resolve(true);
   return new Promise((resolve) => {
-    const done = (ok: boolean) => { clearTimeout(timer); client.off('ready', onReady); resolve(ok); };
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      resolve(ok);
+    };
     const onReady = () => done(true);
     const timer = setTimeout(() => done(false), ms);
     client.once('ready', onReady);

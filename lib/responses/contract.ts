@@ -6,27 +6,34 @@ import { RESPONSE_SORT_COLUMNS, sortKeysOf } from '../../db/queries/sort-keys';
 
 export const RESPONSE_SORT_KEYS = sortKeysOf(RESPONSE_SORT_COLUMNS);
 
-export const ResponseRecord = z.object({
-  response_id: z.guid(),
-  id: z.guid().meta({ description: 'Alias of response_id' }),
-  question: z.string(),
-  answer: z.string(),
-  channel_id: z.int(),
-  conversation_id: z.guid(),
-  created_at: Timestamp,
-  likes: z.int().min(0),
-  dislikes: z.int().min(0),
-  comments: z.int().min(0),
-}).meta({ id: 'Response' });
+export const ResponseRecord = z
+  .object({
+    response_id: z.guid(),
+    id: z.guid().meta({ description: 'Alias of response_id' }),
+    question: z.string(),
+    answer: z.string(),
+    channel_id: z.int(),
+    conversation_id: z.guid(),
+    created_at: Timestamp,
+    likes: z.int().min(0),
+    dislikes: z.int().min(0),
+    comments: z.int().min(0),
+  })
+  .meta({ id: 'Response' });
 export type ResponseRecord = z.infer<typeof ResponseRecord>;
 
 /** The documented example record (type-checked against the schema it illustrates). */
 export const RESPONSE_EXAMPLE: ResponseRecord = {
-  response_id: '7d9f4b1e-3c2a-4e5b-9a61-2f0c8d4e6b13', id: '7d9f4b1e-3c2a-4e5b-9a61-2f0c8d4e6b13',
+  response_id: '7d9f4b1e-3c2a-4e5b-9a61-2f0c8d4e6b13',
+  id: '7d9f4b1e-3c2a-4e5b-9a61-2f0c8d4e6b13',
   question: 'How do I reset my password?',
   answer: 'Open **Account → Security** and choose "Reset password"; the link is valid for 24 hours.',
-  channel_id: 7, conversation_id: '0b6f5f0e-6a1e-4a0e-9d7e-0a1d2c3b4a59', created_at: '2026-01-05 10:01:12',
-  likes: 1, dislikes: 0, comments: 0,
+  channel_id: 7,
+  conversation_id: '0b6f5f0e-6a1e-4a0e-9d7e-0a1d2c3b4a59',
+  created_at: '2026-01-05 10:01:12',
+  likes: 1,
+  dislikes: 0,
+  comments: 0,
 };
 
 export const ResponseListQuery = listQuerySchema(RESPONSE_SORT_KEYS, true);

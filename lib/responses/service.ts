@@ -8,8 +8,15 @@ type SortKey = (typeof RESPONSE_SORT_KEYS)[number];
 
 export function toResponseRecord(r: ResponseRow): ResponseRecord {
   return {
-    response_id: r.id, id: r.id, question: r.question, answer: r.answer, channel_id: r.channel_id,
-    conversation_id: r.conversation_id, created_at: r.created_at, likes: r.likes, dislikes: r.dislikes,
+    response_id: r.id,
+    id: r.id,
+    question: r.question,
+    answer: r.answer,
+    channel_id: r.channel_id,
+    conversation_id: r.conversation_id,
+    created_at: r.created_at,
+    likes: r.likes,
+    dislikes: r.dislikes,
     comments: r.comments,
   };
 }
@@ -22,18 +29,23 @@ export function responseFilterOf(q: ListQuery<string>, channelIds: number[]): Re
 /** GET /response for one account: validated parameters in, the page envelope (links to `linkPath`) out. */
 export async function listResponsesPage(accountId: number, params: URLSearchParams, linkPath: string): Promise<Envelope<unknown>> {
   const { query: q, channelIds } = parseListQuery<SortKey>(params, ResponseListQuery);
-  const db = openDb() ?? await getDb();
+  const db = openDb() ?? (await getDb());
   const filter = responseFilterOf(q, channelIds);
   const offset = offsetOf(q);
-  const { count, rows: page } = await listResponsesWithCount(db, accountId, filter, q.order_by ?? 'created_at',
-    offset === null ? null : { limit: q.resultsPerPage, offset, direction: q.sort ?? 'DESC' });
+  const { count, rows: page } = await listResponsesWithCount(
+    db,
+    accountId,
+    filter,
+    q.order_by ?? 'created_at',
+    offset === null ? null : { limit: q.resultsPerPage, offset, direction: q.sort ?? 'DESC' },
+  );
   const records = page.map(toResponseRecord);
   return envelope(linkPath, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
 }
 
 export async function getResponse(accountId: number, responseId: string, params: URLSearchParams) {
   const { format } = parseSingleQuery(params);
-  const row = await getResponseById(openDb() ?? await getDb(), accountId, responseId);
+  const row = await getResponseById(openDb() ?? (await getDb()), accountId, responseId);
   if (!row) throw new AppError('not_found', `No response with id ${responseId}.`);
   const record = toResponseRecord(row);
   return format === 'gridjs' ? gridjsCells(record) : record;

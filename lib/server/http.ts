@@ -49,7 +49,9 @@ function refuseNewSocketsWhileDraining(http: HttpServer): void {
   http.removeAllListeners('upgrade');
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (isDraining() && isSocketHandshake(req.url)) {
-      socket.end(`HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
       return;
     }
     for (const l of upgrades) l.call(http, req, socket, head);
@@ -57,7 +59,11 @@ function refuseNewSocketsWhileDraining(http: HttpServer): void {
 }
 
 export type RunningServer = {
-  url: string; port: number; http: HttpServer; io: SocketServer; demo: DemoAccount | null;
+  url: string;
+  port: number;
+  http: HttpServer;
+  io: SocketServer;
+  demo: DemoAccount | null;
   close: () => Promise<void>;
 };
 
@@ -85,11 +91,24 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
     stampClientAddress(req);
     trackRequest(req, res);
     if (handleOpsRequest(req, res) || handleDirectApi(req, res)) return;
-    if (!mayCarryPageBody(req)) { void handle(req, res); return; }
-    void refusePageBody(req, res).then((refused) => { if (!refused) void handle(req, res); }, () => { res.statusCode = 500; res.end(); });
+    if (!mayCarryPageBody(req)) {
+      void handle(req, res);
+      return;
+    }
+    void refusePageBody(req, res).then(
+      (refused) => {
+        if (!refused) void handle(req, res);
+      },
+      () => {
+        res.statusCode = 500;
+        res.end();
+      },
+    );
   });
   const io = new SocketServer(http, {
-    serveClient: false, maxHttpBufferSize: 64 * 1024, cors: { origin: true },
+    serveClient: false,
+    maxHttpBufferSize: 64 * 1024,
+    cors: { origin: true },
   });
   attachChatAdapter(io);
   attachWidgetNamespace(io);
@@ -97,7 +116,10 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
-    http.listen(port, host, () => { http.off('error', reject); resolve(); });
+    http.listen(port, host, () => {
+      http.off('error', reject);
+      resolve();
+    });
   });
   startWebhookWorker();
   startMailWorker();

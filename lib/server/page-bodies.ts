@@ -20,8 +20,18 @@ const PUBLIC_ACTION_BODY_MAX = 16 * 1024;
 
 function refuse(req: IncomingMessage, res: ServerResponse, status: number, detail: string): true {
   const titles: Record<number, string> = { 403: 'Forbidden', 405: 'Method Not Allowed', 413: 'Content Too Large' };
-  const body = JSON.stringify({ type: `urn:svc:problem:${status === 413 ? 'payload-too-large' : status === 405 ? 'method-not-allowed' : 'forbidden'}`, title: titles[status], status, detail });
-  res.writeHead(status, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), connection: 'close', ...(status === 405 ? { allow: 'GET, HEAD' } : {}) });
+  const body = JSON.stringify({
+    type: `urn:svc:problem:${status === 413 ? 'payload-too-large' : status === 405 ? 'method-not-allowed' : 'forbidden'}`,
+    title: titles[status],
+    status,
+    detail,
+  });
+  res.writeHead(status, {
+    'content-type': 'application/problem+json',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+    ...(status === 405 ? { allow: 'GET, HEAD' } : {}),
+  });
   res.end(body, () => req.socket.destroy());
   return true;
 }

@@ -33,7 +33,8 @@ export async function requestPasswordReset(input: { email: unknown }, ip: string
   if (!user) return answer;
   const { token, hash } = newLinkToken();
   await writeBoundedMail(passwordResetMail(email, { url: dashboardUrl(`/reset-password/${token}`) }), (tx) =>
-    insertEmailToken(tx, { tokenHash: hash, kind: 'reset', userId: user.id, expiresAt: new Date(Date.now() + RESET_LINK_MINUTES * 60_000) }));
+    insertEmailToken(tx, { tokenHash: hash, kind: 'reset', userId: user.id, expiresAt: new Date(Date.now() + RESET_LINK_MINUTES * 60_000) }),
+  );
   return answer;
 }
 

@@ -16,7 +16,10 @@ export async function getProfile(me: Me) {
   const user = await getUserById(db, me.userId);
   if (!user) throw new AppError('not_found', 'No such user.');
   return {
-    name: user.name, email: user.email, role: user.role, twoFactor: !!user.totpEnabledAt,
+    name: user.name,
+    email: user.email,
+    role: user.role,
+    twoFactor: !!user.totpEnabledAt,
     recoveryCodesLeft: user.totpEnabledAt ? await recoveryCodesLeft(me.userId) : 0,
     requireTwoFactor: (await getTeamSettings(db, me.accountId)).requireTwoFactor,
   };

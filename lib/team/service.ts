@@ -2,8 +2,18 @@ import { getDb, type Db } from '../../db/client';
 import { getAccountById, getAdminUserByEmail, insertAdminUser, lockAccountForWrite } from '../../db/queries/accounts';
 import { insertMail } from '../../db/queries/mails';
 import {
-  deleteMember, getAccountOwner, getPendingInvitationByHash, getTeamSettings, insertInvitation, listMembers, listPendingInvitations,
-  lockMember, markInvitationAccepted, revokeInvitation as revokeInvitationRow, setMemberRole, setRequireTwoFactor as setRequireTwoFactorRow,
+  deleteMember,
+  getAccountOwner,
+  getPendingInvitationByHash,
+  getTeamSettings,
+  insertInvitation,
+  listMembers,
+  listPendingInvitations,
+  lockMember,
+  markInvitationAccepted,
+  revokeInvitation as revokeInvitationRow,
+  setMemberRole,
+  setRequireTwoFactor as setRequireTwoFactorRow,
 } from '../../db/queries/team';
 import { validate } from '../accounts/service';
 import { AppError } from '../core/errors';
@@ -27,7 +37,9 @@ export async function getTeam(actor: Actor) {
   requireRole(actor, 'team.manage');
   const db = await getDb();
   const [members, invitations, settings] = await Promise.all([
-    listMembers(db, actor.accountId), listPendingInvitations(db, actor.accountId), getTeamSettings(db, actor.accountId),
+    listMembers(db, actor.accountId),
+    listPendingInvitations(db, actor.accountId),
+    getTeamSettings(db, actor.accountId),
   ]);
   return { members, invitations, requireTwoFactor: settings.requireTwoFactor };
 }
@@ -39,18 +51,30 @@ export async function inviteMember(actor: Actor, input: { email: unknown; role: 
   if (!canAssignRole(actor.role, v.role)) throw new AppError('forbidden', 'Your role may not invite with this role.');
   const db = await getDb();
   if (await getAdminUserByEmail(db, v.email)) throw new AppError('conflict', `${v.email} already belongs to a user.`);
-  await getLimiter('team:invitations', { points: getEnv().INVITATIONS_PER_HOUR, durationSeconds: 3600 })
-    .enforce(String(actor.accountId), 'invitations from this account');
+  await getLimiter('team:invitations', { points: getEnv().INVITATIONS_PER_HOUR, durationSeconds: 3600 }).enforce(
+    String(actor.accountId),
+    'invitations from this account',
+  );
   const account = await getAccountById(db, actor.accountId);
   const { token, hash } = newLinkToken();
   const invitation = await db.transaction(async (tx) => {
     const row = await insertInvitation(asDb(tx), {
-      accountId: actor.accountId, email: v.email, role: v.role, tokenHash: hash, invitedBy: actor.userId,
+      accountId: actor.accountId,
+      email: v.email,
+      role: v.role,
+      tokenHash: hash,
+      invitedBy: actor.userId,
       expiresAt: new Date(Date.now() + INVITATION_DAYS * 86_400_000),
     });
-    await insertMail(asDb(tx), invitationMail(v.email, {
-      accountName: account?.name ?? 'svc', inviter: actor.name || actor.email, role: v.role, url: dashboardUrl(`/invite/${token}`),
-    }));
+    await insertMail(
+      asDb(tx),
+      invitationMail(v.email, {
+        accountName: account?.name ?? 'svc',
+        inviter: actor.name || actor.email,
+        role: v.role,
+        url: dashboardUrl(`/invite/${token}`),
+      }),
+    );
     return row;
   });
   wakeMailWorker();

@@ -33,7 +33,8 @@ export async function requestSignup(input: { accountName: unknown; email: unknow
   const { token, hash } = newLinkToken();
   const payload: Pending = { name: v.accountName, email: v.email, passwordHash: await hashPassword(v.password) };
   await writeBoundedMail(signupMail(v.email, { accountName: v.accountName, url: dashboardUrl(`/signup/confirm/${token}`) }), (tx) =>
-    insertEmailToken(tx, { tokenHash: hash, kind: 'signup', payload, expiresAt: new Date(Date.now() + SIGNUP_HOURS * 3_600_000) }));
+    insertEmailToken(tx, { tokenHash: hash, kind: 'signup', payload, expiresAt: new Date(Date.now() + SIGNUP_HOURS * 3_600_000) }),
+  );
   return { message: SIGNUP_ANSWER };
 }
 

@@ -51,7 +51,10 @@ export async function migrateDiskUploads(): Promise<{ moved: number; missing: nu
     if (batch.length === 0) break;
     for (const upload of batch) {
       const file = path.join(dir, path.basename(upload.storage_name));
-      if (!fs.existsSync(file)) { missing.add(upload.id); continue; }
+      if (!fs.existsSync(file)) {
+        missing.add(upload.id);
+        continue;
+      }
       if (await moveDiskUploadIntoDatabase(db, upload, () => fileChunks(file))) moved++;
       fs.rmSync(file, { force: true });
     }
@@ -71,10 +74,15 @@ export async function migrateDiskUploads(): Promise<{ moved: number; missing: nu
 export async function startUploadMaintenance(): Promise<() => void> {
   const { moved } = await migrateDiskUploads();
   if (moved > 0) console.log(`moved ${moved} upload(s) from ${legacyUploadsDir()} into the database`);
-  const run = () => { sweepUploads().catch((e) => console.error('upload sweep failed:', (e as Error).message)); };
+  const run = () => {
+    sweepUploads().catch((e) => console.error('upload sweep failed:', (e as Error).message));
+  };
   const first = setTimeout(run, 5_000);
   const timer = setInterval(run, SWEEP_EVERY_MS);
   first.unref();
   timer.unref();
-  return () => { clearTimeout(first); clearInterval(timer); };
+  return () => {
+    clearTimeout(first);
+    clearInterval(timer);
+  };
 }

@@ -40,12 +40,15 @@ export function safeFilename(name: string | undefined): string {
  */
 async function chargeUploadLimits(claims: WidgetClaims, ip: string): Promise<void> {
   const env = getEnv();
-  await getLimiter('uploads-visitor', { points: env.UPLOADS_PER_VISITOR_PER_MINUTE, durationSeconds: 60 })
-    .enforce(`${claims.clientId}:${claims.visitorId}`, 'uploads from this visitor');
-  await getLimiter('uploads-ip', { points: env.UPLOADS_PER_IP_PER_MINUTE, durationSeconds: 60 })
-    .enforce(ip, 'uploads from this address');
-  await getLimiter('uploads-client', { points: env.UPLOADS_PER_CLIENT_PER_MINUTE, durationSeconds: 60 })
-    .enforce(claims.clientId, 'uploads through this widget');
+  await getLimiter('uploads-visitor', { points: env.UPLOADS_PER_VISITOR_PER_MINUTE, durationSeconds: 60 }).enforce(
+    `${claims.clientId}:${claims.visitorId}`,
+    'uploads from this visitor',
+  );
+  await getLimiter('uploads-ip', { points: env.UPLOADS_PER_IP_PER_MINUTE, durationSeconds: 60 }).enforce(ip, 'uploads from this address');
+  await getLimiter('uploads-client', { points: env.UPLOADS_PER_CLIENT_PER_MINUTE, durationSeconds: 60 }).enforce(
+    claims.clientId,
+    'uploads through this widget',
+  );
 }
 
 function declaredLength(value: string | null): number | null {
@@ -72,12 +75,23 @@ export async function receiveUpload(req: Request): Promise<UploadInfo> {
   const db = await getDb();
   const id = randomUUID();
   const reserveBytes = Math.min(max, declared ?? max);
-  const reservation = await reserveUpload(db, claims.accountId, {
-    id, clientId: claims.clientId, visitorId: claims.visitorId, filename: 'upload', reserveBytes,
-  }, env.UPLOAD_QUOTA_BYTES_PER_ACCOUNT);
+  const reservation = await reserveUpload(
+    db,
+    claims.accountId,
+    {
+      id,
+      clientId: claims.clientId,
+      visitorId: claims.visitorId,
+      filename: 'upload',
+      reserveBytes,
+    },
+    env.UPLOAD_QUOTA_BYTES_PER_ACCOUNT,
+  );
   if (!reservation.reserved) {
-    throw new AppError('payload_too_large',
-      `This account's upload storage is full (${reservation.usedBytes} of ${env.UPLOAD_QUOTA_BYTES_PER_ACCOUNT} bytes in use); unused uploads are deleted after a day.`);
+    throw new AppError(
+      'payload_too_large',
+      `This account's upload storage is full (${reservation.usedBytes} of ${env.UPLOAD_QUOTA_BYTES_PER_ACCOUNT} bytes in use); unused uploads are deleted after a day.`,
+    );
   }
   try {
     const writer = new ChunkWriter(db, id);
@@ -96,7 +110,8 @@ async function storeFile(stream: Readable, filename: string, writer: ChunkWriter
   let headBytes = 0;
   let contentType: string | null = null;
   let text: ReturnType<typeof textChecker> | null = null;
-  const notAccepted = (why: string) => new AppError('unsupported_media_type', `${filename}: ${why}. Allowed: PNG, JPEG, GIF, WebP, PDF, DOCX, text, Markdown, CSV.`);
+  const notAccepted = (why: string) =>
+    new AppError('unsupported_media_type', `${filename}: ${why}. Allowed: PNG, JPEG, GIF, WebP, PDF, DOCX, text, Markdown, CSV.`);
   const decide = async (partial: boolean) => {
     const bytes = Buffer.concat(head);
     head = [];
@@ -130,8 +145,12 @@ async function storeFile(stream: Readable, filename: string, writer: ChunkWriter
  * `onFile` has stopped, so a caller cleaning up after a refusal races no late write. After a
  * refusal the rest of the body is read and discarded (bounded) so the client receives the answer.
  */
-function parseOneFile<T>(body: ReadableStream<Uint8Array>, contentType: string, maxBytes: number,
-  onFile: (stream: Readable, filename: string | undefined) => Promise<T>): Promise<T> {
+function parseOneFile<T>(
+  body: ReadableStream<Uint8Array>,
+  contentType: string,
+  maxBytes: number,
+  onFile: (stream: Readable, filename: string | undefined) => Promise<T>,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -153,7 +172,12 @@ function parseOneFile<T>(body: ReadableStream<Uint8Array>, contentType: string, 
       settled = true;
       source.unpipe(parser);
       fileStream?.destroy();
-      const done = filePromise ? filePromise.then(() => {}, () => {}) : Promise.resolve();
+      const done = filePromise
+        ? filePromise.then(
+            () => {},
+            () => {},
+          )
+        : Promise.resolve();
       void done.then(() => discardRest(source)).then(() => reject(e));
     };
     parser.on('file', (_field, stream, info) => {
@@ -168,7 +192,12 @@ function parseOneFile<T>(body: ReadableStream<Uint8Array>, contentType: string, 
     parser.on('error', (e: Error) => fail(badForm(`The multipart body is malformed (${e.message}).`)));
     parser.on('close', () => {
       if (!filePromise) return fail(badForm('Send exactly one file (got 0).'));
-      filePromise.then((r) => { if (!settled) { settled = true; resolve(r); } }, fail);
+      filePromise.then((r) => {
+        if (!settled) {
+          settled = true;
+          resolve(r);
+        }
+      }, fail);
     });
     source.on('error', () => fail(badForm('The request body was cut off.')));
     source.pipe(parser);
@@ -180,15 +209,24 @@ function discardRest(source: Readable): Promise<void> {
   return new Promise((resolve) => {
     if (source.readableEnded || source.destroyed) return resolve();
     let bytes = 0;
-    const stop = () => { source.destroy(); resolve(); };
+    const stop = () => {
+      source.destroy();
+      resolve();
+    };
     const timer = setTimeout(stop, DISCARD_MS);
     timer.unref();
     source.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
       if (bytes > DISCARD_BYTES) stop();
     });
-    source.on('end', () => { clearTimeout(timer); resolve(); });
-    source.on('close', () => { clearTimeout(timer); resolve(); });
+    source.on('end', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    source.on('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
     source.on('error', () => {});
     source.resume();
   });

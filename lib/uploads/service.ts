@@ -8,14 +8,11 @@ import { DOCX_TYPE } from '../documents/sniff';
 import { CHUNK_BYTES, readUploadBytes, uploadByteStream } from './storage';
 import { isUuid } from '../core/validation';
 
-export const UPLOAD_TYPES = [
-  'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf', DOCX_TYPE, 'text/plain', 'text/markdown', 'text/csv',
-];
+export const UPLOAD_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf', DOCX_TYPE, 'text/plain', 'text/markdown', 'text/csv'];
 
 export function uploadLimits() {
   return { upload_max_bytes: getEnv().UPLOAD_MAX_BYTES, upload_types: UPLOAD_TYPES };
 }
-
 
 /** RFC 8187 ext-value characters: everything else is percent-encoded (encodeURIComponent leaves ' ( ) * as they are). */
 function extValue(text: string): string {
@@ -59,9 +56,16 @@ export async function attachmentDownload(accountId: number, attachmentId: string
  * Attaches a file that is already in memory (small: the demo's) to the user message of a
  * conversation of the account, in the same chunk rows widget uploads use. Returns its id.
  */
-export async function attachFileToMessage(accountId: number, v: {
-  conversationId: string; messageId: string; filename: string; contentType: string; bytes: Buffer;
-}): Promise<string> {
+export async function attachFileToMessage(
+  accountId: number,
+  v: {
+    conversationId: string;
+    messageId: string;
+    filename: string;
+    contentType: string;
+    bytes: Buffer;
+  },
+): Promise<string> {
   const chunks: Buffer[] = [];
   for (let at = 0; at < v.bytes.length; at += CHUNK_BYTES) chunks.push(v.bytes.subarray(at, at + CHUNK_BYTES));
   return insertAttachedFile(await getDb(), accountId, { ...v, chunks });
@@ -86,9 +90,8 @@ export async function indexAttachedDocuments(accountId: number, conversationId: 
       continue;
     }
     const perDay = env.ATTACHMENT_DOCUMENTS_PER_ACCOUNT_PER_DAY;
-    const daily = perDay > 0
-      ? await getLimiter('attachment-documents-account', { points: perDay, durationSeconds: 86400 }).consume(String(accountId))
-      : { allowed: false };
+    const daily =
+      perDay > 0 ? await getLimiter('attachment-documents-account', { points: perDay, durationSeconds: 86400 }).consume(String(accountId)) : { allowed: false };
     if (!daily.allowed) {
       console.warn(`attachment ${u.id} not indexed: account ${accountId} reached ${perDay} attached documents today`);
       continue;

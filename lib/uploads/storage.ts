@@ -15,7 +15,10 @@ export class ChunkWriter {
   private seq = 0;
   bytes = 0;
 
-  constructor(private readonly db: Db, private readonly uploadId: string) {}
+  constructor(
+    private readonly db: Db,
+    private readonly uploadId: string,
+  ) {}
 
   async append(data: Uint8Array): Promise<void> {
     let offset = 0;
@@ -40,13 +43,16 @@ export class ChunkWriter {
 /** An upload's bytes as a stream that reads one chunk row per pull (the reader's pace). */
 export function uploadByteStream(db: Db, accountId: number, uploadId: string): ReadableStream<Uint8Array> {
   let seq = 0;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const data = await getUploadChunk(db, accountId, uploadId, seq++);
-      if (data) controller.enqueue(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
-      else controller.close();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const data = await getUploadChunk(db, accountId, uploadId, seq++);
+        if (data) controller.enqueue(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+        else controller.close();
+      },
     },
-  }, { highWaterMark: 1 });
+    { highWaterMark: 1 },
+  );
 }
 
 /** All of an upload's bytes (a document for the extractor; bounded by UPLOAD_MAX_BYTES). */

@@ -17,15 +17,21 @@ import { MAX_URL_CHARS } from './rules';
 export class UnsafeAddressError extends Error {}
 
 /** The one refusal text (§16): what is refused, and the setting a self-hosted deployment may use. */
-export const PRIVATE_REFUSED = 'private, loopback, link-local and metadata addresses are refused ' +
-  '(a self-hosted deployment can allow them with OUTBOUND_ALLOW_PRIVATE_NETWORKS=1)';
+export const PRIVATE_REFUSED =
+  'private, loopback, link-local and metadata addresses are refused ' + '(a self-hosted deployment can allow them with OUTBOUND_ALLOW_PRIVATE_NETWORKS=1)';
 
 /** IPv4-compatible IPv6 (RFC 4291, deprecated): ::a.b.c.d, which ipaddr.js calls plain unicast. */
 const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 
 const RANGE_NAMES: Record<string, string> = {
-  loopback: 'a loopback', private: 'a private', uniqueLocal: 'a private (unique local)', linkLocal: 'a link-local',
-  carrierGradeNat: 'a carrier-grade NAT', unspecified: 'an unspecified', multicast: 'a multicast', broadcast: 'a broadcast',
+  loopback: 'a loopback',
+  private: 'a private',
+  uniqueLocal: 'a private (unique local)',
+  linkLocal: 'a link-local',
+  carrierGradeNat: 'a carrier-grade NAT',
+  unspecified: 'an unspecified',
+  multicast: 'a multicast',
+  broadcast: 'a broadcast',
 };
 
 /** Why this address is refused, or null when it is a public unicast address. */
@@ -34,7 +40,8 @@ export function refusedAddressReason(address: string): string | null {
   let ip = ipaddr.parse(address);
   if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
   const range = ip.range();
-  if (range === 'unicast' && ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).match(IPV4_COMPATIBLE)) return `${ip.toString()} is a reserved (IPv4-compatible) address`;
+  if (range === 'unicast' && ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).match(IPV4_COMPATIBLE))
+    return `${ip.toString()} is a reserved (IPv4-compatible) address`;
   return range === 'unicast' ? null : `${ip.toString()} is ${RANGE_NAMES[range] ?? `a reserved (${range})`} address`;
 }
 
@@ -44,7 +51,11 @@ export type ParsedTarget = { url: URL; host: string; isLiteral: boolean };
 export function parseWebhookUrl(raw: string): ParsedTarget {
   if (raw.length > MAX_URL_CHARS) throw new UnsafeAddressError(`must be at most ${MAX_URL_CHARS} characters`);
   let url: URL;
-  try { url = new URL(raw); } catch { throw new UnsafeAddressError('must be an absolute http:// or https:// URL'); }
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UnsafeAddressError('must be an absolute http:// or https:// URL');
+  }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsafeAddressError(`must use http or https, not ${url.protocol.slice(0, -1)}`);
   if (url.username || url.password) throw new UnsafeAddressError('must not contain a user name or password');
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -74,7 +85,8 @@ export async function resolveWebhookTarget(target: ParsedTarget): Promise<Array<
     for (const a of found) {
       const why = refusedAddressReason(a.address);
       // A name's answer is never echoed: it would map the internal network for whoever asks.
-      if (why) throw new UnsafeAddressError(target.isLiteral ? `${why}; ${PRIVATE_REFUSED}` : `host ${target.host} resolves to a refused address; ${PRIVATE_REFUSED}`);
+      if (why)
+        throw new UnsafeAddressError(target.isLiteral ? `${why}; ${PRIVATE_REFUSED}` : `host ${target.host} resolves to a refused address; ${PRIVATE_REFUSED}`);
     }
   }
   return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));

@@ -13,11 +13,21 @@ export const CreateWebhookInput = z.object({
   accountId: AccountId,
   url: z.string({ error: 'is required' }).trim().min(1, 'is required'),
   /** Empty or absent: every type. */
-  events: z.array(WebhookEventType).max(WEBHOOK_EVENT_TYPES.length * 4).optional(),
+  events: z
+    .array(WebhookEventType)
+    .max(WEBHOOK_EVENT_TYPES.length * 4)
+    .optional(),
 });
 
 export type WebhookEndpointView = {
-  endpoint_id: string; url: string; events: string[]; status: 'active' | 'paused'; paused_at: string | null;
-  pause_reason: string | null; failing_since: string | null; previous_secret_valid_until: string | null; created_at: string;
+  endpoint_id: string;
+  url: string;
+  events: string[];
+  status: 'active' | 'paused';
+  paused_at: string | null;
+  pause_reason: string | null;
+  failing_since: string | null;
+  previous_secret_valid_until: string | null;
+  created_at: string;
   last_delivery: { status: string; at: string | null; http_status: number | null } | null;
 };

@@ -46,33 +46,63 @@ export async function attemptDelivery(urlText: string, eventId: string, body: st
   const timeoutMs = getEnv().WEBHOOK_TIMEOUT_MS;
   return new Promise<AttemptResult>((resolve) => {
     let settled = false;
-    const finish = (r: AttemptResult) => { if (!settled) { settled = true; clearTimeout(timer); signal?.removeEventListener('abort', onAbort); resolve(r); } };
-    const req = (url.protocol === 'https:' ? https : http).request({
-      protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || undefined,
-      path: `${url.pathname}${url.search}`, method: 'POST', lookup, agent: false,
-      headers: {
-        ...signatureHeaders(eventId, body, secrets),
-        'content-type': 'application/json', 'content-length': String(bytes.length), 'user-agent': 'svc-webhooks/1',
+    const finish = (r: AttemptResult) => {
+      if (!settled) {
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(r);
+      }
+    };
+    const req = (url.protocol === 'https:' ? https : http).request(
+      {
+        protocol: url.protocol,
+        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        lookup,
+        agent: false,
+        headers: {
+          ...signatureHeaders(eventId, body, secrets),
+          'content-type': 'application/json',
+          'content-length': String(bytes.length),
+          'user-agent': 'svc-webhooks/1',
+        },
       },
-    }, (res) => {
-      let seen = 0;
-      res.on('data', (c: Buffer) => { seen += c.length; if (seen > MAX_RESPONSE_BYTES) res.destroy(); });
-      const done = () => {
-        const code = res.statusCode ?? 0;
-        const ok = code >= 200 && code < 300;
-        finish({ ok, statusCode: code, latencyMs: elapsed(), error: ok ? null : `HTTP ${code}${code >= 300 && code < 400 ? ' (redirects are not followed)' : ''}` });
-      };
-      res.on('end', done);
-      res.on('close', done);
-      res.on('error', done);
-    });
+      (res) => {
+        let seen = 0;
+        res.on('data', (c: Buffer) => {
+          seen += c.length;
+          if (seen > MAX_RESPONSE_BYTES) res.destroy();
+        });
+        const done = () => {
+          const code = res.statusCode ?? 0;
+          const ok = code >= 200 && code < 300;
+          finish({
+            ok,
+            statusCode: code,
+            latencyMs: elapsed(),
+            error: ok ? null : `HTTP ${code}${code >= 300 && code < 400 ? ' (redirects are not followed)' : ''}`,
+          });
+        };
+        res.on('end', done);
+        res.on('close', done);
+        res.on('error', done);
+      },
+    );
     const timer = setTimeout(() => {
       finish({ ok: false, statusCode: null, latencyMs: elapsed(), error: `no answer within ${timeoutMs} ms` });
       req.destroy();
     }, timeoutMs);
-    const onAbort = () => { finish({ ok: false, statusCode: null, latencyMs: elapsed(), error: 'interrupted: the server is stopping' }); req.destroy(); };
+    const onAbort = () => {
+      finish({ ok: false, statusCode: null, latencyMs: elapsed(), error: 'interrupted: the server is stopping' });
+      req.destroy();
+    };
     signal?.addEventListener('abort', onAbort, { once: true });
-    req.on('error', (e: NodeJS.ErrnoException) => finish({ ok: false, statusCode: null, latencyMs: elapsed(), error: clip(`connection failed: ${e.code ?? e.message}`) }));
+    req.on('error', (e: NodeJS.ErrnoException) =>
+      finish({ ok: false, statusCode: null, latencyMs: elapsed(), error: clip(`connection failed: ${e.code ?? e.message}`) }),
+    );
     req.end(bytes);
   });
 }

@@ -25,18 +25,39 @@ async function recordEvent(tx: Db, accountId: number, type: WebhookEventType, co
 }
 
 export function recordConversationCreated(tx: Db, accountId: number, conversationId: string, subscribed = false) {
-  return recordEvent(tx, accountId, 'conversation.created', conversationId, async () => {
-    const row = await getConversationById(tx, accountId, conversationId);
-    return row && toConversationRecord(row);
-  }, subscribed);
+  return recordEvent(
+    tx,
+    accountId,
+    'conversation.created',
+    conversationId,
+    async () => {
+      const row = await getConversationById(tx, accountId, conversationId);
+      return row && toConversationRecord(row);
+    },
+    subscribed,
+  );
 }
 
 /** `response.created` when an answer is stored; `response.feedback` after a like, dislike or comment changed it. */
-export function recordResponseEvent(tx: Db, accountId: number, type: 'response.created' | 'response.feedback', conversationId: string, responseId: string, subscribed = false) {
-  return recordEvent(tx, accountId, type, conversationId, async () => {
-    const row = await getResponseById(tx, accountId, responseId);
-    return row && toResponseRecord(row);
-  }, subscribed);
+export function recordResponseEvent(
+  tx: Db,
+  accountId: number,
+  type: 'response.created' | 'response.feedback',
+  conversationId: string,
+  responseId: string,
+  subscribed = false,
+) {
+  return recordEvent(
+    tx,
+    accountId,
+    type,
+    conversationId,
+    async () => {
+      const row = await getResponseById(tx, accountId, responseId);
+      return row && toResponseRecord(row);
+    },
+    subscribed,
+  );
 }
 
 /**
@@ -48,8 +69,13 @@ export function recordResponseEvent(tx: Db, accountId: number, type: 'response.c
  * endpoint subscribed while a change is in flight may miss that change either way (the check,
  * inside or outside the transaction, sees endpoints committed before it ran).
  */
-export async function changeWithEvent<T>(db: Db, accountId: number, type: WebhookEventType, change: (db: Db) => Promise<T>,
-  event: (tx: Db, result: T) => Promise<number>): Promise<{ result: T; queued: number }> {
+export async function changeWithEvent<T>(
+  db: Db,
+  accountId: number,
+  type: WebhookEventType,
+  change: (db: Db) => Promise<T>,
+  event: (tx: Db, result: T) => Promise<number>,
+): Promise<{ result: T; queued: number }> {
   if (!(await hasSubscribedEndpoint(db, accountId, type))) return { result: await change(db), queued: 0 };
   return db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;

@@ -1,16 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { getDb } from '../../db/client';
 import {
-  countEndpoints, deleteEndpoint, insertEndpoint, listDeliveries, listEndpoints, requeueDelivery, rotateEndpointSecret,
-  setEndpointPaused, type EndpointRow,
+  countEndpoints,
+  deleteEndpoint,
+  insertEndpoint,
+  listDeliveries,
+  listEndpoints,
+  requeueDelivery,
+  rotateEndpointSecret,
+  setEndpointPaused,
+  type EndpointRow,
 } from '../../db/queries/webhooks';
 import { requireAccount, validate } from '../accounts/service';
 import { AppError } from '../core/errors';
 import { parseWebhookUrl, resolveWebhookTarget, UnsafeAddressError } from './address';
 import { CreateWebhookInput, WebhookDeliveryId, WebhookEndpointId, type WebhookEndpointView } from './contract';
-import {
-  DELIVERY_LOG_LIMIT, HELD_TOO_LONG, MAX_ENDPOINTS_PER_ACCOUNT, REPLAY_HOURS, ROTATION_OVERLAP_HOURS, WEBHOOK_EVENT_TYPES,
-} from './rules';
+import { DELIVERY_LOG_LIMIT, HELD_TOO_LONG, MAX_ENDPOINTS_PER_ACCOUNT, REPLAY_HOURS, ROTATION_OVERLAP_HOURS, WEBHOOK_EVENT_TYPES } from './rules';
 import { wakeWebhookWorker } from './wake';
 
 /** Webhook endpoints of an account (docs/contracts.md §11): the CLI and the dashboard call these. */
@@ -58,8 +63,14 @@ export async function createWebhookEndpoint(input: { accountId: unknown; url: un
 
 function toView(e: EndpointRow): WebhookEndpointView {
   return {
-    endpoint_id: e.id, url: e.url, events: e.events, status: e.paused_at ? 'paused' : 'active', paused_at: e.paused_at,
-    pause_reason: e.pause_reason, failing_since: e.failing_since, previous_secret_valid_until: e.previous_secret_until,
+    endpoint_id: e.id,
+    url: e.url,
+    events: e.events,
+    status: e.paused_at ? 'paused' : 'active',
+    paused_at: e.paused_at,
+    pause_reason: e.pause_reason,
+    failing_since: e.failing_since,
+    previous_secret_valid_until: e.previous_secret_until,
     created_at: e.created_at,
     last_delivery: e.last_delivery_status ? { status: e.last_delivery_status, at: e.last_delivery_at, http_status: e.last_status_code } : null,
   };
@@ -97,7 +108,7 @@ export async function setWebhookPaused(accountId: number, id: unknown, paused: b
   const done = await setEndpointPaused(await getDb(), accountId, endpoint, paused, 'Paused by an admin', REPLAY_HOURS, HELD_TOO_LONG);
   if (!done) throw notFound(endpoint);
   if (!paused) wakeWebhookWorker();
-  return { endpoint_id: endpoint, status: paused ? 'paused' as const : 'active' as const, ...(paused ? {} : done) };
+  return { endpoint_id: endpoint, status: paused ? ('paused' as const) : ('active' as const), ...(paused ? {} : done) };
 }
 
 export async function listWebhookDeliveries(accountId: number, id: unknown) {

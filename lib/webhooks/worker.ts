@@ -1,13 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import { getDb } from '../../db/client';
 import {
-  claimDueDeliveries, expireHeldDeliveries, markAttemptFailed, markDelivered, pruneFinishedEvents, releaseDeliveryLeases, type ClaimedDelivery,
+  claimDueDeliveries,
+  expireHeldDeliveries,
+  markAttemptFailed,
+  markDelivered,
+  pruneFinishedEvents,
+  releaseDeliveryLeases,
+  type ClaimedDelivery,
 } from '../../db/queries/webhooks';
 import { onDrain } from '../core/drain';
 import { attemptDelivery } from './delivery';
 import {
-  HELD_TOO_LONG, IN_FLIGHT_PER_ACCOUNT, IN_FLIGHT_PER_ENDPOINT, IN_FLIGHT_TOTAL, LEASE_SECONDS, pauseAfterMs, POLL_MS, PRUNE_BATCH,
-  PRUNE_EVERY_MS, REPLAY_HOURS, RETENTION_DAYS, retryDelayMs,
+  HELD_TOO_LONG,
+  IN_FLIGHT_PER_ACCOUNT,
+  IN_FLIGHT_PER_ENDPOINT,
+  IN_FLIGHT_TOTAL,
+  LEASE_SECONDS,
+  pauseAfterMs,
+  POLL_MS,
+  PRUNE_BATCH,
+  PRUNE_EVERY_MS,
+  REPLAY_HOURS,
+  RETENTION_DAYS,
+  retryDelayMs,
 } from './rules';
 import { setWebhookWake } from './wake';
 import { getEnv } from '../env';
@@ -45,17 +61,30 @@ export function startWebhookWorker(): void {
     inFlight: new Map(),
     perEndpoint: new Map(),
     perAccount: new Map(),
-    wake: () => { woken = true; wakeUp?.(); },
+    wake: () => {
+      woken = true;
+      wakeUp?.();
+    },
     loop: Promise.resolve(),
     unsubscribeDrain: () => {},
   };
-  const idle = (ms: number) => new Promise<void>((resolve) => {
-    if (woken || w.stopping) { woken = false; resolve(); return; }
-    const timer = setTimeout(done, ms);
-    timer.unref();
-    function done() { clearTimeout(timer); wakeUp = null; woken = false; resolve(); }
-    wakeUp = done;
-  });
+  const idle = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (woken || w.stopping) {
+        woken = false;
+        resolve();
+        return;
+      }
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      function done() {
+        clearTimeout(timer);
+        wakeUp = null;
+        woken = false;
+        resolve();
+      }
+      wakeUp = done;
+    });
   w.loop = (async () => {
     let failures = 0;
     let prunedAt = 0;
@@ -77,7 +106,10 @@ export function startWebhookWorker(): void {
     }
   })();
   // Draining: claim nothing more; what is in flight finishes (stopWebhookWorker waits for it).
-  w.unsubscribeDrain = onDrain(() => { w.stopping = true; w.wake(); });
+  w.unsubscribeDrain = onDrain(() => {
+    w.stopping = true;
+    w.wake();
+  });
   holder[KEY] = w;
   setWebhookWake(w.wake);
 }
@@ -89,7 +121,7 @@ export function startWebhookWorker(): void {
 export async function pruneWebhookEvents(): Promise<number> {
   await expireHeldDeliveries(await getDb(), REPLAY_HOURS, HELD_TOO_LONG);
   let total = 0;
-  for (let n = PRUNE_BATCH; n === PRUNE_BATCH;) {
+  for (let n = PRUNE_BATCH; n === PRUNE_BATCH; ) {
     n = await pruneFinishedEvents(await getDb(), RETENTION_DAYS, PRUNE_BATCH);
     total += n;
   }
@@ -100,8 +132,12 @@ async function claimAndSend(w: Worker) {
   const free = IN_FLIGHT_TOTAL - w.inFlight.size;
   if (free <= 0 || w.stopping) return;
   const claimed = await claimDueDeliveries(await getDb(), w.owner, {
-    leaseSeconds: LEASE_SECONDS, perEndpoint: IN_FLIGHT_PER_ENDPOINT, perAccount: IN_FLIGHT_PER_ACCOUNT, limit: free,
-    busyEndpoints: Object.fromEntries(w.perEndpoint), busyAccounts: Object.fromEntries(w.perAccount),
+    leaseSeconds: LEASE_SECONDS,
+    perEndpoint: IN_FLIGHT_PER_ENDPOINT,
+    perAccount: IN_FLIGHT_PER_ACCOUNT,
+    limit: free,
+    busyEndpoints: Object.fromEntries(w.perEndpoint),
+    busyAccounts: Object.fromEntries(w.perAccount),
   });
   for (const d of claimed) void send(w, d);
 }
@@ -138,7 +174,8 @@ function countUp(counts: Map<string, number>, key: string) {
 
 function countDown(counts: Map<string, number>, key: string) {
   const left = (counts.get(key) ?? 1) - 1;
-  if (left > 0) counts.set(key, left); else counts.delete(key);
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
 }
 
 /** Stores the outcome, retrying while the database is away (up to half the lease: then another instance may send it again). */
@@ -151,13 +188,23 @@ async function recordOutcome(w: Worker, d: ClaimedDelivery, r: Awaited<ReturnTyp
       if (r.ok) {
         await markDelivered(db, w.owner, d.id, outcome);
       } else {
-        const paused = await markAttemptFailed(db, w.owner, d.id, outcome, retryIn, pauseAfterMs(),
-          `Paused automatically: every delivery failed for ${describe(pauseAfterMs())}; last error: ${r.error ?? 'unknown'}`);
+        const paused = await markAttemptFailed(
+          db,
+          w.owner,
+          d.id,
+          outcome,
+          retryIn,
+          pauseAfterMs(),
+          `Paused automatically: every delivery failed for ${describe(pauseAfterMs())}; last error: ${r.error ?? 'unknown'}`,
+        );
         if (paused) console.log(`webhook endpoint ${d.endpoint_id} paused: it has failed for ${describe(pauseAfterMs())}`);
       }
       return;
     } catch (e) {
-      if (Date.now() > deadline) { console.error(`webhook delivery ${d.id}: outcome not recorded (${(e as Error).message}); it will be sent again`); return; }
+      if (Date.now() > deadline) {
+        console.error(`webhook delivery ${d.id}: outcome not recorded (${(e as Error).message}); it will be sent again`);
+        return;
+      }
       if (attempt === 0) console.error(`webhook delivery ${d.id}: outcome not recorded yet (${(e as Error).message}); retrying`);
       await sleep(Math.min(1000 * 2 ** attempt, 5000));
     }

@@ -44,7 +44,11 @@ export type RefusalNote = {
   verified: boolean;
   /** The client's registered domains when the caller already has them (else read when needed). */
   domains?: readonly string[];
-  address: string; origin: string | null | undefined; stage: RefusalStage; reason: string; detail: string;
+  address: string;
+  origin: string | null | undefined;
+  stage: RefusalStage;
+  reason: string;
+  detail: string;
 };
 
 async function originRegistered(r: RefusalNote): Promise<boolean> {
@@ -78,27 +82,47 @@ function addPending(r: RefusalNote) {
     current = p.items.get(keyOf());
     if (!current && p.items.size >= MAX_PENDING + 1000) return; // the folded rows' own bound
   }
-  if (current) { current.count++; current.lastSeen = now; current.detail = clip(r.detail, 300); }
-  else {
-    p.items.set(keyOf(), { clientId: r.clientId, origin, stage: r.stage, reason: clip(r.reason, 80), detail: clip(r.detail, 300), count: 1, firstSeen: now, lastSeen: now });
+  if (current) {
+    current.count++;
+    current.lastSeen = now;
+    current.detail = clip(r.detail, 300);
+  } else {
+    p.items.set(keyOf(), {
+      clientId: r.clientId,
+      origin,
+      stage: r.stage,
+      reason: clip(r.reason, 80),
+      detail: clip(r.detail, 300),
+      count: 1,
+      firstSeen: now,
+      lastSeen: now,
+    });
     p.perClient.set(r.clientId, (p.perClient.get(r.clientId) ?? 0) + 1);
   }
   if (!p.timer) {
-    p.timer = setTimeout(() => { void flushRefusals(); }, FLUSH_MS);
+    p.timer = setTimeout(() => {
+      void flushRefusals();
+    }, FLUSH_MS);
     p.timer.unref();
   }
 }
 
 export async function flushRefusals() {
   const p = pending();
-  if (p.timer) { clearTimeout(p.timer); p.timer = undefined; }
+  if (p.timer) {
+    clearTimeout(p.timer);
+    p.timer = undefined;
+  }
   const batch = [...p.items.values()];
   p.items.clear();
   p.perClient.clear();
   try {
     const db = await getDb();
     if (batch.length) await addRefusals(db, batch);
-    if (Date.now() - p.lastPrune > 3600_000) { p.lastPrune = Date.now(); await pruneRefusals(db, REFUSAL_DAYS); }
+    if (Date.now() - p.lastPrune > 3600_000) {
+      p.lastPrune = Date.now();
+      await pruneRefusals(db, REFUSAL_DAYS);
+    }
   } catch (e) {
     console.error('could not record widget refusals:', (e as Error).message);
   }
@@ -115,7 +139,9 @@ function claimedClientId(token: unknown): string | null {
   try {
     const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { cid?: unknown };
     return typeof payload.cid === 'string' ? payload.cid : null;
-  } catch { return null; }
+  } catch {
+    return null;
+  }
 }
 
 type Handshake = { headers: { origin?: string }; auth: Record<string, unknown> };
@@ -130,14 +156,21 @@ type Handshake = { headers: { origin?: string }; auth: Record<string, unknown> }
 export function recordingRefusals<E extends Error>(handshake: Handshake, address: string, next: (err?: E) => void) {
   let verifiedClient: string | null = null;
   return {
-    verified(clientId: string) { verifiedClient = clientId; },
+    verified(clientId: string) {
+      verifiedClient = clientId;
+    },
     next: (err?: E) => {
       if (err) {
         const clientId = verifiedClient ?? claimedClientId(handshake.auth?.token);
         if (clientId) {
           void noteRefusal({
-            clientId, verified: verifiedClient !== null, address, origin: handshake.headers.origin, stage: 'socket',
-            reason: err.message.split(':')[0]!, detail: err.message,
+            clientId,
+            verified: verifiedClient !== null,
+            address,
+            origin: handshake.headers.origin,
+            stage: 'socket',
+            reason: err.message.split(':')[0]!,
+            detail: err.message,
           });
         }
       }

@@ -79,9 +79,12 @@ function checkTokenRequester(client: { id: string; secretHash: Uint8Array; domai
   if (secret !== undefined) {
     if (!secretMatches(secret, client.secretHash)) refusal = new AppError('unauthorized', 'Wrong client secret.');
   } else if (!hostAllowed(originHost(origin), client.domains)) {
-    refusal = new AppError('forbidden', origin
-      ? `Origin ${origin} is not a registered domain of this widget client.`
-      : 'Missing Origin header: client-id mode works only from a browser on a registered domain.');
+    refusal = new AppError(
+      'forbidden',
+      origin
+        ? `Origin ${origin} is not a registered domain of this widget client.`
+        : 'Missing Origin header: client-id mode works only from a browser on a registered domain.',
+    );
   }
   if (!refusal) return;
   const reason = secret !== undefined ? 'wrong client secret' : origin ? 'domain not allowed' : 'no Origin header';
@@ -104,7 +107,11 @@ export async function issueWidgetToken(body: unknown, origin: string | null, ip:
   await chargeTokenClient(client.id, req.visitor_id);
   const visitorId = req.visitor_id ?? `v_${randomBase62(22)}`;
   const { token, expiresIn } = await signWidgetToken({
-    accountId: client.accountId, clientId: client.id, channelId: client.channelId, domains: client.domains, visitorId,
+    accountId: client.accountId,
+    clientId: client.id,
+    channelId: client.channelId,
+    domains: client.domains,
+    visitorId,
     visitorBound: req.visitor_id !== undefined,
   });
   return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn, visitor_id: visitorId };

@@ -21,7 +21,11 @@ export type SnippetOptions = {
 /** The path on the integrator's site that the backend snippet serves and the page snippet names. */
 export const TOKEN_PATH = '/api/svc-token';
 
-const lit = (s: string) => JSON.stringify(s).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+const lit = (s: string) =>
+  JSON.stringify(s)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 
 export function pageSnippet(o: SnippetOptions): string {

@@ -27,9 +27,17 @@ const CACHE_MS = 5000;
 const TOPIC = 'widget-track';
 
 const Release = z.object({
-  version: z.string(), url: z.string(), integrity: z.string(), min_server_version: z.string(), released_at: z.string(),
+  version: z.string(),
+  url: z.string(),
+  integrity: z.string(),
+  min_server_version: z.string(),
+  released_at: z.string(),
   // Provenance (CONTRIBUTING.md (style)): `node scripts/widget.mjs verify` rebuilds the bundle from this commit.
-  source_commit: z.string().regex(/^[0-9a-f]{40}$/).optional(), toolchain: z.object({ esbuild: z.string() }).optional(),
+  source_commit: z
+    .string()
+    .regex(/^[0-9a-f]{40}$/)
+    .optional(),
+  toolchain: z.object({ esbuild: z.string() }).optional(),
 });
 const Releases = z.object({ releases: z.array(Release), tracks: z.record(z.string(), z.string()) });
 /** The pointer file of earlier versions (DATA_DIR/widget-tracks.json), migrated into the table. */
@@ -49,7 +57,9 @@ function readReleases() {
 let versions: string[] | undefined;
 /** The released bundle versions, newest first: the one reader of lib/widget/releases.json for the rest of the app. */
 export function releasedVersions(): string[] {
-  versions ??= readReleases().releases.map((r) => r.version).sort((a, b) => b.localeCompare(a, 'en', { numeric: true }));
+  versions ??= readReleases()
+    .releases.map((r) => r.version)
+    .sort((a, b) => b.localeCompare(a, 'en', { numeric: true }));
   return versions;
 }
 
@@ -71,7 +81,9 @@ function migratePointerFile(): Promise<void> {
     await insertMissingTrackPointers(await getDb(), pointers);
     fs.renameSync(file, `${file}.migrated`);
   })();
-  s.migrated.catch(() => { s.migrated = undefined; });
+  s.migrated.catch(() => {
+    s.migrated = undefined;
+  });
   return s.migrated;
 }
 
@@ -79,7 +91,9 @@ function snapshot(fresh = false): Promise<Snapshot> {
   const s = state();
   if (!s.listening) {
     s.listening = true;
-    onInvalidation(TOPIC, () => { s.cached = undefined; });
+    onInvalidation(TOPIC, () => {
+      s.cached = undefined;
+    });
   }
   if (!fresh && s.cached && Date.now() - s.cached.at < CACHE_MS) return s.cached.snapshot;
   const loading = (async () => {
@@ -88,7 +102,9 @@ function snapshot(fresh = false): Promise<Snapshot> {
     return { releases: readReleases(), pointers: new Map(pointers.map((p) => [p.track, p])) };
   })();
   s.cached = { at: Date.now(), snapshot: loading };
-  loading.catch(() => { if (s.cached?.snapshot === loading) s.cached = undefined; });
+  loading.catch(() => {
+    if (s.cached?.snapshot === loading) s.cached = undefined;
+  });
   return loading;
 }
 
@@ -125,7 +141,10 @@ async function announce(track: Track): Promise<void> {
   if (redis && redis.status !== 'ready') {
     await new Promise<void>((resolve) => {
       const t = setTimeout(resolve, 1000);
-      redis.once('ready', () => { clearTimeout(t); resolve(); });
+      redis.once('ready', () => {
+        clearTimeout(t);
+        resolve();
+      });
     });
   }
   await publishInvalidation(TOPIC, track);

@@ -15,23 +15,46 @@ export type WidgetState = { connectionStatus: Status; visible: boolean; conversa
 export class StateManager {
   private state: WidgetState;
   private listeners = new Set<(s: WidgetState) => void>();
-  constructor(initial: WidgetState) { this.state = initial; }
-  getState(): WidgetState { return { ...this.state }; }
+  constructor(initial: WidgetState) {
+    this.state = initial;
+  }
+  getState(): WidgetState {
+    return { ...this.state };
+  }
   subscribe(fn: (s: WidgetState) => void): () => void {
     this.listeners.add(fn);
-    return () => { this.listeners.delete(fn); };
+    return () => {
+      this.listeners.delete(fn);
+    };
   }
   set(patch: Partial<WidgetState>) {
     this.state = { ...this.state, ...patch };
-    for (const fn of this.listeners) { try { fn(this.getState()); } catch (e) { console.error(e); } }
+    for (const fn of this.listeners) {
+      try {
+        fn(this.getState());
+      } catch (e) {
+        console.error(e);
+      }
+    }
   }
 }
 
 export type Config = {
-  accessToken?: string; svcClientId?: string; tokenEndpoint?: string; botName?: string; defaultQuestions?: string[];
-  headerIcon?: string; headerChatName?: string; enableFileUpload?: boolean; welcomeMessage?: string; placeholder?: string;
-  primaryColor?: string; position?: 'left' | 'right'; advancedWelcomeText?: { icon?: string; title?: string; description?: string };
-  show?: () => void; hide?: () => void;
+  accessToken?: string;
+  svcClientId?: string;
+  tokenEndpoint?: string;
+  botName?: string;
+  defaultQuestions?: string[];
+  headerIcon?: string;
+  headerChatName?: string;
+  enableFileUpload?: boolean;
+  welcomeMessage?: string;
+  placeholder?: string;
+  primaryColor?: string;
+  position?: 'left' | 'right';
+  advancedWelcomeText?: { icon?: string; title?: string; description?: string };
+  show?: () => void;
+  hide?: () => void;
 };
 
 type Claims = { exp: number; cid: string; sub: string; vb?: boolean };
@@ -51,7 +74,9 @@ function decode(token: string): Claims | null {
   try {
     const part = token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/');
     return JSON.parse(decodeURIComponent(escape(atob(part)))) as Claims;
-  } catch { return null; }
+  } catch {
+    return null;
+  }
 }
 
 export type Handlers = {
@@ -77,14 +102,30 @@ export class ChatClient {
   /** Set by `server:draining`: the next reconnect is a move to another instance, not an outage. */
   private movingUntil = 0;
 
-  constructor(readonly origin: string, readonly config: Config, readonly version: string, readonly state: StateManager, private h: Handlers) {}
+  constructor(
+    readonly origin: string,
+    readonly config: Config,
+    readonly version: string,
+    readonly state: StateManager,
+    private h: Handlers,
+  ) {}
 
-  private storageKey() { return `svcAI:${this.claims?.cid ?? 'anon'}`; }
+  private storageKey() {
+    return `svcAI:${this.claims?.cid ?? 'anon'}`;
+  }
   private load(): Stored {
-    try { return JSON.parse(localStorage.getItem(this.storageKey()) ?? '{}') as Stored; } catch { return {}; }
+    try {
+      return JSON.parse(localStorage.getItem(this.storageKey()) ?? '{}') as Stored;
+    } catch {
+      return {};
+    }
   }
   private save(patch: Stored) {
-    try { localStorage.setItem(this.storageKey(), JSON.stringify({ ...this.load(), ...patch })); } catch { /* storage unavailable */ }
+    try {
+      localStorage.setItem(this.storageKey(), JSON.stringify({ ...this.load(), ...patch }));
+    } catch {
+      /* storage unavailable */
+    }
   }
 
   private refusal(message: string) {
@@ -112,7 +153,8 @@ export class ChatClient {
     if (c.svcClientId) {
       const visitor = this.loadVisitor(c.svcClientId);
       const r = await fetch(`${this.origin}/api/widget/token`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ client_id: c.svcClientId, ...(visitor ? { visitor_id: visitor } : {}) }),
       });
       const body = (await r.json().catch(() => ({}))) as { access_token?: string; detail?: string };
@@ -126,7 +168,11 @@ export class ChatClient {
   }
 
   private loadVisitor(clientId: string): string | undefined {
-    try { return (JSON.parse(localStorage.getItem(`svcAI:${clientId}`) ?? '{}') as Stored).visitor_id; } catch { return undefined; }
+    try {
+      return (JSON.parse(localStorage.getItem(`svcAI:${clientId}`) ?? '{}') as Stored).visitor_id;
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -138,17 +184,27 @@ export class ChatClient {
     try {
       token = await this.fetchToken(first);
     } catch (e) {
-      if (first || e instanceof FatalTokenError) { this.refusal((e as Error).message); return false; }
+      if (first || e instanceof FatalTokenError) {
+        this.refusal((e as Error).message);
+        return false;
+      }
       clearTimeout(this.refreshTimer);
-      this.refreshTimer = setTimeout(() => { void this.obtainToken(false).then((ok) => ok && this.reconnectIfDown()); }, 5000);
+      this.refreshTimer = setTimeout(() => {
+        void this.obtainToken(false).then((ok) => ok && this.reconnectIfDown());
+      }, 5000);
       return false;
     }
     if (!token) {
-      this.refusal(first ? 'no accessToken, tokenEndpoint or svcClientId in window.svcAIConfig' : 'token expired and there is no tokenEndpoint or svcClientId to renew it');
+      this.refusal(
+        first ? 'no accessToken, tokenEndpoint or svcClientId in window.svcAIConfig' : 'token expired and there is no tokenEndpoint or svcClientId to renew it',
+      );
       return false;
     }
     const claims = decode(token);
-    if (!claims?.exp || !claims.cid) { this.refusal('token invalid: not a widget access token'); return false; }
+    if (!claims?.exp || !claims.cid) {
+      this.refusal('token invalid: not a widget access token');
+      return false;
+    }
     this.token = token;
     this.claims = claims;
     // The browser's own visitor id keeps this visitor's conversation across token renewals.
@@ -164,7 +220,9 @@ export class ChatClient {
     const lifetime = this.claims.exp * 1000 - Date.now();
     // Renew at 80% of the remaining lifetime (at most 5 minutes before expiry).
     const wait = Math.max(1000, Math.min(lifetime * 0.8, lifetime - 5 * 60_000 > 0 ? lifetime - 5 * 60_000 : lifetime * 0.8));
-    this.refreshTimer = setTimeout(() => { void this.obtainToken(false); }, wait);
+    this.refreshTimer = setTimeout(() => {
+      void this.obtainToken(false);
+    }, wait);
   }
 
   private reconnectIfDown() {
@@ -184,15 +242,25 @@ export class ChatClient {
       reconnectionDelayMax: 5000,
     });
     this.socket = socket;
-    socket.on('connect', () => { void this.onConnect(); });
+    socket.on('connect', () => {
+      void this.onConnect();
+    });
     socket.on('connect_error', (err: Error & { data?: { code?: RefusalCode } }) => {
-      if (socket.active) { this.showReconnecting(); return; }
+      if (socket.active) {
+        this.showReconnecting();
+        return;
+      }
       // The refusal's code; a server older than the codes sends only the message (a rolling upgrade).
       const code = err.data?.code;
       // Passing refusals (database away, a draining server, too many connections): try again shortly.
       if (code ? PASSING_REFUSALS.includes(code) : /^(service unavailable|server draining|too many connections)/.test(err.message)) {
         this.showReconnecting();
-        setTimeout(() => { if (!this.stopped && !socket.connected) socket.connect(); }, 1000 + Math.random() * 2000);
+        setTimeout(
+          () => {
+            if (!this.stopped && !socket.connected) socket.connect();
+          },
+          1000 + Math.random() * 2000,
+        );
         return;
       }
       if ((code ? code === 'token_expired' : /expired/.test(err.message)) && (this.config.tokenEndpoint || this.config.svcClientId)) {
@@ -212,8 +280,13 @@ export class ChatClient {
         this.state.set({ connectionStatus: 'disconnected' });
       }
     });
-    socket.on('server:draining', () => { this.movingUntil = Date.now() + 15_000; });
-    socket.on('session', (s: SessionInfo) => { this.session = s; this.h.session(s); });
+    socket.on('server:draining', () => {
+      this.movingUntil = Date.now() + 15_000;
+    });
+    socket.on('session', (s: SessionInfo) => {
+      this.session = s;
+      this.h.session(s);
+    });
     socket.on('event', (e: ServerEvent) => this.onEvent(e));
   }
 
@@ -255,14 +328,20 @@ export class ChatClient {
       this.pending.delete(seq);
       if (seq <= this.lastSeq) continue;
       if (seq <= through || seq === this.lastSeq + 1) this.accept(e);
-      else { this.pending.set(seq, e); break; }
+      else {
+        this.pending.set(seq, e);
+        break;
+      }
     }
   }
 
   /** Every event after lastSeq, page by page (the server answers at most one page per request). */
   private async resume(conversationId: string) {
     for (let page = 0; page < 50 && conversationId === this.conversationId; page++) {
-      const ack = await this.request<{ through_seq?: number; more?: boolean }>('conversation:resume', { conversation_id: conversationId, last_seq: this.lastSeq });
+      const ack = await this.request<{ through_seq?: number; more?: boolean }>('conversation:resume', {
+        conversation_id: conversationId,
+        last_seq: this.lastSeq,
+      });
       if (!ack.ok) return;
       this.acceptPending(ack.through_seq ?? this.lastSeq);
       if (!ack.more) return;
@@ -276,7 +355,10 @@ export class ChatClient {
     if (!this.conversationId) return;
     if (first) {
       const hist = await this.request<{ messages: HistoryMessage[]; last_seq: number }>('history', { conversation_id: this.conversationId });
-      if (!hist.ok) { this.forgetConversation(); return; }
+      if (!hist.ok) {
+        this.forgetConversation();
+        return;
+      }
       this.h.restored(hist.messages);
     }
     await this.resume(this.conversationId);
@@ -322,7 +404,9 @@ export class ChatClient {
     let ack: Ack<{ conversation_id: string; response_id: string }>;
     for (let attempt = 0; ; attempt++) {
       ack = await this.request<{ conversation_id: string; response_id: string }>('ask', {
-        ...(this.conversationId ? { conversation_id: this.conversationId } : {}), client_message_id: clientMessageId, text,
+        ...(this.conversationId ? { conversation_id: this.conversationId } : {}),
+        client_message_id: clientMessageId,
+        text,
         ...(attachments.length ? { attachments } : {}),
       });
       if (ack.ok || !['unavailable', 'timeout', 'not_connected'].includes(ack.error.code) || Date.now() - started > 120_000 || this.stopped) break;
@@ -350,10 +434,16 @@ export class ChatClient {
       xhr.open('POST', `${this.origin}/api/widget/uploads`);
       xhr.setRequestHeader('authorization', `Bearer ${this.token}`);
       xhr.setRequestHeader('x-svc-visitor', this.visitorId);
-      xhr.upload.addEventListener('progress', (e) => { if (e.lengthComputable) onProgress(e.loaded / e.total); });
+      xhr.upload.addEventListener('progress', (e) => {
+        if (e.lengthComputable) onProgress(e.loaded / e.total);
+      });
       xhr.addEventListener('load', () => {
         let body: { detail?: string } & Partial<UploadInfo> = {};
-        try { body = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
+        try {
+          body = JSON.parse(xhr.responseText);
+        } catch {
+          /* not JSON */
+        }
         if (xhr.status === 201) resolve(body as UploadInfo);
         else reject(new Error(body.detail ?? `Upload failed (HTTP ${xhr.status}).`));
       });
@@ -370,7 +460,13 @@ export function readConfig(): Config {
   const w = window as unknown as { svcAIConfig?: Config };
   const el = document.querySelector('script[type="application/json"][data-svc-ai-config]');
   let fromJson: Config = {};
-  if (el?.textContent) { try { fromJson = JSON.parse(el.textContent) as Config; } catch { console.error('svc widget: data-svc-ai-config is not valid JSON'); } }
+  if (el?.textContent) {
+    try {
+      fromJson = JSON.parse(el.textContent) as Config;
+    } catch {
+      console.error('svc widget: data-svc-ai-config is not valid JSON');
+    }
+  }
   const cfg = (w.svcAIConfig = Object.assign(w.svcAIConfig ?? {}, { ...fromJson, ...(w.svcAIConfig ?? {}) }));
   return cfg;
 }

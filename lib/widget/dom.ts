@@ -1,5 +1,9 @@
 /** Tiny DOM builder: attributes via setAttribute, children as nodes or text (never HTML). */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | boolean | undefined> = {}, ...children: Array<Node | string | null | undefined | false>): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | boolean | undefined> = {},
+  ...children: Array<Node | string | null | undefined | false>
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === false) continue;
@@ -18,7 +22,12 @@ function icon(d: string, stroke = false): SVGSVGElement {
   svg.setAttribute('height', '20');
   const path = document.createElementNS(ns, 'path');
   path.setAttribute('d', d);
-  if (stroke) { path.setAttribute('fill', 'none'); path.setAttribute('stroke', 'currentColor'); path.setAttribute('stroke-width', '2'); path.setAttribute('stroke-linecap', 'round'); }
+  if (stroke) {
+    path.setAttribute('fill', 'none');
+    path.setAttribute('stroke', 'currentColor');
+    path.setAttribute('stroke-width', '2');
+    path.setAttribute('stroke-linecap', 'round');
+  }
   svg.appendChild(path);
   return svg;
 }

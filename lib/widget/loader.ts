@@ -12,7 +12,10 @@
   const script = document.currentScript as HTMLScriptElement | null;
   if (!script) return fail('load loader.js with a plain <script src> tag');
   const ai = (w.svcAI = w.svcAI || {});
-  if (ai.legacy) return fail('the 1.0 widget (/chat/v0/widget.js) is already on this page; mixing 1.0 and 2.0 is not supported, so 2.0 (/chatbot/loader.js) will not start. Remove the old script tag.');
+  if (ai.legacy)
+    return fail(
+      'the 1.0 widget (/chat/v0/widget.js) is already on this page; mixing 1.0 and 2.0 is not supported, so 2.0 (/chatbot/loader.js) will not start. Remove the old script tag.',
+    );
   if (ai.loader) return;
   ai.loader = true;
 
@@ -25,8 +28,14 @@
 
   const cfg = (w.svcAIConfig = w.svcAIConfig || {});
   const q = (ai.q = ai.q || []);
-  if (!cfg.show) cfg.show = () => { q.push('show'); };
-  if (!cfg.hide) cfg.hide = () => { q.push('hide'); };
+  if (!cfg.show)
+    cfg.show = () => {
+      q.push('show');
+    };
+  if (!cfg.hide)
+    cfg.hide = () => {
+      q.push('hide');
+    };
 
   const origin = new URL(script.src).origin;
   const what = track ? `data-track "${track}"` : `data-version "${version}"`;

@@ -32,7 +32,12 @@ button:focus-visible, textarea:focus-visible { outline: 2px solid #f90; }
 function boot() {
   const w = window as unknown as { svcAI?: Record<string, unknown>; svcAIConfig?: Config };
   const ai = (w.svcAI = w.svcAI ?? {});
-  if (ai.loader || ai.widget) { console.error('svc widget: the 2.0 loader (/chatbot/loader.js) and the 1.0 widget (/chat/v0/widget.js) are both on this page; only one runs. Remove the 1.0 script tag.'); return; }
+  if (ai.loader || ai.widget) {
+    console.error(
+      'svc widget: the 2.0 loader (/chatbot/loader.js) and the 1.0 widget (/chat/v0/widget.js) are both on this page; only one runs. Remove the 1.0 script tag.',
+    );
+    return;
+  }
   if (ai.legacy) return;
   ai.legacy = true;
   const script = document.currentScript as HTMLScriptElement | null;
@@ -63,7 +68,9 @@ function boot() {
   const questions = el('div', { class: 'q' });
   for (const q of cfg.defaultQuestions ?? []) {
     const b = el('button', { type: 'button' }, q);
-    b.addEventListener('click', () => { void ask(q); });
+    b.addEventListener('click', () => {
+      void ask(q);
+    });
     questions.append(b);
   }
   log.append(welcome, questions);
@@ -91,10 +98,17 @@ function boot() {
     const dislike = el('button', { type: 'button', 'aria-label': 'Dislike', 'aria-pressed': 'false' }, '-1');
     const set = async (v: 'like' | 'dislike') => {
       const r = await client.feedback(responseId, v);
-      if (r.ok) { like.setAttribute('aria-pressed', String(r.mine === 'like')); dislike.setAttribute('aria-pressed', String(r.mine === 'dislike')); }
+      if (r.ok) {
+        like.setAttribute('aria-pressed', String(r.mine === 'like'));
+        dislike.setAttribute('aria-pressed', String(r.mine === 'dislike'));
+      }
     };
-    like.addEventListener('click', () => { void set('like'); });
-    dislike.addEventListener('click', () => { void set('dislike'); });
+    like.addEventListener('click', () => {
+      void set('like');
+    });
+    dislike.addEventListener('click', () => {
+      void set('dislike');
+    });
     return el('div', { class: 'fb' }, like, dislike);
   }
   async function ask(text: string) {
@@ -109,17 +123,44 @@ function boot() {
     log.append(answer);
     log.scrollTop = log.scrollHeight;
     const ack = await client.ask(t, cmid, []);
-    if (!ack.ok) { answer.className = 'm b e'; answer.textContent = ack.error.message; }
+    if (!ack.ok) {
+      answer.className = 'm b e';
+      answer.textContent = ack.error.message;
+    }
   }
-  form.addEventListener('submit', (e) => { e.preventDefault(); void ask(input.value); });
-  launcher.addEventListener('click', () => { box.hidden = false; launcher.setAttribute('aria-expanded', 'true'); input.focus(); });
-  close.addEventListener('click', () => { box.hidden = true; launcher.setAttribute('aria-expanded', 'false'); launcher.focus(); });
-  box.addEventListener('keydown', (e) => { if (e.key === 'Escape') close.click(); });
-  state.subscribe((s) => { if (s.connectionStatus === 'unauthorized') host.remove(); });
-  cfg.show = () => { host.hidden = false; };
-  cfg.hide = () => { box.hidden = true; host.hidden = true; };
-  const mount = () => { document.body.append(host); void client.start(); };
-  if (document.body) mount(); else document.addEventListener('DOMContentLoaded', mount, { once: true });
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    void ask(input.value);
+  });
+  launcher.addEventListener('click', () => {
+    box.hidden = false;
+    launcher.setAttribute('aria-expanded', 'true');
+    input.focus();
+  });
+  close.addEventListener('click', () => {
+    box.hidden = true;
+    launcher.setAttribute('aria-expanded', 'false');
+    launcher.focus();
+  });
+  box.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') close.click();
+  });
+  state.subscribe((s) => {
+    if (s.connectionStatus === 'unauthorized') host.remove();
+  });
+  cfg.show = () => {
+    host.hidden = false;
+  };
+  cfg.hide = () => {
+    box.hidden = true;
+    host.hidden = true;
+  };
+  const mount = () => {
+    document.body.append(host);
+    void client.start();
+  };
+  if (document.body) mount();
+  else document.addEventListener('DOMContentLoaded', mount, { once: true });
 }
 
 boot();

@@ -46,17 +46,25 @@ class SvcChatWidget extends HTMLElement {
     this.build();
     this.client = new ChatClient(origin, cfg, VERSION, state, {
       event: (e) => this.onEvent(e),
-      session: (s) => { this.session = s; },
+      session: (s) => {
+        this.session = s;
+      },
       restored: (m) => this.restore(m),
     });
     state.subscribe((s) => this.reflect(s));
   }
 
-  private name() { return this.cfg.headerChatName || this.cfg.botName || 'Chat'; }
+  private name() {
+    return this.cfg.headerChatName || this.cfg.botName || 'Chat';
+  }
 
   private build() {
     const cfg = this.cfg;
-    this.launcher = el('button', { class: 'launcher', type: 'button', 'aria-label': 'Open chat', 'aria-expanded': 'false', 'aria-haspopup': 'dialog' }, svgIcon());
+    this.launcher = el(
+      'button',
+      { class: 'launcher', type: 'button', 'aria-label': 'Open chat', 'aria-expanded': 'false', 'aria-haspopup': 'dialog' },
+      svgIcon(),
+    );
     this.launcher.addEventListener('click', () => this.open());
     this.statusText = el('span', { class: 'status' });
     const title = el('div', { class: 'title', id: 'svc-title' }, this.name(), this.statusText);
@@ -72,16 +80,36 @@ class SvcChatWidget extends HTMLElement {
     this.chips = el('div', { class: 'chips', 'aria-live': 'polite' });
     this.notice = el('div', { class: 'notice', role: 'alert' });
     const form = el('form', {}, this.fileInput(), this.input, this.send);
-    form.addEventListener('submit', (e) => { e.preventDefault(); void this.submit(this.input.value); });
-    this.input.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); void this.submit(this.input.value); }
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      void this.submit(this.input.value);
     });
-    this.input.addEventListener('input', () => { this.input.style.height = 'auto'; this.input.style.height = `${Math.min(120, this.input.scrollHeight)}px`; });
-    this.panel = el('div', { class: 'panel', role: 'dialog', 'aria-modal': 'false', 'aria-labelledby': 'svc-title', hidden: true },
-      header, this.conn, this.log, this.chips, this.notice, form, this.live);
+    this.input.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        void this.submit(this.input.value);
+      }
+    });
+    this.input.addEventListener('input', () => {
+      this.input.style.height = 'auto';
+      this.input.style.height = `${Math.min(120, this.input.scrollHeight)}px`;
+    });
+    this.panel = el(
+      'div',
+      { class: 'panel', role: 'dialog', 'aria-modal': 'false', 'aria-labelledby': 'svc-title', hidden: true },
+      header,
+      this.conn,
+      this.log,
+      this.chips,
+      this.notice,
+      form,
+      this.live,
+    );
     this.panel.setAttribute('aria-label', this.name());
     this.panel.removeAttribute('aria-labelledby');
-    this.panel.addEventListener('keydown', (e) => { if (e.key === 'Escape') this.close(); });
+    this.panel.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') this.close();
+    });
     this.root.append(this.launcher, this.panel);
     if (window.visualViewport) {
       const fit = () => this.style.setProperty('--svc-vh', `${window.visualViewport!.height}px`);
@@ -94,7 +122,8 @@ class SvcChatWidget extends HTMLElement {
     const w = this.cfg.advancedWelcomeText;
     const box = el('div', { class: 'welcome' });
     if (w && (w.title || w.description || w.icon)) {
-      if (w.icon) box.append(isHttpUrl(w.icon) ? el('img', { class: 'wicon', src: w.icon, alt: '' }) : el('div', { class: 'wicon', 'aria-hidden': 'true' }, w.icon));
+      if (w.icon)
+        box.append(isHttpUrl(w.icon) ? el('img', { class: 'wicon', src: w.icon, alt: '' }) : el('div', { class: 'wicon', 'aria-hidden': 'true' }, w.icon));
       if (w.title) box.append(el('h2', {}, w.title));
       if (w.description) box.append(el('p', {}, w.description));
     } else {
@@ -105,7 +134,9 @@ class SvcChatWidget extends HTMLElement {
       const list = el('div', { class: 'suggestions' });
       for (const q of qs) {
         const b = el('button', { type: 'button' }, q);
-        b.addEventListener('click', () => { void this.submit(q); });
+        b.addEventListener('click', () => {
+          void this.submit(q);
+        });
         list.append(b);
       }
       box.append(list);
@@ -116,7 +147,11 @@ class SvcChatWidget extends HTMLElement {
   private fileInput(): HTMLElement | null {
     if (!this.cfg.enableFileUpload) return null;
     const input = el('input', { type: 'file', 'aria-label': 'Attach file' });
-    input.addEventListener('change', () => { const f = input.files?.[0]; input.value = ''; if (f) void this.attach(f); });
+    input.addEventListener('change', () => {
+      const f = input.files?.[0];
+      input.value = '';
+      if (f) void this.attach(f);
+    });
     return el('label', { class: 'file' }, input, el('span', { 'aria-hidden': 'true' }, clipIcon()));
   }
 
@@ -130,11 +165,16 @@ class SvcChatWidget extends HTMLElement {
     const chip = el('span', { class: 'chip' }, `${file.name} 0%`);
     this.chips.append(chip);
     try {
-      const info = await this.client.upload(file, (p) => { chip.firstChild!.textContent = `${file.name} ${Math.round(p * 100)}%`; });
+      const info = await this.client.upload(file, (p) => {
+        chip.firstChild!.textContent = `${file.name} ${Math.round(p * 100)}%`;
+      });
       this.pendingUploads.push(info);
       chip.textContent = info.filename;
       const remove = el('button', { type: 'button', 'aria-label': `Remove ${info.filename}` }, '×');
-      remove.addEventListener('click', () => { this.pendingUploads = this.pendingUploads.filter((u) => u !== info); chip.remove(); });
+      remove.addEventListener('click', () => {
+        this.pendingUploads = this.pendingUploads.filter((u) => u !== info);
+        chip.remove();
+      });
       chip.append(remove);
     } catch (e) {
       chip.remove();
@@ -142,8 +182,15 @@ class SvcChatWidget extends HTMLElement {
     }
   }
 
-  show() { this.hidden = false; this.state.set({ visible: true }); }
-  hide() { this.close(); this.hidden = true; this.state.set({ visible: false }); }
+  show() {
+    this.hidden = false;
+    this.state.set({ visible: true });
+  }
+  hide() {
+    this.close();
+    this.hidden = true;
+    this.state.set({ visible: false });
+  }
 
   open() {
     this.panel.hidden = false;
@@ -161,11 +208,13 @@ class SvcChatWidget extends HTMLElement {
     this.launcher.focus();
   }
 
-  start() { void this.client.start(); }
+  start() {
+    void this.client.start();
+  }
 
   private reflect(s: ReturnType<StateManager['getState']>) {
     const labels: Record<string, string> = { connecting: 'Connecting…', reconnecting: 'Reconnecting…', disconnected: 'Offline' };
-    this.statusText.textContent = s.connectionStatus === 'connected' ? '' : labels[s.connectionStatus] ?? '';
+    this.statusText.textContent = s.connectionStatus === 'connected' ? '' : (labels[s.connectionStatus] ?? '');
     this.conn.hidden = !(s.connectionStatus === 'reconnecting' || s.connectionStatus === 'disconnected');
     this.conn.textContent = s.connectionStatus === 'reconnecting' ? 'Connection lost — reconnecting…' : 'You are offline.';
     if (s.connectionStatus === 'unauthorized') this.remove();
@@ -175,7 +224,10 @@ class SvcChatWidget extends HTMLElement {
     const text = raw.trim();
     if (!text) return;
     const max = this.session?.limits.question_max_chars ?? 4000;
-    if (text.length > max) { this.notice.textContent = `Questions may have at most ${max} characters.`; return; }
+    if (text.length > max) {
+      this.notice.textContent = `Questions may have at most ${max} characters.`;
+      return;
+    }
     this.notice.textContent = '';
     this.input.value = '';
     this.input.style.height = '';
@@ -187,7 +239,11 @@ class SvcChatWidget extends HTMLElement {
     b.user = this.userBubble(text, uploads);
     this.bubbles.set(cmid, b);
     this.intro.hidden = true;
-    const ack = await this.client.ask(text, cmid, uploads.map((u) => u.upload_id));
+    const ack = await this.client.ask(
+      text,
+      cmid,
+      uploads.map((u) => u.upload_id),
+    );
     if (!ack.ok) {
       this.botError(b, ack.error.message);
       return;
@@ -197,7 +253,12 @@ class SvcChatWidget extends HTMLElement {
   }
 
   private userBubble(text: string, uploads: Array<{ filename: string }>): HTMLElement {
-    const m = el('div', { class: 'msg user' }, text, uploads.length ? el('div', { class: 'attach' }, `Attached: ${uploads.map((u) => u.filename).join(', ')}`) : null);
+    const m = el(
+      'div',
+      { class: 'msg user' },
+      text,
+      uploads.length ? el('div', { class: 'attach' }, `Attached: ${uploads.map((u) => u.filename).join(', ')}`) : null,
+    );
     this.log.append(m);
     this.scrollToEnd();
     return m;
@@ -205,7 +266,10 @@ class SvcChatWidget extends HTMLElement {
 
   private bubbleFor(e: { client_message_id: string; response_id: string }): Bubble {
     let b = this.byResponse.get(e.response_id) ?? this.bubbles.get(e.client_message_id);
-    if (!b) { b = { text: '', final: false }; this.bubbles.set(e.client_message_id, b); }
+    if (!b) {
+      b = { text: '', final: false };
+      this.bubbles.set(e.client_message_id, b);
+    }
     b.responseId = e.response_id;
     this.byResponse.set(e.response_id, b);
     return b;
@@ -236,15 +300,24 @@ class SvcChatWidget extends HTMLElement {
   private queueRender(b: Bubble) {
     if (this.renderQueued.has(b)) return;
     this.renderQueued.add(b);
-    requestAnimationFrame(() => { this.renderQueued.delete(b); if (!b.final) this.renderBot(b, null); });
+    requestAnimationFrame(() => {
+      this.renderQueued.delete(b);
+      if (!b.final) this.renderBot(b, null);
+    });
   }
 
   private renderBot(b: Bubble, sources: Source[] | null, feedback?: { mine: 'like' | 'dislike' | null }) {
-    if (!b.bot) { b.bot = el('div', { class: 'msg bot' }); (b.user?.nextSibling ? this.log.insertBefore(b.bot, b.user.nextSibling) : this.log.append(b.bot)); }
+    if (!b.bot) {
+      b.bot = el('div', { class: 'msg bot' });
+      b.user?.nextSibling ? this.log.insertBefore(b.bot, b.user.nextSibling) : this.log.append(b.bot);
+    }
     b.bot.className = 'msg bot';
     b.bot.textContent = '';
     b.bot.append(renderMarkdown(b.text));
-    if (!b.final) { this.scrollToEnd(); return; }
+    if (!b.final) {
+      this.scrollToEnd();
+      return;
+    }
     // Titles only (answers stored before titles existed have none: nothing is shown, never a file name).
     const titles = [...new Set((sources ?? []).map((s) => s.title).filter((t) => typeof t === 'string' && t))];
     if (titles.length) b.bot.append(el('div', { class: 'sources' }, `Sources: ${titles.join(', ')}`));
@@ -257,18 +330,28 @@ class SvcChatWidget extends HTMLElement {
     const dislike = el('button', { type: 'button', 'aria-label': 'Dislike', 'aria-pressed': String(mine === 'dislike') }, 'Dislike');
     const set = async (value: 'like' | 'dislike') => {
       const r = await this.client.feedback(responseId, value);
-      if (!r.ok) { this.notice.textContent = r.error.message; return; }
+      if (!r.ok) {
+        this.notice.textContent = r.error.message;
+        return;
+      }
       like.setAttribute('aria-pressed', String(r.mine === 'like'));
       dislike.setAttribute('aria-pressed', String(r.mine === 'dislike'));
     };
-    like.addEventListener('click', () => { void set('like'); });
-    dislike.addEventListener('click', () => { void set('dislike'); });
+    like.addEventListener('click', () => {
+      void set('like');
+    });
+    dislike.addEventListener('click', () => {
+      void set('dislike');
+    });
     return el('div', { class: 'feedback' }, like, dislike);
   }
 
   private botError(b: Bubble, message: string) {
     b.final = true;
-    if (!b.bot) { b.bot = el('div', {}); this.log.append(b.bot); }
+    if (!b.bot) {
+      b.bot = el('div', {});
+      this.log.append(b.bot);
+    }
     b.bot.className = 'msg bot error';
     b.bot.textContent = message;
     this.scrollToEnd();
@@ -276,23 +359,30 @@ class SvcChatWidget extends HTMLElement {
 
   private restore(messages: HistoryMessage[]) {
     for (let i = 0; i + 1 < messages.length; i += 2) {
-      const q = messages[i]!; const a = messages[i + 1]!;
+      const q = messages[i]!;
+      const a = messages[i + 1]!;
       if (this.byResponse.has(q.response_id)) continue;
       const b: Bubble = { text: a.content, final: true, responseId: q.response_id };
       b.user = this.userBubble(q.content, []);
       this.byResponse.set(q.response_id, b);
-      if (a.error) this.botError(b, a.error); else this.renderBot(b, a.sources, { mine: a.mine });
+      if (a.error) this.botError(b, a.error);
+      else this.renderBot(b, a.sources, { mine: a.mine });
     }
     if (messages.length) this.intro.hidden = true;
   }
 
-  private scrollToEnd() { this.log.scrollTop = this.log.scrollHeight; }
+  private scrollToEnd() {
+    this.log.scrollTop = this.log.scrollHeight;
+  }
 }
 
 function boot() {
   const w = window as unknown as { svcAI?: Record<string, unknown> & { q?: string[]; legacy?: boolean; widget?: unknown }; svcAIConfig?: Config };
   const ai = (w.svcAI = w.svcAI ?? {});
-  if (ai.legacy) { console.error('svc widget: the 1.0 widget (/chat/v0/widget.js) and 2.0 are both on this page; only one runs. Remove the 1.0 script tag.'); return; }
+  if (ai.legacy) {
+    console.error('svc widget: the 1.0 widget (/chat/v0/widget.js) and 2.0 are both on this page; only one runs. Remove the 1.0 script tag.');
+    return;
+  }
   if (ai.widget) return;
   const script = document.currentScript as HTMLScriptElement | null;
   const origin = script?.getAttribute('data-svc-origin') ?? (script ? new URL(script.src).origin : location.origin);
@@ -312,7 +402,8 @@ function boot() {
     widget.start();
     for (const call of queued.splice(0)) (call === 'hide' ? cfg.hide! : cfg.show!)();
   };
-  if (document.body) mount(); else document.addEventListener('DOMContentLoaded', mount, { once: true });
+  if (document.body) mount();
+  else document.addEventListener('DOMContentLoaded', mount, { once: true });
 }
 
 boot();

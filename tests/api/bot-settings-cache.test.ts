@@ -33,12 +33,15 @@ before(() => {
     process.env.DATA_DIR = dataDir;
   }
 });
-after(async () => {
-  const { closeRedis } = await import('../../lib/redis/client');
-  await closeRedis();
-  await closeDatabase();
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-}, { timeout: 30_000 });
+after(
+  async () => {
+    const { closeRedis } = await import('../../lib/redis/client');
+    await closeRedis();
+    await closeDatabase();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  },
+  { timeout: 30_000 },
+);
 
 describe('bot settings cache (one process)', () => {
   it('a change through updateBotSettings is used at once; one whose invalidation is lost within a second', async () => {
@@ -68,17 +71,24 @@ function startReader(): Promise<{ child: ChildProcess; read: (accountId: number)
     rl.on('line', async (id) => process.stdout.write(JSON.stringify(await effectiveBotSettings(Number(id))) + '\\n'));
     process.stdout.write('READY\\n');`;
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
-    env: { ...process.env, ...redisEnv, SVC_DEMO: '0' }, stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, ...redisEnv, SVC_DEMO: '0' },
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
   const lines = readline.createInterface({ input: child.stdout! });
   const waiting: Array<(line: string) => void> = [];
   let ready: () => void;
-  const isReady = new Promise<void>((r) => { ready = r; });
-  lines.on('line', (l) => { if (l === 'READY') ready(); else waiting.shift()?.(l); });
-  const read = (accountId: number) => new Promise<{ showSources: boolean; noAnswerText: string }>((resolve) => {
-    waiting.push((l) => resolve(JSON.parse(l)));
-    child.stdin!.write(`${accountId}\n`);
+  const isReady = new Promise<void>((r) => {
+    ready = r;
   });
+  lines.on('line', (l) => {
+    if (l === 'READY') ready();
+    else waiting.shift()?.(l);
+  });
+  const read = (accountId: number) =>
+    new Promise<{ showSources: boolean; noAnswerText: string }>((resolve) => {
+      waiting.push((l) => resolve(JSON.parse(l)));
+      child.stdin!.write(`${accountId}\n`);
+    });
   return Promise.race([
     isReady.then(() => ({ child, read })),
     new Promise<never>((_, reject) => child.once('exit', (c) => reject(new Error(`reader exited ${c}`)))),

@@ -22,7 +22,9 @@ before(async () => {
   a = await createTestAccount('Alpha');
   b = await createTestAccount('Beta');
 });
-after(async () => { await server?.close(); });
+after(async () => {
+  await server?.close();
+});
 
 describe('two accounts with the same channel numbers', () => {
   const convA = conversationLine({ channel_id: 7, channel_name: 'Alpha web' });
@@ -40,10 +42,22 @@ describe('two accounts with the same channel numbers', () => {
     const ga = await api(server.url, a.key)('/customer-api/v2/conversation?channel_id=7');
     const gb = await api(server.url, b.key)('/customer-api/v2/conversation?channel_id=7');
     assert.equal(ga.status, 200);
-    assert.deepEqual(ga.body.results.map((r: { conversation_id: string; channel_name: string; response_count: number }) => [r.conversation_id, r.channel_name, r.response_count]),
-      [[convA.conversation_id, 'Alpha web', 1]]);
-    assert.deepEqual(gb.body.results.map((r: { conversation_id: string; channel_name: string; response_count: number }) => [r.conversation_id, r.channel_name, r.response_count]),
-      [[convB.conversation_id, 'Beta shop', 2]]);
+    assert.deepEqual(
+      ga.body.results.map((r: { conversation_id: string; channel_name: string; response_count: number }) => [
+        r.conversation_id,
+        r.channel_name,
+        r.response_count,
+      ]),
+      [[convA.conversation_id, 'Alpha web', 1]],
+    );
+    assert.deepEqual(
+      gb.body.results.map((r: { conversation_id: string; channel_name: string; response_count: number }) => [
+        r.conversation_id,
+        r.channel_name,
+        r.response_count,
+      ]),
+      [[convB.conversation_id, 'Beta shop', 2]],
+    );
     const ra = await api(server.url, a.key)('/customer-api/v2/response?channel_id=7');
     const rb = await api(server.url, b.key)('/customer-api/v2/response?channel_id=7');
     assert.equal(ra.body.count, 1);
@@ -59,21 +73,32 @@ describe('two accounts with the same channel numbers', () => {
   });
 
   it('channel counters stay per account', async () => {
-    const counts = await rows<{ account_id: number; conversation_count: number; response_count: number }>(await getDb(), sql`
-      SELECT account_id, conversation_count, response_count FROM channels WHERE id = 7 AND account_id IN (${a.accountId}, ${b.accountId}) ORDER BY account_id`);
-    assert.deepEqual(counts.map((c) => [c.account_id, c.conversation_count, c.response_count]),
-      [[a.accountId, 1, 1], [b.accountId, 1, 2]]);
+    const counts = await rows<{ account_id: number; conversation_count: number; response_count: number }>(
+      await getDb(),
+      sql`
+      SELECT account_id, conversation_count, response_count FROM channels WHERE id = 7 AND account_id IN (${a.accountId}, ${b.accountId}) ORDER BY account_id`,
+    );
+    assert.deepEqual(
+      counts.map((c) => [c.account_id, c.conversation_count, c.response_count]),
+      [
+        [a.accountId, 1, 1],
+        [b.accountId, 1, 2],
+      ],
+    );
   });
 
   it('a conversation id of another account is still an error', async () => {
     await assert.rejects(importLines(a.accountId, [{ ...convB, title: 'Hijack' }]), /line 1\b.*conversation_id.*another account/s);
   });
 
-  it('new channels take the account\'s next free number, also under concurrency', async () => {
+  it("new channels take the account's next free number, also under concurrency", async () => {
     const fresh = await createTestAccount('Gamma');
     const db = await getDb();
     const ids = await Promise.all(Array.from({ length: 8 }, (_, i) => insertChannel(db, fresh.accountId, `c${i}`)));
-    assert.deepEqual([...ids].sort((x, y) => x - y), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.deepEqual(
+      [...ids].sort((x, y) => x - y),
+      [1, 2, 3, 4, 5, 6, 7, 8],
+    );
     assert.deepEqual(await allocateChannelIds(db, fresh.accountId, 2), [9, 10]);
   });
 });
@@ -92,7 +117,9 @@ function partialMigrations(upTo: number): string {
 
 describe('migrating service-wide channel ids to per-account ids', () => {
   it('keeps every channel, conversation, response and widget client, and their links', async () => {
-    const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder(), 'meta', '_journal.json'), 'utf8')) as { entries: Array<{ idx: number; tag: string }> };
+    const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder(), 'meta', '_journal.json'), 'utf8')) as {
+      entries: Array<{ idx: number; tag: string }>;
+    };
     const target = journal.entries.find((e) => e.tag.endsWith('_channels_per_account'))!;
     const before = partialMigrations(target.idx);
 
@@ -112,7 +139,11 @@ describe('migrating service-wide channel ids to per-account ids', () => {
       const db = drizzle(client);
       exec = async (q) => [...(await client.unsafe(q))] as Array<Record<string, unknown>>;
       migrateTo = (folder) => migrate(db, { migrationsFolder: folder });
-      close = async () => { await client.end(); await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`); await admin.end(); };
+      close = async () => {
+        await client.end();
+        await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.end();
+      };
     } else {
       const { PGlite } = await import('@electric-sql/pglite');
       const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
@@ -126,7 +157,10 @@ describe('migrating service-wide channel ids to per-account ids', () => {
     }
     try {
       await migrateTo(before);
-      const c1 = randomUUID(); const c2 = randomUUID(); const r1 = randomUUID(); const r2 = randomUUID();
+      const c1 = randomUUID();
+      const c2 = randomUUID();
+      const r1 = randomUUID();
+      const r2 = randomUUID();
       await exec(`INSERT INTO accounts (id, name) VALUES (1, 'One'), (2, 'Two')`);
       await exec(`INSERT INTO channels (id, account_id, name, conversation_count, response_count) VALUES (7, 1, 'Seven', 1, 1), (1000000, 2, 'Widget', 1, 1)`);
       await exec(`INSERT INTO conversations (id, account_id, channel_id, title, status, response_count, created_at, updated_at)
@@ -147,8 +181,11 @@ describe('migrating service-wide channel ids to per-account ids', () => {
       assert.deepEqual(await snapshot(), old, 'no row changed or went missing');
       // The new key: account 1 can now have its own channel 1000000, and a dangling pair is refused.
       await exec(`INSERT INTO channels (id, account_id, name) VALUES (1000000, 1, 'Mine too')`);
-      await assert.rejects(exec(`INSERT INTO conversations (id, account_id, channel_id, title, status, created_at, updated_at)
-        VALUES ('${randomUUID()}', 2, 7, 'x', 'Open', now(), now())`), /foreign key|violates/i);
+      await assert.rejects(
+        exec(`INSERT INTO conversations (id, account_id, channel_id, title, status, created_at, updated_at)
+        VALUES ('${randomUUID()}', 2, 7, 'x', 'Open', now(), now())`),
+        /foreign key|violates/i,
+      );
     } finally {
       await close();
       fs.rmSync(before, { recursive: true, force: true });

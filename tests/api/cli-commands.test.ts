@@ -61,7 +61,9 @@ describe('CLI: account create', () => {
 
 describe('CLI: apikey create, apikey revoke and user create on one account', () => {
   let accountId: number;
-  before(async () => { accountId = (await createAccountByCli('Key owner')).accountId; });
+  before(async () => {
+    accountId = (await createAccountByCli('Key owner')).accountId;
+  });
 
   it('creates a live key by default: svc_live_<key id>_<secret>, shown once, stored as a hash', async () => {
     const out = parseSuccess(await runCli(['apikey', 'create', '--account', String(accountId)]));
@@ -87,9 +89,17 @@ describe('CLI: apikey create, apikey revoke and user create on one account', () 
     await inDb(async (db) => {
       await assertKeyStored(db, a.key as string, accountId, 'test');
       await assertKeyStored(db, b.key as string, accountId, 'live');
-      const names = await db.select({ keyId: apiKeys.keyId, name: apiKeys.name }).from(apiKeys)
+      const names = await db
+        .select({ keyId: apiKeys.keyId, name: apiKeys.name })
+        .from(apiKeys)
         .where(inArray(apiKeys.keyId, [a.key_id as string, b.key_id as string]));
-      assert.deepEqual(names.map((n) => [n.keyId, n.name]).sort(), [[a.key_id, 'CI key'], [b.key_id, 'Prod']].sort());
+      assert.deepEqual(
+        names.map((n) => [n.keyId, n.name]).sort(),
+        [
+          [a.key_id, 'CI key'],
+          [b.key_id, 'Prod'],
+        ].sort(),
+      );
     });
   });
 
@@ -123,19 +133,39 @@ describe('CLI: apikey create, apikey revoke and user create on one account', () 
 describe('CLI: widget client create', () => {
   it('prints client_id, name, client_secret, domains and channel_id; reduces pasted addresses to hosts', async () => {
     const { accountId } = await createAccountByCli('Widget Co');
-    const out = parseSuccess(await runCli(['widget', 'client', 'create', '--account', String(accountId), '--domain', 'https://Shop.Example/path?x=1', '--domain', '*.example.org', '--name', 'Online shop']));
+    const out = parseSuccess(
+      await runCli([
+        'widget',
+        'client',
+        'create',
+        '--account',
+        String(accountId),
+        '--domain',
+        'https://Shop.Example/path?x=1',
+        '--domain',
+        '*.example.org',
+        '--name',
+        'Online shop',
+      ]),
+    );
     assert.deepEqual(Object.keys(out).sort(), ['channel_id', 'client_id', 'client_secret', 'domains', 'name']);
     assert.equal(out.name, 'Online shop');
     assert.deepEqual(out.domains, ['shop.example', '*.example.org']);
     const unnamed = parseSuccess(await runCli(['widget', 'client', 'create', '--account', String(accountId), '--domain', 'docs.example:8443']));
     assert.equal(unnamed.name, 'docs.example');
     assert.deepEqual(unnamed.domains, ['docs.example']);
-    assert.deepEqual(parseSuccess(await runCli(['widget', 'client', 'delete', '--client-id', unnamed.client_id as string])), { client_id: unnamed.client_id, deleted: true });
+    assert.deepEqual(parseSuccess(await runCli(['widget', 'client', 'delete', '--client-id', unnamed.client_id as string])), {
+      client_id: unnamed.client_id,
+      deleted: true,
+    });
     const again = await runCli(['widget', 'client', 'delete', '--client-id', unnamed.client_id as string]);
     assert.notEqual(again.code, 0);
     assert.match(again.stderr, /No widget client wc_/);
     const left = await inDb((db) => rows<{ id: string }>(db, sql`SELECT id FROM widget_clients WHERE account_id = ${accountId}`));
-    assert.deepEqual(left.map((r) => r.id), [out.client_id]);
+    assert.deepEqual(
+      left.map((r) => r.id),
+      [out.client_id],
+    );
   });
 
   it('refuses a non-domain with the reason and writes nothing', async () => {
@@ -161,9 +191,12 @@ describe('CLI: seed --demo', () => {
       const user = await getAdminUserByEmail(db, out.admin_email as string);
       assert.equal(user?.accountId, accountId);
       assert.equal(await verifyPassword(out.admin_password as string, user!.passwordHash), true);
-      const [counts] = await rows<{ c: number; r: number }>(db, sql`
+      const [counts] = await rows<{ c: number; r: number }>(
+        db,
+        sql`
         SELECT (SELECT count(*)::int FROM conversations WHERE account_id = ${accountId}) AS c,
-               (SELECT count(*)::int FROM responses WHERE account_id = ${accountId}) AS r`);
+               (SELECT count(*)::int FROM responses WHERE account_id = ${accountId}) AS r`,
+      );
       assert.ok(counts!.c > 0 && counts!.r > 0, `demo data: ${JSON.stringify(counts)}`);
     });
   });

@@ -24,10 +24,19 @@ async function databaseState(db: Db) {
 
 before(async () => {
   acct = await inDb(() => createTestAccount('CLI errors'));
-  validFile = tempFile('ok.ndjson', `${JSON.stringify({
-    type: 'conversation', conversation_id: randomUUID(), title: 't', status: 'Open', channel_id: 1_999_999_000,
-    channel_name: 'c', created_at: '2026-01-01 10:00:00', updated_at: '2026-01-01 10:00:00',
-  })}\n`);
+  validFile = tempFile(
+    'ok.ndjson',
+    `${JSON.stringify({
+      type: 'conversation',
+      conversation_id: randomUUID(),
+      title: 't',
+      status: 'Open',
+      channel_id: 1_999_999_000,
+      channel_name: 'c',
+      created_at: '2026-01-01 10:00:00',
+      updated_at: '2026-01-01 10:00:00',
+    })}\n`,
+  );
   state = await inDb(databaseState);
 });
 
@@ -40,22 +49,56 @@ const UNKNOWN_ACCOUNT = '2147480000';
 const CASES: Case[] = [
   // account create
   { name: 'account create without --name', args: () => ['account', 'create', '--admin-email', email(), '--admin-password', PASSWORD], stderr: /--name/ },
-  { name: 'account create with an empty --name', args: () => ['account', 'create', '--name', '', '--admin-email', email(), '--admin-password', PASSWORD], stderr: /name/ },
-  { name: 'account create with a blank --name', args: () => ['account', 'create', '--name', '   ', '--admin-email', email(), '--admin-password', PASSWORD], stderr: /name/ },
+  {
+    name: 'account create with an empty --name',
+    args: () => ['account', 'create', '--name', '', '--admin-email', email(), '--admin-password', PASSWORD],
+    stderr: /name/,
+  },
+  {
+    name: 'account create with a blank --name',
+    args: () => ['account', 'create', '--name', '   ', '--admin-email', email(), '--admin-password', PASSWORD],
+    stderr: /name/,
+  },
   { name: 'account create without --admin-email', args: () => ['account', 'create', '--name', 'N', '--admin-password', PASSWORD], stderr: /--admin-email/ },
   { name: 'account create without --admin-password', args: () => ['account', 'create', '--name', 'N', '--admin-email', email()], stderr: /--admin-password/ },
-  { name: 'account create with a bad email', args: () => ['account', 'create', '--name', 'N', '--admin-email', 'not-an-email', '--admin-password', PASSWORD], stderr: /admin-email/ },
-  { name: 'account create with a 7-character password', args: () => ['account', 'create', '--name', 'N', '--admin-email', email(), '--admin-password', 'short12'], stderr: /admin-password.*8/ },
-  { name: 'account create with an existing admin email (account must not remain)', args: () => ['account', 'create', '--name', `Dup ${randomUUID()}`, '--admin-email', acct.email, '--admin-password', PASSWORD], stderr: /already exists/, db: true },
-  { name: 'account create with a positional argument', args: () => ['account', 'create', 'extra', '--name', 'N', '--admin-email', email(), '--admin-password', PASSWORD], stderr: /extra|argument/i },
-  { name: 'account create with an unknown flag', args: () => ['account', 'create', '--name', 'N', '--admin-email', email(), '--admin-password', PASSWORD, '--plan', 'gold'], stderr: /--plan/ },
+  {
+    name: 'account create with a bad email',
+    args: () => ['account', 'create', '--name', 'N', '--admin-email', 'not-an-email', '--admin-password', PASSWORD],
+    stderr: /admin-email/,
+  },
+  {
+    name: 'account create with a 7-character password',
+    args: () => ['account', 'create', '--name', 'N', '--admin-email', email(), '--admin-password', 'short12'],
+    stderr: /admin-password.*8/,
+  },
+  {
+    name: 'account create with an existing admin email (account must not remain)',
+    args: () => ['account', 'create', '--name', `Dup ${randomUUID()}`, '--admin-email', acct.email, '--admin-password', PASSWORD],
+    stderr: /already exists/,
+    db: true,
+  },
+  {
+    name: 'account create with a positional argument',
+    args: () => ['account', 'create', 'extra', '--name', 'N', '--admin-email', email(), '--admin-password', PASSWORD],
+    stderr: /extra|argument/i,
+  },
+  {
+    name: 'account create with an unknown flag',
+    args: () => ['account', 'create', '--name', 'N', '--admin-email', email(), '--admin-password', PASSWORD, '--plan', 'gold'],
+    stderr: /--plan/,
+  },
   // apikey create
   { name: 'apikey create without --account', args: () => ['apikey', 'create', '--name', 'k'], stderr: /--account/ },
   { name: 'apikey create with a non-numeric account', args: () => ['apikey', 'create', '--account', 'abc'], stderr: /account/ },
   { name: 'apikey create with account 0', args: () => ['apikey', 'create', '--account', '0'], stderr: /account/ },
   { name: 'apikey create with a negative account', args: () => ['apikey', 'create', '--account=-3'], stderr: /account/ },
   { name: 'apikey create with a fractional account', args: () => ['apikey', 'create', '--account', '1.5'], stderr: /account/ },
-  { name: 'apikey create with an unknown account', args: () => ['apikey', 'create', '--account', UNKNOWN_ACCOUNT], stderr: new RegExp(UNKNOWN_ACCOUNT), db: true },
+  {
+    name: 'apikey create with an unknown account',
+    args: () => ['apikey', 'create', '--account', UNKNOWN_ACCOUNT],
+    stderr: new RegExp(UNKNOWN_ACCOUNT),
+    db: true,
+  },
   { name: 'apikey create with --env prod', args: () => ['apikey', 'create', '--account', acctId(), '--env', 'prod'], stderr: /env.*(live|test)/ },
   { name: 'apikey create with an empty --name', args: () => ['apikey', 'create', '--account', acctId(), '--name', ''], stderr: /name/ },
   { name: 'apikey create with an unknown flag', args: () => ['apikey', 'create', '--account', acctId(), '--bogus'], stderr: /--bogus/ },
@@ -66,16 +109,43 @@ const CASES: Case[] = [
   // user create
   { name: 'user create without --email', args: () => ['user', 'create', '--account', acctId(), '--password', PASSWORD], stderr: /--email/ },
   { name: 'user create with a bad email', args: () => ['user', 'create', '--account', acctId(), '--email', 'a@', '--password', PASSWORD], stderr: /email/ },
-  { name: 'user create with a short password', args: () => ['user', 'create', '--account', acctId(), '--email', email(), '--password', 'short'], stderr: /password.*8/ },
-  { name: 'user create for an unknown account', args: () => ['user', 'create', '--account', UNKNOWN_ACCOUNT, '--email', email(), '--password', PASSWORD], stderr: new RegExp(UNKNOWN_ACCOUNT), db: true },
-  { name: 'user create for a non-numeric account', args: () => ['user', 'create', '--account', 'x1', '--email', email(), '--password', PASSWORD], stderr: /account/ },
-  { name: 'user create with an existing admin email', args: () => ['user', 'create', '--account', acctId(), '--email', acct.email, '--password', PASSWORD], stderr: /already exists/, db: true },
+  {
+    name: 'user create with a short password',
+    args: () => ['user', 'create', '--account', acctId(), '--email', email(), '--password', 'short'],
+    stderr: /password.*8/,
+  },
+  {
+    name: 'user create for an unknown account',
+    args: () => ['user', 'create', '--account', UNKNOWN_ACCOUNT, '--email', email(), '--password', PASSWORD],
+    stderr: new RegExp(UNKNOWN_ACCOUNT),
+    db: true,
+  },
+  {
+    name: 'user create for a non-numeric account',
+    args: () => ['user', 'create', '--account', 'x1', '--email', email(), '--password', PASSWORD],
+    stderr: /account/,
+  },
+  {
+    name: 'user create with an existing admin email',
+    args: () => ['user', 'create', '--account', acctId(), '--email', acct.email, '--password', PASSWORD],
+    stderr: /already exists/,
+    db: true,
+  },
   // import
   { name: 'import without --file', args: () => ['import', '--account', acctId()], stderr: /--file/ },
   { name: 'import without --account', args: () => ['import', '--file', validFile], stderr: /--account/ },
   { name: 'import with a non-numeric account', args: () => ['import', '--account', 'abc', '--file', validFile], stderr: /account/ },
-  { name: 'import into an unknown account', args: () => ['import', '--account', UNKNOWN_ACCOUNT, '--file', validFile], stderr: new RegExp(UNKNOWN_ACCOUNT), db: true },
-  { name: 'import of a missing file', args: () => ['import', '--account', acctId(), '--file', '/nonexistent/dir/x.ndjson'], stderr: /\/nonexistent\/dir\/x\.ndjson/ },
+  {
+    name: 'import into an unknown account',
+    args: () => ['import', '--account', UNKNOWN_ACCOUNT, '--file', validFile],
+    stderr: new RegExp(UNKNOWN_ACCOUNT),
+    db: true,
+  },
+  {
+    name: 'import of a missing file',
+    args: () => ['import', '--account', acctId(), '--file', '/nonexistent/dir/x.ndjson'],
+    stderr: /\/nonexistent\/dir\/x\.ndjson/,
+  },
   // seed and unknown commands
   { name: 'seed without --demo', args: () => ['seed'], stderr: /--demo/ },
   { name: 'an unknown command', args: () => ['frobnicate'], stderr: /unknown command/i },
@@ -105,7 +175,9 @@ function assertUnchanged(now: unknown) {
 
 describe('CLI argument errors: non-zero exit, one stderr line, empty stdout, nothing written', () => {
   // This process keeps the database open: under PGlite a CLI that touched it would fail on the lock.
-  after(async () => { if (testDbKind === 'pglite') await closeDatabase(); });
+  after(async () => {
+    if (testDbKind === 'pglite') await closeDatabase();
+  });
   for (const c of CASES.filter((x) => !x.db)) {
     it(c.name, async () => {
       const r = await runCli(c.args());

@@ -10,11 +10,16 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { rows, type Db } from '../../db/client';
 import {
-  conversationLine, createTestAccount, importLines, newChannelIds, responseLine, type ConversationLine, type ResponseLine, type TestAccount,
+  conversationLine,
+  createTestAccount,
+  importLines,
+  newChannelIds,
+  responseLine,
+  type ConversationLine,
+  type ResponseLine,
+  type TestAccount,
 } from '../helpers/builders';
-import {
-  inDb, parseSuccess, readPosition, runCli, snapshotAccount, spawnCli, tempFile, useCliDatabase,
-} from '../helpers/cli';
+import { inDb, parseSuccess, readPosition, runCli, snapshotAccount, spawnCli, tempFile, useCliDatabase } from '../helpers/cli';
 
 const cliDb = useCliDatabase();
 after(() => cliDb.cleanup());
@@ -25,9 +30,12 @@ const SMALL = 20_000;
 const ndjson = (lines: Array<object | string>) => `${lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}\n`;
 
 async function recordCounts(db: Db, accountId: number) {
-  const [r] = await rows<{ conversations: number; responses: number }>(db, sql`
+  const [r] = await rows<{ conversations: number; responses: number }>(
+    db,
+    sql`
     SELECT (SELECT count(*)::int FROM conversations WHERE account_id = ${accountId}) AS conversations,
-           (SELECT count(*)::int FROM responses WHERE account_id = ${accountId}) AS responses`);
+           (SELECT count(*)::int FROM responses WHERE account_id = ${accountId}) AS responses`,
+  );
   return r!;
 }
 
@@ -45,7 +53,10 @@ function writeBigFile(channelId: number, conversations: number, perConversation:
       chunk.push(JSON.stringify(responseLine(conv, { question: `Question ${i}.${j}?`, answer: `Answer ${j}: ${pad}`, likes: j % 3 })));
     }
     lines += 1 + perConversation;
-    if (chunk.length > 5000) { fs.writeSync(fd, `${chunk.join('\n')}\n`); chunk = []; }
+    if (chunk.length > 5000) {
+      fs.writeSync(fd, `${chunk.join('\n')}\n`);
+      chunk = [];
+    }
   }
   fs.writeSync(fd, `${chunk.join('\n')}\n`);
   fs.closeSync(fd);
@@ -105,23 +116,36 @@ describe('CLI import', () => {
   const BAD: Bad[] = [
     {
       name: 'a line that is not JSON',
-      lines: () => { const c = conversationLine({ channel_id: chA }); return [c, responseLine(c), '{"type":"response"']; },
-      at: [3], problem: /JSON/,
+      lines: () => {
+        const c = conversationLine({ channel_id: chA });
+        return [c, responseLine(c), '{"type":"response"'];
+      },
+      at: [3],
+      problem: /JSON/,
     },
     {
       name: 'an impossible timestamp and a negative count',
-      lines: () => { const c = conversationLine({ channel_id: chA, created_at: '2026-02-30 10:00:00' }); return [c, responseLine(c, { likes: -2 })]; },
-      at: [1, 2], problem: /created_at/,
+      lines: () => {
+        const c = conversationLine({ channel_id: chA, created_at: '2026-02-30 10:00:00' });
+        return [c, responseLine(c, { likes: -2 })];
+      },
+      at: [1, 2],
+      problem: /created_at/,
     },
     {
       name: 'a response before its conversation',
-      lines: () => { const c = conversationLine({ channel_id: chA }); return [conversationLine({ channel_id: chA }), responseLine(c), c]; },
-      at: [2], problem: /conversation/,
+      lines: () => {
+        const c = conversationLine({ channel_id: chA });
+        return [conversationLine({ channel_id: chA }), responseLine(c), c];
+      },
+      at: [2],
+      problem: /conversation/,
     },
     {
       name: "another account's conversation id",
       lines: () => [conversationLine({ channel_id: chA }), { ...bConv, channel_id: chA, title: 'Hijack' }],
-      at: [2], problem: /another account/,
+      at: [2],
+      problem: /another account/,
     },
   ];
 
@@ -154,8 +178,11 @@ describe('CLI import', () => {
     assert.ok(r.stderr.trim().length > 0, 'progress on stderr');
     await inDb(async (db) => {
       assert.deepEqual(await recordCounts(db, acct.accountId), { conversations: 10_000, responses: 50_000 });
-      const [acc] = await rows<{ conversation_count: number; response_count: number }>(db, sql`
-        SELECT conversation_count, response_count FROM accounts WHERE id = ${acct.accountId}`);
+      const [acc] = await rows<{ conversation_count: number; response_count: number }>(
+        db,
+        sql`
+        SELECT conversation_count, response_count FROM accounts WHERE id = ${acct.accountId}`,
+      );
       assert.deepEqual(acc, { conversation_count: 10_000, response_count: 50_000 });
     });
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
@@ -168,17 +195,26 @@ describe('CLI import', () => {
     const child = spawnCli(['import', '--account', String(acct.accountId), '--file', file]);
     let stdout = '';
     let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
       child.on('exit', (code, signal) => resolve({ code, signal }));
     });
     let readAt: number | null = null;
     let done = false;
-    void exited.then(() => { done = true; });
+    void exited.then(() => {
+      done = true;
+    });
     const deadline = Date.now() + 60_000;
     while (!done) {
-      if (Date.now() > deadline) { child.kill('SIGKILL'); assert.fail(`the import never started reading: ${stderr}`); }
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        assert.fail(`the import never started reading: ${stderr}`);
+      }
       const pos = readPosition(child.pid!, file);
       // A third of the file is past the read-ahead buffers: the import's transaction is staging lines.
       if ((pos !== null && pos >= size / 3) || /checking references/.test(stderr)) {
@@ -201,7 +237,9 @@ describe('CLI import', () => {
     });
     // The killed process left a stale lock (PGlite); the CLI takes it over and the directory works.
     const c = conversationLine({ channel_id: channel });
-    const after = parseSuccess(await runCli(['import', '--account', String(acct.accountId), '--file', tempFile('after.ndjson', ndjson([c, responseLine(c)]))], {}, SMALL));
+    const after = parseSuccess(
+      await runCli(['import', '--account', String(acct.accountId), '--file', tempFile('after.ndjson', ndjson([c, responseLine(c)]))], {}, SMALL),
+    );
     assert.deepEqual(after, { conversations: 1, responses: 1 });
     await inDb(async (db) => {
       assert.deepEqual(await recordCounts(db, acct.accountId), { conversations: 1, responses: 1 });

@@ -19,20 +19,40 @@ async function account() {
 }
 
 describe('CLI: members', () => {
-  it('the account\'s first user is its owner; user create defaults to admin and takes --role and --name; member list prints them', async () => {
+  it("the account's first user is its owner; user create defaults to admin and takes --role and --name; member list prints them", async () => {
     const { accountId, email } = await account();
     const admin = `admin-${randomUUID()}@example.test`;
     const agent = `agent-${randomUUID()}@example.test`;
     parseSuccess(await runCli(['user', 'create', '--account', String(accountId), '--email', admin, '--password', 'admin password']));
-    const out = parseSuccess(await runCli(['user', 'create', '--account', String(accountId), '--email', agent, '--password', 'agent password', '--role', 'agent', '--name', 'Ada Agent']));
+    const out = parseSuccess(
+      await runCli([
+        'user',
+        'create',
+        '--account',
+        String(accountId),
+        '--email',
+        agent,
+        '--password',
+        'agent password',
+        '--role',
+        'agent',
+        '--name',
+        'Ada Agent',
+      ]),
+    );
     assert.deepEqual(Object.keys(out).sort(), ['account_id', 'email', 'user_id']);
     const list = parseSuccess(await runCli(['member', 'list', '--account', String(accountId)]));
     assert.deepEqual(Object.keys(list), ['members']);
     const members = list.members as Array<Record<string, unknown>>;
     for (const m of members) assert.deepEqual(Object.keys(m).sort(), ['email', 'name', 'role', 'two_factor', 'user_id']);
-    assert.deepEqual(members.map((m) => [m.email, m.role, m.name, m.two_factor]), [
-      [email, 'owner', '', false], [admin, 'admin', '', false], [agent, 'agent', 'Ada Agent', false],
-    ]);
+    assert.deepEqual(
+      members.map((m) => [m.email, m.role, m.name, m.two_factor]),
+      [
+        [email, 'owner', '', false],
+        [admin, 'admin', '', false],
+        [agent, 'agent', 'Ada Agent', false],
+      ],
+    );
     assert.equal(members[2]!.user_id, out.user_id);
   });
 
@@ -43,7 +63,17 @@ describe('CLI: members', () => {
       [['--role', 'boss'], /role.*owner, admin or agent/],
     ];
     for (const [extra, stderr] of cases) {
-      const r = await runCli(['user', 'create', '--account', String(accountId), '--email', `x-${randomUUID()}@example.test`, '--password', 'long enough pw', ...extra]);
+      const r = await runCli([
+        'user',
+        'create',
+        '--account',
+        String(accountId),
+        '--email',
+        `x-${randomUUID()}@example.test`,
+        '--password',
+        'long enough pw',
+        ...extra,
+      ]);
       assert.notEqual(r.code, 0);
       assert.equal(r.stdout, '');
       assert.match(r.stderr, stderr);
@@ -66,7 +96,10 @@ describe('CLI: mail list', () => {
     });
     const out = parseSuccess(await runCli(['mail', 'list', '--to', to.toUpperCase()]));
     const mails = out.mails as Array<Record<string, unknown>>;
-    assert.deepEqual(mails.map((m) => m.subject), ['second', 'first']);
+    assert.deepEqual(
+      mails.map((m) => m.subject),
+      ['second', 'first'],
+    );
     for (const m of mails) {
       for (const k of ['to', 'subject', 'text', 'created_at', 'sent_at']) assert.ok(k in m, k);
       assert.equal(m.sent_at, null);
@@ -82,9 +115,12 @@ describe('CLI: mail list', () => {
 });
 
 describe('migration 0014', () => {
-  it('makes each account\'s first user its owner and the others admins', async () => {
+  it("makes each account's first user its owner and the others admins", async () => {
     const dir = path.resolve('db/migrations');
-    const files = fs.readdirSync(dir).filter((f) => /^\d{4}_.*\.sql$/.test(f)).sort();
+    const files = fs
+      .readdirSync(dir)
+      .filter((f) => /^\d{4}_.*\.sql$/.test(f))
+      .sort();
     const pg = await PGlite.create({ extensions: { pg_trgm } });
     try {
       const apply = async (f: string) => {
@@ -97,7 +133,15 @@ describe('migration 0014', () => {
           (10, 2, 'b1@x.test', 'h'), (11, 1, 'a1@x.test', 'h'), (12, 1, 'a2@x.test', 'h'), (13, 2, 'b2@x.test', 'h');`);
       await apply(files.find((f) => f.startsWith('0014'))!);
       const r = await pg.query<{ id: number; role: string; name: string }>('SELECT id, role, name FROM admin_users ORDER BY id');
-      assert.deepEqual(r.rows.map((x) => [x.id, x.role, x.name]), [[10, 'owner', ''], [11, 'owner', ''], [12, 'admin', ''], [13, 'admin', '']]);
+      assert.deepEqual(
+        r.rows.map((x) => [x.id, x.role, x.name]),
+        [
+          [10, 'owner', ''],
+          [11, 'owner', ''],
+          [12, 'admin', ''],
+          [13, 'admin', ''],
+        ],
+      );
     } finally {
       await pg.close();
     }

@@ -24,7 +24,10 @@ before(async () => {
   routing = await import('../../lib/customer-api/route');
   ({ setDirectApiEnabled } = await import('../../lib/customer-api/direct-door'));
 });
-after(async () => { setDirectApiEnabled?.(true); await server?.close(); });
+after(async () => {
+  setDirectApiEnabled?.(true);
+  await server?.close();
+});
 
 const ROUTE_ROOT = path.join(process.cwd(), 'app', 'customer-api');
 
@@ -76,7 +79,9 @@ type Raw = { status: number; headers: Record<string, string>; text: string };
 async function raw(url: string, init: RequestInit = {}): Promise<Raw> {
   const res = await fetch(url, { ...init, redirect: 'manual' });
   const headers: Record<string, string> = {};
-  res.headers.forEach((v, k) => { headers[k] = v; });
+  res.headers.forEach((v, k) => {
+    headers[k] = v;
+  });
   return { status: res.status, headers, text: await res.text() };
 }
 
@@ -96,7 +101,9 @@ function comparable(r: Raw) {
       delete parsed.request_id;
     }
     body = parsed;
-  } catch { /* not JSON: compare the text */ }
+  } catch {
+    /* not JSON: compare the text */
+  }
   return { status: r.status, headers, body };
 }
 
@@ -170,7 +177,11 @@ describe('both doors answer alike', () => {
         const body = JSON.parse(direct.text || '{}') as { operations?: string[]; detail?: string };
         if (c.init?.method !== 'HEAD') {
           assert.match(direct.headers['content-type'] ?? '', /^application\/problem\+json/, label);
-          assert.deepEqual(body.operations, CUSTOMER_OPERATIONS.map((o) => `${o.method} ${API_BASE}${o.path}`), label);
+          assert.deepEqual(
+            body.operations,
+            CUSTOMER_OPERATIONS.map((o) => `${o.method} ${API_BASE}${o.path}`),
+            label,
+          );
           assert.match(body.detail ?? '', /GET \/customer-api\/v2\/response\/\{response_id\}/, label);
         }
       }
@@ -195,18 +206,29 @@ function rawHttp(port: number, request: string, timeoutMs = 5000): Promise<strin
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     let data = '';
-    const timer = setTimeout(() => { socket.destroy(); reject(new Error(`no answer within ${timeoutMs} ms: ${JSON.stringify(data)}`)); }, timeoutMs);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer within ${timeoutMs} ms: ${JSON.stringify(data)}`));
+    }, timeoutMs);
     socket.on('data', (chunk) => {
       data += chunk.toString('utf8');
       // A complete answer: headers plus the declared body.
       const end = data.indexOf('\r\n\r\n');
       const length = /\r\ncontent-length: (\d+)/i.exec(data.slice(0, end));
       if (end >= 0 && length && Buffer.byteLength(data.slice(end + 4)) >= Number(length[1])) {
-        clearTimeout(timer); socket.end(); resolve(data);
+        clearTimeout(timer);
+        socket.end();
+        resolve(data);
       }
     });
-    socket.on('end', () => { clearTimeout(timer); resolve(data); });
-    socket.on('error', (e) => { clearTimeout(timer); reject(e); });
+    socket.on('end', () => {
+      clearTimeout(timer);
+      resolve(data);
+    });
+    socket.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
     socket.write(request);
   });
 }
@@ -216,8 +238,7 @@ describe('malformed requests with a key', () => {
     const acct = await createTestAccount();
     const port = Number(new URL(server.url).port);
     for (const host of ['a b', '[::1', 'exa mple.com:99999', '%%%']) {
-      const answer = await rawHttp(port,
-        `GET ${V2}/response HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${acct.key}\r\nConnection: close\r\n\r\n`);
+      const answer = await rawHttp(port, `GET ${V2}/response HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${acct.key}\r\nConnection: close\r\n\r\n`);
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
       assert.ok(status === 200 || status === 400, `Host ${host}: ${answer.slice(0, 200)}`);
       if (status === 200) assert.match(answer, /"results":\[/);

@@ -7,8 +7,12 @@ import { assertEnvelope, assertParamError, assertProblem, assertUnauthorized, V2
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
-before(async () => { server = await startTestServer(); });
-after(async () => { await server?.close(); });
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server?.close();
+});
 
 async function accountWithRecord() {
   const acct = await createTestAccount();
@@ -17,7 +21,10 @@ async function accountWithRecord() {
   const r = responseLine(conv);
   await importLines(acct.accountId, [conv, r]);
   return {
-    acct, conv, r, get: api(server.url, acct.key),
+    acct,
+    conv,
+    r,
+    get: api(server.url, acct.key),
     paths: [`${V2}/response`, `${V2}/response/${r.response_id}`, `${V2}/conversation`, `${V2}/conversation/${conv.conversation_id}`],
   };
 }
@@ -94,7 +101,9 @@ describe('methods', () => {
       for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].filter((m) => !(m === 'OPTIONS' && path.endsWith('/openapi.json')))) {
         for (const key of [acct.key, undefined, 'svc_live_bad']) {
           const res = await api(server.url, key)(path, {
-            method, headers: { 'content-type': 'application/json' }, body: ['DELETE', 'OPTIONS'].includes(method) ? undefined : '{}',
+            method,
+            headers: { 'content-type': 'application/json' },
+            body: ['DELETE', 'OPTIONS'].includes(method) ? undefined : '{}',
           });
           assertProblem(res, 405);
           const allow = (res.headers.get('allow') ?? '').split(',').map((s) => s.trim().toUpperCase());
@@ -147,11 +156,22 @@ describe('OpenAPI document', () => {
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /json/);
       assert.match(res.body.openapi, /^3\.1\./);
-      const paths = Object.keys(res.body.paths).map((p) => p.replace(/^\/customer-api\/v2/, '')).sort();
-      assert.deepEqual(paths, ['/attachments/{attachment_id}', '/conversation', '/conversation/export', '/conversation/{conversation_id}', '/response', '/response/export', '/response/{response_id}']);
+      const paths = Object.keys(res.body.paths)
+        .map((p) => p.replace(/^\/customer-api\/v2/, ''))
+        .sort();
+      assert.deepEqual(paths, [
+        '/attachments/{attachment_id}',
+        '/conversation',
+        '/conversation/export',
+        '/conversation/{conversation_id}',
+        '/response',
+        '/response/export',
+        '/response/{response_id}',
+      ]);
       for (const p of Object.values(res.body.paths) as Array<Record<string, unknown>>) assert.deepEqual(Object.keys(p), ['get']);
-      const listParams = (res.body.paths[Object.keys(res.body.paths).find((p) => p.endsWith('/response'))!].get.parameters as Array<{ name: string }>)
-        .map((p) => p.name);
+      const listParams = (res.body.paths[Object.keys(res.body.paths).find((p) => p.endsWith('/response'))!].get.parameters as Array<{ name: string }>).map(
+        (p) => p.name,
+      );
       for (const name of ['page', 'resultsPerPage', 'order_by', 'sort', 'channel_id', 'channel_ids[]', 'conversation_id', 'query', 'updated_since', 'format']) {
         assert.ok(listParams.includes(name), `GET /response documents ${name}`);
       }

@@ -9,9 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { stringify } from 'csv-stringify/sync';
 import { sql } from 'drizzle-orm';
-import {
-  api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine, type ResponseLine,
-} from '../helpers/builders';
+import { api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine, type ResponseLine } from '../helpers/builders';
 import { assertParamError, ts, V2, walkPages, type Rec } from '../helpers/api-fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { signIn } from '../helpers/signin';
@@ -26,7 +24,11 @@ before(async () => {
   ({ setExportKeysetOnly } = await import('../../lib/export/service'));
   big = await bigAccount();
 });
-after(async () => { setDirectApiEnabled?.(true); setExportKeysetOnly?.(false); await server?.close(); });
+after(async () => {
+  setDirectApiEnabled?.(true);
+  setExportKeysetOnly?.(false);
+  await server?.close();
+});
 
 /** More rows than one keyset page (1,000), with ties in every sort key. */
 const N = 2300;
@@ -34,14 +36,24 @@ const N = 2300;
 async function bigAccount() {
   const acct = await createTestAccount();
   const channels = await newChannelIds(3);
-  const convs = Array.from({ length: 40 }, (_, i) => conversationLine({
-    channel_id: channels[i % 3]!, title: i % 5 === 0 ? `Billing ${i}` : `Chat ${i}`,
-    created_at: ts((i % 7) * 60), updated_at: ts(5000 + (i % 4) * 60),
-  }));
-  const responses: ResponseLine[] = Array.from({ length: N }, (_, i) => responseLine(convs[i % 40]!, {
-    created_at: ts(10_000 + (i % 50) * 60), likes: i % 4, dislikes: i % 3, comments: i % 2,
-    question: i % 9 === 0 ? `How do I export ${i}?` : `Question ${i}`, answer: `Answer ${i} ${'x'.repeat(i % 13)}`,
-  }));
+  const convs = Array.from({ length: 40 }, (_, i) =>
+    conversationLine({
+      channel_id: channels[i % 3]!,
+      title: i % 5 === 0 ? `Billing ${i}` : `Chat ${i}`,
+      created_at: ts((i % 7) * 60),
+      updated_at: ts(5000 + (i % 4) * 60),
+    }),
+  );
+  const responses: ResponseLine[] = Array.from({ length: N }, (_, i) =>
+    responseLine(convs[i % 40]!, {
+      created_at: ts(10_000 + (i % 50) * 60),
+      likes: i % 4,
+      dislikes: i % 3,
+      comments: i % 2,
+      question: i % 9 === 0 ? `How do I export ${i}?` : `Question ${i}`,
+      answer: `Answer ${i} ${'x'.repeat(i % 13)}`,
+    }),
+  );
   await importLines(acct.accountId, [...convs, ...responses]);
   return { acct, channels, convs, responses, get: api(server.url, acct.key) };
 }
@@ -54,7 +66,10 @@ async function raw(pathAndQuery: string, headers: Record<string, string>, init: 
 
 function ndjson(text: string): Rec[] {
   assert.ok(text === '' || text.endsWith('\n'), 'every line ends with a newline');
-  return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Rec);
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Rec);
 }
 
 /** A small RFC 4180 reader: quoted fields may hold commas, quotes ("") and line breaks; records end in CRLF. */
@@ -67,26 +82,57 @@ function parseCsv(text: string): string[][] {
   while (i < text.length) {
     const ch = text[i]!;
     if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') { field += '"'; i += 2; continue; }
-      if (ch === '"') { quoted = false; i++; continue; }
-      field += ch; i++; continue;
+      if (ch === '"' && text[i + 1] === '"') {
+        field += '"';
+        i += 2;
+        continue;
+      }
+      if (ch === '"') {
+        quoted = false;
+        i++;
+        continue;
+      }
+      field += ch;
+      i++;
+      continue;
     }
-    if (ch === '"' && field === '') { quoted = true; i++; continue; }
-    if (ch === ',') { row.push(field); field = ''; i++; continue; }
-    if (ch === '\r' && text[i + 1] === '\n') { row.push(field); out.push(row); row = []; field = ''; i += 2; continue; }
+    if (ch === '"' && field === '') {
+      quoted = true;
+      i++;
+      continue;
+    }
+    if (ch === ',') {
+      row.push(field);
+      field = '';
+      i++;
+      continue;
+    }
+    if (ch === '\r' && text[i + 1] === '\n') {
+      row.push(field);
+      out.push(row);
+      row = [];
+      field = '';
+      i += 2;
+      continue;
+    }
     assert.notEqual(ch, '\n', `bare LF outside quotes at ${i}`);
-    field += ch; i++;
+    field += ch;
+    i++;
   }
   assert.equal(field, '', 'the last record ends with CRLF');
   assert.equal(row.length, 0);
   return out;
 }
 
-
 describe('export equals the list, all pages, same order', () => {
   const cases = [
-    '', 'order_by=likes&sort=ASC', 'sortBy=comments&sortOrder=DESC', 'order_by=id&sort=ASC', 'order_by=conversation_id',
-    'query=export', 'order_by=dislikes&sort=ASC&query=Answer 1',
+    '',
+    'order_by=likes&sort=ASC',
+    'sortBy=comments&sortOrder=DESC',
+    'order_by=id&sort=ASC',
+    'order_by=conversation_id',
+    'query=export',
+    'order_by=dislikes&sort=ASC&query=Answer 1',
   ];
   for (const q of cases) {
     it(`responses: ${q || '(defaults)'}`, async () => {
@@ -140,11 +186,27 @@ describe('CSV', () => {
     assert.deepEqual(header, ['response_id', 'id', 'question', 'answer', 'channel_id', 'conversation_id', 'created_at', 'likes', 'dislikes', 'comments']);
     const records = ndjson((await raw(`${V2}/response/export`, auth)).text);
     assert.equal(rows.length, records.length);
-    rows.forEach((row, i) => { assert.deepEqual(row, header!.map((k) => String(records[i]![k]))); });
+    rows.forEach((row, i) => {
+      assert.deepEqual(
+        row,
+        header!.map((k) => String(records[i]![k])),
+      );
+    });
     assert.deepEqual(new Set(rows.map((r) => r[3])), new Set(awkward));
 
     const conversations = parseCsv((await raw(`${V2}/conversation/export?format=csv`, auth)).text);
-    assert.deepEqual(conversations[0], ['conversation_id', 'id', 'title', 'status', 'response_count', 'channel_id', 'channel_name', 'account_id', 'created_at', 'updated_at']);
+    assert.deepEqual(conversations[0], [
+      'conversation_id',
+      'id',
+      'title',
+      'status',
+      'response_count',
+      'channel_id',
+      'channel_name',
+      'account_id',
+      'created_at',
+      'updated_at',
+    ]);
     assert.equal(conversations[1]![2], conv.title);
     assert.equal(conversations[1]![4], String(awkward.length));
   });
@@ -153,9 +215,21 @@ describe('CSV', () => {
     const acct = await createTestAccount();
     const [ch] = await newChannelIds(1);
     const cases: Array<[string, string]> = [
-      ['=1+2', "'=1+2"], ['+1', "'+1"], ['-1.5', "'-1.5"], ['-', "'-"], ['@SUM(A1)', "'@SUM(A1)"], ['\tx', "'\tx"],
-      ['\rx', "'\rx"], ['=HYPERLINK("http://x","y")', `'=HYPERLINK("http://x","y")`], ['a=1', 'a=1'], [' =1', ' =1'],
-      ['1-2', '1-2'], ["'=already", "'=already"], ['\n=1', '\n=1'], ['', ''], ['１', '１'],
+      ['=1+2', "'=1+2"],
+      ['+1', "'+1"],
+      ['-1.5', "'-1.5"],
+      ['-', "'-"],
+      ['@SUM(A1)', "'@SUM(A1)"],
+      ['\tx', "'\tx"],
+      ['\rx', "'\rx"],
+      ['=HYPERLINK("http://x","y")', `'=HYPERLINK("http://x","y")`],
+      ['a=1', 'a=1'],
+      [' =1', ' =1'],
+      ['1-2', '1-2'],
+      ["'=already", "'=already"],
+      ['\n=1', '\n=1'],
+      ['', ''],
+      ['１', '１'],
     ];
     const conv = conversationLine({ channel_id: ch!, title: '=cmd|calc', channel_name: '@desk', status: '-open' });
     const responses = cases.map(([text], i) => responseLine(conv, { question: `q${i}`, answer: text, created_at: ts(i), likes: i }));
@@ -166,13 +240,27 @@ describe('CSV', () => {
       setExportKeysetOnly(keysetOnly);
       try {
         const [, ...rows] = parseCsv((await raw(`${V2}/response/export?format=csv&order_by=created_at&sort=ASC`, auth)).text);
-        assert.deepEqual(rows.map((r) => r[3]), cases.map(([, out]) => out), `keyset only: ${keysetOnly}`);
-        assert.deepEqual(rows.map((r) => r[7]), cases.map((_, i) => String(i)), 'numbers are written as they are');
+        assert.deepEqual(
+          rows.map((r) => r[3]),
+          cases.map(([, out]) => out),
+          `keyset only: ${keysetOnly}`,
+        );
+        assert.deepEqual(
+          rows.map((r) => r[7]),
+          cases.map((_, i) => String(i)),
+          'numbers are written as they are',
+        );
         const [, c] = parseCsv((await raw(`${V2}/conversation/export?format=csv`, auth)).text);
         assert.deepEqual([c![2], c![3], c![6]], ["'=cmd|calc", "'-open", "'@desk"]);
         const lines = ndjson((await raw(`${V2}/response/export?order_by=created_at&sort=ASC`, auth)).text);
-        assert.deepEqual(lines.map((l) => l.answer), cases.map(([text]) => text), 'NDJSON keeps every value');
-      } finally { setExportKeysetOnly(false); }
+        assert.deepEqual(
+          lines.map((l) => l.answer),
+          cases.map(([text]) => text),
+          'NDJSON keeps every value',
+        );
+      } finally {
+        setExportKeysetOnly(false);
+      }
     }
   });
 
@@ -200,24 +288,57 @@ describe('include=messages', () => {
 
 /** Values that JSON, CSV and SQL each treat specially (the COPY path builds lines in SQL). */
 const AWKWARD = [
-  'He said "hi", then left', 'back\\slash \\n \\u0041 not escapes', 'line one\nline two\r\nline three\rcr only', 'comma,separated',
-  'ünïcödé 🚀 日本語 👩‍👩‍👧 é', '"', '""', ',', '\\', '', '  leading and trailing  ', '\u0001\u0002\u0008\u000b\u000c\u001f\u007f controls',
-  '\t tab', '\u2028\u2029 separators', '</script><script>alert(1)</script>', "'; DROP TABLE responses; --", "$1 $$ $tag$ E'\\'",
-  '{"json":"inside"}', '=1+2 formula', `long ${'a'.repeat(3000)}`, 'null', '0', '-1.5e10',
+  'He said "hi", then left',
+  'back\\slash \\n \\u0041 not escapes',
+  'line one\nline two\r\nline three\rcr only',
+  'comma,separated',
+  'ünïcödé 🚀 日本語 👩‍👩‍👧 é',
+  '"',
+  '""',
+  ',',
+  '\\',
+  '',
+  '  leading and trailing  ',
+  '\u0001\u0002\u0008\u000b\u000c\u001f\u007f controls',
+  '\t tab',
+  '\u2028\u2029 separators',
+  '</script><script>alert(1)</script>',
+  "'; DROP TABLE responses; --",
+  "$1 $$ $tag$ E'\\'",
+  '{"json":"inside"}',
+  '=1+2 formula',
+  `long ${'a'.repeat(3000)}`,
+  'null',
+  '0',
+  '-1.5e10',
 ];
 
 async function awkwardAccount() {
   const acct = await createTestAccount();
   const channels = await newChannelIds(2);
   const names = ['Support, "EU" \\ desk\n🚀', 'Ünïcödé\ttab'];
-  const convs = AWKWARD.map((title, i) => conversationLine({
-    channel_id: channels[i % 2]!, channel_name: names[i % 2]!, title: title.slice(0, 300) || 'untitled', status: i % 3 ? 'Open' : 'Closed, "done"',
-    created_at: ts((i % 5) * 60), updated_at: ts(1000 + (i % 4) * 60),
-  }));
-  const responses = AWKWARD.flatMap((text, i) => [0, 1].map((j) => responseLine(convs[(i + j) % convs.length]!, {
-    question: `${text}?` , answer: text, created_at: ts(2000 + ((i + j) % 6) * 60),
-    likes: j ? 2147483647 : i % 3, dislikes: (i * j) % 2, comments: j ? 0 : 2147483646,
-  })));
+  const convs = AWKWARD.map((title, i) =>
+    conversationLine({
+      channel_id: channels[i % 2]!,
+      channel_name: names[i % 2]!,
+      title: title.slice(0, 300) || 'untitled',
+      status: i % 3 ? 'Open' : 'Closed, "done"',
+      created_at: ts((i % 5) * 60),
+      updated_at: ts(1000 + (i % 4) * 60),
+    }),
+  );
+  const responses = AWKWARD.flatMap((text, i) =>
+    [0, 1].map((j) =>
+      responseLine(convs[(i + j) % convs.length]!, {
+        question: `${text}?`,
+        answer: text,
+        created_at: ts(2000 + ((i + j) % 6) * 60),
+        likes: j ? 2147483647 : i % 3,
+        dislikes: (i * j) % 2,
+        comments: j ? 0 : 2147483646,
+      }),
+    ),
+  );
   await importLines(acct.accountId, [...convs, ...responses]);
   // Attachments on some messages (as the widget's uploads leave them), with awkward names.
   const { getDb } = await import('../../db/client');
@@ -225,7 +346,10 @@ async function awkwardAccount() {
   let n = 0;
   for (const r of responses.slice(0, 12)) {
     for (const column of ['question_message_id', 'answer_message_id'] as const) {
-      if (n % 3 === 2) { n++; continue; }
+      if (n % 3 === 2) {
+        n++;
+        continue;
+      }
       const name = `${AWKWARD[n % AWKWARD.length] || 'file'}.txt`;
       await db.execute(sql`INSERT INTO attachments (id, account_id, conversation_id, message_id, filename, content_type, size, created_at)
         SELECT ${randomUUID()}, ${acct.accountId}, r.conversation_id, r.${sql.raw(column)}, ${name}, ${'text/plain; charset="utf-8"'}, ${n * 1000 + 1},
@@ -245,7 +369,9 @@ const CONVERSATION_SORTS = ['created_at', 'conversation_id', 'id', 'channel_id',
 
 describe('awkward values: every sort and filter, both paths, both formats', () => {
   let w: Awaited<ReturnType<typeof awkwardAccount>>;
-  before(async () => { w = await awkwardAccount(); });
+  before(async () => {
+    w = await awkwardAccount();
+  });
   const auth = () => ({ authorization: `Bearer ${w.acct.key}` });
 
   /** The body on PostgreSQL's COPY path and, there, also on the keyset path: byte-identical. */
@@ -257,14 +383,25 @@ describe('awkward values: every sort and filter, both paths, both formats', () =
       try {
         const keyset = await raw(path, auth());
         assert.equal(res.text, keyset.text, `COPY and keyset bodies differ for ${path}`);
-      } finally { setExportKeysetOnly(false); }
+      } finally {
+        setExportKeysetOnly(false);
+      }
     }
     return res.text;
   }
 
   it('responses: NDJSON equals the list and CSV equals csv-stringify of those records', async () => {
-    const filters = ['', `channel_id=${w.channels[0]}`, `conversation_id=${w.convs[3]!.conversation_id}`, 'query=🚀', 'query="', 'query=\\',
-      `query=${encodeURIComponent('line two\r\n')}`, `updated_since=${encodeURIComponent('2000-01-01 00:00:00')}`, 'query=no-such-text-anywhere'];
+    const filters = [
+      '',
+      `channel_id=${w.channels[0]}`,
+      `conversation_id=${w.convs[3]!.conversation_id}`,
+      'query=🚀',
+      'query="',
+      'query=\\',
+      `query=${encodeURIComponent('line two\r\n')}`,
+      `updated_since=${encodeURIComponent('2000-01-01 00:00:00')}`,
+      'query=no-such-text-anywhere',
+    ];
     const cases = [...RESPONSE_SORTS.flatMap((k) => [`order_by=${k}&sort=ASC`, `order_by=${k}&sort=DESC`]), ...filters];
     for (const q of cases) {
       const exported = ndjson(await body(`${V2}/response/export?${q}`));
@@ -305,8 +442,24 @@ describe('awkward values: every sort and filter, both paths, both formats', () =
   });
 
   it('hostile search text is only ever a value: the export equals the list and the tables are intact', async () => {
-    const hostile = ["'", "''", '\\', "\\'", "'; DROP TABLE responses; --", "') OR true --", '$1', '$$', "$$'", '%', '_', "E'\\''",
-      '*/ SELECT 1 /*', '\u00a0', 'DROP', '🚀\'"\\'];
+    const hostile = [
+      "'",
+      "''",
+      '\\',
+      "\\'",
+      "'; DROP TABLE responses; --",
+      "') OR true --",
+      '$1',
+      '$$',
+      "$$'",
+      '%',
+      '_',
+      "E'\\''",
+      '*/ SELECT 1 /*',
+      '\u00a0',
+      'DROP',
+      '🚀\'"\\',
+    ];
     for (const h of hostile) {
       for (const path of ['response', 'conversation']) {
         const q = `query=${encodeURIComponent(h)}`;
@@ -336,7 +489,9 @@ describe('writes during an export', () => {
     // Interleaved: new rows at both ends of the order while the export is still being read.
     const later = Array.from({ length: 50 }, (_, i) => responseLine(conv, { created_at: i % 2 ? ts(-1000 - i) : ts(100_000 + i) }));
     let inserted = false;
-    const insert = importLines(acct.accountId, later).then(() => { inserted = true; });
+    const insert = importLines(acct.accountId, later).then(() => {
+      inserted = true;
+    });
     let readAfterInsert = false;
     for (;;) {
       await new Promise((r) => setTimeout(r, 5)); // a slow reader
@@ -349,7 +504,10 @@ describe('writes during an export', () => {
     const records = ndjson(Buffer.concat(chunks).toString('utf8'));
     assert.equal(records.length, before.length);
     assert.equal(new Set(records.map((r) => r.response_id)).size, before.length);
-    assert.deepEqual(records.map((r) => r.response_id), before.map((r) => r.response_id));
+    assert.deepEqual(
+      records.map((r) => r.response_id),
+      before.map((r) => r.response_id),
+    );
     // PostgreSQL: the writer did not wait for the export (it ran inside it); PGlite has one session, so it waits.
     if (server.kind === 'postgres') assert.ok(readAfterInsert, 'the insert finished while the export was still being read');
     const again = ndjson(await (await fetch(`${server.url}${V2}/response/export`, { headers: { authorization: `Bearer ${acct.key}` } })).text());
@@ -370,8 +528,11 @@ describe('writes during an export', () => {
 /** The export statements of this database that PostgreSQL is running now, and what each waits on. */
 async function runningExports(): Promise<Array<{ pid: number; wait_event: string | null }>> {
   const { getDb, rows } = await import('../../db/client');
-  return rows(await getDb(), sql`SELECT pid, wait_event FROM pg_stat_activity
-    WHERE datname = current_database() AND state = 'active' AND query LIKE 'COPY (SELECT%' AND pid <> pg_backend_pid()`);
+  return rows(
+    await getDb(),
+    sql`SELECT pid, wait_event FROM pg_stat_activity
+    WHERE datname = current_database() AND state = 'active' AND query LIKE 'COPY (SELECT%' AND pid <> pg_backend_pid()`,
+  );
 }
 
 async function until<T>(what: string, probe: () => Promise<T | null>, ms = 10_000): Promise<T> {
@@ -416,9 +577,18 @@ describe('PostgreSQL: back-pressure and cancellation of the COPY statement', () 
     const decoder = new TextDecoder();
     let tail = decoder.decode(chunks[0], { stream: true });
     const ids: string[] = [];
-    const take = () => { const lines = tail.split('\n'); tail = lines.pop()!; for (const l of lines) ids.push((JSON.parse(l) as Rec).response_id as string); };
+    const take = () => {
+      const lines = tail.split('\n');
+      tail = lines.pop()!;
+      for (const l of lines) ids.push((JSON.parse(l) as Rec).response_id as string);
+    };
     take();
-    for (;;) { const { done, value } = await reader.read(); if (done) break; tail += decoder.decode(value, { stream: true }); take(); }
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      tail += decoder.decode(value, { stream: true });
+      take();
+    }
     assert.equal(tail, '');
     assert.equal(ids.length, count);
     assert.equal(new Set(ids).size, count);
@@ -436,7 +606,9 @@ describe('PostgreSQL: back-pressure and cancellation of the COPY statement', () 
         await until('the COPY to run', async () => ((await runningExports()).length === 1 ? true : null));
         ctrl.abort();
         await until('the COPY to end after the disconnect', async () => ((await runningExports()).length === 0 ? true : null));
-      } finally { setDirectApiEnabled(true); }
+      } finally {
+        setDirectApiEnabled(true);
+      }
     }
     const again = await raw(`${V2}/response/export?order_by=id`, { authorization: `Bearer ${acct.key}` });
     assert.equal(ndjson(again.text).length, count);
@@ -456,7 +628,7 @@ describe('errors, tenancy, methods, doors, session', () => {
     assertParamError(await get(`${V2}/conversation/export?channel_id=abc`), 'channel_id');
   });
 
-  it('never shows another account\'s data and needs a key', async () => {
+  it("never shows another account's data and needs a key", async () => {
     const other = await createTestAccount();
     const auth = { authorization: `Bearer ${other.key}` };
     assert.equal((await raw(`${V2}/response/export`, auth)).text, '');

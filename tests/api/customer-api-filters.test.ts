@@ -3,18 +3,36 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import {
-  api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine,
-  type ConversationLine, type ResponseLine,
+  api,
+  conversationLine,
+  createTestAccount,
+  importLines,
+  newChannelIds,
+  responseLine,
+  type ConversationLine,
+  type ResponseLine,
 } from '../helpers/builders';
 import {
-  assertEnvelope, assertParamError, expectedConversation, expectedResponse, ids, linkParamSet, ts, V2,
-  type Get, type Rec,
+  assertEnvelope,
+  assertParamError,
+  expectedConversation,
+  expectedResponse,
+  ids,
+  linkParamSet,
+  ts,
+  V2,
+  type Get,
+  type Rec,
 } from '../helpers/api-fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
-before(async () => { server = await startTestServer(); });
-after(async () => { await server?.close(); });
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server?.close();
+});
 
 /** Every record of a filter (at most 100) and its count; the count must equal what is listed. */
 async function listAll(get: Get, pathAndQuery: string): Promise<{ count: number; results: Rec[] }> {
@@ -57,8 +75,14 @@ describe('channel filters', () => {
       { q: `channel_ids[]=${b}&channel_ids[]=`, channels: [b] },
     ];
     for (const k of cases) {
-      const wantResponses = responses.filter((r) => k.channels.includes(r.channel_id)).map((r) => r.response_id).sort();
-      const wantConversations = conversations.filter((cv) => k.channels.includes(cv.channel_id)).map((cv) => cv.conversation_id).sort();
+      const wantResponses = responses
+        .filter((r) => k.channels.includes(r.channel_id))
+        .map((r) => r.response_id)
+        .sort();
+      const wantConversations = conversations
+        .filter((cv) => k.channels.includes(cv.channel_id))
+        .map((cv) => cv.conversation_id)
+        .sort();
       assert.ok(wantResponses.length > 0);
       assert.deepEqual(sortedIds((await listAll(get, `${V2}/response?${k.q}`)).results), wantResponses, `/response?${k.q}`);
       assert.deepEqual(sortedIds((await listAll(get, `${V2}/conversation?${k.q}`)).results), wantConversations, `/conversation?${k.q}`);
@@ -108,7 +132,10 @@ describe('conversation_id filter on /response', () => {
   it('restricts to one conversation, alone and combined with channel filters', async () => {
     const { a, b, conversations, responses, get } = await accountWithChannels();
     const target = conversations[1]!; // channel a, two responses
-    const inTarget = responses.filter((r) => r.conversation_id === target.conversation_id).map((r) => r.response_id).sort();
+    const inTarget = responses
+      .filter((r) => r.conversation_id === target.conversation_id)
+      .map((r) => r.response_id)
+      .sort();
     assert.equal(inTarget.length, 2);
     const cases: Array<{ q: string; want: string[] }> = [
       { q: `conversation_id=${target.conversation_id}`, want: inTarget },
@@ -279,20 +306,45 @@ describe('counts', () => {
   /** Every count the API gives for this account, checked against the records it lists. */
   async function assertCounts(get: Get, accountId: number, convs: ConversationLine[], rs: ResponseLine[]) {
     const all = await listAll(get, `${V2}/response`);
-    assert.deepEqual(all.results.map((x) => x).sort((x, y) => String(x.id).localeCompare(String(y.id))),
-      rs.map(expectedResponse).sort((x, y) => String(x.id).localeCompare(String(y.id))));
+    assert.deepEqual(
+      all.results.map((x) => x).sort((x, y) => String(x.id).localeCompare(String(y.id))),
+      rs.map(expectedResponse).sort((x, y) => String(x.id).localeCompare(String(y.id))),
+    );
     const allConvs = await listAll(get, `${V2}/conversation`);
-    assert.deepEqual(allConvs.results.sort((x, y) => String(x.id).localeCompare(String(y.id))),
-      convs.map((c) => expectedConversation(c, rs, accountId)).sort((x, y) => String(x.id).localeCompare(String(y.id))));
+    assert.deepEqual(
+      allConvs.results.sort((x, y) => String(x.id).localeCompare(String(y.id))),
+      convs.map((c) => expectedConversation(c, rs, accountId)).sort((x, y) => String(x.id).localeCompare(String(y.id))),
+    );
     for (const ch of [...new Set(convs.map((c) => c.channel_id))]) {
       const byChannel = await listAll(get, `${V2}/response?channel_id=${ch}`);
-      assert.deepEqual(sortedIds(byChannel.results), rs.filter((r) => r.channel_id === ch).map((r) => r.response_id).sort(), `responses of channel ${ch}`);
+      assert.deepEqual(
+        sortedIds(byChannel.results),
+        rs
+          .filter((r) => r.channel_id === ch)
+          .map((r) => r.response_id)
+          .sort(),
+        `responses of channel ${ch}`,
+      );
       const convsByChannel = await listAll(get, `${V2}/conversation?channel_ids[]=${ch}`);
-      assert.deepEqual(sortedIds(convsByChannel.results), convs.filter((c) => c.channel_id === ch).map((c) => c.conversation_id).sort(), `conversations of channel ${ch}`);
+      assert.deepEqual(
+        sortedIds(convsByChannel.results),
+        convs
+          .filter((c) => c.channel_id === ch)
+          .map((c) => c.conversation_id)
+          .sort(),
+        `conversations of channel ${ch}`,
+      );
     }
     for (const c of convs) {
       const byConv = await listAll(get, `${V2}/response?conversation_id=${c.conversation_id}`);
-      assert.deepEqual(sortedIds(byConv.results), rs.filter((r) => r.conversation_id === c.conversation_id).map((r) => r.response_id).sort(), `responses of conversation ${c.title}`);
+      assert.deepEqual(
+        sortedIds(byConv.results),
+        rs
+          .filter((r) => r.conversation_id === c.conversation_id)
+          .map((r) => r.response_id)
+          .sort(),
+        `responses of conversation ${c.title}`,
+      );
       const detail = await get(`${V2}/conversation/${c.conversation_id}`);
       assert.equal(detail.status, 200);
       assert.equal(detail.body.response_count, byConv.count);

@@ -39,9 +39,15 @@ async function startSecondInstance(): Promise<{ url: string; child: ChildProcess
     child.stdout!.on('data', (d) => {
       out += String(d);
       const m = /LISTENING (\S+)/.exec(out);
-      if (m) { clearTimeout(timer); resolve(m[1]!); }
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
     });
-    child.on('exit', (c) => { clearTimeout(timer); reject(new Error(`second instance exited ${c}: ${out}`)); });
+    child.on('exit', (c) => {
+      clearTimeout(timer);
+      reject(new Error(`second instance exited ${c}: ${out}`));
+    });
   });
   return { url, child };
 }
@@ -52,7 +58,10 @@ describe('API key revocation across instances', { skip }, () => {
     b = await startSecondInstance();
   });
   after(async () => {
-    if (b) { b.child.kill('SIGTERM'); await new Promise((r) => b!.child.once('exit', r)); }
+    if (b) {
+      b.child.kill('SIGTERM');
+      await new Promise((r) => b!.child.once('exit', r));
+    }
     await a?.close();
     const { closeRedis } = await import('../../lib/redis/client');
     await closeRedis();

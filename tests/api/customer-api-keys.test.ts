@@ -10,8 +10,12 @@ import { startTestServer, type TestServer } from '../helpers/server';
 
 const FLUSH_MS = 200;
 let server: TestServer;
-before(async () => { server = await startTestServer({ API_KEY_USAGE_FLUSH_MS: String(FLUSH_MS) }); });
-after(async () => { await server?.close(); });
+before(async () => {
+  server = await startTestServer({ API_KEY_USAGE_FLUSH_MS: String(FLUSH_MS) });
+});
+after(async () => {
+  await server?.close();
+});
 
 const B62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const base62 = (n: number) => Array.from({ length: n }, (_, i) => B62[(i * 17 + 5) % 62]).join('');
@@ -24,7 +28,9 @@ async function accountWithRecord() {
   const r = responseLine(conv);
   await importLines(acct.accountId, [conv, r]);
   return {
-    acct, conv, r,
+    acct,
+    conv,
+    r,
     paths: [`${V2}/response`, `${V2}/response/${r.response_id}`, `${V2}/conversation`, `${V2}/conversation/${conv.conversation_id}`],
   };
 }
@@ -92,7 +98,7 @@ describe('401 Unauthorized', () => {
     }
   });
 
-  it('refuses a revoked key at once, while the account\'s other keys keep working', async () => {
+  it("refuses a revoked key at once, while the account's other keys keep working", async () => {
     const { acct, paths } = await accountWithRecord();
     const second = await createApiKey({ accountId: acct.accountId, name: 'second' });
     const get = api(server.url, acct.key);
@@ -147,9 +153,11 @@ describe('last_used_at', () => {
     assert.equal((await api(server.url, acct.key)(`${V2}/conversation`)).status, 200);
     // Failed attempts with the other keys' ids must not count as uses.
     assertUnauthorized(await api(server.url, revoked.key)(`${V2}/conversation`));
-    assertUnauthorized(await api(server.url)(`${V2}/conversation`, {
-      headers: { authorization: `Bearer svc_live_${unused.key_id}_${base62(32)}` },
-    }));
+    assertUnauthorized(
+      await api(server.url)(`${V2}/conversation`, {
+        headers: { authorization: `Bearer svc_live_${unused.key_id}_${base62(32)}` },
+      }),
+    );
 
     let used: Date | null = null;
     for (let waited = 0; waited < 20 * FLUSH_MS && !used; waited += 50) {

@@ -2,18 +2,39 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
-  api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine,
-  type ConversationLine, type ResponseLine,
+  api,
+  conversationLine,
+  createTestAccount,
+  importLines,
+  newChannelIds,
+  responseLine,
+  type ConversationLine,
+  type ResponseLine,
 } from '../helpers/builders';
 import {
-  assertEnvelope, assertParamError, expectedConversation, expectedResponse, ids, linkParamSet, parseLink, totalOrder, ts,
-  V2, walkPages, type Direction, type Rec,
+  assertEnvelope,
+  assertParamError,
+  expectedConversation,
+  expectedResponse,
+  ids,
+  linkParamSet,
+  parseLink,
+  totalOrder,
+  ts,
+  V2,
+  walkPages,
+  type Direction,
+  type Rec,
 } from '../helpers/api-fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
-before(async () => { server = await startTestServer(); });
-after(async () => { await server?.close(); });
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server?.close();
+});
 
 /** One channel, one conversation, `n` responses with distinct created_at (record i is i minutes in). */
 async function accountWithResponses(n: number) {
@@ -34,19 +55,29 @@ async function accountForSorting() {
   const channels = await newChannelIds(3);
   const conversations: ConversationLine[] = [];
   for (let i = 0; i < 6; i++) {
-    conversations.push(conversationLine({
-      channel_id: channels[i % 3]!, title: `Conversation ${i}`,
-      created_at: ts([0, 3600, 7200][i % 3]!), updated_at: ts(10_000 + [0, 60][i % 2]!),
-    }));
+    conversations.push(
+      conversationLine({
+        channel_id: channels[i % 3]!,
+        title: `Conversation ${i}`,
+        created_at: ts([0, 3600, 7200][i % 3]!),
+        updated_at: ts(10_000 + [0, 60][i % 2]!),
+      }),
+    );
   }
   const perConversation = [0, 2, 2, 5, 7, 8];
   const responses: ResponseLine[] = [];
   conversations.forEach((c, ci) => {
     for (let j = 0; j < perConversation[ci]!; j++) {
       const i = responses.length;
-      responses.push(responseLine(c, {
-        created_at: ts([0, 60, 120, 180][i % 4]!), likes: i % 3, dislikes: (i * 7) % 4, comments: i % 2, question: `Q${i}`,
-      }));
+      responses.push(
+        responseLine(c, {
+          created_at: ts([0, 60, 120, 180][i % 4]!),
+          likes: i % 3,
+          dislikes: (i * 7) % 4,
+          comments: i % 2,
+          question: `Q${i}`,
+        }),
+      );
     }
   });
   await importLines(acct.accountId, [...conversations, ...responses]);
@@ -79,7 +110,13 @@ describe('list envelope and defaults', () => {
     const get = api(server.url, acct.key);
     const page1 = assertEnvelope(await get(`${V2}/conversation`));
     assert.equal(page1.count, 16);
-    assert.deepEqual(page1.results, [...convs].reverse().slice(0, 15).map((c) => expectedConversation(c, [], acct.accountId)));
+    assert.deepEqual(
+      page1.results,
+      [...convs]
+        .reverse()
+        .slice(0, 15)
+        .map((c) => expectedConversation(c, [], acct.accountId)),
+    );
     assert.equal(page1.previous, null);
     assert.equal(parseLink(page1.next!).path, `${V2}/conversation`);
     assert.deepEqual(linkParamSet(page1.next), ['page=2', 'resultsPerPage=15']);
@@ -129,7 +166,13 @@ describe('list envelope and defaults', () => {
   it('accepts resultsPerPage (and pageSize) from 1 to 100', async () => {
     const { responses, get } = await accountWithResponses(101);
     const newestFirst = [...responses].reverse().map((r) => r.response_id);
-    for (const [param, size] of [['resultsPerPage', 1], ['resultsPerPage', 100], ['pageSize', 1], ['pageSize', 100], ['resultsPerPage', 37]] as const) {
+    for (const [param, size] of [
+      ['resultsPerPage', 1],
+      ['resultsPerPage', 100],
+      ['pageSize', 1],
+      ['pageSize', 100],
+      ['resultsPerPage', 37],
+    ] as const) {
       const body = assertEnvelope(await get(`${V2}/response?${param}=${size}`));
       assert.equal(body.count, 101);
       assert.deepEqual(ids(body.results), newestFirst.slice(0, size), `${param}=${size}`);
@@ -178,8 +221,10 @@ describe('next and previous links', () => {
     const cq = `sortBy=response_count&sortOrder=DESC&channel_ids%5B%5D=${a}&channel_ids%5B%5D=${b}&query=hello&resultsPerPage=1&conversation_id=ignored&x=y`;
     const cbody = assertEnvelope(await get(`${V2}/conversation?${cq}`));
     assert.equal(cbody.count, 2);
-    assert.deepEqual(norm(linkParamSet(cbody.next)),
-      ['page=2', 'resultsPerPage=1', 'order_by=response_count', 'sort=DESC', `channel_ids[]=${a}`, `channel_ids[]=${b}`, 'query=hello'].sort());
+    assert.deepEqual(
+      norm(linkParamSet(cbody.next)),
+      ['page=2', 'resultsPerPage=1', 'order_by=response_count', 'sort=DESC', `channel_ids[]=${a}`, `channel_ids[]=${b}`, 'query=hello'].sort(),
+    );
 
     const withConv = assertEnvelope(await get(`${V2}/response?conversation_id=${convA.conversation_id}&resultsPerPage=1`));
     assert.deepEqual(linkParamSet(withConv.next), ['page=2', 'resultsPerPage=1', `conversation_id=${convA.conversation_id}`].sort());
@@ -194,7 +239,10 @@ describe('next and previous links', () => {
     const get = api(server.url, acct.key);
     const q = encodeURIComponent('50% & more + tax');
     const walked = await walkPages(get, `${V2}/response?query=${q}&resultsPerPage=1`);
-    assert.deepEqual(ids(walked.records), [...matching].reverse().map((r) => r.response_id));
+    assert.deepEqual(
+      ids(walked.records),
+      [...matching].reverse().map((r) => r.response_id),
+    );
     assert.deepEqual(walked.counts, [3, 3, 3]);
   });
 
@@ -223,7 +271,13 @@ describe('next and previous links', () => {
       { q: 'order_by=dislikes&order_by=bogus', size: 15, key: 'dislikes', dir: 'DESC', link: ['order_by=dislikes', 'resultsPerPage=15'] },
       { q: 'resultsPerPage=&pageSize=3', size: 3, key: 'created_at', dir: 'DESC', link: ['resultsPerPage=3'] },
       { q: 'resultsPerPage=', size: 15, key: 'created_at', dir: 'DESC', link: ['resultsPerPage=15'] },
-      { q: 'order_by=&sort=&query=&format=&channel_id=&conversation_id=&page=&channel_ids[]=', size: 15, key: 'created_at', dir: 'DESC', link: ['resultsPerPage=15'] },
+      {
+        q: 'order_by=&sort=&query=&format=&channel_id=&conversation_id=&page=&channel_ids[]=',
+        size: 15,
+        key: 'created_at',
+        dir: 'DESC',
+        link: ['resultsPerPage=15'],
+      },
     ];
     for (const c of cases) {
       const body = assertEnvelope(await get(`${V2}/response?${c.q}&page=1`));
@@ -240,7 +294,14 @@ describe('next and previous links', () => {
 describe('sorting', () => {
   const responseKeys = ['response_id', 'id', 'channel_id', 'conversation_id', 'created_at', 'likes', 'dislikes', 'comments'];
   const conversationKeys = ['conversation_id', 'id', 'channel_id', 'created_at', 'updated_at', 'response_count'];
-  const spellings: Array<[string, Direction]> = [['ASC', 'ASC'], ['asc', 'ASC'], ['Asc', 'ASC'], ['DESC', 'DESC'], ['desc', 'DESC'], ['dEsC', 'DESC']];
+  const spellings: Array<[string, Direction]> = [
+    ['ASC', 'ASC'],
+    ['asc', 'ASC'],
+    ['Asc', 'ASC'],
+    ['DESC', 'DESC'],
+    ['desc', 'DESC'],
+    ['dEsC', 'DESC'],
+  ];
 
   it('orders /response by every allowed order_by, both directions, ties broken by id in the same direction', async (t) => {
     const { responses, get } = await accountForSorting();

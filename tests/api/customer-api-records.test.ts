@@ -4,22 +4,39 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine } from '../helpers/builders';
 import {
-  assertEnvelope, assertProblem, CONVERSATION_KEYS, expectedConversation, expectedResponse, MESSAGE_KEYS, RESPONSE_KEYS,
-  TS_RE, UUID_RE, V2, type ApiResult,
+  assertEnvelope,
+  assertProblem,
+  CONVERSATION_KEYS,
+  expectedConversation,
+  expectedResponse,
+  MESSAGE_KEYS,
+  RESPONSE_KEYS,
+  TS_RE,
+  UUID_RE,
+  V2,
+  type ApiResult,
 } from '../helpers/api-fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
-before(async () => { server = await startTestServer(); });
-after(async () => { await server?.close(); });
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server?.close();
+});
 
 /** An account with one conversation of three responses imported out of time order. */
 async function accountWithConversation() {
   const acct = await createTestAccount();
   const [ch] = await newChannelIds(1);
   const conv = conversationLine({
-    channel_id: ch!, title: 'Shipping to Zürich', status: 'Open', channel_name: 'Web shop',
-    created_at: '2026-02-03 04:05:06', updated_at: '2026-02-03 05:06:07',
+    channel_id: ch!,
+    title: 'Shipping to Zürich',
+    status: 'Open',
+    channel_name: 'Web shop',
+    created_at: '2026-02-03 04:05:06',
+    updated_at: '2026-02-03 05:06:07',
   });
   const late = responseLine(conv, { question: 'And customs?', answer: 'Included.', created_at: '2026-02-03 04:30:00', likes: 2, dislikes: 1, comments: 3 });
   const early = responseLine(conv, { question: 'Do you ship to Zürich?', answer: 'Yes, in 2 days.', created_at: '2026-02-03 04:06:00' });
@@ -95,7 +112,10 @@ describe('GET /conversation/{conversation_id}', () => {
       assert.deepEqual(Object.keys(m).sort(), MESSAGE_KEYS);
       assert.match(m.message_id, UUID_RE);
     }
-    assert.deepEqual(messages.map(({ message_id: _id, ...rest }: { message_id: string }) => rest), expected);
+    assert.deepEqual(
+      messages.map(({ message_id: _id, ...rest }: { message_id: string }) => rest),
+      expected,
+    );
     assert.equal(new Set(messages.map((m: { message_id: string }) => m.message_id)).size, 6, 'message ids are distinct');
 
     // Stable: the same message ids on a second read.

@@ -11,11 +11,28 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { getDb, rows } from '../../db/client';
 import {
-  api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine, type ConversationLine, type ResponseLine,
+  api,
+  conversationLine,
+  createTestAccount,
+  importLines,
+  newChannelIds,
+  responseLine,
+  type ConversationLine,
+  type ResponseLine,
 } from '../helpers/builders';
 import {
-  assertParamError, assertProblem, assertUnauthorized, expectedConversation, expectedResponse, ids, linkParamSet, totalOrder, ts, V2,
-  walkPages, type Rec,
+  assertParamError,
+  assertProblem,
+  assertUnauthorized,
+  expectedConversation,
+  expectedResponse,
+  ids,
+  linkParamSet,
+  totalOrder,
+  ts,
+  V2,
+  walkPages,
+  type Rec,
 } from '../helpers/api-fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { signIn } from '../helpers/signin';
@@ -24,17 +41,29 @@ import { pngOfSize } from '../fixtures/widget-files';
 
 let server: TestServer;
 let setDirectApiEnabled: (on: boolean) => void;
-before(async () => {
-  server = await startTestServer({ UPLOADS_PER_VISITOR_PER_MINUTE: '1000' });
-  ({ setDirectApiEnabled } = await import('../../lib/customer-api/direct-door'));
-}, { timeout: 120_000 });
-after(async () => { setDirectApiEnabled?.(true); await server?.close(); }, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer({ UPLOADS_PER_VISITOR_PER_MINUTE: '1000' });
+    ({ setDirectApiEnabled } = await import('../../lib/customer-api/direct-door'));
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    setDirectApiEnabled?.(true);
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 const ORIGIN = 'https://example.com';
 const enc = encodeURIComponent;
 
 function ndjson(text: string): Rec[] {
-  return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Rec);
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Rec);
 }
 
 async function exported(path: string, key: string): Promise<{ status: number; text: string; type: string }> {
@@ -59,13 +88,21 @@ describe('updated_since', () => {
   async function syncAccount() {
     const acct = await createTestAccount();
     const [a, b] = await newChannelIds(2);
-    const convs: ConversationLine[] = Array.from({ length: 8 }, (_, i) => conversationLine({
-      channel_id: i % 2 ? b! : a!, title: i % 3 === 0 ? `Billing ${i}` : `Chat ${i}`,
-      created_at: ts(i * 10), updated_at: ts(600 + (i % 4) * 60), // ties on updated_at
-    }));
-    const responses: ResponseLine[] = Array.from({ length: 12 }, (_, i) => responseLine(convs[i % 8]!, {
-      created_at: ts(1000 + i * 7), likes: i % 3, question: i % 4 === 0 ? `Refund ${i}?` : `Question ${i}?`,
-    }));
+    const convs: ConversationLine[] = Array.from({ length: 8 }, (_, i) =>
+      conversationLine({
+        channel_id: i % 2 ? b! : a!,
+        title: i % 3 === 0 ? `Billing ${i}` : `Chat ${i}`,
+        created_at: ts(i * 10),
+        updated_at: ts(600 + (i % 4) * 60), // ties on updated_at
+      }),
+    );
+    const responses: ResponseLine[] = Array.from({ length: 12 }, (_, i) =>
+      responseLine(convs[i % 8]!, {
+        created_at: ts(1000 + i * 7),
+        likes: i % 3,
+        question: i % 4 === 0 ? `Refund ${i}?` : `Question ${i}?`,
+      }),
+    );
     await importLines(acct.accountId, [...convs, ...responses]);
     const responseUpdated = new Map(responses.map((r, i) => [r.response_id, ts(5000 + (i % 6) * 60)] as const));
     await setResponseUpdatedAt(responseUpdated);
@@ -105,15 +142,28 @@ describe('updated_since', () => {
     const cases: Array<{ q: string; want: ResponseLine[]; key: string; dir: 'ASC' | 'DESC' }> = [
       { q: `updated_since=${enc(since)}&order_by=likes&sort=ASC`, want: inWindow, key: 'likes', dir: 'ASC' },
       { q: `updated_since=${enc(since)}&channel_id=${a}`, want: inWindow.filter((r) => r.channel_id === a), key: 'created_at', dir: 'DESC' },
-      { q: `updated_since=${enc(since)}&query=refund&sortBy=created_at&sortOrder=asc`, want: inWindow.filter((r) => /Refund/.test(r.question)), key: 'created_at', dir: 'ASC' },
-      { q: `updated_since=${enc(since)}&conversation_id=${convs[1]!.conversation_id}`, want: inWindow.filter((r) => r.conversation_id === convs[1]!.conversation_id), key: 'created_at', dir: 'DESC' },
+      {
+        q: `updated_since=${enc(since)}&query=refund&sortBy=created_at&sortOrder=asc`,
+        want: inWindow.filter((r) => /Refund/.test(r.question)),
+        key: 'created_at',
+        dir: 'ASC',
+      },
+      {
+        q: `updated_since=${enc(since)}&conversation_id=${convs[1]!.conversation_id}`,
+        want: inWindow.filter((r) => r.conversation_id === convs[1]!.conversation_id),
+        key: 'created_at',
+        dir: 'DESC',
+      },
     ];
     for (const c of cases) {
       const expected = totalOrder(c.want.map(expectedResponse), c.key, 'id', c.dir);
       assert.ok(expected.length > 0, c.q);
       const walked = await walkPages(get, `${V2}/response?${c.q}&pageSize=2`);
       assert.deepEqual(walked.records, expected, c.q);
-      assert.ok(walked.counts.every((n) => n === expected.length), c.q);
+      assert.ok(
+        walked.counts.every((n) => n === expected.length),
+        c.q,
+      );
       if (expected.length > 2) {
         const first = (await get(`${V2}/response?${c.q}&pageSize=2`)).body;
         assert.ok(linkParamSet(first.next).includes(`updated_since=${since}`), `next carries updated_since: ${first.next}`);
@@ -124,8 +174,12 @@ describe('updated_since', () => {
     }
     // Conversations: ties on updated_at broken by id; the export (NDJSON and CSV) matches the list.
     const cSince = ts(660);
-    const want = totalOrder(convs.filter((c) => c.updated_at >= cSince).map((c) => expectedConversation(c, responses, acct.accountId)),
-      'updated_at', 'id', 'ASC');
+    const want = totalOrder(
+      convs.filter((c) => c.updated_at >= cSince).map((c) => expectedConversation(c, responses, acct.accountId)),
+      'updated_at',
+      'id',
+      'ASC',
+    );
     const walked = await walkPages(get, `${V2}/conversation?updated_since=${enc(cSince)}&order_by=updated_at&sort=ASC&resultsPerPage=2`);
     assert.deepEqual(walked.records, want);
     const out = await exported(`${V2}/conversation/export?updated_since=${enc(cSince)}&order_by=updated_at&sort=ASC`, acct.key);
@@ -140,11 +194,20 @@ describe('updated_since', () => {
   it('refuses anything but a real UTC YYYY-MM-DD HH:MM:SS with a 400 naming the parameter, on lists and exports', async () => {
     const { get } = await syncAccount();
     const BAD: Array<[string, RegExp]> = [
-      ['2026-01-01T10:00:00', /YYYY-MM-DD HH:MM:SS/], ['2026-01-01T10:00:00Z', /not 'T'/], ['2026-01-01 10:00:00Z', /no zone/],
-      ['2026-01-01 10:00:00+02:00', /no zone/], ['2026-01-01 10:00:00.5', /no fraction/], ['2026-01-01', /YYYY-MM-DD HH:MM:SS/],
-      ['2026-1-1 10:00:00', /YYYY-MM-DD HH:MM:SS/], ['1767261600', /YYYY-MM-DD HH:MM:SS/], ['yesterday', /YYYY-MM-DD HH:MM:SS/],
-      [' 2026-01-01 10:00:00', /YYYY-MM-DD HH:MM:SS/], ['2026-02-30 10:00:00', /real calendar time/],
-      ['2026-01-01 24:00:00', /real calendar time/], ['2026-13-01 00:00:00', /real calendar time/], ['0000-01-01 00:00:00', /real calendar time/],
+      ['2026-01-01T10:00:00', /YYYY-MM-DD HH:MM:SS/],
+      ['2026-01-01T10:00:00Z', /not 'T'/],
+      ['2026-01-01 10:00:00Z', /no zone/],
+      ['2026-01-01 10:00:00+02:00', /no zone/],
+      ['2026-01-01 10:00:00.5', /no fraction/],
+      ['2026-01-01', /YYYY-MM-DD HH:MM:SS/],
+      ['2026-1-1 10:00:00', /YYYY-MM-DD HH:MM:SS/],
+      ['1767261600', /YYYY-MM-DD HH:MM:SS/],
+      ['yesterday', /YYYY-MM-DD HH:MM:SS/],
+      [' 2026-01-01 10:00:00', /YYYY-MM-DD HH:MM:SS/],
+      ['2026-02-30 10:00:00', /real calendar time/],
+      ['2026-01-01 24:00:00', /real calendar time/],
+      ['2026-13-01 00:00:00', /real calendar time/],
+      ['0000-01-01 00:00:00', /real calendar time/],
     ];
     for (const path of ['/response', '/conversation', '/response/export', '/conversation/export']) {
       for (const [value, message] of BAD) {
@@ -182,7 +245,12 @@ describe('updated_since', () => {
     assert.equal(conv.results[0].response_count, 2);
 
     // Age both responses; then a like (and a comment) brings back exactly the response it touched.
-    await setResponseUpdatedAt(new Map([[asked.response_id, '2026-01-01 00:00:00'], [second.response_id, '2026-01-01 00:00:00']]));
+    await setResponseUpdatedAt(
+      new Map([
+        [asked.response_id, '2026-01-01 00:00:00'],
+        [second.response_id, '2026-01-01 00:00:00'],
+      ]),
+    );
     const since = await dbNow();
     assert.deepEqual(await inWindow(since), []);
     await visitor.ok('feedback', { response_id: asked.response_id, value: 'like' });
@@ -191,14 +259,16 @@ describe('updated_since', () => {
     assert.equal(liked.likes, 1);
     await visitor.ok('comment', { response_id: second.response_id, text: 'Thanks!' });
     assert.deepEqual(await inWindow(since), [asked.response_id, second.response_id].sort());
-    const exportedIds = ndjson((await exported(`${V2}/response/export?updated_since=${enc(since)}`, acct.key)).text).map((r) => r.id).sort();
+    const exportedIds = ndjson((await exported(`${V2}/response/export?updated_since=${enc(since)}`, acct.key)).text)
+      .map((r) => r.id)
+      .sort();
     assert.deepEqual(exportedIds, [asked.response_id, second.response_id].sort());
     // Feedback changes no field of the conversation record: it stays out of a window after its last answer.
     const after = (await get(`${V2}/conversation/${asked.conversation_id}`)).body.updated_at;
     assert.ok(after <= since, `${after} <= ${since}`);
   });
 
-  it('an import moves the responses it inserts or changes (not what it leaves as is); conversations keep the file\'s updated_at', async () => {
+  it("an import moves the responses it inserts or changes (not what it leaves as is); conversations keep the file's updated_at", async () => {
     const acct = await createTestAccount();
     const [ch] = await newChannelIds(1);
     const conv = conversationLine({ channel_id: ch!, updated_at: '2025-06-01 00:00:00' });
@@ -208,7 +278,12 @@ describe('updated_since', () => {
     const get = api(server.url, acct.key);
     const since = await dbNow();
     // Inserted by an import: changed in this service now, whatever its created_at.
-    await setResponseUpdatedAt(new Map([[r1.response_id, '2025-06-01 00:00:00'], [r2.response_id, '2025-06-01 00:01:00']]));
+    await setResponseUpdatedAt(
+      new Map([
+        [r1.response_id, '2025-06-01 00:00:00'],
+        [r2.response_id, '2025-06-01 00:01:00'],
+      ]),
+    );
     assert.equal((await get(`${V2}/response?updated_since=${enc(since)}`)).body.count, 0);
     // The same lines again change nothing; a changed like count moves that response.
     await importLines(acct.accountId, [r1, { ...r2, likes: 5 }]);
@@ -217,12 +292,14 @@ describe('updated_since', () => {
     assert.equal(window.results[0].likes, 5);
     // A conversation's updated_at is the record's own field: an import writes the file's value, or leaves it.
     assert.equal((await get(`${V2}/conversation?updated_since=${enc(since)}`)).body.count, 0);
-    await importLines(acct.accountId, [{ ...conv, title: 'Renamed' }, { ...r1, likes: 9 }]);
+    await importLines(acct.accountId, [
+      { ...conv, title: 'Renamed' },
+      { ...r1, likes: 9 },
+    ]);
     const rec = (await get(`${V2}/conversation/${conv.conversation_id}`)).body;
     assert.equal(rec.title, 'Renamed');
     assert.equal(rec.updated_at, '2025-06-01 00:00:00');
-    assert.deepEqual(ids((await get(`${V2}/response?updated_since=${enc(since)}&order_by=id&sort=ASC`)).body.results),
-      [r1.response_id, r2.response_id].sort());
+    assert.deepEqual(ids((await get(`${V2}/response?updated_since=${enc(since)}&order_by=id&sort=ASC`)).body.results), [r1.response_id, r2.response_id].sort());
   });
 });
 
@@ -244,7 +321,9 @@ describe('GET /customer-api/v2/attachments/{attachment_id}', () => {
     const visitor = await connectVisitor(server.url, token, ORIGIN);
     t.after(() => visitor.close());
     const ack = await visitor.ok<{ conversation_id: string; response_id: string }>('ask', {
-      client_message_id: 'att-1', text: 'Where is my order?', attachments: [up1.body.upload_id, up2.body.upload_id],
+      client_message_id: 'att-1',
+      text: 'Where is my order?',
+      attachments: [up1.body.upload_id, up2.body.upload_id],
     });
     await visitor.finished(ack.response_id);
     return { acct, token, png, text, name, pngUpload: up1.body, textUpload: up2.body, conversationId: ack.conversation_id, get: api(server.url, acct.key) };
@@ -255,7 +334,9 @@ describe('GET /customer-api/v2/attachments/{attachment_id}', () => {
     return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
   }
 
-  it('serves the uploaded bytes with the stored type, a safe attachment disposition and the security headers; messages carry the url', { timeout: 60_000 }, async (t) => {
+  it('serves the uploaded bytes with the stored type, a safe attachment disposition and the security headers; messages carry the url', {
+    timeout: 60_000,
+  }, async (t) => {
     const f = await withAttachments(t);
     const detail = await f.get(`${V2}/conversation/${f.conversationId}`);
     const attachments = detail.body.messages[0].attachments as Rec[];
@@ -267,7 +348,10 @@ describe('GET /customer-api/v2/attachments/{attachment_id}', () => {
     assert.deepEqual((line.messages as Rec[])[0]!.attachments, attachments);
 
     const auth = { authorization: `Bearer ${f.acct.key}` };
-    for (const [up, bytes] of [[f.pngUpload, f.png], [f.textUpload, f.text]] as const) {
+    for (const [up, bytes] of [
+      [f.pngUpload, f.png],
+      [f.textUpload, f.text],
+    ] as const) {
       for (const direct of [true, false]) {
         setDirectApiEnabled(direct);
         try {
@@ -308,7 +392,7 @@ describe('GET /customer-api/v2/attachments/{attachment_id}', () => {
     assert.equal(legacy.headers.get('content-disposition'), disposition);
   });
 
-  it('another account\'s id is the same 404 as an unknown one; malformed ids are 404s; no key 401; POST 405', { timeout: 60_000 }, async (t) => {
+  it("another account's id is the same 404 as an unknown one; malformed ids are 404s; no key 401; POST 405", { timeout: 60_000 }, async (t) => {
     const f = await withAttachments(t);
     const other = await createTestAccount();
     const otherGet = api(server.url, other.key);

@@ -19,7 +19,11 @@ class TcpProxy {
   async start(port = 0) {
     this.server = net.createServer((client) => {
       const upstream = net.connect(this.target.port, this.target.host);
-      for (const s of [client, upstream]) { this.sockets.add(s); s.on('close', () => this.sockets.delete(s)); s.on('error', () => {}); }
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => {});
+      }
       client.pipe(upstream).pipe(client);
     });
     await new Promise<void>((r) => this.server!.listen(port, '127.0.0.1', () => r()));
@@ -27,7 +31,7 @@ class TcpProxy {
   }
   async stop() {
     for (const s of this.sockets) s.destroy();
-    await new Promise<void>((r) => this.server ? this.server.close(() => r()) : r());
+    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
   }
 }
 
@@ -41,7 +45,10 @@ describe('database outage', { skip: !onPostgres && 'PostgreSQL only' }, () => {
     url.host = `127.0.0.1:${proxy.port}`;
     server = await startTestServer({ DATABASE_URL: url.toString() });
   });
-  after(async () => { await server?.close(); await proxy?.stop(); });
+  after(async () => {
+    await server?.close();
+    await proxy?.stop();
+  });
 
   it('answers 503 with Retry-After while the database is away, and recovers by itself', async () => {
     const acct = await createTestAccount();
@@ -61,7 +68,7 @@ describe('database outage', { skip: !onPostgres && 'PostgreSQL only' }, () => {
       const exportDown = await get(path);
       assert.equal(exportDown.status, 503, `${path} ${JSON.stringify(exportDown.body)}`);
       assert.equal(exportDown.headers.get('content-type'), 'application/problem+json');
-      assert.ok(Date.now() - t0 < 15_000, 'the export\'s outage answer must not hang');
+      assert.ok(Date.now() - t0 < 15_000, "the export's outage answer must not hang");
     }
     // Unready (taken out of rotation), not dead (never restarted) while PostgreSQL is away.
     assert.equal((await get('/readyz')).status, 503);

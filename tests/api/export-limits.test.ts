@@ -22,18 +22,25 @@ let runningExports: () => number;
 
 before(async () => {
   server = await startTestServer({
-    EXPORTS_PER_ACCOUNT: '2', EXPORT_STALL_SECONDS: String(STALL_SECONDS), DATABASE_POOL_SIZE: String(POOL),
+    EXPORTS_PER_ACCOUNT: '2',
+    EXPORT_STALL_SECONDS: String(STALL_SECONDS),
+    DATABASE_POOL_SIZE: String(POOL),
   });
   ({ runningExports } = await import('../../lib/export/slots'));
 });
-after(async () => { await server?.close(); });
+after(async () => {
+  await server?.close();
+});
 
 /** ~10 MB of NDJSON: far more than the sockets between the server and a client that never reads buffer. */
 async function bigAccount(): Promise<TestAccount> {
   const acct = await createTestAccount();
   const [ch] = await newChannelIds(1);
   const conv = conversationLine({ channel_id: ch! });
-  await importLines(acct.accountId, [conv, ...Array.from({ length: 2500 }, (_, i) => responseLine(conv, { created_at: ts(i), answer: `${i} ${'s'.repeat(4000)}` }))]);
+  await importLines(acct.accountId, [
+    conv,
+    ...Array.from({ length: 2500 }, (_, i) => responseLine(conv, { created_at: ts(i), answer: `${i} ${'s'.repeat(4000)}` })),
+  ]);
   return acct;
 }
 
@@ -67,8 +74,11 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function copyStatements(): Promise<number> {
   const { getDb, rows } = await import('../../db/client');
-  const [row] = await rows<{ n: number }>(await getDb(), sql`SELECT count(*)::int AS n FROM pg_stat_activity
-    WHERE datname = current_database() AND query LIKE 'COPY (SELECT%' AND state = 'active' AND pid <> pg_backend_pid()`);
+  const [row] = await rows<{ n: number }>(
+    await getDb(),
+    sql`SELECT count(*)::int AS n FROM pg_stat_activity
+    WHERE datname = current_database() AND query LIKE 'COPY (SELECT%' AND state = 'active' AND pid <> pg_backend_pid()`,
+  );
   return row!.n;
 }
 
@@ -88,7 +98,10 @@ describe('stalled export readers', () => {
     const client = await createTestWidgetClient(other.accountId, ['example.com']);
     const visitor = await connectVisitor(server.url, (await backendToken(server.url, client)).access_token, 'https://example.com');
     try {
-      const listOnce = async () => { const r = await list(`${V2}/response?resultsPerPage=1`); assert.equal(r.status, 200); };
+      const listOnce = async () => {
+        const r = await list(`${V2}/response?resultsPerPage=1`);
+        assert.equal(r.status, 200);
+      };
       for (let i = 0; i < 3; i++) await listOnce(); // warm
       const baseline: number[] = [];
       for (let i = 0; i < 10; i++) baseline.push((await timed(listOnce))[0]);
@@ -123,8 +136,10 @@ describe('stalled export readers', () => {
       const ready = await fetch(`${server.url}/readyz`);
       assert.equal(ready.status, 200);
       assert.equal(runningExports(), perInstance, 'the readers were still stalled while the others were measured');
-      console.log(`# ${server.kind}: other account's list median ${median(baseline).toFixed(1)} ms before, ${median(during).toFixed(1)} ms ` +
-        `(max ${Math.max(...during).toFixed(1)}) with ${perInstance} stalled exports; widget answer ${askMs.toFixed(0)} ms`);
+      console.log(
+        `# ${server.kind}: other account's list median ${median(baseline).toFixed(1)} ms before, ${median(during).toFixed(1)} ms ` +
+          `(max ${Math.max(...during).toFixed(1)}) with ${perInstance} stalled exports; widget answer ${askMs.toFixed(0)} ms`,
+      );
       // PostgreSQL: the pool keeps connections for everyone else; PGlite: the stalled exports read spooled files.
       assert.ok(Math.max(...during) < 1000, `list during stalls took ${Math.max(...during)} ms`);
 
@@ -170,7 +185,7 @@ describe('stalled export readers', () => {
 });
 
 describe('statement_timeout', () => {
-  it('PostgreSQL: the server\'s connections carry it, and a query cut by it is a 503 with Retry-After', async (t) => {
+  it("PostgreSQL: the server's connections carry it, and a query cut by it is a 503 with Retry-After", async (t) => {
     if (server.kind !== 'postgres') return t.skip('PostgreSQL only (PGlite has no pool)');
     const { getDb, rows } = await import('../../db/client');
     const { getEnv } = await import('../../lib/env');
@@ -179,10 +194,14 @@ describe('statement_timeout', () => {
     const [shown] = await rows<{ statement_timeout: string }>(db, sql`SHOW statement_timeout`);
     assert.equal(shown!.statement_timeout, `${getEnv().DATABASE_STATEMENT_TIMEOUT_MS / 1000}s`);
     let error: unknown = null;
-    await db.transaction(async (tx) => {
-      await tx.execute(sql`SET LOCAL statement_timeout = 100`);
-      await tx.execute(sql`SELECT pg_sleep(2)`);
-    }).catch((e: unknown) => { error = e; });
+    await db
+      .transaction(async (tx) => {
+        await tx.execute(sql`SET LOCAL statement_timeout = 100`);
+        await tx.execute(sql`SELECT pg_sleep(2)`);
+      })
+      .catch((e: unknown) => {
+        error = e;
+      });
     assert.ok(error, 'the statement was cut');
     const mapped = toAppError(error, 'test');
     assert.equal(mapped.status, 503);

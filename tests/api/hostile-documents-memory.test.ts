@@ -16,12 +16,22 @@ const MEMORY_MB = 32;
 const TIMEOUT_MS = 60_000;
 
 let server: TestServer;
-before(async () => {
-  server = await startTestServer({
-    DOCUMENT_WORKER_MEMORY_MB: String(MEMORY_MB), DOCUMENT_TIMEOUT_MS: String(TIMEOUT_MS), DOCUMENT_MAX_TEXT_CHARS: '50000000',
-  });
-}, { timeout: 120_000 });
-after(async () => { await server?.close(); }, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer({
+      DOCUMENT_WORKER_MEMORY_MB: String(MEMORY_MB),
+      DOCUMENT_TIMEOUT_MS: String(TIMEOUT_MS),
+      DOCUMENT_MAX_TEXT_CHARS: '50000000',
+    });
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 describe('the document worker memory limit', () => {
   it('stops a document that needs more memory than DOCUMENT_WORKER_MEMORY_MB, and the service stays healthy', { timeout: 60_000 }, async () => {
@@ -30,7 +40,10 @@ describe('the document worker memory limit', () => {
     const hostile = docxHugeEntry(60_000);
     assert.ok(hostile.length < 64 * 1024, `the document itself is small (${hostile.length} bytes)`);
     const started = Date.now();
-    const err = await addKnowledgeDocument(acct.accountId, 'memory-hungry.docx', hostile).then(() => null, (e: unknown) => e);
+    const err = await addKnowledgeDocument(acct.accountId, 'memory-hungry.docx', hostile).then(
+      () => null,
+      (e: unknown) => e,
+    );
     const ms = Date.now() - started;
     assert.ok(isAppError(err), `refused with an AppError, got ${String(err)}`);
     assert.equal(err.status, 413);

@@ -13,7 +13,14 @@ import { V2 } from '../helpers/api-fixtures';
 import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
 import {
-  deeplyNestedHtml, docxBombDeclared, docxBombLying, docxHugeEntry, docxManyParts, heavyPdf, malformedZip, structuredDocx,
+  deeplyNestedHtml,
+  docxBombDeclared,
+  docxBombLying,
+  docxHugeEntry,
+  docxManyParts,
+  heavyPdf,
+  malformedZip,
+  structuredDocx,
 } from '../fixtures/widget-files';
 
 const TIMEOUT_MS = 3000;
@@ -21,13 +28,23 @@ const MEMORY_MB = 96;
 const MAX_TEXT = 1_000_000;
 
 let server: TestServer;
-before(async () => {
-  server = await startTestServer({
-    DOCUMENT_TIMEOUT_MS: String(TIMEOUT_MS), DOCUMENT_WORKER_MEMORY_MB: String(MEMORY_MB), DOCUMENT_MAX_TEXT_CHARS: String(MAX_TEXT),
-    DOCUMENT_QUEUE_MAX: '64',
-  });
-}, { timeout: 120_000 });
-after(async () => { await server?.close(); }, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer({
+      DOCUMENT_TIMEOUT_MS: String(TIMEOUT_MS),
+      DOCUMENT_WORKER_MEMORY_MB: String(MEMORY_MB),
+      DOCUMENT_MAX_TEXT_CHARS: String(MAX_TEXT),
+      DOCUMENT_QUEUE_MAX: '64',
+    });
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 /** Adds a knowledge-base document; returns how it ended and how long it took. */
 async function addTimed(accountId: number, filename: string, data: Buffer) {
@@ -45,17 +62,73 @@ const LIMIT_MS = TIMEOUT_MS + 3000;
 
 describe('hostile documents are refused under their limits', () => {
   const cases: Array<{ name: string; file: string; make: () => Buffer; status: number; detail: RegExp; withinMs: number }> = [
-    { name: 'zip bomb (1 GiB declared)', file: 'bomb.docx', make: () => docxBombDeclared(1024), status: 413, detail: /declares \d+ bytes uncompressed; at most 67108864 bytes/, withinMs: 2000 },
-    { name: 'zip bomb that lies about its size', file: 'liar.docx', make: () => docxBombLying(1024), status: 413, detail: /inflates to more than the 1000 bytes it declares/, withinMs: 2000 },
-    { name: 'DOCX of many parts, 100 MiB in all', file: 'parts.docx', make: () => docxManyParts(20, 5), status: 413, detail: /bytes uncompressed; at most 67108864/, withinMs: LIMIT_MS },
+    {
+      name: 'zip bomb (1 GiB declared)',
+      file: 'bomb.docx',
+      make: () => docxBombDeclared(1024),
+      status: 413,
+      detail: /declares \d+ bytes uncompressed; at most 67108864 bytes/,
+      withinMs: 2000,
+    },
+    {
+      name: 'zip bomb that lies about its size',
+      file: 'liar.docx',
+      make: () => docxBombLying(1024),
+      status: 413,
+      detail: /inflates to more than the 1000 bytes it declares/,
+      withinMs: 2000,
+    },
+    {
+      name: 'DOCX of many parts, 100 MiB in all',
+      file: 'parts.docx',
+      make: () => docxManyParts(20, 5),
+      status: 413,
+      detail: /bytes uncompressed; at most 67108864/,
+      withinMs: LIMIT_MS,
+    },
     { name: 'malformed ZIP', file: 'broken.docx', make: malformedZip, status: 400, detail: /not a valid ZIP container/, withinMs: 2000 },
-    { name: 'DOCX with one huge part (200,000 paragraphs)', file: 'huge.docx', make: () => docxHugeEntry(200_000), status: 413, detail: new RegExp(`took longer than ${TIMEOUT_MS} ms|more than ${MEMORY_MB} MB of memory`), withinMs: LIMIT_MS },
+    {
+      name: 'DOCX with one huge part (200,000 paragraphs)',
+      file: 'huge.docx',
+      make: () => docxHugeEntry(200_000),
+      status: 413,
+      detail: new RegExp(`took longer than ${TIMEOUT_MS} ms|more than ${MEMORY_MB} MB of memory`),
+      withinMs: LIMIT_MS,
+    },
     // Which limit stops it first depends on the machine: a loaded one hits the time or memory
     // limit, a quiet one reads the 400,000 runs in ~2 s and reaches the text cap. Refused either way.
-    { name: 'slow PDF (20 pages × 20,000 text runs)', file: 'slow.pdf', make: () => heavyPdf(20, 20_000), status: 413, detail: new RegExp(`took longer than ${TIMEOUT_MS} ms|more than ${MEMORY_MB} MB of memory|more than ${MAX_TEXT} characters`), withinMs: LIMIT_MS },
-    { name: 'huge text (5 MB)', file: 'huge.txt', make: () => Buffer.alloc(5_000_000, 'word '), status: 413, detail: new RegExp(`more than ${MAX_TEXT} characters`), withinMs: LIMIT_MS },
-    { name: 'enormous HTML (5 MB of tables)', file: 'tables.html', make: () => Buffer.from(`<html><body>${'<table><tr><td>cell</td><td>cell</td></tr></table>'.repeat(100_000)}</body></html>`), status: 413, detail: new RegExp(`more than ${MAX_TEXT} characters`), withinMs: LIMIT_MS },
-    { name: 'file over the knowledge-base size', file: 'big.md', make: () => Buffer.alloc(21 * 1024 * 1024, 'a'), status: 413, detail: /larger than 20971520 bytes/, withinMs: 2000 },
+    {
+      name: 'slow PDF (20 pages × 20,000 text runs)',
+      file: 'slow.pdf',
+      make: () => heavyPdf(20, 20_000),
+      status: 413,
+      detail: new RegExp(`took longer than ${TIMEOUT_MS} ms|more than ${MEMORY_MB} MB of memory|more than ${MAX_TEXT} characters`),
+      withinMs: LIMIT_MS,
+    },
+    {
+      name: 'huge text (5 MB)',
+      file: 'huge.txt',
+      make: () => Buffer.alloc(5_000_000, 'word '),
+      status: 413,
+      detail: new RegExp(`more than ${MAX_TEXT} characters`),
+      withinMs: LIMIT_MS,
+    },
+    {
+      name: 'enormous HTML (5 MB of tables)',
+      file: 'tables.html',
+      make: () => Buffer.from(`<html><body>${'<table><tr><td>cell</td><td>cell</td></tr></table>'.repeat(100_000)}</body></html>`),
+      status: 413,
+      detail: new RegExp(`more than ${MAX_TEXT} characters`),
+      withinMs: LIMIT_MS,
+    },
+    {
+      name: 'file over the knowledge-base size',
+      file: 'big.md',
+      make: () => Buffer.alloc(21 * 1024 * 1024, 'a'),
+      status: 413,
+      detail: /larger than 20971520 bytes/,
+      withinMs: 2000,
+    },
   ];
   it('a well-formed Word document is read (first: the worker is warm)', async () => {
     const acct = await createTestAccount();
@@ -83,7 +156,6 @@ describe('hostile documents are refused under their limits', () => {
     assert.ok(r.ms < LIMIT_MS, `read in ${r.ms} ms`);
     console.log(`# nested HTML 300,000 deep: read in ${r.ms} ms`);
   });
-
 });
 
 describe('the service keeps answering while hostile documents are read', () => {
@@ -114,13 +186,18 @@ describe('the service keeps answering while hostile documents are read', () => {
     return { latencies, loopDelayMaxMs: loop.max / 1e6, loopDelayP99Ms: loop.percentile(99) / 1e6 };
   }
   const pct = (xs: number[], q: number) => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
-  const show = (p: Probe) => `${p.latencies.length} probes p50 ${pct(p.latencies, 0.5).toFixed(1)} ms, p90 ${pct(p.latencies, 0.9).toFixed(1)} ms, max ${pct(p.latencies, 1).toFixed(1)} ms; event-loop delay p99 ${p.loopDelayP99Ms.toFixed(1)} ms, max ${p.loopDelayMaxMs.toFixed(1)} ms`;
+  const show = (p: Probe) =>
+    `${p.latencies.length} probes p50 ${pct(p.latencies, 0.5).toFixed(1)} ms, p90 ${pct(p.latencies, 0.9).toFixed(1)} ms, max ${pct(p.latencies, 1).toFixed(1)} ms; event-loop delay p99 ${p.loopDelayP99Ms.toFixed(1)} ms, max ${p.loopDelayMaxMs.toFixed(1)} ms`;
 
   it('/healthz and the Customer API answer in well under 100 ms', { timeout: 120_000 }, async () => {
     const acct = await createTestAccount();
     const hostile = [
-      () => docxHugeEntry(200_000), () => heavyPdf(20, 20_000), () => deeplyNestedHtml(300_000), () => docxManyParts(20, 5),
-      () => docxHugeEntry(200_000), () => heavyPdf(20, 20_000),
+      () => docxHugeEntry(200_000),
+      () => heavyPdf(20, 20_000),
+      () => deeplyNestedHtml(300_000),
+      () => docxManyParts(20, 5),
+      () => docxHugeEntry(200_000),
+      () => heavyPdf(20, 20_000),
     ].map((make, i) => ({ name: `hostile-${i}.${i % 3 === 1 ? 'pdf' : i % 3 === 2 ? 'html' : 'docx'}`, data: make() }));
     // The same probes with nothing being read: the machine's own latency (it is shared and busy).
     await new Promise((r) => setTimeout(r, 1000));

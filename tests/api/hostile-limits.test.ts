@@ -19,22 +19,30 @@ const PER_ADDRESS = 6;
 const PER_CLIENT = 5;
 const PER_VISITOR = 3;
 let server: TestServer;
-before(async () => {
-  server = await startTestServer({
-    TRUST_PROXY: 'loopback',
-    TOKEN_RATE_PER_IP_PER_MINUTE: String(PER_ADDRESS),
-    TOKEN_RATE_PER_CLIENT_PER_MINUTE: String(PER_CLIENT),
-    TOKEN_RATE_PER_VISITOR_PER_MINUTE: String(PER_VISITOR),
-  });
-}, { timeout: 120_000 });
-after(async () => { await server?.close(); }, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer({
+      TRUST_PROXY: 'loopback',
+      TOKEN_RATE_PER_IP_PER_MINUTE: String(PER_ADDRESS),
+      TOKEN_RATE_PER_CLIENT_PER_MINUTE: String(PER_CLIENT),
+      TOKEN_RATE_PER_VISITOR_PER_MINUTE: String(PER_VISITOR),
+    });
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 let nextAddress = 1;
 const freshAddress = () => `198.51.${Math.floor(nextAddress / 250)}.${(nextAddress++ % 250) + 1}`;
 const from = (address: string, headers: Record<string, string> = {}) => ({ 'x-forwarded-for': address, ...headers });
 
 describe('token requests: cheap checks before the per-client bucket', () => {
-  it('a flood of unauthenticated requests from many addresses leaves the tenant\'s budget whole', async () => {
+  it("a flood of unauthenticated requests from many addresses leaves the tenant's budget whole", async () => {
     const acct = await createTestAccount();
     const client = await createTestWidgetClient(acct.accountId, ['shop.example']);
     const FLOOD: Array<{ name: string; body: unknown; headers: Record<string, string>; status: number }> = [
@@ -95,7 +103,11 @@ describe('token requests: per address, per visitor', () => {
       const res = await tokenRequest(server.url, body, from(`2001:db8:77:1::${(i + 1).toString(16)}`, { origin: 'https://shop.example' }));
       assert.equal(res.status, 404);
     }
-    const sameNet = await tokenRequest(server.url, { client_id: client.client_id }, from('2001:db8:77:1:abcd:1234:5678:9abc', { origin: 'https://shop.example' }));
+    const sameNet = await tokenRequest(
+      server.url,
+      { client_id: client.client_id },
+      from('2001:db8:77:1:abcd:1234:5678:9abc', { origin: 'https://shop.example' }),
+    );
     assertProblem(sameNet, 429);
     const otherNet = await tokenRequest(server.url, { client_id: client.client_id }, from('2001:db8:77:2::1', { origin: 'https://shop.example' }));
     assert.equal(otherNet.status, 200);
@@ -117,13 +129,25 @@ describe('token requests: per address, per visitor', () => {
     const client = await createTestWidgetClient(acct.accountId, ['shop.example']);
     const visitor = 'v_visitorAAAAAAAAAAAAAA';
     for (let i = 0; i < PER_VISITOR; i++) {
-      const res = await tokenRequest(server.url, { client_id: client.client_id, visitor_id: visitor }, from(freshAddress(), { origin: 'https://shop.example' }));
+      const res = await tokenRequest(
+        server.url,
+        { client_id: client.client_id, visitor_id: visitor },
+        from(freshAddress(), { origin: 'https://shop.example' }),
+      );
       assert.equal(res.status, 200);
     }
-    const refused = await tokenRequest(server.url, { client_id: client.client_id, visitor_id: visitor }, from(freshAddress(), { origin: 'https://shop.example' }));
+    const refused = await tokenRequest(
+      server.url,
+      { client_id: client.client_id, visitor_id: visitor },
+      from(freshAddress(), { origin: 'https://shop.example' }),
+    );
     assertProblem(refused, 429);
     assert.match(refused.body.detail, /this visitor/);
-    const other = await tokenRequest(server.url, { client_id: client.client_id, visitor_id: 'v_visitorBBBBBBBBBBBBBB' }, from(freshAddress(), { origin: 'https://shop.example' }));
+    const other = await tokenRequest(
+      server.url,
+      { client_id: client.client_id, visitor_id: 'v_visitorBBBBBBBBBBBBBB' },
+      from(freshAddress(), { origin: 'https://shop.example' }),
+    );
     assert.equal(other.status, 200);
   });
 });
@@ -149,7 +173,9 @@ function rawPost(url: string, path: string, opts: { contentLength?: number; chun
     r.on('response', (res) => {
       status = res.statusCode ?? null;
       res.setEncoding('utf8');
-      res.on('data', (d) => { body += d; });
+      res.on('data', (d) => {
+        body += d;
+      });
       res.on('end', () => finish());
       res.on('error', () => finish());
     });
@@ -160,7 +186,10 @@ function rawPost(url: string, path: string, opts: { contentLength?: number; chun
       while (!done && i < opts.chunks) {
         i++;
         sent += chunk.length;
-        if (!r.write(chunk)) { r.once('drain', pump); return; }
+        if (!r.write(chunk)) {
+          r.once('drain', pump);
+          return;
+        }
       }
       if (!done && i >= opts.chunks) r.end();
     };
@@ -185,8 +214,11 @@ describe('token request bodies are capped while they stream (16 KiB)', () => {
   it('an endless chunked body is cut off early and costs the server no memory', async () => {
     global.gc?.();
     const rssBefore = process.memoryUsage().rss;
-    const runs = await Promise.all(Array.from({ length: 8 }, () =>
-      rawPost(server.url, '/api/widget/token', { chunkSize: 64 * 1024, chunks: 200 * 16 /* 200 MiB each if nobody stops it */ })));
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        rawPost(server.url, '/api/widget/token', { chunkSize: 64 * 1024, chunks: 200 * 16 /* 200 MiB each if nobody stops it */ }),
+      ),
+    );
     const grownMb = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
     for (const r of runs) {
       assert.ok(r.status === 413 || r.error, `status ${r.status} error ${r.error}`);
@@ -194,22 +226,33 @@ describe('token request bodies are capped while they stream (16 KiB)', () => {
       assert.ok(r.sentBytes < 50 * 2 ** 20, `the client could send ${(r.sentBytes / 2 ** 20).toFixed(1)} MiB before being cut off`);
       assert.ok(r.ms < 10_000, `cut off after ${r.ms} ms`);
     }
-    console.log(`endless bodies: 8 × cut off after ≤ ${(Math.max(...runs.map((r) => r.sentBytes)) / 2 ** 20).toFixed(1)} MiB sent, ${Math.max(...runs.map((r) => r.ms))} ms; server RSS +${grownMb.toFixed(1)} MiB`);
+    console.log(
+      `endless bodies: 8 × cut off after ≤ ${(Math.max(...runs.map((r) => r.sentBytes)) / 2 ** 20).toFixed(1)} MiB sent, ${Math.max(...runs.map((r) => r.ms))} ms; server RSS +${grownMb.toFixed(1)} MiB`,
+    );
     assert.ok(grownMb < 40, `RSS grew ${grownMb.toFixed(1)} MiB`);
   });
 });
 
 describe('server action bodies', () => {
   it('an anonymous endless body to a server action is cut off without RSS growth', async () => {
-    const manifest = JSON.parse(fs.readFileSync(path.join(process.cwd(), '.next/server/server-reference-manifest.json'), 'utf8')) as { node: Record<string, { filename: string }> };
+    const manifest = JSON.parse(fs.readFileSync(path.join(process.cwd(), '.next/server/server-reference-manifest.json'), 'utf8')) as {
+      node: Record<string, { filename: string }>;
+    };
     const actionId = Object.entries(manifest.node).find(([, v]) => v.filename.includes('api-keys/actions'))![0];
     global.gc?.();
     const rssBefore = process.memoryUsage().rss;
     const targets = ['/api-keys', '/login', '/'];
-    const runs = await Promise.all(targets.flatMap((p) => Array.from({ length: 3 }, () =>
-      rawPost(server.url, p, { chunkSize: 64 * 1024, chunks: 200 * 16, headers: { 'next-action': actionId, 'content-type': 'text/plain;charset=UTF-8' } }))));
+    const runs = await Promise.all(
+      targets.flatMap((p) =>
+        Array.from({ length: 3 }, () =>
+          rawPost(server.url, p, { chunkSize: 64 * 1024, chunks: 200 * 16, headers: { 'next-action': actionId, 'content-type': 'text/plain;charset=UTF-8' } }),
+        ),
+      ),
+    );
     const grownMb = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
-    console.log(`server actions, endless bodies: ${runs.map((r) => `${r.status ?? r.error}/${(r.sentBytes / 2 ** 20).toFixed(1)}MiB/${r.ms}ms`).join(' ')}; RSS +${grownMb.toFixed(1)} MiB`);
+    console.log(
+      `server actions, endless bodies: ${runs.map((r) => `${r.status ?? r.error}/${(r.sentBytes / 2 ** 20).toFixed(1)}MiB/${r.ms}ms`).join(' ')}; RSS +${grownMb.toFixed(1)} MiB`,
+    );
     for (const r of runs) {
       assert.notEqual(r.error, 'timeout');
       assert.ok(r.sentBytes < 50 * 2 ** 20, `the client could send ${(r.sentBytes / 2 ** 20).toFixed(1)} MiB`);
@@ -218,13 +261,18 @@ describe('server action bodies', () => {
     for (const r of runs) assert.equal(r.status, 403);
   });
 
-  it('pages refuse other bodies at once; a signed-in admin\'s action over the declared cap is 413', async () => {
+  it("pages refuse other bodies at once; a signed-in admin's action over the declared cap is 413", async () => {
     const plain = await rawPost(server.url, '/', { chunkSize: 1024, chunks: 1 });
     assert.equal(plain.status, 405);
     const acct = await createTestAccount();
     const session = await signIn(server.url, acct.email, acct.password, from(freshAddress()));
     assert.ok(session.cookie);
-    const big = await rawPost(server.url, '/api-keys', { chunkSize: 1024, chunks: 1, contentLength: 22 * 1024 * 1024, headers: { 'next-action': 'x'.repeat(42), cookie: session.cookie! } });
+    const big = await rawPost(server.url, '/api-keys', {
+      chunkSize: 1024,
+      chunks: 1,
+      contentLength: 22 * 1024 * 1024,
+      headers: { 'next-action': 'x'.repeat(42), cookie: session.cookie! },
+    });
     assert.equal(big.status, 413);
     assert.ok(big.ms < 2000, `answered after ${big.ms} ms`);
   });

@@ -22,14 +22,26 @@ export function* filler(totalBytes: number, byte = 0x61, piece = MiB): Generator
  * POST /api/widget/uploads with a body streamed from `content`. `contentLength`: 'exact' sends
  * the true length, a number sends that (a lie), undefined sends none (chunked).
  */
-export function rawUpload(baseUrl: string, token: string, content: Iterable<Buffer>, opts: {
-  filename?: string; contentLength?: 'exact' | number; exactBytes?: number; headers?: Record<string, string>;
-} = {}): Promise<RawResult> {
+export function rawUpload(
+  baseUrl: string,
+  token: string,
+  content: Iterable<Buffer>,
+  opts: {
+    filename?: string;
+    contentLength?: 'exact' | number;
+    exactBytes?: number;
+    headers?: Record<string, string>;
+  } = {},
+): Promise<RawResult> {
   const boundary = `----svc${Date.now().toString(36)}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${opts.filename ?? 'big.txt'}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${opts.filename ?? 'big.txt'}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const headers: Record<string, string> = {
-    authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, ...opts.headers,
+    authorization: `Bearer ${token}`,
+    'content-type': `multipart/form-data; boundary=${boundary}`,
+    ...opts.headers,
   };
   if (opts.contentLength === 'exact') headers['content-length'] = String(head.length + (opts.exactBytes ?? 0) + tail.length);
   else if (typeof opts.contentLength === 'number') headers['content-length'] = String(opts.contentLength);
@@ -47,19 +59,29 @@ export function rawUpload(baseUrl: string, token: string, content: Iterable<Buff
         const ms = Date.now() - started;
         const text = Buffer.concat(parts).toString('utf8');
         let body: any = text;
-        try { body = JSON.parse(text); } catch { /* not JSON */ }
+        try {
+          body = JSON.parse(text);
+        } catch {
+          /* not JSON */
+        }
         req.destroy();
         resolve({ status: res.statusCode ?? 0, body, sentBytes, ms, headers: res.headers });
       });
     });
-    req.on('error', (e) => { if (!answered) reject(e); });
+    req.on('error', (e) => {
+      if (!answered) reject(e);
+    });
     (async () => {
       const write = async (b: Buffer) => {
         if (answered || req.destroyed) return;
         sentBytes += b.length;
         if (!req.write(b)) {
           await new Promise<void>((r) => {
-            const done = () => { req.off('drain', done); req.off('close', done); r(); };
+            const done = () => {
+              req.off('drain', done);
+              req.off('close', done);
+              r();
+            };
             req.on('drain', done);
             req.on('close', done);
           });
@@ -80,7 +102,9 @@ export function rawUpload(baseUrl: string, token: string, content: Iterable<Buff
 export async function peakRssGrowth<T>(fn: () => Promise<T>): Promise<{ value: T; growthBytes: number }> {
   const base = process.memoryUsage().rss;
   let peak = base;
-  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 25);
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 25);
   try {
     const value = await fn();
     peak = Math.max(peak, process.memoryUsage().rss);
@@ -115,13 +139,20 @@ export function sha256Of(content: Iterable<Buffer>): string {
 export async function signIn(baseUrl: string, email: string, password: string): Promise<string> {
   const csrf = await fetch(`${baseUrl}/api/auth/csrf`);
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const jar = csrf.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const jar = csrf.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
   const res = await fetch(`${baseUrl}/api/auth/callback/credentials`, {
-    method: 'POST', redirect: 'manual',
+    method: 'POST',
+    redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar },
     body: new URLSearchParams({ csrfToken, email, password, json: 'true' }),
   });
-  const session = res.headers.getSetCookie().map((c) => c.split(";")[0] ?? "").find((c) => /session-token=/.test(c));
+  const session = res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0] ?? '')
+    .find((c) => /session-token=/.test(c));
   if (!session) throw new Error(`sign-in failed: ${res.status}`);
   return session;
 }

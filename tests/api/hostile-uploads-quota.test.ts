@@ -26,16 +26,29 @@ const DAY = 86400 * 1000;
 let server: TestServer;
 // On PostgreSQL the test server has no DATA_DIR of its own: give it one for the old disk uploads.
 const pgDataDir = process.env.TEST_DB === 'postgres' ? fs.mkdtempSync(path.join(os.tmpdir(), 'svc-docs-data-')) : null;
-before(async () => {
-  server = await startTestServer({
-    ...(pgDataDir ? { DATA_DIR: pgDataDir } : {}),
-    UPLOAD_MAX_BYTES: String(MiB), UPLOAD_QUOTA_BYTES_PER_ACCOUNT: String(QUOTA),
-    UPLOADS_PER_VISITOR_PER_MINUTE: '3', UPLOADS_PER_CLIENT_PER_MINUTE: '5', UPLOADS_PER_IP_PER_MINUTE: '8',
-    ATTACHMENT_DOCUMENTS_PER_CONVERSATION: '2',
-    TOKEN_RATE_PER_IP_PER_MINUTE: '100000', TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000',
-  });
-}, { timeout: 120_000 });
-after(async () => { await server?.close(); if (pgDataDir) fs.rmSync(pgDataDir, { recursive: true, force: true }); }, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer({
+      ...(pgDataDir ? { DATA_DIR: pgDataDir } : {}),
+      UPLOAD_MAX_BYTES: String(MiB),
+      UPLOAD_QUOTA_BYTES_PER_ACCOUNT: String(QUOTA),
+      UPLOADS_PER_VISITOR_PER_MINUTE: '3',
+      UPLOADS_PER_CLIENT_PER_MINUTE: '5',
+      UPLOADS_PER_IP_PER_MINUTE: '8',
+      ATTACHMENT_DOCUMENTS_PER_CONVERSATION: '2',
+      TOKEN_RATE_PER_IP_PER_MINUTE: '100000',
+      TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000',
+    });
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+    if (pgDataDir) fs.rmSync(pgDataDir, { recursive: true, force: true });
+  },
+  { timeout: 30_000 },
+);
 beforeEach(() => resetLimiters());
 
 async function setup() {
@@ -132,7 +145,9 @@ describe('documents indexed from visitor attachments are capped', () => {
     const visitor = await connectVisitor(server.url, tk, 'https://example.com');
     t.after(() => visitor.close());
     const ack = await visitor.ok<{ conversation_id: string; response_id: string }>('ask', {
-      client_message_id: 'cap-1', text: 'What is the secret number?', attachments: ids,
+      client_message_id: 'cap-1',
+      text: 'What is the secret number?',
+      attachments: ids,
     });
     await visitor.finished(ack.response_id);
     assert.equal(await countAttachmentDocuments(await getDb(), acct.accountId, ack.conversation_id), 2);
@@ -153,8 +168,14 @@ describe('uploads kept on disk by an earlier version', () => {
     for (const f of files) {
       fs.writeFileSync(path.join(dir, `${f.id}.bin`), f.data);
       await db.insert(attachments).values({
-        id: f.id, accountId: acct.accountId, clientId: client.client_id, visitorId: 'v_old', filename: `${f.id}.txt`,
-        contentType: 'text/plain', size: f.data.length, storageName: `${f.id}.bin`,
+        id: f.id,
+        accountId: acct.accountId,
+        clientId: client.client_id,
+        visitorId: 'v_old',
+        filename: `${f.id}.txt`,
+        contentType: 'text/plain',
+        size: f.data.length,
+        storageName: `${f.id}.bin`,
       });
     }
     // An earlier run died after writing a stray chunk of the first file.
@@ -188,9 +209,18 @@ describe('sweep of uploads never attached', () => {
     await visitor.finished(ack.response_id);
     // A process that died mid-upload leaves a 'receiving' row behind.
     const db = await getDb();
-    const reserved = await reserveUpload(db, acct.accountId, {
-      id: '00000000-0000-4000-8000-00000000abcd', clientId: client.client_id, visitorId: 'v_dead', filename: 'x', reserveBytes: MiB,
-    }, QUOTA);
+    const reserved = await reserveUpload(
+      db,
+      acct.accountId,
+      {
+        id: '00000000-0000-4000-8000-00000000abcd',
+        clientId: client.client_id,
+        visitorId: 'v_dead',
+        filename: 'x',
+        reserveBytes: MiB,
+      },
+      QUOTA,
+    );
     assert.equal(reserved.reserved, true);
     assert.equal((await uploadStorage(acct.accountId)).uploads, 3);
 

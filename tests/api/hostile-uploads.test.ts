@@ -11,9 +11,7 @@ import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { backendToken, createTestWidgetClient } from '../helpers/widget';
 import { tinyPng } from '../fixtures/widget-files';
-import {
-  filler, hashBody, MiB, peakRssGrowth, rawUpload, sha256Of, signIn, uploadStorage,
-} from './hostile-uploads-helpers';
+import { filler, hashBody, MiB, peakRssGrowth, rawUpload, sha256Of, signIn, uploadStorage } from './hostile-uploads-helpers';
 
 const MAX = 32 * MiB;
 /**
@@ -24,13 +22,25 @@ const MAX = 32 * MiB;
 const RSS_BOUND = 96 * MiB;
 
 let server: TestServer;
-before(async () => {
-  server = await startTestServer({
-    UPLOAD_MAX_BYTES: String(MAX), UPLOADS_PER_VISITOR_PER_MINUTE: '1000', UPLOADS_PER_IP_PER_MINUTE: '1000',
-    UPLOADS_PER_CLIENT_PER_MINUTE: '1000', TOKEN_RATE_PER_IP_PER_MINUTE: '100000', TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000',
-  });
-}, { timeout: 120_000 });
-after(async () => { await server?.close(); }, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer({
+      UPLOAD_MAX_BYTES: String(MAX),
+      UPLOADS_PER_VISITOR_PER_MINUTE: '1000',
+      UPLOADS_PER_IP_PER_MINUTE: '1000',
+      UPLOADS_PER_CLIENT_PER_MINUTE: '1000',
+      TOKEN_RATE_PER_IP_PER_MINUTE: '100000',
+      TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000',
+    });
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 async function setup() {
   const acct = await createTestAccount();
@@ -87,7 +97,11 @@ describe('hostile uploads: stored in the database, streamed in and out', () => {
   it('a 30 MiB upload streams into 256 KiB rows and back out to the admin with flat memory', { timeout: 180_000 }, async () => {
     const { acct, token } = await setup();
     const size = 30 * MiB;
-    const content = () => (function* () { yield tinyPng(); yield* filler(size - tinyPng().length, 0x42); })();
+    const content = () =>
+      (function* () {
+        yield tinyPng();
+        yield* filler(size - tinyPng().length, 0x42);
+      })();
     // Warm-up (see above): one upload and download of the same size first.
     const warm = await rawUpload(server.url, token, content(), { filename: 'warm.png' });
     assert.equal(warm.status, 201);
@@ -100,7 +114,7 @@ describe('hostile uploads: stored in the database, streamed in and out', () => {
     assert.equal(res.body.size, size);
     assert.ok(inGrowth < RSS_BOUND, `upload: RSS grew by ${(inGrowth / MiB).toFixed(1)} MiB`);
     const stored = await uploadStorage(acct.accountId);
-    assert.deepEqual(stored, { uploads: 2, chunks: before.chunks + 120, chunkBytes: before.chunkBytes + size }, 'exactly the file\'s bytes in 256 KiB rows');
+    assert.deepEqual(stored, { uploads: 2, chunks: before.chunks + 120, chunkBytes: before.chunkBytes + size }, "exactly the file's bytes in 256 KiB rows");
 
     const { value: down, growthBytes: outGrowth } = await peakRssGrowth(async () => {
       const r = await fetch(`${server.url}/attachments/${res.body.upload_id}`, { headers: { cookie } });
@@ -116,7 +130,11 @@ describe('hostile uploads: stored in the database, streamed in and out', () => {
 
   it('a text file that turns binary half-way is refused (415) and leaves nothing', { timeout: 60_000 }, async () => {
     const { acct, token } = await setup();
-    const content = (function* () { yield* filler(8 * MiB); yield Buffer.from([0x00, 0x01, 0x02]); yield* filler(MiB); })();
+    const content = (function* () {
+      yield* filler(8 * MiB);
+      yield Buffer.from([0x00, 0x01, 0x02]);
+      yield* filler(MiB);
+    })();
     const res = await rawUpload(server.url, token, content, { filename: 'notes.txt' });
     assert.equal(res.status, 415, JSON.stringify(res.body));
     assert.match(res.body.detail, /not valid UTF-8 or contains binary data/);
@@ -127,7 +145,8 @@ describe('hostile uploads: stored in the database, streamed in and out', () => {
     const { acct, token } = await setup();
     const boundary = 'cut-off';
     const req = http.request(new URL('/api/widget/uploads', server.url), {
-      method: 'POST', agent: false,
+      method: 'POST',
+      agent: false,
       headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
     });
     req.on('error', () => {});

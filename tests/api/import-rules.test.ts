@@ -8,15 +8,26 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { getDb, rows } from '../../db/client';
 import {
-  api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine,
-  type ConversationLine, type ResponseLine, type TestAccount,
+  api,
+  conversationLine,
+  createTestAccount,
+  importLines,
+  newChannelIds,
+  responseLine,
+  type ConversationLine,
+  type ResponseLine,
+  type TestAccount,
 } from '../helpers/builders';
 import { RECORD_TABLES, snapshotAccount } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
-before(async () => { server = await startTestServer(); });
-after(async () => { await server?.close(); });
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server?.close();
+});
 
 /** Everything the Customer API shows of an account: both lists and every transcript. */
 async function apiView(key: string) {
@@ -35,11 +46,14 @@ async function apiView(key: string) {
 }
 
 async function accountCounters(accountId: number) {
-  const [r] = await rows<{ stored_c: number; stored_r: number; real_c: number; real_r: number }>(await getDb(), sql`
+  const [r] = await rows<{ stored_c: number; stored_r: number; real_c: number; real_r: number }>(
+    await getDb(),
+    sql`
     SELECT a.conversation_count AS stored_c, a.response_count AS stored_r,
       (SELECT count(*)::int FROM conversations WHERE account_id = a.id) AS real_c,
       (SELECT count(*)::int FROM responses WHERE account_id = a.id) AS real_r
-    FROM accounts a WHERE a.id = ${accountId}`);
+    FROM accounts a WHERE a.id = ${accountId}`,
+  );
   return r!;
 }
 
@@ -68,8 +82,14 @@ describe('import: what a valid file does', () => {
   it('imports every field as given, timestamps in UTC, and the transcript pairs question and answer', async () => {
     const acct = await createTestAccount();
     const [ch] = await newChannelIds(1);
-    const c = conversationLine({ channel_id: ch!, title: 'Café ünïcödé', status: 'Closed', channel_name: 'Web',
-      created_at: '2025-12-31 23:59:59', updated_at: '2026-01-02 00:00:01' });
+    const c = conversationLine({
+      channel_id: ch!,
+      title: 'Café ünïcödé',
+      status: 'Closed',
+      channel_name: 'Web',
+      created_at: '2025-12-31 23:59:59',
+      updated_at: '2026-01-02 00:00:01',
+    });
     const r = responseLine(c, { question: 'Q "quoted"\nline', answer: 'A ✓', created_at: '2026-01-01 00:00:00', likes: 3, dislikes: 2, comments: 1 });
     await importLines(acct.accountId, [c, r]);
     const view = await apiView(acct.key);
@@ -86,9 +106,13 @@ describe('import: what a valid file does', () => {
       assert.equal(resp[k], r[k], k);
     }
     const messages = view.details[0].messages as Array<{ role: string; content: string; response_id: string; created_at: string }>;
-    assert.deepEqual(messages.map((m) => [m.role, m.content, m.response_id, m.created_at]), [
-      ['user', r.question, r.response_id, r.created_at], ['assistant', r.answer, r.response_id, r.created_at],
-    ]);
+    assert.deepEqual(
+      messages.map((m) => [m.role, m.content, m.response_id, m.created_at]),
+      [
+        ['user', r.question, r.response_id, r.created_at],
+        ['assistant', r.answer, r.response_id, r.created_at],
+      ],
+    );
   });
 
   it('running the same file twice leaves the data unchanged', async () => {
@@ -139,8 +163,9 @@ describe('import: what a valid file does', () => {
     await importLines(acct.accountId, [c1, c2, c3]);
     await importLines(acct.accountId, [conversationLine({ channel_id: ch!, channel_name: 'New name' })]);
     const view = await apiView(acct.key);
-    const names = Object.fromEntries((view.conversations.results as Array<{ conversation_id: string; channel_name: string }>)
-      .map((x) => [x.conversation_id, x.channel_name]));
+    const names = Object.fromEntries(
+      (view.conversations.results as Array<{ conversation_id: string; channel_name: string }>).map((x) => [x.conversation_id, x.channel_name]),
+    );
     assert.equal(names[c1.conversation_id], 'New name');
     assert.equal(names[c2.conversation_id], 'New name');
     assert.equal(names[c3.conversation_id], 'Other');
@@ -182,10 +207,17 @@ describe('import: an invalid file is rejected with its line numbers and writes n
   let a: TestAccount;
   let b: TestAccount;
   const ctx = {} as {
-    chA: number; chB: number; fresh: number;
-    a1: ConversationLine; a2: ConversationLine; ra1: ResponseLine; ra2: ResponseLine;
-    b1: ConversationLine; rb1: ResponseLine;
-    n1: ConversationLine; n2: ResponseLine;
+    chA: number;
+    chB: number;
+    fresh: number;
+    a1: ConversationLine;
+    a2: ConversationLine;
+    ra1: ResponseLine;
+    ra2: ResponseLine;
+    b1: ConversationLine;
+    rb1: ResponseLine;
+    n1: ConversationLine;
+    n2: ResponseLine;
   };
   let baseline: unknown;
   let baselineApi: unknown;
@@ -248,21 +280,53 @@ describe('import: an invalid file is rejected with its line numbers and writes n
     { name: 'a NUL character in a title', lines: () => [conv({ title: 'a\u0000b' })], at: [5], problem: /title/ },
     { name: 'a NUL character in a question', lines: () => [resp({ question: '\u0000' })], at: [5], problem: /question/ },
     { name: 'a NUL character in an answer', lines: () => [resp({ answer: 'x\u0000' })], at: [5], problem: /answer/ },
-    { name: 'a response whose conversation is nowhere', lines: () => [responseLine({ conversation_id: randomUUID(), channel_id: ctx.chA })], at: [5], problem: /conversation/ },
+    {
+      name: 'a response whose conversation is nowhere',
+      lines: () => [responseLine({ conversation_id: randomUUID(), channel_id: ctx.chA })],
+      at: [5],
+      problem: /conversation/,
+    },
     {
       name: 'a response whose conversation appears only later in the file',
-      lines: () => { const c = conv(); return [responseLine(c), c]; }, at: [5], problem: /conversation/,
+      lines: () => {
+        const c = conv();
+        return [responseLine(c), c];
+      },
+      at: [5],
+      problem: /conversation/,
     },
     { name: "a response referring to another account's conversation", lines: () => [responseLine(ctx.b1)], at: [5], problem: /conversation/ },
-    { name: "a response whose channel_id differs from its conversation's in the file", lines: () => [responseLine(ctx.n1, { channel_id: ctx.chA })], at: [5], problem: /channel_id/ },
-    { name: "a response whose channel_id differs from its stored conversation's", lines: () => [responseLine(ctx.a2, { channel_id: ctx.fresh })], at: [5], problem: /channel_id/ },
-    { name: 'a conversation id owned by another account', lines: () => [conv({ conversation_id: ctx.b1.conversation_id, title: 'Hijack' })], at: [5], problem: /conversation_id.*another account/ },
-    { name: 'a response id owned by another account', lines: () => [resp({ response_id: ctx.rb1.response_id, answer: 'Hijack' })], at: [5], problem: /response_id.*another account/ },
+    {
+      name: "a response whose channel_id differs from its conversation's in the file",
+      lines: () => [responseLine(ctx.n1, { channel_id: ctx.chA })],
+      at: [5],
+      problem: /channel_id/,
+    },
+    {
+      name: "a response whose channel_id differs from its stored conversation's",
+      lines: () => [responseLine(ctx.a2, { channel_id: ctx.fresh })],
+      at: [5],
+      problem: /channel_id/,
+    },
+    {
+      name: 'a conversation id owned by another account',
+      lines: () => [conv({ conversation_id: ctx.b1.conversation_id, title: 'Hijack' })],
+      at: [5],
+      problem: /conversation_id.*another account/,
+    },
+    {
+      name: 'a response id owned by another account',
+      lines: () => [resp({ response_id: ctx.rb1.response_id, answer: 'Hijack' })],
+      at: [5],
+      problem: /response_id.*another account/,
+    },
     { name: 'the same conversation id twice in one file', lines: () => [{ ...ctx.n1, title: 'again' }], at: [5], problem: /conversation_id.*more than once/ },
     { name: 'the same response id twice in one file', lines: () => [{ ...ctx.n2, likes: 3 }], at: [5], problem: /response_id.*more than once/ },
     {
       name: 'several problems: every bad line is named',
-      lines: () => ['nope', conv(), resp({ likes: -1 }), conv({ created_at: '2026-13-01 00:00:00' })], at: [5, 7, 8], problem: /likes/,
+      lines: () => ['nope', conv(), resp({ likes: -1 }), conv({ created_at: '2026-13-01 00:00:00' })],
+      at: [5, 7, 8],
+      problem: /likes/,
     },
     { name: 'a problem after blank lines keeps the physical line number', lines: () => ['', '  ', resp({ comments: -2 })], at: [7], problem: /comments/ },
   ];

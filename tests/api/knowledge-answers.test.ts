@@ -17,8 +17,18 @@ import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
-before(async () => { server = await startTestServer(); }, { timeout: 120_000 });
-after(async () => { await server?.close(); }, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer();
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 const NO_CONVERSATION = '00000000-0000-0000-0000-000000000000';
 
@@ -58,8 +68,15 @@ describe('built-in answers', () => {
     assert.equal(listed!.title, 'Acme help centre');
     const a = await ask(acct.accountId, 'How long does a refund take?');
     assert.equal(a.declined, false);
-    assert.deepEqual(a.sources.map((s) => Object.keys(s).sort()), [['document_id', 'passage', 'title']]);
-    assert.deepEqual(a.sources.map((s) => s.title), ['Acme help centre'], 'only the passage quoted');
+    assert.deepEqual(
+      a.sources.map((s) => Object.keys(s).sort()),
+      [['document_id', 'passage', 'title']],
+    );
+    assert.deepEqual(
+      a.sources.map((s) => s.title),
+      ['Acme help centre'],
+      'only the passage quoted',
+    );
     assert.ok(a.sources[0]!.passage.startsWith('## Refunds\n\nWe refund'), a.sources[0]!.passage);
     assert.ok(a.text.includes('**Acme help centre**') && !a.text.includes('acme-faq-v3'), a.text);
     assert.ok(a.text.includes('> **Refunds**\n>\n> We refund every order'), `the heading is a line of its own above its text: ${a.text}`);
@@ -91,13 +108,17 @@ describe('built-in answers', () => {
     const a = await ask(acct.accountId, 'When is the support desk open on Friday?');
     assert.equal(a.declined, false);
     assert.equal(a.showSources, false);
-    assert.deepEqual(a.sources.map((s) => s.title), ['Acme help centre'], 'kept for the stored response (the account\'s record)');
+    assert.deepEqual(
+      a.sources.map((s) => s.title),
+      ['Acme help centre'],
+      "kept for the stored response (the account's record)",
+    );
     assert.deepEqual((await tryQuestion(acct.accountId, 'When is the support desk open on Friday?')).sources, [], 'what visitors would get');
     assert.ok(a.text.includes('Monday to Friday') && !a.text.includes('Acme help centre'), a.text);
     assert.equal(a.considered.find((c) => c.used)?.title, 'Acme help centre', 'the dashboard still sees what was used');
   });
 
-  it('never answers from another account\'s documents, nor from a document uploaded in another conversation', async () => {
+  it("never answers from another account's documents, nor from a document uploaded in another conversation", async () => {
     const { acct } = await accountWithFaq();
     const other = await createTestAccount('Other');
     await addKnowledgeDocument(other.accountId, 'mars.md', Buffer.from('# Mars\n\nYou can pay with seashells at the Olympus Mons branch.\n'));

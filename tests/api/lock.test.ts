@@ -23,15 +23,27 @@ const freshDir = () => {
   tempDirs.push(dir);
   return dir;
 };
-after(() => { for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true }); });
+after(() => {
+  for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
+});
 
 /** A child process that holds the lock of `dir` through acquireDataDirLock (resolves once it does). */
 async function holdLock(dir: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'fixtures', 'hold-lock.ts'), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'fixtures', 'hold-lock.ts'), dir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the lock holder did not start')), 30_000);
-    child.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('held')) { clearTimeout(timer); resolve(); } });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the lock holder exited (${code})`)); });
+    child.stdout!.on('data', (d: Buffer) => {
+      if (d.toString().includes('held')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the lock holder exited (${code})`));
+    });
   });
   return child;
 }
@@ -81,7 +93,7 @@ describe('acquireDataDirLock', () => {
     });
   }
 
-  it('takes over a lock naming THIS process\'s pid (a restarted container after kill -9), with or without the dead owner\'s socket', async () => {
+  it("takes over a lock naming THIS process's pid (a restarted container after kill -9), with or without the dead owner's socket", async () => {
     for (const leaveSocket of [false, true]) {
       const dir = freshDir();
       if (leaveSocket) {
@@ -128,12 +140,19 @@ describe('acquireDataDirLock', () => {
 
 describe('the CLI and a running server on one PGlite directory', pgliteOnly, () => {
   let server: TestServer;
-  before(async () => { server = await startTestServer(); });
-  after(async () => { await server?.close(); });
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => {
+    await server?.close();
+  });
 
   const CLI_CASES: Array<{ name: string; args: (accountId: number, file: string) => string[] }> = [
     { name: 'apikey create', args: (id) => ['apikey', 'create', '--account', String(id)] },
-    { name: 'account create', args: () => ['account', 'create', '--name', 'Blocked', '--admin-email', 'blocked@example.test', '--admin-password', 'long enough pw'] },
+    {
+      name: 'account create',
+      args: () => ['account', 'create', '--name', 'Blocked', '--admin-email', 'blocked@example.test', '--admin-password', 'long enough pw'],
+    },
     { name: 'import', args: (id, file) => ['import', '--account', String(id), '--file', file] },
   ];
 
@@ -145,9 +164,15 @@ describe('the CLI and a running server on one PGlite directory', pgliteOnly, () 
       const file = path.join(freshDir(), 'x.ndjson');
       fs.writeFileSync(file, `${JSON.stringify(conv)}\n`);
       const db = await getDb();
-      const count = async () => (await rows<{ n: number }>(db, sql`
+      const count = async () =>
+        (
+          await rows<{ n: number }>(
+            db,
+            sql`
         SELECT ((SELECT count(*) FROM accounts) + (SELECT count(*) FROM api_keys) + (SELECT count(*) FROM conversations)
-          + (SELECT count(*) FROM admin_users))::int AS n`))[0]!.n;
+          + (SELECT count(*) FROM admin_users))::int AS n`,
+          )
+        )[0]!.n;
       const before = await count();
 
       const r = await runCli(c.args(acct.accountId, file), { DATA_DIR: server.dataDir! });
@@ -172,10 +197,9 @@ describe('the CLI and a running server on one PGlite directory', pgliteOnly, () 
   it('a CLI on a directory whose lock names a dead process takes it over', async () => {
     const dir = freshDir();
     fs.writeFileSync(path.join(dir, 'svc.lock'), String(await deadPid()));
-    const out = parseSuccess(await runCli(
-      ['account', 'create', '--name', 'Stale', '--admin-email', 'stale@example.test', '--admin-password', 'long enough pw'],
-      { DATA_DIR: dir },
-    ));
+    const out = parseSuccess(
+      await runCli(['account', 'create', '--name', 'Stale', '--admin-email', 'stale@example.test', '--admin-password', 'long enough pw'], { DATA_DIR: dir }),
+    );
     assert.equal(out.name, 'Stale');
     assert.equal(fs.existsSync(path.join(dir, 'svc.lock')), false, 'the CLI released the lock when it finished');
     // And the directory is a healthy database for the next process.

@@ -25,7 +25,11 @@ async function storeExampleAttachment(accountId: number) {
   await db.delete(attachments).where(eq(attachments.id, ATTACHMENT_EXAMPLE_ID)); // from an earlier run on this database
   const example = CUSTOMER_OPERATIONS.find((o) => o.operationId === 'getAttachment')!.example.response as string;
   await db.insert(attachments).values({
-    id: ATTACHMENT_EXAMPLE_ID, accountId, filename: 'order-note.txt', contentType: 'text/plain', size: Buffer.byteLength(example),
+    id: ATTACHMENT_EXAMPLE_ID,
+    accountId,
+    filename: 'order-note.txt',
+    contentType: 'text/plain',
+    size: Buffer.byteLength(example),
   });
   await insertUploadChunk(db, ATTACHMENT_EXAMPLE_ID, 0, Buffer.from(example));
 }
@@ -36,7 +40,9 @@ before(async () => {
   server = await startTestServer();
   doc = (await api(server.url)(`${V2}/openapi.json`)).body;
 });
-after(async () => { await server?.close(); });
+after(async () => {
+  await server?.close();
+});
 
 const DOC_ID = 'https://svc.invalid/openapi.json';
 
@@ -46,23 +52,36 @@ function validatorFor(document: any) {
   ajv.addFormat('uuid', /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/);
   ajv.addSchema({ $id: DOC_ID, components: document.components });
   return (schema: unknown, value: unknown, label: string) => {
-    const validate = ajv.compile({ $id: `${DOC_ID}/check/${Math.random()}`, ...JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${DOC_ID}#/components/`)) });
+    const validate = ajv.compile({
+      $id: `${DOC_ID}/check/${Math.random()}`,
+      ...JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${DOC_ID}#/components/`)),
+    });
     assert.ok(validate(value), `${label}: ${JSON.stringify(validate.errors?.slice(0, 3))} in ${JSON.stringify(value).slice(0, 300)}`);
   };
 }
 
 function walk(node: unknown, visit: (key: string, value: unknown) => void): void {
-  if (Array.isArray(node)) { for (const v of node) walk(v, visit); return; }
+  if (Array.isArray(node)) {
+    for (const v of node) walk(v, visit);
+    return;
+  }
   if (!node || typeof node !== 'object') return;
-  for (const [k, v] of Object.entries(node)) { visit(k, v); walk(v, visit); }
+  for (const [k, v] of Object.entries(node)) {
+    visit(k, v);
+    walk(v, visit);
+  }
 }
 
 /** The 200 body's media type: JSON, one NDJSON line for the export downloads, or a stored file's bytes. */
-const ok200 = (op: any) => op.responses['200'].content['application/json'] ?? op.responses['200'].content['application/x-ndjson']
-  ?? op.responses['200'].content['application/octet-stream'];
+const ok200 = (op: any) =>
+  op.responses['200'].content['application/json'] ??
+  op.responses['200'].content['application/x-ndjson'] ??
+  op.responses['200'].content['application/octet-stream'];
 
-const operations = () => Object.entries(doc.paths as Record<string, Record<string, any>>)
-  .flatMap(([p, item]) => Object.entries(item).map(([method, op]) => ({ path: p, method, op })));
+const operations = () =>
+  Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([p, item]) =>
+    Object.entries(item).map(([method, op]) => ({ path: p, method, op })),
+  );
 
 describe('the OpenAPI document', () => {
   it('is valid OpenAPI 3.1 (swagger-parser validate), with no $id and no dangling $ref', async () => {
@@ -86,7 +105,11 @@ describe('the OpenAPI document', () => {
       assert.ok(ok200(op).example, `${label} has a response example`);
       for (const s of ['401', '405', '503']) assert.ok(op.responses[s], `${label} documents ${s}`);
       // 400 is documented exactly where a query parameter can be invalid.
-      assert.equal(Boolean(op.responses['400']), op.parameters.some((p: any) => p.in === 'query'), `${label}: 400 iff query parameters`);
+      assert.equal(
+        Boolean(op.responses['400']),
+        op.parameters.some((p: any) => p.in === 'query'),
+        `${label}: 400 iff query parameters`,
+      );
       for (const p of op.parameters.filter((x: any) => x.in === 'path')) assert.ok(p.example, `${label}: example for ${p.name}`);
       const names = op.parameters.map((p: any) => p.name);
       if (op.operationId.startsWith('list')) {
@@ -96,9 +119,13 @@ describe('the OpenAPI document', () => {
         const alias = op.parameters.find((p: any) => p.name === 'pageSize');
         assert.deepEqual(alias.schema, op.parameters.find((p: any) => p.name === 'resultsPerPage').schema);
         assert.match(alias.description, /resultsPerPage/);
-        assert.ok(op.parameters.some((p: any) => p.example !== undefined), `${label} has example parameters`);
+        assert.ok(
+          op.parameters.some((p: any) => p.example !== undefined),
+          `${label} has example parameters`,
+        );
       } else if (op.operationId.startsWith('export')) {
-        for (const n of ['order_by', 'sortBy', 'sort', 'sortOrder', 'channel_id', 'channel_ids[]', 'query', 'format']) assert.ok(names.includes(n), `${label} declares ${n}`);
+        for (const n of ['order_by', 'sortBy', 'sort', 'sortOrder', 'channel_id', 'channel_ids[]', 'query', 'format'])
+          assert.ok(names.includes(n), `${label} declares ${n}`);
         for (const n of ['page', 'resultsPerPage', 'pageSize']) assert.ok(!names.includes(n), `${label} has no ${n}`);
         assert.ok(op.responses['200'].content['text/csv'], `${label} documents CSV`);
       } else {
@@ -121,16 +148,22 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('answers each operation\'s example on a real server with a body matching the documented schema', async () => {
+  it("answers each operation's example on a real server with a body matching the documented schema", async () => {
     const acct = await createTestAccount();
     const [ch] = await newChannelIds(1);
     const conv = conversationLine({
-      channel_id: ch!, conversation_id: RESPONSE_EXAMPLE.conversation_id, title: 'Password reset',
-      created_at: '2026-01-05 10:00:00', updated_at: '2026-01-05 10:01:12',
+      channel_id: ch!,
+      conversation_id: RESPONSE_EXAMPLE.conversation_id,
+      title: 'Password reset',
+      created_at: '2026-01-05 10:00:00',
+      updated_at: '2026-01-05 10:01:12',
     });
     const r = responseLine(conv, {
-      response_id: RESPONSE_EXAMPLE.response_id, question: RESPONSE_EXAMPLE.question, answer: RESPONSE_EXAMPLE.answer,
-      created_at: RESPONSE_EXAMPLE.created_at, likes: 1,
+      response_id: RESPONSE_EXAMPLE.response_id,
+      question: RESPONSE_EXAMPLE.question,
+      answer: RESPONSE_EXAMPLE.answer,
+      created_at: RESPONSE_EXAMPLE.created_at,
+      likes: 1,
     });
     await importLines(acct.accountId, [conv, r]);
     await storeExampleAttachment(acct.accountId);
@@ -149,7 +182,10 @@ describe('the OpenAPI document', () => {
         // A download: every NDJSON line matches the documented line schema.
         const res = await fetch(`${server.url}${full}`, { headers: { authorization: `Bearer ${acct.key}` } });
         assert.equal(res.status, 200, full);
-        const lines = (await res.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+        const lines = (await res.text())
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l));
         assert.ok(lines.length > 0, `${full} finds the example record`);
         for (const line of lines) check(ok200(op).schema, line, full);
         continue;
@@ -169,8 +205,10 @@ describe('the OpenAPI document', () => {
       check(op.responses['200'].content['application/json'].schema, res.body, full);
       if ('results' in res.body) assert.ok(res.body.results.length > 0, `${full} finds the example record`);
       if (op.operationId === 'getConversation') {
-        assert.deepEqual(res.body.messages.map((m: any) => [m.role, m.content]),
-          CONVERSATION_DETAIL_EXAMPLE.messages.map((m) => [m.role, m.content]));
+        assert.deepEqual(
+          res.body.messages.map((m: any) => [m.role, m.content]),
+          CONVERSATION_DETAIL_EXAMPLE.messages.map((m) => [m.role, m.content]),
+        );
       }
       // The gridjs form matches the documented schema too.
       const cells = await get(`${url}?${new URLSearchParams([...query, ['format', 'gridjs']])}`);
@@ -178,7 +216,10 @@ describe('the OpenAPI document', () => {
       check(op.responses['200'].content['application/json'].schema, cells.body, `${full} gridjs`);
     }
     // Errors match the documented problem schema.
-    for (const [p, status] of [[`${V2}/response?page=0`, 400], [`${V2}/response/${crypto.randomUUID()}`, 404]] as const) {
+    for (const [p, status] of [
+      [`${V2}/response?page=0`, 400],
+      [`${V2}/response/${crypto.randomUUID()}`, 404],
+    ] as const) {
       const res = await get(p);
       assert.equal(res.status, status);
       check({ $ref: '#/components/schemas/Problem' }, res.body, p);
@@ -192,7 +233,8 @@ describe('the OpenAPI document', () => {
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('access-control-allow-origin'), '*');
     const pre = await fetch(`${server.url}${V2}/openapi.json`, {
-      method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'accept' },
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'accept' },
     });
     assert.equal(pre.status, 204);
     assert.equal(pre.headers.get('access-control-allow-origin'), '*');

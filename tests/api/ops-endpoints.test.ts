@@ -10,10 +10,18 @@ import { backendToken, connectVisitor, createTestWidgetClient, eventually, token
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 let server: TestServer;
-before(async () => {
-  server = await startTestServer({ METRICS_TOKEN: TOKEN, TOKEN_RATE_PER_CLIENT_PER_MINUTE: '3' });
-}, { timeout: 120_000 });
-after(async () => { await server?.close(); }, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer({ METRICS_TOKEN: TOKEN, TOKEN_RATE_PER_CLIENT_PER_MINUTE: '3' });
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 async function get(path: string, headers: Record<string, string> = {}) {
   const res = await fetch(`${server.url}${path}`, { headers });
@@ -61,7 +69,11 @@ describe('metrics', () => {
     } finally {
       visitor.close();
     }
-    await eventually(async () => sample((await get('/metrics')).text, 'svc_widget_sockets_connected'), (n) => n === 0, 'the socket gauge back at 0');
+    await eventually(
+      async () => sample((await get('/metrics')).text, 'svc_widget_sockets_connected'),
+      (n) => n === 0,
+      'the socket gauge back at 0',
+    );
   });
 
   it('counts rate-limit refusals by limiter once the token route refuses', async () => {
@@ -92,8 +104,12 @@ describe('metrics', () => {
 
   it('a loopback peer that carries any forwarding header is not local: refused without the token', async () => {
     const headers: Array<Record<string, string>> = [
-      { forwarded: 'for=203.0.113.9' }, { 'x-forwarded-for': '127.0.0.1' }, { 'x-real-ip': '127.0.0.1' },
-      { 'x-forwarded-host': 'metrics.example' }, { via: '1.1 nginx' }, { 'X-Real-IP': '203.0.113.9' },
+      { forwarded: 'for=203.0.113.9' },
+      { 'x-forwarded-for': '127.0.0.1' },
+      { 'x-real-ip': '127.0.0.1' },
+      { 'x-forwarded-host': 'metrics.example' },
+      { via: '1.1 nginx' },
+      { 'X-Real-IP': '203.0.113.9' },
     ];
     for (const h of headers) {
       const res = await get('/metrics', h);
@@ -124,7 +140,7 @@ describe('request ids', () => {
     assert.match(fresh.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
     const kept = await fetch(`${server.url}/customer-api/v2/response`, { headers: { 'x-request-id': 'trace-abc.123', authorization: 'Bearer nope' } });
     assert.equal(kept.headers.get('x-request-id'), 'trace-abc.123');
-    const body = await kept.json() as { request_id: string };
+    const body = (await kept.json()) as { request_id: string };
     assert.equal(body.request_id, 'trace-abc.123');
     const replaced = await get('/healthz', { 'x-request-id': 'bad id with spaces' });
     assert.notEqual(replaced.headers.get('x-request-id'), 'bad id with spaces');

@@ -23,26 +23,36 @@ let ownDatabase: { admin: string; name: string } | null = null;
 async function adminSql(url: string, statement: string) {
   const { default: postgres } = await import('postgres');
   const client = postgres(url, { max: 1, onnotice: () => {} });
-  try { await client.unsafe(statement); } finally { await client.end(); }
+  try {
+    await client.unsafe(statement);
+  } finally {
+    await client.end();
+  }
 }
 
-before(async () => {
-  if (process.env.TEST_DB === 'postgres' && process.env.DATABASE_URL) {
-    const url = new URL(process.env.DATABASE_URL);
-    const name = `${url.pathname.slice(1)}_readme_${process.pid}`.replace(/[^a-z0-9_]/gi, '_').slice(0, 60);
-    await adminSql(process.env.DATABASE_URL, `CREATE DATABASE "${name}"`);
-    ownDatabase = { admin: process.env.DATABASE_URL, name };
-    url.pathname = `/${name}`;
-    process.env.DATABASE_URL = url.toString();
-  }
-  server = await startTestServer();
-  demo = await seedDemoAccount();
-}, { timeout: 120_000 });
-after(async () => {
-  await server?.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
-  if (ownDatabase) await adminSql(ownDatabase.admin, `DROP DATABASE IF EXISTS "${ownDatabase.name}"`);
-}, { timeout: 60_000 });
+before(
+  async () => {
+    if (process.env.TEST_DB === 'postgres' && process.env.DATABASE_URL) {
+      const url = new URL(process.env.DATABASE_URL);
+      const name = `${url.pathname.slice(1)}_readme_${process.pid}`.replace(/[^a-z0-9_]/gi, '_').slice(0, 60);
+      await adminSql(process.env.DATABASE_URL, `CREATE DATABASE "${name}"`);
+      ownDatabase = { admin: process.env.DATABASE_URL, name };
+      url.pathname = `/${name}`;
+      process.env.DATABASE_URL = url.toString();
+    }
+    server = await startTestServer();
+    demo = await seedDemoAccount();
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+    if (ownDatabase) await adminSql(ownDatabase.admin, `DROP DATABASE IF EXISTS "${ownDatabase.name}"`);
+  },
+  { timeout: 60_000 },
+);
 
 /** The ```sh block of the Customer API section that uses $BASE. */
 function readmeExamples(): { variables: string[]; curls: string[] } {
@@ -50,19 +60,17 @@ function readmeExamples(): { variables: string[]; curls: string[] } {
   const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
   const block = blocks.find((b) => b.includes('$BASE'));
   assert.ok(block, 'README has a sh block of API examples');
-  const lines = block.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const lines = block
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   return { variables: lines.filter((l) => /^[A-Z_]+=/.test(l)), curls: lines.filter((l) => l.startsWith('curl ')) };
 }
 
 /** Runs one printed line in bash; curl is wrapped only to capture the status and the body. */
 async function runPrinted(variables: string[], line: string): Promise<{ status: number; body: any }> {
   const out = path.join(tmp, 'body');
-  const script = [
-    'set -e',
-    ...variables,
-    `curl() { command curl -sS -o ${JSON.stringify(out)} -w '%{http_code}' "$@"; }`,
-    line,
-  ].join('\n');
+  const script = ['set -e', ...variables, `curl() { command curl -sS -o ${JSON.stringify(out)} -w '%{http_code}' "$@"; }`, line].join('\n');
   const { stdout } = await run('bash', ['-c', script], { timeout: 20_000 });
   const text = fs.readFileSync(out, 'utf8');
   return { status: Number(stdout.trim()), body: JSON.parse(text) };
@@ -73,7 +81,10 @@ describe('README examples against the demo account', () => {
     assert.deepEqual(demo.channel_ids, DEMO_CHANNEL_IDS, 'a fresh demo account gets channels 7 and 8');
     const printed = demoShellVariables(server.url, demo);
     const { variables } = readmeExamples();
-    assert.deepEqual(printed.filter((l) => !l.startsWith('#')).map((l) => l.split('=')[0]), variables.map((l) => l.split('=')[0]));
+    assert.deepEqual(
+      printed.filter((l) => !l.startsWith('#')).map((l) => l.split('=')[0]),
+      variables.map((l) => l.split('=')[0]),
+    );
   });
 
   it('every curl line of the Customer API block answers 200 with records, as printed', async () => {
@@ -92,7 +103,10 @@ describe('README examples against the demo account', () => {
     const readme = fs.readFileSync('README.md', 'utf8');
     const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('/export'));
     assert.ok(block, 'README has a sh block of export examples');
-    const curls = block.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('curl '));
+    const curls = block
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l.startsWith('curl '));
     assert.ok(curls.length >= 2);
     const variables = demoShellVariables(server.url, demo).filter((l) => !l.startsWith('#'));
     const out = path.join(tmp, 'export');
@@ -106,11 +120,14 @@ describe('README examples against the demo account', () => {
     }
   });
 
-  it('every curl line of the attachments block saves the demo\'s attached file under its own name, as printed', async () => {
+  it("every curl line of the attachments block saves the demo's attached file under its own name, as printed", async () => {
     const readme = fs.readFileSync('README.md', 'utf8');
     const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('/attachments/'));
     assert.ok(block, 'README has a sh block of attachment examples');
-    const curls = block.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('curl '));
+    const curls = block
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l.startsWith('curl '));
     assert.ok(curls.length >= 1);
     const variables = demoShellVariables(server.url, demo).filter((l) => !l.startsWith('#'));
     for (const line of curls) {

@@ -12,8 +12,18 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { signIn, signOut } from '../helpers/signin';
 
 let server: TestServer;
-before(async () => { server = await startTestServer({ TRUST_PROXY: 'loopback' }); }, { timeout: 120_000 });
-after(async () => { await server?.close(); }, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer({ TRUST_PROXY: 'loopback' });
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 /** What a cookie can read: the API-keys page (200 with its content) and the Customer API. */
 async function reads(cookie: string) {
@@ -47,7 +57,7 @@ describe('sessions end server-side', () => {
     assert.deepEqual(await ended.json(), {});
     assert.match(ended.headers.get('set-cookie') ?? '', /Max-Age=0|Expires=Thu, 01 Jan 1970/i);
     const live = await fetch(`${server.url}/api/auth/session`, { headers: { cookie: other } });
-    assert.equal((await live.json() as { user?: { email?: string } }).user?.email, acct.email);
+    assert.equal(((await live.json()) as { user?: { email?: string } }).user?.email, acct.email);
     assert.deepEqual(await reads(other).then((r) => [r.page, r.api]), [true, 200], 'the other browser stays signed in');
   });
 
@@ -66,7 +76,9 @@ describe('sessions end server-side', () => {
     await signedIn(acct, 'a brand new password');
   });
 
-  it('CLI: user password prints one JSON object and ends the sessions', { skip: testDbKind === 'pglite' ? 'PGlite: the CLI cannot share the running server\'s database (covered through the service above)' : false }, async () => {
+  it('CLI: user password prints one JSON object and ends the sessions', {
+    skip: testDbKind === 'pglite' ? "PGlite: the CLI cannot share the running server's database (covered through the service above)" : false,
+  }, async () => {
     const acct = await createTestAccount();
     const cookie = await signedIn(acct);
     const out = parseSuccess(await runCli(['user', 'password', '--email', acct.email, '--password', 'changed by the cli']));
@@ -137,11 +149,23 @@ describe('sign-in holes (issue 9 item 8)', () => {
 
   it('sign-in bodies over 16 KiB are 413, with and without Content-Length', async () => {
     const big = `email=a%40b.c&password=${'x'.repeat(16 * 1024)}`;
-    const declared = await fetch(`${server.url}/api/auth/callback/credentials`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: big });
+    const declared = await fetch(`${server.url}/api/auth/callback/credentials`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: big,
+    });
     assert.equal(declared.status, 413);
-    const stream = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(big)); c.close(); } });
+    const stream = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(big));
+        c.close();
+      },
+    });
     const chunked = await fetch(`${server.url}/api/auth/callback/credentials`, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: stream, duplex: 'half',
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: stream,
+      duplex: 'half',
     } as RequestInit);
     assert.equal(chunked.status, 413);
   });

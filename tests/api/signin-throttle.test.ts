@@ -17,23 +17,31 @@ const PER_ADDRESS = 8;
 const FREE_PER_EMAIL = 4;
 const MAX_DELAY = 800;
 let server: TestServer;
-before(async () => {
-  server = await startTestServer({
-    TRUST_PROXY: 'loopback',
-    SIGNIN_FAILURES_PER_EMAIL_AND_IP: String(PER_PAIR),
-    SIGNIN_FAILURES_PER_IP: String(PER_ADDRESS),
-    SIGNIN_FAILURES_PER_EMAIL: String(FREE_PER_EMAIL),
-    SIGNIN_SLOWDOWN_MAX_MS: String(MAX_DELAY),
-  });
-}, { timeout: 120_000 });
-after(async () => { await server?.close(); }, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer({
+      TRUST_PROXY: 'loopback',
+      SIGNIN_FAILURES_PER_EMAIL_AND_IP: String(PER_PAIR),
+      SIGNIN_FAILURES_PER_IP: String(PER_ADDRESS),
+      SIGNIN_FAILURES_PER_EMAIL: String(FREE_PER_EMAIL),
+      SIGNIN_SLOWDOWN_MAX_MS: String(MAX_DELAY),
+    });
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 let n = 1;
 const address = () => `203.0.${Math.floor(n / 250)}.${(n++ % 250) + 1}`;
 const from = (a: string) => ({ 'x-forwarded-for': a });
 
 describe('sign-in throttling', () => {
-  it('a stranger\'s failures from many addresses slow the admin down but never stop them', async () => {
+  it("a stranger's failures from many addresses slow the admin down but never stop them", async () => {
     const acct = await createTestAccount();
     const strangers = Array.from({ length: 5 }, address);
     for (const s of strangers) {
@@ -58,7 +66,10 @@ describe('sign-in throttling', () => {
 
   it('the slow-down starts after SIGNIN_FAILURES_PER_EMAIL failures and doubles up to the cap', () => {
     const env = { SIGNIN_FAILURES_PER_EMAIL: 5, SIGNIN_SLOWDOWN_MAX_MS: 10_000 } as Parameters<typeof slowdownMs>[1];
-    assert.deepEqual([0, 4, 5, 6, 7, 9, 10, 1000].map((f) => slowdownMs(f, env)), [0, 0, 250, 500, 1000, 4000, 8000, 10_000]);
+    assert.deepEqual(
+      [0, 4, 5, 6, 7, 9, 10, 1000].map((f) => slowdownMs(f, env)),
+      [0, 0, 250, 500, 1000, 4000, 8000, 10_000],
+    );
   });
 
   it('failures from one address for one email refuse only that pair', async () => {
@@ -87,7 +98,10 @@ describe('sign-in throttling', () => {
     // A real collection before each reading, so only what is retained counts (not garbage).
     v8.setFlagsFromString('--expose-gc');
     const gc = vm.runInNewContext('gc') as () => void;
-    const heap = () => { gc(); return process.memoryUsage().heapUsed; };
+    const heap = () => {
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
     // Through the real check, from 10 addresses: each address records PER_ADDRESS failures, then
     // is refused before anything is hashed, looked up or remembered.
     let before = heap();
@@ -109,10 +123,16 @@ describe('sign-in throttling', () => {
     before = heap();
     started = Date.now();
     for (let i = 0; i < 20_000; i += 1000) {
-      await Promise.all(Array.from({ length: 1000 }, (_, j) => recordSignInFailure(`spray-b-${i + j}@example.test`, `10.${(i + j) >> 16 & 255}.${(i + j) >> 8 & 255}.${(i + j) & 255}`)));
+      await Promise.all(
+        Array.from({ length: 1000 }, (_, j) =>
+          recordSignInFailure(`spray-b-${i + j}@example.test`, `10.${((i + j) >> 16) & 255}.${((i + j) >> 8) & 255}.${(i + j) & 255}`),
+        ),
+      );
     }
     const direct = (heap() - before) / 2 ** 20;
-    console.log(`100,000 distinct failed emails: from 10 addresses through the check heap +${viaCheck.toFixed(1)} MiB (${checkMs} ms); recorded from 20,000 addresses heap +${direct.toFixed(1)} MiB (${Date.now() - started} ms)`);
+    console.log(
+      `100,000 distinct failed emails: from 10 addresses through the check heap +${viaCheck.toFixed(1)} MiB (${checkMs} ms); recorded from 20,000 addresses heap +${direct.toFixed(1)} MiB (${Date.now() - started} ms)`,
+    );
     assert.ok(viaCheck < 16, `heap grew ${viaCheck.toFixed(1)} MiB through the check`);
     assert.ok(direct < 60, `heap grew ${direct.toFixed(1)} MiB recording from 20,000 addresses`);
   });

@@ -4,8 +4,12 @@ import { api, conversationLine, createTestAccount, importLines, newChannelIds, r
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
-before(async () => { server = await startTestServer(); });
-after(async () => { await server?.close(); });
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server?.close();
+});
 
 describe('smoke', () => {
   it('lists the records an account imported', async () => {

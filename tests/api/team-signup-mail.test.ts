@@ -15,8 +15,18 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { signInWith } from '../helpers/signin';
 
 let server: TestServer;
-before(async () => { server = await startTestServer({ SIGNUP: 'open', SMTP_URL: '', MAILS_PER_ADDRESS_PER_HOUR: '2' }); }, { timeout: 120_000 });
-after(async () => { await server?.close(); }, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer({ SIGNUP: 'open', SMTP_URL: '', MAILS_PER_ADDRESS_PER_HOUR: '2' });
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 async function loggedMailTo(to: string) {
   const deadline = Date.now() + 15_000;
@@ -42,7 +52,10 @@ describe('sign-up without SMTP_URL', () => {
     assert.equal(before!.n, 0, 'nothing before the confirmation');
     const confirmed = await confirmSignup(token);
     await assert.rejects(confirmSignup(token), { code: 'not_found' });
-    assert.deepEqual((await listAccountMembers(confirmed.account_id)).members.map((m) => [m.email, m.role]), [[email, 'owner']]);
+    assert.deepEqual(
+      (await listAccountMembers(confirmed.account_id)).members.map((m) => [m.email, m.role]),
+      [[email, 'owner']],
+    );
     const session = await signInWith(server.url, { ticket: confirmed.ticket });
     assert.equal(session.ok, true, String(session.error));
     const home = await fetch(`${server.url}/team`, { headers: { cookie: session.cookie! }, redirect: 'manual' });
@@ -51,22 +64,31 @@ describe('sign-up without SMTP_URL', () => {
 
   it('the same answer for a taken address (no mail), a bad form is a precise error, and mails to one address are bounded', async () => {
     const email = `twice-${randomUUID()}@example.test`;
-    for (let i = 0; i < 5; i++) assert.deepEqual(await requestSignup({ accountName: 'Again', email, password: 'founder password' }), { message: SIGNUP_ANSWER });
+    for (let i = 0; i < 5; i++)
+      assert.deepEqual(await requestSignup({ accountName: 'Again', email, password: 'founder password' }), { message: SIGNUP_ANSWER });
     assert.equal((await listMails({ to: email })).mails.length, 2);
-    await assert.rejects(requestSignup({ accountName: '', email: 'x', password: 'short' }), (e: { code: string; message: string }) =>
-      e.code === 'invalid_request' && /accountName/.test(e.message) && /email/.test(e.message) && /password/.test(e.message));
+    await assert.rejects(
+      requestSignup({ accountName: '', email: 'x', password: 'short' }),
+      (e: { code: string; message: string }) =>
+        e.code === 'invalid_request' && /accountName/.test(e.message) && /email/.test(e.message) && /password/.test(e.message),
+    );
     await assert.rejects(confirmSignup('forged'), { code: 'not_found' });
   });
 });
 
 describe('the outbox with several senders', () => {
-  it('concurrent claims never hand the same mail to two senders', { skip: process.env.TEST_DB !== 'postgres' ? 'PostgreSQL only: PGlite has one connection' : false }, async () => {
+  it('concurrent claims never hand the same mail to two senders', {
+    skip: process.env.TEST_DB !== 'postgres' ? 'PostgreSQL only: PGlite has one connection' : false,
+  }, async () => {
     const db = await getDb();
     const to = `many-${randomUUID()}@example.test`;
     // This server's own sender is one more claimant; the four here run at once on separate connections.
     for (let i = 0; i < 40; i++) await insertMail(db, { to, subject: `m${i}`, text: 't', html: 'h' });
     const claims = await Promise.all(Array.from({ length: 4 }, () => claimDueMails(db, 15, 60)));
-    const ids = claims.flat().filter((m) => m.to === to).map((m) => m.id);
+    const ids = claims
+      .flat()
+      .filter((m) => m.to === to)
+      .map((m) => m.id);
     assert.equal(new Set(ids).size, ids.length, 'no mail claimed twice');
   });
 });

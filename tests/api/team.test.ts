@@ -14,7 +14,15 @@ import { verifyTicket } from '../../lib/auth/email-tokens';
 import { beginTwoFactorSetup, confirmTwoFactorSetup, totpCode } from '../../lib/auth/two-factor';
 import type { Role } from '../../lib/auth/roles';
 import {
-  acceptInvitation, changeMemberRole, getTeam, inviteMember, removeMember, revokeInvitation, setRequireTwoFactor, transferOwnership, type Actor,
+  acceptInvitation,
+  changeMemberRole,
+  getTeam,
+  inviteMember,
+  removeMember,
+  revokeInvitation,
+  setRequireTwoFactor,
+  transferOwnership,
+  type Actor,
 } from '../../lib/team/service';
 import { createTestAccount, type TestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -25,14 +33,27 @@ const MAILS_PER_ADDRESS = 3;
 let server: TestServer;
 let smtp: SmtpServer;
 const received: ReceivedMail[] = [];
-before(async () => {
-  smtp = await startSmtpServer(0, received);
-  server = await startTestServer({
-    TRUST_PROXY: 'loopback', SMTP_URL: smtp.url, MAIL_FROM: 'svc <team@example.test>', MAIL_RETRY_BASE_MS: '300',
-    MAILS_PER_ADDRESS_PER_HOUR: String(MAILS_PER_ADDRESS), INVITATIONS_PER_HOUR: '50',
-  });
-}, { timeout: 120_000 });
-after(async () => { await server?.close(); await smtp?.stop(); }, { timeout: 30_000 });
+before(
+  async () => {
+    smtp = await startSmtpServer(0, received);
+    server = await startTestServer({
+      TRUST_PROXY: 'loopback',
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'svc <team@example.test>',
+      MAIL_RETRY_BASE_MS: '300',
+      MAILS_PER_ADDRESS_PER_HOUR: String(MAILS_PER_ADDRESS),
+      INVITATIONS_PER_HOUR: '50',
+    });
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+    await smtp?.stop();
+  },
+  { timeout: 30_000 },
+);
 
 const PASSWORD = 'member password 1';
 type Member = { userId: number; email: string; actor: Actor; cookie: string };
@@ -40,12 +61,22 @@ type Member = { userId: number; email: string; actor: Actor; cookie: string };
 async function member(acct: TestAccount, role: Role): Promise<Member> {
   const email = `${role}-${randomUUID()}@example.test`;
   const u = await createAdminUser({ accountId: acct.accountId, email, password: PASSWORD, role: role === 'owner' ? 'admin' : role, name: `${role} person` });
-  return { userId: u.user_id, email, actor: { accountId: acct.accountId, userId: u.user_id, role, email, name: `${role} person` }, cookie: await cookieOf(email, PASSWORD) };
+  return {
+    userId: u.user_id,
+    email,
+    actor: { accountId: acct.accountId, userId: u.user_id, role, email, name: `${role} person` },
+    cookie: await cookieOf(email, PASSWORD),
+  };
 }
 
 async function owner(acct: TestAccount): Promise<Member> {
   const [row] = await rows<{ id: number }>(await getDb(), sql`SELECT id FROM admin_users WHERE email = ${acct.email}`);
-  return { userId: row!.id, email: acct.email, actor: { accountId: acct.accountId, userId: row!.id, role: 'owner', email: acct.email, name: '' }, cookie: await cookieOf(acct.email, acct.password) };
+  return {
+    userId: row!.id,
+    email: acct.email,
+    actor: { accountId: acct.accountId, userId: row!.id, role: 'owner', email: acct.email, name: '' },
+    cookie: await cookieOf(acct.email, acct.password),
+  };
 }
 
 async function cookieOf(email: string, password: string): Promise<string> {
@@ -114,7 +145,10 @@ describe('roles on every door', () => {
     ];
     for (const [what, run, refused] of cases) {
       for (const m of [agent, admin]) {
-        const err = await run(m.actor).then(() => null, (e: { code?: string }) => e.code ?? 'thrown');
+        const err = await run(m.actor).then(
+          () => null,
+          (e: { code?: string }) => e.code ?? 'thrown',
+        );
         if (refused.includes(m.actor.role)) assert.equal(err, 'forbidden', `${m.actor.role}: ${what}`);
         else assert.notEqual(err, 'forbidden', `${m.actor.role}: ${what}`);
       }
@@ -182,7 +216,11 @@ describe('invitations', () => {
     for (const taken of [acct.email, other.email, other.email.toUpperCase()]) {
       await assert.rejects(inviteMember(o.actor, { email: taken, role: 'agent' }), { code: 'conflict' });
     }
-    for (const bad of [{ email: 'nope', role: 'agent' }, { email: 'a@b.test', role: 'owner' }, { email: 'a@b.test', role: 'root' }]) {
+    for (const bad of [
+      { email: 'nope', role: 'agent' },
+      { email: 'a@b.test', role: 'owner' },
+      { email: 'a@b.test', role: 'root' },
+    ]) {
       await assert.rejects(inviteMember(o.actor, bad), { code: 'invalid_request' });
     }
     const forgedTicket = await signInWith(server.url, { ticket: 'eyJ1IjoxLCJwIjoic2lnbl9pbiIsImUiOjk5OTk5OTk5OTl9.forged' });
@@ -230,7 +268,11 @@ describe('members', () => {
     const roles = Object.fromEntries((await getTeam(o.actor)).members.map((m) => [m.email, m.role]));
     assert.deepEqual(roles, { [o.email]: 'admin', [admin.email]: 'owner' });
     assert.equal((await page('/team', o.cookie)).html.includes('Require two-factor authentication'), false, 'the former owner has no owner controls');
-    await assert.rejects(transferOwnership(o.actor, { userId: admin.userId }), { code: 'forbidden' }, 'the former owner (a stale actor) is refused by the database');
+    await assert.rejects(
+      transferOwnership(o.actor, { userId: admin.userId }),
+      { code: 'forbidden' },
+      'the former owner (a stale actor) is refused by the database',
+    );
   });
 });
 
@@ -265,7 +307,10 @@ describe('password reset', () => {
     assert.ok((await signIn(server.url, acct.email, 'a new password after reset')).ok);
 
     await requestPasswordReset({ email: acct.email }, '10.3.0.2');
-    const late = linkIn(await smtp.waitFor((m) => m.envelopeTo.includes(acct.email) && m.text.includes('/reset-password/') && !m.text.includes(token)), '/reset-password/').split('/reset-password/')[1]!;
+    const late = linkIn(
+      await smtp.waitFor((m) => m.envelopeTo.includes(acct.email) && m.text.includes('/reset-password/') && !m.text.includes(token)),
+      '/reset-password/',
+    ).split('/reset-password/')[1]!;
     await (await getDb()).execute(sql`UPDATE email_tokens SET expires_at = now() - interval '1 second' WHERE kind = 'reset'`);
     await assert.rejects(resetPassword(late, { password: 'too late password' }), { code: 'not_found' });
     await assert.rejects(resetPassword('forged', { password: 'whatever password' }), { code: 'not_found' });
@@ -338,8 +383,14 @@ describe('mail outbox', () => {
     const o = await owner(acct);
     const emails = Array.from({ length: 5 }, () => `outage-${randomUUID()}@example.test`);
     for (const email of emails) await inviteMember(o.actor, { email, role: 'agent' });
-    const pending = async () => rows<{ status: string; attempts: number; last_error: string | null }>(await getDb(),
-      sql`SELECT status, attempts, last_error FROM mails WHERE "to" IN (${sql.join(emails.map((e) => sql`${e}`), sql`, `)})`);
+    const pending = async () =>
+      rows<{ status: string; attempts: number; last_error: string | null }>(
+        await getDb(),
+        sql`SELECT status, attempts, last_error FROM mails WHERE "to" IN (${sql.join(
+          emails.map((e) => sql`${e}`),
+          sql`, `,
+        )})`,
+      );
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline && !(await pending()).every((m) => m.attempts >= 2)) await new Promise((r) => setTimeout(r, 200));
     const during = await pending();
@@ -354,7 +405,10 @@ describe('mail outbox', () => {
     const until = Date.now() + 10_000;
     while (Date.now() < until && !(await pending()).every((m) => m.status === 'sent')) await new Promise((r) => setTimeout(r, 100));
     const after = await pending();
-    assert.deepEqual(after.map((m) => m.status), ['sent', 'sent', 'sent', 'sent', 'sent']);
+    assert.deepEqual(
+      after.map((m) => m.status),
+      ['sent', 'sent', 'sent', 'sent', 'sent'],
+    );
     for (const email of emails) assert.equal(received.filter((m) => m.envelopeTo.includes(email)).length, 1, `${email} once`);
   });
 });

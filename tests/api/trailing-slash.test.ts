@@ -12,8 +12,12 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { signIn } from '../helpers/signin';
 
 let server: TestServer;
-before(async () => { server = await startTestServer(); });
-after(async () => { await server?.close(); });
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server?.close();
+});
 
 /** Sends one raw request line and returns the whole answer (status line, headers, body) as text. */
 function rawGet(path: string, headers: Record<string, string>): Promise<string> {
@@ -24,7 +28,9 @@ function rawGet(path: string, headers: Record<string, string>): Promise<string> 
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.once('error', reject);
     socket.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    const lines = Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
     socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n${lines}\r\n`);
   });
 }

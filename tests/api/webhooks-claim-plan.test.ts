@@ -62,22 +62,40 @@ describe('webhooks: the claim on a 200k backlog', { skip: !onPostgres && 'Postgr
     console.log(`backlog of ${HELD + WAITING + 3} deliveries written in ${Date.now() - started} ms`);
 
     const limits = {
-      leaseSeconds: 60, perEndpoint: rules.IN_FLIGHT_PER_ENDPOINT, perAccount: rules.IN_FLIGHT_PER_ACCOUNT, limit: rules.IN_FLIGHT_TOTAL,
-      busyEndpoints: {}, busyAccounts: {},
+      leaseSeconds: 60,
+      perEndpoint: rules.IN_FLIGHT_PER_ENDPOINT,
+      perAccount: rules.IN_FLIGHT_PER_ACCOUNT,
+      limit: rules.IN_FLIGHT_TOTAL,
+      busyEndpoints: {},
+      busyAccounts: {},
     };
     const plan = (await rows<{ 'QUERY PLAN': string }>(db, sql`EXPLAIN ${claimDueDeliveriesSql('plan-test', limits)}`)).map((r) => r['QUERY PLAN']);
     console.log(plan.join('\n'));
     assert.ok(!plan.some((l) => /Seq Scan on webhook_deliveries/.test(l)), 'no sequential scan of the deliveries');
-    assert.ok(plan.some((l) => /Index (Only )?Scan using webhook_deliveries_(claim|order)_idx/.test(l)), 'the claim index serves it');
+    assert.ok(
+      plan.some((l) => /Index (Only )?Scan using webhook_deliveries_(claim|order)_idx/.test(l)),
+      'the claim index serves it',
+    );
 
     // The server's own time for one claim, rolled back (the rows stay due for the timed claims below).
     let analyzed: string[] = [];
-    await db.transaction(async (tx) => {
-      analyzed = (await rows<{ 'QUERY PLAN': string }>(tx as unknown as typeof db, sql`EXPLAIN (ANALYZE, BUFFERS) ${claimDueDeliveriesSql('plan-test', limits)}`))
-        .map((r) => r['QUERY PLAN']);
-      tx.rollback();
-    }).catch((e: unknown) => { if (analyzed.length === 0) throw e; });
-    console.log(analyzed.filter((l) => /Execution Time|Planning Time|Buffers: shared/.test(l)).slice(0, 1).concat(analyzed.slice(-2)).join('\n'));
+    await db
+      .transaction(async (tx) => {
+        analyzed = (
+          await rows<{ 'QUERY PLAN': string }>(tx as unknown as typeof db, sql`EXPLAIN (ANALYZE, BUFFERS) ${claimDueDeliveriesSql('plan-test', limits)}`)
+        ).map((r) => r['QUERY PLAN']);
+        tx.rollback();
+      })
+      .catch((e: unknown) => {
+        if (analyzed.length === 0) throw e;
+      });
+    console.log(
+      analyzed
+        .filter((l) => /Execution Time|Planning Time|Buffers: shared/.test(l))
+        .slice(0, 1)
+        .concat(analyzed.slice(-2))
+        .join('\n'),
+    );
     const times: number[] = [];
     let claimed = 0;
     for (let i = 0; i < 7; i++) {

@@ -20,7 +20,9 @@ delete process.env.OUTBOUND_ALLOW_PRIVATE_NETWORKS;
 let shared: string | undefined;
 async function account() {
   if (shared) return shared;
-  const out = parseSuccess(await runCli(['account', 'create', '--name', 'Hooks Co', '--admin-email', `a-${randomUUID()}@example.test`, '--admin-password', 'long enough pw']));
+  const out = parseSuccess(
+    await runCli(['account', 'create', '--name', 'Hooks Co', '--admin-email', `a-${randomUUID()}@example.test`, '--admin-password', 'long enough pw']),
+  );
   shared = String(out.account_id);
   return shared;
 }
@@ -32,7 +34,8 @@ async function refused(args: string[], message: RegExp | string, env: Record<str
   assert.equal(r.stdout, '', 'nothing on stdout');
   const lines = r.stderr.trim().split('\n');
   assert.equal(lines.length, 1, `one stderr line, got ${JSON.stringify(r.stderr)}`);
-  if (typeof message === 'string') assert.equal(lines[0], message); else assert.match(lines[0]!, message);
+  if (typeof message === 'string') assert.equal(lines[0], message);
+  else assert.match(lines[0]!, message);
 }
 
 describe('CLI: webhook create, list, delete', () => {
@@ -44,20 +47,47 @@ describe('CLI: webhook create, list, delete', () => {
     assert.deepEqual(all.events, ['conversation.created', 'response.created', 'response.feedback']);
     assert.match(String(all.secret), /^whsec_[A-Za-z0-9+/]{43}=$/);
     assert.doesNotThrow(() => new Webhook(String(all.secret)), 'the library accepts the secret');
-    const one = parseSuccess(await runCli(['webhook', 'create', '--account', acct, '--url', 'https://93.184.215.14/hook?x=1',
-      '--event', 'response.feedback', '--event', 'response.created']));
+    const one = parseSuccess(
+      await runCli([
+        'webhook',
+        'create',
+        '--account',
+        acct,
+        '--url',
+        'https://93.184.215.14/hook?x=1',
+        '--event',
+        'response.feedback',
+        '--event',
+        'response.created',
+      ]),
+    );
     assert.deepEqual(one.events, ['response.created', 'response.feedback']);
     assert.equal(one.url, 'https://93.184.215.14/hook?x=1');
 
     const listed = parseSuccess(await runCli(['webhook', 'list', '--account', acct]));
     const endpoints = listed.endpoints as Array<Record<string, unknown>>;
-    assert.deepEqual(endpoints.map((e) => e.endpoint_id), [all.endpoint_id, one.endpoint_id]);
+    assert.deepEqual(
+      endpoints.map((e) => e.endpoint_id),
+      [all.endpoint_id, one.endpoint_id],
+    );
     assert.ok(!JSON.stringify(listed).includes('whsec_'), 'no secret in the list');
-    assert.deepEqual(endpoints.map((e) => e.status), ['active', 'active']);
+    assert.deepEqual(
+      endpoints.map((e) => e.status),
+      ['active', 'active'],
+    );
 
-    const other = parseSuccess(await runCli(['account', 'create', '--name', 'Other Co', '--admin-email', `o-${randomUUID()}@example.test`, '--admin-password', 'long enough pw']));
-    assert.deepEqual(parseSuccess(await runCli(['webhook', 'list', '--account', String(other.account_id)])), { endpoints: [] }, "another account's list is its own");
-    assert.deepEqual(parseSuccess(await runCli(['webhook', 'delete', '--endpoint-id', String(one.endpoint_id)])), { endpoint_id: one.endpoint_id, deleted: true });
+    const other = parseSuccess(
+      await runCli(['account', 'create', '--name', 'Other Co', '--admin-email', `o-${randomUUID()}@example.test`, '--admin-password', 'long enough pw']),
+    );
+    assert.deepEqual(
+      parseSuccess(await runCli(['webhook', 'list', '--account', String(other.account_id)])),
+      { endpoints: [] },
+      "another account's list is its own",
+    );
+    assert.deepEqual(parseSuccess(await runCli(['webhook', 'delete', '--endpoint-id', String(one.endpoint_id)])), {
+      endpoint_id: one.endpoint_id,
+      deleted: true,
+    });
     await refused(['webhook', 'delete', '--endpoint-id', String(one.endpoint_id)], `error: No webhook endpoint with id ${one.endpoint_id}.`);
     assert.equal((parseSuccess(await runCli(['webhook', 'list', '--account', acct])).endpoints as unknown[]).length, 1);
   });
@@ -66,8 +96,14 @@ describe('CLI: webhook create, list, delete', () => {
     const acct = await account();
     const table: Array<[string[], RegExp | string]> = [
       [['webhook', 'create', '--url', 'https://93.184.215.14/'], /^error: missing --account \(usage: .*webhook create --account ID --url URL/],
-      [['webhook', 'create', '--account', acct, '--url', 'https://93.184.215.14/', '--event', 'all'], 'error: event: "all" is not an event type; use conversation.created, response.created, response.feedback'],
-      [['webhook', 'create', '--account', acct, '--url', 'http://169.254.169.254/latest/meta-data/'], `error: url: 169.254.169.254 is a link-local address; ${PRIVATE_REFUSED}`],
+      [
+        ['webhook', 'create', '--account', acct, '--url', 'https://93.184.215.14/', '--event', 'all'],
+        'error: event: "all" is not an event type; use conversation.created, response.created, response.feedback',
+      ],
+      [
+        ['webhook', 'create', '--account', acct, '--url', 'http://169.254.169.254/latest/meta-data/'],
+        `error: url: 169.254.169.254 is a link-local address; ${PRIVATE_REFUSED}`,
+      ],
       [['webhook', 'create', '--account', acct, '--url', 'https://93.184.215.14/', '--colour', 'red'], /^error: Unknown option '--colour'/],
       [['webhook', 'delete', '--endpoint-id', '12'], 'error: endpoint-id: must be an endpoint id (a UUID, as `webhook list` shows it)'],
     ];
@@ -95,11 +131,12 @@ describe('CLI: webhook create, list, delete', () => {
       ['http://0x7f.1/', '127.0.0.1 is a loopback address'],
     ];
     for (const [url, why] of cases) {
-      await assert.rejects(createWebhookEndpoint({ accountId: 1, url }),
-        { code: 'invalid_request', message: `url: ${why}; ${PRIVATE_REFUSED}` }, url);
+      await assert.rejects(createWebhookEndpoint({ accountId: 1, url }), { code: 'invalid_request', message: `url: ${why}; ${PRIVATE_REFUSED}` }, url);
     }
-    await assert.rejects(createWebhookEndpoint({ accountId: 1, url: 'http://localhost:3000/hook' }),
-      { code: 'invalid_request', message: `url: host localhost resolves to a refused address; ${PRIVATE_REFUSED}` });
+    await assert.rejects(createWebhookEndpoint({ accountId: 1, url: 'http://localhost:3000/hook' }), {
+      code: 'invalid_request',
+      message: `url: host localhost resolves to a refused address; ${PRIVATE_REFUSED}`,
+    });
   });
 });
 
@@ -108,7 +145,9 @@ describe('SSRF at delivery', () => {
     const rx = await new WebhookReceiver().start();
     try {
       const acct = await account();
-      const ep = parseSuccess(await runCli(['webhook', 'create', '--account', acct, '--url', rx.url, '--event', 'conversation.created'], { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' }));
+      const ep = parseSuccess(
+        await runCli(['webhook', 'create', '--account', acct, '--url', rx.url, '--event', 'conversation.created'], { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' }),
+      );
       const { importLines, conversationLine, newChannelIds } = await import('../helpers/builders');
       const { recordConversationCreated } = await import('../../lib/webhooks/events');
       const { startWebhookWorker, stopWebhookWorker } = await import('../../lib/webhooks/worker');
@@ -122,7 +161,11 @@ describe('SSRF at delivery', () => {
         assert.ok(queued >= 1, 'queued for the endpoint');
         startWebhookWorker();
         try {
-          const [d] = await eventually(() => listWebhookDeliveries(Number(acct), String(ep.endpoint_id)), (l) => (l[0]?.attempts ?? 0) >= 1, 'an attempt');
+          const [d] = await eventually(
+            () => listWebhookDeliveries(Number(acct), String(ep.endpoint_id)),
+            (l) => (l[0]?.attempts ?? 0) >= 1,
+            'an attempt',
+          );
           assert.equal(d!.status, 'pending', 'a refused attempt is a failed attempt, retried later');
           assert.equal(d!.last_status_code, null);
           assert.equal(d!.last_error, `refused: 127.0.0.1 is a loopback address; ${PRIVATE_REFUSED}`);

@@ -22,22 +22,35 @@ const tarpits: net.Server[] = [];
 const held: net.Socket[] = [];
 let fast: WebhookReceiver;
 
-before(async () => {
-  server = await startTestServer({
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), WEBHOOK_RETRY_BASE_MS: '50',
-    TOKEN_RATE_PER_IP_PER_MINUTE: '100000', TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000', SOCKET_EVENTS_PER_10S: '1000',
-  });
-}, { timeout: 120_000 });
-after(async () => {
-  for (const s of held) s.destroy();
-  await Promise.all(tarpits.map((t) => new Promise((r) => t.close(r))));
-  await fast?.stop().catch(() => {});
-  await server?.close();
-}, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1',
+      WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+      WEBHOOK_RETRY_BASE_MS: '50',
+      TOKEN_RATE_PER_IP_PER_MINUTE: '100000',
+      TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000',
+      SOCKET_EVENTS_PER_10S: '1000',
+    });
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    for (const s of held) s.destroy();
+    await Promise.all(tarpits.map((t) => new Promise((r) => t.close(r))));
+    await fast?.stop().catch(() => {});
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 /** Accepts connections and never reads or answers: the sender's timeout is all that ends them. */
 async function tarpit(): Promise<string> {
-  const s = net.createServer((socket) => { socket.pause(); held.push(socket); });
+  const s = net.createServer((socket) => {
+    socket.pause();
+    held.push(socket);
+  });
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
   tarpits.push(s);
   return `http://127.0.0.1:${(s.address() as AddressInfo).port}/hook`;
@@ -60,9 +73,12 @@ async function backlog(accountId: number, n: number) {
 /** A's pending deliveries, and how many of them an instance is sending right now. */
 async function pendingOf(accountId: number): Promise<{ pending: number; sending: number }> {
   const { getDb, rows } = await import('../../db/client');
-  const [r] = await rows<{ pending: number; sending: number }>(await getDb(), sql`
+  const [r] = await rows<{ pending: number; sending: number }>(
+    await getDb(),
+    sql`
     SELECT count(*)::int AS pending, (count(*) FILTER (WHERE lease_until > now()))::int AS sending
-    FROM webhook_deliveries WHERE account_id = ${accountId} AND status = 'pending'`);
+    FROM webhook_deliveries WHERE account_id = ${accountId} AND status = 'pending'`,
+  );
   return r!;
 }
 
@@ -93,8 +109,10 @@ describe('webhooks: one account cannot stall another', () => {
       await sleep(500);
     }
     const backlogAfter = (await pendingOf(a.accountId)).pending;
-    console.log(`B's delivery latency (ms): ${latencies.join(', ')}; A's pending deliveries ${backlogBefore} → ${backlogAfter}; `
-      + `A's deliveries in flight at most ${mostSending}; connections A's tarpits accepted: ${held.length}`);
+    console.log(
+      `B's delivery latency (ms): ${latencies.join(', ')}; A's pending deliveries ${backlogBefore} → ${backlogAfter}; ` +
+        `A's deliveries in flight at most ${mostSending}; connections A's tarpits accepted: ${held.length}`,
+    );
     assert.ok(held.length >= 8, `A's tarpits were being sent to (${held.length} connections)`);
     assert.ok(mostSending >= 1 && mostSending <= 8, `A held at most its share of 8 slots (${mostSending})`);
     assert.ok(backlogAfter > backlogBefore, `A's backlog grew (${backlogBefore} → ${backlogAfter})`);

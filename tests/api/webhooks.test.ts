@@ -18,8 +18,13 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { backendToken, connectVisitor, createTestWidgetClient, eventually, sleep, type Visitor } from '../helpers/widget';
 import { bodyOf, WebhookReceiver, type Received } from '../helpers/webhook-receiver';
 import {
-  createWebhookEndpoint, deleteWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, resendWebhookDelivery,
-  rotateWebhookSecret, setWebhookPaused,
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  listWebhookDeliveries,
+  listWebhookEndpoints,
+  resendWebhookDelivery,
+  rotateWebhookSecret,
+  setWebhookPaused,
 } from '../../lib/webhooks/service';
 import { HELD_TOO_LONG, REPLAY_HOURS, RETENTION_DAYS, RETRY_MULTIPLIERS } from '../../lib/webhooks/rules';
 import { freePort } from '../helpers/instances';
@@ -27,16 +32,26 @@ import { freePort } from '../helpers/instances';
 const BASE_MS = 0.1; // the whole schedule: ~2 s of waits; the automatic pause after 8.64 s of failures
 let server: TestServer;
 const receivers: WebhookReceiver[] = [];
-before(async () => {
-  server = await startTestServer({
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_RETRY_BASE_MS: String(BASE_MS), WEBHOOK_TIMEOUT_MS: '1500',
-    TOKEN_RATE_PER_IP_PER_MINUTE: '100000', TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000', SOCKET_EVENTS_PER_10S: '1000',
-  });
-}, { timeout: 120_000 });
-after(async () => {
-  await Promise.all(receivers.map((r) => r.stop().catch(() => {})));
-  await server?.close();
-}, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1',
+      WEBHOOK_RETRY_BASE_MS: String(BASE_MS),
+      WEBHOOK_TIMEOUT_MS: '1500',
+      TOKEN_RATE_PER_IP_PER_MINUTE: '100000',
+      TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000',
+      SOCKET_EVENTS_PER_10S: '1000',
+    });
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await Promise.all(receivers.map((r) => r.stop().catch(() => {})));
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 async function receiver(respond?: ConstructorParameters<typeof WebhookReceiver>[0]) {
   const r = await new WebhookReceiver(respond).start();
@@ -123,8 +138,14 @@ describe('webhooks: events, signatures and data', () => {
     const { sql } = await import('drizzle-orm');
     const { getDb, rows } = await import('../../db/client');
     const db = await getDb();
-    const eventsOf = async (accountId: number) => (await rows<{ type: string }>(db, sql`
-      SELECT type FROM webhook_events WHERE account_id = ${accountId} ORDER BY seq`)).map((r) => r.type);
+    const eventsOf = async (accountId: number) =>
+      (
+        await rows<{ type: string }>(
+          db,
+          sql`
+      SELECT type FROM webhook_events WHERE account_id = ${accountId} ORDER BY seq`,
+        )
+      ).map((r) => r.type);
     const none = await createTestAccount();
     const some = await createTestAccount();
     const rx = await receiver();
@@ -151,10 +172,17 @@ describe('webhooks: events, signatures and data', () => {
     const got = await rx.until((r) => r.length >= 3, 'three attempts');
     await sleep(200);
     assert.equal(rx.received.length, 3, 'no attempt after the success');
-    assert.deepEqual(got.map((r) => r.status), [503, 503, 200]);
+    assert.deepEqual(
+      got.map((r) => r.status),
+      [503, 503, 200],
+    );
     assert.equal(new Set(got.map((r) => r.headers['webhook-id'])).size, 1, 'the same webhook-id on every retry');
     assert.equal(new Set(got.map((r) => r.body)).size, 1, 'the same body');
-    const [log] = await eventually(() => listWebhookDeliveries(acct.accountId, ep.endpoint_id), (l) => l[0]?.status === 'delivered', 'delivered');
+    const [log] = await eventually(
+      () => listWebhookDeliveries(acct.accountId, ep.endpoint_id),
+      (l) => l[0]?.status === 'delivered',
+      'delivered',
+    );
     assert.equal(log!.attempts, 3);
     assert.equal(log!.last_status_code, 200);
     assert.equal(log!.type, 'conversation.created');
@@ -176,16 +204,36 @@ describe('webhooks: events, signatures and data', () => {
     const first = await ask(v, 'First question?');
     const second = await ask(v, 'Second question?', first.conversation_id);
     const expected: Array<[number, number]> = [];
-    for (const [value, likes, dislikes] of [['like', 1, 0], ['dislike', 0, 1], ['like', 1, 0], ['like', 0, 0], ['dislike', 0, 1]] as const) {
+    for (const [value, likes, dislikes] of [
+      ['like', 1, 0],
+      ['dislike', 0, 1],
+      ['like', 1, 0],
+      ['like', 0, 0],
+      ['dislike', 0, 1],
+    ] as const) {
       await v.ok('feedback', { response_id: second.response_id, value });
       expected.push([likes, dislikes]);
     }
     const got = await rx.until((r) => r.filter((x) => x.status === 200).length >= 8, 'eight events');
     const ok = got.filter((r) => r.status === 200).map(bodyOf);
-    assert.deepEqual(ok.map((b) => b.type), ['conversation.created', 'response.created', 'response.created', ...expected.map(() => 'response.feedback')]);
-    assert.deepEqual(ok.slice(1, 3).map((b) => b.data.response_id), [first.response_id, second.response_id]);
-    assert.deepEqual(ok.slice(3).map((b) => [b.data.likes, b.data.dislikes]), expected, 'feedback in the order it happened');
-    assert.deepEqual(got.slice(0, 3).map((r) => bodyOf(r).type), Array(3).fill('conversation.created'), 'nothing overtook the retried first event');
+    assert.deepEqual(
+      ok.map((b) => b.type),
+      ['conversation.created', 'response.created', 'response.created', ...expected.map(() => 'response.feedback')],
+    );
+    assert.deepEqual(
+      ok.slice(1, 3).map((b) => b.data.response_id),
+      [first.response_id, second.response_id],
+    );
+    assert.deepEqual(
+      ok.slice(3).map((b) => [b.data.likes, b.data.dislikes]),
+      expected,
+      'feedback in the order it happened',
+    );
+    assert.deepEqual(
+      got.slice(0, 3).map((r) => bodyOf(r).type),
+      Array(3).fill('conversation.created'),
+      'nothing overtook the retried first event',
+    );
   });
 
   it('a slow receiver does not hold up another endpoint', async (t) => {
@@ -215,14 +263,27 @@ describe('webhooks: retry schedule, automatic pause, manual pause, rotation', ()
     const v = await visitorOf(acct.accountId);
     t.after(() => v.close());
     await ask(v, 'One?');
-    const [first] = await eventually(() => listWebhookDeliveries(acct.accountId, ep.endpoint_id), (l) => l[0]?.status === 'failed', 'the schedule ran out', 8500);
+    const [first] = await eventually(
+      () => listWebhookDeliveries(acct.accountId, ep.endpoint_id),
+      (l) => l[0]?.status === 'failed',
+      'the schedule ran out',
+      8500,
+    );
     assert.equal(first!.attempts, RETRY_MULTIPLIERS.length + 1, 'every attempt of the schedule was made');
     assert.equal(rx.received.length, RETRY_MULTIPLIERS.length + 1);
     assert.equal((await listWebhookEndpoints(acct.accountId)).endpoints[0]!.status, 'active', 'not paused yet');
     await sleep(86_400 * BASE_MS + 100); // the pause rule: failing for 5 days at the default base
     await ask(v, 'Two?');
-    const paused = await eventually(() => listWebhookEndpoints(acct.accountId), (l) => l.endpoints[0]!.status === 'paused', 'paused', 5000);
-    assert.match(paused.endpoints[0]!.pause_reason!, /^Paused automatically: every delivery failed for .*; last error: HTTP 500 \(failing since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)$/);
+    const paused = await eventually(
+      () => listWebhookEndpoints(acct.accountId),
+      (l) => l.endpoints[0]!.status === 'paused',
+      'paused',
+      5000,
+    );
+    assert.match(
+      paused.endpoints[0]!.pause_reason!,
+      /^Paused automatically: every delivery failed for .*; last error: HTTP 500 \(failing since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)$/,
+    );
     const before = rx.received.length;
     await sleep(300);
     assert.equal(rx.received.length, before, 'nothing is sent while paused');
@@ -271,21 +332,31 @@ describe('webhooks: paused endpoints keep no live queue', () => {
     const fresh = await ask(v, 'Asked just now?');
     await ask(v, 'And a follow-up?', fresh.conversation_id);
     const db = await getDb();
-    const statuses = async () => (await rows<{ status: string; n: number }>(db, sql`
-      SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = ${ep.endpoint_id} GROUP BY status ORDER BY status`))
-      .map((r) => ({ status: r.status, n: r.n }));
+    const statuses = async () =>
+      (
+        await rows<{ status: string; n: number }>(
+          db,
+          sql`
+      SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = ${ep.endpoint_id} GROUP BY status ORDER BY status`,
+        )
+      ).map((r) => ({ status: r.status, n: r.n }));
     assert.deepEqual(await statuses(), [{ status: 'held', n: 5 }], 'nothing pending while paused');
     await db.execute(sql`UPDATE webhook_deliveries SET created_at = now() - make_interval(hours => ${REPLAY_HOURS + 1})
       WHERE endpoint_id = ${ep.endpoint_id} AND conversation_id = ${stale.conversation_id}`);
     await sleep(300);
     assert.equal(rx.received.length, 0);
 
-    assert.deepEqual(await setWebhookPaused(acct.accountId, ep.endpoint_id, false),
-      { endpoint_id: ep.endpoint_id, status: 'active', replayed: 3, expired: 2 });
+    assert.deepEqual(await setWebhookPaused(acct.accountId, ep.endpoint_id, false), { endpoint_id: ep.endpoint_id, status: 'active', replayed: 3, expired: 2 });
     const got = await rx.until((r) => r.length >= 3, 'the three fresh held events');
-    assert.deepEqual(got.map((r) => [bodyOf(r).type, bodyOf(r).data.conversation_id]), [
-      ['conversation.created', fresh.conversation_id], ['response.created', fresh.conversation_id], ['response.created', fresh.conversation_id],
-    ], 'in order, the stale conversation not sent');
+    assert.deepEqual(
+      got.map((r) => [bodyOf(r).type, bodyOf(r).data.conversation_id]),
+      [
+        ['conversation.created', fresh.conversation_id],
+        ['response.created', fresh.conversation_id],
+        ['response.created', fresh.conversation_id],
+      ],
+      'in order, the stale conversation not sent',
+    );
     const log = await listWebhookDeliveries(acct.accountId, ep.endpoint_id);
     const failed = log.filter((d) => d.status === 'failed');
     assert.equal(failed.length, 2);
@@ -308,9 +379,13 @@ describe('webhooks: paused endpoints keep no live queue', () => {
     await importLines(acct.accountId, [conv]);
     const db = await getDb();
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
     let written!: () => void;
-    const wrote = new Promise<void>((r) => { written = r; });
+    const wrote = new Promise<void>((r) => {
+      written = r;
+    });
     const writing = db.transaction(async (tx) => {
       await recordConversationCreated(tx as unknown as typeof db, acct.accountId, conv.conversation_id);
       written();
@@ -318,12 +393,15 @@ describe('webhooks: paused endpoints keep no live queue', () => {
     });
     await wrote;
     let pausedAt = 0;
-    const pausing = setWebhookPaused(acct.accountId, ep.endpoint_id, true).then(() => { pausedAt = Date.now(); });
+    const pausing = setWebhookPaused(acct.accountId, ep.endpoint_id, true).then(() => {
+      pausedAt = Date.now();
+    });
     await sleep(300);
     assert.equal(pausedAt, 0, 'the pause waits for the transaction that writes the event');
     release();
     await Promise.all([writing, pausing]);
-    const status = async () => (await rows<{ status: string }>(db, sql`SELECT status FROM webhook_deliveries WHERE endpoint_id = ${ep.endpoint_id}`))[0]!.status;
+    const status = async () =>
+      (await rows<{ status: string }>(db, sql`SELECT status FROM webhook_deliveries WHERE endpoint_id = ${ep.endpoint_id}`))[0]!.status;
     assert.equal(await status(), 'held');
     await sleep(300);
     assert.equal(rx.received.length, 0, 'not sent while paused');
@@ -345,14 +423,22 @@ describe('webhooks: retention', () => {
     const v = await visitorOf(acct.accountId);
     t.after(() => v.close());
     await ask(v, 'Old and delivered?');
-    await eventually(() => listWebhookDeliveries(acct.accountId, ep.endpoint_id), (l) => l[0]?.status === 'delivered', 'delivered');
+    await eventually(
+      () => listWebhookDeliveries(acct.accountId, ep.endpoint_id),
+      (l) => l[0]?.status === 'delivered',
+      'delivered',
+    );
     await setWebhookPaused(acct.accountId, ep.endpoint_id, true);
     await ask(v, 'Old and still pending?');
     const db = await getDb();
     await db.execute(sql`UPDATE webhook_events SET created_at = now() - make_interval(days => ${RETENTION_DAYS + 1}) WHERE account_id = ${acct.accountId}`);
     assert.ok((await pruneWebhookEvents()) >= 1);
     const left = await listWebhookDeliveries(acct.accountId, ep.endpoint_id);
-    assert.deepEqual(left.map((d) => d.status), ['held'], 'the delivered event is gone, the held one kept');
+    assert.deepEqual(
+      left.map((d) => d.status),
+      ['held'],
+      'the delivered event is gone, the held one kept',
+    );
     await setWebhookPaused(acct.accountId, ep.endpoint_id, false);
     await rx.until((r) => r.length >= 2, 'the kept event after resuming');
   });
@@ -380,8 +466,10 @@ describe('webhooks: tenancy and input', () => {
     ]) {
       await assert.rejects(createWebhookEndpoint({ accountId: a.accountId, url }), { code: 'invalid_request', message }, url);
     }
-    await assert.rejects(createWebhookEndpoint({ accountId: a.accountId, url: rx.url, events: ['response.deleted'] }),
-      { code: 'invalid_request', message: 'event: "response.deleted" is not an event type; use conversation.created, response.created, response.feedback' });
+    await assert.rejects(createWebhookEndpoint({ accountId: a.accountId, url: rx.url, events: ['response.deleted'] }), {
+      code: 'invalid_request',
+      message: 'event: "response.deleted" is not an event type; use conversation.created, response.created, response.feedback',
+    });
     assert.deepEqual(await deleteWebhookEndpoint(a.accountId, ep.endpoint_id), { endpoint_id: ep.endpoint_id, deleted: true });
     assert.deepEqual((await listWebhookEndpoints(a.accountId)).endpoints, []);
   });
@@ -410,22 +498,47 @@ describe("webhooks: README's receiver", () => {
     const acct = await createTestAccount();
     const port = await freePort();
     const ep = await createWebhookEndpoint({ accountId: acct.accountId, url: `http://127.0.0.1:${port}/`, events: ['conversation.created'] });
-    const child = spawn(process.execPath, ['receiver.mjs'], { cwd: dir, env: { ...process.env, PORT: String(port), SVC_WEBHOOK_SECRET: ep.secret }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['receiver.mjs'], {
+      cwd: dir,
+      env: { ...process.env, PORT: String(port), SVC_WEBHOOK_SECRET: ep.secret },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
-    t.after(() => { child.kill(); fs.rmSync(dir, { recursive: true, force: true }); });
-    await eventually(() => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' }).then((r) => r.status, () => 0), (s) => s === 400, 'the receiver refuses an unsigned request');
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+    });
+    t.after(() => {
+      child.kill();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    await eventually(
+      () =>
+        fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' }).then(
+          (r) => r.status,
+          () => 0,
+        ),
+      (s) => s === 400,
+      'the receiver refuses an unsigned request',
+    );
     const v = await visitorOf(acct.accountId);
     t.after(() => v.close());
     const ack = await ask(v, 'Is the README right?');
-    await eventually(async () => out, (o) => o.includes('conversation.created'), 'the receiver printed the event');
+    await eventually(
+      async () => out,
+      (o) => o.includes('conversation.created'),
+      'the receiver printed the event',
+    );
     const line = out.trim().split('\n')[0]!;
     const [id, type] = line.split(' ', 2);
     const data = line.slice(id!.length + type!.length + 2);
     assert.match(id!, /^msg_/);
     assert.equal(type, 'conversation.created');
     assert.equal(JSON.parse(data!).conversation_id, ack.conversation_id);
-    const [log] = await eventually(() => listWebhookDeliveries(acct.accountId, ep.endpoint_id), (l) => l[0]?.status === 'delivered', 'delivered');
+    const [log] = await eventually(
+      () => listWebhookDeliveries(acct.accountId, ep.endpoint_id),
+      (l) => l[0]?.status === 'delivered',
+      'delivered',
+    );
     assert.equal(log!.last_status_code, 204);
   });
 });

@@ -11,21 +11,29 @@ import { getTranscript } from '../../lib/dashboard/service';
 import { TS_RE, UUID_RE, V2 } from '../helpers/api-fixtures';
 import { api, createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
-import {
-  addKnowledge, assertIncreasingSeq, backendToken, connectVisitor, createTestWidgetClient, eventually, type Visitor,
-} from '../helpers/widget';
+import { addKnowledge, assertIncreasingSeq, backendToken, connectVisitor, createTestWidgetClient, eventually, type Visitor } from '../helpers/widget';
 
 let server: TestServer;
-before(async () => {
-  server = await startTestServer({ TOKEN_RATE_PER_IP_PER_MINUTE: '100000', TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000' });
-}, { timeout: 120_000 });
-after(async () => { await server?.close(); }, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer({ TOKEN_RATE_PER_IP_PER_MINUTE: '100000', TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000' });
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 const ORIGIN = 'https://example.com';
-const RETURNS = 'You can return any gizmo within 30 days of delivery for a full refund. Pack the gizmo in its original box '
-  + 'and print the prepaid return label from your account page.';
-const FAQ = `# Shipping\n\nWe ship every order within two business days from our warehouse in Rotterdam. Express delivery costs 9 euros.\n\n`
-  + `# Returns\n\n${RETURNS}\n`;
+const RETURNS =
+  'You can return any gizmo within 30 days of delivery for a full refund. Pack the gizmo in its original box ' +
+  'and print the prepaid return label from your account page.';
+const FAQ =
+  `# Shipping\n\nWe ship every order within two business days from our warehouse in Rotterdam. Express delivery costs 9 euros.\n\n` +
+  `# Returns\n\n${RETURNS}\n`;
 
 /** An account with an FAQ document, a widget client for example.com and a connected visitor. */
 async function setup(opts: { faq?: boolean } = {}) {
@@ -60,7 +68,10 @@ describe('widget chat: a question answered from the knowledge base', () => {
     assert.match(ack.response_id, UUID_RE);
     assert.equal(ack.duplicate, false);
 
-    assert.deepEqual(events.map((e) => e.type).filter((x, i, a) => a.indexOf(x) === i), ['question', 'answer.delta', 'answer.done']);
+    assert.deepEqual(
+      events.map((e) => e.type).filter((x, i, a) => a.indexOf(x) === i),
+      ['question', 'answer.delta', 'answer.done'],
+    );
     assert.equal(events[0]!.type, 'question');
     assert.equal(events.at(-1)!.type, 'answer.done');
     const deltas = events.filter((e) => e.type === 'answer.delta');
@@ -69,7 +80,10 @@ describe('widget chat: a question answered from the knowledge base', () => {
     assertIncreasingSeq(events);
     // One visitor, one question: consecutive seqs from 1 (the last delta takes its seq in
     // answer.done's statement, lib/answers/runner.ts; no seq may be skipped by it).
-    assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1));
+    assert.deepEqual(
+      events.map((e) => e.seq),
+      events.map((_, i) => i + 1),
+    );
     for (const e of events) {
       assert.equal(e.conversation_id, ack.conversation_id);
       assert.equal((e as { client_message_id: string }).client_message_id, 'm-1');
@@ -83,7 +97,11 @@ describe('widget chat: a question answered from the knowledge base', () => {
     assert.equal(deltas.map((d) => (d as { text: string }).text).join(''), done.answer, 'the deltas add up to the answer');
     assert.ok(done.answer.includes('You can return any gizmo within 30 days of delivery'), done.answer);
     assert.ok(!done.answer.includes('faq.md'), 'the answer names the title, never the file');
-    assert.deepEqual(done.sources.map((s) => s.title), ['Shipping'], 'the one passage quoted, titled by the document\'s first heading');
+    assert.deepEqual(
+      done.sources.map((s) => s.title),
+      ['Shipping'],
+      "the one passage quoted, titled by the document's first heading",
+    );
     assert.match(done.sources[0]!.document_id, UUID_RE);
     assert.ok(done.sources[0]!.passage.includes('30 days of delivery'));
 
@@ -91,10 +109,21 @@ describe('widget chat: a question answered from the knowledge base', () => {
     assert.equal(list.status, 200);
     assert.equal(list.body.count, 1);
     const record = list.body.results[0];
-    assert.deepEqual({ ...record, created_at: undefined }, {
-      response_id: ack.response_id, id: ack.response_id, question, answer: done.answer, channel_id: client.channel_id,
-      conversation_id: ack.conversation_id, created_at: undefined, likes: 0, dislikes: 0, comments: 0,
-    });
+    assert.deepEqual(
+      { ...record, created_at: undefined },
+      {
+        response_id: ack.response_id,
+        id: ack.response_id,
+        question,
+        answer: done.answer,
+        channel_id: client.channel_id,
+        conversation_id: ack.conversation_id,
+        created_at: undefined,
+        likes: 0,
+        dislikes: 0,
+        comments: 0,
+      },
+    );
     assert.match(record.created_at, TS_RE);
     const one = await get(`${V2}/response/${ack.response_id}`);
     assert.equal(one.status, 200);
@@ -107,19 +136,29 @@ describe('widget chat: a question answered from the knowledge base', () => {
     assert.equal(conv.body.channel_id, client.channel_id);
     assert.equal(conv.body.response_count, 1);
     assert.equal(typeof conv.body.channel_name, 'string');
-    assert.deepEqual(conv.body.messages.map((m: Record<string, unknown>) => [m.role, m.content, m.response_id, m.attachments]), [
-      ['user', question, ack.response_id, []],
-      ['assistant', done.answer, ack.response_id, []],
-    ]);
+    assert.deepEqual(
+      conv.body.messages.map((m: Record<string, unknown>) => [m.role, m.content, m.response_id, m.attachments]),
+      [
+        ['user', question, ack.response_id, []],
+        ['assistant', done.answer, ack.response_id, []],
+      ],
+    );
     const inList = await get(`${V2}/conversation?channel_id=${client.channel_id}`);
-    assert.deepEqual(inList.body.results.map((c: { id: string }) => c.id), [ack.conversation_id]);
+    assert.deepEqual(
+      inList.body.results.map((c: { id: string }) => c.id),
+      [ack.conversation_id],
+    );
   });
 
   it('continues the conversation: seqs keep increasing, the title stays, history lists every message', async (t) => {
     const { visitor, get } = await setup();
     t.after(() => visitor.close());
     const first = await askAndWait(visitor, { client_message_id: 'a', text: 'How do I return a gizmo?' });
-    const second = await askAndWait(visitor, { conversation_id: first.ack.conversation_id, client_message_id: 'b', text: 'Where is your warehouse for shipping?' });
+    const second = await askAndWait(visitor, {
+      conversation_id: first.ack.conversation_id,
+      client_message_id: 'b',
+      text: 'Where is your warehouse for shipping?',
+    });
     assert.equal(second.ack.conversation_id, first.ack.conversation_id);
     assert.notEqual(second.ack.response_id, first.ack.response_id);
     assertIncreasingSeq([...first.events, ...second.events]);
@@ -128,17 +167,26 @@ describe('widget chat: a question answered from the knowledge base', () => {
     const conv = await get(`${V2}/conversation/${first.ack.conversation_id}`);
     assert.equal(conv.body.title, 'How do I return a gizmo?');
     assert.equal(conv.body.response_count, 2);
-    assert.deepEqual(conv.body.messages.map((m: { role: string }) => m.role), ['user', 'assistant', 'user', 'assistant']);
+    assert.deepEqual(
+      conv.body.messages.map((m: { role: string }) => m.role),
+      ['user', 'assistant', 'user', 'assistant'],
+    );
 
     const hist = await visitor.ok<{ messages: Array<Record<string, unknown>>; last_seq: number }>('history', { conversation_id: first.ack.conversation_id });
-    assert.deepEqual(hist.messages.map((m) => [m.role, m.response_id]), [
-      ['user', first.ack.response_id], ['assistant', first.ack.response_id], ['user', second.ack.response_id], ['assistant', second.ack.response_id],
-    ]);
+    assert.deepEqual(
+      hist.messages.map((m) => [m.role, m.response_id]),
+      [
+        ['user', first.ack.response_id],
+        ['assistant', first.ack.response_id],
+        ['user', second.ack.response_id],
+        ['assistant', second.ack.response_id],
+      ],
+    );
     assert.equal(hist.messages[1]!.content, (first.end as { answer: string }).answer);
     assert.equal(hist.last_seq, second.end.seq);
   });
 
-  it('answers honestly when nothing in the knowledge base matches, never from another account\'s documents', async (t) => {
+  it("answers honestly when nothing in the knowledge base matches, never from another account's documents", async (t) => {
     const { visitor, get } = await setup();
     t.after(() => visitor.close());
     const other = await createTestAccount('Other Co');
@@ -214,12 +262,20 @@ describe('widget chat: the account turned "show sources" off', () => {
     await back.until(() => back.events.some((e) => e.type === 'answer.done'), 'the replayed answer.done');
     assert.deepEqual((back.events.find((e) => e.type === 'answer.done') as typeof done).sources, [], 'resume');
     const hist = await back.ok<{ messages: Array<{ role: string; sources: unknown[] }> }>('history', { conversation_id: ack.conversation_id });
-    assert.deepEqual(hist.messages.map((m) => m.sources), [[], []], 'history');
+    assert.deepEqual(
+      hist.messages.map((m) => m.sources),
+      [[], []],
+      'history',
+    );
 
     // The account's own record: the dashboard transcript shows what the answer was based on; the
     // Customer API response record has no sources field at all (docs/contracts.md §4).
     const transcript = await getTranscript(acct.accountId, ack.conversation_id);
-    assert.deepEqual(transcript!.messages[1]!.sources.map((s) => s.title), ['Shipping'], 'the document title (its first heading)');
+    assert.deepEqual(
+      transcript!.messages[1]!.sources.map((s) => s.title),
+      ['Shipping'],
+      'the document title (its first heading)',
+    );
     const record = await get(`${V2}/response/${ack.response_id}`);
     assert.equal(record.status, 200);
     assert.equal('sources' in record.body, false);
@@ -227,7 +283,10 @@ describe('widget chat: the account turned "show sources" off', () => {
     // Turned back on: what visitors see follows the account's current setting, for earlier answers too.
     await updateBotSettings(acct.accountId, { instructions: '', noAnswerText: '', model: '', showSources: true });
     const again = await back.ok<{ messages: Array<{ role: string; sources: Array<{ title: string }> }> }>('history', { conversation_id: ack.conversation_id });
-    assert.deepEqual(again.messages[1]!.sources.map((s) => s.title), ['Shipping']);
+    assert.deepEqual(
+      again.messages[1]!.sources.map((s) => s.title),
+      ['Shipping'],
+    );
   });
 });
 
@@ -268,7 +327,12 @@ describe('widget chat: retries with the same client_message_id', () => {
     await visitor.finished(a.response_id);
     // Give a wrongly started second answer the time to be stored, so the count below is final.
     if (b.response_id !== a.response_id) {
-      await eventually(() => get(`${V2}/response`), (r) => r.body.count >= 2, 'the duplicate to be stored', 3000).catch(() => {});
+      await eventually(
+        () => get(`${V2}/response`),
+        (r) => r.body.count >= 2,
+        'the duplicate to be stored',
+        3000,
+      ).catch(() => {});
     }
     assert.equal((await get(`${V2}/response`)).body.count, 1, 'one response');
     assert.equal((await get(`${V2}/conversation`)).body.count, 1, 'one conversation');
@@ -279,7 +343,7 @@ describe('widget chat: retries with the same client_message_id', () => {
 });
 
 describe('widget chat: one connection, several conversations', () => {
-  it('delivers every event of each conversation the connection follows, whatever the other\'s seq', async (t) => {
+  it("delivers every event of each conversation the connection follows, whatever the other's seq", async (t) => {
     const { visitor, get } = await setup();
     t.after(() => visitor.close());
     const a1 = await askAndWait(visitor, { client_message_id: 'a1', text: 'How do I return a gizmo?' });
@@ -306,7 +370,10 @@ describe('widget chat: one connection, several conversations', () => {
       const own = visitor.events.filter((e) => e.conversation_id === conv);
       assertIncreasingSeq(own);
       const stored = await get(`${V2}/response?conversation_id=${conv}`);
-      const done = own.filter((e) => e.type === 'answer.done').map((e) => (e as { response_id: string }).response_id).sort();
+      const done = own
+        .filter((e) => e.type === 'answer.done')
+        .map((e) => (e as { response_id: string }).response_id)
+        .sort();
       assert.deepEqual(done, stored.body.results.map((r: { id: string }) => r.id).sort(), `every stored answer of ${conv} reached the visitor`);
     }
   });
@@ -323,12 +390,21 @@ describe('widget chat: resume', () => {
 
     const back = await connectVisitor(server.url, issued.access_token, ORIGIN, 'polling');
     t.after(() => back.close());
-    const resumed = await back.ok<{ last_seq: number; conversation_id: string }>('conversation:resume', { conversation_id: ack.conversation_id, last_seq: cut });
+    const resumed = await back.ok<{ last_seq: number; conversation_id: string }>('conversation:resume', {
+      conversation_id: ack.conversation_id,
+      last_seq: cut,
+    });
     assert.equal(resumed.last_seq, events.at(-1)!.seq);
     await back.until(() => back.events.some((e) => e.type === 'answer.done'), 'the replayed answer.done');
     await new Promise((r) => setTimeout(r, 100));
-    assert.deepEqual(back.events.map((e) => e.seq), events.filter((e) => e.seq > cut).map((e) => e.seq));
-    assert.deepEqual(back.events, events.filter((e) => e.seq > cut));
+    assert.deepEqual(
+      back.events.map((e) => e.seq),
+      events.filter((e) => e.seq > cut).map((e) => e.seq),
+    );
+    assert.deepEqual(
+      back.events,
+      events.filter((e) => e.seq > cut),
+    );
 
     // Live events follow the replay on the same subscription, exactly once.
     const next = await askAndWait(back, { conversation_id: ack.conversation_id, client_message_id: 'r2', text: 'Where do you ship from?' });
@@ -391,7 +467,7 @@ describe('widget chat: feedback and comments', () => {
     assert.equal(hist.messages[1]!.likes, 1);
   });
 
-  it('two visitors\' likes add up on the same answer only through their own conversations', async (t) => {
+  it("two visitors' likes add up on the same answer only through their own conversations", async (t) => {
     const { client, visitor, get } = await setup();
     t.after(() => visitor.close());
     const { ack } = await askAndWait(visitor, { client_message_id: 'f', text: 'How do I return a gizmo?' });
@@ -405,7 +481,7 @@ describe('widget chat: feedback and comments', () => {
 });
 
 describe('widget chat: visitors are isolated', () => {
-  it('another visitor gets not_found for someone else\'s conversation and answer, and sees nothing', async (t) => {
+  it("another visitor gets not_found for someone else's conversation and answer, and sees nothing", async (t) => {
     const { client, visitor, get } = await setup();
     t.after(() => visitor.close());
     const { ack, end } = await askAndWait(visitor, { client_message_id: 'secret', text: 'How do I return a gizmo?' });

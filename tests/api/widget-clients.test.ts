@@ -11,8 +11,18 @@ import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
-before(async () => { server = await startTestServer(); }, { timeout: 120_000 });
-after(async () => { await server?.close(); }, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer();
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 const invalid = (pattern: RegExp) => (e: unknown) => e instanceof AppError && e.code === 'invalid_request' && pattern.test(e.message);
 
@@ -24,7 +34,13 @@ describe('widget client names', () => {
     assert.equal(named.name, 'Online shop');
     assert.equal(unnamed.name, 'docs.example');
     const list = await listClients(acct.accountId);
-    assert.deepEqual(list.map((c) => [c.id, c.name]), [[named.client_id, 'Online shop'], [unnamed.client_id, 'docs.example']]);
+    assert.deepEqual(
+      list.map((c) => [c.id, c.name]),
+      [
+        [named.client_id, 'Online shop'],
+        [unnamed.client_id, 'docs.example'],
+      ],
+    );
   });
 
   it('renames within the account only; an empty or long name is refused', async () => {
@@ -44,9 +60,19 @@ describe('widget client names', () => {
     const { channel_id: channel } = await createWidgetClient({ accountId: acct.accountId, domains: ['new.example'] });
     const db = await getDb();
     const id = `wc_old${Date.now()}`;
-    await insertWidgetClient(db, acct.accountId, { id, name: '', secretHash: new Uint8Array(32), domains: ['legacy.example', 'x.example'], channelId: channel });
+    await insertWidgetClient(db, acct.accountId, {
+      id,
+      name: '',
+      secretHash: new Uint8Array(32),
+      domains: ['legacy.example', 'x.example'],
+      channelId: channel,
+    });
     const file = fs.readdirSync('db/migrations').find((f) => f.includes('dashwidget_client_names'))!;
-    const update = fs.readFileSync(`db/migrations/${file}`, 'utf8').split('--> statement-breakpoint').map((s) => s.trim()).find((s) => /UPDATE "widget_clients"/.test(s))!;
+    const update = fs
+      .readFileSync(`db/migrations/${file}`, 'utf8')
+      .split('--> statement-breakpoint')
+      .map((s) => s.trim())
+      .find((s) => /UPDATE "widget_clients"/.test(s))!;
     await db.execute(sql.raw(update));
     assert.equal((await listClients(acct.accountId)).find((c) => c.id === id)?.name, 'legacy.example');
   });
@@ -55,7 +81,10 @@ describe('widget client names', () => {
 describe('widget client domains as pasted', () => {
   it('reduces URLs, ports and trailing dots to hosts, and removes duplicates', async () => {
     const acct = await createTestAccount();
-    const c = await createWidgetClient({ accountId: acct.accountId, domains: ['https://shop.example/path', 'shop.example:8443', 'Shop.Example.', '*.example.org'] });
+    const c = await createWidgetClient({
+      accountId: acct.accountId,
+      domains: ['https://shop.example/path', 'shop.example:8443', 'Shop.Example.', '*.example.org'],
+    });
     assert.deepEqual(c.domains, ['shop.example', '*.example.org']);
     const updated = await setClientDomains(acct.accountId, c.client_id, ['http://localhost:3000/', '127.0.0.1:8080']);
     assert.deepEqual(updated.domains, ['localhost', '127.0.0.1']);
@@ -64,7 +93,10 @@ describe('widget client domains as pasted', () => {
   it('refuses what is not a domain with the reason, and keeps the old domains', async () => {
     const acct = await createTestAccount();
     const c = await createWidgetClient({ accountId: acct.accountId, domains: ['shop.example'] });
-    await assert.rejects(setClientDomains(acct.accountId, c.client_id, ['not a domain!!']), invalid(/"not a domain!!" contains a space: give one domain per line/));
+    await assert.rejects(
+      setClientDomains(acct.accountId, c.client_id, ['not a domain!!']),
+      invalid(/"not a domain!!" contains a space: give one domain per line/),
+    );
     await assert.rejects(setClientDomains(acct.accountId, c.client_id, ['*.x']), invalid(/a wildcard needs a domain of two labels/));
     await assert.rejects(createWidgetClient({ accountId: acct.accountId, domains: ['domain!!'] }), invalid(/domain: "domain!!" is not a host name/));
     assert.deepEqual((await listClients(acct.accountId))[0]!.domains, ['shop.example']);

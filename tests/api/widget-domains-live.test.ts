@@ -6,8 +6,18 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { backendToken, connectOutcome, createTestWidgetClient, expectRefused, widgetSocket } from '../helpers/widget';
 
 let server: TestServer;
-before(async () => { server = await startTestServer(); }, { timeout: 120_000 });
-after(async () => { await server?.close(); }, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer();
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 describe('widget domains are checked live', () => {
   it('a domain removed from the client stops new connections with tokens issued before', async () => {

@@ -10,10 +10,22 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { backendToken, connectOutcome, connectVisitor, createTestWidgetClient, expectRefused, tokenRequest, widgetSocket } from '../helpers/widget';
 
 let server: TestServer;
-before(async () => { server = await startTestServer({
-  SOCKET_EVENTS_PER_10S: '3', WIDGET_SOCKETS_PER_ADDRESS: '8', WIDGET_SUBSCRIPTIONS_PER_SOCKET: '2',
-}); }, { timeout: 120_000 });
-after(async () => { await server?.close(); }, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer({
+      SOCKET_EVENTS_PER_10S: '3',
+      WIDGET_SOCKETS_PER_ADDRESS: '8',
+      WIDGET_SUBSCRIPTIONS_PER_SOCKET: '2',
+    });
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 const ORIGIN = 'https://shop.example.com';
 
@@ -34,8 +46,14 @@ describe('widget socket limits and sightings', () => {
       for (let i = 0; i < 5; i++) {
         acks.push(await socket.timeout(5000).emitWithAck('history', { conversation_id: '00000000-0000-4000-8000-000000000000' }));
       }
-      assert.deepEqual(acks.slice(0, 3).map((a) => a.error?.code), ['not_found', 'not_found', 'not_found']);
-      assert.deepEqual(acks.slice(3).map((a) => a.error?.code), ['rate_limited', 'rate_limited']);
+      assert.deepEqual(
+        acks.slice(0, 3).map((a) => a.error?.code),
+        ['not_found', 'not_found', 'not_found'],
+      );
+      assert.deepEqual(
+        acks.slice(3).map((a) => a.error?.code),
+        ['rate_limited', 'rate_limited'],
+      );
     } finally {
       socket.close();
     }
@@ -47,13 +65,21 @@ describe('widget socket limits and sightings', () => {
       const asks: Array<{ ok: boolean; error?: { code: string } }> = [];
       let conversation_id: string | undefined;
       for (let i = 0; i < 4; i++) {
-        const ack = await socket.timeout(10_000).emitWithAck('ask', { client_message_id: `budget-${i}`, text: 'How long is the warranty?', ...(conversation_id ? { conversation_id } : {}) });
+        const ack = await socket
+          .timeout(10_000)
+          .emitWithAck('ask', { client_message_id: `budget-${i}`, text: 'How long is the warranty?', ...(conversation_id ? { conversation_id } : {}) });
         conversation_id ??= ack.conversation_id;
         asks.push(ack);
       }
-      assert.deepEqual(asks.map((a) => a.ok), [true, true, true, true], JSON.stringify(asks));
+      assert.deepEqual(
+        asks.map((a) => a.ok),
+        [true, true, true, true],
+        JSON.stringify(asks),
+      );
       // The 3-per-10 s event budget is untouched by the four asks.
-      const history = await socket.timeout(5000).emitWithAck('history', { conversation_id: '00000000-0000-4000-8000-000000000000' }) as { error?: { code: string } };
+      const history = (await socket.timeout(5000).emitWithAck('history', { conversation_id: '00000000-0000-4000-8000-000000000000' })) as {
+        error?: { code: string };
+      };
       assert.equal(history.error?.code, 'not_found');
     } finally {
       socket.close();
@@ -77,9 +103,16 @@ describe('widget socket limits and sightings', () => {
       for (let i = 1; i < 10; i++) await a.ok('ask', { conversation_id, client_message_id: `cap-${i}`, text: `Question ${i}?` });
       for (let i = 10; i < limit - 2; i++) await b.ok('ask', { conversation_id, client_message_id: `cap-${i}`, text: `Question ${i}?` });
       // On B: the last two allowed and three more at once.
-      const burst = await Promise.all([limit - 2, limit - 1, limit, limit + 1, limit + 2].map((i) =>
-        b.request('ask', { conversation_id, client_message_id: `cap-${i}`, text: `Question ${i}?` })));
-      assert.deepEqual(burst.map((r) => (r.ok ? 'ok' : r.error.code)), ['ok', 'ok', 'rate_limited', 'rate_limited', 'rate_limited'], JSON.stringify(burst));
+      const burst = await Promise.all(
+        [limit - 2, limit - 1, limit, limit + 1, limit + 2].map((i) =>
+          b.request('ask', { conversation_id, client_message_id: `cap-${i}`, text: `Question ${i}?` }),
+        ),
+      );
+      assert.deepEqual(
+        burst.map((r) => (r.ok ? 'ok' : r.error.code)),
+        ['ok', 'ok', 'rate_limited', 'rate_limited', 'rate_limited'],
+        JSON.stringify(burst),
+      );
       // On A, whose last check left room: its check overlaps the reads, and refuses.
       const overlapped = await a.request('ask', { conversation_id, client_message_id: 'cap-overlapped', text: 'One more?' });
       assert.equal(overlapped.ok ? 'ok' : overlapped.error.code, 'rate_limited');
@@ -87,7 +120,10 @@ describe('widget socket limits and sightings', () => {
       const stored = await listEventsAfter(await getDb(), conversation_id, 0, 1000);
       const questions = stored.filter((e) => e.kind === 'question').map((e) => (e.payload as { client_message_id: string }).client_message_id);
       const byNumber = (x: string, y: string) => Number(x.slice(4)) - Number(y.slice(4));
-      assert.deepEqual(questions.sort(byNumber), Array.from({ length: limit }, (_, i) => `cap-${i}`));
+      assert.deepEqual(
+        questions.sort(byNumber),
+        Array.from({ length: limit }, (_, i) => `cap-${i}`),
+      );
     } finally {
       a.close();
       b.close();
@@ -113,15 +149,20 @@ describe('widget socket limits and sightings', () => {
     assert.deepEqual(await connectOutcome(again), { connected: true });
     again.close();
     const seen = await recentSightings(acct.accountId, 30);
-    assert.deepEqual(seen.map((s) => ({ client: s.client_id, origin: s.origin, version: s.widget_version, n: s.connections })),
-      [{ client: client.client_id, origin: ORIGIN, version: '2.0.1', n: 2 }]);
+    assert.deepEqual(
+      seen.map((s) => ({ client: s.client_id, origin: s.origin, version: s.widget_version, n: s.connections })),
+      [{ client: client.client_id, origin: ORIGIN, version: '2.0.1', n: 2 }],
+    );
   });
 
   it('records versions that are not real widget releases as "other"', async () => {
     const { acct, client, socket } = await connected('9.9.9-evil');
     socket.close();
     const seen = await recentSightings(acct.accountId, 30);
-    assert.deepEqual(seen.map((s) => ({ client: s.client_id, version: s.widget_version })), [{ client: client.client_id, version: 'other' }]);
+    assert.deepEqual(
+      seen.map((s) => ({ client: s.client_id, version: s.widget_version })),
+      [{ client: client.client_id, version: 'other' }],
+    );
   });
 });
 
@@ -176,18 +217,33 @@ describe('hostile sockets: caps, pages and revocation', () => {
       await v.finished(ack.response_id);
       const db = await getDb();
       for (let i = 0; i < 250; i++) {
-        await insertConversationEvent(db, ack.conversation_id, 'feedback', { type: 'feedback', conversation_id: ack.conversation_id, response_id: ack.response_id, likes: i, dislikes: 0 });
+        await insertConversationEvent(db, ack.conversation_id, 'feedback', {
+          type: 'feedback',
+          conversation_id: ack.conversation_id,
+          response_id: ack.response_id,
+          likes: i,
+          dislikes: 0,
+        });
       }
       const before = v.events.length;
-      const first = await v.ok<{ through_seq: number; more: boolean; last_seq: number }>('conversation:resume', { conversation_id: ack.conversation_id, last_seq: 0 });
+      const first = await v.ok<{ through_seq: number; more: boolean; last_seq: number }>('conversation:resume', {
+        conversation_id: ack.conversation_id,
+        last_seq: 0,
+      });
       assert.equal(v.events.length - before, RESUME_PAGE);
       assert.equal(first.more, true);
       assert.equal(first.through_seq, RESUME_PAGE);
       const total = first.last_seq;
-      const second = await v.ok<{ through_seq: number; more: boolean }>('conversation:resume', { conversation_id: ack.conversation_id, last_seq: first.through_seq });
+      const second = await v.ok<{ through_seq: number; more: boolean }>('conversation:resume', {
+        conversation_id: ack.conversation_id,
+        last_seq: first.through_seq,
+      });
       assert.equal(second.more, false);
       assert.equal(second.through_seq, total);
-      assert.deepEqual(v.events.slice(before).map((e) => e.seq), Array.from({ length: total }, (_, i) => i + 1));
+      assert.deepEqual(
+        v.events.slice(before).map((e) => e.seq),
+        Array.from({ length: total }, (_, i) => i + 1),
+      );
     } finally {
       v.close();
     }
@@ -198,7 +254,9 @@ describe('hostile sockets: caps, pages and revocation', () => {
     const client = await createTestWidgetClient(acct.accountId, ['shop.example.com', 'other.example.com']);
     const v = await connectVisitor(server.url, (await backendToken(server.url, client)).access_token, ORIGIN);
     let revoked: { code?: string; message: string } | undefined;
-    v.socket.on('session:revoked', (m: { code?: string; message: string }) => { revoked = m; });
+    v.socket.on('session:revoked', (m: { code?: string; message: string }) => {
+      revoked = m;
+    });
     try {
       const started = Date.now();
       await setClientDomains(acct.accountId, client.client_id, ['other.example.com']);
@@ -219,7 +277,9 @@ describe('hostile sockets: caps, pages and revocation', () => {
     const token = (await backendToken(server.url, client)).access_token;
     const v = await connectVisitor(server.url, token, ORIGIN);
     let revoked: { code?: string; message: string } | undefined;
-    v.socket.on('session:revoked', (m: { code?: string; message: string }) => { revoked = m; });
+    v.socket.on('session:revoked', (m: { code?: string; message: string }) => {
+      revoked = m;
+    });
     try {
       const ack = await v.ok<{ conversation_id: string; response_id: string }>('ask', { client_message_id: 'del-1', text: 'anything' });
       await v.finished(ack.response_id);

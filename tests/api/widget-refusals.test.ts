@@ -19,26 +19,48 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { backendToken, createTestWidgetClient, eventually, expectRefused, tokenRequest } from '../helpers/widget';
 
 let server: TestServer;
-before(async () => {
-  // TRUST_PROXY: the flood test speaks from addresses of its own through X-Forwarded-For.
-  server = await startTestServer({ TOKEN_RATE_PER_IP_PER_MINUTE: '100000', TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000', TRUST_PROXY: 'loopback' });
-}, { timeout: 120_000 });
-after(async () => { await server?.close(); }, { timeout: 30_000 });
+before(
+  async () => {
+    // TRUST_PROXY: the flood test speaks from addresses of its own through X-Forwarded-For.
+    server = await startTestServer({ TOKEN_RATE_PER_IP_PER_MINUTE: '100000', TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000', TRUST_PROXY: 'loopback' });
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
-const storedRows = async (clientId: string) => (await rows<{ n: number }>(await getDb(), sql`SELECT count(*)::int AS n FROM widget_refusals WHERE client_id = ${clientId}`))[0]!.n;
-const storedCount = async (clientId: string) => (await rows<{ n: number }>(await getDb(), sql`SELECT coalesce(sum(count), 0)::int AS n FROM widget_refusals WHERE client_id = ${clientId}`))[0]!.n;
+const storedRows = async (clientId: string) =>
+  (await rows<{ n: number }>(await getDb(), sql`SELECT count(*)::int AS n FROM widget_refusals WHERE client_id = ${clientId}`))[0]!.n;
+const storedCount = async (clientId: string) =>
+  (await rows<{ n: number }>(await getDb(), sql`SELECT coalesce(sum(count), 0)::int AS n FROM widget_refusals WHERE client_id = ${clientId}`))[0]!.n;
 const view = (list: Awaited<ReturnType<typeof recentRefusals>>) => list.map((r) => [r.origin, r.stage, r.reason, r.count]).sort();
 /** Refusals are counted just after the refusal went out (a limiter round trip, maybe a lookup): wait for the expected list. */
 async function expectListed(accountId: number, want: unknown[][]) {
-  const got = await eventually(async () => view(await recentRefusals(accountId)), (v) => JSON.stringify(v) === JSON.stringify(want), 'the refusals counted', 3000)
-    .catch(async () => view(await recentRefusals(accountId)));
+  const got = await eventually(
+    async () => view(await recentRefusals(accountId)),
+    (v) => JSON.stringify(v) === JSON.stringify(want),
+    'the refusals counted',
+    3000,
+  ).catch(async () => view(await recentRefusals(accountId)));
   assert.deepEqual(got, want);
 }
 const settledCount = (clientId: string, want: number) =>
-  eventually(async () => { await flushRefusals(); return storedCount(clientId); }, (n) => n === want, 'the refusals counted', 3000).catch(() => storedCount(clientId));
+  eventually(
+    async () => {
+      await flushRefusals();
+      return storedCount(clientId);
+    },
+    (n) => n === want,
+    'the refusals counted',
+    3000,
+  ).catch(() => storedCount(clientId));
 
 describe('refused token requests', () => {
-  it('are counted only when the Origin is one of the client\'s registered domains (anyone can name a client id)', async () => {
+  it("are counted only when the Origin is one of the client's registered domains (anyone can name a client id)", async () => {
     const acct = await createTestAccount();
     const client = await createTestWidgetClient(acct.accountId, ['shop.example']);
     for (let i = 0; i < 3; i++) {
@@ -63,14 +85,30 @@ describe('refused socket handshakes', () => {
     const client = await createTestWidgetClient(acct.accountId, ['shop.example']);
     const token = await backendToken(server.url, client);
     assert.match(await expectRefused(server.url, { origin: 'https://other.example', auth: { token: token.access_token } }), /domain not allowed/);
-    assert.match(await expectRefused(server.url, { origin: 'https://other.example', auth: { token: token.access_token }, transport: 'polling' }), /domain not allowed/);
-    const expired = await signWidgetToken({ accountId: acct.accountId, clientId: client.client_id, channelId: client.channel_id, domains: client.domains, visitorId: 'v_abcdefghijklmnopqrst', visitorBound: false }, 1);
+    assert.match(
+      await expectRefused(server.url, { origin: 'https://other.example', auth: { token: token.access_token }, transport: 'polling' }),
+      /domain not allowed/,
+    );
+    const expired = await signWidgetToken(
+      {
+        accountId: acct.accountId,
+        clientId: client.client_id,
+        channelId: client.channel_id,
+        domains: client.domains,
+        visitorId: 'v_abcdefghijklmnopqrst',
+        visitorBound: false,
+      },
+      1,
+    );
     await new Promise((r) => setTimeout(r, 2100));
     assert.match(await expectRefused(server.url, { origin: 'https://shop.example', auth: { token: expired.token } }), /token expired/);
-    await expectListed(acct.accountId, [['https://other.example', 'socket', 'domain not allowed', 2], ['https://shop.example', 'socket', 'token expired', 1]]);
+    await expectListed(acct.accountId, [
+      ['https://other.example', 'socket', 'domain not allowed', 2],
+      ['https://shop.example', 'socket', 'token expired', 1],
+    ]);
   });
 
-  it('a forged token counts against the client it names only from that client\'s registered origin; never for a client that does not exist', async () => {
+  it("a forged token counts against the client it names only from that client's registered origin; never for a client that does not exist", async () => {
     const owner = await createTestAccount();
     const other = await createTestAccount();
     const client = await createTestWidgetClient(owner.accountId, ['shop.example']);
@@ -79,8 +117,13 @@ describe('refused socket handshakes', () => {
     const unsigned = (cid: string) => `e30.${Buffer.from(JSON.stringify({ cid })).toString('base64url')}.x`;
     // Signed with a key of the attacker's own, every claim right but the signature.
     const wrongKey = await new SignJWT({ typ: TOKEN_TYPE, acc: owner.accountId, cid: client.client_id, ch: client.channel_id, dom: ['forged.example'] })
-      .setProtectedHeader({ alg: 'HS256', kid: 'k-attacker' }).setIssuer(TOKEN_ISSUER).setAudience(TOKEN_AUDIENCE).setSubject('v_abcdefghijklmnopqrst')
-      .setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode('x'.repeat(32)));
+      .setProtectedHeader({ alg: 'HS256', kid: 'k-attacker' })
+      .setIssuer(TOKEN_ISSUER)
+      .setAudience(TOKEN_AUDIENCE)
+      .setSubject('v_abcdefghijklmnopqrst')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode('x'.repeat(32)));
     for (const forged of [unsigned(client.client_id), wrongKey]) {
       for (const origin of ['https://forged.example', 'https://phishing-text.example', '']) {
         assert.match(await expectRefused(server.url, { origin: origin || null, auth: { token: forged } }), /token invalid/);
@@ -90,12 +133,17 @@ describe('refused socket handshakes', () => {
     await expectListed(owner.accountId, [['https://nope.example', 'socket', 'domain not allowed', 1]]); // only the genuine token's
     // From a registered domain the attempt is the client's own page failing: counted.
     await expectRefused(server.url, { origin: 'https://shop.example', auth: { token: unsigned(client.client_id) } });
-    await expectListed(owner.accountId, [['https://nope.example', 'socket', 'domain not allowed', 1], ['https://shop.example', 'socket', 'token invalid', 1]]);
+    await expectListed(owner.accountId, [
+      ['https://nope.example', 'socket', 'domain not allowed', 1],
+      ['https://shop.example', 'socket', 'token invalid', 1],
+    ]);
     assert.deepEqual(await recentRefusals(other.accountId), []);
     assert.equal(await storedRows('wc_doesnotexist0000'), 0);
   });
 
-  it(`a flood from one address is recorded up to ${REFUSALS_RECORDED_PER_ADDRESS_PER_MINUTE} a minute; another address still is`, { timeout: 60_000 }, async () => {
+  it(`a flood from one address is recorded up to ${REFUSALS_RECORDED_PER_ADDRESS_PER_MINUTE} a minute; another address still is`, {
+    timeout: 60_000,
+  }, async () => {
     const acct = await createTestAccount();
     const client = await createTestWidgetClient(acct.accountId, ['shop.example']);
     const token = (await backendToken(server.url, client)).access_token;
@@ -138,27 +186,54 @@ describe('bounded storage', () => {
     assert.ok(folded && folded.count >= extra - 20, JSON.stringify(folded));
   });
 
-  it('client A\'s flood pushes out none of client B\'s refusals, pending or listed', { timeout: 60_000 }, async () => {
+  it("client A's flood pushes out none of client B's refusals, pending or listed", { timeout: 60_000 }, async () => {
     const acct = await createTestAccount();
     const a = await createTestWidgetClient(acct.accountId, ['a.example']);
     const b = await createTestWidgetClient(acct.accountId, ['b.example']);
-    const noteB = (origin: string) => noteRefusal({ clientId: b.client_id, verified: true, address: '192.0.2.20', origin, stage: 'socket', reason: 'token expired', detail: 'token expired: request a new one' });
+    const noteB = (origin: string) =>
+      noteRefusal({
+        clientId: b.client_id,
+        verified: true,
+        address: '192.0.2.20',
+        origin,
+        stage: 'socket',
+        reason: 'token expired',
+        detail: 'token expired: request a new one',
+      });
     await noteB('https://b.example');
     await flushRefusals();
     // 3,000 distinct rows from A in one flush window (more than any global cap would hold), then B.
     const reasons = ['domain not allowed', 'token invalid'] as const;
-    await Promise.all(Array.from({ length: 3000 }, (_, i) => noteRefusal({
-      clientId: a.client_id, verified: true, address: many(100_000 + i), origin: `https://a${i}.example`,
-      stage: i % 2 ? 'socket' : 'token', reason: reasons[(i >> 1) % 2]!, detail: 'flood',
-    })));
+    await Promise.all(
+      Array.from({ length: 3000 }, (_, i) =>
+        noteRefusal({
+          clientId: a.client_id,
+          verified: true,
+          address: many(100_000 + i),
+          origin: `https://a${i}.example`,
+          stage: i % 2 ? 'socket' : 'token',
+          reason: reasons[(i >> 1) % 2]!,
+          detail: 'flood',
+        }),
+      ),
+    );
     await noteB('https://www.b.example');
     await flushRefusals();
-    assert.equal(await storedCount(a.client_id), 3000, 'A\'s attempts are all counted');
-    assert.ok(await storedRows(a.client_id) <= ORIGINS_PER_CLIENT + 4, `A's rows stay bounded: ${await storedRows(a.client_id)}`);
+    assert.equal(await storedCount(a.client_id), 3000, "A's attempts are all counted");
+    assert.ok((await storedRows(a.client_id)) <= ORIGINS_PER_CLIENT + 4, `A's rows stay bounded: ${await storedRows(a.client_id)}`);
     const list = await recentRefusals(acct.accountId);
     assert.equal(list.filter((r) => r.client_id === a.client_id).length, LISTED_PER_CLIENT, 'A is listed up to its share');
-    assert.deepEqual(list.filter((r) => r.client_id === b.client_id).map((r) => [r.origin, r.count]).sort(),
-      [['https://b.example', 1], ['https://www.b.example', 1]], 'B\'s refusals, the older one too, with their origins');
+    assert.deepEqual(
+      list
+        .filter((r) => r.client_id === b.client_id)
+        .map((r) => [r.origin, r.count])
+        .sort(),
+      [
+        ['https://b.example', 1],
+        ['https://www.b.example', 1],
+      ],
+      "B's refusals, the older one too, with their origins",
+    );
   });
 
   it('an origin header of any length is stored clipped', async () => {
@@ -166,7 +241,11 @@ describe('bounded storage', () => {
     const client = await createTestWidgetClient(acct.accountId, ['shop.example']);
     const token = (await backendToken(server.url, client)).access_token;
     assert.match(await expectRefused(server.url, { origin: `https://${'a'.repeat(5000)}.example`, auth: { token } }), /domain not allowed/);
-    const [row] = await eventually(() => recentRefusals(acct.accountId), (l) => l.length === 1, 'the refusal counted');
+    const [row] = await eventually(
+      () => recentRefusals(acct.accountId),
+      (l) => l.length === 1,
+      'the refusal counted',
+    );
     assert.ok(row!.origin.length <= 200 && row!.detail.length <= 300, `${row!.origin.length} ${row!.detail.length}`);
   });
 });

@@ -8,18 +8,24 @@ import { decodeJwt } from 'jose';
 import { assertProblem } from '../helpers/api-fixtures';
 import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
-import {
-  backendToken, connectVisitor, createTestWidgetClient, expectRefused, tokenRequest, TRANSPORTS, upload,
-} from '../helpers/widget';
+import { backendToken, connectVisitor, createTestWidgetClient, expectRefused, tokenRequest, TRANSPORTS, upload } from '../helpers/widget';
 import { tinyPng } from '../fixtures/widget-files';
 
 const TTL = 2;
 const ORIGIN = 'https://example.com';
 let server: TestServer;
-before(async () => {
-  server = await startTestServer({ WIDGET_TOKEN_TTL_SECONDS: String(TTL), TOKEN_RATE_PER_IP_PER_MINUTE: '100000' });
-}, { timeout: 120_000 });
-after(async () => { await server?.close(); }, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer({ WIDGET_TOKEN_TTL_SECONDS: String(TTL), TOKEN_RATE_PER_IP_PER_MINUTE: '100000' });
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 describe('widget token lifetime', () => {
   it('reports the configured lifetime in expires_in, in both modes', async () => {

@@ -12,15 +12,29 @@ import { listSigningKeys } from '../../db/queries/widget-clients';
 import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
 import {
-  backendToken, connectOutcome, connectVisitor, createTestWidgetClient, expectRefused, TRANSPORTS, widgetSocket,
+  backendToken,
+  connectOutcome,
+  connectVisitor,
+  createTestWidgetClient,
+  expectRefused,
+  TRANSPORTS,
+  widgetSocket,
   type SocketOptions,
 } from '../helpers/widget';
 
 let server: TestServer;
-before(async () => {
-  server = await startTestServer({ TOKEN_RATE_PER_IP_PER_MINUTE: '100000', TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000' });
-}, { timeout: 120_000 });
-after(async () => { await server?.close(); }, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer({ TOKEN_RATE_PER_IP_PER_MINUTE: '100000', TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000' });
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 const ORIGIN = 'https://example.com';
 const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
@@ -41,7 +55,10 @@ async function tokenKit() {
   assert.equal(header.kid, key.kid, 'the newest key signs');
   const claims = decodeJwt(issued.access_token) as Record<string, unknown>;
   const now = Math.floor(Date.now() / 1000);
-  const forge = (over: Record<string, unknown> = {}, opts: { header?: Record<string, unknown>; secret?: string; hash?: 'sha256' | 'sha512'; drop?: string[] } = {}) => {
+  const forge = (
+    over: Record<string, unknown> = {},
+    opts: { header?: Record<string, unknown>; secret?: string; hash?: 'sha256' | 'sha512'; drop?: string[] } = {},
+  ) => {
     const payload: Record<string, unknown> = { ...claims, iat: now, exp: now + 600, ...over };
     for (const k of opts.drop ?? []) delete payload[k];
     return hmacJwt({ ...header, ...opts.header }, payload, opts.secret ?? key.secret, opts.hash);
@@ -67,8 +84,11 @@ describe('widget socket: refused connections', () => {
 
     // Each refusal carries the code the widget branches on (lib/chat/protocol.ts RefusalCode) beside its message.
     const CODES: Array<[RegExp, RefusalCode]> = [
-      [/^token missing/, 'token_missing'], [/^token invalid/, 'token_invalid'], [/^token expired/, 'token_expired'],
-      [/^domain not allowed/, 'domain_not_allowed'], [/^client_key in the address/, 'client_key_in_address'],
+      [/^token missing/, 'token_missing'],
+      [/^token invalid/, 'token_invalid'],
+      [/^token expired/, 'token_expired'],
+      [/^domain not allowed/, 'domain_not_allowed'],
+      [/^client_key in the address/, 'client_key_in_address'],
     ];
     const codeOf = (message: string) => CODES.find(([re]) => re.test(message))?.[1] ?? `no code for ${message}`;
     const rows: Row[] = [
@@ -124,8 +144,8 @@ describe('widget socket: refused connections', () => {
       { name: 'subdomain of an apex-only client', opts: { auth: { token }, origin: 'https://www.example.com' }, want: /domain not allowed/ },
       { name: 'other scheme', opts: { auth: { token }, origin: 'ftp://example.com' }, want: /domain not allowed/ },
       { name: 'localhost not registered', opts: { auth: { token }, origin: 'http://localhost:3000' }, want: /domain not allowed/ },
-      { name: 'another account\'s valid token on this domain', opts: { auth: { token: otherToken }, origin: ORIGIN }, want: /domain not allowed/ },
-      { name: 'a valid token on the other account\'s domain', opts: { auth: { token }, origin: 'https://other.test' }, want: /domain not allowed/ },
+      { name: "another account's valid token on this domain", opts: { auth: { token: otherToken }, origin: ORIGIN }, want: /domain not allowed/ },
+      { name: "a valid token on the other account's domain", opts: { auth: { token }, origin: 'https://other.test' }, want: /domain not allowed/ },
       // client_key in the address
       { name: 'client_key in the address, with a valid token', opts: { auth: { token }, origin: ORIGIN, query: { client_key: 'abc' } }, want: /client_key/ },
       { name: 'clientKey in the address', opts: { auth: { token }, origin: ORIGIN, query: { clientKey: 'abc' } }, want: /client_key/ },
@@ -135,14 +155,18 @@ describe('widget socket: refused connections', () => {
     assert.ok(rows.length >= 25);
     const failures: string[] = [];
     for (const transport of TRANSPORTS) {
-      await Promise.all(rows.map(async (row) => {
-        const socket = widgetSocket(server.url, { ...row.opts, transport });
-        const outcome = await connectOutcome(socket);
-        socket.close();
-        if (outcome.connected) failures.push(`${transport} / ${row.name}: accepted`);
-        else if (!row.want.test(outcome.message)) failures.push(`${transport} / ${row.name}: message ${JSON.stringify(outcome.message)} does not match ${row.want}`);
-        else if (outcome.code !== codeOf(outcome.message)) failures.push(`${transport} / ${row.name}: code ${outcome.code} for ${JSON.stringify(outcome.message)}`);
-      }));
+      await Promise.all(
+        rows.map(async (row) => {
+          const socket = widgetSocket(server.url, { ...row.opts, transport });
+          const outcome = await connectOutcome(socket);
+          socket.close();
+          if (outcome.connected) failures.push(`${transport} / ${row.name}: accepted`);
+          else if (!row.want.test(outcome.message))
+            failures.push(`${transport} / ${row.name}: message ${JSON.stringify(outcome.message)} does not match ${row.want}`);
+          else if (outcome.code !== codeOf(outcome.message))
+            failures.push(`${transport} / ${row.name}: code ${outcome.code} for ${JSON.stringify(outcome.message)}`);
+        }),
+      );
     }
     assert.deepEqual(failures, []);
   });

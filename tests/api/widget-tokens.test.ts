@@ -8,10 +8,18 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { createTestWidgetClient, tokenRequest, type WidgetClient } from '../helpers/widget';
 
 let server: TestServer;
-before(async () => {
-  server = await startTestServer({ TOKEN_RATE_PER_IP_PER_MINUTE: '100000', TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000' });
-}, { timeout: 120_000 });
-after(async () => { await server?.close(); }, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer({ TOKEN_RATE_PER_IP_PER_MINUTE: '100000', TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000' });
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 describe('widget token, backend mode (client_id + client_secret)', () => {
   it('issues a 24-hour Bearer token bound to the client', async () => {
@@ -50,9 +58,13 @@ describe('widget token, backend mode (client_id + client_secret)', () => {
     const other = await createTestWidgetClient((await createTestAccount('Other')).accountId);
     const cases: Array<{ name: string; body: object; status: number }> = [
       // The last character changed (a random secret may end with 'x' already: 1 run in 62 took it as right).
-      { name: 'wrong secret', body: { client_id: client.client_id, client_secret: `${client.client_secret.slice(0, -1)}${client.client_secret.endsWith('x') ? 'y' : 'x'}` }, status: 401 },
+      {
+        name: 'wrong secret',
+        body: { client_id: client.client_id, client_secret: `${client.client_secret.slice(0, -1)}${client.client_secret.endsWith('x') ? 'y' : 'x'}` },
+        status: 401,
+      },
       { name: 'empty secret', body: { client_id: client.client_id, client_secret: '' }, status: 401 },
-      { name: 'another client\'s secret', body: { client_id: client.client_id, client_secret: other.client_secret }, status: 401 },
+      { name: "another client's secret", body: { client_id: client.client_id, client_secret: other.client_secret }, status: 401 },
       { name: 'unknown client', body: { client_id: 'wc_0000000000000000', client_secret: client.client_secret }, status: 404 },
       { name: 'unknown client, client-id mode', body: { client_id: 'wc_ZZZZZZZZZZZZZZZZ' }, status: 404 },
     ];
@@ -119,7 +131,7 @@ describe('widget token, client-id mode (Origin must be a registered domain)', ()
     assert.deepEqual(failures, []);
   });
 
-  it('binds the token to the client\'s registered domains', async () => {
+  it("binds the token to the client's registered domains", async () => {
     const acct = await createTestAccount();
     const client = await createTestWidgetClient(acct.accountId, ['example.com', '*.example.org']);
     const res = await tokenRequest(server.url, { client_id: client.client_id }, { origin: 'https://sub.example.org' });
@@ -152,7 +164,10 @@ describe('widget token, bad requests', () => {
       assertProblem(res, 400);
       if (c.param) {
         assert.ok(Array.isArray(res.body.errors), `errors array for ${JSON.stringify(c.body)}`);
-        assert.ok(res.body.errors.some((e: { param: string }) => e.param === c.param), `${c.param} named in ${JSON.stringify(res.body.errors)}`);
+        assert.ok(
+          res.body.errors.some((e: { param: string }) => e.param === c.param),
+          `${c.param} named in ${JSON.stringify(res.body.errors)}`,
+        );
       }
     }
   });
@@ -161,7 +176,8 @@ describe('widget token, bad requests', () => {
     const res = await api(server.url)('/api/widget/token');
     assertProblem(res, 405);
     const pre = await api(server.url)('/api/widget/token', {
-      method: 'OPTIONS', headers: { origin: 'https://example.com', 'access-control-request-method': 'POST' },
+      method: 'OPTIONS',
+      headers: { origin: 'https://example.com', 'access-control-request-method': 'POST' },
     });
     assert.equal(pre.status, 204);
     assert.equal(pre.headers.get('access-control-allow-origin'), '*');

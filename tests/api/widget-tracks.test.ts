@@ -26,7 +26,12 @@ after(async () => {
   if (!cliDb.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-const stored = async () => [...await inDb((db) => rows<{ track: string; version: string; history: string[] }>(db, sql`SELECT track, version, history FROM widget_tracks ORDER BY track`))].map((r) => ({ ...r }));
+const stored = async () =>
+  [
+    ...(await inDb((db) =>
+      rows<{ track: string; version: string; history: string[] }>(db, sql`SELECT track, version, history FROM widget_tracks ORDER BY track`),
+    )),
+  ].map((r) => ({ ...r }));
 
 describe('widget track commands', () => {
   it('set stores the pointer with its history, rollback walks it back, and a third rollback is refused', async () => {
@@ -65,7 +70,10 @@ describe('widget track commands', () => {
     await clear();
     const file = path.join(dataDir, 'widget-tracks.json');
     const [a, b] = [versions[0]!, other(versions[0]!)];
-    fs.writeFileSync(file, JSON.stringify({ tracks: { stable: { version: b, history: [a, b, a] }, lts: { version: a, history: [] }, nightly: { version: a, history: [] } } }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ tracks: { stable: { version: b, history: [a, b, a] }, lts: { version: a, history: [] }, nightly: { version: a, history: [] } } }),
+    );
     // The first command of any kind migrates the file: rollback sees the file's history.
     assert.deepEqual(parseSuccess(await cli(['rollback', '--track', 'stable'])), { track: 'stable', version: a, rolled_back_from: b });
     assert.ok(!fs.existsSync(file), 'the file is not read again');
@@ -77,7 +85,10 @@ describe('widget track commands', () => {
     // A stale copy of the file appearing later never overrides what the database says.
     fs.copyFileSync(`${file}.migrated`, file);
     assert.deepEqual(parseSuccess(await cli(['rollback', '--track', 'stable'])), { track: 'stable', version: b, rolled_back_from: a });
-    assert.deepEqual((await stored()).find((r) => r.track === 'stable'), { track: 'stable', version: b, history: [a] });
+    assert.deepEqual(
+      (await stored()).find((r) => r.track === 'stable'),
+      { track: 'stable', version: b, history: [a] },
+    );
   });
 
   it('a broken pointer file stops the command with a clear message and is left in place', async () => {

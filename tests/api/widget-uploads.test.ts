@@ -8,12 +8,24 @@ import type { ServerEvent } from '../../lib/chat/protocol';
 import { assertProblem, UUID_RE, V2 } from '../helpers/api-fixtures';
 import { api, createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { addKnowledge, backendToken, connectVisitor, createTestWidgetClient, upload } from '../helpers/widget';
 import {
-  addKnowledge, backendToken, connectVisitor, createTestWidgetClient, upload,
-} from '../helpers/widget';
-import {
-  elfExecutable, htmlFragment, htmlPage, machoExecutable, mzExecutable, plainZip, pngOfSize, shellScript, svgImage,
-  tinyDocx, tinyGif, tinyJpeg, tinyPdf, tinyPng, tinyWebp, wasmModule,
+  elfExecutable,
+  htmlFragment,
+  htmlPage,
+  machoExecutable,
+  mzExecutable,
+  plainZip,
+  pngOfSize,
+  shellScript,
+  svgImage,
+  tinyDocx,
+  tinyGif,
+  tinyJpeg,
+  tinyPdf,
+  tinyPng,
+  tinyWebp,
+  wasmModule,
 } from '../fixtures/widget-files';
 
 const MAX = 20_000;
@@ -21,13 +33,23 @@ const ORIGIN = 'https://example.com';
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
 let server: TestServer;
-before(async () => {
-  server = await startTestServer({
-    UPLOAD_MAX_BYTES: String(MAX), UPLOADS_PER_VISITOR_PER_MINUTE: '1000',
-    TOKEN_RATE_PER_IP_PER_MINUTE: '100000', TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000',
-  });
-}, { timeout: 120_000 });
-after(async () => { await server?.close(); }, { timeout: 30_000 });
+before(
+  async () => {
+    server = await startTestServer({
+      UPLOAD_MAX_BYTES: String(MAX),
+      UPLOADS_PER_VISITOR_PER_MINUTE: '1000',
+      TOKEN_RATE_PER_IP_PER_MINUTE: '100000',
+      TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000',
+    });
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+  },
+  { timeout: 30_000 },
+);
 
 async function setup() {
   const acct = await createTestAccount();
@@ -44,9 +66,10 @@ describe('GET /api/widget/config', () => {
     assert.equal(res.headers.get('access-control-allow-origin'), '*');
     const { limits } = res.body;
     assert.equal(limits.upload_max_bytes, MAX);
-    assert.deepEqual([...limits.upload_types].sort(), [
-      'application/pdf', DOCX, 'image/gif', 'image/jpeg', 'image/png', 'image/webp', 'text/csv', 'text/markdown', 'text/plain',
-    ].sort());
+    assert.deepEqual(
+      [...limits.upload_types].sort(),
+      ['application/pdf', DOCX, 'image/gif', 'image/jpeg', 'image/png', 'image/webp', 'text/csv', 'text/markdown', 'text/plain'].sort(),
+    );
     assert.ok(!limits.upload_types.some((t: string) => /svg|html|octet|executable/.test(t)));
     assert.equal(limits.question_max_chars, 4000);
 
@@ -144,7 +167,9 @@ describe('POST /api/widget/uploads', () => {
       assertProblem(await upload(server.url, bad, file), 401);
     }
     const basic = await api(server.url)('/api/widget/uploads', {
-      method: 'POST', headers: { authorization: 'Basic dXNlcjpwYXNz' }, body: new FormData(),
+      method: 'POST',
+      headers: { authorization: 'Basic dXNlcjpwYXNz' },
+      body: new FormData(),
     });
     assertProblem(basic, 401);
   });
@@ -152,9 +177,17 @@ describe('POST /api/widget/uploads', () => {
   it('wants exactly one file in a multipart body', async () => {
     const { token } = await setup();
     assertProblem(await upload(server.url, token, []), 400);
-    assertProblem(await upload(server.url, token, [{ name: 'a.png', data: tinyPng() }, { name: 'b.png', data: tinyPng() }]), 400);
+    assertProblem(
+      await upload(server.url, token, [
+        { name: 'a.png', data: tinyPng() },
+        { name: 'b.png', data: tinyPng() },
+      ]),
+      400,
+    );
     const json = await api(server.url)('/api/widget/uploads', {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"file":"x"}',
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"file":"x"}',
     });
     assertProblem(json, 400);
   });
@@ -176,7 +209,9 @@ describe('attachments in the chat', () => {
     const doc = await uploaded(token, 'policy.md', Buffer.from(`# Zorblax policy\n\n${POLICY}\n`));
     const img = await uploaded(token, 'pixel.png', tinyPng());
     const ack = await visitor.ok<{ conversation_id: string; response_id: string }>('ask', {
-      client_message_id: 'att-1', text: 'What does the zorblax warranty cover?', attachments: [doc.upload_id, img.upload_id],
+      client_message_id: 'att-1',
+      text: 'What does the zorblax warranty cover?',
+      attachments: [doc.upload_id, img.upload_id],
     });
     const end = await visitor.finished(ack.response_id);
     assert.equal(end.type, 'answer.done', JSON.stringify(end));
@@ -197,7 +232,9 @@ describe('attachments in the chat', () => {
 
     // A follow-up in the same conversation still finds it.
     const next = await visitor.ok<{ response_id: string }>('ask', {
-      conversation_id: ack.conversation_id, client_message_id: 'att-2', text: 'For how many years is the zorblax covered?',
+      conversation_id: ack.conversation_id,
+      client_message_id: 'att-2',
+      text: 'For how many years is the zorblax covered?',
     });
     const nextEnd = await visitor.finished(next.response_id);
     assert.ok((nextEnd as { answer: string }).answer.includes('five years'));
@@ -214,7 +251,9 @@ describe('attachments in the chat', () => {
       t.after(() => visitor.close());
       const doc = await uploaded(token, name, data);
       const ack = await visitor.ok<{ response_id: string }>('ask', {
-        client_message_id: 'k', text: 'What does the zorblax warranty cover?', attachments: [doc.upload_id],
+        client_message_id: 'k',
+        text: 'What does the zorblax warranty cover?',
+        attachments: [doc.upload_id],
       });
       const end = await visitor.finished(ack.response_id);
       assert.equal(end.type, 'answer.done');
@@ -239,7 +278,9 @@ describe('attachments in the chat', () => {
     assert.equal((await get(`${V2}/response`)).body.count, 0, 'nothing stored for the refused ask');
 
     const used = await owner.ok<{ conversation_id: string; response_id: string }>('ask', {
-      client_message_id: 'o1', text: 'What does the zorblax warranty cover?', attachments: [doc.upload_id],
+      client_message_id: 'o1',
+      text: 'What does the zorblax warranty cover?',
+      attachments: [doc.upload_id],
     });
     await owner.finished(used.response_id);
 

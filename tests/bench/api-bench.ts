@@ -45,14 +45,29 @@ const BENCHMARKS_MD = path.join(ROOT, 'BENCHMARKS.md');
 
 const { values: argv } = parseArgs({
   options: {
-    conversations: { type: 'string' }, responses: { type: 'string' }, seed: { type: 'string' },
-    runs: { type: 'string' }, warmup: { type: 'string' }, duration: { type: 'string' }, concurrency: { type: 'string' },
-    'pglite-compare': { type: 'boolean' }, smoke: { type: 'boolean' },
-    'keep-db': { type: 'boolean' }, 'reuse-db': { type: 'string' }, 'keep-file': { type: 'boolean' },
-    write: { type: 'boolean' }, 'no-write': { type: 'boolean' }, 'no-build': { type: 'boolean' },
-    'explain-all': { type: 'boolean' }, 'pg-url': { type: 'string' }, 'timeout-minutes': { type: 'string' },
-    import: { type: 'string' }, 'quiet-wait': { type: 'string' }, repeat: { type: 'string' },
-    'cpu-prof': { type: 'boolean' }, scenarios: { type: 'string' },
+    conversations: { type: 'string' },
+    responses: { type: 'string' },
+    seed: { type: 'string' },
+    runs: { type: 'string' },
+    warmup: { type: 'string' },
+    duration: { type: 'string' },
+    concurrency: { type: 'string' },
+    'pglite-compare': { type: 'boolean' },
+    smoke: { type: 'boolean' },
+    'keep-db': { type: 'boolean' },
+    'reuse-db': { type: 'string' },
+    'keep-file': { type: 'boolean' },
+    write: { type: 'boolean' },
+    'no-write': { type: 'boolean' },
+    'no-build': { type: 'boolean' },
+    'explain-all': { type: 'boolean' },
+    'pg-url': { type: 'string' },
+    'timeout-minutes': { type: 'string' },
+    import: { type: 'string' },
+    'quiet-wait': { type: 'string' },
+    repeat: { type: 'string' },
+    'cpu-prof': { type: 'boolean' },
+    scenarios: { type: 'string' },
   },
   strict: true,
 });
@@ -94,19 +109,29 @@ let cleaning: Promise<void> | undefined;
 function onCleanup(name: string, fn: () => Promise<void> | void): () => void {
   const entry = { name, fn };
   cleanups.push(entry);
-  return () => { const i = cleanups.indexOf(entry); if (i >= 0) cleanups.splice(i, 1); };
+  return () => {
+    const i = cleanups.indexOf(entry);
+    if (i >= 0) cleanups.splice(i, 1);
+  };
 }
 function cleanupAll(): Promise<void> {
   cleaning ??= (async () => {
     while (cleanups.length > 0) {
       const c = cleanups.pop()!;
-      try { await c.fn(); } catch (e) { log(`cleanup ${c.name} failed: ${(e as Error).message}`); }
+      try {
+        await c.fn();
+      } catch (e) {
+        log(`cleanup ${c.name} failed: ${(e as Error).message}`);
+      }
     }
   })();
   return cleaning;
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => { log(`${signal}: cleaning up`); void cleanupAll().finally(() => process.exit(130)); });
+  process.on(signal, () => {
+    log(`${signal}: cleaning up`);
+    void cleanupAll().finally(() => process.exit(130));
+  });
 }
 const watchdog = setTimeout(() => {
   log(`timeout after ${opts.timeoutMinutes} minutes: cleaning up`);
@@ -115,7 +140,9 @@ const watchdog = setTimeout(() => {
 watchdog.unref();
 
 const t0 = Date.now();
-function log(m: string) { process.stderr.write(`[bench ${((Date.now() - t0) / 1000).toFixed(0).padStart(5)}s] ${m}\n`); }
+function log(m: string) {
+  process.stderr.write(`[bench ${((Date.now() - t0) / 1000).toFixed(0).padStart(5)}s] ${m}\n`);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Helpers: environment, build, CLI, server, PostgreSQL
@@ -125,13 +152,18 @@ type DbTarget = { kind: 'postgres'; url: string; name: string } | { kind: 'pglit
 function baseEnv(target: DbTarget): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', SVC_DEMO: '0' };
   for (const k of ['DATABASE_URL', 'DATA_DIR', 'PORT', 'HOST', 'NODE_ENV', 'LOG_REQUESTS', 'SVC_ENV']) delete env[k];
-  if (target.kind === 'postgres') env.DATABASE_URL = target.url; else env.DATA_DIR = target.dataDir;
+  if (target.kind === 'postgres') env.DATABASE_URL = target.url;
+  else env.DATA_DIR = target.dataDir;
   return env;
 }
 
 function newestMtime(p: string): number {
   let st: fs.Stats;
-  try { st = fs.statSync(p); } catch { return 0; }
+  try {
+    st = fs.statSync(p);
+  } catch {
+    return 0;
+  }
   if (!st.isDirectory()) return st.mtimeMs;
   let max = 0;
   for (const e of fs.readdirSync(p)) if (e !== 'node_modules') max = Math.max(max, newestMtime(path.join(p, e)));
@@ -144,7 +176,11 @@ function buildsInProgress(): string[] {
   for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     if (Number(pid) === process.pid) continue;
     let cmd = '';
-    try { cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' '); } catch { continue; }
+    try {
+      cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+    } catch {
+      continue;
+    }
     if (/scripts\/build\.mjs|next\/dist\/bin\/next build|\bnext build\b/.test(cmd)) found.push(`${pid}: ${cmd.trim().slice(0, 100)}`);
   }
   return found;
@@ -192,7 +228,10 @@ async function ensureBuild(): Promise<string> {
   const built = missing ? 0 : Math.min(...outputs.map((f) => fs.statSync(f).mtimeMs));
   const sources = Math.max(...['app', 'lib', 'db', 'server.ts', 'next.config.mjs'].map((f) => newestMtime(path.join(ROOT, f))));
   if (!missing && sources <= built) return 'up to date';
-  if (!missing && argv['no-build']) { log('WARNING: the production build is older than the sources (--no-build: not rebuilding)'); return 'stale (not rebuilt)'; }
+  if (!missing && argv['no-build']) {
+    log('WARNING: the production build is older than the sources (--no-build: not rebuilding)');
+    return 'stale (not rebuilt)';
+  }
   log(missing ? 'no production build: node scripts/build.mjs' : 'sources are newer than the production build: node scripts/build.mjs');
   const r = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'], timeout: 15 * 60_000 });
   if (r.status !== 0) throw new Error('build failed');
@@ -203,7 +242,11 @@ async function ensureBuild(): Promise<string> {
 function cli(target: DbTarget, args: string[]): { json: Record<string, unknown>; seconds: number; stderr: string } {
   const started = Date.now();
   const r = spawnSync(TSX, ['lib/cli/main.ts', ...args], {
-    cwd: ROOT, env: baseEnv(target), encoding: 'utf8', maxBuffer: 64 << 20, timeout: 60 * 60_000,
+    cwd: ROOT,
+    env: baseEnv(target),
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+    timeout: 60 * 60_000,
   });
   const seconds = (Date.now() - started) / 1000;
   if (r.status !== 0) throw new Error(`cli ${args.slice(0, 2).join(' ')} failed (exit ${r.status}): ${(r.stderr ?? '').trim().slice(-2000)}`);
@@ -211,23 +254,57 @@ function cli(target: DbTarget, args: string[]): { json: Record<string, unknown>;
 }
 
 /** Runs a child to completion (bounded); `stalled` is polled every 5 s and may stop it. */
-function runChild(args: string[], target: DbTarget, timeoutMs: number, stalled?: () => Promise<boolean>): Promise<{ stdout: string; stderr: string; seconds: number }> {
+function runChild(
+  args: string[],
+  target: DbTarget,
+  timeoutMs: number,
+  stalled?: () => Promise<boolean>,
+): Promise<{ stdout: string; stderr: string; seconds: number }> {
   const started = Date.now();
   const child = spawn(TSX, args, { cwd: ROOT, env: baseEnv(target), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = ''; let stderr = '';
-  child.stdout!.on('data', (c: Buffer) => { stdout += c.toString(); });
-  child.stderr!.on('data', (c: Buffer) => { const t = c.toString(); stderr += t; for (const l of t.split('\n')) if (l.trim()) log(`  | ${l.trim()}`); });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => {
+    stdout += c.toString();
+  });
+  child.stderr!.on('data', (c: Buffer) => {
+    const t = c.toString();
+    stderr += t;
+    for (const l of t.split('\n')) if (l.trim()) log(`  | ${l.trim()}`);
+  });
   let reason = '';
-  const kill = (why: string) => { if (!reason) { reason = why; child.kill('SIGTERM'); setTimeout(() => child.kill('SIGKILL'), 10_000).unref(); } };
+  const kill = (why: string) => {
+    if (!reason) {
+      reason = why;
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+    }
+  };
   const undo = onCleanup(`child ${args[0]} (pid ${child.pid})`, () => kill('cleanup'));
   const timer = setTimeout(() => kill(`no result after ${Math.round(timeoutMs / 1000)} s`), timeoutMs);
-  const poll = stalled ? setInterval(() => { void stalled().then((s) => { if (s) kill('stalled: its database session sat idle in its transaction for 15 s (waiting for input)'); }, () => {}); }, 3000) : undefined;
+  const poll = stalled
+    ? setInterval(() => {
+        void stalled().then(
+          (s) => {
+            if (s) kill('stalled: its database session sat idle in its transaction for 15 s (waiting for input)');
+          },
+          () => {},
+        );
+      }, 3000)
+    : undefined;
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => {
-      clearTimeout(timer); if (poll) clearInterval(poll); undo();
+      clearTimeout(timer);
+      if (poll) clearInterval(poll);
+      undo();
       const seconds = (Date.now() - started) / 1000;
       if (code === 0 && !reason) resolve({ stdout, stderr, seconds });
-      else reject(new Error(`${args.slice(0, 3).join(' ')}: ${reason || `exit ${code}`}${stderr ? ` (${stderr.trim().split('\n').slice(-3).join(' / ').slice(0, 600)})` : ''}`));
+      else
+        reject(
+          new Error(
+            `${args.slice(0, 3).join(' ')}: ${reason || `exit ${code}`}${stderr ? ` (${stderr.trim().split('\n').slice(-3).join(' / ').slice(0, 600)})` : ''}`,
+          ),
+        );
     });
   });
 }
@@ -238,14 +315,22 @@ let cliImportProblem: string | undefined;
 async function runImport(target: DbTarget, accountId: number, file: string, records: number): Promise<ImportStats> {
   const timeoutMs = (300 + records / 200) * 1000;
   if (importVia === 'cli') {
-    const stalled = target.kind === 'postgres' ? async () => {
-      const c = postgres(opts.pgUrl, { max: 1, onnotice: () => {} });
-      try {
-        const [r] = await c.unsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1
-          AND state = 'idle in transaction' AND now() - state_change > interval '15 seconds'`, [target.name]);
-        return (r?.n ?? 0) > 0;
-      } finally { await c.end({ timeout: 5 }); }
-    } : undefined;
+    const stalled =
+      target.kind === 'postgres'
+        ? async () => {
+            const c = postgres(opts.pgUrl, { max: 1, onnotice: () => {} });
+            try {
+              const [r] = await c.unsafe<{ n: number }[]>(
+                `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1
+          AND state = 'idle in transaction' AND now() - state_change > interval '15 seconds'`,
+                [target.name],
+              );
+              return (r?.n ?? 0) > 0;
+            } finally {
+              await c.end({ timeout: 5 });
+            }
+          }
+        : undefined;
     try {
       const r = await runChild(['lib/cli/main.ts', 'import', '--account', String(accountId), '--file', file], target, timeoutMs, stalled);
       return importStats(r, 'CLI `import`');
@@ -263,15 +348,24 @@ async function runImport(target: DbTarget, accountId: number, file: string, reco
 function importStats(r: { stdout: string; stderr: string; seconds: number }, via: string): ImportStats {
   const json = JSON.parse(r.stdout.trim()) as { conversations: number; responses: number };
   const records = json.conversations + json.responses;
-  return { records, seconds: r.seconds, rps: records / r.seconds, via, loadAfter: os.loadavg()[0]!,
-    cliReported: /import: (\d+ records in [\d.]+ s \(\d+ records\/s\))/.exec(r.stderr)?.[1] };
+  return {
+    records,
+    seconds: r.seconds,
+    rps: records / r.seconds,
+    via,
+    loadAfter: os.loadavg()[0]!,
+    cliReported: /import: (\d+ records in [\d.]+ s \(\d+ records\/s\))/.exec(r.stderr)?.[1],
+  };
 }
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => { const p = (s.address() as net.AddressInfo).port; s.close(() => resolve(p)); });
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
   });
 }
 
@@ -297,18 +391,32 @@ async function startServer(target: DbTarget, label: string, floorAccount?: numbe
   const out = fs.openSync(logFile, 'w');
   const args = floorAccount === undefined ? ['dist/server.js'] : ['--import', 'tsx', 'tests/bench/floor-server.ts', String(port)];
   const child = spawn(process.execPath, [...profFlags(label), ...args], {
-    cwd: ROOT, stdio: ['ignore', out, out],
-    env: { ...baseEnv(target), NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1',
-      ...(floorAccount === undefined ? {} : { FLOOR_ACCOUNT_ID: String(floorAccount) }) },
+    cwd: ROOT,
+    stdio: ['ignore', out, out],
+    env: {
+      ...baseEnv(target),
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ...(floorAccount === undefined ? {} : { FLOOR_ACCOUNT_ID: String(floorAccount) }),
+    },
   });
   fs.closeSync(out);
   let exited = false;
-  const exitedP = new Promise<void>((r) => child.once('exit', () => { exited = true; r(); }));
+  const exitedP = new Promise<void>((r) =>
+    child.once('exit', () => {
+      exited = true;
+      r();
+    }),
+  );
   const stop = async () => {
     if (exited) return;
     child.kill('SIGTERM');
     const t = new Promise<boolean>((r) => setTimeout(() => r(false), 15_000).unref());
-    if (!(await Promise.race([exitedP.then(() => true), t]))) { child.kill('SIGKILL'); await exitedP; }
+    if (!(await Promise.race([exitedP.then(() => true), t]))) {
+      child.kill('SIGKILL');
+      await exitedP;
+    }
   };
   const undo = onCleanup(`server ${label} (pid ${child.pid})`, stop);
   const url = `http://127.0.0.1:${port}`;
@@ -317,7 +425,11 @@ async function startServer(target: DbTarget, label: string, floorAccount?: numbe
     const deadline = Date.now() + 180_000;
     for (;;) {
       if (exited) throw new Error(`server exited during start; see ${logFile}:\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
-      try { if ((await probe.get('/healthz', 2000)).status === 200) break; } catch { /* not yet */ }
+      try {
+        if ((await probe.get('/healthz', 2000)).status === 200) break;
+      } catch {
+        /* not yet */
+      }
       if (Date.now() > deadline) throw new Error(`server did not answer /healthz within 180 s; see ${logFile}`);
       await new Promise((r) => setTimeout(r, 250));
     }
@@ -325,13 +437,25 @@ async function startServer(target: DbTarget, label: string, floorAccount?: numbe
     probe.close();
   }
   log(`server ${label} (pid ${child.pid}) listening on ${url}`);
-  return { url, child, logFile, stop: async () => { await stop(); undo(); } };
+  return {
+    url,
+    child,
+    logFile,
+    stop: async () => {
+      await stop();
+      undo();
+    },
+  };
 }
 
 async function createPgDatabase(prefix: string): Promise<DbTarget & { kind: 'postgres' }> {
   const name = `${prefix}_${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}_${process.pid}`;
   const admin = postgres(opts.pgUrl, { max: 1, onnotice: () => {} });
-  try { await admin.unsafe(`CREATE DATABASE ${name}`); } finally { await admin.end({ timeout: 5 }); }
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
   const url = new URL(opts.pgUrl);
   url.pathname = `/${name}`;
   log(`created database ${name}`);
@@ -340,7 +464,11 @@ async function createPgDatabase(prefix: string): Promise<DbTarget & { kind: 'pos
 
 async function dropPgDatabase(name: string): Promise<void> {
   const admin = postgres(opts.pgUrl, { max: 1, onnotice: () => {} });
-  try { await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`); } finally { await admin.end({ timeout: 5 }); }
+  try {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
   log(`dropped database ${name}`);
 }
 
@@ -349,10 +477,14 @@ async function pgInfo(url: string): Promise<Record<string, string>> {
   try {
     const [v] = await c.unsafe<{ v: string }[]>(`SELECT version() AS v`);
     const settings = await c.unsafe<{ name: string; setting: string; unit: string | null }[]>(
-      `SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers','work_mem','effective_cache_size','jit','random_page_cost','max_parallel_workers_per_gather')`);
-    const fmt = (s: { setting: string; unit: string | null }) => s.unit === '8kB' ? `${Math.round(Number(s.setting) * 8 / 1024)}MB` : s.unit === 'kB' ? `${Math.round(Number(s.setting) / 1024)}MB` : s.setting;
+      `SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers','work_mem','effective_cache_size','jit','random_page_cost','max_parallel_workers_per_gather')`,
+    );
+    const fmt = (s: { setting: string; unit: string | null }) =>
+      s.unit === '8kB' ? `${Math.round((Number(s.setting) * 8) / 1024)}MB` : s.unit === 'kB' ? `${Math.round(Number(s.setting) / 1024)}MB` : s.setting;
     return { version: v!.v.split(' on ')[0]!, settings: settings.map((s) => `${s.name}=${fmt(s)}`).join(', ') };
-  } finally { await c.end({ timeout: 5 }); }
+  } finally {
+    await c.end({ timeout: 5 });
+  }
 }
 
 function machine() {
@@ -364,7 +496,9 @@ function machine() {
 function gitState(): string {
   const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout?.trim() || '?';
   const dirty = (spawnSync('git', ['status', '--porcelain', '--', 'app', 'lib', 'db', 'server.ts'], { cwd: ROOT, encoding: 'utf8' }).stdout ?? '')
-    .split('\n').filter((l) => l.trim() !== '').map((l) => l.slice(3).split('/').slice(0, 2).join('/'));
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => l.slice(3).split('/').slice(0, 2).join('/'));
   return dirty.length > 0 ? `${head} + uncommitted changes in ${[...new Set(dirty)].join(', ')}` : head;
 }
 
@@ -375,7 +509,11 @@ async function dataset(): Promise<DatasetSummary & { reused: boolean }> {
   fs.mkdirSync(DATA, { recursive: true });
   const file = path.join(DATA, `dataset-c${opts.conversations}-r${opts.responses}-s${opts.seed}-v${GENERATOR_VERSION}.ndjson`);
   const meta = `${file}.json`;
-  if (!argv['keep-file']) onCleanup('dataset file', () => { fs.rmSync(file, { force: true }); fs.rmSync(meta, { force: true }); });
+  if (!argv['keep-file'])
+    onCleanup('dataset file', () => {
+      fs.rmSync(file, { force: true });
+      fs.rmSync(meta, { force: true });
+    });
   if (fs.existsSync(file) && fs.existsSync(meta)) {
     log(`reusing ${path.relative(ROOT, file)}`);
     return { ...(JSON.parse(fs.readFileSync(meta, 'utf8')) as DatasetSummary), reused: true };
@@ -396,7 +534,16 @@ type ImportStats = { records: number; seconds: number; rps: number; via: string;
 async function setupAccount(target: DbTarget, file: string | null): Promise<{ accountId: number; key: string; imp?: ImportStats }> {
   let accountId: number;
   if (file) {
-    const acc = cli(target, ['account', 'create', '--name', 'bench', '--admin-email', `bench-${Date.now()}@example.com`, '--admin-password', 'bench-password-123']).json;
+    const acc = cli(target, [
+      'account',
+      'create',
+      '--name',
+      'bench',
+      '--admin-email',
+      `bench-${Date.now()}@example.com`,
+      '--admin-password',
+      'bench-password-123',
+    ]).json;
     accountId = acc.account_id as number;
   } else {
     const c = postgres((target as { url: string }).url, { max: 1, onnotice: () => {} });
@@ -404,7 +551,9 @@ async function setupAccount(target: DbTarget, file: string | null): Promise<{ ac
       const [row] = await c.unsafe<{ id: number }[]>(`SELECT id FROM accounts ORDER BY response_count DESC, id LIMIT 1`);
       if (!row) throw new Error('the reused database has no account');
       accountId = row.id;
-    } finally { await c.end({ timeout: 5 }); }
+    } finally {
+      await c.end({ timeout: 5 });
+    }
   }
   const key = cli(target, ['apikey', 'create', '--account', String(accountId), '--name', 'bench']).json.key as string;
   if (!file) return { accountId, key };
@@ -414,7 +563,9 @@ async function setupAccount(target: DbTarget, file: string | null): Promise<{ ac
   const imp = await runImport(target, accountId, file, expected);
   imp.busyBefore = busyBefore;
   if (imp.records !== expected) throw new Error(`import reported ${imp.records} records, the file has ${expected}`);
-  log(`import: ${imp.records} records in ${imp.seconds.toFixed(1)} s wall clock = ${Math.round(imp.rps)} records/s${imp.cliReported ? ` (its own figure: ${imp.cliReported})` : ''}`);
+  log(
+    `import: ${imp.records} records in ${imp.seconds.toFixed(1)} s wall clock = ${Math.round(imp.rps)} records/s${imp.cliReported ? ` (its own figure: ${imp.cliReported})` : ''}`,
+  );
   return { accountId, key, imp };
 }
 
@@ -422,17 +573,28 @@ async function setupAccount(target: DbTarget, file: string | null): Promise<{ ac
 // Measurement
 
 type ScenarioResult = {
-  scenario: Scenario; http: LatencyStats; sql?: DirectResult; load?: ThroughputStats;
-  httpCount: number; sqlCount?: number; rows: number;
+  scenario: Scenario;
+  http: LatencyStats;
+  sql?: DirectResult;
+  load?: ThroughputStats;
+  httpCount: number;
+  sqlCount?: number;
+  rows: number;
 };
 
-async function measureHttp(server: Server, key: string, scenarios: Scenario[], withLoad: boolean): Promise<Map<string, { http: LatencyStats; load?: ThroughputStats; count: number; rows: number }>> {
+async function measureHttp(
+  server: Server,
+  key: string,
+  scenarios: Scenario[],
+  withLoad: boolean,
+): Promise<Map<string, { http: LatencyStats; load?: ThroughputStats; count: number; rows: number }>> {
   const client = new HttpClient(new URL(server.url), { authorization: `Bearer ${key}`, accept: 'application/json' }, opts.concurrency);
   const out = new Map<string, { http: LatencyStats; load?: ThroughputStats; count: number; rows: number }>();
   try {
     for (const s of scenarios) {
       const first = JSON.parse(await client.ok(s.path(0))) as { count?: number; results?: unknown[] };
-      if (s.target !== 'floor' && typeof first.count !== 'number' && !('id' in first)) throw new Error(`${s.name}: unexpected answer ${JSON.stringify(first).slice(0, 200)}`);
+      if (s.target !== 'floor' && typeof first.count !== 'number' && !('id' in first))
+        throw new Error(`${s.name}: unexpected answer ${JSON.stringify(first).slice(0, 200)}`);
       const count = typeof first.count === 'number' ? first.count : 1;
       const rows = Array.isArray(first.results) ? first.results.length : 1;
       const http = await sequential((i) => client.ok(s.path(i)), opts.warmup, opts.runs);
@@ -441,7 +603,9 @@ async function measureHttp(server: Server, key: string, scenarios: Scenario[], w
         load = await closedLoop((i) => client.ok(s.path(i)), opts.concurrency, opts.duration);
         if (load.errors > 0) log(`  WARNING ${s.name}: ${load.errors} failed requests at c=${opts.concurrency}`);
       }
-      log(`  http  ${s.name}: p50 ${http.p50.toFixed(2)} ms, p99 ${http.p99.toFixed(2)} ms${load ? `, ${Math.round(load.rps)} req/s at c=${opts.concurrency}` : ''} (count ${count}, ${rows} rows)`);
+      log(
+        `  http  ${s.name}: p50 ${http.p50.toFixed(2)} ms, p99 ${http.p99.toFixed(2)} ms${load ? `, ${Math.round(load.rps)} req/s at c=${opts.concurrency}` : ''} (count ${count}, ${rows} rows)`,
+      );
       out.set(s.id, { http, load, count, rows });
     }
   } finally {
@@ -490,7 +654,15 @@ async function measurePair(svcServer: Server, floorServer: Server, key: string, 
   const svc = new HttpClient(new URL(svcServer.url), { authorization: `Bearer ${key}`, accept: 'application/json' }, opts.concurrency);
   const floor = new HttpClient(new URL(floorServer.url), { accept: 'application/json' }, opts.concurrency);
   const out = new Map<string, PairResult>();
-  const order = floorFirst ? [['floor', floor], ['svc', svc]] as const : [['svc', svc], ['floor', floor]] as const;
+  const order = floorFirst
+    ? ([
+        ['floor', floor],
+        ['svc', svc],
+      ] as const)
+    : ([
+        ['svc', svc],
+        ['floor', floor],
+      ] as const);
   try {
     for (const s of scenarios) {
       const same = await compareBodies(s, svc, floor);
@@ -533,7 +705,8 @@ function targetCheck(kind: TargetKind, p50: number, rps: number | undefined, tar
   if (t.p50 === undefined) return { met: true, text: 'info' };
   const misses: string[] = [];
   if (!(p50 <= t.p50)) misses.push(`p50 ${fmtMs(p50)} ms is ${(p50 / t.p50).toFixed(1)}× the ${t.p50} ms target (+${fmtMs(p50 - t.p50)} ms)`);
-  if (t.rps !== undefined && rps !== undefined && !(rps >= t.rps)) misses.push(`${Math.round(rps).toLocaleString('en-US')} req/s is ${Math.round((1 - rps / t.rps) * 100)}% short of ${t.rps.toLocaleString('en-US')}`);
+  if (t.rps !== undefined && rps !== undefined && !(rps >= t.rps))
+    misses.push(`${Math.round(rps).toLocaleString('en-US')} req/s is ${Math.round((1 - rps / t.rps) * 100)}% short of ${t.rps.toLocaleString('en-US')}`);
   return misses.length === 0 ? { met: true, text: 'met' } : { met: false, text: `**missed**: ${misses.join('; ')}` };
 }
 
@@ -571,7 +744,9 @@ function replaceSection(marker: string, body: string) {
 
 function importNote(): string {
   const problem = cliImportProblem && cliImportProblem.length > 400 ? `${cliImportProblem.slice(0, 400)}…` : cliImportProblem;
-  return problem ? `\n\n**The CLI \`import\` did not complete** (${problem.replace(/\|/g, '/')}); the data was imported by tests/bench/import-runner.ts, which calls the same \`importNdjson\` of lib/imports/service.ts with the file's lines attached before the first await.` : '';
+  return problem
+    ? `\n\n**The CLI \`import\` did not complete** (${problem.replace(/\|/g, '/')}); the data was imported by tests/bench/import-runner.ts, which calls the same \`importNdjson\` of lib/imports/service.ts with the file's lines attached before the first await.`
+    : '';
 }
 
 function header(title: string, env: { pg: Record<string, string>; build: string; data: DatasetSummary | null; busy?: number }) {
@@ -583,9 +758,17 @@ function header(title: string, env: { pg: Record<string, string>; build: string;
     `- date: ${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC; code: ${gitState()}; production build ${env.build}`,
     `- machine: ${m.nproc} CPUs (${m.cpu}), ${m.memory} memory, ${m.os}; Node ${m.node}; the load generator, the server and PostgreSQL share these CPUs`,
     `- PostgreSQL: ${env.pg.version} (${env.pg.settings})`,
-    d ? `- data: ${n0(d.conversations)} conversations, ${n0(d.responses)} responses, 20 channels, seed ${d.seed} (NDJSON ${(d.bytes / 2 ** 20).toFixed(0)} MiB; largest conversation ${n0(d.largestConversation)} responses, median ${d.medianConversation}; "${RARE_TERM}" in ${d.rareTermRows} rows, "${COMMON_TERM}" in ${n0(d.commonTermRows)} rows, "${CONVERSATION_TERM}" in ${n0(d.conversationTermTitles)} titles + the Billing channel)`
+    d
+      ? `- data: ${n0(d.conversations)} conversations, ${n0(d.responses)} responses, 20 channels, seed ${d.seed} (NDJSON ${(d.bytes / 2 ** 20).toFixed(0)} MiB; largest conversation ${n0(d.largestConversation)} responses, median ${d.medianConversation}; "${RARE_TERM}" in ${d.rareTermRows} rows, "${COMMON_TERM}" in ${n0(d.commonTermRows)} rows, "${CONVERSATION_TERM}" in ${n0(d.conversationTermTitles)} titles + the Billing channel)`
       : '- data: reused database (see its account counters)',
-    ...(env.busy !== undefined ? [`- other CPU load just before measuring: ${(env.busy * 100).toFixed(0)}%${env.busy > 0.15 ? ' (**the machine was not idle; numbers are pessimistic**)' : ''}; load average after: ${os.loadavg().map((x) => x.toFixed(2)).join(' / ')}`] : []),
+    ...(env.busy !== undefined
+      ? [
+          `- other CPU load just before measuring: ${(env.busy * 100).toFixed(0)}%${env.busy > 0.15 ? ' (**the machine was not idle; numbers are pessimistic**)' : ''}; load average after: ${os
+            .loadavg()
+            .map((x) => x.toFixed(2))
+            .join(' / ')}`,
+        ]
+      : []),
     `- method: HTTP p50/p99 over ${opts.runs} sequential requests after ${opts.warmup} warm-up (keep-alive), req/s over ${opts.duration} s at c=${opts.concurrency}; SQL = the same db/queries functions through the driver from the benchmark process, p50 over ${opts.runs} runs${opts.repeat > 1 ? `; ${opts.repeat} rounds, every figure is the median of the rounds (HTTP p50 range in brackets)` : ''}`,
   ].join('\n');
 }
@@ -600,7 +783,8 @@ async function fullMode() {
   let data: (DatasetSummary & { reused: boolean }) | null = null;
   if (reuse) {
     if (!/^[a-z0-9_]+$/.test(reuse)) throw new Error('--reuse-db takes a database name');
-    const url = new URL(opts.pgUrl); url.pathname = `/${reuse}`;
+    const url = new URL(opts.pgUrl);
+    url.pathname = `/${reuse}`;
     target = { kind: 'postgres', url: url.toString(), name: reuse };
   } else {
     data = await dataset();
@@ -620,7 +804,10 @@ async function fullMode() {
   } else if (!reuse && argv['keep-db'] && data) {
     fs.writeFileSync(sidecar, JSON.stringify({ data, imp, cliImportProblem, date: new Date().toISOString().slice(0, 16).replace('T', ' ') }));
   }
-  if (data && !argv['keep-file']) { fs.rmSync(data.file, { force: true }); fs.rmSync(`${data.file}.json`, { force: true }); }
+  if (data && !argv['keep-file']) {
+    fs.rmSync(data.file, { force: true });
+    fs.rmSync(`${data.file}.json`, { force: true });
+  }
   const pg = await pgInfo(target.url);
 
   // The bench process's own connection: set DATABASE_URL first, then load db/client.
@@ -639,12 +826,18 @@ async function fullMode() {
   const pairRounds: Array<Map<string, PairResult>> = [];
   const sqlRounds: Array<Map<string, DirectResult>> = [];
   const loads: string[] = [];
-  const la = () => os.loadavg().map((x) => x.toFixed(2)).join('/');
+  const la = () =>
+    os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join('/');
   for (let round = 1; round <= opts.repeat; round++) {
     busy = Math.max(busy, await waitForQuiet());
     const floorFirst = round % 2 === 0;
     const before = la();
-    log(`round ${round}/${opts.repeat}: HTTP svc and floor side by side (${floorFirst ? 'floor' : 'svc'} first; c=1, then c=${opts.concurrency}); load average ${before}`);
+    log(
+      `round ${round}/${opts.repeat}: HTTP svc and floor side by side (${floorFirst ? 'floor' : 'svc'} first; c=1, then c=${opts.concurrency}); load average ${before}`,
+    );
     pairRounds.push(await measurePair(server, floorServer, key, scenarios, floorFirst));
     loads.push(`round ${round}: ${before} → ${la()}`);
     // Both servers stay up but idle while the SQL is timed from this process.
@@ -654,7 +847,10 @@ async function fullMode() {
   await server.stop();
   await floorServer.stop();
 
-  const med = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2; };
+  const med = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  };
   const medSide = (xs: Side[]): Side => ({
     http: { ...xs[0]!.http, p50: med(xs.map((x) => x.http.p50)), p99: med(xs.map((x) => x.http.p99)) },
     load: { ...xs[0]!.load!, rps: med(xs.map((x) => x.load!.rps)), p50: med(xs.map((x) => x.load!.p50)), errors: xs.reduce((n, x) => n + x.load!.errors, 0) },
@@ -664,27 +860,39 @@ async function fullMode() {
     const ds = sqlRounds.map((m) => m.get(s.id)!);
     const p50s = ps.map((h) => h.svc.http.p50);
     return {
-      scenario: s, svc: medSide(ps.map((p) => p.svc)), floor: medSide(ps.map((p) => p.floor)),
+      scenario: s,
+      svc: medSide(ps.map((p) => p.svc)),
+      floor: medSide(ps.map((p) => p.floor)),
       // Ratios per round (measured next to each other), then the median of the rounds.
       ratio: med(ps.map((p) => p.svc.http.p50 / p.floor.http.p50)),
       rpsRatio: med(ps.map((p) => p.svc.load!.rps / p.floor.load!.rps)),
       same: ps.map((p) => p.same).find((x) => x !== null) ?? null,
       sql: { ...ds[0]!, p50: med(ds.map((d) => d.p50)), p99: med(ds.map((d) => d.p99)) },
-      httpCount: ps[0]!.count, sqlCount: ds[0]!.count, rows: ps[0]!.rows,
-      p50Range: ps.length > 1 ? [Math.min(...p50s), Math.max(...p50s)] as [number, number] : undefined,
+      httpCount: ps[0]!.count,
+      sqlCount: ds[0]!.count,
+      rows: ps[0]!.rows,
+      p50Range: ps.length > 1 ? ([Math.min(...p50s), Math.max(...p50s)] as [number, number]) : undefined,
     };
   });
 
   const floorLines: string[] = [];
   const goalsMissed: string[] = [];
-  floorLines.push(`| scenario | rows / total | same body | svc p50 / p99 ms | floor p50 / p99 ms | p50 ratio | svc req/s c=${opts.concurrency} | floor req/s c=${opts.concurrency} | req/s ratio | goal | verdict |`);
+  floorLines.push(
+    `| scenario | rows / total | same body | svc p50 / p99 ms | floor p50 / p99 ms | p50 ratio | svc req/s c=${opts.concurrency} | floor req/s c=${opts.concurrency} | req/s ratio | goal | verdict |`,
+  );
   floorLines.push('|---|---|---|---:|---:|---:|---:|---:|---:|---|---|');
   for (const r of results) {
     const goal = floorGoal(r.scenario.target, r.svc.http.p50, r.floor.http.p50, r.ratio, r.rpsRatio);
     if (!goal.met) goalsMissed.push(r.scenario.name);
-    const goalText = r.scenario.target === 'floor' ? '– (svc: through Next; floor: SELECT 1)'
-      : r.scenario.target === 'byid' ? `p50 ≤ 1.3×; c=${opts.concurrency} ≥ 0.7×` : `p50 ≤ 1.3× or +0.3 ms; c=${opts.concurrency} ≥ 0.7×`;
-    floorLines.push(`| ${r.scenario.name} | ${r.rows} / ${n0(r.httpCount)} | ${r.scenario.target === 'floor' ? '–' : r.same ? `**no**: ${r.same}` : 'yes'} | ${fmtMs(r.svc.http.p50)} / ${fmtMs(r.svc.http.p99)} | ${fmtMs(r.floor.http.p50)} / ${fmtMs(r.floor.http.p99)} | ${r.ratio.toFixed(2)}× | ${n0(r.svc.load!.rps)} | ${n0(r.floor.load!.rps)} | ${r.rpsRatio.toFixed(2)}× | ${goalText} | ${goal.text} |`);
+    const goalText =
+      r.scenario.target === 'floor'
+        ? '– (svc: through Next; floor: SELECT 1)'
+        : r.scenario.target === 'byid'
+          ? `p50 ≤ 1.3×; c=${opts.concurrency} ≥ 0.7×`
+          : `p50 ≤ 1.3× or +0.3 ms; c=${opts.concurrency} ≥ 0.7×`;
+    floorLines.push(
+      `| ${r.scenario.name} | ${r.rows} / ${n0(r.httpCount)} | ${r.scenario.target === 'floor' ? '–' : r.same ? `**no**: ${r.same}` : 'yes'} | ${fmtMs(r.svc.http.p50)} / ${fmtMs(r.svc.http.p99)} | ${fmtMs(r.floor.http.p50)} / ${fmtMs(r.floor.http.p99)} | ${r.ratio.toFixed(2)}× | ${n0(r.svc.load!.rps)} | ${n0(r.floor.load!.rps)} | ${r.rpsRatio.toFixed(2)}× | ${goalText} | ${goal.text} |`,
+    );
   }
   const mismatches = results.filter((r) => r.same);
 
@@ -697,7 +905,9 @@ async function fullMode() {
     if (!check.met) missed.push(r.scenario);
     const mismatch = r.sqlCount !== undefined && r.sqlCount !== r.httpCount ? ` (SQL count ${r.sqlCount}!)` : '';
     const range = r.p50Range ? ` (${fmtMs(r.p50Range[0])}–${fmtMs(r.p50Range[1])})` : '';
-    lines.push(`| ${r.scenario.name}${mismatch} | ${fmtMs(r.svc.http.p50)}${range} | ${fmtMs(r.svc.http.p99)} | ${fmtMs(r.sql?.p50)} | ${fmtMs(r.sql ? r.svc.http.p50 - r.sql.p50 : undefined)} | ${r.svc.load ? `${n0(r.svc.load.rps)} (${fmtMs(r.svc.load.p50)})` : '–'} | ${TARGETS[r.scenario.target].label} | ${check.text} |`);
+    lines.push(
+      `| ${r.scenario.name}${mismatch} | ${fmtMs(r.svc.http.p50)}${range} | ${fmtMs(r.svc.http.p99)} | ${fmtMs(r.sql?.p50)} | ${fmtMs(r.sql ? r.svc.http.p50 - r.sql.p50 : undefined)} | ${r.svc.load ? `${n0(r.svc.load.rps)} (${fmtMs(r.svc.load.p50)})` : '–'} | ${TARGETS[r.scenario.target].label} | ${check.text} |`,
+    );
   }
   const importLine = imp
     ? `Import (${imp.via}, wall clock incl. process start, validation, upsert and VACUUM ANALYZE): ${n0(imp.records)} records in ${imp.seconds.toFixed(1)} s = **${n0(imp.rps)} records/s**; target ≥ 50,000 records/s: ${imp.rps >= 50_000 ? 'met' : `**missed** (${(50_000 / imp.rps).toFixed(1)}× too slow; ${(imp.records / 50_000).toFixed(1)} s would meet it)`}${imp.cliReported ? ` (its own figure: ${imp.cliReported})` : ''}; other CPU load before it ${((imp.busyBefore ?? 0) * 100).toFixed(0)}%, 1-min load average after it ${imp.loadAfter?.toFixed(2)}.${importNote()}`
@@ -731,7 +941,16 @@ async function fullMode() {
     ...lines,
     '',
     `Targets are checked against the HTTP p50 (what an integrator sees); the SQL column shows how much of it is the database (the same db/queries functions through drizzle from the bench process). The SQL count must agree with the API's \`count\`.`,
-    ...(explain ? ['', `<details><summary>EXPLAIN (ANALYZE, BUFFERS) of the statements behind ${argv['explain-all'] ? 'every scenario' : 'the missed targets'}</summary>`, '', explain, '', '</details>'] : []),
+    ...(explain
+      ? [
+          '',
+          `<details><summary>EXPLAIN (ANALYZE, BUFFERS) of the statements behind ${argv['explain-all'] ? 'every scenario' : 'the missed targets'}</summary>`,
+          '',
+          explain,
+          '',
+          '</details>',
+        ]
+      : []),
   ].join('\n');
   process.stdout.write(`\n${md}\n\n`);
   if (write) replaceSection('full', md);
@@ -751,7 +970,10 @@ async function compareMode() {
 
   const pgAcc = await setupAccount(pgTarget, data.file);
   const liteAcc = await setupAccount(liteTarget, data.file);
-  if (!argv['keep-file']) { fs.rmSync(data.file, { force: true }); fs.rmSync(`${data.file}.json`, { force: true }); }
+  if (!argv['keep-file']) {
+    fs.rmSync(data.file, { force: true });
+    fs.rmSync(`${data.file}.json`, { force: true });
+  }
   const pg = await pgInfo(pgTarget.url);
 
   process.env.DATABASE_URL = pgTarget.url;
@@ -778,9 +1000,15 @@ async function compareMode() {
   const spec = path.join(DATA, `direct-spec-${process.pid}.json`);
   const outFile = path.join(DATA, `direct-out-${process.pid}.json`);
   fs.writeFileSync(spec, JSON.stringify({ picks: litePicks, warmup: opts.warmup, runs: opts.runs }));
-  onCleanup('worker files', () => { fs.rmSync(spec, { force: true }); fs.rmSync(outFile, { force: true }); });
+  onCleanup('worker files', () => {
+    fs.rmSync(spec, { force: true });
+    fs.rmSync(outFile, { force: true });
+  });
   const w = spawnSync(TSX, ['tests/bench/direct-worker.ts', spec, outFile], {
-    cwd: ROOT, env: baseEnv(liteTarget), stdio: ['ignore', 'inherit', 'inherit'], timeout: 30 * 60_000,
+    cwd: ROOT,
+    env: baseEnv(liteTarget),
+    stdio: ['ignore', 'inherit', 'inherit'],
+    timeout: 30 * 60_000,
   });
   if (w.status !== 0) throw new Error('the PGlite SQL worker failed');
   const liteSql = new Map((JSON.parse(fs.readFileSync(outFile, 'utf8')) as DirectResult[]).map((d) => [d.id, d]));
@@ -791,15 +1019,20 @@ async function compareMode() {
   ];
   let worst = 0;
   for (const s of pgScenarios) {
-    const a = pgHttp.get(s.id)!; const b = liteHttp.get(s.id)!;
-    const sa = pgSql.get(s.id); const sb = liteSql.get(s.id);
+    const a = pgHttp.get(s.id)!;
+    const b = liteHttp.get(s.id)!;
+    const sa = pgSql.get(s.id);
+    const sb = liteSql.get(s.id);
     const ratio = b.http.p50 / a.http.p50;
     const sqlRatio = sa && sb ? sb.p50 / sa.p50 : NaN;
     worst = Math.max(worst, ratio);
     const counts = a.count !== b.count ? ` (count ${a.count} vs ${b.count}!)` : '';
-    lines.push(`| ${s.name}${counts} | ${fmtMs(a.http.p50)} | ${fmtMs(b.http.p50)} | ${ratio.toFixed(2)}× | ${fmtMs(sa?.p50)} | ${fmtMs(sb?.p50)} | ${Number.isFinite(sqlRatio) ? `${sqlRatio.toFixed(2)}×` : '–'} | ${ratio <= 3 ? 'yes' : `**no** (${ratio.toFixed(1)}×)`} |`);
+    lines.push(
+      `| ${s.name}${counts} | ${fmtMs(a.http.p50)} | ${fmtMs(b.http.p50)} | ${ratio.toFixed(2)}× | ${fmtMs(sa?.p50)} | ${fmtMs(sb?.p50)} | ${Number.isFinite(sqlRatio) ? `${sqlRatio.toFixed(2)}×` : '–'} | ${ratio <= 3 ? 'yes' : `**no** (${ratio.toFixed(1)}×)`} |`,
+    );
   }
-  const impLine = (label: string, i?: ImportStats) => i ? `${label} ${n0(i.records)} records in ${i.seconds.toFixed(1)} s (${n0(i.rps)} records/s, ${i.via})` : '';
+  const impLine = (label: string, i?: ImportStats) =>
+    i ? `${label} ${n0(i.records)} records in ${i.seconds.toFixed(1)} s (${n0(i.rps)} records/s, ${i.via})` : '';
   const md = [
     header(`PGlite vs PostgreSQL, ${n0(data.responses)} responses`, { pg, build, data, busy }),
     `- import: ${impLine('PostgreSQL', pgAcc.imp)}; ${impLine('PGlite', liteAcc.imp)}${importNote().replace(/\n\n/, ' ')}`,
@@ -813,11 +1046,22 @@ async function compareMode() {
 }
 
 async function main() {
-  log(`mode ${compare ? 'pglite-compare' : smoke ? 'smoke' : 'full'}: ${opts.conversations} conversations, ${opts.responses} responses; BENCHMARKS.md ${write ? 'will be written' : 'not written'}`);
-  if (compare) await compareMode(); else await fullMode();
+  log(
+    `mode ${compare ? 'pglite-compare' : smoke ? 'smoke' : 'full'}: ${opts.conversations} conversations, ${opts.responses} responses; BENCHMARKS.md ${write ? 'will be written' : 'not written'}`,
+  );
+  if (compare) await compareMode();
+  else await fullMode();
 }
 
 main().then(
-  async () => { await cleanupAll(); log('done'); process.exit(0); },
-  async (e) => { log(`FAILED: ${(e as Error).stack ?? e}`); await cleanupAll(); process.exit(1); },
+  async () => {
+    await cleanupAll();
+    log('done');
+    process.exit(0);
+  },
+  async (e) => {
+    log(`FAILED: ${(e as Error).stack ?? e}`);
+    await cleanupAll();
+    process.exit(1);
+  },
 );

@@ -22,19 +22,33 @@ type Conn = { socket: Socket; conversationId?: string; alive: boolean };
 const conns: Conn[] = [];
 let unexpectedDisconnects = 0;
 const disconnectReasons: Record<string, number> = {};
-const send = (m: object) => { if (process.connected) process.send!(m); };
-const count = (rec: Record<string, number>, key: string) => { rec[key] = (rec[key] ?? 0) + 1; };
+const send = (m: object) => {
+  if (process.connected) process.send!(m);
+};
+const count = (rec: Record<string, number>, key: string) => {
+  rec[key] = (rec[key] ?? 0) + 1;
+};
 
 // Bounded life: a worker never outlives its parent or one hour.
-const lifetime = setTimeout(() => { closeAll(); process.exit(3); }, 60 * 60_000);
+const lifetime = setTimeout(() => {
+  closeAll();
+  process.exit(3);
+}, 60 * 60_000);
 lifetime.unref();
-process.on('disconnect', () => { closeAll(); process.exit(0); });
+process.on('disconnect', () => {
+  closeAll();
+  process.exit(0);
+});
 
 function openOne(url: string, token: string, timeoutMs: number): Promise<{ ok: true; conn: Conn } | { ok: false; error: string }> {
   return new Promise((resolve) => {
     const socket = io(`${url}/widget`, {
-      transports: ['websocket'], auth: { token, version: 'bench-0' }, extraHeaders: { origin: 'http://localhost' },
-      forceNew: true, reconnection: false, timeout: timeoutMs,
+      transports: ['websocket'],
+      auth: { token, version: 'bench-0' },
+      extraHeaders: { origin: 'http://localhost' },
+      forceNew: true,
+      reconnection: false,
+      timeout: timeoutMs,
     });
     let done = false;
     const finish = (r: { ok: true; conn: Conn } | { ok: false; error: string }) => {
@@ -52,7 +66,10 @@ function openOne(url: string, token: string, timeoutMs: number): Promise<{ ok: t
     socket.on('disconnect', (reason) => {
       if (!conn.alive) return;
       conn.alive = false;
-      if (reason !== 'io client disconnect') { unexpectedDisconnects++; count(disconnectReasons, reason); }
+      if (reason !== 'io client disconnect') {
+        unexpectedDisconnects++;
+        count(disconnectReasons, reason);
+      }
       finish({ ok: false, error: `disconnect before session: ${reason}` });
     });
   });
@@ -67,7 +84,10 @@ async function connectMany(m: Extract<Msg, { type: 'connect' }>) {
     while (next < m.count) {
       const i = next++;
       const r = await openOne(m.url, m.tokens[i % m.tokens.length]!, m.timeoutMs);
-      if (r.ok) { conns.push(r.conn); ok++; } else count(errors, r.error);
+      if (r.ok) {
+        conns.push(r.conn);
+        ok++;
+      } else count(errors, r.error);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(m.concurrency, m.count)) }, lane));
@@ -79,10 +99,17 @@ type Pending = { sentAt: number; conn: Conn; measured: boolean; ackAt?: number; 
 /** Open loop: ask i is due at start + i / rate, sent by socket i mod n, whatever the answers do. */
 async function askLoop(m: Extract<Msg, { type: 'ask' }>) {
   const live = conns.filter((c) => c.alive);
-  const ack: number[] = [], firstDelta: number[] = [], done: number[] = [];
+  const ack: number[] = [],
+    firstDelta: number[] = [],
+    done: number[] = [];
   const firstDeltaSent: number[] = []; // when each firstDelta sample's ask was sent, ms after the schedule start
   const errors: Record<string, number> = {};
-  let timeouts = 0, sent = 0, sentMeasured = 0, maxLag = 0, lagSum = 0, deltas = 0;
+  let timeouts = 0,
+    sent = 0,
+    sentMeasured = 0,
+    maxLag = 0,
+    lagSum = 0,
+    deltas = 0;
   const pending = new Map<string, Pending>();
   const runId = `${process.pid.toString(36)}${Date.now().toString(36)}`;
 
@@ -105,7 +132,10 @@ async function askLoop(m: Extract<Msg, { type: 'ask' }>) {
         deltas++;
         if (p.firstDeltaAt === undefined) {
           p.firstDeltaAt = performance.now();
-          if (p.measured) { firstDelta.push(p.firstDeltaAt - p.sentAt); firstDeltaSent.push(p.sentAt - start); }
+          if (p.measured) {
+            firstDelta.push(p.firstDeltaAt - p.sentAt);
+            firstDeltaSent.push(p.sentAt - start);
+          }
         }
       } else if (e.type === 'answer.done') {
         settle(e.client_message_id!, p, 'done');
@@ -117,11 +147,17 @@ async function askLoop(m: Extract<Msg, { type: 'ask' }>) {
 
   const fire = (i: number, measured: boolean) => {
     const c = live[i % live.length]!;
-    if (!c.alive) { if (measured) count(errors, 'socket disconnected'); return; }
+    if (!c.alive) {
+      if (measured) count(errors, 'socket disconnected');
+      return;
+    }
     const cmid = `b${runId}-${i}`;
     const text = m.questions[i % m.questions.length]!;
     const p: Pending = {
-      sentAt: performance.now(), conn: c, measured, settled: false,
+      sentAt: performance.now(),
+      conn: c,
+      measured,
+      settled: false,
       timer: setTimeout(() => settle(cmid, p, 'timeout'), m.timeoutMs),
     };
     pending.set(cmid, p);
@@ -129,13 +165,15 @@ async function askLoop(m: Extract<Msg, { type: 'ask' }>) {
     if (measured) sentMeasured++;
     const payload: Record<string, string> = { client_message_id: cmid, text };
     if (c.conversationId) payload.conversation_id = c.conversationId;
-    c.socket.timeout(m.timeoutMs).emit('ask', payload, (err: Error | null, res?: { ok: boolean; conversation_id?: string; error?: { code: string; message: string } }) => {
-      if (err) return settle(cmid, p, 'timeout');
-      p.ackAt = performance.now();
-      if (measured) ack.push(p.ackAt - p.sentAt);
-      if (!res?.ok) return settle(cmid, p, 'error', `ask refused: ${res?.error?.code ?? '?'} ${res?.error?.message ?? ''}`.trim());
-      c.conversationId ??= res.conversation_id;
-    });
+    c.socket
+      .timeout(m.timeoutMs)
+      .emit('ask', payload, (err: Error | null, res?: { ok: boolean; conversation_id?: string; error?: { code: string; message: string } }) => {
+        if (err) return settle(cmid, p, 'timeout');
+        p.ackAt = performance.now();
+        if (measured) ack.push(p.ackAt - p.sentAt);
+        if (!res?.ok) return settle(cmid, p, 'error', `ask refused: ${res?.error?.code ?? '?'} ${res?.error?.message ?? ''}`.trim());
+        c.conversationId ??= res.conversation_id;
+      });
   };
 
   const total = Math.round((m.warmupS + m.durationS) * m.rate);
@@ -147,7 +185,10 @@ async function askLoop(m: Extract<Msg, { type: 'ask' }>) {
       const now = performance.now();
       while (i < total && start + (i * 1000) / m.rate <= now) {
         const lag = now - (start + (i * 1000) / m.rate);
-        if (i >= warm) { maxLag = Math.max(maxLag, lag); lagSum += lag; }
+        if (i >= warm) {
+          maxLag = Math.max(maxLag, lag);
+          lagSum += lag;
+        }
         fire(i, i >= warm);
         i++;
       }
@@ -163,21 +204,39 @@ async function askLoop(m: Extract<Msg, { type: 'ask' }>) {
   for (const [cmid, p] of pending) settle(cmid, p, 'timeout');
   for (const c of live) c.socket.off('event');
   send({
-    type: 'asked', sent, sentMeasured, sendSeconds, ack, firstDelta, firstDeltaSent, startWall: performance.timeOrigin + start, done, errors, timeouts, deltas,
-    lagMaxMs: maxLag, lagMeanMs: lagSum / Math.max(1, sentMeasured), sockets: live.length,
+    type: 'asked',
+    sent,
+    sentMeasured,
+    sendSeconds,
+    ack,
+    firstDelta,
+    firstDeltaSent,
+    startWall: performance.timeOrigin + start,
+    done,
+    errors,
+    timeouts,
+    deltas,
+    lagMaxMs: maxLag,
+    lagMeanMs: lagSum / Math.max(1, sentMeasured),
+    sockets: live.length,
   });
 }
 
 function closeAll() {
-  for (const c of conns) { c.alive = false; c.socket.close(); }
+  for (const c of conns) {
+    c.alive = false;
+    c.socket.close();
+  }
   conns.length = 0;
 }
 
 process.on('message', (m: Msg) => {
   if (m.type === 'connect') void connectMany(m);
   else if (m.type === 'ask') void askLoop(m);
-  else if (m.type === 'drop') { closeAll(); send({ type: 'dropped' }); }
-  else if (m.type === 'close') {
+  else if (m.type === 'drop') {
+    closeAll();
+    send({ type: 'dropped' });
+  } else if (m.type === 'close') {
     const unexpected = unexpectedDisconnects;
     closeAll();
     send({ type: 'closed', unexpectedDisconnects: unexpected, disconnectReasons });

@@ -20,9 +20,26 @@ export const CONVERSATION_TERM = 'billing';
 export const GENERATOR_VERSION = 1;
 
 export const CHANNEL_NAMES = [
-  'Website', 'Billing', 'Mobile App', 'Support EU', 'Support US', 'Sales', 'Onboarding', 'Partners',
-  'Enterprise', 'Help Center', 'WhatsApp', 'Slack', 'Email', 'Shop', 'Docs', 'Careers', 'Developers',
-  'Status Page', 'Community', 'Internal',
+  'Website',
+  'Billing',
+  'Mobile App',
+  'Support EU',
+  'Support US',
+  'Sales',
+  'Onboarding',
+  'Partners',
+  'Enterprise',
+  'Help Center',
+  'WhatsApp',
+  'Slack',
+  'Email',
+  'Shop',
+  'Docs',
+  'Careers',
+  'Developers',
+  'Status Page',
+  'Community',
+  'Internal',
 ] as const;
 export const FIRST_CHANNEL_ID = 900_001;
 
@@ -31,7 +48,10 @@ const YEAR_SECONDS = 366 * 86_400;
 
 /** sfc32 seeded through splitmix32: fast, good enough, identical on every platform. */
 export class Rng {
-  private a: number; private b: number; private c: number; private d: number;
+  private a: number;
+  private b: number;
+  private c: number;
+  private d: number;
   constructor(seed: number) {
     let s = seed >>> 0;
     const mix = () => {
@@ -41,7 +61,10 @@ export class Rng {
       z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
       return (z ^ (z >>> 16)) >>> 0;
     };
-    this.a = mix(); this.b = mix(); this.c = mix(); this.d = mix();
+    this.a = mix();
+    this.b = mix();
+    this.c = mix();
+    this.d = mix();
     for (let i = 0; i < 12; i++) this.u32();
   }
   u32(): number {
@@ -54,8 +77,12 @@ export class Rng {
     return t;
   }
   /** [0, 1) */
-  next(): number { return this.u32() / 4294967296; }
-  int(n: number): number { return Math.floor(this.next() * n); }
+  next(): number {
+    return this.u32() / 4294967296;
+  }
+  int(n: number): number {
+    return Math.floor(this.next() * n);
+  }
   uuid(): string {
     const h = (n: number) => (n >>> 0).toString(16).padStart(8, '0');
     const x = h(this.u32()) + h(this.u32()) + h(this.u32()) + h(this.u32());
@@ -70,14 +97,19 @@ class Weighted {
   constructor(weights: number[]) {
     this.cum = new Float64Array(weights.length);
     let s = 0;
-    weights.forEach((w, i) => { s += w; this.cum[i] = s; });
+    weights.forEach((w, i) => {
+      s += w;
+      this.cum[i] = s;
+    });
   }
   pick(rng: Rng): number {
     const x = rng.next() * this.cum[this.cum.length - 1]!;
-    let lo = 0; let hi = this.cum.length - 1;
+    let lo = 0;
+    let hi = this.cum.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.cum[mid]! > x) hi = mid; else lo = mid + 1;
+      if (this.cum[mid]! > x) hi = mid;
+      else lo = mid + 1;
     }
     return lo;
   }
@@ -117,9 +149,15 @@ function pseudoWords(rng: Rng, n: number): string[] {
 
 export type DatasetOptions = { conversations: number; responses: number; seed: number };
 export type DatasetSummary = DatasetOptions & {
-  file: string; bytes: number; seconds: number;
-  rareTermRows: number; commonTermRows: number; conversationTermTitles: number;
-  largestConversation: number; medianConversation: number; channels: number;
+  file: string;
+  bytes: number;
+  seconds: number;
+  rareTermRows: number;
+  commonTermRows: number;
+  conversationTermTitles: number;
+  largestConversation: number;
+  medianConversation: number;
+  channels: number;
 };
 
 /**
@@ -140,12 +178,26 @@ export async function generateDataset(file: string, opts: DatasetOptions): Promi
   {
     const weights = new Float64Array(C);
     let sum = 0;
-    for (let r = 0; r < C; r++) { weights[r] = 1 / (r + 1 + 5); sum += weights[r]!; }
+    for (let r = 0; r < C; r++) {
+      weights[r] = 1 / (r + 1 + 5);
+      sum += weights[r]!;
+    }
     const extra = R - C;
     let assigned = 0;
-    for (let r = 0; r < C; r++) { sizes[r] = 1 + Math.floor((extra * weights[r]!) / sum); assigned += sizes[r]!; }
-    for (let r = 0; assigned < R; r = (r + 1) % C) { sizes[r]!++; assigned++; }
-    for (let i = C - 1; i > 0; i--) { const j = rng.int(i + 1); const t = sizes[i]!; sizes[i] = sizes[j]!; sizes[j] = t; }
+    for (let r = 0; r < C; r++) {
+      sizes[r] = 1 + Math.floor((extra * weights[r]!) / sum);
+      assigned += sizes[r]!;
+    }
+    for (let r = 0; assigned < R; r = (r + 1) % C) {
+      sizes[r]!++;
+      assigned++;
+    }
+    for (let i = C - 1; i > 0; i--) {
+      const j = rng.int(i + 1);
+      const t = sizes[i]!;
+      sizes[i] = sizes[j]!;
+      sizes[j] = t;
+    }
   }
 
   // Timestamps (seconds since YEAR_START): conversations uniform over the year; responses after
@@ -181,7 +233,11 @@ export async function generateDataset(file: string, opts: DatasetOptions): Promi
     const len = min + Math.floor((max - min) * Math.pow(rng.next(), 1.3));
     const words: string[] = [];
     let size = 0;
-    while (size < len - 1) { const w = vocab[wordPick.pick(rng)]!; words.push(w); size += w.length + 1; }
+    while (size < len - 1) {
+      const w = vocab[wordPick.pick(rng)]!;
+      words.push(w);
+      size += w.length + 1;
+    }
     for (const term of inject) words.splice(rng.int(words.length + 1), 0, term);
     let s = words.join(' ');
     if (s.length > max - 1 && inject.length === 0) s = s.slice(0, max - 1).trimEnd();
@@ -204,7 +260,8 @@ export async function generateDataset(file: string, opts: DatasetOptions): Promi
     if (chunk.length === 0) return;
     const data = `${chunk.join('\n')}\n`;
     bytes += Buffer.byteLength(data);
-    chunk = []; chunkSize = 0;
+    chunk = [];
+    chunkSize = 0;
     if (!out.write(data)) await Promise.race([new Promise<void>((r) => out.once('drain', () => r())), failed]);
   };
 
@@ -216,11 +273,18 @@ export async function generateDataset(file: string, opts: DatasetOptions): Promi
     const withTerm = rng.next() < 0.01;
     if (withTerm) conversationTermTitles++;
     const ch = convChannel[c]!;
-    await emit(JSON.stringify({
-      type: 'conversation', conversation_id: id, title: text(20, 80, '', withTerm ? [CONVERSATION_TERM] : []),
-      status: ['Open', 'Closed', 'Resolved'][rng.int(3)], channel_id: FIRST_CHANNEL_ID + ch, channel_name: CHANNEL_NAMES[ch],
-      created_at: ts(convCreated[c]!), updated_at: ts(convUpdated[c]!),
-    }));
+    await emit(
+      JSON.stringify({
+        type: 'conversation',
+        conversation_id: id,
+        title: text(20, 80, '', withTerm ? [CONVERSATION_TERM] : []),
+        status: ['Open', 'Closed', 'Resolved'][rng.int(3)],
+        channel_id: FIRST_CHANNEL_ID + ch,
+        channel_name: CHANNEL_NAMES[ch],
+        created_at: ts(convCreated[c]!),
+        updated_at: ts(convUpdated[c]!),
+      }),
+    );
   }
   let commonTermRows = 0;
   k = 0;
@@ -230,17 +294,23 @@ export async function generateDataset(file: string, opts: DatasetOptions): Promi
       if (common) commonTermRows++;
       const isRare = rare.has(k);
       const inQuestion = rng.next() < 0.5;
-      const terms = (q: boolean) => [
-        ...(isRare && q === (k % 2 === 0) ? [RARE_TERM] : []),
-        ...(common && q === inQuestion ? [COMMON_TERM] : []),
-      ];
+      const terms = (q: boolean) => [...(isRare && q === (k % 2 === 0) ? [RARE_TERM] : []), ...(common && q === inQuestion ? [COMMON_TERM] : [])];
       const question = text(50, 220, '?', terms(true));
       const answer = text(80, 300, '.', terms(false));
-      await emit(JSON.stringify({
-        type: 'response', response_id: rng.uuid(), conversation_id: convIds[c], question, answer,
-        channel_id: FIRST_CHANNEL_ID + convChannel[c]!, created_at: ts(respTime[k]!),
-        likes: count(0.7, 6), dislikes: count(0.9, 2), comments: count(0.95, 1.5),
-      }));
+      await emit(
+        JSON.stringify({
+          type: 'response',
+          response_id: rng.uuid(),
+          conversation_id: convIds[c],
+          question,
+          answer,
+          channel_id: FIRST_CHANNEL_ID + convChannel[c]!,
+          created_at: ts(respTime[k]!),
+          likes: count(0.7, 6),
+          dislikes: count(0.9, 2),
+          comments: count(0.95, 1.5),
+        }),
+      );
     }
   }
   await flush();
@@ -248,9 +318,15 @@ export async function generateDataset(file: string, opts: DatasetOptions): Promi
 
   const sorted = Array.from(sizes).sort((a, b) => a - b);
   return {
-    ...opts, file, bytes, seconds: (Date.now() - started) / 1000,
-    rareTermRows: rare.size, commonTermRows, conversationTermTitles,
-    largestConversation: sorted[sorted.length - 1] ?? 0, medianConversation: sorted[Math.floor(sorted.length / 2)] ?? 0,
+    ...opts,
+    file,
+    bytes,
+    seconds: (Date.now() - started) / 1000,
+    rareTermRows: rare.size,
+    commonTermRows,
+    conversationTermTitles,
+    largestConversation: sorted[sorted.length - 1] ?? 0,
+    medianConversation: sorted[Math.floor(sorted.length / 2)] ?? 0,
     channels: CHANNEL_NAMES.length,
   };
 }

@@ -24,4 +24,10 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (e) => { process.stderr.write(`direct-worker: ${(e as Error).stack ?? e}\n`); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (e) => {
+    process.stderr.write(`direct-worker: ${(e as Error).stack ?? e}\n`);
+    process.exit(1);
+  },
+);

@@ -33,7 +33,11 @@ function sampler() {
   (globalThis as { gc?: () => void }).gc?.();
   const rss: number[] = [];
   const heap: number[] = [];
-  const timer = setInterval(() => { const m = process.memoryUsage(); rss.push(m.rss); heap.push(m.heapUsed); }, 50);
+  const timer = setInterval(() => {
+    const m = process.memoryUsage();
+    rss.push(m.rss);
+    heap.push(m.heapUsed);
+  }, 50);
   return () => {
     clearInterval(timer);
     return { rss_min_mb: mb(Math.min(...rss)), rss_max_mb: mb(Math.max(...rss)), heap_min_mb: mb(Math.min(...heap)), heap_max_mb: mb(Math.max(...heap)) };
@@ -55,11 +59,24 @@ async function run(url: string, key: string, delayEveryMb = 0) {
     bytes += value.length;
     sinceDelay += value.length;
     for (let i = value.indexOf(10); i !== -1; i = value.indexOf(10, i + 1)) lines++;
-    if (delayEveryMb && sinceDelay > delayEveryMb * 1e6) { sinceDelay = 0; await new Promise((r) => setTimeout(r, 200)); }
+    if (delayEveryMb && sinceDelay > delayEveryMb * 1e6) {
+      sinceDelay = 0;
+      await new Promise((r) => setTimeout(r, 200));
+    }
   }
   const seconds = (performance.now() - started) / 1000;
-  return { url: url.replace(/^.*customer-api\/v2/, ''), reader: 'in-process', status: res.status, lines, mb: mb(bytes), seconds: +seconds.toFixed(2),
-    records_per_s: Math.round(lines / seconds), ...stop(), slow: !!delayEveryMb, path: KEYSET ? 'keyset' : 'copy' };
+  return {
+    url: url.replace(/^.*customer-api\/v2/, ''),
+    reader: 'in-process',
+    status: res.status,
+    lines,
+    mb: mb(bytes),
+    seconds: +seconds.toFixed(2),
+    records_per_s: Math.round(lines / seconds),
+    ...stop(),
+    slow: !!delayEveryMb,
+    path: KEYSET ? 'keyset' : 'copy',
+  };
 }
 
 /** Separate reader process: curl writes the body into `wc -l` (lines) while this process only serves. */
@@ -69,15 +86,27 @@ async function runExternal(url: string, key: string) {
   const out = await new Promise<string>((resolve, reject) => {
     const child = spawn('sh', ['-c', 'curl -sS -f -H "$AUTH" "$URL" | wc -lc'], { env: { ...process.env, AUTH: `Authorization: Bearer ${key}`, URL: url } });
     let text = '';
-    child.stdout.on('data', (d: Buffer) => { text += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { text += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      text += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      text += d.toString();
+    });
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve(text) : reject(new Error(`curl: ${code} ${text}`))));
   });
   const seconds = (performance.now() - started) / 1000;
   const [lines, bytes] = out.trim().split(/\s+/).map(Number) as [number, number];
-  return { url: url.replace(/^.*customer-api\/v2/, ''), reader: 'curl process', lines, mb: mb(bytes), seconds: +seconds.toFixed(2),
-    records_per_s: Math.round(lines / seconds), ...stop(), path: KEYSET ? 'keyset' : 'copy' };
+  return {
+    url: url.replace(/^.*customer-api\/v2/, ''),
+    reader: 'curl process',
+    lines,
+    mb: mb(bytes),
+    seconds: +seconds.toFixed(2),
+    records_per_s: Math.round(lines / seconds),
+    ...stop(),
+    path: KEYSET ? 'keyset' : 'copy',
+  };
 }
 
 /** The bench account: reused ("Export bench N" with N responses) or created and filled. */
@@ -85,8 +114,11 @@ async function benchAccount(): Promise<{ accountId: number; key: string }> {
   const db = await getDb();
   const name = `Export bench ${N}`;
   if (REUSE) {
-    const [found] = await rows<{ id: number }>(db, sql`SELECT a.id FROM accounts a WHERE a.name = ${name}
-      AND (SELECT count(*) FROM responses r WHERE r.account_id = a.id) = ${N} ORDER BY a.id DESC LIMIT 1`);
+    const [found] = await rows<{ id: number }>(
+      db,
+      sql`SELECT a.id FROM accounts a WHERE a.name = ${name}
+      AND (SELECT count(*) FROM responses r WHERE r.account_id = a.id) = ${N} ORDER BY a.id DESC LIMIT 1`,
+    );
     if (found) {
       const key = await createApiKey({ accountId: found.id, name: 'export bench' });
       console.log(JSON.stringify({ reused: N, account: found.id }));
@@ -113,11 +145,24 @@ async function main() {
   const server = await startTestServer();
   try {
     setExportKeysetOnly(KEYSET);
-    console.log(JSON.stringify({ machine: `${os.cpus().length} × ${os.cpus()[0]?.model}`, node: process.version, db: server.kind,
-      load: os.loadavg().map((x) => +x.toFixed(2)), at: new Date().toISOString(), max_old_space: process.execArgv.find((a) => a.includes('old-space')) ?? null }));
+    console.log(
+      JSON.stringify({
+        machine: `${os.cpus().length} × ${os.cpus()[0]?.model}`,
+        node: process.version,
+        db: server.kind,
+        load: os.loadavg().map((x) => +x.toFixed(2)),
+        at: new Date().toISOString(),
+        max_old_space: process.execArgv.find((a) => a.includes('old-space')) ?? null,
+      }),
+    );
     const acct = await benchAccount();
     const base = `${server.url}/customer-api/v2/response/export`;
-    const runs: Array<[string, string, number]> = [['ndjson', base, 0], ['likes', `${base}?order_by=likes&sort=ASC`, 0], ['csv', `${base}?format=csv`, 0], ['slow', base, 5]];
+    const runs: Array<[string, string, number]> = [
+      ['ndjson', base, 0],
+      ['likes', `${base}?order_by=likes&sort=ASC`, 0],
+      ['csv', `${base}?format=csv`, 0],
+      ['slow', base, 5],
+    ];
     for (const [what, url, slow] of runs) {
       if (!ONLY.includes(what)) continue;
       console.log(JSON.stringify(await run(url, acct.key, slow)));
@@ -129,4 +174,10 @@ async function main() {
   }
 }
 
-void main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+void main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

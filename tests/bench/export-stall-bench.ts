@@ -57,7 +57,10 @@ async function main() {
     const acct = await createTestAccount();
     const [ch] = await newChannelIds(1);
     const conv = conversationLine({ channel_id: ch! });
-    await importLines(acct.accountId, [conv, ...Array.from({ length: ROWS }, (_, i) => responseLine(conv, { created_at: ts(i), answer: `${i} ${'b'.repeat(ANSWER_BYTES)}` }))]);
+    await importLines(acct.accountId, [
+      conv,
+      ...Array.from({ length: ROWS }, (_, i) => responseLine(conv, { created_at: ts(i), answer: `${i} ${'b'.repeat(ANSWER_BYTES)}` })),
+    ]);
     big.push(acct);
   }
   const other = await createTestAccount();
@@ -73,17 +76,29 @@ async function main() {
   for (let i = 0; i < CALLS && during.filter((c) => c.status === 'timeout').length < 3; i++) during.push(await list());
   const readyz = await call(`${server.url}/readyz`);
   const summary = (xs: Array<{ ms: number; status: number | string }>) => ({
-    p50_ms: Math.round(pct(xs.map((x) => x.ms), 0.5) * 10) / 10,
+    p50_ms:
+      Math.round(
+        pct(
+          xs.map((x) => x.ms),
+          0.5,
+        ) * 10,
+      ) / 10,
     max_ms: Math.round(Math.max(...xs.map((x) => x.ms)) * 10) / 10,
     statuses: [...new Set(xs.map((x) => x.status))],
   });
-  console.log(JSON.stringify({
-    db: server.kind,
-    stalled_export_statuses: stalled.map((s) => s.status),
-    list_before: summary(before),
-    list_during: summary(during),
-    readyz_during: readyz,
-  }, null, 1));
+  console.log(
+    JSON.stringify(
+      {
+        db: server.kind,
+        stalled_export_statuses: stalled.map((s) => s.status),
+        list_before: summary(before),
+        list_during: summary(during),
+        readyz_during: readyz,
+      },
+      null,
+      1,
+    ),
+  );
   for (const s of stalled) s.socket.destroy();
   await server.close();
   process.exit(0);

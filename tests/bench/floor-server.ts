@@ -27,10 +27,30 @@ const R = '/customer-api/v2/response';
 const C = '/customer-api/v2/conversation';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const UTC = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
-const RESPONSE_SORT: Record<string, string> = { created_at: 'created_at', likes: 'likes', dislikes: 'dislikes', comments: 'comments', id: 'id', response_id: 'id', channel_id: 'channel_id', conversation_id: 'conversation_id' };
-const CONVERSATION_SORT: Record<string, string> = { created_at: 'created_at', updated_at: 'updated_at', response_count: 'response_count', id: 'id', conversation_id: 'id', channel_id: 'channel_id' };
+const RESPONSE_SORT: Record<string, string> = {
+  created_at: 'created_at',
+  likes: 'likes',
+  dislikes: 'dislikes',
+  comments: 'comments',
+  id: 'id',
+  response_id: 'id',
+  channel_id: 'channel_id',
+  conversation_id: 'conversation_id',
+};
+const CONVERSATION_SORT: Record<string, string> = {
+  created_at: 'created_at',
+  updated_at: 'updated_at',
+  response_count: 'response_count',
+  id: 'id',
+  conversation_id: 'id',
+  channel_id: 'channel_id',
+};
 
-class Refused extends Error { constructor(readonly status: number) { super(String(status)); } }
+class Refused extends Error {
+  constructor(readonly status: number) {
+    super(String(status));
+  }
+}
 
 type Filter = { channel?: number; conversation?: string; query?: string };
 type Page = { page: number; per: number; orderBy?: string; sort?: 'ASC' | 'DESC'; filter: Filter };
@@ -51,8 +71,10 @@ function readPage(q: URLSearchParams, sorts: Record<string, string>): Page {
   const conversation = q.get('conversation_id') ?? undefined;
   if (conversation !== undefined && !UUID.test(conversation)) throw new Refused(400);
   return {
-    page: int('page', null, 1, 1e9, 1), per: int('resultsPerPage', 'pageSize', 1, 100, 15),
-    orderBy, sort: sort as Page['sort'],
+    page: int('page', null, 1, 1e9, 1),
+    per: int('resultsPerPage', 'pageSize', 1, 100, 15),
+    orderBy,
+    sort: sort as Page['sort'],
     filter: { channel: channel ? int('channel_id', null, 1, 2 ** 31 - 1, 0) : undefined, conversation, query: q.get('query') || undefined },
   };
 }
@@ -83,11 +105,25 @@ const like = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 const texts = new Map<string, string>();
 function text(key: string, build: () => string): string {
   let t = texts.get(key);
-  if (t === undefined) { t = build(); texts.set(key, t); }
+  if (t === undefined) {
+    t = build();
+    texts.set(key, t);
+  }
   return t;
 }
 
-type ResponseRow = { total: number; id: string | null; conversation_id: string; channel_id: number; question: string; answer: string; likes: number; dislikes: number; comments: number; created_at: string };
+type ResponseRow = {
+  total: number;
+  id: string | null;
+  conversation_id: string;
+  channel_id: number;
+  question: string;
+  answer: string;
+  likes: number;
+  dislikes: number;
+  comments: number;
+  created_at: string;
+};
 
 async function listResponses(q: URLSearchParams) {
   const p = readPage(q, RESPONSE_SORT);
@@ -96,17 +132,32 @@ async function listResponses(q: URLSearchParams) {
   const f = p.filter;
   const params: unknown[] = [accountId];
   const where = ['account_id = $1'];
-  let ci = 0; let vi = 0;
-  if (f.channel) { params.push(f.channel); ci = params.length; where.push(`channel_id = $${ci}`); }
-  if (f.conversation) { params.push(f.conversation); vi = params.length; where.push(`conversation_id = $${vi}`); }
-  if (f.query) { params.push(like(f.query)); where.push(`(question ILIKE $${params.length} OR answer ILIKE $${params.length})`); }
+  let ci = 0;
+  let vi = 0;
+  if (f.channel) {
+    params.push(f.channel);
+    ci = params.length;
+    where.push(`channel_id = $${ci}`);
+  }
+  if (f.conversation) {
+    params.push(f.conversation);
+    vi = params.length;
+    where.push(`conversation_id = $${vi}`);
+  }
+  if (f.query) {
+    params.push(like(f.query));
+    where.push(`(question ILIKE $${params.length} OR answer ILIKE $${params.length})`);
+  }
   const shape = `r|${col}|${dir}|${f.channel ? 1 : 0}${f.conversation ? 1 : 0}${f.query ? 1 : 0}`;
   params.push(p.per, (p.page - 1) * p.per);
   const n = params.length;
   const t = text(shape, () => {
-    const total = f.query ? `SELECT count(*)::int FROM responses WHERE ${where.join(' AND ')}`
-      : f.conversation ? `SELECT COALESCE(sum(response_count), 0)::int FROM conversations WHERE account_id = $1 AND id = $${vi}${ci ? ` AND channel_id = $${ci}` : ''}`
-        : f.channel ? 'SELECT COALESCE(sum(response_count), 0)::int FROM channels WHERE account_id = $1 AND id = $2'
+    const total = f.query
+      ? `SELECT count(*)::int FROM responses WHERE ${where.join(' AND ')}`
+      : f.conversation
+        ? `SELECT COALESCE(sum(response_count), 0)::int FROM conversations WHERE account_id = $1 AND id = $${vi}${ci ? ` AND channel_id = $${ci}` : ''}`
+        : f.channel
+          ? 'SELECT COALESCE(sum(response_count), 0)::int FROM channels WHERE account_id = $1 AND id = $2'
           : 'SELECT COALESCE(max(response_count), 0)::int FROM accounts WHERE id = $1';
     const order = col === 'id' ? `id ${dir}` : `${col} ${dir}, id ${dir}`;
     return `SELECT (${total}) AS total, r.id, r.conversation_id, r.channel_id, r.question, r.answer, r.likes, r.dislikes, r.comments, ${UTC('r.created_at')} AS created_at
@@ -122,8 +173,18 @@ async function listResponses(q: URLSearchParams) {
 }
 
 function responseRecord(r: Omit<ResponseRow, 'total'>) {
-  return { response_id: r.id, id: r.id, question: r.question, answer: r.answer, channel_id: r.channel_id,
-    conversation_id: r.conversation_id, created_at: r.created_at, likes: r.likes, dislikes: r.dislikes, comments: r.comments };
+  return {
+    response_id: r.id,
+    id: r.id,
+    question: r.question,
+    answer: r.answer,
+    channel_id: r.channel_id,
+    conversation_id: r.conversation_id,
+    created_at: r.created_at,
+    likes: r.likes,
+    dislikes: r.dislikes,
+    comments: r.comments,
+  };
 }
 
 const RESPONSE_BY_ID = `SELECT id, conversation_id, channel_id, question, answer, likes, dislikes, comments, ${UTC('created_at')} AS created_at
@@ -136,7 +197,18 @@ async function getResponse(id: string) {
   return responseRecord(row);
 }
 
-type ConversationRow = { total: number; id: string | null; title: string; status: string; response_count: number; channel_id: number; channel_name: string; account_id: number; created_at: string; updated_at: string };
+type ConversationRow = {
+  total: number;
+  id: string | null;
+  title: string;
+  status: string;
+  response_count: number;
+  channel_id: number;
+  channel_name: string;
+  account_id: number;
+  created_at: string;
+  updated_at: string;
+};
 const CONVERSATION_COLUMNS = `c.id, c.title, c.status, c.response_count, c.channel_id, ch.name AS channel_name, c.account_id,
   ${UTC('c.created_at')} AS created_at, ${UTC('c.updated_at')} AS updated_at`;
 
@@ -149,9 +221,13 @@ async function listConversations(q: URLSearchParams) {
   const params: unknown[] = [accountId];
   const where = ['account_id = $1'];
   let qi = 0;
-  if (f.channel) { params.push(f.channel); where.push(`channel_id = $${params.length}`); }
+  if (f.channel) {
+    params.push(f.channel);
+    where.push(`channel_id = $${params.length}`);
+  }
   if (f.query) {
-    params.push(like(f.query)); qi = params.length;
+    params.push(like(f.query));
+    qi = params.length;
     where.push(`(title ILIKE $${qi} OR channel_id IN (SELECT id FROM channels WHERE account_id = $1 AND name ILIKE $${qi}))`);
   }
   const shape = `c|${col}|${dir}|${f.channel ? 1 : 0}${f.query ? 1 : 0}`;
@@ -165,7 +241,8 @@ async function listConversations(q: URLSearchParams) {
       ? `WITH m AS (SELECT id, conversation_count FROM channels WHERE account_id = $1 AND name ILIKE $${qi}${inChannel('id')})
          SELECT ((SELECT COALESCE(sum(conversation_count), 0) FROM m) + (SELECT count(*) FROM conversations
            WHERE account_id = $1 AND title ILIKE $${qi}${inChannel('channel_id')} AND channel_id NOT IN (SELECT id FROM m)))::int`
-      : f.channel ? 'SELECT COALESCE(sum(conversation_count), 0)::int FROM channels WHERE account_id = $1 AND id = $2'
+      : f.channel
+        ? 'SELECT COALESCE(sum(conversation_count), 0)::int FROM channels WHERE account_id = $1 AND id = $2'
         : 'SELECT COALESCE(max(conversation_count), 0)::int FROM accounts WHERE id = $1';
     const order = col === 'id' ? `id ${dir}` : `${col} ${dir}, id ${dir}`;
     return `SELECT (${total}) AS total, ${CONVERSATION_COLUMNS}
@@ -181,8 +258,18 @@ async function listConversations(q: URLSearchParams) {
 }
 
 function conversationRecord(c: Omit<ConversationRow, 'total'>) {
-  return { conversation_id: c.id, id: c.id, title: c.title, status: c.status, response_count: c.response_count,
-    channel_id: c.channel_id, channel_name: c.channel_name, account_id: c.account_id, created_at: c.created_at, updated_at: c.updated_at };
+  return {
+    conversation_id: c.id,
+    id: c.id,
+    title: c.title,
+    status: c.status,
+    response_count: c.response_count,
+    channel_id: c.channel_id,
+    channel_name: c.channel_name,
+    account_id: c.account_id,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+  };
 }
 
 type Turn = { id: string; q: string; a: string; qm: string; am: string; t: string };
@@ -215,7 +302,10 @@ async function route(path: string, q: URLSearchParams): Promise<unknown> {
   if (path === C) return listConversations(q);
   if (path.startsWith(`${R}/`)) return getResponse(path.slice(R.length + 1));
   if (path.startsWith(`${C}/`)) return getConversation(path.slice(C.length + 1));
-  if (path === '/healthz') { await sql.unsafe('SELECT 1', [], { prepare: true }); return { status: 'ok' }; }
+  if (path === '/healthz') {
+    await sql.unsafe('SELECT 1', [], { prepare: true });
+    return { status: 'ok' };
+  }
   throw new Refused(404);
 }
 
@@ -239,4 +329,8 @@ server.keepAliveTimeout = 65_000;
 server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => {
   process.stdout.write(`listening ${(server.address() as { port: number }).port}\n`);
 });
-for (const s of ['SIGTERM', 'SIGINT'] as const) process.on(s, () => { server.close(); void sql.end({ timeout: 2 }).finally(() => process.exit(0)); });
+for (const s of ['SIGTERM', 'SIGINT'] as const)
+  process.on(s, () => {
+    server.close();
+    void sql.end({ timeout: 2 }).finally(() => process.exit(0));
+  });

@@ -23,9 +23,12 @@ import { generateDataset } from './dataset';
 
 const { values: argv } = parseArgs({
   options: {
-    conversations: { type: 'string', default: '100000' }, responses: { type: 'string', default: '1000000' },
-    pglite: { type: 'boolean', default: false }, 'pg-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
-    'keep-file': { type: 'boolean', default: false }, accounts: { type: 'string', default: '2' },
+    conversations: { type: 'string', default: '100000' },
+    responses: { type: 'string', default: '1000000' },
+    pglite: { type: 'boolean', default: false },
+    'pg-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'keep-file': { type: 'boolean', default: false },
+    accounts: { type: 'string', default: '2' },
     'no-floor': { type: 'boolean', default: false },
   },
 });
@@ -37,11 +40,18 @@ function run(args: string[], env: Record<string, string | undefined>): Promise<{
   const started = process.hrtime.bigint();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/main.ts', ...args], {
-      env: { ...process.env, ...env, SVC_DEMO: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env, SVC_DEMO: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let stdout = ''; let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; process.stderr.write(`  | ${d}`); });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      process.stderr.write(`  | ${d}`);
+    });
     child.on('close', (code) => resolve({ code, stdout, stderr, seconds: Number(process.hrtime.bigint() - started) / 1e9 }));
   });
 }
@@ -58,7 +68,10 @@ async function importInto(label: string, env: Record<string, string | undefined>
   if (accounts !== 1 && accounts !== 2) throw new Error('--accounts must be 1 or 2');
   for (let i = 0; i < accounts; i++) {
     const file = files[i]!;
-    const acct = await cliJson(['account', 'create', '--name', `Bench ${i}`, '--admin-email', `bench${i}-${Date.now()}@example.test`, '--admin-password', 'benchmark-password'], env);
+    const acct = await cliJson(
+      ['account', 'create', '--name', `Bench ${i}`, '--admin-email', `bench${i}-${Date.now()}@example.test`, '--admin-password', 'benchmark-password'],
+      env,
+    );
     const imp = await cliJson(['import', '--account', String(acct.json.account_id), '--file', file], env);
     const records = imp.json.conversations! + imp.json.responses!;
     const line = `${label}, account ${i + 1} (${i === 0 ? 'empty tables' : 'tables already holding one copy'}): ${records.toLocaleString('en')} records in ${imp.seconds.toFixed(1)} s = ${Math.round(records / imp.seconds).toLocaleString('en')} records/s`;
@@ -70,8 +83,14 @@ async function importInto(label: string, env: Record<string, string | undefined>
 }
 
 type FloorResult = {
-  records: number; convertSeconds: number; copyConversations: number; copyResponses: number; indexSeconds: number;
-  totalSeconds: number; recordsPerSecond: number; builds: Array<{ index: string; seconds: number }>;
+  records: number;
+  convertSeconds: number;
+  copyConversations: number;
+  copyResponses: number;
+  indexSeconds: number;
+  totalSeconds: number;
+  recordsPerSecond: number;
+  builds: Array<{ index: string; seconds: number }>;
 };
 
 /** The floor on a database of its own (fresh, migrated by the floor process), same server. */
@@ -79,18 +98,22 @@ async function floorOf(label: string, env: Record<string, string | undefined>, f
   const started = process.hrtime.bigint();
   const out = await new Promise<string>((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'tests/bench/import-floor.ts', file], {
-      env: { ...process.env, ...env, SVC_DEMO: '0' }, stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ...env, SVC_DEMO: '0' },
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
     let stdout = '';
-    child.stdout.on('data', (d) => { stdout += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
     child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`import-floor exited ${code}`))));
   });
   const f = JSON.parse(out) as FloorResult;
   const gin = f.builds.filter((b) => /trgm/.test(b.index)).reduce((s, b) => s + b.seconds, 0);
-  const line = `${label} floor (COPY into bare tables of the same shape, then the same ${f.builds.length} indexes built): `
-    + `${f.records.toLocaleString('en')} records in ${f.totalSeconds.toFixed(1)} s = ${f.recordsPerSecond.toLocaleString('en')} records/s `
-    + `(COPY conversations ${f.copyConversations.toFixed(1)} s, responses ${f.copyResponses.toFixed(1)} s; indexes ${f.indexSeconds.toFixed(1)} s, `
-    + `of which trigram GIN ${gin.toFixed(1)} s; file to COPY text ${f.convertSeconds.toFixed(1)} s untimed; process ${(Number(process.hrtime.bigint() - started) / 1e9).toFixed(1)} s)`;
+  const line =
+    `${label} floor (COPY into bare tables of the same shape, then the same ${f.builds.length} indexes built): ` +
+    `${f.records.toLocaleString('en')} records in ${f.totalSeconds.toFixed(1)} s = ${f.recordsPerSecond.toLocaleString('en')} records/s ` +
+    `(COPY conversations ${f.copyConversations.toFixed(1)} s, responses ${f.copyResponses.toFixed(1)} s; indexes ${f.indexSeconds.toFixed(1)} s, ` +
+    `of which trigram GIN ${gin.toFixed(1)} s; file to COPY text ${f.convertSeconds.toFixed(1)} s untimed; process ${(Number(process.hrtime.bigint() - started) / 1e9).toFixed(1)} s)`;
   log(line);
   for (const b of [...f.builds].sort((a, b) => b.seconds - a.seconds)) log(`  ${b.index}: ${b.seconds.toFixed(2)} s`);
   return { line, rate: f.recordsPerSecond };
@@ -106,22 +129,29 @@ async function main() {
     log(`generating ${file}`);
     await generateDataset(file, { conversations: C, responses: R, seed: 42 + i });
   }
-  const lines: string[] = [`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; load before ${os.loadavg()[0]!.toFixed(2)}; ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`];
+  const lines: string[] = [
+    `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; load before ${os.loadavg()[0]!.toFixed(2)}; ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+  ];
 
   const floor = !argv['no-floor'];
   const admin = postgres(argv['pg-url']!, { max: 1, onnotice: () => {} });
   const name = `svc_bench_import_${Date.now()}`;
-  const urlOf = (db: string) => { const u = new URL(argv['pg-url']!); u.pathname = `/${db}`; return u.toString(); };
+  const urlOf = (db: string) => {
+    const u = new URL(argv['pg-url']!);
+    u.pathname = `/${db}`;
+    return u.toString();
+  };
   try {
     let floorRate: number | null = null;
     if (floor) {
       await admin.unsafe(`CREATE DATABASE ${name}_floor`);
       const f = await floorOf('PostgreSQL', { DATABASE_URL: urlOf(`${name}_floor`) }, files[0]!);
-      lines.push(f.line); floorRate = f.rate;
+      lines.push(f.line);
+      floorRate = f.rate;
       await admin.unsafe(`DROP DATABASE IF EXISTS ${name}_floor WITH (FORCE)`);
     }
     await admin.unsafe(`CREATE DATABASE ${name}`);
-    lines.push(...await importInto('PostgreSQL', { DATABASE_URL: urlOf(name) }, files, floorRate));
+    lines.push(...(await importInto('PostgreSQL', { DATABASE_URL: urlOf(name) }, files, floorRate)));
   } finally {
     for (const db of [name, `${name}_floor`]) await admin.unsafe(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`).catch(() => {});
     await admin.end();
@@ -133,10 +163,11 @@ async function main() {
       let floorRate: number | null = null;
       if (floor) {
         const f = await floorOf('PGlite', { DATABASE_URL: '', DATA_DIR: floorDir }, files[0]!);
-        lines.push(f.line); floorRate = f.rate;
+        lines.push(f.line);
+        floorRate = f.rate;
         fs.rmSync(floorDir, { recursive: true, force: true });
       }
-      lines.push(...await importInto('PGlite', { DATABASE_URL: '', DATA_DIR: dataDir }, files, floorRate));
+      lines.push(...(await importInto('PGlite', { DATABASE_URL: '', DATA_DIR: dataDir }, files, floorRate)));
     } finally {
       for (const d of [dataDir, floorDir]) fs.rmSync(d, { recursive: true, force: true });
     }
@@ -145,4 +176,10 @@ async function main() {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-main().then(() => process.exit(0), (e) => { log(`failed: ${(e as Error).message}`); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (e) => {
+    log(`failed: ${(e as Error).message}`);
+    process.exit(1);
+  },
+);

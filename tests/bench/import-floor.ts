@@ -33,10 +33,14 @@ async function copyText(file: string) {
     const r = JSON.parse(line) as Record<string, string | number>;
     records++;
     const table = r.type === 'conversation' ? 'conversations' : 'responses';
-    open[table] += table === 'conversations'
-      ? `${r.conversation_id}\t${ACCOUNT}\t${r.channel_id}\t${field(String(r.title))}\t${field(String(r.status))}\t${r.created_at}\t${r.updated_at}\n`
-      : `${r.response_id}\t${ACCOUNT}\t${r.conversation_id}\t${r.channel_id}\t${field(String(r.question))}\t${field(String(r.answer))}\t${r.likes}\t${r.dislikes}\t${r.comments}\t${r.created_at}\n`;
-    if (open[table].length >= CHUNK_CHARS) { chunks[table].push(open[table]); open[table] = ''; }
+    open[table] +=
+      table === 'conversations'
+        ? `${r.conversation_id}\t${ACCOUNT}\t${r.channel_id}\t${field(String(r.title))}\t${field(String(r.status))}\t${r.created_at}\t${r.updated_at}\n`
+        : `${r.response_id}\t${ACCOUNT}\t${r.conversation_id}\t${r.channel_id}\t${field(String(r.question))}\t${field(String(r.answer))}\t${r.likes}\t${r.dislikes}\t${r.comments}\t${r.created_at}\n`;
+    if (open[table].length >= CHUNK_CHARS) {
+      chunks[table].push(open[table]);
+      open[table] = '';
+    }
   }
   for (const t of ['conversations', 'responses'] as const) if (open[t]) chunks[t].push(open[t]);
   return { chunks, records };
@@ -51,9 +55,12 @@ async function main() {
 
   const { db, kind } = await getDatabase(); // migrated: the real tables and their indexes exist
   await db.execute(sql.raw(`SET TIME ZONE 'UTC'`));
-  const indexes = await rows<{ tablename: string; indexname: string; indexdef: string }>(db, sql`
+  const indexes = await rows<{ tablename: string; indexname: string; indexdef: string }>(
+    db,
+    sql`
     SELECT tablename, indexname, indexdef FROM pg_indexes
-    WHERE schemaname = 'public' AND tablename IN ('conversations', 'responses') ORDER BY tablename, indexname`);
+    WHERE schemaname = 'public' AND tablename IN ('conversations', 'responses') ORDER BY tablename, indexname`,
+  );
   for (const table of ['conversations', 'responses']) {
     await db.execute(sql.raw(`CREATE TABLE floor_${table} (LIKE ${table} INCLUDING DEFAULTS)`));
   }
@@ -78,10 +85,25 @@ async function main() {
   const indexSeconds = builds.reduce((s, b) => s + b.seconds, 0);
   const total = copyConversations + copyResponses + indexSeconds;
   await closeDatabase();
-  process.stdout.write(`${JSON.stringify({
-    kind, records, convertSeconds, copyConversations, copyResponses, indexSeconds, totalSeconds: total,
-    recordsPerSecond: Math.round(records / total), builds,
-  })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({
+      kind,
+      records,
+      convertSeconds,
+      copyConversations,
+      copyResponses,
+      indexSeconds,
+      totalSeconds: total,
+      recordsPerSecond: Math.round(records / total),
+      builds,
+    })}\n`,
+  );
 }
 
-main().then(() => process.exit(0), (e) => { process.stderr.write(`import-floor: ${(e as Error).stack}\n`); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (e) => {
+    process.stderr.write(`import-floor: ${(e as Error).stack}\n`);
+    process.exit(1);
+  },
+);

@@ -20,9 +20,17 @@ async function main() {
   const { importNdjson } = await import('../../lib/imports/service');
   const { closeDatabase } = await import('../../db/client');
   try {
-    const result = await importNdjson(Number(account), {
-      lines, fractionRead: () => stream.bytesRead / Math.max(size, 1), large: size >= 8 * 1024 * 1024,
-    }, (p) => { if (p.message) process.stderr.write(`${p.message}\n`); });
+    const result = await importNdjson(
+      Number(account),
+      {
+        lines,
+        fractionRead: () => stream.bytesRead / Math.max(size, 1),
+        large: size >= 8 * 1024 * 1024,
+      },
+      (p) => {
+        if (p.message) process.stderr.write(`${p.message}\n`);
+      },
+    );
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     stream.destroy();
@@ -30,4 +38,10 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (e) => { process.stderr.write(`error: ${(e as Error).message}\n`); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (e) => {
+    process.stderr.write(`error: ${(e as Error).message}\n`);
+    process.exit(1);
+  },
+);

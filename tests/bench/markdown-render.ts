@@ -15,7 +15,11 @@ for (const { name, text } of hostileMarkdown) {
   let error = '';
   for (let r = 0; r < repeats; r++) {
     const t = performance.now();
-    try { renderToStaticMarkup(createElement(Markdown, { text })); } catch (e) { error = `${(e as Error).name}: ${(e as Error).message}`.slice(0, 60); }
+    try {
+      renderToStaticMarkup(createElement(Markdown, { text }));
+    } catch (e) {
+      error = `${(e as Error).name}: ${(e as Error).message}`.slice(0, 60);
+    }
     best = Math.min(best, performance.now() - t);
   }
   total += best;

@@ -19,12 +19,26 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 async function main() {
   const server = await startTestServer();
   try {
-    console.log(JSON.stringify({ machine: `${os.cpus().length} × ${os.cpus()[0]?.model}`, node: process.version, db: server.kind, load: os.loadavg().map((x) => +x.toFixed(2)), at: new Date().toISOString() }));
+    console.log(
+      JSON.stringify({
+        machine: `${os.cpus().length} × ${os.cpus()[0]?.model}`,
+        node: process.version,
+        db: server.kind,
+        load: os.loadavg().map((x) => +x.toFixed(2)),
+        at: new Date().toISOString(),
+      }),
+    );
     const hostile = await createTestAccount('Hostile visitors');
     const [ch] = await newChannelIds(1);
     const conv = conversationLine({ channel_id: ch! });
-    const questions = hostileMarkdown.filter((h) => !h.name.startsWith('3,000')).slice(0, 20).map((h) => (PLAIN ? { ...h, text: 'Plain words. '.repeat(400).slice(0, h.text.length) } : h));
-    await importLines(hostile.accountId, [conv, ...questions.map((q, i) => responseLine(conv, { question: q.text, created_at: `2026-01-01 10:${String(i).padStart(2, '0')}:00` }))]);
+    const questions = hostileMarkdown
+      .filter((h) => !h.name.startsWith('3,000'))
+      .slice(0, 20)
+      .map((h) => (PLAIN ? { ...h, text: 'Plain words. '.repeat(400).slice(0, h.text.length) } : h));
+    await importLines(hostile.accountId, [
+      conv,
+      ...questions.map((q, i) => responseLine(conv, { question: q.text, created_at: `2026-01-01 10:${String(i).padStart(2, '0')}:00` })),
+    ]);
     const other = await createTestAccount('Another account');
     const [ch2] = await newChannelIds(1);
     const conv2 = conversationLine({ channel_id: ch2! });
@@ -53,22 +67,47 @@ async function main() {
       const alone = await page(conv.conversation_id);
       let stop = false;
       const during: number[] = [];
-      const poller = (async () => { while (!stop) { during.push(await list()); await new Promise((res) => setTimeout(res, 25)); } })();
+      const poller = (async () => {
+        while (!stop) {
+          during.push(await list());
+          await new Promise((res) => setTimeout(res, 25));
+        }
+      })();
       await new Promise((res) => setTimeout(res, 100));
       const shared = await page(conv.conversation_id);
       stop = true;
       await poller;
-      console.log(JSON.stringify({ round: r + 1, transcript_status: shared.status, transcript_kb: Math.round(alone.kb), alone_ms: Math.round(alone.ms), alone_cpu_ms: Math.round(alone.cpu_ms),
-        transcript_ms: Math.round(shared.ms), other_idle_p50_ms: +pct(idle, 0.5).toFixed(1), other_during_p50_ms: +pct(during, 0.5).toFixed(1), other_during_max_ms: +Math.max(...during).toFixed(1), other_calls: during.length }));
+      console.log(
+        JSON.stringify({
+          round: r + 1,
+          transcript_status: shared.status,
+          transcript_kb: Math.round(alone.kb),
+          alone_ms: Math.round(alone.ms),
+          alone_cpu_ms: Math.round(alone.cpu_ms),
+          transcript_ms: Math.round(shared.ms),
+          other_idle_p50_ms: +pct(idle, 0.5).toFixed(1),
+          other_during_p50_ms: +pct(during, 0.5).toFixed(1),
+          other_during_max_ms: +Math.max(...during).toFixed(1),
+          other_calls: during.length,
+        }),
+      );
     }
     // A long conversation: 2,000 ordinary responses (a short question, an answer with a list and a link).
     const conv4 = conversationLine({ channel_id: ch! });
-    await importLines(hostile.accountId, [conv4, ...Array.from({ length: 2000 }, (_, i) => responseLine(conv4, {
-      question: `How do I export **report ${i}**?`, answer: `Open *Reports*, then:\n\n1. choose ${i}\n2. press **Export**\n\nSee [the guide](https://example.com/guide/${i}).`,
-      created_at: `2026-01-0${1 + Math.floor(i / 1000)} ${String(Math.floor(i / 60) % 24).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00`,
-    }))]);
+    await importLines(hostile.accountId, [
+      conv4,
+      ...Array.from({ length: 2000 }, (_, i) =>
+        responseLine(conv4, {
+          question: `How do I export **report ${i}**?`,
+          answer: `Open *Reports*, then:\n\n1. choose ${i}\n2. press **Export**\n\nSee [the guide](https://example.com/guide/${i}).`,
+          created_at: `2026-01-0${1 + Math.floor(i / 1000)} ${String(Math.floor(i / 60) % 24).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00`,
+        }),
+      ),
+    ]);
     const long = await page(conv4.conversation_id);
-    console.log(JSON.stringify({ case: '2,000 responses', status: long.status, ms: Math.round(long.ms), cpu_ms: Math.round(long.cpu_ms), kb: Math.round(long.kb) }));
+    console.log(
+      JSON.stringify({ case: '2,000 responses', status: long.status, ms: Math.round(long.ms), cpu_ms: Math.round(long.cpu_ms), kb: Math.round(long.kb) }),
+    );
     // The 3,000 ">" question alone (a 500 before).
     const conv3 = conversationLine({ channel_id: ch! });
     await importLines(hostile.accountId, [conv3, responseLine(conv3, { question: hostileMarkdown[0]!.text })]);
@@ -79,4 +118,10 @@ async function main() {
   }
 }
 
-void main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+void main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -37,11 +37,16 @@ type Mode = 'separate' | 'script';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
 const text = 'Our store opens at nine and closes at six on weekdays. '.repeat(3);
-const payload = (seq: number, type: string) => JSON.stringify({
-  type: 2,
-  data: { packet: { type: 2, data: ['event', { type, conversation_id: 'c0a8f1d2-1111-4222-8333-444455556666', seq, text }], nsp: '/' }, opts: { rooms: ['conv:x'], except: [], flags: {} } },
-  uid: 'abcdef', nsp: '/',
-});
+const payload = (seq: number, type: string) =>
+  JSON.stringify({
+    type: 2,
+    data: {
+      packet: { type: 2, data: ['event', { type, conversation_id: 'c0a8f1d2-1111-4222-8333-444455556666', seq, text }], nsp: '/' },
+      opts: { rooms: ['conv:x'], except: [], flags: {} },
+    },
+    uid: 'abcdef',
+    nsp: '/',
+  });
 
 async function main(): Promise<void> {
   const client = await import('../../lib/redis/client');
@@ -55,7 +60,9 @@ async function main(): Promise<void> {
   const live = client.redisKey('live');
   const sub = new Redis(process.env.REDIS_URL!);
   let echoes = 0;
-  sub.on('smessageBuffer', () => { echoes++; });
+  sub.on('smessageBuffer', () => {
+    echoes++;
+  });
   if (!process.env.NO_SUB) await sub.ssubscribe(channel);
   await sleep(200);
 
@@ -65,7 +72,12 @@ async function main(): Promise<void> {
       const c0 = process.cpuUsage();
       for (let i = 0; i < answers; i++) {
         const check = r.rtbLimit(client.redisKey('limit'));
-        for (const [type, k] of [['question', 0], ['answer.delta', 1], ['answer.delta', 2], ['answer.done', 3]] as const) {
+        for (const [type, k] of [
+          ['question', 0],
+          ['answer.delta', 1],
+          ['answer.delta', 2],
+          ['answer.done', 3],
+        ] as const) {
           const seq = i * 4 + k;
           const p = payload(seq, type);
           if (mode === 'separate') {
@@ -85,11 +97,15 @@ async function main(): Promise<void> {
   }
   await sleep(200);
   const fmt = (a: number[]) => a.map((v) => v.toFixed(0)).join(' ');
-  console.log(`subscribed to its own channel: ${process.env.NO_SUB ? 'no' : 'yes'}; ${answers} answers × ${rounds} rounds per mode, ${pace ? `${pace} ms apart` : 'back to back'}; own echoes received: ${echoes}`);
+  console.log(
+    `subscribed to its own channel: ${process.env.NO_SUB ? 'no' : 'yes'}; ${answers} answers × ${rounds} rounds per mode, ${pace ? `${pace} ms apart` : 'back to back'}; own echoes received: ${echoes}`,
+  );
   console.log(`separate µs/answer per round: ${fmt(perAnswer.separate)}`);
   console.log(`script   µs/answer per round: ${fmt(perAnswer.script)}`);
   const lower = perAnswer.script.filter((v, i) => v < perAnswer.separate[i]!).length;
-  console.log(`median: separate ${median(perAnswer.separate).toFixed(1)} µs, script ${median(perAnswer.script).toFixed(1)} µs; script lower in ${lower} of ${rounds} rounds`);
+  console.log(
+    `median: separate ${median(perAnswer.separate).toFixed(1)} µs, script ${median(perAnswer.script).toFixed(1)} µs; script lower in ${lower} of ${rounds} rounds`,
+  );
   await r.del(live, client.redisKey('limit'));
   sub.disconnect();
   await client.closeRedis();

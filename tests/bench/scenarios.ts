@@ -16,11 +16,14 @@ import { COMMON_TERM, CONVERSATION_TERM, RARE_TERM } from './dataset';
 export type Picks = {
   accountId: number;
   totalResponses: number;
-  channelId: number; channelResponses: number;
-  largeConversationId: string; largeConversationResponses: number;
+  channelId: number;
+  channelResponses: number;
+  largeConversationId: string;
+  largeConversationResponses: number;
   /** Rotated through by the get-by-id scenarios (a different id per request). */
   responseIds: string[];
-  conversationIds: string[]; conversationIdsResponses: number;
+  conversationIds: string[];
+  conversationIdsResponses: number;
 };
 
 export type TargetKind = 'list' | 'filter' | 'deep' | 'rare' | 'common' | 'byid' | 'floor';
@@ -49,13 +52,24 @@ const C = '/customer-api/v2/conversation';
 const none = { channelIds: [] as number[] };
 
 /** Page + exact total in one statement, as lib/responses/service.ts does. */
-async function responsesPage(db: Db, accountId: number, f: Parameters<typeof listResponsesWithCount>[2],
-  sort: Parameters<typeof listResponsesWithCount>[3], limit: number, page = 1): Promise<number> {
+async function responsesPage(
+  db: Db,
+  accountId: number,
+  f: Parameters<typeof listResponsesWithCount>[2],
+  sort: Parameters<typeof listResponsesWithCount>[3],
+  limit: number,
+  page = 1,
+): Promise<number> {
   return (await listResponsesWithCount(db, accountId, f, sort, { limit, offset: (page - 1) * limit, direction: 'DESC' })).count;
 }
 
-async function conversationsPage(db: Db, accountId: number, f: Parameters<typeof listConversationsWithCount>[2],
-  sort: Parameters<typeof listConversationsWithCount>[3], limit: number): Promise<number> {
+async function conversationsPage(
+  db: Db,
+  accountId: number,
+  f: Parameters<typeof listConversationsWithCount>[2],
+  sort: Parameters<typeof listConversationsWithCount>[3],
+  limit: number,
+): Promise<number> {
   return (await listConversationsWithCount(db, accountId, f, sort, { limit, offset: 0, direction: 'DESC' })).count;
 }
 
@@ -70,67 +84,141 @@ export function buildScenarios(p: Picks): Scenario[] {
   const deep = deepPage(p.totalResponses);
   const cycle = <T>(list: T[], i: number) => list[i % list.length]!;
   return [
-    { id: 'healthz', name: 'GET /healthz (reference)', target: 'floor', path: () => '/healthz',
-      direct: async (db) => { await pingDatabase(db); return 1; } },
-    { id: 'list15', name: 'list page 1 (15/page)', target: 'list', path: () => `${R}?resultsPerPage=15`,
-      direct: (db) => responsesPage(db, a, none, 'created_at', 15) },
-    { id: 'list100', name: 'list page 1 (100/page)', target: 'list', path: () => `${R}?resultsPerPage=100`,
-      direct: (db) => responsesPage(db, a, none, 'created_at', 100) },
-    { id: 'channel', name: `channel filter (${p.channelResponses.toLocaleString('en-US')} rows)`, target: 'filter',
+    {
+      id: 'healthz',
+      name: 'GET /healthz (reference)',
+      target: 'floor',
+      path: () => '/healthz',
+      direct: async (db) => {
+        await pingDatabase(db);
+        return 1;
+      },
+    },
+    {
+      id: 'list15',
+      name: 'list page 1 (15/page)',
+      target: 'list',
+      path: () => `${R}?resultsPerPage=15`,
+      direct: (db) => responsesPage(db, a, none, 'created_at', 15),
+    },
+    {
+      id: 'list100',
+      name: 'list page 1 (100/page)',
+      target: 'list',
+      path: () => `${R}?resultsPerPage=100`,
+      direct: (db) => responsesPage(db, a, none, 'created_at', 100),
+    },
+    {
+      id: 'channel',
+      name: `channel filter (${p.channelResponses.toLocaleString('en-US')} rows)`,
+      target: 'filter',
       path: () => `${R}?channel_id=${p.channelId}`,
-      direct: (db) => responsesPage(db, a, { channelIds: [p.channelId] }, 'created_at', 15) },
-    { id: 'conversation', name: `conversation filter (${p.largeConversationResponses.toLocaleString('en-US')} rows)`, target: 'filter',
+      direct: (db) => responsesPage(db, a, { channelIds: [p.channelId] }, 'created_at', 15),
+    },
+    {
+      id: 'conversation',
+      name: `conversation filter (${p.largeConversationResponses.toLocaleString('en-US')} rows)`,
+      target: 'filter',
       path: () => `${R}?conversation_id=${p.largeConversationId}`,
-      direct: (db) => responsesPage(db, a, { channelIds: [], conversationId: p.largeConversationId }, 'created_at', 15) },
-    { id: 'rare', name: `query rare term "${RARE_TERM}"`, target: 'rare', path: () => `${R}?query=${RARE_TERM}`,
-      direct: (db) => responsesPage(db, a, { channelIds: [], query: RARE_TERM }, 'created_at', 15) },
-    { id: 'common', name: `query ~1% term "${COMMON_TERM}"`, target: 'common', path: () => `${R}?query=${COMMON_TERM}`,
-      direct: (db) => responsesPage(db, a, { channelIds: [], query: COMMON_TERM }, 'created_at', 15) },
-    { id: 'deep', name: `deep page (page=${deep}, offset ${((deep - 1) * 15).toLocaleString('en-US')})`, target: 'deep',
+      direct: (db) => responsesPage(db, a, { channelIds: [], conversationId: p.largeConversationId }, 'created_at', 15),
+    },
+    {
+      id: 'rare',
+      name: `query rare term "${RARE_TERM}"`,
+      target: 'rare',
+      path: () => `${R}?query=${RARE_TERM}`,
+      direct: (db) => responsesPage(db, a, { channelIds: [], query: RARE_TERM }, 'created_at', 15),
+    },
+    {
+      id: 'common',
+      name: `query ~1% term "${COMMON_TERM}"`,
+      target: 'common',
+      path: () => `${R}?query=${COMMON_TERM}`,
+      direct: (db) => responsesPage(db, a, { channelIds: [], query: COMMON_TERM }, 'created_at', 15),
+    },
+    {
+      id: 'deep',
+      name: `deep page (page=${deep}, offset ${((deep - 1) * 15).toLocaleString('en-US')})`,
+      target: 'deep',
       path: () => `${R}?page=${deep}&resultsPerPage=15`,
-      direct: (db) => responsesPage(db, a, none, 'created_at', 15, deep) },
-    { id: 'likes', name: 'sort by likes', target: 'filter', path: () => `${R}?order_by=likes`,
-      direct: (db) => responsesPage(db, a, none, 'likes', 15) },
-    { id: 'convcount', name: 'conversations by response_count', target: 'filter', path: () => `${C}?order_by=response_count`,
-      direct: (db) => conversationsPage(db, a, none, 'response_count', 15) },
-    { id: 'convquery', name: `conversation query "${CONVERSATION_TERM}" (title/channel)`, target: 'common',
+      direct: (db) => responsesPage(db, a, none, 'created_at', 15, deep),
+    },
+    { id: 'likes', name: 'sort by likes', target: 'filter', path: () => `${R}?order_by=likes`, direct: (db) => responsesPage(db, a, none, 'likes', 15) },
+    {
+      id: 'convcount',
+      name: 'conversations by response_count',
+      target: 'filter',
+      path: () => `${C}?order_by=response_count`,
+      direct: (db) => conversationsPage(db, a, none, 'response_count', 15),
+    },
+    {
+      id: 'convquery',
+      name: `conversation query "${CONVERSATION_TERM}" (title/channel)`,
+      target: 'common',
       path: () => `${C}?query=${CONVERSATION_TERM}`,
-      direct: (db) => conversationsPage(db, a, { channelIds: [], query: CONVERSATION_TERM }, 'created_at', 15) },
-    { id: 'getresponse', name: 'get response by id', target: 'byid', path: (i) => `${R}/${cycle(p.responseIds, i)}`,
-      direct: async (db, i) => ((await getResponseById(db, a, cycle(p.responseIds, i))) ? 1 : 0) },
-    { id: 'getconversation', name: `get conversation by id (${p.conversationIdsResponses} responses)`, target: 'byid',
+      direct: (db) => conversationsPage(db, a, { channelIds: [], query: CONVERSATION_TERM }, 'created_at', 15),
+    },
+    {
+      id: 'getresponse',
+      name: 'get response by id',
+      target: 'byid',
+      path: (i) => `${R}/${cycle(p.responseIds, i)}`,
+      direct: async (db, i) => ((await getResponseById(db, a, cycle(p.responseIds, i))) ? 1 : 0),
+    },
+    {
+      id: 'getconversation',
+      name: `get conversation by id (${p.conversationIdsResponses} responses)`,
+      target: 'byid',
       path: (i) => `${C}/${cycle(p.conversationIds, i)}`,
       direct: async (db, i) => {
         // As lib/conversations/service.ts: record, transcript and attachments in one statement.
         return (await getConversationWithTranscript(db, a, cycle(p.conversationIds, i))) ? 1 : 0;
-      } },
+      },
+    },
   ];
 }
 
 /** Looks up the scenario parameters in a freshly imported benchmark database (deterministic). */
 export async function lookupPicks(db: Db, accountId: number, idsWanted = 400): Promise<Picks> {
   const [acc] = await rows<{ n: number }>(db, sql`SELECT response_count AS n FROM accounts WHERE id = ${accountId}`);
-  const channels = await rows<{ id: number; n: number }>(db, sql`
-    SELECT id, response_count AS n FROM channels WHERE account_id = ${accountId} ORDER BY response_count DESC, id`);
+  const channels = await rows<{ id: number; n: number }>(
+    db,
+    sql`
+    SELECT id, response_count AS n FROM channels WHERE account_id = ${accountId} ORDER BY response_count DESC, id`,
+  );
   const channel = channels[Math.floor(channels.length / 2)] ?? channels[0];
-  const [large] = await rows<{ id: string; n: number }>(db, sql`
+  const [large] = await rows<{ id: string; n: number }>(
+    db,
+    sql`
     SELECT id, response_count AS n FROM conversations WHERE account_id = ${accountId}
-    ORDER BY response_count DESC, id LIMIT 1`);
+    ORDER BY response_count DESC, id LIMIT 1`,
+  );
   // Conversations of about ten responses (twenty messages), spread over the id space.
-  const convs = await rows<{ id: string; n: number }>(db, sql`
+  const convs = await rows<{ id: string; n: number }>(
+    db,
+    sql`
     SELECT id, response_count AS n FROM conversations
     WHERE account_id = ${accountId} AND response_count = (
       SELECT response_count FROM conversations WHERE account_id = ${accountId}
       ORDER BY abs(response_count - 10), response_count LIMIT 1)
-    ORDER BY md5(id::text) LIMIT ${idsWanted}`);
-  const resp = await rows<{ id: string }>(db, sql`
-    SELECT id FROM responses WHERE account_id = ${accountId} ORDER BY md5(id::text) LIMIT ${idsWanted}`);
+    ORDER BY md5(id::text) LIMIT ${idsWanted}`,
+  );
+  const resp = await rows<{ id: string }>(
+    db,
+    sql`
+    SELECT id FROM responses WHERE account_id = ${accountId} ORDER BY md5(id::text) LIMIT ${idsWanted}`,
+  );
   if (!acc || !channel || !large || convs.length === 0 || resp.length === 0) throw new Error(`account ${accountId} has no benchmark data`);
   return {
-    accountId, totalResponses: acc.n,
-    channelId: channel.id, channelResponses: channel.n,
-    largeConversationId: large.id, largeConversationResponses: large.n,
-    responseIds: resp.map((r) => r.id), conversationIds: convs.map((c) => c.id), conversationIdsResponses: convs[0]!.n,
+    accountId,
+    totalResponses: acc.n,
+    channelId: channel.id,
+    channelResponses: channel.n,
+    largeConversationId: large.id,
+    largeConversationResponses: large.n,
+    responseIds: resp.map((r) => r.id),
+    conversationIds: convs.map((c) => c.id),
+    conversationIdsResponses: convs[0]!.n,
   };
 }
 
@@ -153,8 +241,7 @@ export function explainingDb(db: Db, out: string[]): Db {
 export type DirectResult = { id: string; p50: number; p99: number; runs: number; count: number };
 
 /** c=1 timings of each scenario's SQL through the driver (p50 over `runs` after `warmup`). */
-export async function measureDirect(db: Db, scenarios: Scenario[], warmup: number, runs: number,
-  log: (m: string) => void = () => {}): Promise<DirectResult[]> {
+export async function measureDirect(db: Db, scenarios: Scenario[], warmup: number, runs: number, log: (m: string) => void = () => {}): Promise<DirectResult[]> {
   const { sequential } = await import('./stats');
   const out: DirectResult[] = [];
   for (const s of scenarios) {

@@ -38,17 +38,19 @@ export async function closedLoop(fn: (i: number) => Promise<unknown>, concurrenc
   let counter = 0;
   const start = nowMs();
   const deadline = start + seconds * 1000;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (nowMs() < deadline) {
-      const t0 = nowMs();
-      try {
-        await fn(counter++);
-        samples.push(nowMs() - t0);
-      } catch {
-        errors++;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (nowMs() < deadline) {
+        const t0 = nowMs();
+        try {
+          await fn(counter++);
+          samples.push(nowMs() - t0);
+        } catch {
+          errors++;
+        }
       }
-    }
-  }));
+    }),
+  );
   const elapsed = (nowMs() - start) / 1000;
   const s = summarize(samples);
   return { concurrency, seconds: elapsed, requests: samples.length, errors, rps: samples.length / elapsed, p50: s.p50, p99: s.p99 };
@@ -59,7 +61,11 @@ export type HttpResult = { status: number; body: string };
 /** A keep-alive HTTP client for the server under test (loopback only). */
 export class HttpClient {
   readonly agent: http.Agent;
-  constructor(private base: URL, private headers: Record<string, string>, maxSockets = 32) {
+  constructor(
+    private base: URL,
+    private headers: Record<string, string>,
+    maxSockets = 32,
+  ) {
     if (!['127.0.0.1', 'localhost', '[::1]'].includes(base.hostname)) throw new Error(`refusing non-loopback target ${base}`);
     this.agent = new http.Agent({ keepAlive: true, maxSockets });
   }
@@ -85,5 +91,7 @@ export class HttpClient {
     return r.body;
   }
 
-  close(): void { this.agent.destroy(); }
+  close(): void {
+    this.agent.destroy();
+  }
 }

@@ -32,7 +32,10 @@ async function timed(url: string, key: string, runs = 5) {
 
 async function plan(db: Awaited<ReturnType<typeof getDb>>, statement: ReturnType<typeof sql>) {
   const out = await rows<{ 'QUERY PLAN': string }>(db, sql`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ${statement}`);
-  return out.map((r) => r['QUERY PLAN']).filter((l) => /Scan|Execution Time|Sort|Limit/.test(l)).map((l) => l.trim());
+  return out
+    .map((r) => r['QUERY PLAN'])
+    .filter((l) => /Scan|Execution Time|Sort|Limit/.test(l))
+    .map((l) => l.trim());
 }
 
 async function main() {
@@ -69,25 +72,65 @@ async function main() {
     const indexSeconds = +((performance.now() - ti) / 1000).toFixed(1);
     await db.execute(sql`DROP INDEX bench_changed_idx`);
     await db.execute(sql`VACUUM (ANALYZE) conversations`);
-    const [{ since }] = await rows<{ since: string }>(db, sql`SELECT to_char((now() - interval '10 minutes') AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS since`) as [{ since: string }];
-    console.log(JSON.stringify({
-      responses: N, conversations: convs, changed_each: CHANGED, migration_index_s: indexSeconds, setup_s: +((performance.now() - t0) / 1000).toFixed(1),
-      machine: `${os.cpus().length} × ${os.cpus()[0]?.model}`, loadavg: os.loadavg().map((x) => +x.toFixed(1)), db: server.kind,
-    }));
+    const [{ since }] = (await rows<{ since: string }>(
+      db,
+      sql`SELECT to_char((now() - interval '10 minutes') AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS since`,
+    )) as [{ since: string }];
+    console.log(
+      JSON.stringify({
+        responses: N,
+        conversations: convs,
+        changed_each: CHANGED,
+        migration_index_s: indexSeconds,
+        setup_s: +((performance.now() - t0) / 1000).toFixed(1),
+        machine: `${os.cpus().length} × ${os.cpus()[0]?.model}`,
+        loadavg: os.loadavg().map((x) => +x.toFixed(1)),
+        db: server.kind,
+      }),
+    );
     const base = `${server.url}/customer-api/v2`;
     const q = `updated_since=${encodeURIComponent(since)}`;
-    for (const path of [`/response?${q}`, `/response?${q}&order_by=likes`, `/response/export?${q}`, `/conversation?${q}`, `/conversation/export?${q}&include=messages`, '/response?query=Question%2012345']) {
+    for (const path of [
+      `/response?${q}`,
+      `/response?${q}&order_by=likes`,
+      `/response/export?${q}`,
+      `/conversation?${q}`,
+      `/conversation/export?${q}&include=messages`,
+      '/response?query=Question%2012345',
+    ]) {
       console.log(JSON.stringify(await timed(`${base}${path}`, acct.key)));
     }
     const window = sql`r.account_id = ${a} AND COALESCE(r.updated_at, r.created_at) >= (${since}::timestamp AT TIME ZONE 'UTC')`;
-    console.log(JSON.stringify({ plan: 'response window, page 1 by created_at', lines: await plan(db, sql`
-      SELECT r.id FROM responses r WHERE ${window} ORDER BY r.created_at DESC, r.id DESC LIMIT 15`) }));
+    console.log(
+      JSON.stringify({
+        plan: 'response window, page 1 by created_at',
+        lines: await plan(
+          db,
+          sql`
+      SELECT r.id FROM responses r WHERE ${window} ORDER BY r.created_at DESC, r.id DESC LIMIT 15`,
+        ),
+      }),
+    );
     console.log(JSON.stringify({ plan: 'response window count', lines: await plan(db, sql`SELECT count(*) FROM responses r WHERE ${window}`) }));
-    console.log(JSON.stringify({ plan: 'conversation window count', lines: await plan(db, sql`
-      SELECT count(*) FROM conversations c WHERE c.account_id = ${a} AND c.updated_at >= (${since}::timestamp AT TIME ZONE 'UTC')`) }));
+    console.log(
+      JSON.stringify({
+        plan: 'conversation window count',
+        lines: await plan(
+          db,
+          sql`
+      SELECT count(*) FROM conversations c WHERE c.account_id = ${a} AND c.updated_at >= (${since}::timestamp AT TIME ZONE 'UTC')`,
+        ),
+      }),
+    );
   } finally {
     await server.close();
   }
 }
 
-void main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+void main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

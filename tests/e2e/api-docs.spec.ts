@@ -1,13 +1,20 @@
 /** The Customer API reference at /docs/api: renders every operation from our own origin, at desktop and phone width. */
 import { expect, test } from '@playwright/test';
 
-for (const [name, size] of [['desktop', { width: 1366, height: 900 }], ['phone', { width: 390, height: 844 }]] as const) {
+for (const [name, size] of [
+  ['desktop', { width: 1366, height: 900 }],
+  ['phone', { width: 390, height: 844 }],
+] as const) {
   test(`API reference renders at ${size.width} px (${name})`, async ({ page, baseURL }) => {
     const offOrigin: string[] = [];
     const failures: string[] = [];
-    page.on('request', (r) => { if (!r.url().startsWith(baseURL!)) offOrigin.push(r.url()); });
+    page.on('request', (r) => {
+      if (!r.url().startsWith(baseURL!)) offOrigin.push(r.url());
+    });
     page.on('pageerror', (e) => failures.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') failures.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') failures.push(m.text());
+    });
     await page.setViewportSize(size);
     await page.goto('/docs/api');
     await expect(page.getByRole('heading', { name: /svc Customer API/ })).toBeVisible();

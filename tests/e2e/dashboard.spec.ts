@@ -65,7 +65,9 @@ test.describe('dashboard', () => {
   test('table state lives in the URL: reload, Back and a shared link show the same rows; a new channel keeps the sort', async ({ page, context }) => {
     await signIn(page, f.alpha.email, f.alpha.password);
     const apiCalls: string[] = [];
-    page.on('request', (r) => { if (r.url().includes('/customer-api/v2/response?')) apiCalls.push(decodeURIComponent(r.url())); });
+    page.on('request', (r) => {
+      if (r.url().includes('/customer-api/v2/response?')) apiCalls.push(decodeURIComponent(r.url()));
+    });
     await page.goto('/responses');
     const summary = page.getByTestId('table-summary');
     const rows = page.locator('.gridjs-tbody tr');
@@ -222,7 +224,9 @@ test.describe('dashboard', () => {
     fs.mkdirSync('tests/artifacts', { recursive: true });
     fs.writeFileSync('tests/artifacts/handbook.md', Buffer.alloc(25 * 1024 * 1024, 'a'));
     const posts: string[] = [];
-    page.on('request', (r) => { if (r.method() === 'POST') posts.push(r.url()); });
+    page.on('request', (r) => {
+      if (r.method() === 'POST') posts.push(r.url());
+    });
     await page.getByLabel('Document', { exact: true }).setInputFiles('tests/artifacts/handbook.md');
     await page.getByRole('button', { name: 'Upload' }).click();
     // (Next keeps a route announcer with role=alert on every page: the form's message is in the panel.)
@@ -278,7 +282,8 @@ test.describe('transcript attachments', () => {
   test('an attachment a visitor sent is listed in the transcript and downloadable only by its account', async ({ page, playwright, baseURL }) => {
     const { io } = await import('socket.io-client');
     const tokenRes = await fetch(`${baseURL}/api/widget/token`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ client_id: f.widget.client_id, client_secret: f.widget.client_secret }),
     });
     const { access_token: token } = await tokenRes.json();
@@ -290,8 +295,12 @@ test.describe('transcript attachments', () => {
     const socket = io(`${baseURL}/widget`, { auth: { token }, extraHeaders: { origin: 'http://127.0.0.1:9' }, transports: ['websocket'] });
     const conversationId = await new Promise<string>((resolve, reject) => {
       socket.on('connect_error', reject);
-      socket.on('event', (e: { type: string; conversation_id: string }) => { if (e.type === 'answer.done') resolve(e.conversation_id); });
-      socket.on('connect', () => socket.emit('ask', { client_message_id: 'att-1', text: 'When was order 4711 shipped?', attachments: [upload.upload_id] }, () => {}));
+      socket.on('event', (e: { type: string; conversation_id: string }) => {
+        if (e.type === 'answer.done') resolve(e.conversation_id);
+      });
+      socket.on('connect', () =>
+        socket.emit('ask', { client_message_id: 'att-1', text: 'When was order 4711 shipped?', attachments: [upload.upload_id] }, () => {}),
+      );
     });
     socket.close();
 

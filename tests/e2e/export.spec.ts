@@ -16,7 +16,11 @@ test.describe('dashboard export', () => {
 
     const [ndjson] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-ndjson').click()]);
     expect(ndjson.suggestedFilename()).toMatch(/^conversations-\d{8}-\d{6}\.ndjson$/);
-    const lines = fs.readFileSync((await ndjson.path())!, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const lines = fs
+      .readFileSync((await ndjson.path())!, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(8);
     for (const l of lines) expect(`${l.title} ${l.channel_name}`.toLowerCase()).toContain('refund');
     const counts = lines.map((l) => l.response_count as number);
@@ -29,7 +33,10 @@ test.describe('dashboard export', () => {
     expect(total).toBeGreaterThan(15);
     const [csv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-csv').click()]);
     expect(csv.suggestedFilename()).toMatch(/^responses-\d{8}-\d{6}\.csv$/);
-    const rows = fs.readFileSync((await csv.path())!, 'utf8').split('\r\n').filter(Boolean);
+    const rows = fs
+      .readFileSync((await csv.path())!, 'utf8')
+      .split('\r\n')
+      .filter(Boolean);
     expect(rows[0]).toBe('response_id,id,question,answer,channel_id,conversation_id,created_at,likes,dislikes,comments');
     expect(rows).toHaveLength(total + 1);
   });

@@ -3,7 +3,15 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 
 type AccountFixture = { accountId: number; email: string; password: string; key: string; conversations: string[]; channels: number[] };
-export type Fixtures = { alpha: AccountFixture; beta: AccountFixture; gamma: AccountFixture; mailsFile: string; widget: { client_id: string; client_secret: string }; elsewhere: { client_id: string; client_secret: string }; dataDir: string };
+export type Fixtures = {
+  alpha: AccountFixture;
+  beta: AccountFixture;
+  gamma: AccountFixture;
+  mailsFile: string;
+  widget: { client_id: string; client_secret: string };
+  elsewhere: { client_id: string; client_secret: string };
+  dataDir: string;
+};
 
 export function fixtures(file = 'tests/artifacts/e2e-fixtures.json'): Fixtures {
   return JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -30,19 +38,27 @@ export async function screenshot(page: Page, name: string) {
 export async function askAsVisitor(baseURL: string, client: { client_id: string; client_secret: string }, questions: string[]): Promise<string> {
   const { io } = await import('socket.io-client');
   const tokenRes = await fetch(`${baseURL}/api/widget/token`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ client_id: client.client_id, client_secret: client.client_secret }),
   });
   const { access_token: token } = await tokenRes.json();
   const socket = io(`${baseURL}/widget`, { auth: { token }, extraHeaders: { origin: 'http://127.0.0.1:9' }, transports: ['websocket'] });
   try {
     let conversationId = '';
-    await new Promise<void>((resolve, reject) => { socket.on('connect', resolve); socket.on('connect_error', reject); });
+    await new Promise<void>((resolve, reject) => {
+      socket.on('connect', resolve);
+      socket.on('connect_error', reject);
+    });
     for (const [i, text] of questions.entries()) {
       conversationId = await new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no answer to question ${i + 1}`)), 20_000);
         const onEvent = (e: { type: string; conversation_id: string }) => {
-          if (e.type === 'answer.done' || e.type === 'answer.error') { clearTimeout(timer); socket.off('event', onEvent); resolve(e.conversation_id); }
+          if (e.type === 'answer.done' || e.type === 'answer.error') {
+            clearTimeout(timer);
+            socket.off('event', onEvent);
+            resolve(e.conversation_id);
+          }
         };
         socket.on('event', onEvent);
         socket.emit('ask', { client_message_id: `journey-${Date.now()}-${i}`, text, ...(conversationId ? { conversation_id: conversationId } : {}) }, () => {});
@@ -57,7 +73,9 @@ export async function askAsVisitor(baseURL: string, client: { client_id: string;
 /** Every console error and uncaught page error of a page, collected for an assertion at the end. */
 export function collectConsoleErrors(page: Page): string[] {
   const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`${page.url()}: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`${page.url()}: ${m.text()}`);
+  });
   page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
   return errors;
 }

@@ -23,12 +23,16 @@ type Layout = { scrollWidth: number; clientWidth: number; height: number; clippe
 /** Layout facts of the current page, measured in the browser. */
 async function measure(page: Page): Promise<Layout> {
   return page.evaluate(() => {
-    const visible = (e: Element) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden'; };
+    const visible = (e: Element) => {
+      const r = e.getBoundingClientRect();
+      return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden';
+    };
     const clipped: string[] = [];
     // headings, table headers (and their Grid.js content boxes), buttons, links in nav: text fits its box
     for (const e of document.querySelectorAll('h1, h2, th, th .gridjs-th-content, .nav a, .btn, .segmented a, label')) {
       if (!visible(e)) continue;
-      if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible') clipped.push(`${e.tagName.toLowerCase()} "${e.textContent?.trim()}" ${e.scrollWidth}>${e.clientWidth}`);
+      if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible')
+        clipped.push(`${e.tagName.toLowerCase()} "${e.textContent?.trim()}" ${e.scrollWidth}>${e.clientWidth}`);
     }
     // a word whose letters land on two lines is broken mid-word (table cells, headers, metadata)
     const midWord: string[] = [];
@@ -66,7 +70,8 @@ async function measure(page: Page): Promise<Layout> {
       range.selectNodeContents(text);
       const a = range.getBoundingClientRect();
       const b = btn.getBoundingClientRect();
-      if (a.right > b.left + 0.5 && a.left < b.right && a.bottom > b.top && a.top < b.bottom) overlaps.push(`${text.textContent} (text ends ${a.right.toFixed(1)}, icon starts ${b.left.toFixed(1)})`);
+      if (a.right > b.left + 0.5 && a.left < b.right && a.bottom > b.top && a.top < b.bottom)
+        overlaps.push(`${text.textContent} (text ends ${a.right.toFixed(1)}, icon starts ${b.left.toFixed(1)})`);
       if (a.right > th.getBoundingClientRect().right) overlaps.push(`${text.textContent} leaves its header`);
     }
     // tables fit their panel: no sideways scrolling inside the Grid.js wrapper
@@ -84,9 +89,14 @@ test.describe('newcomer journey', () => {
   test('sign in, then every dashboard page at 1366×900 and 390×844', async ({ page, baseURL }) => {
     const consoleErrors = collectConsoleErrors(page);
     const failed: string[] = [];
-    page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
+    page.on('response', (r) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+    });
     const dialogs: string[] = [];
-    page.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); });
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
 
     // a visitor asks: one answer from the knowledge base (Markdown), one hostile question
     const conversation = await askAsVisitor(baseURL!, f.widget, ['What are the opening hours of Alpha support?', XSS_QUESTION]);
@@ -107,8 +117,13 @@ test.describe('newcomer journey', () => {
     await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
 
     const pages: Array<[string, string]> = [
-      ['overview', '/'], ['conversations', '/conversations'], ['transcript', `/conversations/${conversation}`],
-      ['responses', '/responses'], ['api-keys', '/api-keys'], ['widget', '/widget'], ['knowledge', '/knowledge'],
+      ['overview', '/'],
+      ['conversations', '/conversations'],
+      ['transcript', `/conversations/${conversation}`],
+      ['responses', '/responses'],
+      ['api-keys', '/api-keys'],
+      ['widget', '/widget'],
+      ['knowledge', '/knowledge'],
     ];
     // pages other tracks add (bot settings, webhooks) join the journey as soon as they exist
     for (const extra of ['/bot', '/webhooks']) {

@@ -13,7 +13,11 @@ const reuse = !!process.env.E2E_DATA_DIR && fs.existsSync(path.join(process.env.
 const dataDir = process.env.E2E_DATA_DIR ?? newDataDir('svc-e2e-');
 const fixturesFile = process.env.E2E_FIXTURES ?? 'tests/artifacts/e2e-fixtures.json';
 Object.assign(process.env, {
-  DATA_DIR: dataDir, SVC_DEMO: '0', NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port),
+  DATA_DIR: dataDir,
+  SVC_DEMO: '0',
+  NODE_ENV: 'production',
+  HOST: '127.0.0.1',
+  PORT: String(port),
   WIDGET_TOKEN_TTL_SECONDS: process.env.WIDGET_TOKEN_TTL_SECONDS ?? '86400',
   // The webhook spec's receiver listens on 127.0.0.1.
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1',
@@ -47,12 +51,33 @@ async function main() {
       conversations.push(id);
       const channel = i % 3 === 0 ? help! : web!;
       const day = String(1 + (i % 28)).padStart(2, '0');
-      lines.push(JSON.stringify({ type: 'conversation', conversation_id: id, title, status: i % 5 === 0 ? 'Closed' : 'Open', channel_id: channel,
-        channel_name: channel === web ? 'Website' : 'Help Center', created_at: `2026-10-${day} 09:00:00`, updated_at: `2026-10-${day} 09:10:00` }));
+      lines.push(
+        JSON.stringify({
+          type: 'conversation',
+          conversation_id: id,
+          title,
+          status: i % 5 === 0 ? 'Closed' : 'Open',
+          channel_id: channel,
+          channel_name: channel === web ? 'Website' : 'Help Center',
+          created_at: `2026-10-${day} 09:00:00`,
+          updated_at: `2026-10-${day} 09:10:00`,
+        }),
+      );
       for (let j = 0; j <= i % 3; j++) {
-        lines.push(JSON.stringify({ type: 'response', response_id: randomUUID(), conversation_id: id, question: `${title} — question ${j + 1}?`,
-          answer: `Answer ${j + 1} about ${title.toLowerCase()}.`, channel_id: channel, created_at: `2026-10-${day} 09:0${j}:00`,
-          likes: (i + j) % 4, dislikes: (i + j) % 3 === 0 ? 1 : 0, comments: j }));
+        lines.push(
+          JSON.stringify({
+            type: 'response',
+            response_id: randomUUID(),
+            conversation_id: id,
+            question: `${title} — question ${j + 1}?`,
+            answer: `Answer ${j + 1} about ${title.toLowerCase()}.`,
+            channel_id: channel,
+            created_at: `2026-10-${day} 09:0${j}:00`,
+            likes: (i + j) % 4,
+            dislikes: (i + j) % 3 === 0 ? 1 : 0,
+            comments: j,
+          }),
+        );
       }
     });
     await importNdjson(a.account_id, { lines });
@@ -63,15 +88,26 @@ async function main() {
   if (reuse) {
     const server = await startServer({ port, host: '127.0.0.1' });
     console.log(`e2e app (restarted) on ${server.url}`);
-    const stop = () => { server.close().finally(() => process.exit(0)); };
+    const stop = () => {
+      server.close().finally(() => process.exit(0));
+    };
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
     return;
   }
-  const titles = Array.from({ length: 40 }, (_, i) => `${['Billing', 'Password reset', 'Shipping', 'Refund', 'Café menu'][i % 5]} topic ${String(i + 1).padStart(2, '0')}`);
+  const titles = Array.from(
+    { length: 40 },
+    (_, i) => `${['Billing', 'Password reset', 'Shipping', 'Refund', 'Café menu'][i % 5]} topic ${String(i + 1).padStart(2, '0')}`,
+  );
   const alpha = await account('Alpha Inc', 'admin@alpha.test', 'alpha-password-1', titles);
   const beta = await account('Beta LLC', 'admin@beta.test', 'beta-password-1', ['Beta secret plans', 'Beta pricing question']);
-  await addKnowledgeDocument(alpha.accountId, 'alpha-faq.md', Buffer.from('# Alpha FAQ\n\n## Opening hours\n\nAlpha support is open Monday to Friday from 8:00 to 18:00.\n\n## Returns\n\nYou can return any item within 30 days for a full refund.\n'));
+  await addKnowledgeDocument(
+    alpha.accountId,
+    'alpha-faq.md',
+    Buffer.from(
+      '# Alpha FAQ\n\n## Opening hours\n\nAlpha support is open Monday to Friday from 8:00 to 18:00.\n\n## Returns\n\nYou can return any item within 30 days for a full refund.\n',
+    ),
+  );
   const widget = await createWidgetClient({ accountId: alpha.accountId, domains: ['127.0.0.1', 'localhost'], channelId: alpha.channels[0]! });
   const elsewhere = await createWidgetClient({ accountId: alpha.accountId, domains: ['shop.example.com'] });
   const gamma = await account('Gamma Team', 'owner@gamma.test', 'gamma-password-1', ['Gamma question']);
@@ -84,9 +120,17 @@ async function main() {
 
   const server = await startServer({ port, host: '127.0.0.1' });
   console.log(`e2e app on ${server.url}`);
-  const stop = () => { server.close().finally(() => { if (!process.env.E2E_DATA_DIR) fs.rmSync(dataDir, { recursive: true, force: true }); process.exit(0); }); };
+  const stop = () => {
+    server.close().finally(() => {
+      if (!process.env.E2E_DATA_DIR) fs.rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    });
+  };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }
 
-main().catch((e) => { console.error(e); process.exit(1); });
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

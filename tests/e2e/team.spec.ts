@@ -14,16 +14,26 @@ test.describe.configure({ mode: 'serial' });
 type Mail = { envelopeTo: string[]; subject: string; text: string; html: string | null };
 async function mailTo(address: string, match: RegExp, after = 0): Promise<Mail> {
   let found: Mail | undefined;
-  await expect.poll(() => {
-    const mails = fs.readFileSync(f.mailsFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Mail);
-    found = mails.slice(after).find((m) => m.envelopeTo.includes(address) && match.test(m.subject));
-    return !!found;
-  }, { timeout: 20_000 }).toBe(true);
+  await expect
+    .poll(
+      () => {
+        const mails = fs
+          .readFileSync(f.mailsFile, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Mail);
+        found = mails.slice(after).find((m) => m.envelopeTo.includes(address) && match.test(m.subject));
+        return !!found;
+      },
+      { timeout: 20_000 },
+    )
+    .toBe(true);
   return found!;
 }
 const mailCount = () => fs.readFileSync(f.mailsFile, 'utf8').split('\n').filter(Boolean).length;
 const linkIn = (m: Mail, path: string) => new URL(m.text.match(new RegExp(`https?://\\S+${path}\\S+`))![0]).pathname;
-const code = (secret: string, offsetSeconds = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + offsetSeconds, algorithm: 'sha1', digits: 6, period: 30 });
+const code = (secret: string, offsetSeconds = 0) =>
+  generate({ secret, epoch: Math.floor(Date.now() / 1000) + offsetSeconds, algorithm: 'sha1', digits: 6, period: 30 });
 
 async function signOut(page: Page) {
   await page.getByRole('button', { name: 'Sign out' }).click();
@@ -31,7 +41,10 @@ async function signOut(page: Page) {
 }
 
 async function shots(page: Page, name: string) {
-  for (const [label, width] of [['desktop', 1366], ['phone', 390]] as const) {
+  for (const [label, width] of [
+    ['desktop', 1366],
+    ['phone', 390],
+  ] as const) {
     await page.setViewportSize({ width, height: 900 });
     await screenshot(page, `${name}-${label}`);
   }

@@ -11,10 +11,15 @@ async function startReceiver() {
   const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
   const server = createServer((req, res) => {
     let body = '';
-    req.setEncoding('utf8').on('data', (c: string) => { body += c; }).on('end', () => {
-      received.push({ headers: req.headers, body });
-      res.writeHead(204).end();
-    });
+    req
+      .setEncoding('utf8')
+      .on('data', (c: string) => {
+        body += c;
+      })
+      .on('end', () => {
+        received.push({ headers: req.headers, body });
+        res.writeHead(204).end();
+      });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return { received, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/svc`, close: () => server.close() };
@@ -72,9 +77,14 @@ test.describe('dashboard webhooks', () => {
       await page.reload();
       await expect(page.getByRole('heading', { name: 'Webhooks', level: 1 })).toBeVisible();
       await screenshot(page, 'webhooks-phone');
-      const overflowing = await page.evaluate(() => [...document.querySelectorAll('main td > *')]
-        .filter((el) => el.getBoundingClientRect().right > (el.closest('tr')!.getBoundingClientRect().right + 1))
-        .map((el) => `${el.tagName} ${el.textContent?.slice(0, 30)} ${el.getBoundingClientRect().right} > ${el.closest('tr')!.getBoundingClientRect().right} (td ${el.parentElement!.getBoundingClientRect().right})`));
+      const overflowing = await page.evaluate(() =>
+        [...document.querySelectorAll('main td > *')]
+          .filter((el) => el.getBoundingClientRect().right > el.closest('tr')!.getBoundingClientRect().right + 1)
+          .map(
+            (el) =>
+              `${el.tagName} ${el.textContent?.slice(0, 30)} ${el.getBoundingClientRect().right} > ${el.closest('tr')!.getBoundingClientRect().right} (td ${el.parentElement!.getBoundingClientRect().right})`,
+          ),
+      );
       expect(overflowing, 'no cell content runs out of its card on a phone').toEqual([]);
       await page.getByRole('button', { name: `Resume ${rx.url}` }).click();
       await expect(page.getByText('active', { exact: true })).toBeVisible();

@@ -11,7 +11,9 @@ export function hostPage(params: Record<string, string>): string {
 /** Collects console errors of the page. */
 export function consoleErrors(page: Page): string[] {
   const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   return errors;
 }
@@ -47,7 +49,11 @@ export async function startOwnApp(port: number, dataDir: string, fixturesFile: s
   child.stderr?.on('data', (d) => process.stderr.write(d));
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
-    try { if ((await fetch(`http://localhost:${port}/healthz`)).ok) return child; } catch { /* not yet */ }
+    try {
+      if ((await fetch(`http://localhost:${port}/healthz`)).ok) return child;
+    } catch {
+      /* not yet */
+    }
     if (child.exitCode !== null) throw new Error(`app on ${port} exited with ${child.exitCode}`);
     await new Promise((r) => setTimeout(r, 250));
   }

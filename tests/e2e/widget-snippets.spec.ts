@@ -38,9 +38,15 @@ test('a client created in the dashboard is selected by the generator', async ({ 
   expect(secret).toMatch(/^wcs_/);
   await expect(page.getByLabel('Client', { exact: true })).toHaveValue(clientId);
   await expect(page.getByTestId('snippet')).toContainText(`svcClientId: "${clientId}"`);
-  const tracks = await page.getByLabel('Track').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+  const tracks = await page
+    .getByLabel('Track')
+    .locator('option')
+    .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
   await page.getByLabel('Load by').selectOption('version');
-  const versions = await page.getByLabel('Version').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+  const versions = await page
+    .getByLabel('Version')
+    .locator('option')
+    .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
   expect(tracks).toEqual(['stable', 'beta', 'lts']);
   expect(versions).toContain('2.0');
   selectors = [...tracks.map((value) => ({ kind: 'track' as const, value })), ...versions.map((value) => ({ kind: 'version' as const, value }))];
@@ -67,7 +73,11 @@ for (const mode of ['client-id', 'backend-node', 'backend-fetch'] as const) {
       expect(html).toContain(`data-${sel.kind}="${sel.value}"`);
       const backend = mode === 'client-id' ? undefined : (await page.getByTestId('backend-snippet').textContent())!;
       if (backend) expect(backend).toContain(clientId);
-      const pasted = await fetch(`${HOST}/paste`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ html, backend, secret }) });
+      const pasted = await fetch(`${HOST}/paste`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ html, backend, secret }),
+      });
       expect(pasted.status).toBe(200);
       const { page: path } = (await pasted.json()) as { page: string };
       const calls = Number(await (await fetch(`${HOST}/pasted-token-calls`)).text());
@@ -115,7 +125,10 @@ test('clients: a name, a pasted address reduced to its host, a non-domain refuse
   await expect(row.getByText('Help centre (EU)', { exact: true })).toBeVisible();
 
   let dialogs = 0;
-  page.on('dialog', (d) => { dialogs++; void d.dismiss(); });
+  page.on('dialog', (d) => {
+    dialogs++;
+    void d.dismiss();
+  });
   await row.getByRole('button', { name: `Rotate secret of ${id}` }).click();
   await row.getByRole('button', { name: 'Cancel' }).click();
   await expect(row.getByTestId('client-secret')).toHaveCount(0);
@@ -133,11 +146,12 @@ test('clients: a name, a pasted address reduced to its host, a non-domain refuse
 test('a refused widget shows on /widget with origin, reason and count', async ({ page, browser }) => {
   // A token this service issued (so the refusal may count against its client), used on a site not registered for it.
   const issued = await fetch(`${APP}/api/widget/token`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ client_id: f.elsewhere.client_id, client_secret: f.elsewhere.client_secret }),
   });
   expect(issued.status).toBe(200);
-  const { access_token: token } = await issued.json() as { access_token: string };
+  const { access_token: token } = (await issued.json()) as { access_token: string };
   const site = await browser.newPage();
   const errors = consoleErrors(site);
   await site.goto(`${HOST}/page?mode=token&token=${encodeURIComponent(token)}`);
@@ -160,7 +174,10 @@ test('/api-keys offers only the keys this deployment accepts', async ({ page }) 
   await expect(page.getByLabel('Environment')).toHaveCount(0);
 });
 
-for (const [label, viewport] of [['desktop', { width: 1366, height: 900 }], ['phone', { width: 390, height: 844 }]] as const) {
+for (const [label, viewport] of [
+  ['desktop', { width: 1366, height: 900 }],
+  ['phone', { width: 390, height: 844 }],
+] as const) {
   test(`screenshots of /widget and /api-keys at ${label} width`, async ({ page }) => {
     await page.setViewportSize(viewport);
     await signIn(page, f.alpha.email, f.alpha.password);
@@ -173,7 +190,11 @@ for (const [label, viewport] of [['desktop', { width: 1366, height: 900 }], ['ph
       // Viewport-high slices too, to look at the page at its real size.
       const height = await page.evaluate(() => document.documentElement.scrollHeight);
       for (let y = 0, i = 1; y < height; y += viewport.height, i++) {
-        await page.screenshot({ path: `tests/artifacts/screenshots/slices/dashwidget${p.replace('/', '-')}-${label}-${i}.png`, fullPage: true, clip: { x: 0, y, width: viewport.width, height: Math.min(viewport.height, height - y) } });
+        await page.screenshot({
+          path: `tests/artifacts/screenshots/slices/dashwidget${p.replace('/', '-')}-${label}-${i}.png`,
+          fullPage: true,
+          clip: { x: 0, y, width: viewport.width, height: Math.min(viewport.height, height - y) },
+        });
       }
     }
   });

@@ -23,7 +23,11 @@ test.describe('widget loading', () => {
   }
 
   test('version pins: 2.0 is the newest 2.0.x, 2.0.0 is exact', async ({ page }) => {
-    const newest = releases.releases.map((r) => r.version).filter((v) => v.startsWith('2.0.')).sort((a, b) => Number(a.split('.')[2]) - Number(b.split('.')[2])).at(-1);
+    const newest = releases.releases
+      .map((r) => r.version)
+      .filter((v) => v.startsWith('2.0.'))
+      .sort((a, b) => Number(a.split('.')[2]) - Number(b.split('.')[2]))
+      .at(-1);
     await page.goto(hostPage({ sel: 'version', val: '2.0' }));
     await expect.poll(async () => (await widgetState(page))?.version).toBe(newest);
     await page.goto(hostPage({ sel: 'version', val: '2.0.0' }));
@@ -53,9 +57,13 @@ test.describe('widget loading', () => {
     const port = Number(process.env.E2E_APP_PORT ?? 3210) + 3;
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-tracks-'));
     const fx = path.join(dataDir, 'fixtures.json');
-    const own = (args: string[]) => JSON.parse(execFileSync('node_modules/.bin/tsx', ['lib/cli/main.ts', 'widget', 'track', ...args], {
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' }, encoding: 'utf8',
-    }));
+    const own = (args: string[]) =>
+      JSON.parse(
+        execFileSync('node_modules/.bin/tsx', ['lib/cli/main.ts', 'widget', 'track', ...args], {
+          env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
+          encoding: 'utf8',
+        }),
+      );
     const before = releases.tracks.stable!;
     const other = releases.releases.map((r) => r.version).find((v) => v !== before)!;
     const params = { sel: 'track', val: 'stable', app: `http://localhost:${port}`, fixtures: fx };
@@ -135,7 +143,7 @@ test.describe('chatting', () => {
     await expect(log).toContainText('30 days for a full refund', { timeout: 15_000 });
     await expect(log).toContainText('Sources: Alpha FAQ');
     await expect(log).not.toContainText('alpha-faq.md');
-    const convId = (await widgetState(page) as unknown as { conversationId: string }).conversationId;
+    const convId = ((await widgetState(page)) as unknown as { conversationId: string }).conversationId;
     const detail = await apiGet(`/customer-api/v2/conversation/${convId}`, f.alpha.key);
     expect(detail.status).toBe(200);
     expect(detail.body.title).toBe('How do returns work?');
@@ -168,12 +176,17 @@ test.describe('chatting', () => {
     });
     const log = page.getByRole('log');
     await expect(log).toContainText('And how long does a refund take?');
-    await expect.poll(async () => {
-      const state = (await widgetState(page)) as unknown as { conversationId?: string } | null;
-      if (!state?.conversationId) return [];
-      const detail = await apiGet(`/customer-api/v2/conversation/${state.conversationId}`, f.alpha.key);
-      return (detail.body.messages as Array<{ role: string; content: string }> | undefined ?? []).map((m) => m.role === 'user' ? m.content : m.role);
-    }, { timeout: 15_000 }).toEqual(['How do returns work?', 'assistant', 'And how long does a refund take?', 'assistant']);
+    await expect
+      .poll(
+        async () => {
+          const state = (await widgetState(page)) as unknown as { conversationId?: string } | null;
+          if (!state?.conversationId) return [];
+          const detail = await apiGet(`/customer-api/v2/conversation/${state.conversationId}`, f.alpha.key);
+          return ((detail.body.messages as Array<{ role: string; content: string }> | undefined) ?? []).map((m) => (m.role === 'user' ? m.content : m.role));
+        },
+        { timeout: 15_000 },
+      )
+      .toEqual(['How do returns work?', 'assistant', 'And how long does a refund take?', 'assistant']);
   });
 
   test('file upload with progress, then asked about', async ({ page }) => {
@@ -187,7 +200,7 @@ test.describe('chatting', () => {
     await page.getByRole('textbox', { name: 'Message' }).fill('How long is the Trailblazer tent warranty?');
     await page.keyboard.press('Enter');
     await expect(page.getByRole('log')).toContainText('seven year warranty', { timeout: 15_000 });
-    const convId = (await widgetState(page) as unknown as { conversationId: string }).conversationId;
+    const convId = ((await widgetState(page)) as unknown as { conversationId: string }).conversationId;
     const detail = await apiGet(`/customer-api/v2/conversation/${convId}`, f.alpha.key);
     expect(detail.body.messages[0].attachments[0]).toMatchObject({ filename: 'warranty.md', content_type: 'text/markdown' });
   });
@@ -240,7 +253,8 @@ test.describe('chatting', () => {
   test('keyboard only: open, ask, read, close', async ({ page }) => {
     await page.goto(hostPage({ mode: 'client' }));
     await waitForStatus(page, 'connected');
-    for (let i = 0; i < 10 && !(await page.getByRole('button', { name: 'Open chat' }).evaluate((b) => b.matches(':focus'))); i++) await page.keyboard.press('Tab');
+    for (let i = 0; i < 10 && !(await page.getByRole('button', { name: 'Open chat' }).evaluate((b) => b.matches(':focus'))); i++)
+      await page.keyboard.press('Tab');
     await expect(page.getByRole('button', { name: 'Open chat' })).toBeFocused();
     await page.keyboard.press('Enter');
     await expect(page.getByRole('textbox', { name: 'Message' })).toBeFocused();
@@ -253,9 +267,19 @@ test.describe('chatting', () => {
   });
 
   test('accessibility: no serious or critical axe violations (closed and open)', async ({ page }) => {
-    await page.goto(hostPage({ mode: 'client', cfg: JSON.stringify({ enableFileUpload: true, defaultQuestions: ['Opening hours?'], advancedWelcomeText: { icon: '👋', title: 'Welcome', description: 'Ask us anything' } }) }));
+    await page.goto(
+      hostPage({
+        mode: 'client',
+        cfg: JSON.stringify({
+          enableFileUpload: true,
+          defaultQuestions: ['Opening hours?'],
+          advancedWelcomeText: { icon: '👋', title: 'Welcome', description: 'Ask us anything' },
+        }),
+      }),
+    );
     await waitForStatus(page, 'connected');
-    const serious = (r: { violations: Array<{ impact?: string | null; id: string }> }) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+    const serious = (r: { violations: Array<{ impact?: string | null; id: string }> }) =>
+      r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
     expect(serious(await new AxeBuilder({ page }).include('svc-chat-widget').analyze())).toEqual([]);
     await page.getByRole('button', { name: 'Open chat' }).click();
     await page.getByRole('button', { name: 'Opening hours?' }).click();
@@ -264,9 +288,17 @@ test.describe('chatting', () => {
   });
 
   test('screenshots: desktop and phone', async ({ browser }) => {
-    const cfg = JSON.stringify({ botName: 'Alpha Bot', headerChatName: 'Alpha Support', enableFileUpload: true, defaultQuestions: ['Opening hours?', 'How do returns work?'],
-      advancedWelcomeText: { icon: '👋', title: 'Hi, we are Alpha', description: 'Ask about orders, returns and opening hours.' } });
-    for (const [w, h, label] of [[1280, 800, 'desktop'], [390, 844, 'phone']] as const) {
+    const cfg = JSON.stringify({
+      botName: 'Alpha Bot',
+      headerChatName: 'Alpha Support',
+      enableFileUpload: true,
+      defaultQuestions: ['Opening hours?', 'How do returns work?'],
+      advancedWelcomeText: { icon: '👋', title: 'Hi, we are Alpha', description: 'Ask about orders, returns and opening hours.' },
+    });
+    for (const [w, h, label] of [
+      [1280, 800, 'desktop'],
+      [390, 844, 'phone'],
+    ] as const) {
       const page = await browser.newPage({ viewport: { width: w, height: h } });
       await page.goto(hostPage({ mode: 'client', cfg }));
       await waitForStatus(page, 'connected');
@@ -314,7 +346,9 @@ test.describe('own server instance', () => {
       await expect(page.getByRole('log')).toContainText('full refund', { timeout: 15_000 });
       // no doubled answers
       await expect(page.locator('svc-chat-widget').locator('.msg.bot')).toHaveCount(2);
-      const list = await fetch(`http://localhost:${port}/customer-api/v2/response?resultsPerPage=100&query=opening%20hours`, { headers: { authorization: `Bearer ${own.alpha.key}` } });
+      const list = await fetch(`http://localhost:${port}/customer-api/v2/response?resultsPerPage=100&query=opening%20hours`, {
+        headers: { authorization: `Bearer ${own.alpha.key}` },
+      });
       const body = await list.json();
       expect(body.results.filter((r: { question: string }) => r.question === 'What are the opening hours?')).toHaveLength(1);
     } finally {

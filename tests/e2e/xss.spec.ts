@@ -27,9 +27,12 @@ let client: { client_id: string; client_secret: string };
 let transcript = '';
 
 function cli(args: string[]) {
-  return JSON.parse(execFileSync('node_modules/.bin/tsx', ['lib/cli/main.ts', ...args], {
-    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', SVC_DEMO: '0' }, encoding: 'utf8',
-  }));
+  return JSON.parse(
+    execFileSync('node_modules/.bin/tsx', ['lib/cli/main.ts', ...args], {
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', SVC_DEMO: '0' },
+      encoding: 'utf8',
+    }),
+  );
 }
 
 test.beforeAll(async () => {
@@ -41,15 +44,34 @@ test.beforeAll(async () => {
   const lines: object[] = [];
   const conv = (i: number, title: string, channel: number, channelName: string) => {
     const id = crypto.randomUUID();
-    lines.push({ type: 'conversation', conversation_id: id, title, status: 'Open', channel_id: channel, channel_name: channelName,
-      created_at: `2026-10-01 09:${String(i % 60).padStart(2, '0')}:00`, updated_at: '2026-10-01 10:00:00' });
+    lines.push({
+      type: 'conversation',
+      conversation_id: id,
+      title,
+      status: 'Open',
+      channel_id: channel,
+      channel_name: channelName,
+      created_at: `2026-10-01 09:${String(i % 60).padStart(2, '0')}:00`,
+      updated_at: '2026-10-01 10:00:00',
+    });
     return id;
   };
   for (let i = 0; i < 200; i++) conv(i, corpus[i]!, 100 + (i % 50), corpus[(i % 50) + 200]!);
   transcript = conv(0, 'All payloads', 99, 'Import');
-  corpus.forEach((text, i) => { lines.push({ type: 'response', response_id: crypto.randomUUID(), conversation_id: transcript, question: text,
-    answer: corpus[(i + 1) % corpus.length], channel_id: 99, created_at: `2026-10-02 ${String(Math.floor(i / 60) % 24).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00`,
-    likes: 0, dislikes: 0, comments: 0 }); });
+  corpus.forEach((text, i) => {
+    lines.push({
+      type: 'response',
+      response_id: crypto.randomUUID(),
+      conversation_id: transcript,
+      question: text,
+      answer: corpus[(i + 1) % corpus.length],
+      channel_id: 99,
+      created_at: `2026-10-02 ${String(Math.floor(i / 60) % 24).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00`,
+      likes: 0,
+      dislikes: 0,
+      comments: 0,
+    });
+  });
   const file = path.join(dataDir, 'xss.ndjson');
   fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n'));
   cli(['import', '--account', accountId, '--file', file]);
@@ -65,9 +87,18 @@ test.afterAll(async () => {
 /** Traps every way a payload could announce itself. */
 async function watch(page: Page): Promise<string[]> {
   const fired: string[] = [];
-  page.on('dialog', (d) => { fired.push(`dialog: ${d.message()}`); void d.dismiss(); });
+  page.on('dialog', (d) => {
+    fired.push(`dialog: ${d.message()}`);
+    void d.dismiss();
+  });
   await page.addInitScript(() => {
-    Object.defineProperty(window, '__xss', { configurable: false, set: () => { document.documentElement.dataset.xss = 'ran'; }, get: () => undefined });
+    Object.defineProperty(window, '__xss', {
+      configurable: false,
+      set: () => {
+        document.documentElement.dataset.xss = 'ran';
+      },
+      get: () => undefined,
+    });
   });
   return fired;
 }
@@ -80,11 +111,14 @@ async function expectClean(page: Page, fired: string[], where: string) {
     for (const el of document.querySelectorAll('*')) if (el.shadowRoot) roots.push(el.shadowRoot);
     const bad: string[] = [];
     for (const root of roots) {
-      for (const el of root.querySelectorAll('main img, main svg:not([aria-hidden]) script, main iframe, main object, main embed, [onerror], [onload], [onfocus], [ontoggle], [onbegin], [onstart], [onpointerover], a[href^="javascript" i], iframe[srcdoc], form button[formaction]')) {
+      for (const el of root.querySelectorAll(
+        'main img, main svg:not([aria-hidden]) script, main iframe, main object, main embed, [onerror], [onload], [onfocus], [ontoggle], [onbegin], [onstart], [onpointerover], a[href^="javascript" i], iframe[srcdoc], form button[formaction]',
+      )) {
         bad.push(el.outerHTML.slice(0, 120));
       }
       // A payload's own script (Next's flight data holds the payloads as escaped JSON strings: not code).
-      for (const s of root.querySelectorAll('script')) if (/^\s*(?:window\.__xss|top\.__xss|alert\(|parent\.)/.test(s.textContent ?? '')) bad.push(s.outerHTML.slice(0, 120));
+      for (const s of root.querySelectorAll('script'))
+        if (/^\s*(?:window\.__xss|top\.__xss|alert\(|parent\.)/.test(s.textContent ?? '')) bad.push(s.outerHTML.slice(0, 120));
     }
     return { bad, ran: document.documentElement.dataset.xss ?? null };
   });
@@ -125,7 +159,7 @@ test('the corpus renders inert in the dashboard and the widget', async ({ page }
   expect(shown).toBe(corpus.length);
   await page.goto(`${APP_URL}/conversations/${widgetConversation}`);
   await expect(page.locator('article')).toHaveCount(asked.length);
-  await expectClean(page, fired, 'the widget conversation\'s transcript');
+  await expectClean(page, fired, "the widget conversation's transcript");
 
   // In the widget: payloads typed by a visitor, shown in its own transcript.
   await page.goto(hostPage({ app: APP_URL, client: client.client_id }));
@@ -136,14 +170,22 @@ test('the corpus renders inert in the dashboard and the widget', async ({ page }
     await page.waitForTimeout(500);
   }
   // The payloads are shown, as text, in the widget's transcript (light or shadow DOM).
-  await expect.poll(() => page.evaluate(() => {
-    let text = document.body.innerText;
-    for (const el of document.querySelectorAll('*')) if (el.shadowRoot) text += (el.shadowRoot as unknown as HTMLElement).textContent ?? '';
-    return text.split('__xss').length - 1;
-  }), { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+  await expect
+    .poll(
+      () =>
+        page.evaluate(() => {
+          let text = document.body.innerText;
+          for (const el of document.querySelectorAll('*')) if (el.shadowRoot) text += (el.shadowRoot as unknown as HTMLElement).textContent ?? '';
+          return text.split('__xss').length - 1;
+        }),
+      { timeout: 15_000 },
+    )
+    .toBeGreaterThanOrEqual(2);
   await page.waitForTimeout(1000);
   await expectClean(page, fired, 'the widget');
   // The trap itself works: a script that does run is seen.
-  await page.evaluate(() => { (window as unknown as { __xss: number }).__xss = 1; });
+  await page.evaluate(() => {
+    (window as unknown as { __xss: number }).__xss = 1;
+  });
   expect(await page.evaluate(() => document.documentElement.dataset.xss)).toBe('ran');
 });

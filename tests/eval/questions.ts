@@ -5,10 +5,7 @@
  * Several off-topic questions share a single common word with the documents ("sell", "reset",
  * "return", "wash", "account") on purpose: one shared word is not relevance.
  */
-export type EvalQuestion = (
-  | { q: string; kind: 'answerable'; doc: string }
-  | { q: string; kind: 'off-topic' | 'near-domain' }
-) & { heldOut?: true };
+export type EvalQuestion = ({ q: string; kind: 'answerable'; doc: string } | { q: string; kind: 'off-topic' | 'near-domain' }) & { heldOut?: true };
 
 const a = (doc: string, ...qs: string[]): EvalQuestion[] => qs.map((q) => ({ q, kind: 'answerable' as const, doc }));
 const off = (...qs: string[]): EvalQuestion[] => qs.map((q) => ({ q, kind: 'off-topic' as const }));
@@ -16,74 +13,98 @@ const near = (...qs: string[]): EvalQuestion[] => qs.map((q) => ({ q, kind: 'nea
 
 /** The questions the ranking and the floor were first tuned on (issue 13, first round). */
 const ORIGINAL: EvalQuestion[] = [
-  ...a('shipping.md',
+  ...a(
+    'shipping.md',
     'How much does express delivery cost?',
     'When will my order be dispatched if I order on Saturday?',
     'Do you deliver to Switzerland, and will I pay customs duties?',
     'Where can I find the tracking number for my parcel?',
     'My package is late and has not arrived, what should I do?',
     'Can I get my order sent to a PO box?',
-    'Is shipping free above a certain order value?'),
-  ...a('account.md',
+    'Is shipping free above a certain order value?',
+  ),
+  ...a(
+    'account.md',
     "I forgot my password and can't log in",
     'How do I switch on two-factor authentication?',
     'How can I stop receiving marketing newsletters?',
     'I want to delete my account',
     'How do I update the email address on my profile?',
-    'Do I need to register to place an order?'),
-  ...a('size-guide.md',
+    'Do I need to register to place an order?',
+  ),
+  ...a(
+    'size-guide.md',
     'What size jacket should I order for a 100 cm chest?',
     'Do your hiking boots use EU sizes?',
     "How do children's sizes work?",
-    "I'm between two sizes for a shell jacket, which one should I take?"),
-  ...a('rewards.md',
+    "I'm between two sizes for a shell jacket, which one should I take?",
+  ),
+  ...a(
+    'rewards.md',
     'How many loyalty points do I get per euro spent?',
     'What are points worth when I redeem them?',
     'Do my rewards points ever expire?',
-    'What do I get at the Summit tier?'),
-  ...a('stores.md',
+    'What do I get at the Summit tier?',
+  ),
+  ...a(
+    'stores.md',
     'What time does the Copenhagen shop open on Saturday?',
     'Are your stores open on Sunday?',
     'Can I pick up my online order in a store?',
-    'Where is your Oslo store?'),
-  ...a('returns.html',
+    'Where is your Oslo store?',
+  ),
+  ...a(
+    'returns.html',
     'How many days do I have to send an item back?',
     'How do I return something I bought?',
     'When will I get my money back after returning an item?',
     'Can I exchange a jacket for a different size?',
     'Can I return a gas canister?',
-    'Do I have to pay for return shipping from Norway?'),
-  ...a('product-care.html',
+    'Do I have to pay for return shipping from Norway?',
+  ),
+  ...a(
+    'product-care.html',
     'How should I wash my down jacket?',
     'My rain jacket is not waterproof anymore, how can I fix it?',
     'Can I put my tent in the washing machine?',
-    'How do I look after leather boots?'),
-  ...a('rental.html',
+    'How do I look after leather boots?',
+  ),
+  ...a(
+    'rental.html',
     'Can I rent a tent for a weekend?',
     'How much is the deposit for rented equipment?',
     'What happens if I bring rented gear back late?',
-    'How much does it cost to hire a paddle board for a week?'),
-  ...a('warranty.pdf',
+    'How much does it cost to hire a paddle board for a week?',
+  ),
+  ...a(
+    'warranty.pdf',
     'How long is the guarantee on Nordhaven products?',
     'The zip on my jacket broke, is that covered?',
     'How do I file a warranty claim?',
-    'Can you repair a jacket that is no longer under warranty?'),
-  ...a('privacy.pdf',
+    'Can you repair a jacket that is no longer under warranty?',
+  ),
+  ...a(
+    'privacy.pdf',
     'Do you share my personal information with other companies?',
     'How do I request a copy of the data you hold about me?',
     'Which cookies does your website use?',
-    'Do you store my credit card number?'),
-  ...a('payments.docx',
+    'Do you store my credit card number?',
+  ),
+  ...a(
+    'payments.docx',
     'Which credit cards do you accept?',
     'Can I pay in installments?',
     'My card payment was refused, why?',
     'Where do I find the VAT invoice for my order?',
-    'Can I pay in Norwegian kroner?'),
-  ...a('gift-cards.docx',
+    'Can I pay in Norwegian kroner?',
+  ),
+  ...a(
+    'gift-cards.docx',
     'How do I check how much is left on my gift card?',
     'How long is a gift card valid?',
     'Can I use two gift cards on one order?',
-    'I lost my gift card, can it be replaced?'),
+    'I lost my gift card, can it be replaced?',
+  ),
 
   ...off(
     'How do I sell my car?',
@@ -98,7 +119,8 @@ const ORIGINAL: EvalQuestion[] = [
     'How do I fix an import error in Python?',
     'Which stocks should I buy this year?',
     'How long does it take to boil an egg?',
-    'Translate good morning into French'),
+    'Translate good morning into French',
+  ),
   ...near(
     'Do you offer a student discount?',
     'Will you match a lower price from another shop?',
@@ -109,7 +131,8 @@ const ORIGINAL: EvalQuestion[] = [
     'Can I book a guided hiking tour with you?',
     'Do you sponsor athletes?',
     'Where are your jackets manufactured?',
-    'Do you sell bicycles?'),
+    'Do you sell bicycles?',
+  ),
 ];
 
 /**
@@ -120,33 +143,23 @@ const ORIGINAL: EvalQuestion[] = [
  * Never tune a rule on a single one of these; report them apart (tests/eval/run.ts).
  */
 const HELD_OUT: EvalQuestion[] = [
-  ...a('shipping.md',
+  ...a(
+    'shipping.md',
     'How fast can I receive my order if I pay extra?',
     'Do you ship to the United States?',
-    'Can I change the delivery address after I ordered?'),
-  ...a('account.md',
-    'How do I make an account on your site?',
-    'The email to set a new password never came'),
+    'Can I change the delivery address after I ordered?',
+  ),
+  ...a('account.md', 'How do I make an account on your site?', 'The email to set a new password never came'),
   ...a('size-guide.md', 'How should I measure my feet for boots?'),
   ...a('rewards.md', 'Can I use my points to buy a gift card?'),
-  ...a('stores.md',
-    'What is the address of the Hamburg store?',
-    'Can you re-wax my boots in the shop while I wait?'),
-  ...a('returns.html',
-    'Can I send back a personalised knife?',
-    'How long until a refund shows up on my card statement?'),
+  ...a('stores.md', 'What is the address of the Hamburg store?', 'Can you re-wax my boots in the shop while I wait?'),
+  ...a('returns.html', 'Can I send back a personalised knife?', 'How long until a refund shows up on my card statement?'),
   ...a('product-care.html', 'How do I dry my tent after a camping trip?'),
-  ...a('rental.html',
-    'Where can I collect rented gear?',
-    'How much does it cost to rent a sleeping bag?'),
+  ...a('rental.html', 'Where can I collect rented gear?', 'How much does it cost to rent a sleeping bag?'),
   ...a('warranty.pdf', 'Is accidental damage covered by the warranty?'),
   ...a('privacy.pdf', 'How can I have my personal data erased?'),
-  ...a('payments.docx',
-    'Do you accept PayPal?',
-    'Can my company get an invoice without VAT?'),
-  ...a('gift-cards.docx',
-    'What amounts are gift cards available in?',
-    'Can an e-gift card be sent on a specific date?'),
+  ...a('payments.docx', 'Do you accept PayPal?', 'Can my company get an invoice without VAT?'),
+  ...a('gift-cards.docx', 'What amounts are gift cards available in?', 'Can an e-gift card be sent on a specific date?'),
 
   ...off(
     'How do I change a flat tyre on my bike?',
@@ -159,7 +172,8 @@ const HELD_OUT: EvalQuestion[] = [
     'How do I open a bank account?',
     'How do I renew my passport?',
     'What time is sunset in Oslo today?',
-    'How do I delete my Facebook account?'),
+    'How do I delete my Facebook account?',
+  ),
   ...near(
     'Can I order by phone?',
     'Do you offer gift wrapping?',
@@ -169,7 +183,8 @@ const HELD_OUT: EvalQuestion[] = [
     'What is your environmental policy?',
     'Do you have a referral programme?',
     'Can I get a job at the Hamburg store?',
-    'Who designs your clothing?'),
+    'Who designs your clothing?',
+  ),
 ].map((q) => ({ ...q, heldOut: true as const }));
 
 export const QUESTIONS: EvalQuestion[] = [...ORIGINAL, ...HELD_OUT];

@@ -17,23 +17,40 @@ import { isRelevant, type RankedPassage } from '../../lib/knowledge/ranking';
 
 /** The figures of one part of the set (original, held-out, or all questions). */
 export type EvalFigures = {
-  answerable: number; unanswerable: number;
-  recallAt1: number; recallAt3: number; offTopicDeclined: number; nearDomainDeclined: number;
-  unanswerableDeclined: number; wronglyDeclined: number; answeredRight: number;
+  answerable: number;
+  unanswerable: number;
+  recallAt1: number;
+  recallAt3: number;
+  offTopicDeclined: number;
+  nearDomainDeclined: number;
+  unanswerableDeclined: number;
+  wronglyDeclined: number;
+  answeredRight: number;
   /** Off-topic questions answered (the goal is none). */
   offTopicAnswered: number;
 };
 
 type Asked = {
-  kind: EvalQuestion['kind']; heldOut: boolean; q: string;
-  hit1: boolean; hit3: boolean; declined: boolean; usedRight: boolean; miss?: string;
+  kind: EvalQuestion['kind'];
+  heldOut: boolean;
+  q: string;
+  hit1: boolean;
+  hit3: boolean;
+  declined: boolean;
+  usedRight: boolean;
+  miss?: string;
   /** The best passage and whether it is from the right document, for the floor sweep. */
-  top: RankedPassage | undefined; rightDocument: boolean;
+  top: RankedPassage | undefined;
+  rightDocument: boolean;
 };
 
 export type EvalResult = EvalFigures & {
-  database: string; documents: number; passages: number; msPerQuestion: number;
-  original: EvalFigures; heldOut: EvalFigures;
+  database: string;
+  documents: number;
+  passages: number;
+  msPerQuestion: number;
+  original: EvalFigures;
+  heldOut: EvalFigures;
   misses: string[];
   asked: Asked[];
 };
@@ -46,9 +63,12 @@ function figures(asked: Asked[]): EvalFigures {
   const near = asked.filter((x) => x.kind === 'near-domain');
   const share = (xs: Asked[], f: (x: Asked) => boolean) => (xs.length ? xs.filter(f).length / xs.length : 1);
   return {
-    answerable: ans.length, unanswerable: off.length + near.length,
-    recallAt1: share(ans, (x) => x.hit1), recallAt3: share(ans, (x) => x.hit3),
-    offTopicDeclined: share(off, (x) => x.declined), nearDomainDeclined: share(near, (x) => x.declined),
+    answerable: ans.length,
+    unanswerable: off.length + near.length,
+    recallAt1: share(ans, (x) => x.hit1),
+    recallAt3: share(ans, (x) => x.hit3),
+    offTopicDeclined: share(off, (x) => x.declined),
+    nearDomainDeclined: share(near, (x) => x.declined),
     unanswerableDeclined: share([...off, ...near], (x) => x.declined),
     wronglyDeclined: ans.length ? ans.filter((x) => x.declined).length / ans.length : 0,
     answeredRight: share(ans, (x) => x.usedRight),
@@ -64,7 +84,11 @@ export async function evaluateAnswers(): Promise<EvalResult> {
   const { getDatabase } = await import('../../db/client');
   const database = (await getDatabase()).kind;
 
-  const account = await createAccount({ name: 'Answer evaluation', adminEmail: `eval-${Date.now()}-${process.pid}@example.test`, adminPassword: 'evaluation password' });
+  const account = await createAccount({
+    name: 'Answer evaluation',
+    adminEmail: `eval-${Date.now()}-${process.pid}@example.test`,
+    adminPassword: 'evaluation password',
+  });
   const accountId = account.account_id;
   const fileOf = new Map<string, string>();
   let passages = 0;
@@ -81,13 +105,27 @@ export async function evaluateAnswers(): Promise<EvalResult> {
   for (const item of QUESTIONS) {
     const ranked = await findPassages(accountId, null, item.q, 3);
     const top = ranked[0];
-    const answer = await engine.answer({ accountId, conversationId: '00000000-0000-0000-0000-000000000000', question: item.q, signal: AbortSignal.timeout(30_000) });
-    for await (const _d of answer.deltas) { /* drain */ }
+    const answer = await engine.answer({
+      accountId,
+      conversationId: '00000000-0000-0000-0000-000000000000',
+      question: item.q,
+      signal: AbortSignal.timeout(30_000),
+    });
+    for await (const _d of answer.deltas) {
+      /* drain */
+    }
     const declined = answer.declined;
     const tag = item.heldOut ? ' [held-out]' : '';
     const x: Asked = {
-      kind: item.kind, heldOut: !!item.heldOut, q: item.q, hit1: false, hit3: false, declined, usedRight: false,
-      top, rightDocument: item.kind === 'answerable' && !!top && fileOf.get(top.document_id) === item.doc,
+      kind: item.kind,
+      heldOut: !!item.heldOut,
+      q: item.q,
+      hit1: false,
+      hit3: false,
+      declined,
+      usedRight: false,
+      top,
+      rightDocument: item.kind === 'answerable' && !!top && fileOf.get(top.document_id) === item.doc,
     };
     if (item.kind === 'answerable') {
       const docsRanked = ranked.map((p) => fileOf.get(p.document_id));
@@ -103,10 +141,15 @@ export async function evaluateAnswers(): Promise<EvalResult> {
     asked.push(x);
   }
   return {
-    database, documents: docs.length, passages, msPerQuestion: (Date.now() - started) / QUESTIONS.length,
+    database,
+    documents: docs.length,
+    passages,
+    msPerQuestion: (Date.now() - started) / QUESTIONS.length,
     ...figures(asked),
-    original: figures(asked.filter((x) => !x.heldOut)), heldOut: figures(asked.filter((x) => x.heldOut)),
-    misses: asked.flatMap((x) => (x.miss ? [x.miss] : [])), asked,
+    original: figures(asked.filter((x) => !x.heldOut)),
+    heldOut: figures(asked.filter((x) => x.heldOut)),
+    misses: asked.flatMap((x) => (x.miss ? [x.miss] : [])),
+    asked,
   };
 }
 
@@ -116,7 +159,10 @@ export function goalsMet(r: EvalFigures): boolean {
 
 /** What each floor would give (the built-in engine declines when the best passage is not relevant at it). */
 export function floorSweep(r: EvalResult, part: 'all' | 'original' | 'held-out' = 'all'): string {
-  const lines = ['| floor | off-topic declined | near-domain declined | answerable wrongly declined | answered from the right document |', '|---|---|---|---|---|'];
+  const lines = [
+    '| floor | off-topic declined | near-domain declined | answerable wrongly declined | answered from the right document |',
+    '|---|---|---|---|---|',
+  ];
   const pool = r.asked.filter((x) => part === 'all' || x.heldOut === (part === 'held-out'));
   const share = (kind: string, f: (x: Asked) => boolean) => {
     const all = pool.filter((x) => x.kind === kind);
@@ -124,8 +170,10 @@ export function floorSweep(r: EvalResult, part: 'all' | 'original' | 'held-out' 
   };
   for (let floor = 0.2; floor <= 0.801; floor += 0.05) {
     const ok = (x: Asked) => !!x.top && isRelevant(x.top, floor);
-    lines.push(`| ${floor.toFixed(2)} | ${pct(share('off-topic', (x) => !ok(x)))} | ${pct(share('near-domain', (x) => !ok(x)))} | ` +
-      `${pct(share('answerable', (x) => !ok(x)))} | ${pct(share('answerable', (x) => ok(x) && x.rightDocument))} |`);
+    lines.push(
+      `| ${floor.toFixed(2)} | ${pct(share('off-topic', (x) => !ok(x)))} | ${pct(share('near-domain', (x) => !ok(x)))} | ` +
+        `${pct(share('answerable', (x) => !ok(x)))} | ${pct(share('answerable', (x) => ok(x) && x.rightDocument))} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -139,7 +187,9 @@ export function formatResult(r: EvalResult): string {
   return [
     `| database | questions | documents / passages | answerable + unanswerable | recall@1 | recall@3 | answered from the right document | unanswerable declined (off-topic / near-domain) | answerable wrongly declined |`,
     '|---|---|---|---|---|---|---|---|---|',
-    row('original', r.original), row('held-out', r.heldOut), row('all', r),
+    row('original', r.original),
+    row('held-out', r.heldOut),
+    row('all', r),
     `(${r.msPerQuestion.toFixed(1)} ms per question)`,
   ].join('\n');
 }
@@ -160,11 +210,17 @@ async function main() {
     if (process.argv.includes('--sweep')) {
       for (const part of ['original', 'held-out', 'all'] as const) console.log(`\n${part}:\n${floorSweep(r, part)}`);
     }
-    const parts = [['original', r.original], ['held-out', r.heldOut], ['all', r]] as const;
+    const parts = [
+      ['original', r.original],
+      ['held-out', r.heldOut],
+      ['all', r],
+    ] as const;
     for (const [name, f] of parts) console.log(`${name}: ${goalsMet(f) ? 'goals met' : 'goals NOT met'}`);
-    console.log(goalsMet(r)
-      ? 'Goals met.'
-      : `Goals NOT met (recall@1 ≥ ${pct(GOALS.recallAt1)}, every off-topic question declined, wrong declines ≤ ${pct(GOALS.wronglyDeclined)}).`);
+    console.log(
+      goalsMet(r)
+        ? 'Goals met.'
+        : `Goals NOT met (recall@1 ≥ ${pct(GOALS.recallAt1)}, every off-topic question declined, wrong declines ≤ ${pct(GOALS.wronglyDeclined)}).`,
+    );
     process.exitCode = goalsMet(r) ? 0 : 1;
   } finally {
     await closeDatabase();

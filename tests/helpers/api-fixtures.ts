@@ -11,11 +11,18 @@ export type Rec = Record<string, unknown>;
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const TS_RE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
-export const RESPONSE_KEYS = [
-  'response_id', 'id', 'question', 'answer', 'channel_id', 'conversation_id', 'created_at', 'likes', 'dislikes', 'comments',
-].sort();
+export const RESPONSE_KEYS = ['response_id', 'id', 'question', 'answer', 'channel_id', 'conversation_id', 'created_at', 'likes', 'dislikes', 'comments'].sort();
 export const CONVERSATION_KEYS = [
-  'conversation_id', 'id', 'title', 'status', 'response_count', 'channel_id', 'channel_name', 'account_id', 'created_at', 'updated_at',
+  'conversation_id',
+  'id',
+  'title',
+  'status',
+  'response_count',
+  'channel_id',
+  'channel_name',
+  'account_id',
+  'created_at',
+  'updated_at',
 ].sort();
 export const MESSAGE_KEYS = ['message_id', 'role', 'content', 'created_at', 'response_id', 'attachments'].sort();
 
@@ -27,18 +34,32 @@ export function ts(seconds: number): string {
 /** The response record the API must return for an imported line (spec 2.2). */
 export function expectedResponse(r: ResponseLine): Rec {
   return {
-    response_id: r.response_id, id: r.response_id, question: r.question, answer: r.answer, channel_id: r.channel_id,
-    conversation_id: r.conversation_id, created_at: r.created_at, likes: r.likes, dislikes: r.dislikes, comments: r.comments,
+    response_id: r.response_id,
+    id: r.response_id,
+    question: r.question,
+    answer: r.answer,
+    channel_id: r.channel_id,
+    conversation_id: r.conversation_id,
+    created_at: r.created_at,
+    likes: r.likes,
+    dislikes: r.dislikes,
+    comments: r.comments,
   };
 }
 
 /** The conversation record the API must return (spec 2.3); response_count from the given responses. */
 export function expectedConversation(c: ConversationLine, responses: ResponseLine[], accountId: number): Rec {
   return {
-    conversation_id: c.conversation_id, id: c.conversation_id, title: c.title, status: c.status,
+    conversation_id: c.conversation_id,
+    id: c.conversation_id,
+    title: c.title,
+    status: c.status,
     response_count: responses.filter((r) => r.conversation_id === c.conversation_id).length,
-    channel_id: c.channel_id, channel_name: c.channel_name, account_id: accountId,
-    created_at: c.created_at, updated_at: c.updated_at,
+    channel_id: c.channel_id,
+    channel_name: c.channel_name,
+    account_id: accountId,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
   };
 }
 
@@ -86,7 +107,11 @@ export function assertParamError(res: ApiResult, param: string): void {
     assert.equal(typeof e.message, 'string');
     assert.ok((e.message as string).length > 0);
   }
-  assert.deepEqual(errors.map((e) => e.param), [param], `errors should name ${param}: ${JSON.stringify(errors)}`);
+  assert.deepEqual(
+    errors.map((e) => e.param),
+    [param],
+    `errors should name ${param}: ${JSON.stringify(errors)}`,
+  );
 }
 
 export function assertUnauthorized(res: ApiResult): void {
@@ -119,7 +144,9 @@ export function parseLink(link: string): { path: string; params: Array<[string, 
 /** Parameters of a link as a sorted list of "name=value" (decoded), for order-free comparison. */
 export function linkParamSet(link: string | null): string[] {
   assert.ok(link, 'expected a link');
-  return parseLink(link).params.map(([k, v]) => `${k}=${v}`).sort();
+  return parseLink(link)
+    .params.map(([k, v]) => `${k}=${v}`)
+    .sort();
 }
 
 /** Follows `next` from the first page to the end, checking each page's envelope and `previous`. */
@@ -138,8 +165,10 @@ export async function walkPages(get: Get, first: string, maxPages = 500): Promis
       assert.ok(body.previous, `page ${pages} should have a previous link`);
       assert.equal(new URL(body.previous, 'http://x').searchParams.get('page'), String(pages - 1));
       // From page 2 on, the link followed is the API's own `next`; `previous` differs only in page.
-      assert.deepEqual(linkParamSet(body.previous).filter((p) => !p.startsWith('page=')),
-        linkParamSet(link).filter((p) => !p.startsWith('page=')));
+      assert.deepEqual(
+        linkParamSet(body.previous).filter((p) => !p.startsWith('page=')),
+        linkParamSet(link).filter((p) => !p.startsWith('page=')),
+      );
     }
     if (body.next) assert.equal(new URL(body.next, 'http://x').searchParams.get('page'), String(pages + 1));
     records.push(...body.results);

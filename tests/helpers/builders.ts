@@ -24,26 +24,54 @@ export async function newChannelIds(n: number): Promise<number[]> {
 }
 
 export type ConversationLine = {
-  type: 'conversation'; conversation_id: string; title: string; status: string; channel_id: number;
-  channel_name: string; created_at: string; updated_at: string;
+  type: 'conversation';
+  conversation_id: string;
+  title: string;
+  status: string;
+  channel_id: number;
+  channel_name: string;
+  created_at: string;
+  updated_at: string;
 };
 export type ResponseLine = {
-  type: 'response'; response_id: string; conversation_id: string; question: string; answer: string;
-  channel_id: number; created_at: string; likes: number; dislikes: number; comments: number;
+  type: 'response';
+  response_id: string;
+  conversation_id: string;
+  question: string;
+  answer: string;
+  channel_id: number;
+  created_at: string;
+  likes: number;
+  dislikes: number;
+  comments: number;
 };
 
 export function conversationLine(over: Partial<ConversationLine> & { channel_id: number }): ConversationLine {
   return {
-    type: 'conversation', conversation_id: randomUUID(), title: 'A conversation', status: 'Open',
-    channel_name: `Channel ${over.channel_id}`, created_at: '2026-01-01 10:00:00', updated_at: '2026-01-01 10:05:00', ...over,
+    type: 'conversation',
+    conversation_id: randomUUID(),
+    title: 'A conversation',
+    status: 'Open',
+    channel_name: `Channel ${over.channel_id}`,
+    created_at: '2026-01-01 10:00:00',
+    updated_at: '2026-01-01 10:05:00',
+    ...over,
   };
 }
 
 export function responseLine(conv: { conversation_id: string; channel_id: number }, over: Partial<ResponseLine> = {}): ResponseLine {
   return {
-    type: 'response', response_id: randomUUID(), conversation_id: conv.conversation_id, question: 'A question?',
-    answer: 'An answer.', channel_id: conv.channel_id, created_at: '2026-01-01 10:01:00', likes: 0, dislikes: 0,
-    comments: 0, ...over,
+    type: 'response',
+    response_id: randomUUID(),
+    conversation_id: conv.conversation_id,
+    question: 'A question?',
+    answer: 'An answer.',
+    channel_id: conv.channel_id,
+    created_at: '2026-01-01 10:01:00',
+    likes: 0,
+    dislikes: 0,
+    comments: 0,
+    ...over,
   };
 }
 
@@ -58,7 +86,11 @@ export function api(baseUrl: string, key?: string) {
     const res = await fetch(`${baseUrl}${pathAndQuery}`, { ...init, headers });
     const text = await res.text();
     let body: any = null;
-    try { body = text ? JSON.parse(text) : null; } catch { body = text; }
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      body = text;
+    }
     return { status: res.status, headers: res.headers, body };
   };
 }

@@ -54,20 +54,24 @@ export function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.P
 /** Starts `node --import tsx lib/cli/main.ts …` as ONE process (no tsx wrapper), so a kill reaches it. */
 export function spawnCli(args: string[], extraEnv: Record<string, string | undefined> = {}): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', 'lib/cli/main.ts', ...args], {
-    cwd: process.cwd(), env: cliEnv(extraEnv), stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: process.cwd(),
+    env: cliEnv(extraEnv),
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
 
 /** A CLI that outlives `timeoutMs` is killed, so a hanging command fails its test instead of the run. */
-export function runCli(
-  args: string[], extraEnv: Record<string, string | undefined> = {}, timeoutMs = 60_000,
-): Promise<CliResult> {
+export function runCli(args: string[], extraEnv: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<CliResult> {
   const started = Date.now();
   const child = spawnCli(args, extraEnv);
   let stdout = '';
   let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
   const timer = setTimeout(() => {
     stderr += `\n[test] CLI still running after ${timeoutMs} ms: killed`;
     child.kill('SIGKILL');
@@ -116,16 +120,21 @@ const ACCOUNT_TABLES = [...RECORD_TABLES, 'api_keys', 'admin_users'] as const;
  * account's API key is in use meanwhile (its last_used_at may be written at any time).
  */
 export async function snapshotAccount(
-  db: Db, accountId: number, tables: readonly (typeof ACCOUNT_TABLES)[number][] = ACCOUNT_TABLES,
+  db: Db,
+  accountId: number,
+  tables: readonly (typeof ACCOUNT_TABLES)[number][] = ACCOUNT_TABLES,
 ): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   const account = await rows<{ j: string }>(db, sql`SELECT row_to_json(t)::text AS j FROM accounts t WHERE id = ${accountId}`);
   out.accounts = account.map((r) => r.j);
   for (const table of tables) {
     const key = table === 'api_keys' ? 'key_id' : 'id';
-    const found = await rows<{ j: string }>(db, sql`
+    const found = await rows<{ j: string }>(
+      db,
+      sql`
       SELECT row_to_json(t)::text AS j FROM ${sql.identifier(table)} t
-      WHERE account_id = ${accountId} ORDER BY ${sql.identifier(key)}`);
+      WHERE account_id = ${accountId} ORDER BY ${sql.identifier(key)}`,
+    );
     out[table] = found.map((r) => r.j);
   }
   return out;
@@ -153,13 +162,19 @@ export async function deadPid(): Promise<number> {
 export function readPosition(pid: number, filePath: string): number | null {
   const target = fs.realpathSync(filePath);
   let fds: string[];
-  try { fds = fs.readdirSync(`/proc/${pid}/fd`); } catch { return null; }
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return null;
+  }
   for (const fd of fds) {
     try {
       if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) !== target) continue;
       const m = /^pos:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'));
       if (m) return Number(m[1]);
-    } catch { /* fd closed meanwhile */ }
+    } catch {
+      /* fd closed meanwhile */
+    }
   }
   return null;
 }

@@ -40,13 +40,26 @@ export class Instance {
   exitSignal: NodeJS.Signals | null = null;
   private exited: Promise<void> = Promise.resolve();
 
-  constructor(readonly name: string, readonly port: number, readonly env: Record<string, string>, readonly dataDir: string) {}
+  constructor(
+    readonly name: string,
+    readonly port: number,
+    readonly env: Record<string, string>,
+    readonly dataDir: string,
+  ) {}
 
-  get url() { return `http://127.0.0.1:${this.port}`; }
-  get running() { return this.child !== null && this.exitCode === null && this.exitSignal === null; }
+  get url() {
+    return `http://127.0.0.1:${this.port}`;
+  }
+  get running() {
+    return this.child !== null && this.exitCode === null && this.exitSignal === null;
+  }
   /** What the process wrote on stdout (LOG_FORMAT=json: one JSON object a line), the last 1 MB. */
-  stdout() { return this.out; }
-  stderr() { return this.err; }
+  stdout() {
+    return this.out;
+  }
+  stderr() {
+    return this.err;
+  }
 
   /** Starts the process and waits until /healthz answers 200. */
   async start(timeoutMs = 60_000): Promise<void> {
@@ -59,17 +72,33 @@ export class Instance {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
-    const keep = (b: Buffer) => { this.output = (this.output + b.toString()).slice(-20_000); };
-    child.stdout!.on('data', (b: Buffer) => { keep(b); this.out = (this.out + b.toString()).slice(-1_000_000); });
-    child.stderr!.on('data', (b: Buffer) => { keep(b); this.err = (this.err + b.toString()).slice(-1_000_000); });
-    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => { this.exitCode = code; this.exitSignal = signal; resolve(); }));
+    const keep = (b: Buffer) => {
+      this.output = (this.output + b.toString()).slice(-20_000);
+    };
+    child.stdout!.on('data', (b: Buffer) => {
+      keep(b);
+      this.out = (this.out + b.toString()).slice(-1_000_000);
+    });
+    child.stderr!.on('data', (b: Buffer) => {
+      keep(b);
+      this.err = (this.err + b.toString()).slice(-1_000_000);
+    });
+    this.exited = new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        this.exitCode = code;
+        this.exitSignal = signal;
+        resolve();
+      }),
+    );
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (!this.running) throw new Error(`${this.name} exited during start (${this.exitCode ?? this.exitSignal}):\n${this.output}`);
       try {
         const r = await fetch(`${this.url}/healthz`, { signal: AbortSignal.timeout(2000) });
         if (r.status === 200) return;
-      } catch { /* not listening yet */ }
+      } catch {
+        /* not listening yet */
+      }
       await sleep(200);
     }
     this.child.kill('SIGKILL');
@@ -82,7 +111,9 @@ export class Instance {
     this.child!.kill(signal);
     // Cleared once the process exited: a pending timer kept a benchmark alive after its results.
     let pending: NodeJS.Timeout | undefined;
-    const timer = new Promise<'timeout'>((r) => { pending = setTimeout(() => r('timeout'), timeoutMs); });
+    const timer = new Promise<'timeout'>((r) => {
+      pending = setTimeout(() => r('timeout'), timeoutMs);
+    });
     try {
       if ((await Promise.race([this.exited.then(() => 'exited' as const), timer])) === 'timeout') {
         this.child!.kill('SIGKILL');
@@ -128,8 +159,12 @@ export async function startInstances(n: number, env: Record<string, string>): Pr
   const instances: Instance[] = [];
   const cluster: Cluster = {
     instances,
-    get urls() { return instances.map((i) => i.url); },
-    close: async () => { await Promise.all(instances.map((i) => removeInstance(i))); },
+    get urls() {
+      return instances.map((i) => i.url);
+    },
+    close: async () => {
+      await Promise.all(instances.map((i) => removeInstance(i)));
+    },
   };
   try {
     for (let k = 0; k < n; k++) instances.push(await startInstance(`instance-${k}`, env));
@@ -146,7 +181,9 @@ const PG_BIN = '/usr/lib/postgresql/15/bin';
 export class PrivatePostgres {
   readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-pg-'));
   constructor(readonly port: number) {}
-  get url() { return `postgres://postgres@127.0.0.1:${this.port}/postgres`; }
+  get url() {
+    return `postgres://postgres@127.0.0.1:${this.port}/postgres`;
+  }
 
   private pg(args: string[]) {
     const r = spawnSync('runuser', ['-u', 'postgres', '--', ...args], { encoding: 'utf8', timeout: 60_000 });
@@ -163,8 +200,19 @@ export class PrivatePostgres {
   }
 
   start() {
-    this.pg([`${PG_BIN}/pg_ctl`, '-D', `${this.dir}/data`, '-l', `${this.dir}/log`, '-w', '-t', '30',
-      '-o', `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60`, 'start']);
+    this.pg([
+      `${PG_BIN}/pg_ctl`,
+      '-D',
+      `${this.dir}/data`,
+      '-l',
+      `${this.dir}/log`,
+      '-w',
+      '-t',
+      '30',
+      '-o',
+      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60`,
+      'start',
+    ]);
   }
 
   /** `fast` disconnects every client at once (what a restart looks like to the service). */
@@ -173,7 +221,11 @@ export class PrivatePostgres {
   }
 
   destroy() {
-    try { this.stop(); } catch { /* already stopped */ }
+    try {
+      this.stop();
+    } catch {
+      /* already stopped */
+    }
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }
@@ -191,13 +243,22 @@ export async function processOnPrivateRedis(tag: string) {
   process.env.REDIS_PREFIX = `${tag}-${process.pid}:`;
   const client = await import('../../lib/redis/client');
   if (!(await client.whenReady(client.getRedis()!, 10_000))) throw new Error('the private Redis does not answer');
-  return { redis, client, close: async () => { await client.closeRedis(); await redis.stop(); } };
+  return {
+    redis,
+    client,
+    close: async () => {
+      await client.closeRedis();
+      await redis.stop();
+    },
+  };
 }
 
 export class PrivateRedis {
   private child: ChildProcess | null = null;
   constructor(readonly port: number) {}
-  get url() { return `redis://127.0.0.1:${this.port}`; }
+  get url() {
+    return `redis://127.0.0.1:${this.port}`;
+  }
 
   static async create(): Promise<PrivateRedis> {
     const r = new PrivateRedis(await freePort());
@@ -210,7 +271,10 @@ export class PrivateRedis {
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {
       const ok = await new Promise<boolean>((resolve) => {
-        const s = net.connect(this.port, '127.0.0.1', () => { s.end(); resolve(true); });
+        const s = net.connect(this.port, '127.0.0.1', () => {
+          s.end();
+          resolve(true);
+        });
         s.on('error', () => resolve(false));
       });
       if (ok) return;
@@ -248,10 +312,17 @@ export class SlowModel {
     });
   });
   port = 0;
-  constructor(public chunks: number, public delayMs: number) {}
-  get url() { return `http://127.0.0.1:${this.port}/v1`; }
+  constructor(
+    public chunks: number,
+    public delayMs: number,
+  ) {}
+  get url() {
+    return `http://127.0.0.1:${this.port}/v1`;
+  }
   /** The whole answer it gives. */
-  get answer() { return Array.from({ length: this.chunks }, (_, i) => `part${i + 1} `).join(''); }
+  get answer() {
+    return Array.from({ length: this.chunks }, (_, i) => `part${i + 1} `).join('');
+  }
   async start() {
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
     this.port = (this.server.address() as net.AddressInfo).port;

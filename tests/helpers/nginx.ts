@@ -74,15 +74,25 @@ export async function startNginx(upstreams: string[], opts: { port?: number } = 
   if (!nginxAvailable()) throw new Error(`${NGINX_BIN} not found (.ci/run installs Debian's nginx)`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-nginx-'));
   fs.mkdirSync(path.join(dir, 'tmp'));
-  const port = opts.port ?? await freePort();
+  const port = opts.port ?? (await freePort());
   const conf = path.join(dir, 'nginx.conf');
   fs.writeFileSync(conf, nginxConfig({ dir, listen: `127.0.0.1:${port}`, upstreams, debugHeader: true }));
   // As root, nginx's workers would switch to "nobody", who cannot write the temp dirs.
   if (process.getuid?.() === 0) fs.writeFileSync(conf, `user root;\n${fs.readFileSync(conf, 'utf8')}`);
-  const child: ChildProcess = spawn(NGINX_BIN, ['-e', path.join(dir, 'error.log'), '-p', dir, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(NGINX_BIN, ['-e', path.join(dir, 'error.log'), '-p', dir, '-c', conf, '-g', 'daemon off;'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
-  const errorLog = () => { try { return fs.readFileSync(path.join(dir, 'error.log'), 'utf8'); } catch { return ''; } };
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => {
+    stderr += s;
+  });
+  const errorLog = () => {
+    try {
+      return fs.readFileSync(path.join(dir, 'error.log'), 'utf8');
+    } catch {
+      return '';
+    }
+  };
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((r) => child.once('exit', r));
@@ -100,11 +110,17 @@ export async function startNginx(upstreams: string[], opts: { port?: number } = 
       throw new Error(`nginx exited with ${child.exitCode}: ${stderr}${log}`);
     }
     const up = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => { s.end(); resolve(true); });
+      const s = net.connect(port, '127.0.0.1', () => {
+        s.end();
+        resolve(true);
+      });
       s.on('error', () => resolve(false));
     });
     if (up) break;
-    if (Date.now() > deadline) { await stop(); throw new Error(`nginx did not listen on ${port}: ${stderr}`); }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`nginx did not listen on ${port}: ${stderr}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   return { url: `http://127.0.0.1:${port}`, port, dir, stop, errorLog };

@@ -23,7 +23,8 @@ export async function signInWith(base: string, fields: Record<string, string>, h
   const c = await csrf(base, headers);
   const started = Date.now();
   const res = await fetch(`${base}/api/auth/callback/credentials`, {
-    method: 'POST', redirect: 'manual',
+    method: 'POST',
+    redirect: 'manual',
     headers: { ...headers, cookie: c.cookie, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ csrfToken: c.csrfToken, ...fields, callbackUrl, json: 'true' }),
   });
@@ -39,7 +40,8 @@ export async function signInWith(base: string, fields: Record<string, string>, h
 export async function signOut(base: string, sessionCookie: string, headers: Record<string, string> = {}): Promise<number> {
   const c = await csrf(base, headers, sessionCookie);
   const res = await fetch(`${base}/api/auth/signout`, {
-    method: 'POST', redirect: 'manual',
+    method: 'POST',
+    redirect: 'manual',
     headers: { ...headers, cookie: c.cookie, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ csrfToken: c.csrfToken, callbackUrl: '/login', json: 'true' }),
   });

@@ -9,15 +9,26 @@ const server = new SMTPServer({
   authOptional: true,
   disabledCommands: ['STARTTLS'],
   logger: false,
-  onAuth(auth, _session, cb) { cb(null, { user: auth.username }); },
+  onAuth(auth, _session, cb) {
+    cb(null, { user: auth.username });
+  },
   onData(stream, session, cb) {
-    simpleParser(stream).then((m) => {
-      process.stdout.write(`${JSON.stringify({
-        envelopeTo: session.envelope.rcptTo.map((r) => r.address), from: m.from?.text, to: Array.isArray(m.to) ? m.to.map((t) => t.text).join(', ') : m.to?.text,
-        subject: m.subject, text: m.text, html: m.html || null,
-      })}\n`);
-      cb();
-    }, (e: Error) => cb(e));
+    simpleParser(stream).then(
+      (m) => {
+        process.stdout.write(
+          `${JSON.stringify({
+            envelopeTo: session.envelope.rcptTo.map((r) => r.address),
+            from: m.from?.text,
+            to: Array.isArray(m.to) ? m.to.map((t) => t.text).join(', ') : m.to?.text,
+            subject: m.subject,
+            text: m.text,
+            html: m.html || null,
+          })}\n`,
+        );
+        cb();
+      },
+      (e: Error) => cb(e),
+    );
   },
 });
 server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => {

@@ -15,14 +15,18 @@ export type SmtpServer = {
 
 export async function startSmtpServer(port = 0, received: ReceivedMail[] = [], onMail?: (m: ReceivedMail) => void): Promise<SmtpServer> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'tests/helpers/smtp-child.ts', String(port)], {
-    cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'], // it exits when our end of stdin closes (this process died)
+    cwd: process.cwd(),
+    stdio: ['pipe', 'pipe', 'inherit'], // it exits when our end of stdin closes (this process died)
   });
   const waiters = new Set<() => void>();
   const listening = new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`SMTP server exited (${code}) before listening`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const msg = JSON.parse(line) as { listening?: number } & ReceivedMail;
-      if (msg.listening !== undefined) { resolve(msg.listening); return; }
+      if (msg.listening !== undefined) {
+        resolve(msg.listening);
+        return;
+      }
       received.push(msg);
       onMail?.(msg);
       for (const w of waiters) w();
@@ -37,18 +41,29 @@ export async function startSmtpServer(port = 0, received: ReceivedMail[] = [], o
       return new Promise((resolve, reject) => {
         const check = () => {
           const m = received.find(match);
-          if (m) { waiters.delete(check); clearTimeout(timer); resolve(m); }
+          if (m) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            resolve(m);
+          }
         };
-        const timer = setTimeout(() => { waiters.delete(check); reject(new Error(`no matching mail within ${timeoutMs} ms (received: ${received.map((r) => r.subject).join(', ')})`)); }, timeoutMs);
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no matching mail within ${timeoutMs} ms (received: ${received.map((r) => r.subject).join(', ')})`));
+        }, timeoutMs);
         waiters.add(check);
         check();
       });
     },
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) { resolve(); return; }
-      child.once('exit', () => resolve());
-      child.kill('SIGKILL');
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) {
+          resolve();
+          return;
+        }
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
   };
 }
 

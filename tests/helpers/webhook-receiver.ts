@@ -21,24 +21,37 @@ export class WebhookReceiver {
       const body = Buffer.concat(chunks).toString('utf8');
       this.inFlight++;
       this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-      res.once('close', () => { this.inFlight--; });
+      res.once('close', () => {
+        this.inFlight--;
+      });
       const how = this.respond(this.received.length, body);
       this.received.push({ headers: req.headers, body, at: Date.now(), status: how === 'hang' ? 'hang' : how.status });
       if (how === 'hang') return; // never answers: the sender's timeout must end it
-      const reply = () => { res.writeHead(how.status, { 'content-type': 'text/plain' }); res.end('ok'); };
-      if (how.delayMs) setTimeout(reply, how.delayMs); else reply();
+      const reply = () => {
+        res.writeHead(how.status, { 'content-type': 'text/plain' });
+        res.end('ok');
+      };
+      if (how.delayMs) setTimeout(reply, how.delayMs);
+      else reply();
     });
   });
 
   constructor(public respond: Respond = () => ({ status: 204 })) {}
 
-  get url() { return `http://127.0.0.1:${this.port}/hook`; }
+  get url() {
+    return `http://127.0.0.1:${this.port}/hook`;
+  }
 
   /** Only the requests answered with a 2xx. */
-  get delivered() { return this.received.filter((r) => typeof r.status === 'number' && r.status >= 200 && r.status < 300); }
+  get delivered() {
+    return this.received.filter((r) => typeof r.status === 'number' && r.status >= 200 && r.status < 300);
+  }
 
   async start(port = 0) {
-    await new Promise<void>((resolve, reject) => { this.server.once('error', reject); this.server.listen(port, '127.0.0.1', () => resolve()); });
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, '127.0.0.1', () => resolve());
+    });
     this.port = (this.server.address() as AddressInfo).port;
     return this;
   }
@@ -55,7 +68,9 @@ export class WebhookReceiver {
       if (ok(this.received)) return this.received;
       await new Promise((r) => setTimeout(r, 25));
     }
-    throw new Error(`receiver: ${what} not within ${timeoutMs} ms; got ${this.received.length}: ${this.received.map((r) => `${r.status} ${r.body.slice(0, 80)}`).join(' | ')}`);
+    throw new Error(
+      `receiver: ${what} not within ${timeoutMs} ms; got ${this.received.length}: ${this.received.map((r) => `${r.status} ${r.body.slice(0, 80)}`).join(' | ')}`,
+    );
   }
 }
 

@@ -36,7 +36,11 @@ export type IssuedToken = { access_token: string; token_type: string; expires_in
 
 /** A token from the integrator's backend (client secret); `visitor_id` continues a visitor. */
 export async function backendToken(baseUrl: string, client: WidgetClient, visitorId?: string): Promise<IssuedToken> {
-  const res = await tokenRequest(baseUrl, { client_id: client.client_id, client_secret: client.client_secret, ...(visitorId ? { visitor_id: visitorId } : {}) });
+  const res = await tokenRequest(baseUrl, {
+    client_id: client.client_id,
+    client_secret: client.client_secret,
+    ...(visitorId ? { visitor_id: visitorId } : {}),
+  });
   assert.equal(res.status, 200, `token request failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as IssuedToken;
 }
@@ -70,7 +74,10 @@ export function widgetSocket(baseUrl: string, opts: SocketOptions): Socket {
 export function connectOutcome(socket: Socket, timeoutMs = 5000): Promise<{ connected: true } | { connected: false; message: string; code?: string }> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve({ connected: false, message: `no answer within ${timeoutMs} ms` }), timeoutMs);
-    socket.once('connect', () => { clearTimeout(timer); resolve({ connected: true }); });
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      resolve({ connected: true });
+    });
     socket.once('connect_error', (e: Error & { data?: { code?: string } }) => {
       clearTimeout(timer);
       resolve({ connected: false, message: e.message, code: e.data?.code });
@@ -101,21 +108,43 @@ export class Visitor {
   private waiters = new Set<Waiter>();
 
   constructor(readonly socket: Socket) {
-    socket.on('event', (e: ServerEvent) => { this.events.push(e); this.poke(); });
-    socket.on('session', (s: SessionInfo) => { this.session = s; this.poke(); });
-    socket.on('session:expired', (m: { code?: string; message: string }) => { this.expired = m; this.poke(); });
-    socket.on('disconnect', (reason: string) => { this.disconnectReason = reason; this.poke(); });
+    socket.on('event', (e: ServerEvent) => {
+      this.events.push(e);
+      this.poke();
+    });
+    socket.on('session', (s: SessionInfo) => {
+      this.session = s;
+      this.poke();
+    });
+    socket.on('session:expired', (m: { code?: string; message: string }) => {
+      this.expired = m;
+      this.poke();
+    });
+    socket.on('disconnect', (reason: string) => {
+      this.disconnectReason = reason;
+      this.poke();
+    });
   }
 
   private poke() {
-    for (const w of this.waiters) if (w.check()) { this.waiters.delete(w); w.resolve(); }
+    for (const w of this.waiters)
+      if (w.check()) {
+        this.waiters.delete(w);
+        w.resolve();
+      }
   }
 
   /** Resolves when `check` holds; rejects after `timeoutMs` with `what` in the message. */
   until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
     if (check()) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { check, resolve: () => { clearTimeout(timer); resolve(); } };
+      const waiter: Waiter = {
+        check,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
       const timer = setTimeout(() => {
         this.waiters.delete(waiter);
         reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; events: ${JSON.stringify(this.events.map((e) => [e.seq, e.type]))}`));

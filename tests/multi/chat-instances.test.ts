@@ -26,23 +26,36 @@ describe('chat across instances', { skip: !onPostgres && 'needs TEST_DB=postgres
   let B: Instance;
   const open: Visitor[] = [];
 
-  before(async () => {
-    redis = await PrivateRedis.create();
-    model = await new SlowModel(20, 100).start();
-    cluster = await startInstances(2, {
-      DATABASE_URL: process.env.DATABASE_URL!, REDIS_URL: redis.url, REDIS_PREFIX: `multi-${process.pid}-${Date.now()}:`,
-      LLM_BASE_URL: model.url, LLM_API_KEY: 'sk-test', CHAT_ANSWER_LEASE_SECONDS: '4', SHUTDOWN_GRACE_SECONDS: '20',
-      TOKEN_RATE_PER_IP_PER_MINUTE: '100000', TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000', SOCKET_EVENTS_PER_10S: '1000',
-      ASKS_PER_MINUTE_PER_VISITOR: '1000',
-    });
-    [A, B] = cluster.instances as [Instance, Instance];
-  }, { timeout: 120_000 });
-  after(async () => {
-    for (const v of open) v.close();
-    await cluster?.close();
-    await model?.stop();
-    await redis?.stop();
-  }, { timeout: 60_000 });
+  before(
+    async () => {
+      redis = await PrivateRedis.create();
+      model = await new SlowModel(20, 100).start();
+      cluster = await startInstances(2, {
+        DATABASE_URL: process.env.DATABASE_URL!,
+        REDIS_URL: redis.url,
+        REDIS_PREFIX: `multi-${process.pid}-${Date.now()}:`,
+        LLM_BASE_URL: model.url,
+        LLM_API_KEY: 'sk-test',
+        CHAT_ANSWER_LEASE_SECONDS: '4',
+        SHUTDOWN_GRACE_SECONDS: '20',
+        TOKEN_RATE_PER_IP_PER_MINUTE: '100000',
+        TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000',
+        SOCKET_EVENTS_PER_10S: '1000',
+        ASKS_PER_MINUTE_PER_VISITOR: '1000',
+      });
+      [A, B] = cluster.instances as [Instance, Instance];
+    },
+    { timeout: 120_000 },
+  );
+  after(
+    async () => {
+      for (const v of open) v.close();
+      await cluster?.close();
+      await model?.stop();
+      await redis?.stop();
+    },
+    { timeout: 60_000 },
+  );
 
   /** An account with a document about the question, a widget client, and one visitor id. */
   async function setup() {
@@ -84,7 +97,10 @@ describe('chat across instances', { skip: !onPostgres && 'needs TEST_DB=postgres
     // (streaming on A), then the rest arrives live through Redis.
     const onB = await connect(B);
     const resumed = await resumeAll(onB, ack.conversation_id, 0);
-    assert.ok(resumed.some((e) => e.type === 'question'), 'the question is resumed on B');
+    assert.ok(
+      resumed.some((e) => e.type === 'question'),
+      'the question is resumed on B',
+    );
     assert.ok(resumed.filter((e) => e.type === 'answer.delta').length >= 3, 'deltas still streaming on A are resumed on B');
     await onB.finished(ack.response_id, 20_000);
     await onA.finished(ack.response_id, 20_000);
@@ -95,12 +111,21 @@ describe('chat across instances', { skip: !onPostgres && 'needs TEST_DB=postgres
     const done = seenA.at(-1) as Extract<ServerEvent, { type: 'answer.done' }>;
     assert.equal(done.type, 'answer.done');
     assert.equal(done.answer, model.answer);
-    assert.equal(seenA.filter((e) => e.type === 'answer.delta').map((e) => (e as { text: string }).text).join(''), model.answer);
+    assert.equal(
+      seenA
+        .filter((e) => e.type === 'answer.delta')
+        .map((e) => (e as { text: string }).text)
+        .join(''),
+      model.answer,
+    );
 
     // A fresh resume on B from the middle returns exactly the events after that seq.
     const mid = seenA[Math.floor(seenA.length / 2)]!.seq;
     const later = await connect(B);
-    assert.deepEqual(await resumeAll(later, ack.conversation_id, mid), seenA.filter((e) => e.seq > mid));
+    assert.deepEqual(
+      await resumeAll(later, ack.conversation_id, mid),
+      seenA.filter((e) => e.seq > mid),
+    );
   });
 
   it('gives interleaved asks from two instances into one conversation unique, gap-free seqs', { timeout: 90_000 }, async () => {
@@ -109,8 +134,11 @@ describe('chat across instances', { skip: !onPostgres && 'needs TEST_DB=postgres
     const onB = await connect(B);
     const first = await onA.ok<AskAck>('ask', { client_message_id: 'i-0', text: QUESTION });
     const conversation_id = first.conversation_id;
-    const acks = await Promise.all(Array.from({ length: 6 }, (_, i) =>
-      (i % 2 ? onA : onB).ok<AskAck>('ask', { conversation_id, client_message_id: `i-${i + 1}`, text: `${QUESTION} (${i + 1})` }, 20_000)));
+    const acks = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        (i % 2 ? onA : onB).ok<AskAck>('ask', { conversation_id, client_message_id: `i-${i + 1}`, text: `${QUESTION} (${i + 1})` }, 20_000),
+      ),
+    );
     const all = [first, ...acks];
     const watcher = await connect(B);
     await watcher.ok('conversation:resume', { conversation_id, last_seq: 0 });
@@ -118,7 +146,11 @@ describe('chat across instances', { skip: !onPostgres && 'needs TEST_DB=postgres
 
     const everything = await resumeAll(await connect(A), conversation_id, 0);
     const seqs = everything.map((e) => e.seq);
-    assert.deepEqual(seqs, Array.from({ length: seqs.length }, (_, i) => i + 1), 'seqs 1..n, each once, no gap');
+    assert.deepEqual(
+      seqs,
+      Array.from({ length: seqs.length }, (_, i) => i + 1),
+      'seqs 1..n, each once, no gap',
+    );
     for (const a of all) {
       const end = everything.filter((e) => 'response_id' in e && e.response_id === a.response_id && (e.type === 'answer.done' || e.type === 'answer.error'));
       assert.equal(end.length, 1, `exactly one end for ${a.response_id}`);

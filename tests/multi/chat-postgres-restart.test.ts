@@ -21,24 +21,35 @@ describe('PostgreSQL restart under asks', { skip: !enabled && 'needs TEST_DB=pos
   let cluster: Cluster;
   let inst: Instance;
 
-  before(async () => {
-    pg = await PrivatePostgres.create();
-    model = await new SlowModel(10, 100).start();
-    cluster = await startInstances(1, {
-      DATABASE_URL: pg.url, LLM_BASE_URL: model.url, LLM_API_KEY: 'sk-test', CHAT_ANSWER_LEASE_SECONDS: '4',
-      TOKEN_RATE_PER_IP_PER_MINUTE: '100000', SOCKET_EVENTS_PER_10S: '1000', ASKS_PER_MINUTE_PER_VISITOR: '1000',
-    });
-    inst = cluster.instances[0]!;
-    // This test process creates its data in the same private database (before anything opens one).
-    process.env.DATABASE_URL = pg.url;
-  }, { timeout: 180_000 });
-  after(async () => {
-    await cluster?.close();
-    await model?.stop();
-    const { closeDatabase } = await import('../../db/client');
-    await closeDatabase().catch(() => {});
-    pg?.destroy();
-  }, { timeout: 60_000 });
+  before(
+    async () => {
+      pg = await PrivatePostgres.create();
+      model = await new SlowModel(10, 100).start();
+      cluster = await startInstances(1, {
+        DATABASE_URL: pg.url,
+        LLM_BASE_URL: model.url,
+        LLM_API_KEY: 'sk-test',
+        CHAT_ANSWER_LEASE_SECONDS: '4',
+        TOKEN_RATE_PER_IP_PER_MINUTE: '100000',
+        SOCKET_EVENTS_PER_10S: '1000',
+        ASKS_PER_MINUTE_PER_VISITOR: '1000',
+      });
+      inst = cluster.instances[0]!;
+      // This test process creates its data in the same private database (before anything opens one).
+      process.env.DATABASE_URL = pg.url;
+    },
+    { timeout: 180_000 },
+  );
+  after(
+    async () => {
+      await cluster?.close();
+      await model?.stop();
+      const { closeDatabase } = await import('../../db/client');
+      await closeDatabase().catch(() => {});
+      pg?.destroy();
+    },
+    { timeout: 60_000 },
+  );
 
   it('stores every acknowledged question; refuses the others with unavailable; never exits', { timeout: 150_000 }, async () => {
     const { api, createTestAccount } = await import('../helpers/builders');
@@ -72,12 +83,17 @@ describe('PostgreSQL restart under asks', { skip: !enabled && 'needs TEST_DB=pos
       for (let i = 1; Date.now() - started < 11_000; i++) {
         // As the widget does: an ask that got no answer in time is sent again with the same
         // client_message_id until it is acknowledged (it may have been stored meanwhile).
-        const send = () => visitor.request<AskAck>('ask', { conversation_id, client_message_id: `p-${i}`, text: `Warranty question ${i}?` }, 10_000)
-          .catch(() => ({ ok: false as const, error: { code: 'timeout', message: 'no acknowledgement' } }));
+        const send = () =>
+          visitor
+            .request<AskAck>('ask', { conversation_id, client_message_id: `p-${i}`, text: `Warranty question ${i}?` }, 10_000)
+            .catch(() => ({ ok: false as const, error: { code: 'timeout', message: 'no acknowledgement' } }));
         let ack = await send();
         for (let retry = 0; !ack.ok && ack.error.code === 'timeout' && retry < 6; retry++) {
           timedOut++;
-          do { await sleep(1000); ack = await send(); } while (!ack.ok && ack.error.code === 'unavailable');
+          do {
+            await sleep(1000);
+            ack = await send();
+          } while (!ack.ok && ack.error.code === 'unavailable');
         }
         if (ack.ok) acked.push(ack.response_id);
         else {

@@ -15,11 +15,15 @@ const PREFIX = `${process.env.REDIS_PREFIX ?? 'svc-test:'}cli-inval-${process.pi
 
 describe('CLI invalidations over Redis', { skip: !ready && 'needs DATABASE_URL and REDIS_URL' }, () => {
   const sub = ready ? new Redis(process.env.REDIS_URL!, { lazyConnect: true }) : undefined;
-  after(async () => { await sub?.quit().catch(() => {}); });
+  after(async () => {
+    await sub?.quit().catch(() => {});
+  });
 
   it('apikey revoke publishes the key id on the invalidation channel', { timeout: 60_000 }, async () => {
     const env = { DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: PREFIX, SVC_DEMO: '0' };
-    const account = parseSuccess(await runCli(['account', 'create', '--name', 'Inval', '--admin-email', `inval-${Date.now()}@example.com`, '--admin-password', 'a-long-password-1'], env));
+    const account = parseSuccess(
+      await runCli(['account', 'create', '--name', 'Inval', '--admin-email', `inval-${Date.now()}@example.com`, '--admin-password', 'a-long-password-1'], env),
+    );
     const key = parseSuccess(await runCli(['apikey', 'create', '--account', String(account.account_id)], env));
 
     await sub!.connect();
@@ -31,6 +35,9 @@ describe('CLI invalidations over Redis', { skip: !ready && 'needs DATABASE_URL a
     assert.equal(revoked.revoked, true);
     const deadline = Date.now() + 2000;
     while (!messages.some((m) => m.topic === 'api-key' && m.id === key.key_id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    assert.ok(messages.some((m) => m.topic === 'api-key' && m.id === key.key_id), `no invalidation for ${key.key_id}; got ${JSON.stringify(messages)}`);
+    assert.ok(
+      messages.some((m) => m.topic === 'api-key' && m.id === key.key_id),
+      `no invalidation for ${key.key_id}; got ${JSON.stringify(messages)}`,
+    );
   });
 });

@@ -44,7 +44,9 @@ class GatedModel {
     });
   });
   port = 0;
-  get url() { return `http://127.0.0.1:${this.port}/v1`; }
+  get url() {
+    return `http://127.0.0.1:${this.port}/v1`;
+  }
   private finish(res: ServerResponse) {
     res.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'lasts two years.' } }] })}\n\ndata: [DONE]\n\n`);
   }
@@ -71,7 +73,10 @@ class ForwardingDoor {
   private open = new Set<net.Socket>();
   private server = net.createServer((client) => {
     const upstream = net.connect(this.target, '127.0.0.1');
-    for (const s of [client, upstream]) { this.open.add(s); s.once('close', () => this.open.delete(s)); }
+    for (const s of [client, upstream]) {
+      this.open.add(s);
+      s.once('close', () => this.open.delete(s));
+    }
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
     client.pipe(upstream).pipe(client);
@@ -106,109 +111,156 @@ async function answersInFlight(inst: Instance): Promise<number> {
 
 describe('PostgreSQL away with 500 answers pending', { skip: !enabled && 'needs TEST_DB=postgres' }, () => {
   let pg: PrivatePostgres;
-  before(async () => {
-    pg = await PrivatePostgres.create();
-    // This test process creates its data in the same private database (before anything opens one).
-    process.env.DATABASE_URL = pg.url;
-  }, { timeout: 60_000 });
-  after(async () => {
-    const { closeDatabase } = await import('../../db/client');
-    await closeDatabase().catch(() => {});
-    pg?.destroy();
-  }, { timeout: 60_000 });
+  before(
+    async () => {
+      pg = await PrivatePostgres.create();
+      // This test process creates its data in the same private database (before anything opens one).
+      process.env.DATABASE_URL = pg.url;
+    },
+    { timeout: 60_000 },
+  );
+  after(
+    async () => {
+      const { closeDatabase } = await import('../../db/client');
+      await closeDatabase().catch(() => {});
+      pg?.destroy();
+    },
+    { timeout: 60_000 },
+  );
 
-  for (const door of ['direct', 'through a door that accepts and closes'] as const) describe(door, () => {
-    let model: GatedModel;
-    let cluster: Cluster;
-    let inst: Instance;
-    let forwarding: ForwardingDoor | undefined;
+  for (const door of ['direct', 'through a door that accepts and closes'] as const)
+    describe(door, () => {
+      let model: GatedModel;
+      let cluster: Cluster;
+      let inst: Instance;
+      let forwarding: ForwardingDoor | undefined;
 
-    before(async () => {
-      model = await new GatedModel().start();
-      if (door !== 'direct') forwarding = await new ForwardingDoor(pg.port).start();
-      cluster = await startInstances(1, {
-        DATABASE_URL: forwarding ? pg.url.replace(`:${pg.port}/`, `:${forwarding.port}/`) : pg.url, LLM_BASE_URL: model.url, LLM_API_KEY: 'sk-test', LLM_TIMEOUT_MS: '600000',
-        TOKEN_RATE_PER_IP_PER_MINUTE: '100000', SOCKET_EVENTS_PER_10S: '100000', ASKS_PER_MINUTE_PER_VISITOR: '100000',
-        ASKS_PER_MINUTE_PER_ADDRESS: '100000', ASKS_PER_MINUTE_PER_CLIENT: '100000',
+      before(
+        async () => {
+          model = await new GatedModel().start();
+          if (door !== 'direct') forwarding = await new ForwardingDoor(pg.port).start();
+          cluster = await startInstances(1, {
+            DATABASE_URL: forwarding ? pg.url.replace(`:${pg.port}/`, `:${forwarding.port}/`) : pg.url,
+            LLM_BASE_URL: model.url,
+            LLM_API_KEY: 'sk-test',
+            LLM_TIMEOUT_MS: '600000',
+            TOKEN_RATE_PER_IP_PER_MINUTE: '100000',
+            SOCKET_EVENTS_PER_10S: '100000',
+            ASKS_PER_MINUTE_PER_VISITOR: '100000',
+            ASKS_PER_MINUTE_PER_ADDRESS: '100000',
+            ASKS_PER_MINUTE_PER_CLIENT: '100000',
+          });
+          inst = cluster.instances[0]!;
+        },
+        { timeout: 180_000 },
+      );
+      after(
+        async () => {
+          model?.release();
+          await cluster?.close();
+          await model?.stop();
+          await forwarding?.stop();
+        },
+        { timeout: 60_000 },
+      );
+
+      it(`stays under ${MAX_SHARE_OF_A_CORE * 100} % of a core while away; every answer lands once when it returns`, { timeout: 240_000 }, async () => {
+        const { api, createTestAccount } = await import('../helpers/builders');
+        const { addKnowledge, backendToken, connectVisitor, createTestWidgetClient } = await import('../helpers/widget');
+        const acct = await createTestAccount();
+        await addKnowledge(acct.accountId, 'warranty.md', '# Warranty\n\nThe flux capacitor warranty lasts two years.\n');
+        const client = await createTestWidgetClient(acct.accountId, ['example.com']);
+        const visitors: Visitor[] = [];
+        const asked: Array<{ visitor: Visitor; conversationId: string; responseIds: string[] }> = [];
+        try {
+          for (let v = 0; v < VISITORS; v++) {
+            const issued = await backendToken(inst.url, client, `v_${randomUUID().replace(/-/g, '')}`);
+            const visitor = await connectVisitor(inst.url, issued.access_token, ORIGIN);
+            visitors.push(visitor);
+            const first = await visitor.ok<{ conversation_id: string; response_id: string }>(
+              'ask',
+              { client_message_id: 'q-0', text: 'How long is the flux capacitor warranty?' },
+              30_000,
+            );
+            const rest = await Promise.all(
+              Array.from({ length: ASKS_EACH - 1 }, (_, i) =>
+                visitor.ok<{ response_id: string }>(
+                  'ask',
+                  { conversation_id: first.conversation_id, client_message_id: `q-${i + 1}`, text: 'How long is the flux capacitor warranty?' },
+                  60_000,
+                ),
+              ),
+            );
+            asked.push({ visitor, conversationId: first.conversation_id, responseIds: [first.response_id, ...rest.map((r) => r.response_id)] });
+          }
+          const until = async (ok: () => boolean | Promise<boolean>, what: string, ms: number) => {
+            for (const end = Date.now() + ms; !(await ok()); await sleep(200))
+              if (Date.now() > end)
+                assert.fail(
+                  `timed out waiting for ${what}; events: ${JSON.stringify(visitors.flatMap((v) => v.events.map((e) => e.type)).reduce((m, t) => ({ ...m, [t]: (m[t as keyof typeof m] ?? 0) + 1 }), {} as Record<string, number>))}\n${inst.output.slice(-3000)}`,
+                );
+          };
+          await until(() => model.requests >= PENDING, `${PENDING} answers in the engine (${model.requests})`, 60_000);
+          // Each answer's first piece has gone out as a delta: the visitors see them all streaming.
+          await until(
+            () => asked.every((a) => a.responseIds.every((id) => a.visitor.eventsOf(id).some((e) => e.type === 'answer.delta'))),
+            'the first deltas',
+            60_000,
+          );
+
+          pg.stop();
+          model.release();
+          // Every answer is produced, none can be stored: all of them are pending writes.
+          await sleep(3000);
+          assert.equal(await answersInFlight(inst), PENDING, 'every answer is waiting to be stored');
+          const pid = inst.child!.pid!;
+          const before = cpuSeconds(pid);
+          const t0 = Date.now();
+          await sleep(OUTAGE_MS);
+          const used = cpuSeconds(pid) - before;
+          const share = used / ((Date.now() - t0) / 1000);
+          assert.equal(
+            asked.flatMap((a) => a.responseIds.flatMap((id) => a.visitor.eventsOf(id).filter((e) => e.type === 'answer.done' || e.type === 'answer.error')))
+              .length,
+            0,
+            'no answer ended while the database was away',
+          );
+
+          pg.start();
+          const back = Date.now();
+          await Promise.all(asked.flatMap((a) => a.responseIds.map((id) => a.visitor.finished(id, 90_000))));
+          const landedMs = Date.now() - back;
+          console.log(
+            `database away (${door}): ${PENDING} pending answers, ${used.toFixed(2)} CPU s over ${((Date.now() - t0 - landedMs) / 1000).toFixed(1)} s away (${(share * 100).toFixed(1)} % of a core); all landed ${landedMs} ms after PostgreSQL returned`,
+          );
+          assert.ok(
+            share < MAX_SHARE_OF_A_CORE,
+            `the instance used ${(share * 100).toFixed(1)} % of a core while the database was away (${used.toFixed(2)} CPU s)`,
+          );
+
+          const get = api(inst.url, acct.key);
+          for (const a of asked) {
+            for (const id of a.responseIds) {
+              const ends = a.visitor.eventsOf(id).filter((e) => e.type === 'answer.done' || e.type === 'answer.error');
+              assert.equal(ends.length, 1, `exactly one end for ${id}: ${JSON.stringify(ends)}`);
+              assert.equal(ends[0]!.type, 'answer.done', `answered, not failed: ${JSON.stringify(ends[0])}`);
+              assert.equal((ends[0] as { answer: string }).answer, ANSWER);
+            }
+            const ids: string[] = [];
+            for (let page = 1; ; page++) {
+              const listed = await get(`${V2}/response?conversation_id=${a.conversationId}&pageSize=100&page=${page}`);
+              assert.equal(listed.status, 200, JSON.stringify(listed.body));
+              const results = listed.body.results as Array<{ response_id: string }>;
+              ids.push(...results.map((r) => r.response_id));
+              if (results.length < 100) break;
+            }
+            assert.deepEqual(ids.sort(), [...a.responseIds].sort(), 'one response record per question, none other');
+          }
+          assert.equal(await answersInFlight(inst), 0, 'nothing left pending');
+          assert.ok(inst.running, 'the process never exited');
+        } finally {
+          for (const v of visitors) v.close();
+        }
       });
-      inst = cluster.instances[0]!;
-    }, { timeout: 180_000 });
-    after(async () => {
-      model?.release();
-      await cluster?.close();
-      await model?.stop();
-      await forwarding?.stop();
-    }, { timeout: 60_000 });
-
-    it(`stays under ${MAX_SHARE_OF_A_CORE * 100} % of a core while away; every answer lands once when it returns`, { timeout: 240_000 }, async () => {
-      const { api, createTestAccount } = await import('../helpers/builders');
-      const { addKnowledge, backendToken, connectVisitor, createTestWidgetClient } = await import('../helpers/widget');
-      const acct = await createTestAccount();
-      await addKnowledge(acct.accountId, 'warranty.md', '# Warranty\n\nThe flux capacitor warranty lasts two years.\n');
-      const client = await createTestWidgetClient(acct.accountId, ['example.com']);
-      const visitors: Visitor[] = [];
-      const asked: Array<{ visitor: Visitor; conversationId: string; responseIds: string[] }> = [];
-      try {
-        for (let v = 0; v < VISITORS; v++) {
-          const issued = await backendToken(inst.url, client, `v_${randomUUID().replace(/-/g, '')}`);
-          const visitor = await connectVisitor(inst.url, issued.access_token, ORIGIN);
-          visitors.push(visitor);
-          const first = await visitor.ok<{ conversation_id: string; response_id: string }>('ask', { client_message_id: 'q-0', text: 'How long is the flux capacitor warranty?' }, 30_000);
-          const rest = await Promise.all(Array.from({ length: ASKS_EACH - 1 }, (_, i) => visitor.ok<{ response_id: string }>('ask',
-            { conversation_id: first.conversation_id, client_message_id: `q-${i + 1}`, text: 'How long is the flux capacitor warranty?' }, 60_000)));
-          asked.push({ visitor, conversationId: first.conversation_id, responseIds: [first.response_id, ...rest.map((r) => r.response_id)] });
-        }
-        const until = async (ok: () => boolean | Promise<boolean>, what: string, ms: number) => {
-          for (const end = Date.now() + ms; !(await ok()); await sleep(200)) if (Date.now() > end) assert.fail(`timed out waiting for ${what}; events: ${JSON.stringify(visitors.flatMap((v) => v.events.map((e) => e.type)).reduce((m, t) => ({ ...m, [t]: (m[t as keyof typeof m] ?? 0) + 1 }), {} as Record<string, number>))}\n${inst.output.slice(-3000)}`);
-        };
-        await until(() => model.requests >= PENDING, `${PENDING} answers in the engine (${model.requests})`, 60_000);
-        // Each answer's first piece has gone out as a delta: the visitors see them all streaming.
-        await until(() => asked.every((a) => a.responseIds.every((id) => a.visitor.eventsOf(id).some((e) => e.type === 'answer.delta'))), 'the first deltas', 60_000);
-
-        pg.stop();
-        model.release();
-        // Every answer is produced, none can be stored: all of them are pending writes.
-        await sleep(3000);
-        assert.equal(await answersInFlight(inst), PENDING, 'every answer is waiting to be stored');
-        const pid = inst.child!.pid!;
-        const before = cpuSeconds(pid);
-        const t0 = Date.now();
-        await sleep(OUTAGE_MS);
-        const used = cpuSeconds(pid) - before;
-        const share = used / ((Date.now() - t0) / 1000);
-        assert.equal(asked.flatMap((a) => a.responseIds.flatMap((id) => a.visitor.eventsOf(id).filter((e) => e.type === 'answer.done' || e.type === 'answer.error'))).length, 0,
-          'no answer ended while the database was away');
-
-        pg.start();
-        const back = Date.now();
-        await Promise.all(asked.flatMap((a) => a.responseIds.map((id) => a.visitor.finished(id, 90_000))));
-        const landedMs = Date.now() - back;
-        console.log(`database away (${door}): ${PENDING} pending answers, ${used.toFixed(2)} CPU s over ${((Date.now() - t0 - landedMs) / 1000).toFixed(1)} s away (${(share * 100).toFixed(1)} % of a core); all landed ${landedMs} ms after PostgreSQL returned`);
-        assert.ok(share < MAX_SHARE_OF_A_CORE, `the instance used ${(share * 100).toFixed(1)} % of a core while the database was away (${used.toFixed(2)} CPU s)`);
-
-        const get = api(inst.url, acct.key);
-        for (const a of asked) {
-          for (const id of a.responseIds) {
-            const ends = a.visitor.eventsOf(id).filter((e) => e.type === 'answer.done' || e.type === 'answer.error');
-            assert.equal(ends.length, 1, `exactly one end for ${id}: ${JSON.stringify(ends)}`);
-            assert.equal(ends[0]!.type, 'answer.done', `answered, not failed: ${JSON.stringify(ends[0])}`);
-            assert.equal((ends[0] as { answer: string }).answer, ANSWER);
-          }
-          const ids: string[] = [];
-          for (let page = 1; ; page++) {
-            const listed = await get(`${V2}/response?conversation_id=${a.conversationId}&pageSize=100&page=${page}`);
-            assert.equal(listed.status, 200, JSON.stringify(listed.body));
-            const results = listed.body.results as Array<{ response_id: string }>;
-            ids.push(...results.map((r) => r.response_id));
-            if (results.length < 100) break;
-          }
-          assert.deepEqual(ids.sort(), [...a.responseIds].sort(), 'one response record per question, none other');
-        }
-        assert.equal(await answersInFlight(inst), 0, 'nothing left pending');
-        assert.ok(inst.running, 'the process never exited');
-      } finally {
-        for (const v of visitors) v.close();
-      }
     });
-  });
 });

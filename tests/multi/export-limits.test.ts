@@ -17,19 +17,28 @@ const PREFIX = `${process.env.REDIS_PREFIX ?? 'svc-test:'}multi-export-${process
 const STALL_SECONDS = 6;
 let cluster: Cluster;
 
-before(async () => {
-  if (!ready) return;
-  cluster = await startInstances(2, {
-    DATABASE_URL: process.env.DATABASE_URL!, REDIS_URL: process.env.REDIS_URL!, REDIS_PREFIX: PREFIX,
-    EXPORTS_PER_ACCOUNT: '2', EXPORT_STALL_SECONDS: String(STALL_SECONDS),
-  });
-}, { timeout: 180_000 });
+before(
+  async () => {
+    if (!ready) return;
+    cluster = await startInstances(2, {
+      DATABASE_URL: process.env.DATABASE_URL!,
+      REDIS_URL: process.env.REDIS_URL!,
+      REDIS_PREFIX: PREFIX,
+      EXPORTS_PER_ACCOUNT: '2',
+      EXPORT_STALL_SECONDS: String(STALL_SECONDS),
+    });
+  },
+  { timeout: 180_000 },
+);
 
-after(async () => {
-  await cluster?.close();
-  const { closeDatabase } = await import('../../db/client');
-  await closeDatabase();
-}, { timeout: 60_000 });
+after(
+  async () => {
+    await cluster?.close();
+    const { closeDatabase } = await import('../../db/client');
+    await closeDatabase();
+  },
+  { timeout: 60_000 },
+);
 
 type Stalled = { status: number; head: string; socket: net.Socket };
 
@@ -55,7 +64,10 @@ describe('exports per account across instances', { skip: !ready && 'needs DATABA
     const acct = await createTestAccount();
     const [ch] = await newChannelIds(1);
     const conv = conversationLine({ channel_id: ch! });
-    await importLines(acct.accountId, [conv, ...Array.from({ length: 2500 }, (_, i) => responseLine(conv, { created_at: ts(i), answer: `${i} ${'m'.repeat(4000)}` }))]);
+    await importLines(acct.accountId, [
+      conv,
+      ...Array.from({ length: 2500 }, (_, i) => responseLine(conv, { created_at: ts(i), answer: `${i} ${'m'.repeat(4000)}` })),
+    ]);
     const [one, two] = cluster.urls as [string, string];
     const held = [await stalledExport(one, acct.key), await stalledExport(two, acct.key)];
     for (const h of held) assert.equal(h.status, 200, h.head.slice(0, 200));

@@ -19,15 +19,21 @@ let lib: typeof import('../../lib/limits/limiter');
 let client: typeof import('../../lib/redis/client');
 let close: () => Promise<void>;
 
-before(async () => {
-  if (!ready) return;
-  ({ redis, client, close } = await processOnPrivateRedis('limits-order'));
-  lib = await import('../../lib/limits/limiter');
-}, { timeout: 30_000 });
+before(
+  async () => {
+    if (!ready) return;
+    ({ redis, client, close } = await processOnPrivateRedis('limits-order'));
+    lib = await import('../../lib/limits/limiter');
+  },
+  { timeout: 30_000 },
+);
 
-after(async () => {
-  if (ready) await close();
-}, { timeout: 30_000 });
+after(
+  async () => {
+    if (ready) await close();
+  },
+  { timeout: 30_000 },
+);
 
 const rules = { visitor: { points: 2, durationSeconds: 60 }, address: { points: 100, durationSeconds: 60 }, client: { points: 3, durationSeconds: 60 } };
 
@@ -42,12 +48,23 @@ function limiters(tag: string) {
 describe('ask limits checked in order in one Redis round trip', { skip: !ready && 'redis-server is not installed' }, () => {
   it('a refused visitor never spends the shared budgets; a refused address never spends the client one', async () => {
     const l = limiters('order');
-    const ask = (visitor: string, address: string) => lib.consumeInOrder([[l.visitor, visitor], [l.address, address], [l.client, 'c1']]);
+    const ask = (visitor: string, address: string) =>
+      lib.consumeInOrder([
+        [l.visitor, visitor],
+        [l.address, address],
+        [l.client, 'c1'],
+      ]);
     // Visitor A floods: 2 pass, the next 5 are refused by its own limit.
     const a = [];
     for (let i = 0; i < 7; i++) a.push(await ask('A', '10.0.0.1'));
-    assert.deepEqual(a.map((r) => r.allowed), [true, true, false, false, false, false, false]);
-    assert.deepEqual(a.slice(2).map((r) => r.limiter), Array(5).fill('order-visitor'));
+    assert.deepEqual(
+      a.map((r) => r.allowed),
+      [true, true, false, false, false, false, false],
+    );
+    assert.deepEqual(
+      a.slice(2).map((r) => r.limiter),
+      Array(5).fill('order-visitor'),
+    );
     const refused = a[2]!;
     assert.ok(!refused.allowed && refused.retryAfterSeconds >= 1 && refused.retryAfterSeconds <= 60, JSON.stringify(refused));
     // Only A's two accepted asks reached the shared budgets (the library's own peek reads the same keys).
@@ -70,8 +87,16 @@ describe('ask limits checked in order in one Redis round trip', { skip: !ready &
     const v = lib.getLimiter('addr-visitor', rules.visitor);
     const a = lib.getLimiter('addr-address', { points: 1, durationSeconds: 60 });
     const c = lib.getLimiter('addr-client', rules.client);
-    const first = await lib.consumeInOrder([[v, 'V1'], [a, '10.0.0.9'], [c, 'c']]);
-    const second = await lib.consumeInOrder([[v, 'V2'], [a, '10.0.0.9'], [c, 'c']]);
+    const first = await lib.consumeInOrder([
+      [v, 'V1'],
+      [a, '10.0.0.9'],
+      [c, 'c'],
+    ]);
+    const second = await lib.consumeInOrder([
+      [v, 'V2'],
+      [a, '10.0.0.9'],
+      [c, 'c'],
+    ]);
     assert.ok(first.allowed);
     assert.deepEqual([second.allowed, second.limiter], [false, 'addr-address']);
     assert.equal(await c.peek('c'), 2);
@@ -80,14 +105,30 @@ describe('ask limits checked in order in one Redis round trip', { skip: !ready &
 
   it('one count with the library: its consume and reset act on the same keys', async () => {
     const l = limiters('shared');
-    const r1 = await lib.consumeInOrder([[l.visitor, 'V'], [l.address, 'a'], [l.client, 'c']]);
+    const r1 = await lib.consumeInOrder([
+      [l.visitor, 'V'],
+      [l.address, 'a'],
+      [l.client, 'c'],
+    ]);
     assert.ok(r1.allowed);
     // The library's own consume sees the point charged by the script.
     assert.deepEqual(await l.visitor.consume('V'), { allowed: true, remaining: 0 });
-    const r2 = await lib.consumeInOrder([[l.visitor, 'V'], [l.address, 'a'], [l.client, 'c']]);
+    const r2 = await lib.consumeInOrder([
+      [l.visitor, 'V'],
+      [l.address, 'a'],
+      [l.client, 'c'],
+    ]);
     assert.equal(r2.allowed, false);
     await l.visitor.reset('V');
-    assert.ok((await lib.consumeInOrder([[l.visitor, 'V'], [l.address, 'a'], [l.client, 'c']])).allowed);
+    assert.ok(
+      (
+        await lib.consumeInOrder([
+          [l.visitor, 'V'],
+          [l.address, 'a'],
+          [l.client, 'c'],
+        ])
+      ).allowed,
+    );
     assert.equal(await l.client.peek('c'), 1);
     // The keys live in Redis under the deployment's prefix, with the window's expiry.
     const ttl = await client.getRedis()!.pttl(`${process.env.REDIS_PREFIX}limit:shared-client:c`);
@@ -102,17 +143,48 @@ describe('ask limits checked in order in one Redis round trip', { skip: !ready &
     assert.notEqual(c.status, 'ready');
     const started = Date.now();
     const results = [];
-    for (let i = 0; i < 4; i++) results.push(await lib.consumeInOrder([[l.visitor, 'X'], [l.address, 'a'], [l.client, 'c']]));
+    for (let i = 0; i < 4; i++)
+      results.push(
+        await lib.consumeInOrder([
+          [l.visitor, 'X'],
+          [l.address, 'a'],
+          [l.client, 'c'],
+        ]),
+      );
     assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
-    assert.deepEqual(results.map((r) => r.allowed), [true, true, false, false]);
+    assert.deepEqual(
+      results.map((r) => r.allowed),
+      [true, true, false, false],
+    );
     assert.equal(results[2]!.limiter, 'away-visitor');
     // Visitor Y: the client limit (3) refuses its second ask; X's refused asks did not spend it.
-    const y = [await lib.consumeInOrder([[l.visitor, 'Y'], [l.address, 'a'], [l.client, 'c']]), await lib.consumeInOrder([[l.visitor, 'Y'], [l.address, 'a'], [l.client, 'c']])];
-    assert.deepEqual(y.map((r) => [r.allowed, r.limiter]), [[true, undefined], [false, 'away-client']]);
+    const y = [
+      await lib.consumeInOrder([
+        [l.visitor, 'Y'],
+        [l.address, 'a'],
+        [l.client, 'c'],
+      ]),
+      await lib.consumeInOrder([
+        [l.visitor, 'Y'],
+        [l.address, 'a'],
+        [l.client, 'c'],
+      ]),
+    ];
+    assert.deepEqual(
+      y.map((r) => [r.allowed, r.limiter]),
+      [
+        [true, undefined],
+        [false, 'away-client'],
+      ],
+    );
     // Redis back: the shared count resumes there (the connection reconnects by itself).
     await redis.start();
     assert.ok(await client.whenReady(client.getRedis()!, 10_000), 'reconnected');
-    const back = await lib.consumeInOrder([[l.visitor, 'Z'], [l.address, 'a'], [l.client, 'c']]);
+    const back = await lib.consumeInOrder([
+      [l.visitor, 'Z'],
+      [l.address, 'a'],
+      [l.client, 'c'],
+    ]);
     assert.ok(back.allowed);
     assert.equal(await l.client.peek('c'), 2);
   });

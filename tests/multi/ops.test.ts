@@ -23,29 +23,40 @@ const PER_CLIENT = 6;
 let cluster: Cluster;
 let lb: Nginx;
 
-before(async () => {
-  if (!ready) return;
-  cluster = await startInstances(3, {
-    DATABASE_URL: process.env.DATABASE_URL!, REDIS_URL: process.env.REDIS_URL!, REDIS_PREFIX: PREFIX, TRUST_PROXY: '1',
-    LOG_FORMAT: 'json', TOKEN_RATE_PER_CLIENT_PER_MINUTE: String(PER_CLIENT), TOKEN_RATE_PER_IP_PER_MINUTE: '1000',
-  });
-  lb = await startNginx(cluster.instances.map((i) => `127.0.0.1:${i.port}`));
-}, { timeout: 400_000 });
+before(
+  async () => {
+    if (!ready) return;
+    cluster = await startInstances(3, {
+      DATABASE_URL: process.env.DATABASE_URL!,
+      REDIS_URL: process.env.REDIS_URL!,
+      REDIS_PREFIX: PREFIX,
+      TRUST_PROXY: '1',
+      LOG_FORMAT: 'json',
+      TOKEN_RATE_PER_CLIENT_PER_MINUTE: String(PER_CLIENT),
+      TOKEN_RATE_PER_IP_PER_MINUTE: '1000',
+    });
+    lb = await startNginx(cluster.instances.map((i) => `127.0.0.1:${i.port}`));
+  },
+  { timeout: 400_000 },
+);
 
-after(async () => {
-  await lb?.stop();
-  await cluster?.close();
-  const { getRedis, closeRedis } = await import('../../lib/redis/client');
-  const redis = getRedis();
-  if (redis) {
-    await new Promise((r) => (redis.status === 'ready' ? r(null) : redis.once('ready', r)));
-    const keys = await redis.keys(`${PREFIX}*`);
-    if (keys.length) await redis.del(...keys);
-  }
-  await closeRedis();
-  const { closeDatabase } = await import('../../db/client');
-  await closeDatabase();
-}, { timeout: 60_000 });
+after(
+  async () => {
+    await lb?.stop();
+    await cluster?.close();
+    const { getRedis, closeRedis } = await import('../../lib/redis/client');
+    const redis = getRedis();
+    if (redis) {
+      await new Promise((r) => (redis.status === 'ready' ? r(null) : redis.once('ready', r)));
+      const keys = await redis.keys(`${PREFIX}*`);
+      if (keys.length) await redis.del(...keys);
+    }
+    await closeRedis();
+    const { closeDatabase } = await import('../../db/client');
+    await closeDatabase();
+  },
+  { timeout: 60_000 },
+);
 
 type Reply = { status: number; headers: http.IncomingHttpHeaders; body: string; json: () => any };
 
@@ -54,7 +65,9 @@ function request(url: string, opts: { method?: string; headers?: Record<string, 
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: opts.method ?? 'GET', headers: opts.headers, localAddress: opts.from, agent: false }, (res) => {
       let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => { body += d; });
+      res.setEncoding('utf8').on('data', (d: string) => {
+        body += d;
+      });
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body, json: () => JSON.parse(body) }));
     });
     req.on('error', reject);
@@ -121,7 +134,11 @@ describe('several instances behind nginx: operations', { skip: !ready && 'needs 
     const served = cluster.instances.find((i) => `127.0.0.1:${i.port}` === r.headers['x-upstream'])!;
     let line: Record<string, unknown> | undefined;
     for (let t = 0; t < 40 && !line; t++) {
-      line = served.stdout().split('\n').filter((l) => l.includes(id)).map((l) => JSON.parse(l) as Record<string, unknown>)[0];
+      line = served
+        .stdout()
+        .split('\n')
+        .filter((l) => l.includes(id))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)[0];
       if (!line) await sleep(50);
     }
     assert.ok(line, 'a log line with the request id');
@@ -138,17 +155,21 @@ describe('several instances behind nginx: operations', { skip: !ready && 'needs 
   });
 
   it('a track change through the CLI reaches all three instances at once (Redis invalidation, not the 5 s cache)', async () => {
-    const releases = JSON.parse(fs.readFileSync('lib/widget/releases.json', 'utf8')) as { tracks: Record<string, string>; releases: Array<{ version: string }> };
+    const releases = JSON.parse(fs.readFileSync('lib/widget/releases.json', 'utf8')) as {
+      tracks: Record<string, string>;
+      releases: Array<{ version: string }>;
+    };
     const before = releases.tracks.lts!;
     const next = releases.releases.map((r) => r.version).find((v) => v !== before)!;
     const manifest = async (url: string) => (await request(`${url}/chatbot/manifests/tracks/lts/manifest.json`)).json().version as string;
     for (const url of cluster.urls) assert.equal(await manifest(url), before); // now cached on every instance
-    const cli = (args: string[]) => runCli(['widget', 'track', ...args], { DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: PREFIX });
+    const cli = (args: string[]) =>
+      runCli(['widget', 'track', ...args], { DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: PREFIX });
     try {
       assert.deepEqual(parseSuccess(await cli(['set', '--track', 'lts', '--version', next])), { track: 'lts', version: next, previous: before });
       const changedAt = Date.now();
       for (const url of cluster.urls) {
-        while (await manifest(url) !== next) {
+        while ((await manifest(url)) !== next) {
           assert.ok(Date.now() - changedAt < 2500, `${url} still serves ${before} ${Date.now() - changedAt} ms after the change`);
           await sleep(50);
         }
@@ -158,7 +179,10 @@ describe('several instances behind nginx: operations', { skip: !ready && 'needs 
     }
     for (const url of cluster.urls) {
       const deadline = Date.now() + 6000;
-      while (await manifest(url) !== before) { assert.ok(Date.now() < deadline, 'rolled back everywhere'); await sleep(50); }
+      while ((await manifest(url)) !== before) {
+        assert.ok(Date.now() < deadline, 'rolled back everywhere');
+        await sleep(50);
+      }
     }
   });
 
@@ -169,7 +193,12 @@ describe('several instances behind nginx: operations', { skip: !ready && 'needs 
     const body = JSON.stringify({ client_id: client.client_id, client_secret: client.client_secret });
     const statuses: number[] = [];
     for (let i = 0; i < PER_CLIENT + 3; i++) {
-      const r = await request(`${lb.url}/api/widget/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, from: sources[i % sources.length] });
+      const r = await request(`${lb.url}/api/widget/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        from: sources[i % sources.length],
+      });
       statuses.push(r.status);
     }
     assert.deepEqual(statuses, [...Array(PER_CLIENT).fill(200), 429, 429, 429]);
@@ -185,7 +214,11 @@ describe('several instances behind nginx: operations', { skip: !ready && 'needs 
     assert.equal(up.status, 201, JSON.stringify(up.body));
     const visitor = await connectVisitor(b!.url, token.access_token, 'https://example.com');
     try {
-      const ack = await visitor.ok('ask', { client_message_id: `m-${Date.now()}`, text: 'When does the harbour ferry leave?', attachments: [up.body.upload_id] });
+      const ack = await visitor.ok('ask', {
+        client_message_id: `m-${Date.now()}`,
+        text: 'When does the harbour ferry leave?',
+        attachments: [up.body.upload_id],
+      });
       const end = await visitor.finished(ack.response_id as string, 20_000);
       assert.equal(end.type, 'answer.done');
       assert.match(JSON.stringify(end), /harbour ferry leaves/);
@@ -221,9 +254,18 @@ describe('several instances behind nginx: operations', { skip: !ready && 'needs 
     const port = await freePort();
     const startRedis = () => spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
     let redis = startRedis();
-    const stopRedis = () => new Promise((r) => { redis.once('exit', r); redis.kill('SIGKILL'); });
+    const stopRedis = () =>
+      new Promise((r) => {
+        redis.once('exit', r);
+        redis.kill('SIGKILL');
+      });
     await sleep(300);
-    const inst = await startInstance('instance-redis-away', { DATABASE_URL: process.env.DATABASE_URL!, REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: PREFIX, TRUST_PROXY: '1' });
+    const inst = await startInstance('instance-redis-away', {
+      DATABASE_URL: process.env.DATABASE_URL!,
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      REDIS_PREFIX: PREFIX,
+      TRUST_PROXY: '1',
+    });
     try {
       assert.equal((await request(`${inst.url}/readyz`)).status, 200);
       await stopRedis();
@@ -234,7 +276,10 @@ describe('several instances behind nginx: operations', { skip: !ready && 'needs 
       assert.equal((await request(`${inst.url}/healthz`)).status, 200, 'still alive');
       redis = startRedis();
       const deadline = Date.now() + 15_000;
-      while ((await request(`${inst.url}/readyz`)).status !== 200) { assert.ok(Date.now() < deadline, 'ready again'); await sleep(100); }
+      while ((await request(`${inst.url}/readyz`)).status !== 200) {
+        assert.ok(Date.now() < deadline, 'ready again');
+        await sleep(100);
+      }
     } finally {
       await removeInstance(inst, 'SIGTERM');
       await stopRedis();
@@ -249,14 +294,22 @@ describe('several instances behind nginx: operations', { skip: !ready && 'needs 
       try {
         const r = await request(`${last.url}/readyz`);
         statuses.push({ status: r.status, reason: r.status === 503 ? r.json().reason : undefined });
-      } catch { break; }
+      } catch {
+        break;
+      }
       await sleep(10);
     }
     assert.equal(await exit, 0, `exit code; stderr: ${last.stderr().slice(-500)}`);
     for (let i = 0; i < 6; i++) assert.equal((await request(`${lb.url}/readyz`, { from: `127.0.0.${2 + i}` })).status, 200);
-    if (!statuses.some((s) => s.status === 503)) return t.skip('nothing to finish: the instance exited before a poll saw the drain (the 503 window is covered by chat-instances, which drains with answers in flight)');
+    if (!statuses.some((s) => s.status === 503))
+      return t.skip(
+        'nothing to finish: the instance exited before a poll saw the drain (the 503 window is covered by chat-instances, which drains with answers in flight)',
+      );
     const first = statuses.findIndex((s) => s.status === 503);
-    assert.ok(statuses.slice(first).every((s) => s.status === 503), `never ready again once draining: ${JSON.stringify(statuses)}`);
+    assert.ok(
+      statuses.slice(first).every((s) => s.status === 503),
+      `never ready again once draining: ${JSON.stringify(statuses)}`,
+    );
     assert.match(statuses[first]!.reason!, /draining/);
   });
 });

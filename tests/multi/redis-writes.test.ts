@@ -18,16 +18,22 @@ let client: typeof import('../../lib/redis/client');
 let close: () => Promise<void>;
 let url = '';
 
-before(async () => {
-  if (!ready) return;
-  const r = await processOnPrivateRedis('redis-writes');
-  ({ client, close } = r);
-  url = r.redis.url;
-}, { timeout: 30_000 });
+before(
+  async () => {
+    if (!ready) return;
+    const r = await processOnPrivateRedis('redis-writes');
+    ({ client, close } = r);
+    url = r.redis.url;
+  },
+  { timeout: 30_000 },
+);
 
-after(async () => {
-  if (ready) await close();
-}, { timeout: 30_000 });
+after(
+  async () => {
+    if (ready) await close();
+  },
+  { timeout: 30_000 },
+);
 
 /** EVALSHA and EVAL calls redis-server has served (INFO commandstats). */
 async function scriptCalls(probe: Redis): Promise<number> {
@@ -41,9 +47,8 @@ async function until(done: () => boolean): Promise<void> {
   while (!done()) await new Promise((r) => setTimeout(r, 5));
 }
 
-const within = <T>(p: Promise<T>, ms: number, what: string) => Promise.race([
-  p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)),
-]);
+const within = <T>(p: Promise<T>, ms: number, what: string) =>
+  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms))]);
 
 /** Socket reads redis-server has made, from a connection of its own (its own INFO costs one read, subtracted). */
 async function readsBy(probe: Redis): Promise<number> {
@@ -57,9 +62,17 @@ describe('the command connection writes once per turn', { skip: !ready && 'redis
     const probe = new Redis(url);
     try {
       const before = await readsBy(probe);
-      const replies = await within(Promise.all(Array.from({ length: 50 }, (_, i) => c.incrby(client.redisKey('turn'), i + 1))), 3000, 'one turn of 50 commands');
+      const replies = await within(
+        Promise.all(Array.from({ length: 50 }, (_, i) => c.incrby(client.redisKey('turn'), i + 1))),
+        3000,
+        'one turn of 50 commands',
+      );
       const reads = (await readsBy(probe)) - before - 1;
-      assert.deepEqual(replies, Array.from({ length: 50 }, (_, i) => ((i + 1) * (i + 2)) / 2), 'replies in order, one per command');
+      assert.deepEqual(
+        replies,
+        Array.from({ length: 50 }, (_, i) => ((i + 1) * (i + 2)) / 2),
+        'replies in order, one per command',
+      );
       assert.ok(reads <= 2, `50 commands in one turn took ${reads} socket reads of redis-server (expected one write)`);
     } finally {
       probe.disconnect();
@@ -74,7 +87,9 @@ describe('the command connection writes once per turn', { skip: !ready && 'redis
       const channel = client.redisKey('chan');
       const key = client.redisKey('live');
       const got: string[] = [];
-      sub.on('smessage', (ch: string, message: string) => { if (ch === channel) got.push(message); });
+      sub.on('smessage', (ch: string, message: string) => {
+        if (ch === channel) got.push(message);
+      });
       await sub.ssubscribe(channel);
       const reads0 = await readsBy(probe);
       const scripts0 = await scriptCalls(probe);
@@ -86,7 +101,11 @@ describe('the command connection writes once per turn', { skip: !ready && 'redis
       assert.equal(await within(c.incr(client.redisKey('carrier')), 3000, 'the carrier'), 1);
       const reads = (await readsBy(probe)) - reads0 - 1;
       assert.ok(reads <= 2, `the carrier and 10 queued operations took ${reads} socket reads (expected one write)`);
-      await within(until(() => got.length >= 5), 3000, 'the publications');
+      await within(
+        until(() => got.length >= 5),
+        3000,
+        'the publications',
+      );
       assert.deepEqual(got, ['m0', 'm1', 'm2', 'm3', 'm4'], 'every publication, in the order queued');
       assert.deepEqual(await probe.zrange(key, '0', '-1'), ['e2', 'e3', 'e4'], 'the newest 3 members kept');
       const ttl = await probe.ttl(key);
@@ -97,13 +116,21 @@ describe('the command connection writes once per turn', { skip: !ready && 'redis
 
       // With no command to ride on, the queue still leaves within SEND_LATER_MS.
       client.publishLater(channel, 'alone');
-      await within(until(() => got.length >= 6), client.SEND_LATER_MS + 1000, 'a lone publication');
+      await within(
+        until(() => got.length >= 6),
+        client.SEND_LATER_MS + 1000,
+        'a lone publication',
+      );
       assert.equal(got[5], 'alone');
 
       // More than one batch's worth: several script calls, still in order, nothing lost.
       const many = Array.from({ length: client.LATER_BATCH * 2 + 7 }, (_, i) => `n${i}`);
       for (const m of many) client.publishLater(channel, m);
-      await within(until(() => got.length >= 6 + many.length), 5000, 'a long queue');
+      await within(
+        until(() => got.length >= 6 + many.length),
+        5000,
+        'a long queue',
+      );
       assert.deepEqual(got.slice(6), many);
     } finally {
       probe.disconnect();
@@ -114,7 +141,9 @@ describe('the command connection writes once per turn', { skip: !ready && 'redis
   it('a script defined in the middle of a turn runs in it, and the connection keeps answering', async () => {
     const c = client.getRedis()! as Redis & { svcPipelineLate(key: string, by: number): Promise<number> };
     const uncaught: Error[] = [];
-    const onUncaught = (e: Error) => { uncaught.push(e); };
+    const onUncaught = (e: Error) => {
+      uncaught.push(e);
+    };
     process.on('uncaughtException', onUncaught);
     try {
       // One turn: a plain command corks the socket, then a script is defined and called.
@@ -125,7 +154,10 @@ describe('the command connection writes once per turn', { skip: !ready && 'redis
       assert.deepEqual(await within(Promise.all([first, late, also]), 3000, 'the turn'), ['OK', 5, '1']);
       assert.equal(await within(c.incrby(client.redisKey('n'), 1), 3000, 'a later command'), 6);
       assert.equal(await within(c.svcPipelineLate(client.redisKey('n'), 2), 3000, 'the script later'), 8);
-      assert.deepEqual(uncaught.map((e) => e.message), []);
+      assert.deepEqual(
+        uncaught.map((e) => e.message),
+        [],
+      );
     } finally {
       process.off('uncaughtException', onUncaught);
     }

@@ -41,8 +41,14 @@ class Widget {
 
   constructor(url: string, token: string, visitorId: string, from: string) {
     this.socket = io(`${url}/widget`, {
-      transports: ['websocket'], forceNew: true, reconnectionDelay: 200, reconnectionDelayMax: 1000, timeout: 5000,
-      extraHeaders: { origin: ORIGIN }, auth: { token, visitor: visitorId }, localAddress: from,
+      transports: ['websocket'],
+      forceNew: true,
+      reconnectionDelay: 200,
+      reconnectionDelayMax: 1000,
+      timeout: 5000,
+      extraHeaders: { origin: ORIGIN },
+      auth: { token, visitor: visitorId },
+      localAddress: from,
     } as Parameters<typeof io>[1]);
     this.socket.on('connect', () => {
       this.connects++;
@@ -51,7 +57,8 @@ class Widget {
     this.socket.on('event', (e: ServerEvent) => this.take(e));
     this.socket.on('connect_error', (e: Error) => {
       // Transport errors and passing refusals are retried by the widget without showing anything.
-      if (!this.socket.active && !/^(service unavailable|server draining|too many connections)/.test(e.message)) this.visibleErrors.push(`refused: ${e.message}`);
+      if (!this.socket.active && !/^(service unavailable|server draining|too many connections)/.test(e.message))
+        this.visibleErrors.push(`refused: ${e.message}`);
     });
   }
 
@@ -64,7 +71,10 @@ class Widget {
   /** Every event after `from` (default: the last seq seen), page by page (the protocol's resume). */
   async resume(from = this.lastSeq) {
     for (let page = 0; page < 50 && this.conversationId; page++) {
-      const ack = await this.socket.timeout(10_000).emitWithAck('conversation:resume', { conversation_id: this.conversationId, last_seq: from }).catch(() => null) as { ok: boolean; through_seq?: number; more?: boolean } | null;
+      const ack = (await this.socket
+        .timeout(10_000)
+        .emitWithAck('conversation:resume', { conversation_id: this.conversationId, last_seq: from })
+        .catch(() => null)) as { ok: boolean; through_seq?: number; more?: boolean } | null;
       if (!ack?.ok || !ack.more) return;
       from = ack.through_seq!;
     }
@@ -74,9 +84,15 @@ class Widget {
   async ask(text: string, deadline: number): Promise<void> {
     const cmid = randomUUID();
     while (Date.now() < deadline) {
-      if (!this.socket.connected) { await sleep(100); continue; }
+      if (!this.socket.connected) {
+        await sleep(100);
+        continue;
+      }
       const payload = { client_message_id: cmid, text, ...(this.conversationId ? { conversation_id: this.conversationId } : {}) };
-      const ack = await this.socket.timeout(10_000).emitWithAck('ask', payload).catch(() => null) as Ack | null;
+      const ack = (await this.socket
+        .timeout(10_000)
+        .emitWithAck('ask', payload)
+        .catch(() => null)) as Ack | null;
       if (ack?.ok) {
         this.conversationId ??= ack.conversation_id!;
         const before = this.acked.get(cmid);
@@ -84,7 +100,10 @@ class Widget {
         this.acked.set(cmid, ack.response_id!);
         return;
       }
-      if (ack && ack.error?.code !== 'unavailable') { this.visibleErrors.push(`ask refused: ${JSON.stringify(ack.error)}`); return; }
+      if (ack && ack.error?.code !== 'unavailable') {
+        this.visibleErrors.push(`ask refused: ${JSON.stringify(ack.error)}`);
+        return;
+      }
       this.retriedAsks++;
       await sleep(300);
     }
@@ -92,32 +111,51 @@ class Widget {
   }
 
   endsOf(responseId: string): ServerEvent[] {
-    return [...this.bySeq.values()].filter((e) => 'response_id' in e && e.response_id === responseId && (e.type === 'answer.done' || e.type === 'answer.error'));
+    return [...this.bySeq.values()].filter(
+      (e) => 'response_id' in e && e.response_id === responseId && (e.type === 'answer.done' || e.type === 'answer.error'),
+    );
   }
 }
 
-describe('rolling restart of three instances behind nginx under chat load', { skip: !ready && 'needs TEST_DB=postgres, DATABASE_URL, REDIS_URL and nginx' }, () => {
+describe('rolling restart of three instances behind nginx under chat load', {
+  skip: !ready && 'needs TEST_DB=postgres, DATABASE_URL, REDIS_URL and nginx',
+}, () => {
   let model: SlowModel;
   let cluster: Cluster;
   let lb: Nginx;
   const widgets: Widget[] = [];
 
-  before(async () => {
-    model = await new SlowModel(8, 60).start(); // ~0.5 s answers: some are always in flight
-    cluster = await startInstances(3, {
-      DATABASE_URL: process.env.DATABASE_URL!, REDIS_URL: process.env.REDIS_URL!, REDIS_PREFIX: `${process.env.REDIS_PREFIX ?? 'svc-test:'}roll-${process.pid}-${Date.now()}:`,
-      LLM_BASE_URL: model.url, LLM_API_KEY: 'sk-test', CHAT_ANSWER_LEASE_SECONDS: '4', SHUTDOWN_GRACE_SECONDS: '20', TRUST_PROXY: '1',
-      TOKEN_RATE_PER_IP_PER_MINUTE: '100000', TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000', SOCKET_EVENTS_PER_10S: '1000', ASKS_PER_MINUTE_PER_VISITOR: '1000',
-    });
-    lb = await startNginx(cluster.instances.map((i) => `127.0.0.1:${i.port}`));
-  }, { timeout: 300_000 });
+  before(
+    async () => {
+      model = await new SlowModel(8, 60).start(); // ~0.5 s answers: some are always in flight
+      cluster = await startInstances(3, {
+        DATABASE_URL: process.env.DATABASE_URL!,
+        REDIS_URL: process.env.REDIS_URL!,
+        REDIS_PREFIX: `${process.env.REDIS_PREFIX ?? 'svc-test:'}roll-${process.pid}-${Date.now()}:`,
+        LLM_BASE_URL: model.url,
+        LLM_API_KEY: 'sk-test',
+        CHAT_ANSWER_LEASE_SECONDS: '4',
+        SHUTDOWN_GRACE_SECONDS: '20',
+        TRUST_PROXY: '1',
+        TOKEN_RATE_PER_IP_PER_MINUTE: '100000',
+        TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000',
+        SOCKET_EVENTS_PER_10S: '1000',
+        ASKS_PER_MINUTE_PER_VISITOR: '1000',
+      });
+      lb = await startNginx(cluster.instances.map((i) => `127.0.0.1:${i.port}`));
+    },
+    { timeout: 300_000 },
+  );
 
-  after(async () => {
-    for (const w of widgets) w.socket.close();
-    await lb?.stop();
-    await cluster?.close();
-    await model?.stop();
-  }, { timeout: 60_000 });
+  after(
+    async () => {
+      for (const w of widgets) w.socket.close();
+      await lb?.stop();
+      await cluster?.close();
+      await model?.stop();
+    },
+    { timeout: 60_000 },
+  );
 
   it('SIGTERM, exit 0 and start again, one instance at a time: 0 lost, 0 doubled, 0 failed, nothing visible', { timeout: 300_000 }, async () => {
     const acct = await createTestAccount();
@@ -130,15 +168,24 @@ describe('rolling restart of three instances behind nginx under chat load', { sk
       widgets.push(w);
       await new Promise<void>((resolve, reject) => {
         const t = setTimeout(() => reject(new Error('a widget did not connect through nginx')), 15_000);
-        w.socket.once('connect', () => { clearTimeout(t); resolve(); });
+        w.socket.once('connect', () => {
+          clearTimeout(t);
+          resolve();
+        });
       });
     }
     // The visitors are spread over the instances (nginx hashes the client address).
-    const spread = await Promise.all(cluster.instances.map(async (inst) => {
-      const text = await (await fetch(`${inst.url}/metrics`)).text();
-      return Number(/^svc_widget_sockets_connected\s+(\d+)/m.exec(text)?.[1] ?? NaN);
-    }));
-    assert.equal(spread.reduce((a, b) => a + b, 0), VISITORS, `sockets per instance: ${spread}`);
+    const spread = await Promise.all(
+      cluster.instances.map(async (inst) => {
+        const text = await (await fetch(`${inst.url}/metrics`)).text();
+        return Number(/^svc_widget_sockets_connected\s+(\d+)/m.exec(text)?.[1] ?? NaN);
+      }),
+    );
+    assert.equal(
+      spread.reduce((a, b) => a + b, 0),
+      VISITORS,
+      `sockets per instance: ${spread}`,
+    );
     assert.ok(spread.filter((n) => n > 0).length >= 2, `visitors on at least two instances: ${spread}`);
 
     // Load: every visitor asks every ASK_EVERY_MS until the roll is over.
@@ -158,7 +205,10 @@ describe('rolling restart of three instances behind nginx under chat load', { sk
       const visitorId = `v_${randomUUID().replace(/-/g, '')}`;
       const direct = new Widget(inst.url, (await backendToken(lb.url, client, visitorId)).access_token, visitorId, `127.0.0.${30 + k}`);
       widgets.push(direct);
-      await new Promise<void>((resolve) => { if (direct.socket.connected) resolve(); else direct.socket.once('connect', () => resolve()); });
+      await new Promise<void>((resolve) => {
+        if (direct.socket.connected) resolve();
+        else direct.socket.once('connect', () => resolve());
+      });
       await direct.ask('How long does the warranty last? (asked at SIGTERM)', Date.now() + 30_000);
       const text = await (await fetch(`${inst.url}/metrics`)).text();
       assert.ok(Number(/^svc_answers_in_flight\s+(\d+)/m.exec(text)?.[1]) >= 1, `${inst.name} has an answer in flight when it gets SIGTERM`);
@@ -204,6 +254,8 @@ describe('rolling restart of three instances behind nginx under chat load', { sk
     }
     const reconnects = widgets.reduce((a, w) => a + w.connects - 1, 0);
     assert.ok(reconnects >= 3, `the widgets moved during the roll (${reconnects} reconnects)`);
-    console.log(`rolling restart: ${acked} questions acknowledged, ${reconnects} reconnects, ${widgets.reduce((a, w) => a + w.retriedAsks, 0)} asks re-sent after 'unavailable' or a lost ack`);
+    console.log(
+      `rolling restart: ${acked} questions acknowledged, ${reconnects} reconnects, ${widgets.reduce((a, w) => a + w.retriedAsks, 0)} asks re-sent after 'unavailable' or a lost ack`,
+    );
   });
 });

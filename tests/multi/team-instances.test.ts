@@ -24,18 +24,24 @@ describe('team across instances', { skip: !enabled && 'needs TEST_DB=postgres' }
   let cluster: Cluster;
   let smtp: SmtpServer;
 
-  before(async () => {
-    pg = await PrivatePostgres.create();
-    smtp = await startSmtpServer();
-    cluster = await startInstances(2, { DATABASE_URL: pg.url, SMTP_URL: smtp.url });
-    process.env.DATABASE_URL = pg.url; // this process writes into the same database
-  }, { timeout: 180_000 });
-  after(async () => {
-    await cluster?.close();
-    await smtp?.stop();
-    await closeDatabase().catch(() => {});
-    pg?.destroy();
-  }, { timeout: 60_000 });
+  before(
+    async () => {
+      pg = await PrivatePostgres.create();
+      smtp = await startSmtpServer();
+      cluster = await startInstances(2, { DATABASE_URL: pg.url, SMTP_URL: smtp.url });
+      process.env.DATABASE_URL = pg.url; // this process writes into the same database
+    },
+    { timeout: 180_000 },
+  );
+  after(
+    async () => {
+      await cluster?.close();
+      await smtp?.stop();
+      await closeDatabase().catch(() => {});
+      pg?.destroy();
+    },
+    { timeout: 60_000 },
+  );
 
   it('two instances send each mail of the shared outbox exactly once', { timeout: 90_000 }, async () => {
     await createTestAccount();
@@ -54,15 +60,17 @@ describe('team across instances', { skip: !enabled && 'needs TEST_DB=postgres' }
     const agent = await createAdminUser({ accountId: acct.accountId, email, password: 'agent password', role: 'agent' });
     const [a, b] = cluster.urls as [string, string];
     const cookies = [(await signIn(a, email, 'agent password')).cookie!, (await signIn(b, email, 'agent password')).cookie!];
-    for (const base of [a, b]) for (const cookie of cookies) {
-      assert.equal((await fetch(`${base}/conversations`, { headers: { cookie }, redirect: 'manual' })).status, 200);
-    }
+    for (const base of [a, b])
+      for (const cookie of cookies) {
+        assert.equal((await fetch(`${base}/conversations`, { headers: { cookie }, redirect: 'manual' })).status, 200);
+      }
     const [row] = await rows<{ id: number }>(await getDb(), sql`SELECT id FROM admin_users WHERE email = ${acct.email}`);
     await removeMember({ accountId: acct.accountId, userId: row!.id, role: 'owner', email: acct.email, name: '' }, { userId: agent.user_id });
-    for (const base of [a, b]) for (const cookie of cookies) {
-      const r = await fetch(`${base}/conversations`, { headers: { cookie }, redirect: 'manual' });
-      assert.equal(r.status, 307, `${base}: signed out`);
-      assert.equal((await fetch(`${base}/customer-api/v2/conversation`, { headers: { cookie } })).status, 401);
-    }
+    for (const base of [a, b])
+      for (const cookie of cookies) {
+        const r = await fetch(`${base}/conversations`, { headers: { cookie }, redirect: 'manual' });
+        assert.equal(r.status, 307, `${base}: signed out`);
+        assert.equal((await fetch(`${base}/customer-api/v2/conversation`, { headers: { cookie } })).status, 401);
+      }
   });
 });

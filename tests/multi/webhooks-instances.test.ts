@@ -20,24 +20,32 @@ describe('webhooks across instances', { skip: !enabled && 'needs TEST_DB=postgre
   let A: Instance;
   let B: Instance;
 
-  before(async () => {
-    pg = await PrivatePostgres.create();
-    cluster = await startInstances(2, {
-      DATABASE_URL: pg.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_TIMEOUT_MS: '2000',
-      // 1 s, 2 s, 4 s … between attempts: the kill lands between attempts, not inside one (whose 60 s lease would delay the restart's delivery)
-      WEBHOOK_RETRY_BASE_MS: '1000',
-    });
-    [A, B] = cluster.instances as [Instance, Instance];
-    // This process writes its data (accounts, conversations, outbox events) into the same database.
-    process.env.DATABASE_URL = pg.url;
-    process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = '1';
-  }, { timeout: 180_000 });
-  after(async () => {
-    await cluster?.close();
-    const { closeDatabase } = await import('../../db/client');
-    await closeDatabase().catch(() => {});
-    pg?.destroy();
-  }, { timeout: 60_000 });
+  before(
+    async () => {
+      pg = await PrivatePostgres.create();
+      cluster = await startInstances(2, {
+        DATABASE_URL: pg.url,
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1',
+        WEBHOOK_TIMEOUT_MS: '2000',
+        // 1 s, 2 s, 4 s … between attempts: the kill lands between attempts, not inside one (whose 60 s lease would delay the restart's delivery)
+        WEBHOOK_RETRY_BASE_MS: '1000',
+      });
+      [A, B] = cluster.instances as [Instance, Instance];
+      // This process writes its data (accounts, conversations, outbox events) into the same database.
+      process.env.DATABASE_URL = pg.url;
+      process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = '1';
+    },
+    { timeout: 180_000 },
+  );
+  after(
+    async () => {
+      await cluster?.close();
+      const { closeDatabase } = await import('../../db/client');
+      await closeDatabase().catch(() => {});
+      pg?.destroy();
+    },
+    { timeout: 60_000 },
+  );
 
   /** An account with an endpoint at `url` and `n` imported conversations, each given a conversation.created event. */
   async function eventsFor(url: string, n: number) {
@@ -96,8 +104,11 @@ describe('webhooks across instances', { skip: !enabled && 'needs TEST_DB=postgre
           for (let i = 0; i < 2; i++) await db.transaction((tx) => recordConversationCreated(tx as unknown as typeof db, acct.accountId, id));
         }
       }
-      const want = await rows<{ id: string; conversation_id: string }>(db, sql`
-        SELECT id, conversation_id FROM webhook_events WHERE account_id IN (${a.acct.accountId}, ${b.acct.accountId}) ORDER BY seq`);
+      const want = await rows<{ id: string; conversation_id: string }>(
+        db,
+        sql`
+        SELECT id, conversation_id FROM webhook_events WHERE account_id IN (${a.acct.accountId}, ${b.acct.accountId}) ORDER BY seq`,
+      );
       assert.equal(want.length, 72);
       const ok = () => rx.received.filter((r) => r.status === 200);
       await rx.until(() => ok().length >= 72, 'all 72 events, each after one failed attempt', 60_000);
@@ -124,7 +135,12 @@ describe('webhooks across instances', { skip: !enabled && 'needs TEST_DB=postgre
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/hook`; // nothing listens yet: connection refused
     const { acct, ep } = await eventsFor(url, 1);
-    const [failed] = await eventually(() => listWebhookDeliveries(acct.accountId, ep.endpoint_id), (l) => (l[0]?.attempts ?? 0) >= 1, 'a failed attempt', 20_000);
+    const [failed] = await eventually(
+      () => listWebhookDeliveries(acct.accountId, ep.endpoint_id),
+      (l) => (l[0]?.attempts ?? 0) >= 1,
+      'a failed attempt',
+      20_000,
+    );
     assert.equal(failed!.status, 'pending');
     assert.match(failed!.last_error!, /connection failed: ECONNREFUSED/);
     const kill = await A.stop('SIGKILL');
@@ -136,7 +152,11 @@ describe('webhooks across instances', { skip: !enabled && 'needs TEST_DB=postgre
       await A.start();
       const [r] = await rx.until((x) => x.length >= 1, 'the event after the restart', 60_000);
       assert.equal(r!.headers['webhook-id'], failed!.event_id, 'the same webhook-id as the failed attempt');
-      const [done] = await eventually(() => listWebhookDeliveries(acct.accountId, ep.endpoint_id), (l) => l[0]?.status === 'delivered', 'delivered');
+      const [done] = await eventually(
+        () => listWebhookDeliveries(acct.accountId, ep.endpoint_id),
+        (l) => l[0]?.status === 'delivered',
+        'delivered',
+      );
       assert.ok(done!.attempts >= 2);
     } finally {
       await rx.stop();
@@ -174,7 +194,11 @@ describe('webhooks across instances', { skip: !enabled && 'needs TEST_DB=postgre
       await rx.until((r) => r.length >= 1, 'the request in flight', 20_000);
       const stopped = await A.stop('SIGTERM');
       assert.equal(stopped.code, 0, `a clean exit\n${A.output.slice(-2000)}`);
-      const [d] = await eventually(() => listWebhookDeliveries(acct.accountId, ep.endpoint_id), (l) => l.length > 0, 'the delivery');
+      const [d] = await eventually(
+        () => listWebhookDeliveries(acct.accountId, ep.endpoint_id),
+        (l) => l.length > 0,
+        'the delivery',
+      );
       assert.equal(d!.status, 'delivered', 'recorded before the database closed');
       assert.equal(d!.attempts, 1);
       assert.equal(d!.last_status_code, 200);

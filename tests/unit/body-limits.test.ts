@@ -18,7 +18,9 @@ describe('body limits', () => {
   it('a knowledge-base document of the largest allowed size fits in one server action with its multipart framing', () => {
     assert.equal(KB_MAX_BYTES, limits.knowledgeDocumentBytes);
     // Boundaries, part headers (a file name of up to 255 UTF-8 bytes, percent-escaped) and Next's action fields.
-    assert.ok(limits.serverActionBodyBytes - limits.knowledgeDocumentBytes >= 64 * 1024,
-      `${limits.serverActionBodyBytes} leaves under 64 KiB of framing around a ${limits.knowledgeDocumentBytes}-byte document`);
+    assert.ok(
+      limits.serverActionBodyBytes - limits.knowledgeDocumentBytes >= 64 * 1024,
+      `${limits.serverActionBodyBytes} leaves under 64 KiB of framing around a ${limits.knowledgeDocumentBytes}-byte document`,
+    );
   });
 });

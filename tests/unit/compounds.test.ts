@@ -16,7 +16,11 @@ test('compound nouns a question asks about come from WordNet, in order, with the
     ['', []],
   ];
   for (const [q, want] of cases) {
-    assert.deepEqual(compoundsIn(q).map((c) => `${c.modifier} ${c.head}`), want, q);
+    assert.deepEqual(
+      compoundsIn(q).map((c) => `${c.modifier} ${c.head}`),
+      want,
+      q,
+    );
   }
 });
 

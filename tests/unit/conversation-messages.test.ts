@@ -6,8 +6,13 @@ import { Message } from '../../lib/conversations/contract';
 
 const ids = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const turn = (n: number, extra: object = {}) => ({
-  id: ids(n), question: `q${n}`, answer: `a${n}`, question_message_id: ids(100 + n), answer_message_id: ids(200 + n),
-  created_at: `2026-01-0${n} 10:00:00`, ...extra,
+  id: ids(n),
+  question: `q${n}`,
+  answer: `a${n}`,
+  question_message_id: ids(100 + n),
+  answer_message_id: ids(200 + n),
+  created_at: `2026-01-0${n} 10:00:00`,
+  ...extra,
 });
 
 it('each response gives its question (visitor) then its answer (ai), in the order given, with their own attachments', () => {
@@ -16,12 +21,28 @@ it('each response gives its question (visitor) then its answer (ai), in the orde
     { id: ids(302), message_id: null, filename: 'loose.txt', content_type: 'text/plain', size: 1 },
     { id: ids(303), message_id: ids(101), filename: 'b.png', content_type: 'image/png', size: 2 },
   ];
-  const messages = messagesOf([turn(1, { likes: 2, dislikes: 1, comments: 4, my_feedback: -1 }), turn(2, { error: 'failed', sources: [{ document_id: 'd', title: 'T', passage: 'p' }] })], attachments);
-  assert.deepEqual(messages.map((m) => [m.author, m.content, m.response_id]), [
-    ['visitor', 'q1', ids(1)], ['ai', 'a1', ids(1)], ['visitor', 'q2', ids(2)], ['ai', 'a2', ids(2)],
-  ]);
-  assert.deepEqual(messages[0]!.attachments.map((a) => a.filename), ['a.pdf', 'b.png']);
-  assert.deepEqual(messages.slice(1).flatMap((m) => m.attachments), [], 'a loose attachment belongs to no message');
+  const messages = messagesOf(
+    [turn(1, { likes: 2, dislikes: 1, comments: 4, my_feedback: -1 }), turn(2, { error: 'failed', sources: [{ document_id: 'd', title: 'T', passage: 'p' }] })],
+    attachments,
+  );
+  assert.deepEqual(
+    messages.map((m) => [m.author, m.content, m.response_id]),
+    [
+      ['visitor', 'q1', ids(1)],
+      ['ai', 'a1', ids(1)],
+      ['visitor', 'q2', ids(2)],
+      ['ai', 'a2', ids(2)],
+    ],
+  );
+  assert.deepEqual(
+    messages[0]!.attachments.map((a) => a.filename),
+    ['a.pdf', 'b.png'],
+  );
+  assert.deepEqual(
+    messages.slice(1).flatMap((m) => m.attachments),
+    [],
+    'a loose attachment belongs to no message',
+  );
   assert.deepEqual([messages[1]!.likes, messages[1]!.dislikes, messages[1]!.comments, messages[1]!.mine], [2, 1, 4, 'dislike']);
   assert.deepEqual([messages[3]!.error, messages[3]!.sources.length, messages[2]!.error, messages[2]!.sources.length], ['failed', 1, null, 0]);
   for (const m of messages) assert.equal(ConversationMessage.safeParse(m).success, true, 'the zod shape holds');
@@ -30,9 +51,17 @@ it('each response gives its question (visitor) then its answer (ai), in the orde
 it('the API keeps its public shape: role user|assistant, the same keys in the same order, attachment urls', () => {
   const [q, a] = messagesOf([turn(1)], [{ id: ids(301), message_id: ids(101), filename: 'a.pdf', content_type: 'application/pdf', size: 3 }]);
   const api = [toApiMessage(q!), toApiMessage(a!)];
-  assert.deepEqual(api.map((m) => Object.keys(m)), Array(2).fill(['message_id', 'role', 'content', 'created_at', 'response_id', 'attachments']));
-  assert.deepEqual(api.map((m) => m.role), ['user', 'assistant']);
-  assert.deepEqual(api[0]!.attachments, [{ upload_id: ids(301), filename: 'a.pdf', content_type: 'application/pdf', size: 3, url: `/customer-api/v2/attachments/${ids(301)}` }]);
+  assert.deepEqual(
+    api.map((m) => Object.keys(m)),
+    Array(2).fill(['message_id', 'role', 'content', 'created_at', 'response_id', 'attachments']),
+  );
+  assert.deepEqual(
+    api.map((m) => m.role),
+    ['user', 'assistant'],
+  );
+  assert.deepEqual(api[0]!.attachments, [
+    { upload_id: ids(301), filename: 'a.pdf', content_type: 'application/pdf', size: 3, url: `/customer-api/v2/attachments/${ids(301)}` },
+  ]);
   for (const m of api) assert.equal(Message.safeParse(m).success, true);
   assert.deepEqual((['visitor', 'ai'] as const).map(roleOf), ['user', 'assistant']);
 });

@@ -19,7 +19,10 @@ test('table state round-trips through the URL and drops what is invalid', () => 
 });
 
 test('the API address and the summary', () => {
-  assert.equal(tableApiBase('conversations', { q: ' a&b ', channel: '7', sort: '', dir: 'desc' }), '/customer-api/v2/conversation?format=gridjs&query=a%26b&channel_id=7');
+  assert.equal(
+    tableApiBase('conversations', { q: ' a&b ', channel: '7', sort: '', dir: 'desc' }),
+    '/customer-api/v2/conversation?format=gridjs&query=a%26b&channel_id=7',
+  );
   assert.equal(tableApiBase('responses', { q: '', channel: '', sort: 'likes', dir: 'asc' }), '/customer-api/v2/response?format=gridjs&order_by=likes&sort=ASC');
   assert.equal(appendParam('/x?a=1', 'b=2'), '/x?a=1&b=2');
   assert.equal(appendParam('/x', 'b=2'), '/x?b=2');
@@ -40,7 +43,13 @@ test('overview range: presets, all time, from–to, and buckets for long ranges'
   assert.equal(parseOverviewRange({ range: '365' }, today, span).bucket, 'week');
   assert.deepEqual(parseOverviewRange({ range: 'all' }, today, span), { key: 'all', from: '2024-02-10', to: today, days: 1018, bucket: 'month' });
   assert.deepEqual(parseOverviewRange({ range: 'all' }, today, { first: null, last: null }), { key: 'all', from: today, to: today, days: 1, bucket: 'day' });
-  assert.deepEqual(parseOverviewRange({ from: '2025-01-01', to: '2025-01-31' }, today, span), { key: 'custom', from: '2025-01-01', to: '2025-01-31', days: 31, bucket: 'day' });
+  assert.deepEqual(parseOverviewRange({ from: '2025-01-01', to: '2025-01-31' }, today, span), {
+    key: 'custom',
+    from: '2025-01-01',
+    to: '2025-01-31',
+    days: 31,
+    bucket: 'day',
+  });
   assert.equal(parseOverviewRange({ from: '2025-03-01', to: '2025-01-01' }, today, span).from, '2025-01-01');
   assert.equal(parseOverviewRange({ from: '2025-01-01' }, today, span).to, today);
   assert.equal(parseOverviewRange({ to: '2025-01-31' }, today, span).from, '2025-01-02');

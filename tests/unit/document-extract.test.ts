@@ -16,12 +16,18 @@ describe('HTML as Markdown-like text', () => {
       <ul><li>one<li>two<ol start="3"><li>a</li><li>b</li></ol></li><li>three</li></ul>
       <table><tr><th>Name<th>Price<tr><td>A|B<td>1</tr></table>
       <div># not a heading</div><script>document.write("<h1>x</h1>")</script><h3>End</h3></body></html>`;
-    assert.equal(htmlToMarkdown(html), [
-      '# Title & more', 'Hello world. Next line', 'Second paragraph',
-      '- one\n- two\n  3. a\n  4. b\n- three',
-      '| Name | Price |\n| --- | --- |\n| A\\|B | 1 |',
-      '\\# not a heading', '### End',
-    ].join('\n\n'));
+    assert.equal(
+      htmlToMarkdown(html),
+      [
+        '# Title & more',
+        'Hello world. Next line',
+        'Second paragraph',
+        '- one\n- two\n  3. a\n  4. b\n- three',
+        '| Name | Price |\n| --- | --- |\n| A\\|B | 1 |',
+        '\\# not a heading',
+        '### End',
+      ].join('\n\n'),
+    );
   });
 
   it('reads 200,000 nested elements in linear time', () => {
@@ -37,15 +43,16 @@ describe('HTML as Markdown-like text', () => {
 
 describe('CSV as one Markdown table', () => {
   it('parses quotes, doubled quotes, newlines in fields and CRLF', () => {
-    assert.equal(csvToMarkdown('a,b,"c ""q"""\r\n1,2,3\n"x\ny",5,6\n'),
-      '| a | b | c "q" |\n| --- | --- | --- |\n| 1 | 2 | 3 |\n| x y | 5 | 6 |');
+    assert.equal(csvToMarkdown('a,b,"c ""q"""\r\n1,2,3\n"x\ny",5,6\n'), '| a | b | c "q" |\n| --- | --- | --- |\n| 1 | 2 | 3 |\n| x y | 5 | 6 |');
   });
 });
 
 describe('Word and PDF', () => {
   it('a DOCX keeps its headings, list and table', async () => {
-    assert.equal(await extractMarkdown(structuredDocx(), 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', LIMITS),
-      '# Returns policy\n\nYou can return any item within 30 days.\n\n## How to return\n\n- Pack the item\n- Print the label\n\n| Item | Days |\n| --- | --- |\n| Shoes | 30 |');
+    assert.equal(
+      await extractMarkdown(structuredDocx(), 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', LIMITS),
+      '# Returns policy\n\nYou can return any item within 30 days.\n\n## How to return\n\n- Pack the item\n- Print the label\n\n| Item | Days |\n| --- | --- |\n| Shoes | 30 |',
+    );
   });
 
   it('a PDF yields its text', async () => {

@@ -15,7 +15,8 @@ it('documents are read in worker threads when the server runs with V8 and proces
     await closeDocumentPool();
     process.stdout.write(JSON.stringify({ text }));`;
   const r = spawnSync(process.execPath, ['--max-old-space-size=300', '--expose-gc', '--import', 'tsx', '--input-type=module', '-e', code], {
-    encoding: 'utf8', env: { ...process.env, DOCUMENT_WORKERS: '1' },
+    encoding: 'utf8',
+    env: { ...process.env, DOCUMENT_WORKERS: '1' },
   });
   assert.equal(r.status, 0, r.stderr);
   const { text } = JSON.parse(r.stdout) as { text: string };

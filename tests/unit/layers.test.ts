@@ -14,7 +14,19 @@ const LAYERS: string[][] = [
   ['lib/server', 'lib/startup'],
   ['lib/customer-api', 'lib/chat', 'lib/widget'],
   ['lib/dashboard', 'lib/demo'],
-  ['lib/answers', 'lib/export', 'lib/imports', 'lib/webhooks', 'lib/team', 'lib/mail', 'lib/widget-clients', 'lib/widget-releases', 'lib/uploads', 'lib/knowledge', 'lib/documents'],
+  [
+    'lib/answers',
+    'lib/export',
+    'lib/imports',
+    'lib/webhooks',
+    'lib/team',
+    'lib/mail',
+    'lib/widget-clients',
+    'lib/widget-releases',
+    'lib/uploads',
+    'lib/knowledge',
+    'lib/documents',
+  ],
   ['lib/conversations', 'lib/responses', 'lib/accounts', 'lib/bot'],
   ['lib/auth', 'lib/limits', 'lib/cache', 'lib/ops', 'lib/api', 'lib/markdown', 'lib/health'],
   ['lib/net', 'lib/redis'],
@@ -28,7 +40,9 @@ function sources(): string[] {
   const walk = (dir: string) => {
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
       const p = path.join(dir, e.name);
-      if (e.isDirectory()) { if (e.name !== 'migrations') walk(p); } else if (/\.(ts|tsx|mts|mjs)$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(p);
+      if (e.isDirectory()) {
+        if (e.name !== 'migrations') walk(p);
+      } else if (/\.(ts|tsx|mts|mjs)$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(p);
     }
   };
   for (const d of ['app', 'lib', 'db']) walk(d);
@@ -71,7 +85,10 @@ describe('layers (docs/architecture.md)', () => {
 
   it('no import goes up a layer without a `// layer:` comment saying why', () => {
     const up = all.filter((e) => rank.get(e.to)! > rank.get(e.from)! && !/\/\/ layer: \S/.test(e.line));
-    assert.deepEqual(up.map((e) => `${e.file}: ${e.from} -> ${e.to}`), []);
+    assert.deepEqual(
+      up.map((e) => `${e.file}: ${e.from} -> ${e.to}`),
+      [],
+    );
   });
 
   it('folders import each other in no circle', () => {
@@ -81,7 +98,10 @@ describe('layers (docs/architecture.md)', () => {
     const state = new Map<string, 'open' | 'done'>();
     const visit = (u: string, trail: string[]) => {
       if (state.get(u) === 'done') return;
-      if (state.get(u) === 'open') { circles.push([...trail.slice(trail.indexOf(u)), u].join(' -> ')); return; }
+      if (state.get(u) === 'open') {
+        circles.push([...trail.slice(trail.indexOf(u)), u].join(' -> '));
+        return;
+      }
       state.set(u, 'open');
       for (const v of next.get(u) ?? []) visit(v, [...trail, u]);
       state.set(u, 'done');

@@ -18,9 +18,16 @@ describe('parseListQuery', () => {
   it('reads every recognised parameter and normalises sort and ids', () => {
     const uuid = '0E9A1C1B-4B6F-4C1E-9F3A-2A6D8C7B5E4F';
     const { query, channelIds } = parseResponses(
-      `page=3&resultsPerPage=100&order_by=likes&sort=asc&channel_id=7&query=caf%C3%A9&format=gridjs&conversation_id=${uuid}`);
+      `page=3&resultsPerPage=100&order_by=likes&sort=asc&channel_id=7&query=caf%C3%A9&format=gridjs&conversation_id=${uuid}`,
+    );
     assert.deepEqual(query, {
-      page: 3n, resultsPerPage: 100, order_by: 'likes', sort: 'ASC', channel_id: 7, query: 'café', format: 'gridjs',
+      page: 3n,
+      resultsPerPage: 100,
+      order_by: 'likes',
+      sort: 'ASC',
+      channel_id: 7,
+      query: 'café',
+      format: 'gridjs',
       conversation_id: uuid.toLowerCase(),
     });
     assert.deepEqual(channelIds, [7]);
@@ -101,23 +108,32 @@ describe('parseListQuery', () => {
   ];
   for (const c of INVALID) {
     it(`rejects ${c.qs.slice(0, 40)} naming ${c.param}`, () => {
-      assert.throws(() => (c.parse ?? parseResponses)(c.qs), (e: unknown) => {
-        assert.ok(isAppError(e));
-        assert.equal(e.code, 'invalid_parameters');
-        assert.equal(e.status, 400);
-        assert.deepEqual(e.errors?.map((x) => x.param), [c.param]);
-        assert.ok(e.errors![0]!.message.length > 0);
-        return true;
-      });
+      assert.throws(
+        () => (c.parse ?? parseResponses)(c.qs),
+        (e: unknown) => {
+          assert.ok(isAppError(e));
+          assert.equal(e.code, 'invalid_parameters');
+          assert.equal(e.status, 400);
+          assert.deepEqual(
+            e.errors?.map((x) => x.param),
+            [c.param],
+          );
+          assert.ok(e.errors![0]!.message.length > 0);
+          return true;
+        },
+      );
     });
   }
 
   it('lists every invalid parameter at once', () => {
-    assert.throws(() => parseResponses('page=0&resultsPerPage=500&sort=x&channel_id=y'), (e: unknown) => {
-      assert.ok(isAppError(e));
-      assert.deepEqual(e.errors?.map((x) => x.param).sort(), ['channel_id', 'page', 'resultsPerPage', 'sort']);
-      return true;
-    });
+    assert.throws(
+      () => parseResponses('page=0&resultsPerPage=500&sort=x&channel_id=y'),
+      (e: unknown) => {
+        assert.ok(isAppError(e));
+        assert.deepEqual(e.errors?.map((x) => x.param).sort(), ['channel_id', 'page', 'resultsPerPage', 'sort']);
+        return true;
+      },
+    );
   });
 });
 
@@ -128,12 +144,15 @@ describe('pageLink', () => {
 
   it('carries every recognised parameter in canonical form, encoded, and nothing else', () => {
     const { query } = parseResponses(
-      'pageSize=5&sortBy=likes&sortOrder=asc&channel_id=3&channel_ids%5B%5D=4&channel_ids[]=6&query=50%25+off%26more&format=gridjs&foo=bar&page=2');
+      'pageSize=5&sortBy=likes&sortOrder=asc&channel_id=3&channel_ids%5B%5D=4&channel_ids[]=6&query=50%25+off%26more&format=gridjs&foo=bar&page=2',
+    );
     const link = pageLink(BASE, query, 3n);
     const url = new URL(link, 'http://x');
     assert.equal(url.pathname, BASE);
-    assert.deepEqual([...url.searchParams.keys()].filter((k, i, all) => all.indexOf(k) === i),
-      ['page', 'resultsPerPage', 'order_by', 'sort', 'channel_id', 'channel_ids[]', 'query', 'format']);
+    assert.deepEqual(
+      [...url.searchParams.keys()].filter((k, i, all) => all.indexOf(k) === i),
+      ['page', 'resultsPerPage', 'order_by', 'sort', 'channel_id', 'channel_ids[]', 'query', 'format'],
+    );
     assert.equal(url.searchParams.get('page'), '3');
     assert.equal(url.searchParams.get('resultsPerPage'), '5');
     assert.equal(url.searchParams.get('sort'), 'ASC');
@@ -179,12 +198,32 @@ describe('envelope', () => {
 describe('gridjsCells', () => {
   it('keeps strings and numbers, turns null into "" and objects and arrays into JSON text', () => {
     const cells = gridjsCells({
-      s: 'text', empty: '', n: 3, zero: 0, neg: -1.5, nil: null, undef: undefined, yes: true, no: false,
-      obj: { x: 1, y: 'z' }, arr: [1, 'a'], emptyArr: [],
+      s: 'text',
+      empty: '',
+      n: 3,
+      zero: 0,
+      neg: -1.5,
+      nil: null,
+      undef: undefined,
+      yes: true,
+      no: false,
+      obj: { x: 1, y: 'z' },
+      arr: [1, 'a'],
+      emptyArr: [],
     });
     assert.deepEqual(cells, {
-      s: 'text', empty: '', n: 3, zero: 0, neg: -1.5, nil: '', undef: '', yes: 'true', no: 'false',
-      obj: '{"x":1,"y":"z"}', arr: '[1,"a"]', emptyArr: '[]',
+      s: 'text',
+      empty: '',
+      n: 3,
+      zero: 0,
+      neg: -1.5,
+      nil: '',
+      undef: '',
+      yes: 'true',
+      no: 'false',
+      obj: '{"x":1,"y":"z"}',
+      arr: '[1,"a"]',
+      emptyArr: '[]',
     });
     for (const v of Object.values(cells)) assert.ok(typeof v === 'string' || typeof v === 'number');
   });

@@ -20,9 +20,14 @@ const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;')
 type Html = { html: string };
 /** An HTML string builder: the same tree every renderer gets, without a framework's own cost. */
 const h: Hyperscript<Html> = (type, props, ...children) => ({
-  html: `<${type}${Object.entries(props ?? {}).map(([k, v]) => ` ${k}="${escapeHtml(String(v))}"`).join('')}>${children.map((c) => (typeof c === 'string' ? escapeHtml(c) : c.html)).join('')}</${type}>`,
+  html: `<${type}${Object.entries(props ?? {})
+    .map(([k, v]) => ` ${k}="${escapeHtml(String(v))}"`)
+    .join('')}>${children.map((c) => (typeof c === 'string' ? escapeHtml(c) : c.html)).join('')}</${type}>`,
 });
-const render = (text: string) => renderMarkdownTree(parseMarkdown(text), h).map((n) => (typeof n === 'string' ? escapeHtml(n) : n.html)).join('');
+const render = (text: string) =>
+  renderMarkdownTree(parseMarkdown(text), h)
+    .map((n) => (typeof n === 'string' ? escapeHtml(n) : n.html))
+    .join('');
 
 /**
  * CPU time of one render, the least of up to five tries: a shared machine preempts and collects
@@ -40,7 +45,32 @@ function timed(text: string): { ms: number; html: string } {
   return { ms, html };
 }
 
-const TAGS = new Set(['p', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'blockquote', 'pre', 'code', 'hr', 'br', 'div', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'strong', 'em', 'del', 'a']);
+const TAGS = new Set([
+  'p',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'li',
+  'blockquote',
+  'pre',
+  'code',
+  'hr',
+  'br',
+  'div',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+  'strong',
+  'em',
+  'del',
+  'a',
+]);
 function assertSafe(html: string, text: string) {
   for (const m of html.matchAll(/<(\/?)([a-z0-9]+)([^>]*)>/g)) {
     assert.ok(TAGS.has(m[2]!), `unexpected <${m[2]}> from ${JSON.stringify(text.slice(0, 80))}`);
@@ -50,24 +80,73 @@ function assertSafe(html: string, text: string) {
   assert.ok(depth <= LIMITS.quoteDepth * Math.max(1, text.split('\n').length), 'quote nesting is bounded');
 }
 
-const pieces = ['>', '> ', '[', ']', '(', ')', '](', '[a](', '![', '*', '**', '_', '__', '~~', '`', '``', '|', '|-', '-', '#', '# ', '<', '<https://', 'https://a', 'http://', '\\', '"', ' ', '  ', '\n', '\n\n', '1. ', '- ', 'a', 'word', '.', ':'];
+const pieces = [
+  '>',
+  '> ',
+  '[',
+  ']',
+  '(',
+  ')',
+  '](',
+  '[a](',
+  '![',
+  '*',
+  '**',
+  '_',
+  '__',
+  '~~',
+  '`',
+  '``',
+  '|',
+  '|-',
+  '-',
+  '#',
+  '# ',
+  '<',
+  '<https://',
+  'https://a',
+  'http://',
+  '\\',
+  '"',
+  ' ',
+  '  ',
+  '\n',
+  '\n\n',
+  '1. ',
+  '- ',
+  'a',
+  'word',
+  '.',
+  ':',
+];
 const piece = fc.constantFrom(...pieces);
 const fillTo = (s: string) => (s.length === 0 ? ' '.repeat(CHARS) : s.repeat(Math.ceil(CHARS / s.length)).slice(0, CHARS));
 const randomText = fc.array(piece, { minLength: 400, maxLength: 2000 }).map((xs) => fillTo(xs.join('')));
 /** One short unit repeated to 4,000 characters: the shape of every quadratic case. */
 const runText = fc.array(piece, { minLength: 1, maxLength: 4 }).map((xs) => fillTo(xs.join('')));
 /** Openers first, then closers: nesting as deep as the text allows. */
-const nestedText = fc.tuple(fc.array(piece, { minLength: 1, maxLength: 3 }), fc.array(piece, { minLength: 1, maxLength: 3 }))
-  .map(([open, close]) => { const o = open.join(''); const c = close.join(''); const n = Math.floor(CHARS / 2 / Math.max(1, o.length + c.length)); return (o.repeat(n) + 'x' + c.repeat(n)).slice(0, CHARS); });
+const nestedText = fc.tuple(fc.array(piece, { minLength: 1, maxLength: 3 }), fc.array(piece, { minLength: 1, maxLength: 3 })).map(([open, close]) => {
+  const o = open.join('');
+  const c = close.join('');
+  const n = Math.floor(CHARS / 2 / Math.max(1, o.length + c.length));
+  return (o.repeat(n) + 'x' + c.repeat(n)).slice(0, CHARS);
+});
 
 describe('Markdown renders in linear time with bounded nesting', () => {
-  for (const [name, arb, runs] of [['random', randomText, 150], ['repeated runs', runText, 200], ['nested openers and closers', nestedText, 150]] as const) {
+  for (const [name, arb, runs] of [
+    ['random', randomText, 150],
+    ['repeated runs', runText, 200],
+    ['nested openers and closers', nestedText, 150],
+  ] as const) {
     it(`any 4,000-character question (${name}) renders within ${MS_PER_KB} ms per KB`, () => {
-      fc.assert(fc.property(arb, (text) => {
-        const { ms, html } = timed(text);
-        assertSafe(html, text);
-        assert.ok(ms <= budget(text), `${ms.toFixed(1)} ms for ${JSON.stringify(text.slice(0, 40))}…`);
-      }), { numRuns: runs });
+      fc.assert(
+        fc.property(arb, (text) => {
+          const { ms, html } = timed(text);
+          assertSafe(html, text);
+          assert.ok(ms <= budget(text), `${ms.toFixed(1)} ms for ${JSON.stringify(text.slice(0, 40))}…`);
+        }),
+        { numRuns: runs },
+      );
     });
   }
 
@@ -93,12 +172,18 @@ describe('Markdown renders in linear time with bounded nesting', () => {
       assert.ok(!html.includes('<a '), 'no link without a destination');
     }
     // Still links where they are links.
-    assert.equal(render(`${'['.repeat(50)}docs](https://x.test/a)`), `<p><a href="https://x.test/a" target="_blank" rel="noopener noreferrer nofollow">${'['.repeat(49)}docs</a></p>`);
+    assert.equal(
+      render(`${'['.repeat(50)}docs](https://x.test/a)`),
+      `<p><a href="https://x.test/a" target="_blank" rel="noopener noreferrer nofollow">${'['.repeat(49)}docs</a></p>`,
+    );
   });
 
   it('emphasis, strike-through and links nest at most LIMITS.inlineDepth deep; deeper markers are text', () => {
     const html = render('[**a *b ~~c __d _e_ d__ c~~ b* a**](https://x.test)');
-    assert.equal(html, '<p><a href="https://x.test" target="_blank" rel="noopener noreferrer nofollow"><strong>a <em>b <del>c __d _e_ d__ c</del> b</em> a</strong></a></p>');
+    assert.equal(
+      html,
+      '<p><a href="https://x.test" target="_blank" rel="noopener noreferrer nofollow"><strong>a <em>b <del>c __d _e_ d__ c</del> b</em> a</strong></a></p>',
+    );
     assert.equal(LIMITS.inlineDepth, 4);
   });
 
@@ -124,7 +209,13 @@ describe('Markdown renders in linear time with bounded nesting', () => {
     assert.equal(table?.t, 'table');
     if (table?.t !== 'table') return;
     assert.equal(table.head.length, LIMITS.tableColumns);
-    assert.equal(table.head.at(-1)!.join(''), Array(100 - LIMITS.tableColumns + 1).fill('a').join('|'), 'the extra cells join the last column');
+    assert.equal(
+      table.head.at(-1)!.join(''),
+      Array(100 - LIMITS.tableColumns + 1)
+        .fill('a')
+        .join('|'),
+      'the extra cells join the last column',
+    );
     const [long] = parseMarkdown(`|${'x'.repeat(5000)}|y|\n|-|-|`);
     assert.ok(long?.t === 'table' && (long.head[0]![0] as string).length === LIMITS.cellChars + 1);
     const [line] = parseMarkdown('y'.repeat(LIMITS.lineChars + 500));

@@ -78,7 +78,8 @@ describe('resolveWebhookTarget', () => {
 
   for (const name of ['OUTBOUND_ALLOW_PRIVATE_NETWORKS', 'WEBHOOK_ALLOW_PRIVATE_NETWORKS']) {
     it(`${name}=1 allows private addresses`, async () => {
-      const script = "const m = await import('./lib/webhooks/address.ts'); const a = m.default ?? m; " +
+      const script =
+        "const m = await import('./lib/webhooks/address.ts'); const a = m.default ?? m; " +
         "console.log(JSON.stringify(await a.resolveWebhookTarget(a.parseWebhookUrl('http://10.1.2.3/'))));";
       const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
         env: { ...process.env, [name]: '1' },

@@ -5,7 +5,12 @@ import { channelIdParam, formatParam, intParam, sortParam, uuidParam } from '../
 
 describe('intParam', () => {
   const perPage = intParam(1, 100, 'Records per page');
-  const VALID: Array<[string, number]> = [['1', 1], ['15', 15], ['100', 100], ['007', 7]];
+  const VALID: Array<[string, number]> = [
+    ['1', 1],
+    ['15', 15],
+    ['100', 100],
+    ['007', 7],
+  ];
   for (const [text, value] of VALID) {
     it(`accepts ${text}`, () => assert.equal(perPage.parse(text), value));
   }
@@ -28,7 +33,14 @@ describe('intParam', () => {
 });
 
 describe('sortParam', () => {
-  const VALID: Array<[string, 'ASC' | 'DESC']> = [['ASC', 'ASC'], ['asc', 'ASC'], ['Asc', 'ASC'], ['DESC', 'DESC'], ['desc', 'DESC'], ['dEsC', 'DESC']];
+  const VALID: Array<[string, 'ASC' | 'DESC']> = [
+    ['ASC', 'ASC'],
+    ['asc', 'ASC'],
+    ['Asc', 'ASC'],
+    ['DESC', 'DESC'],
+    ['desc', 'DESC'],
+    ['dEsC', 'DESC'],
+  ];
   for (const [text, value] of VALID) {
     it(`accepts ${text} as ${value}`, () => assert.equal(sortParam.parse(text), value));
   }

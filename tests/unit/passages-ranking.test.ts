@@ -7,7 +7,13 @@ import { isRelevant, rankCandidates, sameWord, withoutConflations } from '../../
 let ordinal = 0;
 function passage(title: string, terms: Record<string, number | [number, number]>, length = 40): CandidatePassage {
   return {
-    document_id: `00000000-0000-4000-8000-${String(++ordinal).padStart(12, '0')}`, title, filename: `${title}.md`, ordinal, content: title, context: title, length,
+    document_id: `00000000-0000-4000-8000-${String(++ordinal).padStart(12, '0')}`,
+    title,
+    filename: `${title}.md`,
+    ordinal,
+    content: title,
+    context: title,
+    length,
     terms: Object.entries(terms).map(([lexeme, n]) => ({ lexeme, text: Array.isArray(n) ? n[0] : n, context: Array.isArray(n) ? n[1] : 0 })),
   };
 }
@@ -17,7 +23,8 @@ describe('ranking', () => {
   it('a rare word outweighs a common one', () => {
     // "order" is in every candidate; "kayak" only in one.
     const corpus = {
-      passages: 30, avgLength: 40,
+      passages: 30,
+      avgLength: 40,
       candidates: [passage('Orders', { order: 3 }), passage('Kayaks', { order: 1, kayak: 1 }), passage('Returns', { order: 2 })],
     };
     const ranked = rankCandidates(words('order', 'kayak'), corpus);
@@ -62,11 +69,22 @@ describe('ranking', () => {
 
 describe('stemmer conflations are not evidence', () => {
   it('sameWord: inflections of one word are; different words with one Porter stem are not', () => {
-    for (const [a, b] of [['close', 'closing'], ['hike', 'hiking'], ['return', 'Returns'], ['receive', 'receiving'],
-      ['authentication', 'authenticator'], ['deliveries', 'delivery'], ['save', 'saving'], ['card', 'card']]) {
+    for (const [a, b] of [
+      ['close', 'closing'],
+      ['hike', 'hiking'],
+      ['return', 'Returns'],
+      ['receive', 'receiving'],
+      ['authentication', 'authenticator'],
+      ['deliveries', 'delivery'],
+      ['save', 'saving'],
+      ['card', 'card'],
+    ]) {
       assert.equal(sameWord(a!, b!), true, `${a} / ${b}`);
     }
-    for (const [a, b] of [['savings', 'saved'], ['savings', 'saves']]) {
+    for (const [a, b] of [
+      ['savings', 'saved'],
+      ['savings', 'saves'],
+    ]) {
       assert.equal(sameWord(a!, b!), false, `${a} / ${b}`);
     }
   });

@@ -13,7 +13,11 @@ import { documentTitle, PASSAGE_TARGET_CHARS, splitIntoPassages } from '../../li
 
 const KB = path.join(__dirname, '..', 'eval', 'kb');
 const read = (name: string) => fs.readFileSync(path.join(KB, name), 'utf8');
-const words = (s: string) => s.replace(/[#|*\-–:]/g, ' ').split(/\s+/).filter(Boolean);
+const words = (s: string) =>
+  s
+    .replace(/[#|*\-–:]/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
 
 /** Every word of the input is in some passage, in order of first appearance per passage. */
 function assertNothingLost(text: string, passages: string[]) {
@@ -27,7 +31,10 @@ describe('passages of real documents', () => {
 
   it('one passage per section, each starting with its own heading on a line of its own, followed by its text', () => {
     const sections = shipping.split('\n').filter((l) => /^#{1,6} /.test(l));
-    assert.deepEqual(passages.map((p) => p.content.split('\n')[0]), sections);
+    assert.deepEqual(
+      passages.map((p) => p.content.split('\n')[0]),
+      sections,
+    );
     for (const p of passages) {
       const [head, blank, ...body] = p.content.split('\n');
       assert.match(head!, /^#{1,6} \S/);
@@ -54,7 +61,9 @@ describe('passages of real documents', () => {
 
   it('context carries the title and the heading path for ranking', () => {
     assert.deepEqual(passages.map((p) => p.context).slice(0, 3), [
-      'Shipping and delivery', 'Shipping and delivery › Processing times', 'Shipping and delivery › Shipping rates',
+      'Shipping and delivery',
+      'Shipping and delivery › Processing times',
+      'Shipping and delivery › Shipping rates',
     ]);
   });
 
@@ -62,21 +71,32 @@ describe('passages of real documents', () => {
     for (const name of fs.readdirSync(KB).filter((n) => n.endsWith('.md'))) {
       const text = read(name);
       // A heading with no text of its own (a title above its first section) lives on in the context.
-      assertNothingLost(text, splitIntoPassages(text, documentTitle(text, name)).map((p) => `${p.context}\n${p.content}`));
+      assertNothingLost(
+        text,
+        splitIntoPassages(text, documentTitle(text, name)).map((p) => `${p.context}\n${p.content}`),
+      );
     }
   });
 
   it('plain text (as PDF extraction gives it) gets its headings recognised by shape, and keeps its short lines', () => {
     const text = [
-      'Warranty policy', 'Nordhaven products are built to last.',
-      'How long the warranty lasts', 'All Nordhaven-brand products carry a five-year warranty against defects in materials and',
+      'Warranty policy',
+      'Nordhaven products are built to last.',
+      'How long the warranty lasts',
+      'All Nordhaven-brand products carry a five-year warranty against defects in materials and',
       'workmanship, counted from the date of purchase.',
-      'Items that cannot be returned', 'Worn or washed clothing (except for faults covered by the warranty)',
-      'Gas canisters and fuel', 'Gift cards', 'Personalised items, for example engraved knives.',
+      'Items that cannot be returned',
+      'Worn or washed clothing (except for faults covered by the warranty)',
+      'Gas canisters and fuel',
+      'Gift cards',
+      'Personalised items, for example engraved knives.',
     ].join('\n');
     const ps = splitIntoPassages(text, documentTitle(text, 'warranty.pdf'));
     assert.equal(documentTitle(text, 'warranty.pdf'), 'Warranty policy');
-    assert.deepEqual(ps.map((p) => p.content.split('\n')[0]), ['# Warranty policy', '## How long the warranty lasts', '## Items that cannot be returned']);
+    assert.deepEqual(
+      ps.map((p) => p.content.split('\n')[0]),
+      ['# Warranty policy', '## How long the warranty lasts', '## Items that cannot be returned'],
+    );
     assert.ok(ps[1]!.content.includes('five-year warranty against defects in materials and workmanship, counted'), 'wrapped lines joined');
     for (const short of ['Gas canisters and fuel', 'Gift cards']) assert.ok(ps[2]!.content.includes(short), `${short} kept as text`);
   });
@@ -104,7 +124,10 @@ describe('long sections', () => {
     const ps = splitIntoPassages(text, 'Stores').map((p) => p.content);
     assert.ok(ps.length >= 2);
     for (const p of ps) assert.ok(p.startsWith('## Stores\n\n| Store | Address | Hours |\n|---|---|---|\n'), p.slice(0, 80));
-    assert.deepEqual(ps.flatMap((p) => p.split('\n').filter((l) => /^\| Store \d/.test(l))), rows);
+    assert.deepEqual(
+      ps.flatMap((p) => p.split('\n').filter((l) => /^\| Store \d/.test(l))),
+      rows,
+    );
   });
 
   it('a sentence-less wall of text is still cut (never one huge passage)', () => {
@@ -121,11 +144,17 @@ describe('long sections', () => {
       fc.array(fc.constantFrom('one', 'two', 'three'), { minLength: 1, maxLength: 5 }).map((w) => `- ${w.join(' ')}`),
       fc.array(fc.constantFrom('a', 'b', 'c'), { minLength: 1, maxLength: 4 }).map((w) => `| ${w.join(' | ')} |`),
     );
-    fc.assert(fc.property(fc.array(line, { maxLength: 80 }), (lines) => {
-      const text = lines.join('\n');
-      const ps = splitIntoPassages(text, 'T');
-      assertNothingLost(text.replace(/^#+ .*$/gm, (h) => (ps.some((p) => p.content.includes(h)) ? h : '')), ps.map((p) => p.content));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 80 }), (lines) => {
+        const text = lines.join('\n');
+        const ps = splitIntoPassages(text, 'T');
+        assertNothingLost(
+          text.replace(/^#+ .*$/gm, (h) => (ps.some((p) => p.content.includes(h)) ? h : '')),
+          ps.map((p) => p.content),
+        );
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
@@ -140,12 +169,14 @@ describe('document titles', () => {
   for (const [text, file, title] of CASES) it(`${file} → ${title}`, () => assert.equal(documentTitle(text, file), title));
 });
 
-describe('the built-in engine\'s quote of a passage', () => {
+describe("the built-in engine's quote of a passage", () => {
   it('renders its heading as a bold line above its text, never as one heading holding the text', () => {
     assert.equal(quote('## Refunds\n\nWe refund you within 14 days.'), '> **Refunds**\n>\n> We refund you within 14 days.');
   });
   it('renders a table as a list of its rows', () => {
-    const q = quote('## Shipping rates\n\n| Service | Delivery time | Price |\n|---|---|---|\n| Express | 1–2 working days | €12.95 |\n\nBulky items ship by freight.');
+    const q = quote(
+      '## Shipping rates\n\n| Service | Delivery time | Price |\n|---|---|---|\n| Express | 1–2 working days | €12.95 |\n\nBulky items ship by freight.',
+    );
     assert.equal(q, '> **Shipping rates**\n>\n> - **Express** — Delivery time: 1–2 working days; Price: €12.95\n>\n> Bulky items ship by freight.');
   });
 });

@@ -59,7 +59,11 @@ test('builds on a fresh clone, not again while the sources match, and again afte
   assert.equal(r.builds, 2);
 
   // a new file, a widget source, a root config file: each is a change
-  for (const [file, body] of [['app/new.tsx', 'n'], ['lib/widget/loader.ts', 'w2'], ['next.config.mjs', 'export default {}']] as const) {
+  for (const [file, body] of [
+    ['app/new.tsx', 'n'],
+    ['lib/widget/loader.ts', 'w2'],
+    ['next.config.mjs', 'export default {}'],
+  ] as const) {
     fs.writeFileSync(path.join(root, file), body);
     const count: number = r.builds;
     r = start();

@@ -7,17 +7,21 @@ import { decryptSecret, encryptSecret, totpCode, totpStep } from '../../lib/auth
 // The RFC's SHA-1 secret is the ASCII "12345678901234567890"; otplib takes secrets in Base32.
 const RFC_SECRET = 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ';
 const VECTORS: Array<[number, string]> = [
-  [59, '94287082'], [1111111109, '07081804'], [1111111111, '14050471'],
-  [1234567890, '89005924'], [2000000000, '69279037'], [20000000000, '65353130'],
+  [59, '94287082'],
+  [1111111109, '07081804'],
+  [1111111111, '14050471'],
+  [1234567890, '89005924'],
+  [2000000000, '69279037'],
+  [20000000000, '65353130'],
 ];
 
-it('otplib gives RFC 6238\'s 8-digit SHA-1 codes at each test time', async () => {
+it("otplib gives RFC 6238's 8-digit SHA-1 codes at each test time", async () => {
   for (const [time, code] of VECTORS) {
     assert.equal(await generate({ secret: RFC_SECRET, epoch: time, algorithm: 'sha1', digits: 8, period: 30 }), code, `T=${time}`);
   }
 });
 
-it('svc\'s 6-digit codes are the last 6 digits of the RFC\'s, and each belongs to its time step', async () => {
+it("svc's 6-digit codes are the last 6 digits of the RFC's, and each belongs to its time step", async () => {
   for (const [time, code] of VECTORS) {
     assert.equal(await totpCode(RFC_SECRET, time), code.slice(2), `T=${time}`);
     assert.equal(await totpStep(RFC_SECRET, code.slice(2), time), Math.floor(time / 30));

@@ -6,7 +6,10 @@ const entries = Array.from({ length: 2 * TRANSCRIPT_PAGE_SIZE + 7 }, (_, i) => (
 
 test('a long transcript shows one page: the newest by default, a chosen one, or the one holding a response', () => {
   const newest = pageOfTranscript(entries, {});
-  assert.deepEqual({ page: newest.page, pages: newest.pages, first: newest.first, n: newest.entries.length }, { page: 3, pages: 3, first: 2 * TRANSCRIPT_PAGE_SIZE, n: 7 });
+  assert.deepEqual(
+    { page: newest.page, pages: newest.pages, first: newest.first, n: newest.entries.length },
+    { page: 3, pages: 3, first: 2 * TRANSCRIPT_PAGE_SIZE, n: 7 },
+  );
   assert.equal(pageOfTranscript(entries, { page: '1' }).entries[0]!.id, 'r0');
   assert.equal(pageOfTranscript(entries, { page: '2' }).entries.length, TRANSCRIPT_PAGE_SIZE);
   assert.equal(pageOfTranscript(entries, { response: `r${TRANSCRIPT_PAGE_SIZE + 3}`, page: '3' }).page, 2, 'the response wins over the page');

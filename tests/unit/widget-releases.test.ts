@@ -7,14 +7,18 @@ import { describe, it } from 'node:test';
 
 // Reads what `npm run build` produced (npm test builds first) and the committed releases.
 const releases = JSON.parse(fs.readFileSync('lib/widget/releases.json', 'utf8')) as {
-  releases: Array<{ version: string; url: string; integrity: string }>; tracks: Record<string, string>;
+  releases: Array<{ version: string; url: string; integrity: string }>;
+  tracks: Record<string, string>;
 };
 const gz = (file: string) => gzipSync(fs.readFileSync(file), { level: 9 }).length;
 
 describe('widget releases and size budgets', () => {
   it('every track points at a released version', () => {
     for (const track of ['stable', 'beta', 'lts']) {
-      assert.ok(releases.releases.some((r) => r.version === releases.tracks[track]), `${track} → ${releases.tracks[track]}`);
+      assert.ok(
+        releases.releases.some((r) => r.version === releases.tracks[track]),
+        `${track} → ${releases.tracks[track]}`,
+      );
     }
   });
 
@@ -28,9 +32,18 @@ describe('widget releases and size budgets', () => {
     }
   });
 
-  it('the next release, built from today\'s sources (the shared Markdown parser included), stays within 30 KB gzipped', async () => {
-    const out = await build({ bundle: true, format: 'iife', platform: 'browser', target: ['es2020'], minify: true, legalComments: 'none', write: false,
-      entryPoints: ['lib/widget/v2.ts'], define: { __WIDGET_VERSION__: '"0.0.0"' } });
+  it("the next release, built from today's sources (the shared Markdown parser included), stays within 30 KB gzipped", async () => {
+    const out = await build({
+      bundle: true,
+      format: 'iife',
+      platform: 'browser',
+      target: ['es2020'],
+      minify: true,
+      legalComments: 'none',
+      write: false,
+      entryPoints: ['lib/widget/v2.ts'],
+      define: { __WIDGET_VERSION__: '"0.0.0"' },
+    });
     const size = gzipSync(out.outputFiles[0]!.contents, { level: 9 }).length;
     assert.ok(size <= 30 * 1024, `lib/widget/v2.ts: ${size} bytes gzipped > 30 KB`);
   });

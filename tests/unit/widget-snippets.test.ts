@@ -22,7 +22,12 @@ describe('pageSnippet', () => {
   });
 
   it('names exactly one selector, and colours only as #rrggbb', () => {
-    const v = pageSnippet({ ...base, selector: { kind: 'version', version: '2.0' }, mode: 'backend-node', colors: { primary: '#c2255c', background: '#ffffff' } });
+    const v = pageSnippet({
+      ...base,
+      selector: { kind: 'version', version: '2.0' },
+      mode: 'backend-node',
+      colors: { primary: '#c2255c', background: '#ffffff' },
+    });
     assert.match(v, /data-version="2\.0"/);
     assert.doesNotMatch(v, /data-track/);
     assert.match(v, /--svc-custom-primary-color: #c2255c; --svc-custom-background-color: #ffffff;/);

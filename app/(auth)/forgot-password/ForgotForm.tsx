@@ -4,12 +4,26 @@ import { requestResetAction } from './actions';
 
 export function ForgotForm() {
   const [state, action, pending] = useActionState(requestResetAction, null);
-  if (state?.ok) return <p className="success" role="status">{state.message}</p>;
+  if (state?.ok)
+    return (
+      <p className="success" role="status">
+        {state.message}
+      </p>
+    );
   return (
     <form action={action}>
-      <div className="field"><label htmlFor="email">Email</label><input id="email" name="email" type="email" required autoComplete="username" /></div>
-      {state && !state.ok && <p className="error" role="alert">{state.error}</p>}
-      <button className="btn" type="submit" disabled={pending}>{pending ? 'Sending…' : 'Send reset link'}</button>
+      <div className="field">
+        <label htmlFor="email">Email</label>
+        <input id="email" name="email" type="email" required autoComplete="username" />
+      </div>
+      {state && !state.ok && (
+        <p className="error" role="alert">
+          {state.error}
+        </p>
+      )}
+      <button className="btn" type="submit" disabled={pending}>
+        {pending ? 'Sending…' : 'Send reset link'}
+      </button>
     </form>
   );
 }

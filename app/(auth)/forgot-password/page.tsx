@@ -9,7 +9,9 @@ export default function ForgotPasswordPage() {
         <h1>Forgot your password?</h1>
         <p className="muted">Enter the email you sign in with; we send it a link to choose a new password.</p>
         <ForgotForm />
-        <p style={{ marginBottom: 0 }}><a href="/login">Back to sign in</a></p>
+        <p style={{ marginBottom: 0 }}>
+          <a href="/login">Back to sign in</a>
+        </p>
       </div>
     </main>
   );

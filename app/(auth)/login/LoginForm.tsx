@@ -19,32 +19,55 @@ export function LoginForm({ callbackUrl }: { callbackUrl: string }) {
     }
     setBusy(false);
     const known = parseSignInError(res?.error);
-    if (known?.code === 'two_factor_required') { setTicket(known.ticket); return; }
+    if (known?.code === 'two_factor_required') {
+      setTicket(known.ticket);
+      return;
+    }
     if (known?.code === 'ticket_expired') setTicket(null);
-    if (known) { setError(SIGNIN_ERRORS[known.code]); return; }
+    if (known) {
+      setError(SIGNIN_ERRORS[known.code]);
+      return;
+    }
     setError(res?.error && res.error !== 'CredentialsSignin' ? res.error : 'Wrong email or password.');
   }
 
   if (ticket) {
     return (
-      <form key="code" noValidate onSubmit={(e) => { e.preventDefault(); void submit({ ticket, code: new FormData(e.currentTarget).get('code') }); }}>
+      <form
+        key="code"
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit({ ticket, code: new FormData(e.currentTarget).get('code') });
+        }}
+      >
         <p className="muted">{SIGNIN_ERRORS.two_factor_required}</p>
         <div className="field">
           <label htmlFor="code">Authentication code</label>
           <input id="code" name="code" type="text" inputMode="text" autoComplete="one-time-code" required autoFocus maxLength={64} />
         </div>
-        {error && <p className="error" role="alert">{error}</p>}
-        <button className="btn" type="submit" disabled={busy}>{busy ? 'Checking…' : 'Verify'}</button>
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button className="btn" type="submit" disabled={busy}>
+          {busy ? 'Checking…' : 'Verify'}
+        </button>
       </form>
     );
   }
 
   return (
-    <form key="password" noValidate onSubmit={(e) => {
-      e.preventDefault();
-      const form = new FormData(e.currentTarget);
-      void submit({ email: form.get('email'), password: form.get('password') });
-    }}>
+    <form
+      key="password"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        const form = new FormData(e.currentTarget);
+        void submit({ email: form.get('email'), password: form.get('password') });
+      }}
+    >
       <div className="field">
         <label htmlFor="email">Email</label>
         <input id="email" name="email" type="email" autoComplete="username" required />
@@ -53,9 +76,17 @@ export function LoginForm({ callbackUrl }: { callbackUrl: string }) {
         <label htmlFor="password">Password</label>
         <input id="password" name="password" type="password" autoComplete="current-password" required />
       </div>
-      {error && <p className="error" role="alert">{error}</p>}
-      <button className="btn" type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
-      <p style={{ marginBottom: 0 }}><a href="/forgot-password">Forgot password?</a></p>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <button className="btn" type="submit" disabled={busy}>
+        {busy ? 'Signing in…' : 'Sign in'}
+      </button>
+      <p style={{ marginBottom: 0 }}>
+        <a href="/forgot-password">Forgot password?</a>
+      </p>
     </form>
   );
 }

@@ -12,7 +12,9 @@ export default function SignupPage() {
       <div className="panel login">
         <h1>Create your svc account</h1>
         <SignupForm />
-        <p style={{ marginBottom: 0 }}>Already have an account? <a href="/login">Sign in</a></p>
+        <p style={{ marginBottom: 0 }}>
+          Already have an account? <a href="/login">Sign in</a>
+        </p>
       </div>
     </main>
   );

@@ -8,7 +8,11 @@ export function Nav({ links }: { links: ReadonlyArray<readonly [string, string]>
     <nav className="nav" aria-label="Main">
       {links.map(([href, label]) => {
         const current = href === '/' ? path === '/' : path.startsWith(href);
-        return <a key={href} href={href} aria-current={current ? 'page' : undefined}>{label}</a>;
+        return (
+          <a key={href} href={href} aria-current={current ? 'page' : undefined}>
+            {label}
+          </a>
+        );
       })}
     </nav>
   );

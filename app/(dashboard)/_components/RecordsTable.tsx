@@ -4,8 +4,16 @@ import 'gridjs/dist/theme/mermaid.css';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { parseMarkdown, renderMarkdownTree, markdownToText, type Hyperscript } from '@/lib/markdown/markdown';
 import {
-  PAGE_SIZES, TABLES, appendParam, parseTableState, tableApiBase, tableStateToSearch, tableSummary,
-  type SortDir, type TableKind, type TableState,
+  PAGE_SIZES,
+  TABLES,
+  appendParam,
+  parseTableState,
+  tableApiBase,
+  tableStateToSearch,
+  tableSummary,
+  type SortDir,
+  type TableKind,
+  type TableState,
 } from '@/lib/dashboard/table-state';
 
 type Channel = { id: number; name: string };
@@ -57,15 +65,19 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
     setView(next);
     const url = `${window.location.pathname}${tableStateToSearch(next)}`;
     if (url === `${window.location.pathname}${window.location.search}`) return;
-    if (replace) window.history.replaceState(null, '', url); else window.history.pushState(null, '', url);
+    if (replace) window.history.replaceState(null, '', url);
+    else window.history.pushState(null, '', url);
   }, []);
 
   /** A change made outside the grid: rebuild it with this state. */
-  const change = useCallback((patch: Partial<TableState>, replace = false) => {
-    const next = { ...current.current, ...patch };
-    record(next, replace);
-    setBuild(next);
-  }, [record]);
+  const change = useCallback(
+    (patch: Partial<TableState>, replace = false) => {
+      const next = { ...current.current, ...patch };
+      record(next, replace);
+      setBuild(next);
+    },
+    [record],
+  );
   const changeRef = useRef(change);
   changeRef.current = change;
 
@@ -79,7 +91,11 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
   // Back and Forward: the URL is the truth.
   useEffect(() => {
     const onPop = () => {
-      const next = parseTableState(kind, new URLSearchParams(window.location.search), channels.map((c) => c.id));
+      const next = parseTableState(
+        kind,
+        new URLSearchParams(window.location.search),
+        channels.map((c) => c.id),
+      );
       current.current = next;
       setQuery(next.q);
       setView(next);
@@ -100,48 +116,82 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
     const channelName = new Map(channels.map((c) => [c.id, c.name]));
     const labelOf = new Map(cfg.columns.map((c) => [c.key, c.label]));
     const grid = new Grid({
-      columns: cfg.columns.map((c) => ({
-        id: c.key,
-        // Sorting is ours, not Grid.js's (6.2 cannot start from a given sort): a header button
-        // changes the state, the grid is rebuilt with order_by in its URL, at page 1.
-        name: c.sort ? h('button', {
-          type: 'button', className: 'th-sort',
-          onClick: () => changeRef.current({ sort: c.sort!, dir: state.sort === c.sort && state.dir === 'asc' ? 'desc' : 'asc', page: 1 }),
-        }, h('span', { className: 'th-label' }, c.label), h('span', { className: `sort-icon ${state.sort === c.sort ? state.dir : 'none'}`, 'aria-hidden': 'true' })) : c.label,
-        sort: false as never,
-        attributes: (cell: unknown) => (cell === null
-          ? { 'data-priority': String(c.priority), ...(c.sort && state.sort === c.sort ? { 'aria-sort': state.dir === 'asc' ? 'ascending' : 'descending' } : {}) }
-          : { 'data-label': labelOf.get(c.key), 'data-priority': String(c.priority) }),
-        formatter: (cell: unknown, row: Cells) => {
-          const rec = row.cells[row.cells.length - 1]!.data as Row;
-          if (c.key === 'title') return h('a', { href: `/conversations/${rec.conversation_id}`, className: 'row-title' }, clip(cell, 140) || '(untitled)');
-          if (c.key === 'question') {
-            return h('a', { href: `/conversations/${rec.conversation_id}?response=${rec.response_id}#r-${rec.response_id}`, className: 'row-title', title: clip(markdownToText(String(cell)), 600) },
-              ...renderMarkdownTree(parseMarkdown(clip(cell, 300)), hx, { compact: true, links: false }));
-          }
-          if (c.key === 'answer') {
-            return h('span', { className: 'md md-compact clamp', title: clip(markdownToText(String(cell)), 600) }, ...renderMarkdownTree(parseMarkdown(clip(cell, 400)), hx, { compact: true }));
-          }
-          if (c.kind === 'channel') {
-            const id = Number(kind === 'responses' ? cell : rec.channel_id);
-            const name = kind === 'responses' ? channelName.get(id) ?? '' : String(cell ?? '');
-            return h('span', { className: 'channel' }, name, ' ', h('span', { className: 'muted nowrap' }, `#${id}`));
-          }
-          if (c.kind === 'badge') return h('span', { className: cell === 'Open' ? 'badge' : 'badge off' }, String(cell));
-          if (c.kind === 'date') {
-            const [d, t] = String(cell ?? '').split(' ');
-            return h('time', { dateTime: `${d}T${t}Z`, className: 'nowrap' }, `${d} ${t}`);
-          }
-          return String(cell ?? '');
-        },
-      })).concat([{ id: 'record', name: 'record', hidden: true } as never]),
+      columns: cfg.columns
+        .map((c) => ({
+          id: c.key,
+          // Sorting is ours, not Grid.js's (6.2 cannot start from a given sort): a header button
+          // changes the state, the grid is rebuilt with order_by in its URL, at page 1.
+          name: c.sort
+            ? h(
+                'button',
+                {
+                  type: 'button',
+                  className: 'th-sort',
+                  onClick: () => changeRef.current({ sort: c.sort!, dir: state.sort === c.sort && state.dir === 'asc' ? 'desc' : 'asc', page: 1 }),
+                },
+                h('span', { className: 'th-label' }, c.label),
+                h('span', { className: `sort-icon ${state.sort === c.sort ? state.dir : 'none'}`, 'aria-hidden': 'true' }),
+              )
+            : c.label,
+          sort: false as never,
+          attributes: (cell: unknown) =>
+            cell === null
+              ? {
+                  'data-priority': String(c.priority),
+                  ...(c.sort && state.sort === c.sort ? { 'aria-sort': state.dir === 'asc' ? 'ascending' : 'descending' } : {}),
+                }
+              : { 'data-label': labelOf.get(c.key), 'data-priority': String(c.priority) },
+          formatter: (cell: unknown, row: Cells) => {
+            const rec = row.cells[row.cells.length - 1]!.data as Row;
+            if (c.key === 'title') return h('a', { href: `/conversations/${rec.conversation_id}`, className: 'row-title' }, clip(cell, 140) || '(untitled)');
+            if (c.key === 'question') {
+              return h(
+                'a',
+                {
+                  href: `/conversations/${rec.conversation_id}?response=${rec.response_id}#r-${rec.response_id}`,
+                  className: 'row-title',
+                  title: clip(markdownToText(String(cell)), 600),
+                },
+                ...renderMarkdownTree(parseMarkdown(clip(cell, 300)), hx, { compact: true, links: false }),
+              );
+            }
+            if (c.key === 'answer') {
+              return h(
+                'span',
+                { className: 'md md-compact clamp', title: clip(markdownToText(String(cell)), 600) },
+                ...renderMarkdownTree(parseMarkdown(clip(cell, 400)), hx, { compact: true }),
+              );
+            }
+            if (c.kind === 'channel') {
+              const id = Number(kind === 'responses' ? cell : rec.channel_id);
+              const name = kind === 'responses' ? (channelName.get(id) ?? '') : String(cell ?? '');
+              return h('span', { className: 'channel' }, name, ' ', h('span', { className: 'muted nowrap' }, `#${id}`));
+            }
+            if (c.kind === 'badge') return h('span', { className: cell === 'Open' ? 'badge' : 'badge off' }, String(cell));
+            if (c.kind === 'date') {
+              const [d, t] = String(cell ?? '').split(' ');
+              return h('time', { dateTime: `${d}T${t}Z`, className: 'nowrap' }, `${d} ${t}`);
+            }
+            return String(cell ?? '');
+          },
+        }))
+        .concat([{ id: 'record', name: 'record', hidden: true } as never]),
       server: {
         url: tableApiBase(kind, state),
         then: (data: { results: Row[] }) => data.results.map((r) => [...cfg.columns.map((c) => r[c.key]), r]),
-        total: (data: { count: number }) => { if (live()) setTotal(data.count); return data.count; },
+        total: (data: { count: number }) => {
+          if (live()) setTotal(data.count);
+          return data.count;
+        },
         handle: (res: Response) => {
-          if (res.status === 401) { window.location.assign('/login'); return { results: [], count: 0 }; }
-          if (!res.ok) { if (live()) setError(`The table could not be loaded (HTTP ${res.status}).`); return { results: [], count: 0 }; }
+          if (res.status === 401) {
+            window.location.assign('/login');
+            return { results: [], count: 0 };
+          }
+          if (!res.ok) {
+            if (live()) setError(`The table could not be loaded (HTTP ${res.status}).`);
+            return { results: [], count: 0 };
+          }
           return res.json();
         },
       } as never,
@@ -166,7 +216,10 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
       autoWidth: false,
     });
     grid.render(container);
-    return () => { grid.destroy(); container.innerHTML = ''; };
+    return () => {
+      grid.destroy();
+      container.innerHTML = '';
+    };
   }, [kind, channels, cfg, build, record]);
 
   const sortChoice = view.sort ? `${view.sort}:${view.dir}` : '';
@@ -175,49 +228,84 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
       <div className="toolbar" role="search">
         <div className="field grow">
           <label htmlFor={`${kind}-search`}>Search</label>
-          <input id={`${kind}-search`} type="search" value={query} placeholder={kind === 'conversations' ? 'Title or channel name' : 'Question or answer'}
-            onChange={(e) => setQuery(e.target.value)} />
+          <input
+            id={`${kind}-search`}
+            type="search"
+            value={query}
+            placeholder={kind === 'conversations' ? 'Title or channel name' : 'Question or answer'}
+            onChange={(e) => setQuery(e.target.value)}
+          />
         </div>
         {channels.length > 0 && (
           <div className="field">
             <label htmlFor={`${kind}-channel`}>Channel</label>
             <select id={`${kind}-channel`} value={view.channel} onChange={(e) => change({ channel: e.target.value, page: 1 })}>
               <option value="">All channels</option>
-              {channels.map((c) => <option key={c.id} value={c.id}>{c.name} (#{c.id})</option>)}
+              {channels.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.name} (#{c.id})
+                </option>
+              ))}
             </select>
           </div>
         )}
         <div className="field sort-field">
           <label htmlFor={`${kind}-sort`}>Sort by</label>
-          <select id={`${kind}-sort`} value={sortChoice} onChange={(e) => {
-            const [sort = '', dir = 'desc'] = e.target.value.split(':');
-            change({ sort, dir: dir as SortDir, page: 1 });
-          }}>
+          <select
+            id={`${kind}-sort`}
+            value={sortChoice}
+            onChange={(e) => {
+              const [sort = '', dir = 'desc'] = e.target.value.split(':');
+              change({ sort, dir: dir as SortDir, page: 1 });
+            }}
+          >
             <option value="">Default (newest first)</option>
-            {cfg.columns.filter((c) => c.sort).flatMap((c) => [
-              <option key={`${c.sort}:desc`} value={`${c.sort}:desc`}>{c.label.replace(' (UTC)', '')}: {c.kind === 'date' ? 'newest first' : c.kind === 'channel' ? 'highest id first' : 'most first'}</option>,
-              <option key={`${c.sort}:asc`} value={`${c.sort}:asc`}>{c.label.replace(' (UTC)', '')}: {c.kind === 'date' ? 'oldest first' : c.kind === 'channel' ? 'lowest id first' : 'fewest first'}</option>,
-            ])}
+            {cfg.columns
+              .filter((c) => c.sort)
+              .flatMap((c) => [
+                <option key={`${c.sort}:desc`} value={`${c.sort}:desc`}>
+                  {c.label.replace(' (UTC)', '')}: {c.kind === 'date' ? 'newest first' : c.kind === 'channel' ? 'highest id first' : 'most first'}
+                </option>,
+                <option key={`${c.sort}:asc`} value={`${c.sort}:asc`}>
+                  {c.label.replace(' (UTC)', '')}: {c.kind === 'date' ? 'oldest first' : c.kind === 'channel' ? 'lowest id first' : 'fewest first'}
+                </option>,
+              ])}
           </select>
         </div>
         <div className="field export-field">
           {/* biome-ignore lint/a11y/noLabelWithoutControl: it names the group of export links (aria-labelledby), styled as the other fields' labels */}
           <label id={`${kind}-export`}>Export</label>
           <span className="nowrap" role="group" aria-labelledby={`${kind}-export`}>
-            <a className="btn secondary" href={exportUrl(kind, view, 'ndjson')} download data-testid="export-ndjson"
-              title={`All matching ${cfg.noun[1]}, one JSON record per line`}>NDJSON</a>{' '}
-            <a className="btn secondary" href={exportUrl(kind, view, 'csv')} download data-testid="export-csv"
-              title={`All matching ${cfg.noun[1]} as CSV`}>CSV</a>
+            <a
+              className="btn secondary"
+              href={exportUrl(kind, view, 'ndjson')}
+              download
+              data-testid="export-ndjson"
+              title={`All matching ${cfg.noun[1]}, one JSON record per line`}
+            >
+              NDJSON
+            </a>{' '}
+            <a className="btn secondary" href={exportUrl(kind, view, 'csv')} download data-testid="export-csv" title={`All matching ${cfg.noun[1]} as CSV`}>
+              CSV
+            </a>
           </span>
         </div>
         <div className="field size-field">
           <label htmlFor={`${kind}-size`}>Rows per page</label>
           <select id={`${kind}-size`} value={view.size} onChange={(e) => change({ size: Number(e.target.value), page: 1 })}>
-            {PAGE_SIZES.map((n) => <option key={n} value={n}>{n}</option>)}
+            {PAGE_SIZES.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
           </select>
         </div>
       </div>
-      {error && <p className="error" role="alert">{error}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
       <div ref={el} className="table-scroll" />
       <p className="table-summary muted" role="status" aria-live="polite" data-testid="table-summary">
         {total === null ? '\u00a0' : tableSummary(kind, view.page, view.size, total)}

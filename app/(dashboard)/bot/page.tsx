@@ -11,7 +11,10 @@ export default async function BotPage() {
   return (
     <>
       <h1>Bot</h1>
-      <p className="muted">How the bot answers visitors from the <a href="/knowledge">knowledge base</a>. It answers with {info.engine === 'model' ? 'the configured model' : 'the built-in engine, which quotes the best passage'}, and declines when nothing is relevant enough.</p>
+      <p className="muted">
+        How the bot answers visitors from the <a href="/knowledge">knowledge base</a>. It answers with{' '}
+        {info.engine === 'model' ? 'the configured model' : 'the built-in engine, which quotes the best passage'}, and declines when nothing is relevant enough.
+      </p>
       <BotSettingsForm initial={settings} defaultNoAnswer={DEFAULT_NO_ANSWER_TEXT} defaultModel={info.defaultModel} engine={info.engine} />
       <TryQuestion />
     </>

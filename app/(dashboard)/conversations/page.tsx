@@ -8,7 +8,11 @@ export const metadata = { title: 'Conversations · svc' };
 export default async function ConversationsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { accountId } = await requirePageMember('records.read');
   const channels = (await getChannels(accountId)).map((c) => ({ id: c.id, name: c.name }));
-  const initial = parseTableState('conversations', await searchParams, channels.map((c) => c.id));
+  const initial = parseTableState(
+    'conversations',
+    await searchParams,
+    channels.map((c) => c.id),
+  );
   return (
     <>
       <h1>Conversations</h1>

@@ -24,18 +24,39 @@ export function UploadDocument() {
   const error = tooLarge ?? (state && !state.ok ? state.error : null);
   return (
     <section className="panel" aria-labelledby="upload-heading">
-      <h2 id="upload-heading" style={{ marginTop: 0 }}>Add a document</h2>
-      <p id="kb-file-hint" className="muted" style={{ marginTop: 0 }}>Up to {megabytes(MAX_BYTES)} per document.</p>
+      <h2 id="upload-heading" style={{ marginTop: 0 }}>
+        Add a document
+      </h2>
+      <p id="kb-file-hint" className="muted" style={{ marginTop: 0 }}>
+        Up to {megabytes(MAX_BYTES)} per document.
+      </p>
       <form action={action} onSubmit={check} className="row">
         <div className="field">
           <label htmlFor="kb-file">Document</label>
-          <input id="kb-file" name="file" type="file" required aria-describedby="kb-file-hint" onChange={() => setTooLarge(null)}
-            accept=".txt,.md,.markdown,.html,.htm,.pdf,.docx,text/plain,text/markdown,text/html,application/pdf,application/vnd.openxmlformats-officedocument.wordprocessingml.document" />
+          <input
+            id="kb-file"
+            name="file"
+            type="file"
+            required
+            aria-describedby="kb-file-hint"
+            onChange={() => setTooLarge(null)}
+            accept=".txt,.md,.markdown,.html,.htm,.pdf,.docx,text/plain,text/markdown,text/html,application/pdf,application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+          />
         </div>
-        <button className="btn" type="submit" disabled={pending}>{pending ? 'Uploading…' : 'Upload'}</button>
+        <button className="btn" type="submit" disabled={pending}>
+          {pending ? 'Uploading…' : 'Upload'}
+        </button>
       </form>
-      {error && <p className="error" role="alert" style={{ marginTop: '1rem' }}>{error}</p>}
-      {!tooLarge && state?.ok && <p className="success" role="status" style={{ marginTop: '1rem' }}>Added {state.filename} ({plural(state.chunks, 'passage', 'passages')}).</p>}
+      {error && (
+        <p className="error" role="alert" style={{ marginTop: '1rem' }}>
+          {error}
+        </p>
+      )}
+      {!tooLarge && state?.ok && (
+        <p className="success" role="status" style={{ marginTop: '1rem' }}>
+          Added {state.filename} ({plural(state.chunks, 'passage', 'passages')}).
+        </p>
+      )}
     </section>
   );
 }
@@ -43,11 +64,29 @@ export function UploadDocument() {
 export function DeleteDocumentButton({ id, filename }: { id: string; filename: string }) {
   const [confirming, setConfirming] = useState(false);
   const [pending, start] = useTransition();
-  if (!confirming) return <button type="button" className="btn danger" onClick={() => setConfirming(true)} aria-label={`Delete ${filename}`}>Delete</button>;
+  if (!confirming)
+    return (
+      <button type="button" className="btn danger" onClick={() => setConfirming(true)} aria-label={`Delete ${filename}`}>
+        Delete
+      </button>
+    );
   return (
     <span style={{ display: 'inline-flex', gap: '.4rem' }}>
-      <button type="button" className="btn danger" disabled={pending} onClick={() => start(async () => { await deleteDocumentAction(id); })}>Yes, delete</button>
-      <button type="button" className="btn secondary" onClick={() => setConfirming(false)}>Cancel</button>
+      <button
+        type="button"
+        className="btn danger"
+        disabled={pending}
+        onClick={() =>
+          start(async () => {
+            await deleteDocumentAction(id);
+          })
+        }
+      >
+        Yes, delete
+      </button>
+      <button type="button" className="btn secondary" onClick={() => setConfirming(false)}>
+        Cancel
+      </button>
     </span>
   );
 }

@@ -7,13 +7,28 @@ export function NameForm({ name }: { name: string }) {
   const [state, action, pending] = useActionState(saveNameAction, null);
   return (
     <section className="panel" aria-labelledby="name-heading">
-      <h2 id="name-heading" style={{ marginTop: 0 }}>Name</h2>
+      <h2 id="name-heading" style={{ marginTop: 0 }}>
+        Name
+      </h2>
       <form action={action} className="row">
-        <div className="field"><label htmlFor="profile-name">Name</label><input id="profile-name" name="name" type="text" maxLength={100} defaultValue={name} /></div>
-        <button className="btn" type="submit" disabled={pending}>Save name</button>
+        <div className="field">
+          <label htmlFor="profile-name">Name</label>
+          <input id="profile-name" name="name" type="text" maxLength={100} defaultValue={name} />
+        </div>
+        <button className="btn" type="submit" disabled={pending}>
+          Save name
+        </button>
       </form>
-      {state && !state.ok && <p className="error" role="alert">{state.error}</p>}
-      {state?.ok && <p className="success" role="status">Saved.</p>}
+      {state && !state.ok && (
+        <p className="error" role="alert">
+          {state.error}
+        </p>
+      )}
+      {state?.ok && (
+        <p className="success" role="status">
+          Saved.
+        </p>
+      )}
     </section>
   );
 }
@@ -22,14 +37,32 @@ export function PasswordForm() {
   const [state, action, pending] = useActionState(changePasswordAction, null);
   return (
     <section className="panel" aria-labelledby="password-heading">
-      <h2 id="password-heading" style={{ marginTop: 0 }}>Password</h2>
+      <h2 id="password-heading" style={{ marginTop: 0 }}>
+        Password
+      </h2>
       <form action={action} className="row">
-        <div className="field"><label htmlFor="current-password">Current password</label><input id="current-password" name="current" type="password" required autoComplete="current-password" /></div>
-        <div className="field"><label htmlFor="new-password">New password</label><input id="new-password" name="password" type="password" required minLength={8} autoComplete="new-password" /></div>
-        <button className="btn" type="submit" disabled={pending}>Change password</button>
+        <div className="field">
+          <label htmlFor="current-password">Current password</label>
+          <input id="current-password" name="current" type="password" required autoComplete="current-password" />
+        </div>
+        <div className="field">
+          <label htmlFor="new-password">New password</label>
+          <input id="new-password" name="password" type="password" required minLength={8} autoComplete="new-password" />
+        </div>
+        <button className="btn" type="submit" disabled={pending}>
+          Change password
+        </button>
       </form>
-      {state && !state.ok && <p className="error" role="alert">{state.error}</p>}
-      {state?.ok && <p className="success" role="status">Password changed; your other sessions were signed out ({state.other_sessions_ended}).</p>}
+      {state && !state.ok && (
+        <p className="error" role="alert">
+          {state.error}
+        </p>
+      )}
+      {state?.ok && (
+        <p className="success" role="status">
+          Password changed; your other sessions were signed out ({state.other_sessions_ended}).
+        </p>
+      )}
     </section>
   );
 }
@@ -43,38 +76,76 @@ export function TwoFactorPanel({ on, codesLeft }: { on: boolean; codesLeft: numb
   if (confirmed?.ok) {
     return (
       <section className="panel" aria-labelledby="tfa-heading">
-        <h2 id="tfa-heading" style={{ marginTop: 0 }}>Two-factor authentication</h2>
+        <h2 id="tfa-heading" style={{ marginTop: 0 }}>
+          Two-factor authentication
+        </h2>
         <div className="success" role="status">
-          <p style={{ marginTop: 0 }}><strong>Two-factor authentication is on.</strong> Keep these recovery codes somewhere safe: each signs you in once without your phone. They are not shown again.</p>
+          <p style={{ marginTop: 0 }}>
+            <strong>Two-factor authentication is on.</strong> Keep these recovery codes somewhere safe: each signs you in once without your phone. They are not
+            shown again.
+          </p>
           <ul data-testid="recovery-codes" style={{ columns: 2, fontFamily: 'monospace', paddingLeft: '1.2rem' }}>
-            {confirmed.recovery_codes.map((c) => <li key={c}>{c}</li>)}
+            {confirmed.recovery_codes.map((c) => (
+              <li key={c}>{c}</li>
+            ))}
           </ul>
           <CopyButton text={confirmed.recovery_codes.join('\n')} label="Copy recovery codes" />
         </div>
-        <p><a href="/">Continue</a></p>
+        <p>
+          <a href="/">Continue</a>
+        </p>
       </section>
     );
   }
   return (
     <section className="panel" aria-labelledby="tfa-heading">
-      <h2 id="tfa-heading" style={{ marginTop: 0 }}>Two-factor authentication</h2>
+      <h2 id="tfa-heading" style={{ marginTop: 0 }}>
+        Two-factor authentication
+      </h2>
       {on ? (
         <>
-          <p>Two-factor authentication is <strong>on</strong>. Recovery codes left: {codesLeft}.</p>
+          <p>
+            Two-factor authentication is <strong>on</strong>. Recovery codes left: {codesLeft}.
+          </p>
           <form action={turnOff} className="row">
-            <div className="field"><label htmlFor="off-code">Authentication code</label><input id="off-code" name="code" type="text" autoComplete="one-time-code" required maxLength={64} /></div>
-            <button className="btn danger" type="submit" disabled={turningOff}>Turn off two-factor authentication</button>
+            <div className="field">
+              <label htmlFor="off-code">Authentication code</label>
+              <input id="off-code" name="code" type="text" autoComplete="one-time-code" required maxLength={64} />
+            </div>
+            <button className="btn danger" type="submit" disabled={turningOff}>
+              Turn off two-factor authentication
+            </button>
           </form>
-          {offState && !offState.ok && <p className="error" role="alert">{offState.error}</p>}
+          {offState && !offState.ok && (
+            <p className="error" role="alert">
+              {offState.error}
+            </p>
+          )}
         </>
       ) : !setup ? (
         <>
-          <p>Two-factor authentication is <strong>off</strong>. With it on, signing in also asks for a code from an authenticator app.</p>
-          <button type="button" className="btn" disabled={pending} onClick={() => start(async () => {
-            const r = await beginTwoFactorAction();
-            if (r?.ok) setSetup({ secret: r.secret, qr: r.qr }); else setError(r?.error ?? 'Failed');
-          })}>Set up two-factor authentication</button>
-          {error && <p className="error" role="alert">{error}</p>}
+          <p>
+            Two-factor authentication is <strong>off</strong>. With it on, signing in also asks for a code from an authenticator app.
+          </p>
+          <button
+            type="button"
+            className="btn"
+            disabled={pending}
+            onClick={() =>
+              start(async () => {
+                const r = await beginTwoFactorAction();
+                if (r?.ok) setSetup({ secret: r.secret, qr: r.qr });
+                else setError(r?.error ?? 'Failed');
+              })
+            }
+          >
+            Set up two-factor authentication
+          </button>
+          {error && (
+            <p className="error" role="alert">
+              {error}
+            </p>
+          )}
         </>
       ) : (
         <>
@@ -82,13 +153,26 @@ export function TwoFactorPanel({ on, codesLeft }: { on: boolean; codesLeft: numb
           {/* eslint-disable-next-line @next/next/no-img-element -- a data: URL made on the server */}
           <img src={setup.qr} alt="QR code for your authenticator app" width={220} height={220} style={{ background: '#fff', padding: 4 }} />
           <p style={{ display: 'flex', gap: '.5rem', alignItems: 'center', flexWrap: 'wrap' }}>
-            Secret: <code data-testid="totp-secret" style={{ wordBreak: 'break-all' }}>{setup.secret}</code> <CopyButton text={setup.secret} label="Copy secret" />
+            Secret:{' '}
+            <code data-testid="totp-secret" style={{ wordBreak: 'break-all' }}>
+              {setup.secret}
+            </code>{' '}
+            <CopyButton text={setup.secret} label="Copy secret" />
           </p>
           <form action={confirm} className="row">
-            <div className="field"><label htmlFor="setup-code">Authentication code</label><input id="setup-code" name="code" type="text" inputMode="numeric" autoComplete="one-time-code" required maxLength={6} /></div>
-            <button className="btn" type="submit" disabled={confirming}>Turn on two-factor authentication</button>
+            <div className="field">
+              <label htmlFor="setup-code">Authentication code</label>
+              <input id="setup-code" name="code" type="text" inputMode="numeric" autoComplete="one-time-code" required maxLength={6} />
+            </div>
+            <button className="btn" type="submit" disabled={confirming}>
+              Turn on two-factor authentication
+            </button>
           </form>
-          {confirmed && !confirmed.ok && <p className="error" role="alert">{confirmed.error}</p>}
+          {confirmed && !confirmed.ok && (
+            <p className="error" role="alert">
+              {confirmed.error}
+            </p>
+          )}
         </>
       )}
     </section>

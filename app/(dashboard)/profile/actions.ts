@@ -17,7 +17,11 @@ async function me() {
 const ip = async () => (await headers()).get(PEER_IP_HEADER) ?? 'unknown';
 
 export async function saveNameAction(_prev: unknown, form: FormData) {
-  return actionResult(async () => { const r = await updateMyName(await me(), { name: form.get('name') }); revalidatePath('/profile'); return r; });
+  return actionResult(async () => {
+    const r = await updateMyName(await me(), { name: form.get('name') });
+    revalidatePath('/profile');
+    return r;
+  });
 }
 
 export async function changePasswordAction(_prev: unknown, form: FormData) {
@@ -33,5 +37,9 @@ export async function confirmTwoFactorAction(_prev: unknown, form: FormData) {
 }
 
 export async function turnOffTwoFactorAction(_prev: unknown, form: FormData) {
-  return actionResult(async () => { const r = await turnOffTwoFactor(await me(), form.get('code'), await ip()); revalidatePath('/profile'); return r; });
+  return actionResult(async () => {
+    const r = await turnOffTwoFactor(await me(), form.get('code'), await ip());
+    revalidatePath('/profile');
+    return r;
+  });
 }

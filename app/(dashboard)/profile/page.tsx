@@ -11,15 +11,23 @@ export default async function ProfilePage() {
     <>
       <h1>Profile</h1>
       {session.mustSetUpTwoFactor && (
-        <p className="error" role="alert">This account requires two-factor authentication: set it up below to open the other pages.</p>
+        <p className="error" role="alert">
+          This account requires two-factor authentication: set it up below to open the other pages.
+        </p>
       )}
-      <p className="muted">{profile.email} · {profile.role}</p>
+      <p className="muted">
+        {profile.email} · {profile.role}
+      </p>
       <NameForm name={profile.name} />
       <PasswordForm />
       <TwoFactorPanel on={profile.twoFactor} codesLeft={profile.recoveryCodesLeft} />
       <section className="panel" aria-labelledby="notifications-heading">
-        <h2 id="notifications-heading" style={{ marginTop: 0 }}>Notifications</h2>
-        <p className="empty" style={{ marginBottom: 0 }}>No notification settings yet.</p>
+        <h2 id="notifications-heading" style={{ marginTop: 0 }}>
+          Notifications
+        </h2>
+        <p className="empty" style={{ marginBottom: 0 }}>
+          No notification settings yet.
+        </p>
       </section>
     </>
   );

@@ -8,7 +8,11 @@ export const metadata = { title: 'Responses · svc' };
 export default async function ResponsesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { accountId } = await requirePageMember('records.read');
   const channels = (await getChannels(accountId)).map((c) => ({ id: c.id, name: c.name }));
-  const initial = parseTableState('responses', await searchParams, channels.map((c) => c.id));
+  const initial = parseTableState(
+    'responses',
+    await searchParams,
+    channels.map((c) => c.id),
+  );
   return (
     <>
       <h1>Responses</h1>

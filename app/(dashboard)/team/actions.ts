@@ -2,11 +2,12 @@
 import { revalidatePath } from 'next/cache';
 import { requireMember } from '@/lib/auth/session';
 import { actionResult } from '@/lib/dashboard/action-result';
-import {
-  changeMemberRole, inviteMember, removeMember, revokeInvitation, setRequireTwoFactor, transferOwnership,
-} from '@/lib/team/service';
+import { changeMemberRole, inviteMember, removeMember, revokeInvitation, setRequireTwoFactor, transferOwnership } from '@/lib/team/service';
 
-const done = <T extends object>(v: T) => { revalidatePath('/team'); return v; };
+const done = <T extends object>(v: T) => {
+  revalidatePath('/team');
+  return v;
+};
 
 export async function inviteMemberAction(_prev: unknown, form: FormData) {
   return actionResult(async () => {

@@ -18,18 +18,42 @@ export default async function TeamPage() {
       <p className="muted">Owners and admins manage everything; agents answer conversations and read the knowledge base.</p>
       <InviteForm />
       <section className="panel" aria-labelledby="members-heading">
-        <h2 id="members-heading" style={{ marginTop: 0 }}>Members</h2>
+        <h2 id="members-heading" style={{ marginTop: 0 }}>
+          Members
+        </h2>
         <div className="table-scroll">
           <table className={`simple ${stacked.stack}`}>
-            <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Two-factor</th><th scope="col">Last seen</th><th scope="col"><span className="skip">Actions</span></th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Two-factor</th>
+                <th scope="col">Last seen</th>
+                <th scope="col">
+                  <span className="skip">Actions</span>
+                </th>
+              </tr>
+            </thead>
             <tbody>
               {team.members.map((m) => (
                 <tr key={m.id} data-testid={`member-${m.email}`}>
-                  <td data-label="Name"><span>{m.name || '—'}{m.id === session.userId && <span className="muted"> (you)</span>}</span></td>
-                  <td data-label="Email" style={{ overflowWrap: 'anywhere' }}>{m.email}</td>
-                  <td data-label="Role"><span className="badge">{m.role}</span></td>
+                  <td data-label="Name">
+                    <span>
+                      {m.name || '—'}
+                      {m.id === session.userId && <span className="muted"> (you)</span>}
+                    </span>
+                  </td>
+                  <td data-label="Email" style={{ overflowWrap: 'anywhere' }}>
+                    {m.email}
+                  </td>
+                  <td data-label="Role">
+                    <span className="badge">{m.role}</span>
+                  </td>
                   <td data-label="Two-factor">{m.twoFactor ? <span className="badge">on</span> : <span className="badge off">off</span>}</td>
-                  <td data-label="Last seen" style={{ whiteSpace: 'nowrap' }}>{when(m.lastSeenAt)}</td>
+                  <td data-label="Last seen" style={{ whiteSpace: 'nowrap' }}>
+                    {when(m.lastSeenAt)}
+                  </td>
                   <td data-label="">{m.role !== 'owner' && <MemberActions userId={m.id} email={m.email} role={m.role} canTransfer={owner} />}</td>
                 </tr>
               ))}
@@ -38,19 +62,43 @@ export default async function TeamPage() {
         </div>
       </section>
       <section className="panel" aria-labelledby="invitations-heading">
-        <h2 id="invitations-heading" style={{ marginTop: 0 }}>Pending invitations</h2>
-        {team.invitations.length === 0 ? <p className="empty">No pending invitations.</p> : (
+        <h2 id="invitations-heading" style={{ marginTop: 0 }}>
+          Pending invitations
+        </h2>
+        {team.invitations.length === 0 ? (
+          <p className="empty">No pending invitations.</p>
+        ) : (
           <div className="table-scroll">
             <table className={`simple ${stacked.stack}`}>
-              <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Sent</th><th scope="col">Expires</th><th scope="col"><span className="skip">Actions</span></th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">Email</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Sent</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">
+                    <span className="skip">Actions</span>
+                  </th>
+                </tr>
+              </thead>
               <tbody>
                 {team.invitations.map((i) => (
                   <tr key={i.id} data-testid={`invitation-${i.email}`}>
-                    <td data-label="Email" style={{ overflowWrap: 'anywhere' }}>{i.email}</td>
-                    <td data-label="Role"><span className="badge">{i.role}</span></td>
-                    <td data-label="Sent" style={{ whiteSpace: 'nowrap' }}>{when(i.createdAt)}</td>
-                    <td data-label="Expires" style={{ whiteSpace: 'nowrap' }}>{when(i.expiresAt)}</td>
-                    <td data-label=""><InvitationActions id={i.id} email={i.email} /></td>
+                    <td data-label="Email" style={{ overflowWrap: 'anywhere' }}>
+                      {i.email}
+                    </td>
+                    <td data-label="Role">
+                      <span className="badge">{i.role}</span>
+                    </td>
+                    <td data-label="Sent" style={{ whiteSpace: 'nowrap' }}>
+                      {when(i.createdAt)}
+                    </td>
+                    <td data-label="Expires" style={{ whiteSpace: 'nowrap' }}>
+                      {when(i.expiresAt)}
+                    </td>
+                    <td data-label="">
+                      <InvitationActions id={i.id} email={i.email} />
+                    </td>
                   </tr>
                 ))}
               </tbody>

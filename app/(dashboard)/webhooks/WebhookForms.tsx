@@ -2,16 +2,18 @@
 import { useActionState, useState, useTransition } from 'react';
 import { useRouter } from 'next/navigation';
 import { CopyButton } from '../_components/CopyButton';
-import {
-  createWebhookAction, deleteWebhookAction, resendDeliveryAction, rotateWebhookAction, setWebhookPausedAction,
-} from './actions';
+import { createWebhookAction, deleteWebhookAction, resendDeliveryAction, rotateWebhookAction, setWebhookPausedAction } from './actions';
 
 function SecretOnce({ secret, note }: { secret: string; note: string }) {
   return (
     <div className="success" role="status" style={{ marginTop: '1rem' }}>
-      <p style={{ marginTop: 0 }}><strong>Copy this signing secret now — it will not be shown again.</strong> {note}</p>
+      <p style={{ marginTop: 0 }}>
+        <strong>Copy this signing secret now — it will not be shown again.</strong> {note}
+      </p>
       <p style={{ display: 'flex', gap: '.5rem', alignItems: 'center', flexWrap: 'wrap', marginBottom: 0 }}>
-        <code data-testid="webhook-secret" style={{ wordBreak: 'break-all' }}>{secret}</code>
+        <code data-testid="webhook-secret" style={{ wordBreak: 'break-all' }}>
+          {secret}
+        </code>
         <CopyButton text={secret} label="Copy secret" />
       </p>
     </div>
@@ -22,7 +24,9 @@ export function CreateEndpointForm({ eventTypes }: { eventTypes: readonly string
   const [state, action, pending] = useActionState(createWebhookAction, null);
   return (
     <section className="panel" aria-labelledby="new-endpoint">
-      <h2 id="new-endpoint" style={{ marginTop: 0 }}>Add an endpoint</h2>
+      <h2 id="new-endpoint" style={{ marginTop: 0 }}>
+        Add an endpoint
+      </h2>
       <form action={action}>
         <div className="field">
           <label htmlFor="endpoint-url">Endpoint URL</label>
@@ -38,9 +42,15 @@ export function CreateEndpointForm({ eventTypes }: { eventTypes: readonly string
             ))}
           </div>
         </fieldset>
-        <button className="btn" type="submit" disabled={pending}>{pending ? 'Creating…' : 'Create endpoint'}</button>
+        <button className="btn" type="submit" disabled={pending}>
+          {pending ? 'Creating…' : 'Create endpoint'}
+        </button>
       </form>
-      {state && !state.ok && <p className="error" role="alert" style={{ marginTop: '1rem' }}>{state.error}</p>}
+      {state && !state.ok && (
+        <p className="error" role="alert" style={{ marginTop: '1rem' }}>
+          {state.error}
+        </p>
+      )}
       {state?.ok && <SecretOnce secret={state.secret} note={`Endpoint ${state.url} is active.`} />}
     </section>
   );
@@ -52,26 +62,62 @@ export function EndpointActions({ endpointId, url, paused }: { endpointId: strin
   const [error, setError] = useState<string | null>(null);
   const [rotated, setRotated] = useState<{ secret: string; hours: number } | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const run = (fn: () => Promise<{ ok: boolean; error?: string } | null>) => start(async () => {
-    const r = await fn();
-    setError(r && !r.ok ? r.error ?? 'Failed' : null);
-  });
+  const run = (fn: () => Promise<{ ok: boolean; error?: string } | null>) =>
+    start(async () => {
+      const r = await fn();
+      setError(r && !r.ok ? (r.error ?? 'Failed') : null);
+    });
   return (
     <div style={{ display: 'flex', gap: '.4rem', flexWrap: 'wrap' }}>
-      <button type="button" className="btn secondary" disabled={pending} aria-label={`Rotate secret of ${url}`}
-        onClick={() => run(async () => { const r = await rotateWebhookAction(endpointId); if (r?.ok) setRotated({ secret: r.secret, hours: r.hours }); return r; })}>Rotate secret</button>
-      <button type="button" className="btn secondary" disabled={pending} aria-label={`${paused ? 'Resume' : 'Pause'} ${url}`}
-        onClick={() => run(() => setWebhookPausedAction(endpointId, !paused))}>{paused ? 'Resume' : 'Pause'}</button>
-      {!confirmDelete
-        ? <button type="button" className="btn danger" aria-label={`Delete ${url}`} onClick={() => setConfirmDelete(true)}>Delete</button>
-        : (
-          <span role="group" aria-label={`Confirm deleting ${url}`} style={{ display: 'inline-flex', gap: '.4rem' }}>
-            <button type="button" className="btn danger" disabled={pending} onClick={() => run(() => deleteWebhookAction(endpointId))}>Yes, delete</button>
-            <button type="button" className="btn secondary" onClick={() => setConfirmDelete(false)}>Cancel</button>
-          </span>
-        )}
-      {error && <span className="error" role="alert">{error}</span>}
-      {rotated && <SecretOnce secret={rotated.secret} note={`The previous secret keeps signing for ${rotated.hours} hours, so receivers can switch without missing a delivery.`} />}
+      <button
+        type="button"
+        className="btn secondary"
+        disabled={pending}
+        aria-label={`Rotate secret of ${url}`}
+        onClick={() =>
+          run(async () => {
+            const r = await rotateWebhookAction(endpointId);
+            if (r?.ok) setRotated({ secret: r.secret, hours: r.hours });
+            return r;
+          })
+        }
+      >
+        Rotate secret
+      </button>
+      <button
+        type="button"
+        className="btn secondary"
+        disabled={pending}
+        aria-label={`${paused ? 'Resume' : 'Pause'} ${url}`}
+        onClick={() => run(() => setWebhookPausedAction(endpointId, !paused))}
+      >
+        {paused ? 'Resume' : 'Pause'}
+      </button>
+      {!confirmDelete ? (
+        <button type="button" className="btn danger" aria-label={`Delete ${url}`} onClick={() => setConfirmDelete(true)}>
+          Delete
+        </button>
+      ) : (
+        <span role="group" aria-label={`Confirm deleting ${url}`} style={{ display: 'inline-flex', gap: '.4rem' }}>
+          <button type="button" className="btn danger" disabled={pending} onClick={() => run(() => deleteWebhookAction(endpointId))}>
+            Yes, delete
+          </button>
+          <button type="button" className="btn secondary" onClick={() => setConfirmDelete(false)}>
+            Cancel
+          </button>
+        </span>
+      )}
+      {error && (
+        <span className="error" role="alert">
+          {error}
+        </span>
+      )}
+      {rotated && (
+        <SecretOnce
+          secret={rotated.secret}
+          note={`The previous secret keeps signing for ${rotated.hours} hours, so receivers can switch without missing a delivery.`}
+        />
+      )}
     </div>
   );
 }
@@ -82,12 +128,25 @@ export function SendAgainButton({ deliveryId }: { deliveryId: string }) {
   const router = useRouter();
   return (
     <span style={{ display: 'inline-flex', gap: '.4rem', alignItems: 'center' }}>
-      <button type="button" className="btn secondary" disabled={pending} onClick={() => start(async () => {
-        const r = await resendDeliveryAction(deliveryId);
-        setError(r && !r.ok ? r.error : null);
-        router.refresh();
-      })}>{pending ? 'Queued…' : 'Send again'}</button>
-      {error && <span className="error" role="alert">{error}</span>}
+      <button
+        type="button"
+        className="btn secondary"
+        disabled={pending}
+        onClick={() =>
+          start(async () => {
+            const r = await resendDeliveryAction(deliveryId);
+            setError(r && !r.ok ? r.error : null);
+            router.refresh();
+          })
+        }
+      >
+        {pending ? 'Queued…' : 'Send again'}
+      </button>
+      {error && (
+        <span className="error" role="alert">
+          {error}
+        </span>
+      )}
     </span>
   );
 }

@@ -5,9 +5,7 @@ import { requireMember } from '@/lib/auth/session';
 import { actionResult } from '@/lib/dashboard/action-result';
 import { AppError } from '@/lib/core/errors';
 import { WebhookDeliveryId, WebhookEndpointId, WebhookEventType } from '@/lib/webhooks/contract';
-import {
-  createWebhookEndpoint, deleteWebhookEndpoint, resendWebhookDelivery, rotateWebhookSecret, setWebhookPaused,
-} from '@/lib/webhooks/service';
+import { createWebhookEndpoint, deleteWebhookEndpoint, resendWebhookDelivery, rotateWebhookSecret, setWebhookPaused } from '@/lib/webhooks/service';
 import { describeIssues, issueParams } from '@/lib/core/validation';
 
 /** Dashboard doors into lib/webhooks: the account always comes from the session, inputs through zod. */

@@ -14,25 +14,54 @@ const HINTS: Record<string, string> = {
 export function RefusalsPanel({ refusals }: { refusals: RefusalRow[] }) {
   return (
     <section className="panel" aria-labelledby="refused-heading">
-      <h2 id="refused-heading" style={{ marginTop: 0 }}>Refused connections (last 30 days)</h2>
-      <p className="muted" style={{ marginTop: 0 }}>When the widget does not appear on a site, the reason is here, per client and origin (updated every 15 seconds): connections refused with a token this service issued, and token requests or connections refused on the client’s own domains. A client-id request from a site that is not registered is refused in that browser’s console only, since anyone can send one.</p>
-      {refusals.length === 0 ? <p className="empty">No refused connections.</p> : (
+      <h2 id="refused-heading" style={{ marginTop: 0 }}>
+        Refused connections (last 30 days)
+      </h2>
+      <p className="muted" style={{ marginTop: 0 }}>
+        When the widget does not appear on a site, the reason is here, per client and origin (updated every 15 seconds): connections refused with a token this
+        service issued, and token requests or connections refused on the client’s own domains. A client-id request from a site that is not registered is refused
+        in that browser’s console only, since anyone can send one.
+      </p>
+      {refusals.length === 0 ? (
+        <p className="empty">No refused connections.</p>
+      ) : (
         <div className="table-scroll">
           <table className={`simple ${stacked.stack}`} data-testid="refusals">
-            <thead><tr><th scope="col">Origin</th><th scope="col">Client</th><th scope="col">Refused</th><th scope="col">Why</th><th scope="col">Count</th><th scope="col">Last (UTC)</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Origin</th>
+                <th scope="col">Client</th>
+                <th scope="col">Refused</th>
+                <th scope="col">Why</th>
+                <th scope="col">Count</th>
+                <th scope="col">Last (UTC)</th>
+              </tr>
+            </thead>
             <tbody>
               {refusals.map((r) => (
                 <tr key={`${r.client_id}|${r.origin}|${r.stage}|${r.reason}`}>
-                  <td data-label="Origin" style={{ whiteSpace: 'nowrap' }}>{r.origin || <span className="muted">(no Origin header)</span>}</td>
-                  <td data-label="Client" style={{ whiteSpace: 'nowrap' }}>{r.client_name}</td>
-                  <td data-label="Refused" style={{ whiteSpace: 'nowrap' }}>{r.stage === 'token' ? 'token request' : 'connection'}</td>
+                  <td data-label="Origin" style={{ whiteSpace: 'nowrap' }}>
+                    {r.origin || <span className="muted">(no Origin header)</span>}
+                  </td>
+                  <td data-label="Client" style={{ whiteSpace: 'nowrap' }}>
+                    {r.client_name}
+                  </td>
+                  <td data-label="Refused" style={{ whiteSpace: 'nowrap' }}>
+                    {r.stage === 'token' ? 'token request' : 'connection'}
+                  </td>
                   <td data-label="Why" style={{ minWidth: '16rem' }}>
-                    <div><strong>{r.reason}</strong>
-                    <div className="muted" style={{ fontSize: '.82rem', overflowWrap: 'anywhere' }}>{r.detail}</div>
-                    {HINTS[r.reason] && <div style={{ fontSize: '.82rem', marginTop: '.2rem' }}>{HINTS[r.reason]}</div>}</div>
+                    <div>
+                      <strong>{r.reason}</strong>
+                      <div className="muted" style={{ fontSize: '.82rem', overflowWrap: 'anywhere' }}>
+                        {r.detail}
+                      </div>
+                      {HINTS[r.reason] && <div style={{ fontSize: '.82rem', marginTop: '.2rem' }}>{HINTS[r.reason]}</div>}
+                    </div>
                   </td>
                   <td data-label="Count">{r.count}</td>
-                  <td data-label="Last" style={{ whiteSpace: 'nowrap' }}>{r.last_seen}</td>
+                  <td data-label="Last" style={{ whiteSpace: 'nowrap' }}>
+                    {r.last_seen}
+                  </td>
                 </tr>
               ))}
             </tbody>

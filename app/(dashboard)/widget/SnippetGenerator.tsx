@@ -9,8 +9,18 @@ export type ClientOption = { id: string; name: string };
 const CODE = { wordBreak: 'normal', overflowWrap: 'anywhere' } as const;
 
 /** The embed snippet for a chosen client, track or version, token mode and the 2.0 options. */
-export function SnippetGenerator({ origin, clients, versions, clientId, onClientChange }: {
-  origin: string; clients: ClientOption[]; versions: string[]; clientId: string; onClientChange: (id: string) => void;
+export function SnippetGenerator({
+  origin,
+  clients,
+  versions,
+  clientId,
+  onClientChange,
+}: {
+  origin: string;
+  clients: ClientOption[];
+  versions: string[];
+  clientId: string;
+  onClientChange: (id: string) => void;
 }) {
   const [selector, setSelector] = useState<'track' | 'version'>('track');
   const [track, setTrack] = useState('stable');
@@ -26,73 +36,149 @@ export function SnippetGenerator({ origin, clients, versions, clientId, onClient
   const [primary, setPrimary] = useState('#3b5bdb');
   const [background, setBackground] = useState('#ffffff');
   const id = clientId || 'wc_YOUR_CLIENT_ID';
-  const html = useMemo(() => pageSnippet({
-    origin, clientId: id, mode, selector: selector === 'track' ? { kind: 'track', track } : { kind: 'version', version },
-    botName, headerChatName, welcomeTitle, welcomeDescription, defaultQuestions: questions.split('\n'), enableFileUpload: upload,
-    colors: themed ? { primary, background } : null,
-  }), [origin, id, mode, selector, track, version, botName, headerChatName, welcomeTitle, welcomeDescription, questions, upload, themed, primary, background]);
+  const html = useMemo(
+    () =>
+      pageSnippet({
+        origin,
+        clientId: id,
+        mode,
+        selector: selector === 'track' ? { kind: 'track', track } : { kind: 'version', version },
+        botName,
+        headerChatName,
+        welcomeTitle,
+        welcomeDescription,
+        defaultQuestions: questions.split('\n'),
+        enableFileUpload: upload,
+        colors: themed ? { primary, background } : null,
+      }),
+    [origin, id, mode, selector, track, version, botName, headerChatName, welcomeTitle, welcomeDescription, questions, upload, themed, primary, background],
+  );
   const backend = mode === 'client-id' ? '' : backendSnippet({ origin, clientId: id, mode });
   return (
     <section className="panel" aria-labelledby="snippet-heading">
-      <h2 id="snippet-heading" style={{ marginTop: 0 }}>Embed snippet</h2>
+      <h2 id="snippet-heading" style={{ marginTop: 0 }}>
+        Embed snippet
+      </h2>
       <div className="toolbar">
-        <div className="field"><label htmlFor="sn-client">Client</label>
+        <div className="field">
+          <label htmlFor="sn-client">Client</label>
           <select id="sn-client" value={id} onChange={(e) => onClientChange(e.target.value)}>
             {clients.length === 0 && <option value={id}>{id}</option>}
-            {clients.map((c) => <option key={c.id} value={c.id}>{c.name} ({c.id})</option>)}
-          </select></div>
-        <div className="field"><label htmlFor="sn-selector">Load by</label>
+            {clients.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name} ({c.id})
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="sn-selector">Load by</label>
           <select id="sn-selector" value={selector} onChange={(e) => setSelector(e.target.value as 'track' | 'version')}>
-            <option value="track">Release track</option><option value="version">Pinned version</option>
-          </select></div>
+            <option value="track">Release track</option>
+            <option value="version">Pinned version</option>
+          </select>
+        </div>
         {selector === 'track' ? (
-          <div className="field"><label htmlFor="sn-track">Track</label>
+          <div className="field">
+            <label htmlFor="sn-track">Track</label>
             <select id="sn-track" value={track} onChange={(e) => setTrack(e.target.value)}>
-              <option value="stable">stable (production)</option><option value="beta">beta (staging)</option><option value="lts">lts (enterprise)</option>
-            </select></div>
+              <option value="stable">stable (production)</option>
+              <option value="beta">beta (staging)</option>
+              <option value="lts">lts (enterprise)</option>
+            </select>
+          </div>
         ) : (
-          <div className="field"><label htmlFor="sn-version">Version</label>
+          <div className="field">
+            <label htmlFor="sn-version">Version</label>
             <select id="sn-version" value={version} onChange={(e) => setVersion(e.target.value)}>
-              {versions.map((v) => <option key={v} value={v}>{v.split('.').length === 2 ? `${v} (newest ${v}.x)` : v}</option>)}
-            </select></div>
+              {versions.map((v) => (
+                <option key={v} value={v}>
+                  {v.split('.').length === 2 ? `${v} (newest ${v}.x)` : v}
+                </option>
+              ))}
+            </select>
+          </div>
         )}
-        <div className="field"><label htmlFor="sn-mode">Token mode</label>
+        <div className="field">
+          <label htmlFor="sn-mode">Token mode</label>
           <select id="sn-mode" value={mode} onChange={(e) => setMode(e.target.value as TokenMode)}>
             <option value="client-id">Client id (widget gets its own tokens)</option>
             <option value="backend-node">Backend token: Node.js (Express, node:http)</option>
             <option value="backend-fetch">Backend token: Fetch API (Next.js route, Hono, Bun)</option>
-          </select></div>
+          </select>
+        </div>
       </div>
       <details style={{ marginBottom: '.75rem' }}>
         <summary style={{ cursor: 'pointer', fontWeight: 600 }}>Options: name, welcome text, questions, colours</summary>
         <div className="row" style={{ marginTop: '.75rem' }}>
-          <div className="field"><label htmlFor="sn-bot">Bot name</label><input id="sn-bot" type="text" maxLength={60} value={botName} onChange={(e) => setBotName(e.target.value)} /></div>
-          <div className="field"><label htmlFor="sn-header">Header title</label><input id="sn-header" type="text" maxLength={60} value={headerChatName} placeholder="the bot name" onChange={(e) => setHeaderChatName(e.target.value)} /></div>
+          <div className="field">
+            <label htmlFor="sn-bot">Bot name</label>
+            <input id="sn-bot" type="text" maxLength={60} value={botName} onChange={(e) => setBotName(e.target.value)} />
+          </div>
+          <div className="field">
+            <label htmlFor="sn-header">Header title</label>
+            <input
+              id="sn-header"
+              type="text"
+              maxLength={60}
+              value={headerChatName}
+              placeholder="the bot name"
+              onChange={(e) => setHeaderChatName(e.target.value)}
+            />
+          </div>
         </div>
         <div className="row" style={{ marginTop: '.75rem' }}>
-          <div className="field"><label htmlFor="sn-wtitle">Welcome title</label><input id="sn-wtitle" type="text" maxLength={80} value={welcomeTitle} onChange={(e) => setWelcomeTitle(e.target.value)} /></div>
-          <div className="field"><label htmlFor="sn-wdesc">Welcome text</label><input id="sn-wdesc" type="text" maxLength={300} value={welcomeDescription} onChange={(e) => setWelcomeDescription(e.target.value)} /></div>
+          <div className="field">
+            <label htmlFor="sn-wtitle">Welcome title</label>
+            <input id="sn-wtitle" type="text" maxLength={80} value={welcomeTitle} onChange={(e) => setWelcomeTitle(e.target.value)} />
+          </div>
+          <div className="field">
+            <label htmlFor="sn-wdesc">Welcome text</label>
+            <input id="sn-wdesc" type="text" maxLength={300} value={welcomeDescription} onChange={(e) => setWelcomeDescription(e.target.value)} />
+          </div>
         </div>
-        <div className="field" style={{ marginTop: '.75rem' }}><label htmlFor="sn-questions">Suggested questions (one per line)</label>
-          <textarea id="sn-questions" rows={3} value={questions} onChange={(e) => setQuestions(e.target.value)} /></div>
+        <div className="field" style={{ marginTop: '.75rem' }}>
+          <label htmlFor="sn-questions">Suggested questions (one per line)</label>
+          <textarea id="sn-questions" rows={3} value={questions} onChange={(e) => setQuestions(e.target.value)} />
+        </div>
         <div className="row">
-          <label style={{ display: 'flex', gap: '.4rem', alignItems: 'center', fontWeight: 400 }}><input type="checkbox" checked={upload} onChange={(e) => setUpload(e.target.checked)} /> Visitors may attach files</label>
-          <label style={{ display: 'flex', gap: '.4rem', alignItems: 'center', fontWeight: 400 }}><input type="checkbox" checked={themed} onChange={(e) => setThemed(e.target.checked)} /> Own colours</label>
-          {themed && <>
-            <label style={{ display: 'flex', gap: '.4rem', alignItems: 'center', fontWeight: 400 }}><input type="color" value={primary} onChange={(e) => setPrimary(e.target.value)} /> Primary colour</label>
-            <label style={{ display: 'flex', gap: '.4rem', alignItems: 'center', fontWeight: 400 }}><input type="color" value={background} onChange={(e) => setBackground(e.target.value)} /> Background colour</label>
-          </>}
+          <label style={{ display: 'flex', gap: '.4rem', alignItems: 'center', fontWeight: 400 }}>
+            <input type="checkbox" checked={upload} onChange={(e) => setUpload(e.target.checked)} /> Visitors may attach files
+          </label>
+          <label style={{ display: 'flex', gap: '.4rem', alignItems: 'center', fontWeight: 400 }}>
+            <input type="checkbox" checked={themed} onChange={(e) => setThemed(e.target.checked)} /> Own colours
+          </label>
+          {themed && (
+            <>
+              <label style={{ display: 'flex', gap: '.4rem', alignItems: 'center', fontWeight: 400 }}>
+                <input type="color" value={primary} onChange={(e) => setPrimary(e.target.value)} /> Primary colour
+              </label>
+              <label style={{ display: 'flex', gap: '.4rem', alignItems: 'center', fontWeight: 400 }}>
+                <input type="color" value={background} onChange={(e) => setBackground(e.target.value)} /> Background colour
+              </label>
+            </>
+          )}
         </div>
       </details>
       <h3 style={{ fontSize: '1rem' }}>On every page of your site</h3>
-      <pre data-testid="snippet" style={CODE}>{html}</pre>
+      <pre data-testid="snippet" style={CODE}>
+        {html}
+      </pre>
       <CopyButton text={html} label="Copy snippet" />
-      {mode !== 'client-id' && (<>
-        <h3 style={{ fontSize: '1rem' }}>Token endpoint on your backend (<code>GET {TOKEN_PATH}</code>)</h3>
-        <p className="muted">Set <code>SVC_CLIENT_SECRET</code> to this client&apos;s secret (shown when the client was created or its secret rotated).</p>
-        <pre data-testid="backend-snippet" style={CODE}>{backend}</pre>
-        <CopyButton text={backend} label="Copy backend code" />
-      </>)}
+      {mode !== 'client-id' && (
+        <>
+          <h3 style={{ fontSize: '1rem' }}>
+            Token endpoint on your backend (<code>GET {TOKEN_PATH}</code>)
+          </h3>
+          <p className="muted">
+            Set <code>SVC_CLIENT_SECRET</code> to this client&apos;s secret (shown when the client was created or its secret rotated).
+          </p>
+          <pre data-testid="backend-snippet" style={CODE}>
+            {backend}
+          </pre>
+          <CopyButton text={backend} label="Copy backend code" />
+        </>
+      )}
     </section>
   );
 }

@@ -12,7 +12,12 @@ export async function createClientAction(_prev: unknown, form: FormData) {
     const { accountId } = await requireMember('widget.manage');
     const channel = String(form.get('channel') ?? '');
     const name = String(form.get('name') ?? '').trim();
-    const created = await createWidgetClient({ accountId, name: name || undefined, domains: domainsOf(form.get('domains')), channelId: channel ? Number(channel) : undefined });
+    const created = await createWidgetClient({
+      accountId,
+      name: name || undefined,
+      domains: domainsOf(form.get('domains')),
+      channelId: channel ? Number(channel) : undefined,
+    });
     revalidatePath('/widget');
     return { clientId: created.client_id, secret: created.client_secret };
   });

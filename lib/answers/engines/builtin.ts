@@ -33,19 +33,37 @@ export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
   const parts = settings.showSources
     ? used.map((p, i) => `${i === 0 ? 'From' : 'See also'} **${p.title || p.filename}**:\n\n${quote(p.content)}`)
     : used.map((p) => quote(p.content));
-  return { sources: used.map(toSource), showSources: settings.showSources, deltas: streamWords(parts.join('\n\n')), declined: false, considered: considered(ranked, used) };
+  return {
+    sources: used.map(toSource),
+    showSources: settings.showSources,
+    deltas: streamWords(parts.join('\n\n')),
+    declined: false,
+    considered: considered(ranked, used),
+  };
 }
 
 /** A passage as a Markdown quote: its heading as a bold line, tables as lists (readable anywhere). */
 export function quote(passage: string): string {
   let text = passage.length > QUOTE_MAX_CHARS ? `${passage.slice(0, QUOTE_MAX_CHARS).replace(/\n[^\n]*$/, '')}\n\n…` : passage;
   text = tablesAsLists(text).replace(/^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$/gm, (_m, h: string) => `**${h.replace(/\*\*/g, '')}**`);
-  return text.split('\n').map((l) => (l ? `> ${l}` : '>')).join('\n');
+  return text
+    .split('\n')
+    .map((l) => (l ? `> ${l}` : '>'))
+    .join('\n');
 }
 
 function tablesAsLists(text: string): string {
   return text.replace(/(?:^\|.*\|[ \t]*(?:\n|$))+/gm, (block) => {
-    const rows = block.trim().split('\n').map((r) => r.trim().replace(/^\||\|$/g, '').split('|').map((c) => c.trim()));
+    const rows = block
+      .trim()
+      .split('\n')
+      .map((r) =>
+        r
+          .trim()
+          .replace(/^\||\|$/g, '')
+          .split('|')
+          .map((c) => c.trim()),
+      );
     const hasHeader = rows.length > 1 && rows[1]!.every((c) => /^:?-{2,}:?$/.test(c));
     const header = hasHeader ? rows[0]! : null;
     const body = hasHeader ? rows.slice(2) : rows;

@@ -7,8 +7,14 @@ import { openAiCompatibleAnswer } from './openai';
 export function answerEngine(): AnswerEngine {
   const env = getEnv();
   if (env.LLM_BASE_URL) {
-    const cfg = { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY, model: env.LLM_MODEL, timeoutMs: env.LLM_TIMEOUT_MS,
-      historyTokens: env.LLM_HISTORY_TOKENS, maxRetries: env.LLM_MAX_RETRIES };
+    const cfg = {
+      baseUrl: env.LLM_BASE_URL,
+      apiKey: env.LLM_API_KEY,
+      model: env.LLM_MODEL,
+      timeoutMs: env.LLM_TIMEOUT_MS,
+      historyTokens: env.LLM_HISTORY_TOKENS,
+      maxRetries: env.LLM_MAX_RETRIES,
+    };
     return { answer: (i) => openAiCompatibleAnswer(i, cfg) };
   }
   return { answer: builtinAnswer };

@@ -95,7 +95,11 @@ export async function docsAsset(name: string): Promise<Response> {
   const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
   if (!asset) throw new AppError('not_found', `No documentation asset ${name.slice(0, 100)}.`);
   let body = loaded.get(name);
-  if (!body) { body = asset.body(); loaded.set(name, body); body.catch(() => loaded.delete(name)); }
+  if (!body) {
+    body = asset.body();
+    loaded.set(name, body);
+    body.catch(() => loaded.delete(name));
+  }
   return new Response(new Uint8Array(Buffer.from(await body)), {
     headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' },
   });

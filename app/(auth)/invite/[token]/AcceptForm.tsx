@@ -11,11 +11,27 @@ export function AcceptForm({ token }: { token: string }) {
   }, [state]);
   return (
     <form action={action}>
-      <div className="field"><label htmlFor="name">Name</label><input id="name" name="name" type="text" required maxLength={100} autoComplete="name" /></div>
-      <div className="field"><label htmlFor="password">Password</label><input id="password" name="password" type="password" required minLength={8} autoComplete="new-password" /></div>
-      {state && !state.ok && <p className="error" role="alert">{state.error}</p>}
-      {failed && <p className="error" role="alert">Your account is ready; <a href="/login">sign in</a>.</p>}
-      <button className="btn" type="submit" disabled={pending || !!state?.ok}>{pending || state?.ok ? 'Joining…' : 'Join team'}</button>
+      <div className="field">
+        <label htmlFor="name">Name</label>
+        <input id="name" name="name" type="text" required maxLength={100} autoComplete="name" />
+      </div>
+      <div className="field">
+        <label htmlFor="password">Password</label>
+        <input id="password" name="password" type="password" required minLength={8} autoComplete="new-password" />
+      </div>
+      {state && !state.ok && (
+        <p className="error" role="alert">
+          {state.error}
+        </p>
+      )}
+      {failed && (
+        <p className="error" role="alert">
+          Your account is ready; <a href="/login">sign in</a>.
+        </p>
+      )}
+      <button className="btn" type="submit" disabled={pending || !!state?.ok}>
+        {pending || state?.ok ? 'Joining…' : 'Join team'}
+      </button>
     </form>
   );
 }

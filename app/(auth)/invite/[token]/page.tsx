@@ -14,12 +14,16 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
           <>
             <h1>Invitation not valid</h1>
             <p>This invitation link was already used, revoked or has expired. Ask the person who invited you for a new one.</p>
-            <p><a href="/login">Sign in</a></p>
+            <p>
+              <a href="/login">Sign in</a>
+            </p>
           </>
         ) : (
           <>
             <h1>Join {invitation.accountName}</h1>
-            <p className="muted">You were invited as <strong>{invitation.role}</strong> with <strong>{invitation.email}</strong>. Choose your name and a password.</p>
+            <p className="muted">
+              You were invited as <strong>{invitation.role}</strong> with <strong>{invitation.email}</strong>. Choose your name and a password.
+            </p>
             <AcceptForm token={token} />
           </>
         )}

@@ -11,8 +11,12 @@ export default async function ResetPasswordPage({ params }: { params: Promise<{ 
     <main className="login-wrap">
       <div className="panel login">
         <h1>Choose a new password</h1>
-        {valid ? <ResetForm token={token} /> : (
-          <p className="error" role="alert">This reset link is not valid any more (used or expired). <a href="/forgot-password">Ask for a new one</a>.</p>
+        {valid ? (
+          <ResetForm token={token} />
+        ) : (
+          <p className="error" role="alert">
+            This reset link is not valid any more (used or expired). <a href="/forgot-password">Ask for a new one</a>.
+          </p>
         )}
       </div>
     </main>

@@ -22,17 +22,32 @@ function size(n: number) {
 /** Older/newer links of a long transcript (nothing when it fits on one page). */
 function Pager({ p }: { p: PageOfTranscript<unknown> }) {
   if (p.pages === 1) return null;
-  const link = (page: number, label: string, rel?: string) => (page >= 1 && page <= p.pages && page !== p.page ? <a href={`?page=${page}`} rel={rel}>{label}</a> : <span className="muted">{label}</span>);
+  const link = (page: number, label: string, rel?: string) =>
+    page >= 1 && page <= p.pages && page !== p.page ? (
+      <a href={`?page=${page}`} rel={rel}>
+        {label}
+      </a>
+    ) : (
+      <span className="muted">{label}</span>
+    );
   return (
     <nav className="pager" aria-label="Transcript pages">
       {link(1, '« Oldest')} {link(p.page - 1, '‹ Older', 'prev')}{' '}
-      <span>Responses {p.first + 1}–{p.first + p.entries.length} of {p.total} · page {p.page} of {p.pages}</span>{' '}
+      <span>
+        Responses {p.first + 1}–{p.first + p.entries.length} of {p.total} · page {p.page} of {p.pages}
+      </span>{' '}
       {link(p.page + 1, 'Newer ›', 'next')} {link(p.pages, 'Newest »')}
     </nav>
   );
 }
 
-export default async function TranscriptPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ page?: string | string[]; response?: string | string[] }> }) {
+export default async function TranscriptPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<{ page?: string | string[]; response?: string | string[] }>;
+}) {
   const { accountId } = await requirePageMember('records.read');
   const { id } = await params;
   const transcript = await getTranscript(accountId, id);
@@ -41,48 +56,70 @@ export default async function TranscriptPage({ params, searchParams }: { params:
   const pageOf = pageOfTranscript(byResponse(messages), await searchParams);
   return (
     <>
-      <p><a href="/conversations">← Conversations</a></p>
+      <p>
+        <a href="/conversations">← Conversations</a>
+      </p>
       <h1>{c.title || '(untitled)'}</h1>
       <p className="muted">
-        <span className={c.status === 'Open' ? 'badge' : 'badge off'}>{c.status}</span>{' '}
-        {c.channel_name} #{c.channel_id} · {plural(c.response_count, 'response', 'responses')} · started {c.created_at} UTC · updated {c.updated_at} UTC
+        <span className={c.status === 'Open' ? 'badge' : 'badge off'}>{c.status}</span> {c.channel_name} #{c.channel_id} ·{' '}
+        {plural(c.response_count, 'response', 'responses')} · started {c.created_at} UTC · updated {c.updated_at} UTC
       </p>
       <Pager p={pageOf} />
       <section className="panel" aria-label="Transcript">
         {messages.length === 0 && <p className="empty">This conversation has no questions yet.</p>}
         {pageOf.entries.map(({ id: responseId, pair }) => (
           <article key={responseId} id={`r-${responseId}`}>
-            {pair.map((m) => (m.author === 'visitor' ? (
-              <div className="msg user" key={m.message_id}>
-                <div className="meta"><strong>Visitor</strong><span>{m.created_at} UTC</span></div>
-                <Markdown className="content" text={m.content} />
-                {m.attachments.length > 0 && (
-                  <ul className="sources" aria-label="Attachments">
-                    {m.attachments.map((a) => (
-                      <li key={a.id}><a href={attachmentUrl(a.id)} download>{a.filename}</a> ({a.content_type}, {size(a.size)})</li>
-                    ))}
-                  </ul>
-                )}
-              </div>
-            ) : (
-              <div className="msg assistant" key={m.message_id}>
-                <div className="meta">
-                  <strong>Bot</strong>
-                  <span>{plural(m.likes, 'like', 'likes')}</span>
-                  <span>{plural(m.dislikes, 'dislike', 'dislikes')}</span>
-                  <span>{plural(m.comments, 'comment', 'comments')}</span>
+            {pair.map((m) =>
+              m.author === 'visitor' ? (
+                <div className="msg user" key={m.message_id}>
+                  <div className="meta">
+                    <strong>Visitor</strong>
+                    <span>{m.created_at} UTC</span>
+                  </div>
+                  <Markdown className="content" text={m.content} />
+                  {m.attachments.length > 0 && (
+                    <ul className="sources" aria-label="Attachments">
+                      {m.attachments.map((a) => (
+                        <li key={a.id}>
+                          <a href={attachmentUrl(a.id)} download>
+                            {a.filename}
+                          </a>{' '}
+                          ({a.content_type}, {size(a.size)})
+                        </li>
+                      ))}
+                    </ul>
+                  )}
                 </div>
-                {m.error ? <p className="error">Not answered: {m.error}</p> : <Markdown className="content" text={m.content} />}
-                {m.sources.length > 0 && (
-                  <div className="sources">Sources: {m.sources.map((s) => s.title ?? (s as { filename?: string }).filename).filter((v, i, a) => a.indexOf(v) === i).join(', ')}</div>
-                )}
-                {m.commentTexts.length > 0 && (
-                  <ul className="sources" aria-label="Comments">
-                    {m.commentTexts.map((cm, i) => <li key={i}>“{cm.body}” <span className="muted">({cm.created_at} UTC)</span></li>)}
-                  </ul>
-                )}
-              </div>
-            )))}
+              ) : (
+                <div className="msg assistant" key={m.message_id}>
+                  <div className="meta">
+                    <strong>Bot</strong>
+                    <span>{plural(m.likes, 'like', 'likes')}</span>
+                    <span>{plural(m.dislikes, 'dislike', 'dislikes')}</span>
+                    <span>{plural(m.comments, 'comment', 'comments')}</span>
+                  </div>
+                  {m.error ? <p className="error">Not answered: {m.error}</p> : <Markdown className="content" text={m.content} />}
+                  {m.sources.length > 0 && (
+                    <div className="sources">
+                      Sources:{' '}
+                      {m.sources
+                        .map((s) => s.title ?? (s as { filename?: string }).filename)
+                        .filter((v, i, a) => a.indexOf(v) === i)
+                        .join(', ')}
+                    </div>
+                  )}
+                  {m.commentTexts.length > 0 && (
+                    <ul className="sources" aria-label="Comments">
+                      {m.commentTexts.map((cm, i) => (
+                        <li key={i}>
+                          “{cm.body}” <span className="muted">({cm.created_at} UTC)</span>
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                </div>
+              ),
+            )}
           </article>
         ))}
       </section>

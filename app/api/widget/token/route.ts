@@ -5,6 +5,7 @@ import { issueWidgetToken } from '@/lib/widget-clients/service';
 
 export const dynamic = 'force-dynamic';
 export const POST = widgetRoute(async (req) =>
-  withCors(jsonResponse(await issueWidgetToken(await readJsonBody(req), req.headers.get('origin'), clientIp(req))), 'POST'));
+  withCors(jsonResponse(await issueWidgetToken(await readJsonBody(req), req.headers.get('origin'), clientIp(req))), 'POST'),
+);
 export const OPTIONS = preflight('POST');
 export const { GET, PUT, PATCH, DELETE } = methodNotAllowed('POST');
