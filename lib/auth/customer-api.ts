@@ -6,6 +6,7 @@ import { onInvalidation } from '../cache/invalidation';
 import { getEnv } from '../env';
 import { bearerToken, parseApiKey, secretMatches, type ParsedKey } from './api-keys';
 import { accountFromSessionCookie } from './session';
+import { processSingleton } from '../core/process';
 
 /** Who is reading the Customer API. The dashboard's session path yields the same shape. */
 export type CustomerPrincipal = { accountId: number; via: 'api_key' | 'session'; keyId?: string };
@@ -13,17 +14,10 @@ export type CustomerPrincipal = { accountId: number; via: 'api_key' | 'session';
 const unauthorized = (detail: string) => new AppError('unauthorized', detail);
 
 /**
- * Resolves the account of a Customer API request. An API key is read only from the
- * Authorization header; without the header, a dashboard session may stand in for it.
- */
-export async function authenticateCustomerRequest(req: ApiRequest): Promise<CustomerPrincipal> {
-  return customerPrincipalOf(req);
-}
-
-/**
- * authenticateCustomerRequest without a promise when it can answer at once (a key this process
- * read within API_KEY_CACHE_MS): the principal, or a promise of it; a refusal may be thrown
- * instead of rejected. For the direct door's hot path; everything else uses the async form.
+ * Resolves the account of a Customer API request. An API key is read only from the Authorization
+ * header; without the header, a dashboard session may stand in for it. Answers without a promise
+ * when it can (a key this process read within API_KEY_CACHE_MS), for the direct door's hot path;
+ * a refusal may be thrown instead of rejected.
  */
 export function customerPrincipalOf(req: ApiRequest): CustomerPrincipal | Promise<CustomerPrincipal> {
   const header = req.headers.get('authorization');
@@ -104,13 +98,8 @@ async function readApiKey(keyId: string, now: number): Promise<KeyRow | null> {
  * statement every API_KEY_USAGE_FLUSH_MS (and at shutdown). Shared through globalThis so the
  * server's shutdown flushes what the route handlers noted.
  */
-const USAGE = Symbol.for('svc.apiKeyUsage');
 type UsageState = { pending: Map<string, Date>; timer?: NodeJS.Timeout };
-function usageState(): UsageState {
-  const holder = globalThis as { [USAGE]?: UsageState };
-  holder[USAGE] ??= { pending: new Map() };
-  return holder[USAGE];
-}
+const usageState = (): UsageState => processSingleton('svc.apiKeyUsage', () => ({ pending: new Map() }));
 
 function markKeyUsed(keyId: string): void {
   const state = usageState();

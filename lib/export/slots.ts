@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { AppError } from '../core/errors';
 import { getEnv } from '../env';
 import { getRedis, redisKey } from '../redis/client';
+import { processSingleton } from '../core/process';
 
 /**
  * Admission of exports (docs/contracts.md §10 limits). An export holds a database connection for as long
@@ -18,13 +19,7 @@ import { getRedis, redisKey } from '../redis/client';
 export type ExportSlot = { release: () => void };
 
 type Local = { running: number; perAccount: Map<number, number> };
-const KEY = Symbol.for('svc.exportSlots');
-
-function local(): Local {
-  const g = globalThis as { [KEY]?: Local };
-  g[KEY] ??= { running: 0, perAccount: new Map() };
-  return g[KEY]!;
-}
+const local = (): Local => processSingleton('svc.exportSlots', () => ({ running: 0, perAccount: new Map() }));
 
 /**
  * Exports one instance runs at once: at most half the pool (on PGlite, which has no pool and
