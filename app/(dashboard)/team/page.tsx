@@ -44,7 +44,7 @@ export default async function TeamPage() {
                       {m.id === session.userId && <span className="muted"> (you)</span>}
                     </span>
                   </td>
-                  <td data-label="Email" style={{ overflowWrap: 'anywhere' }}>
+                  <td data-label="Email" style={{ overflowWrap: 'break-word' }}>
                     {m.email}
                   </td>
                   <td data-label="Role">
@@ -84,7 +84,7 @@ export default async function TeamPage() {
               <tbody>
                 {team.invitations.map((i) => (
                   <tr key={i.id} data-testid={`invitation-${i.email}`}>
-                    <td data-label="Email" style={{ overflowWrap: 'anywhere' }}>
+                    <td data-label="Email" style={{ overflowWrap: 'break-word' }}>
                       {i.email}
                     </td>
                     <td data-label="Role">
