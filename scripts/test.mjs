@@ -112,7 +112,7 @@ if (want('lint'))
   jobs.push({
     group: 'lint and format (Biome)',
     size: Infinity,
-    go: () => run('lint and format (Biome)', process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'ci', '--reporter=summary', '.']),
+    go: () => run('lint and format (Biome)', process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'ci', '--colors=off', '--reporter=summary', '.']),
   });
 if (want('typecheck'))
   jobs.push({
