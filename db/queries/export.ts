@@ -10,7 +10,7 @@ import {
   type ConversationSortKey,
 } from './conversations';
 import { RESPONSE_SORT_COLUMNS, whereOf as responseWhere, type ResponseFilter, type ResponseSortKey } from './responses';
-import { direction, utcText, type Direction } from './shared';
+import { totalOrder, utcText, type Direction } from './shared';
 
 /**
  * The export on PostgreSQL (docs/contracts.md §10): ONE `COPY (SELECT …) TO STDOUT (FORMAT binary)`
@@ -191,15 +191,10 @@ function conversationLine(format: ExportFormat, messages: { prefix: string; suff
   ]);
 }
 
-function orderOf(alias: 'r' | 'c', colName: string, dir: Direction): SQL {
-  const d = direction(dir);
-  return colName === 'id' ? sql`${sql.raw(alias)}.id ${d}` : sql`${sql.raw(alias)}.${sql.raw(colName)} ${d}, ${sql.raw(alias)}.id ${d}`;
-}
-
 /** The response export's statement: the list's filter and order, one finished line per row. */
 export function responseExportStatement(accountId: number, f: ResponseFilter, sortKey: ResponseSortKey, dir: Direction, format: ExportFormat): SQL {
   return sql`SELECT ${responseLine(format)} FROM responses r
-    WHERE ${responseWhere(accountId, f)} ORDER BY ${orderOf('r', RESPONSE_SORT_COLUMNS[sortKey], dir)}`;
+    WHERE ${responseWhere(accountId, f)} ORDER BY ${totalOrder('r', RESPONSE_SORT_COLUMNS[sortKey], dir).rows}`;
 }
 
 /** The conversation export's statement; `messages` (the attachment URL around the id) adds each one's messages. */
@@ -212,7 +207,7 @@ export function conversationExportStatement(
   messages: { prefix: string; suffix: string } | null,
 ): SQL {
   return sql`SELECT ${conversationLine(format, messages)} FROM conversations c ${CHANNEL_OF_CONVERSATION}
-    WHERE ${conversationWhere(accountId, f)} ORDER BY ${orderOf('c', CONVERSATION_SORT_COLUMNS[sortKey], dir)}`;
+    WHERE ${conversationWhere(accountId, f)} ORDER BY ${totalOrder('c', CONVERSATION_SORT_COLUMNS[sortKey], dir).rows}`;
 }
 
 /**

@@ -4,6 +4,7 @@ import { claimDueMails, markMailDone, markMailFailed, type ClaimedMail } from '.
 import { getEnv } from '../env';
 import { getLogger } from '../core/logger';
 import { onDrain } from '../core/drain';
+import { wakeablePause } from '../core/pause';
 
 /**
  * The mail sender every instance runs: it leases due mails from the outbox (FOR UPDATE SKIP
@@ -32,35 +33,15 @@ function transportFor(url: string | undefined): Transporter | null {
 
 export function startMailWorker(): void {
   if (holder[KEY]) return;
-  let wakeUp: (() => void) | null = null;
-  let woken = false;
+  const pause = wakeablePause(() => w.stopping);
   const w: Worker = {
     stopping: false,
-    wake: () => {
-      woken = true;
-      wakeUp?.();
-    },
+    wake: pause.wake,
     loop: Promise.resolve(),
     transport: transportFor(getEnv().SMTP_URL),
     unsubscribeDrain: () => {},
   };
-  const idle = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (woken || w.stopping) {
-        woken = false;
-        resolve();
-        return;
-      }
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      function done() {
-        clearTimeout(timer);
-        wakeUp = null;
-        woken = false;
-        resolve();
-      }
-      wakeUp = done;
-    });
+  const idle = pause.idle;
   w.loop = (async () => {
     let failures = 0;
     while (!w.stopping) {

@@ -27,6 +27,7 @@ import {
 } from './rules';
 import { setWebhookWake } from './wake';
 import { getEnv } from '../env';
+import { wakeablePause } from '../core/pause';
 
 /**
  * The delivery worker every instance runs (docs/contracts.md §11). It leases due deliveries from the
@@ -53,38 +54,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function startWebhookWorker(): void {
   if (holder[KEY]) return;
-  let wakeUp: (() => void) | null = null;
-  let woken = false;
+  const pause = wakeablePause(() => w.stopping);
   const w: Worker = {
     owner: `${process.pid}-${randomUUID()}`,
     stopping: false,
     inFlight: new Map(),
     perEndpoint: new Map(),
     perAccount: new Map(),
-    wake: () => {
-      woken = true;
-      wakeUp?.();
-    },
+    wake: pause.wake,
     loop: Promise.resolve(),
     unsubscribeDrain: () => {},
   };
-  const idle = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (woken || w.stopping) {
-        woken = false;
-        resolve();
-        return;
-      }
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      function done() {
-        clearTimeout(timer);
-        wakeUp = null;
-        woken = false;
-        resolve();
-      }
-      wakeUp = done;
-    });
+  const idle = pause.idle;
   w.loop = (async () => {
     let failures = 0;
     let prunedAt = 0;
