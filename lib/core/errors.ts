@@ -19,7 +19,7 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** A request field and what is wrong with it (the shape of lib/validation.ts's issue formatter). */
+/** A request field and what is wrong with it (the shape of lib/core/validation.ts's issue formatter). */
 export type ParamError = IssueParam;
 
 export class AppError extends Error {
