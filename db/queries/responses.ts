@@ -103,8 +103,8 @@ export async function listResponseComments(db: Db, accountId: number, responseId
   return rows<{ text: string; created_at: string }>(
     db,
     sql`
-    SELECT body AS text, ${utcText(sql`created_at`)} AS created_at FROM response_comments
-    WHERE response_id = ${responseId} AND account_id = ${accountId} ORDER BY created_at ASC, id ASC`,
+    SELECT c.body AS text, ${utcText(sql`c.created_at`)} AS created_at FROM response_comments c
+    WHERE c.response_id = ${responseId} AND c.account_id = ${accountId} ORDER BY c.created_at ASC, c.id ASC`,
   );
 }
 

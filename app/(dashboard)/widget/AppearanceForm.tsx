@@ -164,7 +164,7 @@ export function AppearanceSection({
         How the widget of a client looks and what it says. Options in the page&apos;s <code>window.svcAIConfig</code> still win.
       </p>
       <div className="field" style={{ maxWidth: 360 }}>
-        <label htmlFor="appearance-client">Client</label>
+        <label htmlFor="appearance-client">Appearance of client</label>
         <select id="appearance-client" value={client.id} onChange={(e) => onClientChange(e.target.value)}>
           {clients.map((c) => (
             <option key={c.id} value={c.id}>
