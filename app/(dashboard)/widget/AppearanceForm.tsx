@@ -133,7 +133,7 @@ function ClientAppearance({ clientId, saved }: { clientId: string; saved: Appear
           </p>
         )}
         {state?.ok && (
-          <p className="success" role="status" style={{ marginTop: '.75rem' }}>
+          <p className={styles.saved} role="status">
             Saved. Widgets apply it when their page next loads (within a minute).
           </p>
         )}
