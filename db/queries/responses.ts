@@ -98,6 +98,16 @@ export async function getResponseById(db: Db, accountId: number, responseId: str
   return row ?? null;
 }
 
+/** A response's comments, oldest first (ties by id, so the order never changes between reads). */
+export async function listResponseComments(db: Db, accountId: number, responseId: string) {
+  return rows<{ text: string; created_at: string }>(
+    db,
+    sql`
+    SELECT c.body AS text, ${utcText(sql`c.created_at`)} AS created_at FROM response_comments c
+    WHERE c.response_id = ${responseId} AND c.account_id = ${accountId} ORDER BY c.created_at ASC, c.id ASC`,
+  );
+}
+
 export type AttachmentRow = { id: string; message_id: string | null; filename: string; content_type: string; size: number };
 
 export async function listConversationAttachments(db: Db, accountId: number, conversationId: string): Promise<AttachmentRow[]> {

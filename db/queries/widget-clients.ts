@@ -31,18 +31,24 @@ export async function listWidgetClients(db: Db, accountId: number) {
       channelId: widgetClients.channelId,
       createdAt: widgetClients.createdAt,
       secretRotatedAt: widgetClients.secretRotatedAt,
+      appearance: widgetClients.appearance,
     })
     .from(widgetClients)
     .where(eq(widgetClients.accountId, accountId))
     .orderBy(widgetClients.createdAt);
 }
 
-export async function updateWidgetClient(db: Db, accountId: number, clientId: string, v: { name?: string; domains?: string[]; secretHash?: Uint8Array }) {
+export async function updateWidgetClient(
+  db: Db,
+  accountId: number,
+  clientId: string,
+  v: { name?: string; domains?: string[]; secretHash?: Uint8Array; appearance?: object },
+) {
   const [row] = await db
     .update(widgetClients)
     .set({ ...v, ...(v.secretHash ? { secretRotatedAt: sql`now()` } : {}) })
     .where(and(eq(widgetClients.id, clientId), eq(widgetClients.accountId, accountId)))
-    .returning({ id: widgetClients.id, name: widgetClients.name, domains: widgetClients.domains });
+    .returning({ id: widgetClients.id, name: widgetClients.name, domains: widgetClients.domains, appearance: widgetClients.appearance });
   return row ?? null;
 }
 

@@ -328,6 +328,8 @@ export const widgetClients = pgTable(
     channelId: integer('channel_id').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
     secretRotatedAt: ts('secret_rotated_at'),
+    /** The widget's look and words set on /widget (lib/widget-clients/appearance.ts validates them). */
+    appearance: jsonb('appearance').notNull().default({}),
   },
   (t) => [
     foreignKey({ name: 'widget_clients_channel_fk', columns: [t.accountId, t.channelId], foreignColumns: [channels.accountId, channels.id] }),

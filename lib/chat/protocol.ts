@@ -11,6 +11,8 @@ import { uuidString } from '../core/validation';
 import { MAX_QUESTION_CHARS } from '../limits/text';
 
 export type { Source, UploadInfo };
+/** A client's appearance as GET /api/widget/config serves it (validated by lib/widget-clients/appearance.ts). */
+export type { Appearance as WidgetAppearance } from '../widget-clients/appearance';
 
 export const NAMESPACE = '/widget';
 export const PROTOCOL_VERSION = 1;
@@ -100,4 +102,6 @@ export type HistoryMessage = {
   likes: number;
   dislikes: number;
   mine: 'like' | 'dislike' | null;
+  /** A question's attached files (an answer has none). */
+  attachments: Array<{ filename: string; content_type: string; size: number }>;
 };

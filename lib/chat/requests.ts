@@ -12,6 +12,7 @@ import {
   type AnswerJob,
 } from '../../db/queries/chat';
 import { attachUploads, getVisitorUploads } from '../../db/queries/uploads';
+import { listConversationAttachments } from '../../db/queries/responses';
 import { AppError } from '../core/errors';
 import type { WidgetClaims } from '../auth/widget-tokens';
 import { getEnv } from '../env';
@@ -180,12 +181,14 @@ export async function resume(claims: WidgetClaims, join: JoinRoom, send: SendEve
 export async function history(claims: WidgetClaims, join: JoinRoom, req: ClientRequest<'history'>) {
   const conv = await ownConversation(claims, req.conversation_id);
   join(req.conversation_id);
-  const [page, { showSources }] = await Promise.all([
-    listVisitorHistory(await getDb(), claims.accountId, claims.visitorId, req.conversation_id, HISTORY_PAGE + 1, req.before),
+  const db = await getDb();
+  const [page, attachments, { showSources }] = await Promise.all([
+    listVisitorHistory(db, claims.accountId, claims.visitorId, req.conversation_id, HISTORY_PAGE + 1, req.before),
+    listConversationAttachments(db, claims.accountId, req.conversation_id),
     effectiveBotSettings(claims.accountId),
   ]);
   const more = page.length > HISTORY_PAGE;
-  const messages = messagesOf(more ? page.slice(1) : page, []).map((m) => toHistoryMessage(m, showSources));
+  const messages = messagesOf(more ? page.slice(1) : page, attachments).map((m) => toHistoryMessage(m, showSources));
   return { conversation_id: req.conversation_id, last_seq: conv.last_seq, messages, more };
 }
 
@@ -202,6 +205,7 @@ function toHistoryMessage(m: ConversationMessage, showSources: boolean): History
     content: m.content,
     error: m.error,
     sources: sourcesForVisitors(m.sources, showSources),
+    attachments: m.attachments.map(({ filename, content_type, size }) => ({ filename, content_type, size })),
   };
 }
 

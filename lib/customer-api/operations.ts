@@ -11,7 +11,15 @@ import {
   ConversationPage,
 } from '../conversations/contract';
 import { getConversationWithMessages, listConversationsPage } from '../conversations/service';
-import { RESPONSE_EXAMPLE, ResponseBody, ResponseIdPath, ResponseListQuery, ResponsePage, SingleRecordQuery } from '../responses/contract';
+import {
+  RESPONSE_DETAIL_EXAMPLE,
+  RESPONSE_EXAMPLE,
+  ResponseBody,
+  ResponseIdPath,
+  ResponseListQuery,
+  ResponsePage,
+  SingleRecordQuery,
+} from '../responses/contract';
 import { getResponse, listResponsesPage } from '../responses/service';
 import { ConversationExportLine, ConversationExportQuery, ResponseExportLine, ResponseExportQuery } from '../export/contract';
 import { exportConversations, exportResponses } from '../export/service';
@@ -114,12 +122,13 @@ export const CUSTOMER_OPERATIONS: readonly CustomerOperation[] = [
     path: '/response/{response_id}',
     tag: 'Responses',
     summary: 'Get one response',
-    description: "One response of the account. An unknown id, a malformed id and another account's id are the same 404.",
+    description:
+      "One response of the account with `comment_list`, its visitors' comments oldest first. An unknown id, a malformed id and another account's id are the same 404.",
     pathParams: ResponseIdPath,
     query: SingleRecordQuery,
     response: ResponseBody,
     notFound: 'Unknown id, malformed id, or an id of another account',
-    example: { params: { response_id: RESPONSE_EXAMPLE.response_id }, response: RESPONSE_EXAMPLE },
+    example: { params: { response_id: RESPONSE_EXAMPLE.response_id }, response: RESPONSE_DETAIL_EXAMPLE },
     run: ({ principal, params, query }) => getResponse(principal.accountId, params.response_id, query),
   }),
   operation({

@@ -36,11 +36,23 @@ export const RESPONSE_EXAMPLE: ResponseRecord = {
   comments: 0,
 };
 
+export const ResponseComment = z.object({ text: z.string(), created_at: Timestamp }).meta({ id: 'ResponseComment' });
+
+/** One response as `GET /response/{id}` gives it: the record and its comments' texts, oldest first. */
+export const ResponseDetail = ResponseRecord.extend({ comment_list: z.array(ResponseComment) }).meta({ id: 'ResponseDetail' });
+export type ResponseDetail = z.infer<typeof ResponseDetail>;
+
+export const RESPONSE_DETAIL_EXAMPLE: ResponseDetail = {
+  ...RESPONSE_EXAMPLE,
+  comments: 1,
+  comment_list: [{ text: 'The link expired before I could use it.', created_at: '2026-01-05 10:03:40' }],
+};
+
 export const ResponseListQuery = listQuerySchema(RESPONSE_SORT_KEYS, true);
 export const ResponseIdPath = z.object({ response_id: uuidParam('Response id') });
 export const SingleRecordQuery = z.object({ format: formatParam.optional() });
 
 /** The 200 bodies: the record (or page), or its format=gridjs form. */
 export const ResponseCells = gridjsSchema(ResponseRecord, 'ResponseCells');
-export const ResponseBody = ResponseRecord.or(ResponseCells);
+export const ResponseBody = ResponseDetail.or(ResponseCells);
 export const ResponsePage = envelopeSchema(ResponseRecord, 'ResponsePage').or(envelopeSchema(ResponseCells, 'ResponseCellsPage'));

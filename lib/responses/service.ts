@@ -1,8 +1,8 @@
 import { getDb, openDb } from '../../db/client';
-import { getResponseById, listResponsesWithCount, type ResponseFilter, type ResponseRow } from '../../db/queries/responses';
+import { getResponseById, listResponseComments, listResponsesWithCount, type ResponseFilter, type ResponseRow } from '../../db/queries/responses';
 import { AppError } from '../core/errors';
 import { envelope, gridjsCells, offsetOf, parseListQuery, parseSingleQuery, type Envelope, type ListQuery } from '../api/list-query';
-import { ResponseListQuery, RESPONSE_SORT_KEYS, type ResponseRecord } from './contract';
+import { ResponseListQuery, type RESPONSE_SORT_KEYS, type ResponseDetail, type ResponseRecord } from './contract';
 
 type SortKey = (typeof RESPONSE_SORT_KEYS)[number];
 
@@ -43,10 +43,13 @@ export async function listResponsesPage(accountId: number, params: URLSearchPara
   return envelope(linkPath, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
 }
 
+/** One response; its JSON form adds `comment_list` (the gridjs form stays one table row). */
 export async function getResponse(accountId: number, responseId: string, params: URLSearchParams) {
   const { format } = parseSingleQuery(params);
-  const row = await getResponseById(openDb() ?? (await getDb()), accountId, responseId);
+  const db = openDb() ?? (await getDb());
+  const row = await getResponseById(db, accountId, responseId);
   if (!row) throw new AppError('not_found', `No response with id ${responseId}.`);
   const record = toResponseRecord(row);
-  return format === 'gridjs' ? gridjsCells(record) : record;
+  if (format === 'gridjs') return gridjsCells(record);
+  return { ...record, comment_list: await listResponseComments(db, accountId, responseId) } satisfies ResponseDetail;
 }

@@ -10,9 +10,9 @@ import { hostAllowed, originHost } from '../auth/domains';
 import { publishInvalidation } from '../cache/invalidation';
 import { signWidgetToken } from '../auth/widget-tokens';
 import { chargeTokenAddress, chargeTokenClient } from '../limits/widget-token';
-import { getEnv } from '../env';
 import { noteRefusal } from './refusals';
 import { ClientName, CreateWidgetClientInput, Domain, TokenRequest } from './contract';
+import { APPEARANCE_LABELS, Appearance, storedAppearance } from './appearance';
 
 export async function createWidgetClient(input: z.input<typeof CreateWidgetClientInput>) {
   const v = validate(CreateWidgetClientInput, input, { accountId: 'account', domains: 'domain', channelId: 'channel', name: 'name' });
@@ -49,6 +49,22 @@ export async function renameClient(accountId: number, clientId: string, name: st
   const row = await updateWidgetClient(await getDb(), accountId, clientId, { name: v.name });
   if (!row) throw new AppError('not_found', `No widget client ${clientId}.`);
   return row;
+}
+
+/** Saves a client's appearance (every field validated; a blank field is unset). */
+export async function setClientAppearance(accountId: number, clientId: string, input: unknown) {
+  const appearance = validate(Appearance, input, APPEARANCE_LABELS);
+  const row = await updateWidgetClient(await getDb(), accountId, clientId, { appearance });
+  if (!row) throw new AppError('not_found', `No widget client ${clientId}.`);
+  return storedAppearance(row.appearance);
+}
+
+/** The appearance a widget of this public client id applies at load (GET /api/widget/config). */
+export async function appearanceOfClient(clientId: string): Promise<Appearance> {
+  const v = validate(TokenRequest.pick({ client_id: true }), { client_id: clientId });
+  const client = await getWidgetClientForAuth(await getDb(), v.client_id);
+  if (!client) throw new AppError('not_found', `No widget client ${v.client_id}.`);
+  return storedAppearance(client.appearance);
 }
 
 /** Deletes a client of this account; its open sockets are disconnected at once, on every instance. */

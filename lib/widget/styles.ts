@@ -1,7 +1,10 @@
 /** Widget 2.0 styles: adopted into the shadow root (constructable sheet, so a strict CSP allows it). */
 export const WIDGET_CSS = `
-:host { all: initial; --p: var(--svc-custom-primary-color, var(--svc-legacy-primary, #3b5bdb)); --bg: var(--svc-custom-background-color, #ffffff);
-  --ff: var(--svc-custom-font-family, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif); --r: var(--svc-custom-border-radius, 14px);
+/* The page's --svc-custom-* and svcAIConfig colour win over the client's appearance (--svc-app-*, lib/widget/appearance.ts). */
+:host { all: initial; --p: var(--svc-custom-primary-color, var(--svc-legacy-primary, var(--svc-app-primary, #3b5bdb)));
+  --bg: var(--svc-custom-background-color, var(--svc-app-bg, #ffffff));
+  --ff: var(--svc-custom-font-family, var(--svc-app-font, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif));
+  --r: var(--svc-custom-border-radius, var(--svc-app-radius, 14px));
   font-family: var(--ff); color: #1c2233; }
 * { box-sizing: border-box; font-family: inherit; }
 :host([hidden]) { display: none !important; }

@@ -3,7 +3,9 @@
  * window.svcAIConfig (seed 2.5 and every 1.0 parameter), themed by the --svc-custom-* properties.
  */
 import type { HistoryMessage, ServerEvent, SessionInfo, Source, UploadInfo } from '../chat/protocol';
+import { fetchAppearance, styleAppearance, withAppearance, type WidgetAppearance } from './appearance';
 import { ChatClient, readConfig, StateManager, uid, type Config } from './client';
+import { COMMENT_CSS, commentControl } from './comments';
 import { clipIcon, el, isHttpUrl, svgIcon } from './dom';
 import { renderMarkdown } from './markdown';
 import { WIDGET_CSS } from './styles';
@@ -33,13 +35,15 @@ class SvcChatWidget extends HTMLElement {
   private pendingUploads: UploadInfo[] = [];
   private session: SessionInfo | null = null;
   private renderQueued = new Set<Bubble>();
+  private origin = '';
 
   setup(origin: string, cfg: Config, state: StateManager) {
+    this.origin = origin;
     this.cfg = cfg;
     this.state = state;
     this.root = this.attachShadow({ mode: 'open' });
     const sheet = new CSSStyleSheet();
-    sheet.replaceSync(WIDGET_CSS);
+    sheet.replaceSync(WIDGET_CSS + COMMENT_CSS);
     this.root.adoptedStyleSheets = [sheet];
     if (cfg.position === 'left') this.setAttribute('data-position', 'left');
     if (cfg.primaryColor) this.style.setProperty('--svc-legacy-primary', cfg.primaryColor);
@@ -198,6 +202,8 @@ class SvcChatWidget extends HTMLElement {
     this.launcher.hidden = window.matchMedia('(max-width: 480px)').matches;
     void this.client.start();
     this.input.focus();
+    // A history restored while the panel was closed could not scroll: open at the newest message.
+    this.scrollToEnd();
   }
 
   close() {
@@ -209,7 +215,28 @@ class SvcChatWidget extends HTMLElement {
   }
 
   start() {
-    void this.client.start();
+    const started = this.client.start();
+    // The client id is known at once in client-id mode, else from the first token.
+    const clientId = this.cfg.svcClientId ? Promise.resolve(this.cfg.svcClientId) : started.then(() => this.client.claims?.cid);
+    void clientId
+      .then((id) => fetchAppearance(this.origin, id))
+      .then((a) => {
+        if (a) this.applyAppearance(a);
+      });
+  }
+
+  /** The client's appearance from /widget: the header, the welcome and the look are rebuilt with it. */
+  private applyAppearance(a: WidgetAppearance) {
+    this.cfg = withAppearance(this.cfg, a);
+    styleAppearance(this, a);
+    this.statusText.parentElement!.firstChild!.textContent = this.name();
+    this.panel.setAttribute('aria-label', this.name());
+    const header = this.panel.querySelector('header')!;
+    if (isHttpUrl(this.cfg.headerIcon) && !header.querySelector('img')) header.prepend(el('img', { src: this.cfg.headerIcon, alt: '' }));
+    const intro = this.buildIntro();
+    intro.hidden = this.intro.hidden;
+    this.intro.replaceWith(intro);
+    this.intro = intro;
   }
 
   private reflect(s: ReturnType<StateManager['getState']>) {
@@ -328,6 +355,8 @@ class SvcChatWidget extends HTMLElement {
   private feedbackButtons(responseId: string, mine: 'like' | 'dislike' | null): HTMLElement {
     const like = el('button', { type: 'button', 'aria-label': 'Like', 'aria-pressed': String(mine === 'like') }, 'Like');
     const dislike = el('button', { type: 'button', 'aria-label': 'Dislike', 'aria-pressed': String(mine === 'dislike') }, 'Dislike');
+    const comment = commentControl((text) => this.client.request('comment', { response_id: responseId, text }));
+    comment.offer(mine !== null);
     const set = async (value: 'like' | 'dislike') => {
       const r = await this.client.feedback(responseId, value);
       if (!r.ok) {
@@ -336,6 +365,7 @@ class SvcChatWidget extends HTMLElement {
       }
       like.setAttribute('aria-pressed', String(r.mine === 'like'));
       dislike.setAttribute('aria-pressed', String(r.mine === 'dislike'));
+      comment.offer(r.mine !== null);
     };
     like.addEventListener('click', () => {
       void set('like');
@@ -343,7 +373,7 @@ class SvcChatWidget extends HTMLElement {
     dislike.addEventListener('click', () => {
       void set('dislike');
     });
-    return el('div', { class: 'feedback' }, like, dislike);
+    return el('div', {}, el('div', { class: 'feedback' }, like, dislike), comment.element);
   }
 
   private botError(b: Bubble, message: string) {
@@ -363,7 +393,7 @@ class SvcChatWidget extends HTMLElement {
       const a = messages[i + 1]!;
       if (this.byResponse.has(q.response_id)) continue;
       const b: Bubble = { text: a.content, final: true, responseId: q.response_id };
-      b.user = this.userBubble(q.content, []);
+      b.user = this.userBubble(q.content, q.attachments ?? []);
       this.byResponse.set(q.response_id, b);
       if (a.error) this.botError(b, a.error);
       else this.renderBot(b, a.sources, { mine: a.mine });

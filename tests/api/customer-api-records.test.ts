@@ -46,14 +46,15 @@ async function accountWithConversation() {
 }
 
 describe('GET /response/{response_id}', () => {
-  it('returns exactly the response record of spec 2.2', async () => {
+  it('returns exactly the response record of spec 2.2, with comment_list (§16; imported responses have counts, no texts)', async () => {
     const { responses, get } = await accountWithConversation();
     for (const r of responses) {
       const res = await get(`${V2}/response/${r.response_id}`);
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
-      assert.deepEqual(Object.keys(res.body).sort(), RESPONSE_KEYS);
-      assert.deepEqual(res.body, expectedResponse(r));
+      assert.deepEqual(Object.keys(res.body).sort(), [...RESPONSE_KEYS, 'comment_list'].sort());
+      const expected: Record<string, unknown> = { ...expectedResponse(r), comment_list: [] };
+      assert.deepEqual(res.body, expected);
       assert.equal(res.body.id, res.body.response_id);
       assert.match(String(res.body.response_id), UUID_RE);
       assert.match(String(res.body.created_at), TS_RE);
@@ -61,12 +62,13 @@ describe('GET /response/{response_id}', () => {
     }
   });
 
-  it('is the same record the list returns', async () => {
+  it('is the same record the list returns (which has no comment_list)', async () => {
     const { responses, get } = await accountWithConversation();
     const list = assertEnvelope(await get(`${V2}/response`));
     for (const item of list.results) {
-      const one = await get(`${V2}/response/${String(item.id)}`);
-      assert.deepEqual(one.body, item);
+      const { comment_list, ...one } = (await get(`${V2}/response/${String(item.id)}`)).body;
+      assert.deepEqual(comment_list, []);
+      assert.deepEqual(one, item);
     }
     assert.equal(list.results.length, responses.length);
   });

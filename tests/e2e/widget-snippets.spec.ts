@@ -59,13 +59,15 @@ for (const mode of ['client-id', 'backend-node', 'backend-fetch'] as const) {
     await openGenerator(page);
     await page.getByLabel('Client', { exact: true }).selectOption(clientId);
     await page.getByLabel('Token mode').selectOption(mode);
-    await page.getByText('Options: name, welcome text, questions, colours').click();
-    await page.getByLabel('Bot name').fill('Acme helper');
-    await page.getByLabel('Welcome title').fill('Hello from Acme');
-    await page.getByLabel('Welcome text').fill('Ask about orders, returns and opening hours.');
-    await page.getByLabel('Suggested questions (one per line)').fill('What are the opening hours?\nHow do returns work?');
-    await page.getByLabel('Own colours').check();
-    await page.getByLabel('Primary colour').fill('#c2255c');
+    // The Appearance section has fields of the same names: these are the snippet's.
+    const snippet = page.getByRole('region', { name: 'Embed snippet' });
+    await snippet.getByText('Options: name, welcome text, questions, colours').click();
+    await snippet.getByLabel('Bot name').fill('Acme helper');
+    await snippet.getByLabel('Welcome title').fill('Hello from Acme');
+    await snippet.getByLabel('Welcome text').fill('Ask about orders, returns and opening hours.');
+    await snippet.getByLabel('Suggested questions (one per line)').fill('What are the opening hours?\nHow do returns work?');
+    await snippet.getByLabel('Own colours').check();
+    await snippet.getByLabel('Primary colour').fill('#c2255c');
     for (const sel of selectors) {
       await page.getByLabel('Load by').selectOption(sel.kind);
       await page.getByLabel(sel.kind === 'track' ? 'Track' : 'Version').selectOption(sel.value);

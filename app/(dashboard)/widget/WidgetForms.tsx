@@ -3,6 +3,8 @@ import { useActionState, useEffect, useState, useTransition } from 'react';
 import { CopyButton } from '../_components/CopyButton';
 import { createClientAction, deleteClientAction, renameClientAction, rotateSecretAction, updateDomainsAction } from './actions';
 import { SnippetGenerator, type ClientOption } from './SnippetGenerator';
+import { AppearanceSection } from './AppearanceForm';
+import type { Appearance } from '@/lib/widget-clients/appearance';
 
 function SecretOnce({ secret }: { secret: string }) {
   return (
@@ -123,7 +125,8 @@ export function ClientRow({ clientId, name, domains, channel }: { clientId: stri
         {rotated && <SecretOnce secret={rotated} />}
       </td>
       <td data-label="">
-        <div style={{ display: 'flex', gap: '.4rem', justifyContent: 'flex-end', alignItems: 'flex-start', whiteSpace: 'nowrap' }}>
+        {/* Wraps on phones: three buttons do not fit beside each other at 390 px. */}
+        <div style={{ display: 'flex', flexWrap: 'wrap', gap: '.4rem', justifyContent: 'flex-end', alignItems: 'flex-start', whiteSpace: 'nowrap' }}>
           {!editing && (
             <button
               type="button"
@@ -331,7 +334,7 @@ export function ClientsWorkspace({
   channels,
 }: {
   origin: string;
-  clients: ClientOption[];
+  clients: Array<ClientOption & { appearance: Appearance }>;
   versions: string[];
   channels: Array<{ id: number; name: string }>;
 }) {
@@ -340,6 +343,7 @@ export function ClientsWorkspace({
     <>
       <CreateClientForm channels={channels} onCreated={setSelected} />
       <SnippetGenerator origin={origin} clients={clients} versions={versions} clientId={selected} onClientChange={setSelected} />
+      <AppearanceSection clients={clients} clientId={selected} onClientChange={setSelected} />
     </>
   );
 }

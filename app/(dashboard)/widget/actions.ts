@@ -3,7 +3,8 @@ import { revalidatePath } from 'next/cache';
 import { requireMember } from '@/lib/auth/session';
 import { actionResult } from '@/lib/dashboard/action-result';
 import { splitDomainBox } from '@/lib/widget-clients/contract';
-import { createWidgetClient, deleteWidgetClient, renameClient, rotateClientSecret, setClientDomains } from '@/lib/widget-clients/service';
+import { APPEARANCE_LABELS } from '@/lib/widget-clients/appearance';
+import { createWidgetClient, deleteWidgetClient, renameClient, rotateClientSecret, setClientAppearance, setClientDomains } from '@/lib/widget-clients/service';
 
 const domainsOf = (text: FormDataEntryValue | null) => splitDomainBox(String(text ?? ''));
 
@@ -55,5 +56,15 @@ export async function deleteClientAction(clientId: string) {
     await deleteWidgetClient({ accountId, clientId: String(clientId) });
     revalidatePath('/widget');
     return {};
+  });
+}
+
+export async function saveAppearanceAction(_prev: unknown, form: FormData) {
+  return actionResult(async () => {
+    const { accountId } = await requireMember('widget.manage');
+    const fields = Object.fromEntries(Object.keys(APPEARANCE_LABELS).map((k) => [k, String(form.get(k) ?? '')]));
+    const appearance = await setClientAppearance(accountId, String(form.get('clientId')), fields);
+    revalidatePath('/widget');
+    return { appearance };
   });
 }

@@ -2,6 +2,7 @@ import { headers } from 'next/headers';
 import { requirePageMember } from '@/lib/auth/session';
 import { recentSightings } from '@/lib/chat/sightings';
 import { getChannels } from '@/lib/dashboard/service';
+import { storedAppearance } from '@/lib/widget-clients/appearance';
 import { recentRefusals } from '@/lib/widget-clients/refusals';
 import { embedVersions, listClients } from '@/lib/widget-clients/service';
 import stacked from '../_components/stacked-table.module.css';
@@ -59,7 +60,7 @@ export default async function WidgetPage() {
       <ClientsWorkspace
         origin={origin}
         versions={embedVersions()}
-        clients={clients.map((c) => ({ id: c.id, name: c.name }))}
+        clients={clients.map((c) => ({ id: c.id, name: c.name, appearance: storedAppearance(c.appearance) }))}
         channels={channels.map((c) => ({ id: c.id, name: c.name }))}
       />
       <section className="panel" aria-labelledby="seen-heading">

@@ -109,13 +109,16 @@ export default async function TranscriptPage({
                     </div>
                   )}
                   {m.commentTexts.length > 0 && (
-                    <ul className="sources" aria-label="Comments">
-                      {m.commentTexts.map((cm, i) => (
-                        <li key={i}>
-                          “{cm.body}” <span className="muted">({cm.created_at} UTC)</span>
-                        </li>
-                      ))}
-                    </ul>
+                    <div className="sources">
+                      <strong>Visitor comments</strong>
+                      <ul aria-label="Comments">
+                        {m.commentTexts.map((cm, i) => (
+                          <li key={i}>
+                            “{cm.body}” <span className="muted">({cm.created_at} UTC)</span>
+                          </li>
+                        ))}
+                      </ul>
+                    </div>
                   )}
                 </div>
               ),

@@ -1,0 +1,1 @@
+ALTER TABLE "widget_clients" ADD COLUMN "appearance" jsonb DEFAULT '{}'::jsonb NOT NULL;
