@@ -17,13 +17,25 @@ export async function* streamWords(text: string, wordsPerDelta = 4): AsyncIterab
 const SEE_ALSO_SHARE = 0.8;
 const QUOTE_MAX_CHARS = 1200;
 
+/** Earlier turns the built-in engine reads: a follow-up is about the last question or two. */
+const FOLLOW_UP_TURNS = 2;
+
 /**
  * The offline engine: quotes the best passage when it is relevant enough (the relevance floor),
- * and otherwise declines with the account's "no answer" text and no sources.
+ * and otherwise declines with the account's "no answer" text and no sources. A follow-up is
+ * ranked with the conversation's earlier questions (less weight), and does not get the passage
+ * the last answer quoted again when another relevant one matches the new question's own words better.
  */
 export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
-  const [{ settings }, ranked] = await Promise.all([answerContext(input, 0), rankForQuestion(input)]);
-  const best = ranked[0];
+  const { settings, turns } = await answerContext(input, FOLLOW_UP_TURNS);
+  const [ranked, alone] = await Promise.all([
+    rankForQuestion(
+      input,
+      turns.map((t) => t.question),
+    ),
+    turns.length > 0 ? rankForQuestion(input) : null,
+  ]);
+  const best = alone ? followUpChoice(ranked, alone, turns.at(-1)!.answer) : ranked[0];
   if (!best || !relevant(best)) {
     return { sources: [], showSources: settings.showSources, deltas: streamWords(settings.noAnswerText), declined: true, considered: considered(ranked, []) };
   }
@@ -40,6 +52,24 @@ export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
     declined: false,
     considered: considered(ranked, used),
   };
+}
+
+const samePassage = (a: RankedPassage, b: RankedPassage) => a.document_id === b.document_id && a.ordinal === b.ordinal;
+
+/**
+ * The passage for a follow-up: the best relevant one of the ranking with the conversation, unless
+ * the last answer already quoted it and another relevant one covers more of the new question's
+ * own words ("And how far ahead do I book it?" after "Can I rent a tent?": the booking rules, not
+ * the price list again). When nothing is relevant, the best one (the caller declines).
+ */
+export function followUpChoice(ranked: RankedPassage[], alone: RankedPassage[], lastAnswer: string): RankedPassage | undefined {
+  const usable = ranked.filter(relevant);
+  const first = usable[0];
+  if (!first) return ranked[0];
+  const quotedBefore = (p: RankedPassage) => lastAnswer.includes(quote(p.content).slice(0, 300));
+  if (!quotedBefore(first)) return first;
+  const own = (p: RankedPassage) => alone.find((a) => samePassage(a, p))?.relevance ?? 0;
+  return usable.slice(1).find((p) => !quotedBefore(p) && own(p) > own(first)) ?? first;
 }
 
 /** A passage as a Markdown quote: its heading as a bold line, tables as lists (readable anywhere). */
