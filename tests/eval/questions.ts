@@ -218,4 +218,7 @@ export const FOLLOW_UPS: FollowUp[] = [
   f('shipping.md', 'How much is express shipping?', 'And how long does it take?', '1–2 working days', true),
   f('gift-cards.docx', 'How do I redeem a gift card?', 'Can I use it in a store too?', 'used in our stores', true),
   f('rental.html', 'Can I rent a tent from you?', 'How many days in advance do I have to book it?', 'three months ahead'),
+  // A new topic: the conversation must not hold the answer in the first one's document.
+  f('stores.md', 'How do I redeem a gift card?', 'Where is your store in Oslo?', 'Karl Johans'),
+  f('warranty.pdf', 'Can I rent a tent from you?', 'What does the warranty cover?', 'manufacturing faults'),
 ];
