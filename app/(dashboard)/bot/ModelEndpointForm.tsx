@@ -13,6 +13,8 @@ export function ModelEndpointForm({ initial, defaultModel }: { initial: Endpoint
   const [apiKey, setApiKey] = useState('');
   const [clearKey, setClearKey] = useState(false);
   const [embeddingModel, setEmbeddingModel] = useState(initial.embeddingModel);
+  // Only the message of the button pressed last: a refusal from an earlier save would read as the test's.
+  const [last, setLast] = useState<'save' | 'test' | null>(null);
   const current = saveState?.ok ? saveState.saved : initial;
   return (
     <section className="panel" aria-labelledby="model-heading">
@@ -53,7 +55,7 @@ export function ModelEndpointForm({ initial, defaultModel }: { initial: Endpoint
             maxLength={1000}
             value={apiKey}
             onChange={(e) => setApiKey(e.target.value)}
-            placeholder={current.keySet ? 'A key is set: type a new one to replace it' : 'Your key, if the endpoint needs one'}
+            placeholder={current.keySet ? 'Type a new key to replace it' : 'Your key, if the endpoint needs one'}
             aria-describedby="model-api-key-hint"
           />
           <p id="model-api-key-hint" className="muted" style={{ margin: '.25rem 0 0' }} data-testid="key-status">
@@ -84,30 +86,30 @@ export function ModelEndpointForm({ initial, defaultModel }: { initial: Endpoint
           </p>
         </div>
         <div className="row">
-          <button className="btn" type="submit" disabled={saving}>
+          <button className="btn" type="submit" disabled={saving} onClick={() => setLast('save')}>
             {saving ? 'Saving…' : 'Save model'}
           </button>
-          <button className="btn secondary" type="submit" formAction={test} disabled={testing}>
+          <button className="btn secondary" type="submit" formAction={test} disabled={testing} onClick={() => setLast('test')}>
             {testing ? 'Testing…' : 'Test connection'}
           </button>
         </div>
       </form>
-      {saveState && !saveState.ok && (
+      {last === 'save' && saveState && !saveState.ok && (
         <p className="error" role="alert" style={{ marginTop: '1rem' }}>
           {saveState.error}
         </p>
       )}
-      {saveState?.ok && (
+      {last === 'save' && saveState?.ok && (
         <p className="success" role="status" style={{ marginTop: '1rem' }}>
           {saveState.saved.baseUrl ? 'Model saved.' : 'Model disconnected: the built-in engine answers.'}
         </p>
       )}
-      {testState && !testState.ok && (
+      {last === 'test' && testState && !testState.ok && (
         <p className="error" role="alert" style={{ marginTop: '1rem' }}>
           {testState.error}
         </p>
       )}
-      {testState?.ok && (
+      {last === 'test' && testState?.ok && (
         <div role="status" style={{ marginTop: '1rem' }} data-testid="test-result">
           <p style={{ margin: 0 }} className={testState.works ? 'success' : 'error'}>
             {testState.works ? 'The connection works.' : 'The connection does not work yet.'}
