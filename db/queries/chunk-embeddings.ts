@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
 import { kbChunkEmbeddings } from '../schema';
-import { passageScope } from './knowledge';
+import { passageScope, type CandidatePassage } from './knowledge';
 
 /** Knowledge-base passages of the account without an embedding under `model`, oldest documents first. */
 export async function listChunksToEmbed(db: Db, accountId: number, model: string, limit: number) {
@@ -28,15 +28,8 @@ export async function storeChunkEmbeddings(db: Db, accountId: number, model: str
   }
 }
 
-export type EmbeddedPassage = {
-  document_id: string;
-  title: string;
-  filename: string;
-  ordinal: number;
-  content: string;
-  context: string;
-  embedding: number[];
-};
+/** A passage as ranking reads it (lib/knowledge/ranking.ts), with its embedding instead of its words. */
+export type EmbeddedPassage = Omit<CandidatePassage, 'length' | 'terms'> & { embedding: number[] };
 
 /** The account's knowledge-base passages embedded under `model`, with what ranking needs of them. */
 export async function listEmbeddedPassages(db: Db, accountId: number, model: string, limit: number): Promise<EmbeddedPassage[]> {

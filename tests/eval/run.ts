@@ -81,8 +81,8 @@ function figures(asked: Asked[]): EvalFigures {
   };
 }
 
-/** The account's own endpoint to evaluate with (the local fake of tests/fixtures/fake-model.ts); none: the built-in engine. */
-export type EvalModel = { baseUrl: string; embeddingModel: string } | null;
+/** The account's own endpoint to evaluate with (the local fake of tests/fixtures/fake-model.ts, or a real one); none: the built-in engine. */
+export type EvalModel = { name: string; baseUrl: string; apiKey: string; embeddingModel: string } | null;
 
 /** Runs the evaluation against the database this process is configured for (caller sets it up). */
 export async function evaluateAnswers(model: EvalModel = null): Promise<EvalResult> {
@@ -112,7 +112,7 @@ export async function evaluateAnswers(model: EvalModel = null): Promise<EvalResu
   }
 
   if (model) {
-    await saveModelEndpoint(accountId, { baseUrl: model.baseUrl, apiKey: '', clearKey: false, embeddingModel: model.embeddingModel });
+    await saveModelEndpoint(accountId, { baseUrl: model.baseUrl, apiKey: model.apiKey, clearKey: false, embeddingModel: model.embeddingModel });
     await embedPendingPassages(accountId);
   }
   const { endpoint } = await effectiveBotSettings(accountId);
@@ -157,7 +157,7 @@ export async function evaluateAnswers(model: EvalModel = null): Promise<EvalResu
   const followUps = await askFollowUps(accountId, fileOf);
   return {
     database,
-    engine: model ? `own endpoint (fake${model.embeddingModel ? ', with embeddings' : ', no embeddings'})` : 'built-in',
+    engine: model ? `own endpoint (${model.name}, ${model.embeddingModel ? `embeddings ${model.embeddingModel}` : 'no embeddings'})` : 'built-in',
     followUps,
     documents: docs.length,
     passages,
@@ -278,10 +278,25 @@ export function formatResult(r: EvalResult): string {
 
 async function main() {
   const verbose = process.argv.includes('--verbose');
-  // --model fake: answer through a local fake endpoint (tests/fixtures/fake-model.ts); --embeddings: with its embeddings.
-  const useModel = process.argv.includes('--model');
-  const fake = useModel ? await (await import('../fixtures/fake-model')).startFakeModel() : null;
+  // --model fake (tests/fixtures/fake-model.ts) or --model <base URL> (key: EVAL_MODEL_API_KEY);
+  // --embeddings [name]: with embeddings (the fake's, or the named model of a real endpoint).
+  const argAfter = (flag: string) => {
+    const i = process.argv.indexOf(flag);
+    return i < 0 ? undefined : process.argv[i + 1]?.startsWith('--') ? '' : (process.argv[i + 1] ?? '');
+  };
+  const target = argAfter('--model');
+  const fake = target === 'fake' ? await (await import('../fixtures/fake-model')).startFakeModel() : null;
   if (fake) process.env.OUTBOUND_ALLOW_PRIVATE_NETWORKS = '1';
+  const embeddings = argAfter('--embeddings');
+  const model: EvalModel =
+    target === undefined
+      ? null
+      : {
+          name: fake ? 'fake' : target,
+          baseUrl: fake ? fake.url : target,
+          apiKey: process.env.EVAL_MODEL_API_KEY ?? '',
+          embeddingModel: embeddings === undefined ? '' : embeddings || 'fake-embed',
+        };
   let dataDir: string | undefined;
   if (!process.env.DATABASE_URL) {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-eval-'));
@@ -290,7 +305,7 @@ async function main() {
   process.env.SVC_DEMO = '0';
   const { closeDatabase } = await import('../../db/client');
   try {
-    const r = await evaluateAnswers(fake ? { baseUrl: fake.url, embeddingModel: process.argv.includes('--embeddings') ? 'fake-embed' : '' } : null);
+    const r = await evaluateAnswers(model);
     console.log(formatResult(r));
     if (verbose || !goalsMet(r)) for (const m of [...r.misses, ...r.followUps.misses]) console.log(`  ${m}`);
     if (process.argv.includes('--sweep')) {

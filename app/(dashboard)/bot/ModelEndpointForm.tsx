@@ -1,5 +1,5 @@
 'use client';
-import { useActionState, useState } from 'react';
+import { type ReactNode, useActionState, useState } from 'react';
 import { saveModelEndpointAction, testModelEndpointAction } from './model-actions';
 
 export type EndpointView = { baseUrl: string; keySet: boolean; embeddingModel: string };
@@ -27,64 +27,53 @@ export function ModelEndpointForm({ initial, defaultModel }: { initial: Endpoint
           : 'Not connected. Connect any OpenAI-compatible endpoint (OpenAI, Azure OpenAI, a server you run) and the bot writes its answers with your model, from the passages it finds and your instructions.'}
       </p>
       <form action={save}>
-        <div className="field">
-          <label htmlFor="model-base-url">Base URL</label>
-          <input
-            id="model-base-url"
-            name="baseUrl"
-            type="text"
-            inputMode="url"
-            autoComplete="off"
-            maxLength={2000}
-            value={baseUrl}
-            onChange={(e) => setBaseUrl(e.target.value)}
-            placeholder="https://api.openai.com/v1"
-            aria-describedby="model-base-url-hint"
-          />
-          <p id="model-base-url-hint" className="muted" style={{ margin: '.25rem 0 0' }}>
-            Usually ends in <code>/v1</code>. Clear it and save to disconnect.
-          </p>
-        </div>
-        <div className="field">
-          <label htmlFor="model-api-key">API key</label>
-          <input
-            id="model-api-key"
-            name="apiKey"
-            type="password"
-            autoComplete="off"
-            maxLength={1000}
-            value={apiKey}
-            onChange={(e) => setApiKey(e.target.value)}
-            placeholder={current.keySet ? 'Type a new key to replace it' : 'Your key, if the endpoint needs one'}
-            aria-describedby="model-api-key-hint"
-          />
-          <p id="model-api-key-hint" className="muted" style={{ margin: '.25rem 0 0' }} data-testid="key-status">
-            {current.keySet ? 'A key is stored (encrypted). It is never shown again.' : 'No key stored.'}
-          </p>
+        <TextField
+          id="model-base-url"
+          name="baseUrl"
+          label="Base URL"
+          value={baseUrl}
+          onChange={setBaseUrl}
+          maxLength={2000}
+          placeholder="https://api.openai.com/v1"
+          inputMode="url"
+          hint={
+            <>
+              Usually ends in <code>/v1</code>. Clear it and save to disconnect.
+            </>
+          }
+        />
+        <TextField
+          id="model-api-key"
+          name="apiKey"
+          label="API key"
+          type="password"
+          value={apiKey}
+          onChange={setApiKey}
+          maxLength={1000}
+          placeholder={current.keySet ? 'Type a new key to replace it' : 'Your key, if the endpoint needs one'}
+          hint={<span data-testid="key-status">{current.keySet ? 'A key is stored (encrypted). It is never shown again.' : 'No key stored.'}</span>}
+        >
           {current.keySet && (
             <label style={{ display: 'block', marginTop: '.25rem' }}>
               <input name="clearKey" type="checkbox" checked={clearKey} onChange={(e) => setClearKey(e.target.checked)} /> Remove the stored key
             </label>
           )}
-        </div>
-        <div className="field">
-          <label htmlFor="model-embedding">Embedding model</label>
-          <input
-            id="model-embedding"
-            name="embeddingModel"
-            type="text"
-            autoComplete="off"
-            maxLength={100}
-            value={embeddingModel}
-            onChange={(e) => setEmbeddingModel(e.target.value)}
-            placeholder="text-embedding-3-small"
-            aria-describedby="model-embedding-hint"
-          />
-          <p id="model-embedding-hint" className="muted" style={{ margin: '.25rem 0 0' }}>
-            Optional. With it, the bot also finds passages by meaning, not only by shared words. Leave it empty if your endpoint does not serve embeddings. The
-            chat model is the Model setting above (empty: {defaultModel}).
-          </p>
-        </div>
+        </TextField>
+        <TextField
+          id="model-embedding"
+          name="embeddingModel"
+          label="Embedding model"
+          value={embeddingModel}
+          onChange={setEmbeddingModel}
+          maxLength={100}
+          placeholder="text-embedding-3-small"
+          hint={
+            <>
+              Optional. With it, the bot also finds passages by meaning, not only by shared words. Leave it empty if your endpoint does not serve embeddings.
+              The chat model is the Model setting above (empty: {defaultModel}).
+            </>
+          }
+        />
         <div className="row">
           <button className="btn" type="submit" disabled={saving} onClick={() => setLast('save')}>
             {saving ? 'Saving…' : 'Save model'}
@@ -124,5 +113,42 @@ export function ModelEndpointForm({ initial, defaultModel }: { initial: Endpoint
         </div>
       )}
     </section>
+  );
+}
+
+/** A controlled text input with its label and a hint it is described by. */
+function TextField(p: {
+  id: string;
+  name: string;
+  label: string;
+  value: string;
+  onChange: (v: string) => void;
+  maxLength: number;
+  placeholder: string;
+  hint: ReactNode;
+  type?: 'text' | 'password';
+  inputMode?: 'url';
+  children?: ReactNode;
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={p.id}>{p.label}</label>
+      <input
+        id={p.id}
+        name={p.name}
+        type={p.type ?? 'text'}
+        inputMode={p.inputMode}
+        autoComplete="off"
+        maxLength={p.maxLength}
+        value={p.value}
+        onChange={(e) => p.onChange(e.target.value)}
+        placeholder={p.placeholder}
+        aria-describedby={`${p.id}-hint`}
+      />
+      <p id={`${p.id}-hint`} className="muted" style={{ margin: '.25rem 0 0' }}>
+        {p.hint}
+      </p>
+      {p.children}
+    </div>
   );
 }
