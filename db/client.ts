@@ -7,6 +7,7 @@ import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { AppError } from '../lib/core/errors';
 import { getEnv } from '../lib/env';
+import { processSingleton, processSlot } from '../lib/core/process';
 import * as schema from './schema';
 
 /** The database handle every query takes. Both drivers share this type. */
@@ -18,29 +19,27 @@ export type Database = {
   close: () => Promise<void>;
 };
 
-const HANDLE = Symbol.for('svc.database');
-const OPEN = Symbol.for('svc.database.open');
-type Holder = { [HANDLE]?: Promise<Database>; [OPEN]?: Database };
+const handle = processSlot<Promise<Database>>('svc.database');
+const open = processSlot<Database>('svc.database.open');
 
 /**
  * One database per process. server.ts and the route handlers Next bundles get separate module
  * copies, so the handle lives on globalThis; otherwise PGlite would be opened twice.
  */
 export function getDatabase(): Promise<Database> {
-  const holder = globalThis as Holder;
-  if (!holder[HANDLE]) {
-    const opening = openDatabase();
-    holder[HANDLE] = opening;
-    opening.then(
-      (d) => {
-        if (holder[HANDLE] === opening) holder[OPEN] = d;
-      },
-      () => {
-        if (holder[HANDLE] === opening) delete holder[HANDLE];
-      },
-    );
-  }
-  return holder[HANDLE]!;
+  const current = handle.get();
+  if (current) return current;
+  const opening = openDatabase();
+  handle.set(opening);
+  opening.then(
+    (d) => {
+      if (handle.get() === opening) open.set(d);
+    },
+    () => {
+      if (handle.get() === opening) handle.clear();
+    },
+  );
+  return opening;
 }
 
 export async function getDb(): Promise<Db> {
@@ -52,14 +51,13 @@ export async function getDb(): Promise<Db> {
  * For the Customer API's hot reads, where each promise costs more under Next's async hooks.
  */
 export function openDb(): Db | null {
-  return (globalThis as Holder)[OPEN]?.db ?? null;
+  return open.get()?.db ?? null;
 }
 
 export async function closeDatabase(): Promise<void> {
-  const holder = globalThis as Holder;
-  const current = holder[HANDLE];
-  delete holder[HANDLE];
-  delete holder[OPEN];
+  const current = handle.get();
+  handle.clear();
+  open.clear();
   if (current) await (await current).close();
 }
 
@@ -167,7 +165,7 @@ function pacedDial() {
   };
 }
 
-const SERVING = Symbol.for('svc.database.serving');
+const serving = processSlot<boolean>('svc.database.serving');
 
 /**
  * Called by the server before it opens the database: its connections then carry
@@ -176,7 +174,7 @@ const SERVING = Symbol.for('svc.database.serving');
  * migrations run without one. PostgreSQL only: PGlite runs in-process, one statement at a time.
  */
 export function boundStatementTime(): void {
-  (globalThis as { [SERVING]?: boolean })[SERVING] = true;
+  serving.set(true);
 }
 
 async function openDatabase(): Promise<Database> {
@@ -186,7 +184,7 @@ async function openDatabase(): Promise<Database> {
     const { drizzle } = await import('drizzle-orm/postgres-js');
     const { migrate } = await import('drizzle-orm/postgres-js/migrator');
     const options = { onnotice: () => {}, connect_timeout: 10 };
-    const bounded = (globalThis as { [SERVING]?: boolean })[SERVING] === true;
+    const bounded = serving.get() === true;
     const client = postgres(env.DATABASE_URL, {
       ...options,
       max: env.DATABASE_POOL_SIZE,
@@ -249,11 +247,8 @@ function processAlive(pid: number): boolean {
   }
 }
 
-const HELD = Symbol.for('svc.heldDataDirLocks');
 function heldLocks(): Set<string> {
-  const g = globalThis as { [HELD]?: Set<string> };
-  g[HELD] ??= new Set();
-  return g[HELD]!;
+  return processSingleton('svc.heldDataDirLocks', () => new Set<string>());
 }
 
 /** The owner's liveness socket: in the data directory (unix sockets allow ~100 bytes of path). */

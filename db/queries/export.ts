@@ -39,59 +39,70 @@ const csv = (text: SQL) => {
 /** Concatenates SQL text pieces: `parts` alternate literal text (constants) and SQL expressions. */
 const concat = (parts: Array<string | SQL>) =>
   sql.join(
-    parts.map((p) => (typeof p === 'string' ? sql.raw(quoteText(p)) : sql`(${p})::text`)),
+    joinConstants(parts).map((p) => (typeof p === 'string' ? sql.raw(quoteText(p)) : sql`(${p})::text`)),
     sql` || `,
   );
+/** Adjacent constants as one (the statement stays as short as if written by hand). */
+function joinConstants(parts: Array<string | SQL>): Array<string | SQL> {
+  const out: Array<string | SQL> = [];
+  for (const p of parts) {
+    const last = out.length - 1;
+    if (typeof p === 'string' && typeof out[last] === 'string') out[last] += p;
+    else out.push(p);
+  }
+  return out;
+}
+
+/**
+ * A record's fields in its schema's order (lib/export/contract.ts): the JSON key, how the value is
+ * written (`text` JSON-escaped / CSV-quoted, `string` a quoted JSON string that needs no escaping,
+ * `number` bare) and the column. Adding a field to an export is one line here.
+ */
+type Field = readonly [key: string, kind: 'text' | 'string' | 'number', value: SQL];
+
+function responseFields(): Field[] {
+  return [
+    ['response_id', 'string', sql`r.id`],
+    ['id', 'string', sql`r.id`],
+    ['question', 'text', sql`r.question`],
+    ['answer', 'text', sql`r.answer`],
+    ['channel_id', 'number', sql`r.channel_id`],
+    ['conversation_id', 'string', sql`r.conversation_id`],
+    ['created_at', 'string', utcText(sql`r.created_at`)],
+    ['likes', 'number', sql`r.likes`],
+    ['dislikes', 'number', sql`r.dislikes`],
+    ['comments', 'number', sql`r.comments`],
+  ];
+}
+
+function conversationFields(): Field[] {
+  return [
+    ['conversation_id', 'string', sql`c.id`],
+    ['id', 'string', sql`c.id`],
+    ['title', 'text', sql`c.title`],
+    ['status', 'text', sql`c.status`],
+    ['response_count', 'number', sql`c.response_count`],
+    ['channel_id', 'number', sql`c.channel_id`],
+    ['channel_name', 'text', sql`ch.name`],
+    ['account_id', 'number', sql`c.account_id`],
+    ['created_at', 'string', utcText(sql`c.created_at`)],
+    ['updated_at', 'string', utcText(sql`c.updated_at`)],
+  ];
+}
+
+/** One CSV record (CRLF) of the fields, or the inside of a JSON object (its `{` but not its `}`). */
+function csvRecord(fields: Field[]): SQL {
+  return concat([...fields.flatMap(([, kind, value], i) => [...(i > 0 ? [','] : []), kind === 'text' ? csv(value) : value]), '\r\n']);
+}
+function jsonMembers(fields: Field[]): Array<string | SQL> {
+  return fields.flatMap(([key, kind, value], i) => {
+    const name = `${i > 0 ? ',' : '{'}"${key}":`;
+    return kind === 'string' ? [`${name}"`, value, '"'] : [name, kind === 'text' ? json(value) : value];
+  });
+}
 
 function responseLine(format: ExportFormat): SQL {
-  const ts = utcText(sql`r.created_at`);
-  if (format === 'csv') {
-    return concat([
-      sql`r.id`,
-      ',',
-      sql`r.id`,
-      ',',
-      csv(sql`r.question`),
-      ',',
-      csv(sql`r.answer`),
-      ',',
-      sql`r.channel_id`,
-      ',',
-      sql`r.conversation_id`,
-      ',',
-      ts,
-      ',',
-      sql`r.likes`,
-      ',',
-      sql`r.dislikes`,
-      ',',
-      sql`r.comments`,
-      '\r\n',
-    ]);
-  }
-  return concat([
-    '{"response_id":"',
-    sql`r.id`,
-    '","id":"',
-    sql`r.id`,
-    '","question":',
-    json(sql`r.question`),
-    ',"answer":',
-    json(sql`r.answer`),
-    ',"channel_id":',
-    sql`r.channel_id`,
-    ',"conversation_id":"',
-    sql`r.conversation_id`,
-    '","created_at":"',
-    ts,
-    '","likes":',
-    sql`r.likes`,
-    ',"dislikes":',
-    sql`r.dislikes`,
-    ',"comments":',
-    sql`r.comments`,
-    '}\n',
-  ]);
+  return format === 'csv' ? csvRecord(responseFields()) : concat([...jsonMembers(responseFields()), '}\n']);
 }
 
 /**
@@ -102,33 +113,27 @@ function responseLine(format: ExportFormat): SQL {
  * each with the attachments of that message (oldest first) and their download URL
  * (`urlPrefix` + id + `urlSuffix`, the API's one link builder split around the id).
  */
-function messagesJson(url: { prefix: string; suffix: string }): SQL {
-  const attachments = (messageId: SQL) => sql`COALESCE((SELECT string_agg(${concat([
-    '{"upload_id":"',
-    sql`a.id`,
-    '","filename":',
-    json(sql`a.filename`),
-    ',"content_type":',
-    json(sql`a.content_type`),
-    ',"size":',
-    sql`a.size`,
-    ',"url":',
-    json(sql`${sql.raw(quoteText(url.prefix))} || a.id || ${sql.raw(quoteText(url.suffix))}`),
-    '}',
-  ])}, ',' ORDER BY a.created_at, a.id)
+function messagesJson({ prefix, suffix }: { prefix: string; suffix: string }): SQL {
+  const url = (id: SQL) => sql`${sql.raw(quoteText(prefix))} || ${id} || ${sql.raw(quoteText(suffix))}`;
+  const attachment = jsonMembers([
+    ['upload_id', 'string', sql`a.id`],
+    ['filename', 'text', sql`a.filename`],
+    ['content_type', 'text', sql`a.content_type`],
+    ['size', 'number', sql`a.size`],
+    ['url', 'text', url(sql`a.id`)],
+  ]);
+  const attachments = (messageId: SQL) => sql`COALESCE((SELECT string_agg(${concat([...attachment, '}'])}, ',' ORDER BY a.created_at, a.id)
     FROM attachments a WHERE a.conversation_id = c.id AND a.account_id = c.account_id AND a.message_id = ${messageId}), '')`;
-  const ts = utcText(sql`r.created_at`);
   const message = (id: SQL, role: string, content: SQL) =>
     concat([
-      '{"message_id":"',
-      id,
-      `","role":"${role}","content":`,
-      json(content),
-      ',"created_at":"',
-      ts,
-      '","response_id":"',
-      sql`r.id`,
-      '","attachments":[',
+      ...jsonMembers([
+        ['message_id', 'string', id],
+        ['role', 'string', sql.raw(quoteText(role))],
+        ['content', 'text', content],
+        ['created_at', 'string', utcText(sql`r.created_at`)],
+        ['response_id', 'string', sql`r.id`],
+      ]),
+      ',"attachments":[',
       attachments(id),
       ']}',
     ]);
@@ -138,57 +143,8 @@ function messagesJson(url: { prefix: string; suffix: string }): SQL {
 }
 
 function conversationLine(format: ExportFormat, messages: { prefix: string; suffix: string } | null): SQL {
-  const created = utcText(sql`c.created_at`);
-  const updated = utcText(sql`c.updated_at`);
-  if (format === 'csv') {
-    return concat([
-      sql`c.id`,
-      ',',
-      sql`c.id`,
-      ',',
-      csv(sql`c.title`),
-      ',',
-      csv(sql`c.status`),
-      ',',
-      sql`c.response_count`,
-      ',',
-      sql`c.channel_id`,
-      ',',
-      csv(sql`ch.name`),
-      ',',
-      sql`c.account_id`,
-      ',',
-      created,
-      ',',
-      updated,
-      '\r\n',
-    ]);
-  }
-  return concat([
-    '{"conversation_id":"',
-    sql`c.id`,
-    '","id":"',
-    sql`c.id`,
-    '","title":',
-    json(sql`c.title`),
-    ',"status":',
-    json(sql`c.status`),
-    ',"response_count":',
-    sql`c.response_count`,
-    ',"channel_id":',
-    sql`c.channel_id`,
-    ',"channel_name":',
-    json(sql`ch.name`),
-    ',"account_id":',
-    sql`c.account_id`,
-    ',"created_at":"',
-    created,
-    '","updated_at":"',
-    updated,
-    '"',
-    ...(messages ? [',"messages":[', messagesJson(messages), ']'] : []),
-    '}\n',
-  ]);
+  if (format === 'csv') return csvRecord(conversationFields());
+  return concat([...jsonMembers(conversationFields()), ...(messages ? [',"messages":[', messagesJson(messages), ']'] : []), '}\n']);
 }
 
 /** The response export's statement: the list's filter and order, one finished line per row. */

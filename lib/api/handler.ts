@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { AppError } from '../core/errors';
-import { problemResponse, toAppError } from '../core/problem';
+import { problemResponse, requestIdFrom, toAppError } from '../core/problem';
 
 type Ctx<P> = { params: Promise<P> };
 type Handler<P> = (req: Request, params: P, requestId: string) => Promise<Response>;
@@ -15,8 +14,7 @@ export type ApiRequest = {
 
 /** The client's X-Request-Id when it is a sane token, else a new one. */
 export function requestIdOf(req: ApiRequest): string {
-  const given = req.headers.get('x-request-id');
-  return given && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
+  return requestIdFrom(req.headers.get('x-request-id'));
 }
 
 /** The problem+json answer to a failed request (what every wrapper of a handler answers). */

@@ -1,4 +1,5 @@
 import { getLogger } from './logger';
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, fromDatabaseError, isAppError } from './errors';
 
@@ -33,17 +34,22 @@ export const Problem = z
   .meta({ id: 'Problem', description: 'RFC 9457 problem details (application/problem+json)' });
 export type Problem = z.infer<typeof Problem>;
 
-/** The one writer of RFC 9457 problem details. */
-export function problemResponse(error: AppError, requestId: string, extraHeaders: Record<string, string> = {}): Response {
-  const body: Problem = {
+/** The one writer of RFC 9457 problem details (the body; problemResponse adds the headers). */
+export function problemBody(error: AppError, requestId: string | undefined): Problem {
+  return {
     type: `urn:svc:problem:${error.code.replace(/_/g, '-')}`,
     title: TITLES[error.status] ?? 'Error',
     status: error.status,
     detail: error.message,
     ...(error.errors ? { errors: error.errors } : {}),
     ...(error.operations ? { operations: error.operations } : {}),
-    request_id: requestId,
+    ...(requestId ? { request_id: requestId } : {}),
   };
+}
+
+/** A problem+json Response of the error. */
+export function problemResponse(error: AppError, requestId: string, extraHeaders: Record<string, string> = {}): Response {
+  const body = problemBody(error, requestId);
   const headers: Record<string, string> = {
     'Content-Type': 'application/problem+json',
     'Cache-Control': 'no-store',
@@ -62,4 +68,9 @@ export function toAppError(e: unknown, requestId: string): AppError {
   if (db) return db;
   getLogger().error({ req_id: requestId, err: e }, 'unexpected error');
   return new AppError('internal', `An unexpected error occurred; quote request id ${requestId} when reporting it.`);
+}
+
+/** The client's X-Request-Id when it is a sane token, else a new one. */
+export function requestIdFrom(given: string | string[] | null | undefined): string {
+  return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
 }

@@ -16,6 +16,7 @@ import { CONVERSATION_CSV_COLUMNS, ConversationExportQuery, RESPONSE_CSV_COLUMNS
 import { CopyBinaryLines } from './copy-binary';
 import { acquireExportSlot, type ExportSlot } from './slots';
 import { getEnv } from '../env';
+import { processSlot } from '../core/process';
 
 /** Rows per keyset page: one page is read ahead of the client at most. */
 export const EXPORT_PAGE_SIZE = 1000;
@@ -282,7 +283,7 @@ async function copied(copy: CopyOut, header: string, what: string, format: Forma
   return download(guardedBody(source, slot), what, format);
 }
 
-const KEYSET_ONLY = Symbol.for('svc.exportKeysetOnly');
+const keysetOnly = processSlot<boolean>('svc.exportKeysetOnly');
 
 /**
  * Tests and the benchmark compare both paths on PostgreSQL: `true` makes every export take the
@@ -290,13 +291,13 @@ const KEYSET_ONLY = Symbol.for('svc.exportKeysetOnly');
  * separate copies of this module.
  */
 export function setExportKeysetOnly(on: boolean): void {
-  (globalThis as { [KEYSET_ONLY]?: boolean })[KEYSET_ONLY] = on;
+  keysetOnly.set(on);
 }
 
 /** The database's handle, and whether it exports by COPY (PostgreSQL) or by keyset pages (PGlite). */
 async function database(): Promise<{ db: Db; kind: 'pglite' | 'postgres'; copy: boolean }> {
   const { db, kind } = await getDatabase();
-  return { db, kind, copy: kind === 'postgres' && !(globalThis as { [KEYSET_ONLY]?: boolean })[KEYSET_ONLY] };
+  return { db, kind, copy: kind === 'postgres' && !keysetOnly.get() };
 }
 
 /** Runs `start` holding an export slot (or throws the 429); the slot is the body's to release, or released here when starting fails. */

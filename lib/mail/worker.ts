@@ -3,8 +3,8 @@ import { getDb } from '../../db/client';
 import { claimDueMails, markMailDone, markMailFailed, type ClaimedMail } from '../../db/queries/mails';
 import { getEnv } from '../env';
 import { getLogger } from '../core/logger';
-import { onDrain } from '../core/drain';
-import { wakeablePause } from '../core/pause';
+import { startBackgroundLoop, type BackgroundLoop } from '../core/loop';
+import { processSlot } from '../core/process';
 
 /**
  * The mail sender every instance runs: it leases due mails from the outbox (FOR UPDATE SKIP
@@ -21,9 +21,8 @@ export function mailRetryDelayMs(attempts: number, base = getEnv().MAIL_RETRY_BA
   return Math.min(3_600_000, base * 2 ** Math.min(Math.max(attempts - 1, 0), 20));
 }
 
-type Worker = { stopping: boolean; wake: () => void; loop: Promise<void>; transport: Transporter | null; unsubscribeDrain: () => void };
-const KEY = Symbol.for('svc.mailWorker');
-const holder = globalThis as { [KEY]?: Worker };
+type Worker = { loop: BackgroundLoop; transport: Transporter | null };
+const worker = processSlot<Worker>('svc.mailWorker');
 
 function transportFor(url: string | undefined): Transporter | null {
   if (!url) return null;
@@ -32,45 +31,27 @@ function transportFor(url: string | undefined): Transporter | null {
 }
 
 export function startMailWorker(): void {
-  if (holder[KEY]) return;
-  const pause = wakeablePause(() => w.stopping);
-  const w: Worker = {
-    stopping: false,
-    wake: pause.wake,
-    loop: Promise.resolve(),
-    transport: transportFor(getEnv().SMTP_URL),
-    unsubscribeDrain: () => {},
-  };
-  const idle = pause.idle;
-  w.loop = (async () => {
-    let failures = 0;
-    while (!w.stopping) {
-      try {
-        const claimed = await claimDueMails(await getDb(), BATCH, LEASE_SECONDS);
-        for (const m of claimed) {
-          if (w.stopping) break;
-          await deliver(w, m);
-        }
-        failures = 0;
-        if (claimed.length < BATCH) await idle(POLL_MS);
-      } catch (e) {
-        if (failures === 0) getLogger().error({ err: e }, 'mail worker: cannot read the outbox; retrying');
-        failures++;
-        await idle(Math.min(POLL_MS * 2 ** Math.min(failures, 4), 15_000));
+  if (worker.get()) return;
+  const transport = transportFor(getEnv().SMTP_URL);
+  const loop = startBackgroundLoop({
+    pollMs: POLL_MS,
+    step: async (l) => {
+      const claimed = await claimDueMails(await getDb(), BATCH, LEASE_SECONDS);
+      for (const m of claimed) {
+        if (l.stopping) break;
+        await deliver(l, transport, m);
       }
-    }
-  })();
-  w.unsubscribeDrain = onDrain(() => {
-    w.stopping = true;
-    w.wake();
+      return claimed.length >= BATCH;
+    },
+    onDown: (e) => getLogger().error({ err: e }, 'mail worker: cannot read the outbox; retrying'),
   });
-  holder[KEY] = w;
-  setMailWake(w.wake);
+  worker.set({ loop, transport });
+  mailWake.set(loop.wake);
 }
 
-async function deliver(w: Worker, m: ClaimedMail): Promise<void> {
+async function deliver(loop: BackgroundLoop, transport: Transporter | null, m: ClaimedMail): Promise<void> {
   const db = await getDb();
-  if (!w.transport) {
+  if (!transport) {
     getLogger().info(
       { mail: { to: m.to, subject: m.subject } },
       `mail (no SMTP_URL, kept in the outbox; see \`mail list\`) to ${m.to}: ${m.subject}\n${m.text}`,
@@ -79,7 +60,7 @@ async function deliver(w: Worker, m: ClaimedMail): Promise<void> {
     return;
   }
   try {
-    await w.transport.sendMail({ from: getEnv().MAIL_FROM, to: m.to, subject: m.subject, text: m.text, html: m.html });
+    await transport.sendMail({ from: getEnv().MAIL_FROM, to: m.to, subject: m.subject, text: m.text, html: m.html });
     await markMailDone(db, m.id, 'sent');
   } catch (e) {
     const delay = mailRetryDelayMs(m.attempts);
@@ -88,27 +69,21 @@ async function deliver(w: Worker, m: ClaimedMail): Promise<void> {
       `mail to ${m.to} not sent (${(e as Error).message}); retrying in ${Math.round(delay / 1000)} s`,
     );
     await markMailFailed(db, m.id, (e as Error).message ?? String(e), delay);
-    if (delay < POLL_MS) setTimeout(w.wake, delay + 1).unref();
+    if (delay < POLL_MS) setTimeout(loop.wake, delay + 1).unref();
   }
 }
 
 export async function stopMailWorker(): Promise<void> {
-  const w = holder[KEY];
+  const w = worker.get();
   if (!w) return;
-  w.stopping = true;
-  w.wake();
-  await w.loop;
+  await w.loop.stop();
   w.transport?.close();
-  w.unsubscribeDrain();
-  setMailWake(undefined);
-  delete holder[KEY];
+  mailWake.clear();
+  worker.clear();
 }
 
 /** Wakes this process's sender after a mail was written (other instances find it by polling). */
-const WAKE = Symbol.for('svc.mailWake');
-function setMailWake(fn: (() => void) | undefined) {
-  (globalThis as { [WAKE]?: () => void })[WAKE] = fn;
-}
+const mailWake = processSlot<() => void>('svc.mailWake');
 export function wakeMailWorker() {
-  (globalThis as { [WAKE]?: () => void })[WAKE]?.();
+  mailWake.get()?.();
 }

@@ -1,7 +1,7 @@
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../core/errors';
-import { problemResponse } from '../core/problem';
+import { problemBody, problemResponse, requestIdFrom } from '../core/problem';
 import { getEnv } from '../env';
 import { PEER_IP_HEADER } from '../net/client-address';
 import { getLogger } from '../core/logger';
@@ -57,15 +57,10 @@ export function routeTemplate(url: string): string {
   return 'other';
 }
 
-function requestIdOf(req: IncomingMessage): string {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
-}
-
 /** Called first for every HTTP request: request id, duration histogram, access log. */
 export function trackRequest(req: IncomingMessage, res: ServerResponse): void {
   const started = process.hrtime.bigint();
-  const id = requestIdOf(req);
+  const id = requestIdFrom(req.headers['x-request-id']);
   req.headers['x-request-id'] = id;
   res.setHeader('X-Request-Id', id);
   res.once('close', () => {
@@ -159,9 +154,10 @@ export function handleOpsRequest(req: IncomingMessage, res: ServerResponse): boo
   answer(path, req)
     .then((r) => send(req, res, r))
     .catch((e) => {
-      getLogger().error({ req_id: req.headers['x-request-id'] as string, err: e }, `${path} failed`);
+      const id = req.headers['x-request-id'] as string;
+      getLogger().error({ req_id: id, err: e }, `${path} failed`);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/problem+json' });
-      res.end(JSON.stringify({ type: 'urn:svc:problem:internal', title: 'Internal Server Error', status: 500, detail: 'An unexpected error occurred.' }));
+      res.end(JSON.stringify(problemBody(new AppError('internal', 'An unexpected error occurred.'), id)));
     });
   return true;
 }

@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sessionFromCookieHeader } from '../auth/session';
+import { AppError } from '../core/errors';
+import { problemBody } from '../core/problem';
 import limits from '../net/body-limits.json';
 
 /**
@@ -18,19 +20,14 @@ const OWN_BODIES = /^\/(api|customer-api|socket\.io|_next)(\/|$)/;
 const PUBLIC_ACTIONS = /^\/(invite\/[^/]+|reset-password\/[^/]+|forgot-password|signup(\/confirm\/[^/]+)?)$/;
 const PUBLIC_ACTION_BODY_MAX = 16 * 1024;
 
-function refuse(req: IncomingMessage, res: ServerResponse, status: number, detail: string): true {
-  const titles: Record<number, string> = { 403: 'Forbidden', 405: 'Method Not Allowed', 413: 'Content Too Large' };
-  const body = JSON.stringify({
-    type: `urn:svc:problem:${status === 413 ? 'payload-too-large' : status === 405 ? 'method-not-allowed' : 'forbidden'}`,
-    title: titles[status],
-    status,
-    detail,
-  });
-  res.writeHead(status, {
+function refuse(req: IncomingMessage, res: ServerResponse, code: 'method_not_allowed' | 'payload_too_large' | 'forbidden', detail: string): true {
+  const error = new AppError(code, detail);
+  const body = JSON.stringify(problemBody(error, req.headers['x-request-id'] as string | undefined));
+  res.writeHead(error.status, {
     'content-type': 'application/problem+json',
     'content-length': Buffer.byteLength(body),
     connection: 'close',
-    ...(status === 405 ? { allow: 'GET, HEAD' } : {}),
+    ...(code === 'method_not_allowed' ? { allow: 'GET, HEAD' } : {}),
   });
   res.end(body, () => req.socket.destroy());
   return true;
@@ -44,15 +41,17 @@ export function mayCarryPageBody(req: IncomingMessage): boolean {
 /** True when the request was refused here (the response is written). */
 export async function refusePageBody(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
   if (!mayCarryPageBody(req)) return false;
-  if (!req.headers['next-action']) return refuse(req, res, 405, 'Dashboard pages accept only GET and HEAD.');
+  if (!req.headers['next-action']) return refuse(req, res, 'method_not_allowed', 'Dashboard pages accept only GET and HEAD.');
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > SERVER_ACTION_BODY_MAX) return refuse(req, res, 413, `The request body is larger than ${SERVER_ACTION_BODY_MAX} bytes.`);
+  if (declared > SERVER_ACTION_BODY_MAX) return refuse(req, res, 'payload_too_large', `The request body is larger than ${SERVER_ACTION_BODY_MAX} bytes.`);
   if (PUBLIC_ACTIONS.test((req.url ?? '/').split('?')[0]!)) {
-    return declared > PUBLIC_ACTION_BODY_MAX ? refuse(req, res, 413, `The request body is larger than ${PUBLIC_ACTION_BODY_MAX} bytes.`) : false;
+    return declared > PUBLIC_ACTION_BODY_MAX
+      ? refuse(req, res, 'payload_too_large', `The request body is larger than ${PUBLIC_ACTION_BODY_MAX} bytes.`)
+      : false;
   }
   const cookie = req.headers.cookie;
   if (!cookie || !(await sessionFromCookieHeader(cookie).catch(() => null))) {
-    return refuse(req, res, 403, 'Server actions need a signed-in dashboard session.');
+    return refuse(req, res, 'forbidden', 'Server actions need a signed-in dashboard session.');
   }
   return false;
 }

@@ -88,15 +88,27 @@ export async function revokeInvitation(actor: Actor, input: { id: unknown }) {
   return { id: v.id, revoked: true as const };
 }
 
+/** The member's row, locked for the transaction (or the 404). */
+async function lockMemberOf(db: Db, accountId: number, userId: number) {
+  const member = await lockMember(db, accountId, userId);
+  if (!member) throw new AppError('not_found', 'No such member in this account.');
+  return member;
+}
+
+/** Locks a member whom an admin may change: any but the owner (`ownerRefusal` says why not). */
+async function lockNonOwner(db: Db, accountId: number, userId: number, ownerRefusal: string) {
+  const member = await lockMemberOf(db, accountId, userId);
+  if (member.role === 'owner') throw new AppError('conflict', ownerRefusal);
+  return member;
+}
+
 /** Owner rules: the owner's role changes only by a transfer, and only the owner may transfer. */
 export async function changeMemberRole(actor: Actor, input: { userId: unknown; role: unknown }) {
   requireRole(actor, 'team.manage');
   const v = validate(ChangeRoleInput, input);
   const db = await getDb();
   return db.transaction(async (tx) => {
-    const member = await lockMember(asDb(tx), actor.accountId, v.userId);
-    if (!member) throw new AppError('not_found', 'No such member in this account.');
-    if (member.role === 'owner') throw new AppError('conflict', 'The owner keeps their role until they transfer ownership.');
+    await lockNonOwner(asDb(tx), actor.accountId, v.userId, 'The owner keeps their role until they transfer ownership.');
     await setMemberRole(asDb(tx), actor.accountId, v.userId, v.role);
     return { user_id: v.userId, role: v.role };
   });
@@ -108,9 +120,7 @@ export async function removeMember(actor: Actor, input: { userId: unknown }) {
   const v = validate(MemberIdInput, input);
   const db = await getDb();
   return db.transaction(async (tx) => {
-    const member = await lockMember(asDb(tx), actor.accountId, v.userId);
-    if (!member) throw new AppError('not_found', 'No such member in this account.');
-    if (member.role === 'owner') throw new AppError('conflict', 'The owner cannot be removed; they transfer ownership first.');
+    await lockNonOwner(asDb(tx), actor.accountId, v.userId, 'The owner cannot be removed; they transfer ownership first.');
     await deleteMember(asDb(tx), actor.accountId, v.userId);
     return { user_id: v.userId, removed: true as const };
   });
@@ -124,8 +134,7 @@ export async function transferOwnership(actor: Actor, input: { userId: unknown }
   const db = await getDb();
   return db.transaction(async (tx) => {
     await lockAccountForWrite(asDb(tx), actor.accountId);
-    const target = await lockMember(asDb(tx), actor.accountId, v.userId);
-    if (!target) throw new AppError('not_found', 'No such member in this account.');
+    await lockMemberOf(asDb(tx), actor.accountId, v.userId);
     const owner = await getAccountOwner(asDb(tx), actor.accountId);
     if (owner?.id !== actor.userId) throw new AppError('forbidden', 'Only the owner transfers ownership.');
     await setMemberRole(asDb(tx), actor.accountId, actor.userId, 'admin');

@@ -9,7 +9,8 @@ import {
   releaseDeliveryLeases,
   type ClaimedDelivery,
 } from '../../db/queries/webhooks';
-import { onDrain } from '../core/drain';
+import { startBackgroundLoop, type BackgroundLoop } from '../core/loop';
+import { processSlot } from '../core/process';
 import { attemptDelivery } from './delivery';
 import {
   HELD_TOO_LONG,
@@ -27,7 +28,6 @@ import {
 } from './rules';
 import { setWebhookWake } from './wake';
 import { getEnv } from '../env';
-import { wakeablePause } from '../core/pause';
 
 /**
  * The delivery worker every instance runs (docs/contracts.md §11). It leases due deliveries from the
@@ -39,60 +39,39 @@ import { wakeablePause } from '../core/pause';
  */
 type Worker = {
   owner: string;
-  stopping: boolean;
+  loop: BackgroundLoop;
   inFlight: Map<string, { endpointId: string; abort: AbortController }>;
   perEndpoint: Map<string, number>;
   perAccount: Map<string, number>;
-  wake: () => void;
-  loop: Promise<void>;
-  unsubscribeDrain: () => void;
 };
 
-const KEY = Symbol.for('svc.webhookWorker');
-const holder = globalThis as { [KEY]?: Worker };
+const worker = processSlot<Worker>('svc.webhookWorker');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function startWebhookWorker(): void {
-  if (holder[KEY]) return;
-  const pause = wakeablePause(() => w.stopping);
+  if (worker.get()) return;
+  let prunedAt = 0;
   const w: Worker = {
     owner: `${process.pid}-${randomUUID()}`,
-    stopping: false,
     inFlight: new Map(),
     perEndpoint: new Map(),
     perAccount: new Map(),
-    wake: pause.wake,
-    loop: Promise.resolve(),
-    unsubscribeDrain: () => {},
-  };
-  const idle = pause.idle;
-  w.loop = (async () => {
-    let failures = 0;
-    let prunedAt = 0;
-    while (!w.stopping) {
-      try {
+    loop: startBackgroundLoop({
+      pollMs: POLL_MS,
+      step: async () => {
         await claimAndSend(w);
         if (Date.now() - prunedAt > PRUNE_EVERY_MS) {
           prunedAt = Date.now();
           await pruneWebhookEvents();
         }
-        if (failures > 0) console.log('webhook worker: database reachable again; deliveries resume');
-        failures = 0;
-        await idle(POLL_MS);
-      } catch (e) {
-        if (failures === 0) console.error(`webhook worker: cannot read due deliveries (${(e as Error).message}); retrying`);
-        failures++;
-        await idle(Math.min(POLL_MS * 2 ** Math.min(failures, 4), 15_000));
-      }
-    }
-  })();
-  // Draining: claim nothing more; what is in flight finishes (stopWebhookWorker waits for it).
-  w.unsubscribeDrain = onDrain(() => {
-    w.stopping = true;
-    w.wake();
-  });
-  holder[KEY] = w;
-  setWebhookWake(w.wake);
+        return false;
+      },
+      onDown: (e) => console.error(`webhook worker: cannot read due deliveries (${(e as Error).message}); retrying`),
+      onUp: () => console.log('webhook worker: database reachable again; deliveries resume'),
+    }),
+  };
+  worker.set(w);
+  setWebhookWake(w.loop.wake);
 }
 
 /**
@@ -111,7 +90,7 @@ export async function pruneWebhookEvents(): Promise<number> {
 
 async function claimAndSend(w: Worker) {
   const free = IN_FLIGHT_TOTAL - w.inFlight.size;
-  if (free <= 0 || w.stopping) return;
+  if (free <= 0 || w.loop.stopping) return;
   const claimed = await claimDueDeliveries(await getDb(), w.owner, {
     leaseSeconds: LEASE_SECONDS,
     perEndpoint: IN_FLIGHT_PER_ENDPOINT,
@@ -138,14 +117,14 @@ async function send(w: Worker, d: ClaimedDelivery) {
     }
     const retryIn = result.ok ? null : retryDelayMs(d.attempts + 1);
     await recordOutcome(w, d, result, retryIn);
-    if (retryIn !== null && retryIn < POLL_MS) setTimeout(w.wake, retryIn + 1).unref();
+    if (retryIn !== null && retryIn < POLL_MS) setTimeout(w.loop.wake, retryIn + 1).unref();
   } catch (e) {
     console.error(`webhook delivery ${d.id} failed unexpectedly:`, e);
   } finally {
     w.inFlight.delete(d.id);
     countDown(w.perEndpoint, d.endpoint_id);
     countDown(w.perAccount, account);
-    w.wake(); // a slot is free, and the conversation's next event may now be due
+    w.loop.wake(); // a slot is free, and the conversation's next event may now be due
   }
 }
 
@@ -201,16 +180,13 @@ function describe(ms: number): string {
  * attempt timeout to finish; any still running are interrupted and their leases given back.
  */
 export async function stopWebhookWorker(): Promise<void> {
-  const w = holder[KEY];
+  const w = worker.get();
   if (!w) return;
-  w.stopping = true;
-  w.wake();
-  await w.loop;
+  await w.loop.stop();
   const deadline = Date.now() + getEnv().WEBHOOK_TIMEOUT_MS + 1000;
   while (w.inFlight.size > 0 && Date.now() < deadline) await sleep(50);
   for (const f of w.inFlight.values()) f.abort.abort();
   while (w.inFlight.size > 0 && Date.now() < deadline + 2000) await sleep(20);
-  w.unsubscribeDrain();
   setWebhookWake(undefined);
-  delete holder[KEY];
+  worker.clear();
 }

@@ -59,6 +59,7 @@ test('invite → mail → accept → the agent is signed in and gets the 404 pag
   await page.getByLabel('Role', { exact: true }).selectOption('agent');
   await page.getByRole('button', { name: 'Send invitation' }).click();
   await expect(page.getByRole('status')).toContainText('Invitation sent to new.agent@gamma.test');
+  await shots(page, 'team-invited');
   await page.reload();
   await expect(page.getByTestId('invitation-new.agent@gamma.test')).toContainText('agent');
   await shots(page, 'team');

@@ -1,6 +1,7 @@
 'use client';
 import { useActionState } from 'react';
 import { requestResetAction } from './actions';
+import { FormResult } from '../../(dashboard)/_components/FormResult';
 
 export function ForgotForm() {
   const [state, action, pending] = useActionState(requestResetAction, null);
@@ -16,11 +17,7 @@ export function ForgotForm() {
         <label htmlFor="email">Email</label>
         <input id="email" name="email" type="email" required autoComplete="username" />
       </div>
-      {state && !state.ok && (
-        <p className="error" role="alert">
-          {state.error}
-        </p>
-      )}
+      <FormResult state={state} />
       <button className="btn" type="submit" disabled={pending}>
         {pending ? 'Sending…' : 'Send reset link'}
       </button>

@@ -2,6 +2,7 @@
 import { signIn } from 'next-auth/react';
 import { useState } from 'react';
 import { parseSignInError, SIGNIN_ERRORS } from '@/lib/auth/signin-errors';
+import { FormError } from '../../(dashboard)/_components/FormResult';
 
 /** Password first; when two-factor is on, the server answers with a ticket and the code step follows. */
 export function LoginForm({ callbackUrl }: { callbackUrl: string }) {
@@ -46,11 +47,7 @@ export function LoginForm({ callbackUrl }: { callbackUrl: string }) {
           <label htmlFor="code">Authentication code</label>
           <input id="code" name="code" type="text" inputMode="text" autoComplete="one-time-code" required autoFocus maxLength={64} />
         </div>
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <FormError error={error} />
         <button className="btn" type="submit" disabled={busy}>
           {busy ? 'Checking…' : 'Verify'}
         </button>
@@ -76,11 +73,7 @@ export function LoginForm({ callbackUrl }: { callbackUrl: string }) {
         <label htmlFor="password">Password</label>
         <input id="password" name="password" type="password" autoComplete="current-password" required />
       </div>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={error} />
       <button className="btn" type="submit" disabled={busy}>
         {busy ? 'Signing in…' : 'Sign in'}
       </button>

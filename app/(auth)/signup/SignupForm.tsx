@@ -1,6 +1,7 @@
 'use client';
 import { useActionState } from 'react';
 import { signupAction } from './actions';
+import { FormResult } from '../../(dashboard)/_components/FormResult';
 
 export function SignupForm() {
   const [state, action, pending] = useActionState(signupAction, null);
@@ -24,11 +25,7 @@ export function SignupForm() {
         <label htmlFor="password">Password</label>
         <input id="password" name="password" type="password" required minLength={8} autoComplete="new-password" />
       </div>
-      {state && !state.ok && (
-        <p className="error" role="alert">
-          {state.error}
-        </p>
-      )}
+      <FormResult state={state} />
       <button className="btn" type="submit" disabled={pending}>
         {pending ? 'Creating…' : 'Create account'}
       </button>

@@ -2,6 +2,7 @@
 import { useActionState, useState, useTransition } from 'react';
 import { CopyButton } from '../_components/CopyButton';
 import { createKeyAction, revokeKeyAction } from './actions';
+import { FormError, FormResult } from '../_components/FormResult';
 
 /** Only keys of the deployment's environment (SVC_ENV) are offered: the other kind would get 401 here. */
 export function CreateKeyForm({ env }: { env: 'live' | 'test' }) {
@@ -24,11 +25,7 @@ export function CreateKeyForm({ env }: { env: 'live' | 'test' }) {
         This deployment accepts <strong>{env}</strong> keys only (<code>SVC_ENV={env}</code>), so new keys are {env} keys. A {env === 'live' ? 'test' : 'live'}{' '}
         key is created on a deployment that serves that environment (or with <code>apikey create --env {env === 'live' ? 'test' : 'live'}</code>).
       </p>
-      {state && !state.ok && (
-        <p className="error" role="alert" style={{ marginTop: '1rem' }}>
-          {state.error}
-        </p>
-      )}
+      <FormResult state={state} style={{ marginTop: '1rem' }} />
       {state?.ok && (
         <div className="success" role="status" style={{ marginTop: '1rem' }}>
           <p style={{ marginTop: 0 }}>
@@ -75,11 +72,7 @@ export function RevokeButton({ keyId, name }: { keyId: string; name: string }) {
       <button type="button" className="btn secondary" onClick={() => setConfirming(false)}>
         Cancel
       </button>
-      {error && (
-        <span className="error" role="alert">
-          {error}
-        </span>
-      )}
+      <FormError error={error} inline />
     </span>
   );
 }

@@ -2,6 +2,7 @@
 import { useActionState, useState, useTransition } from 'react';
 import { CopyButton } from '../_components/CopyButton';
 import { beginTwoFactorAction, changePasswordAction, confirmTwoFactorAction, saveNameAction, turnOffTwoFactorAction } from './actions';
+import { FormError, FormResult } from '../_components/FormResult';
 
 export function NameForm({ name }: { name: string }) {
   const [state, action, pending] = useActionState(saveNameAction, null);
@@ -19,16 +20,7 @@ export function NameForm({ name }: { name: string }) {
           Save name
         </button>
       </form>
-      {state && !state.ok && (
-        <p className="error" role="alert">
-          {state.error}
-        </p>
-      )}
-      {state?.ok && (
-        <p className="success" role="status">
-          Saved.
-        </p>
-      )}
+      <FormResult state={state} saved="Saved." />
     </section>
   );
 }
@@ -53,16 +45,7 @@ export function PasswordForm() {
           Change password
         </button>
       </form>
-      {state && !state.ok && (
-        <p className="error" role="alert">
-          {state.error}
-        </p>
-      )}
-      {state?.ok && (
-        <p className="success" role="status">
-          Password changed; your other sessions were signed out ({state.other_sessions_ended}).
-        </p>
-      )}
+      <FormResult state={state} saved={state?.ok && `Password changed; your other sessions were signed out (${state.other_sessions_ended}).`} />
     </section>
   );
 }
@@ -116,11 +99,7 @@ export function TwoFactorPanel({ on, codesLeft }: { on: boolean; codesLeft: numb
               Turn off two-factor authentication
             </button>
           </form>
-          {offState && !offState.ok && (
-            <p className="error" role="alert">
-              {offState.error}
-            </p>
-          )}
+          <FormResult state={offState} />
         </>
       ) : !setup ? (
         <>
@@ -141,11 +120,7 @@ export function TwoFactorPanel({ on, codesLeft }: { on: boolean; codesLeft: numb
           >
             Set up two-factor authentication
           </button>
-          {error && (
-            <p className="error" role="alert">
-              {error}
-            </p>
-          )}
+          <FormError error={error} />
         </>
       ) : (
         <>
@@ -168,11 +143,7 @@ export function TwoFactorPanel({ on, codesLeft }: { on: boolean; codesLeft: numb
               Turn on two-factor authentication
             </button>
           </form>
-          {confirmed && !confirmed.ok && (
-            <p className="error" role="alert">
-              {confirmed.error}
-            </p>
-          )}
+          <FormResult state={confirmed} />
         </>
       )}
     </section>

@@ -1,6 +1,7 @@
 'use client';
 import { useActionState, useState, useTransition } from 'react';
 import { changeRoleAction, inviteMemberAction, removeMemberAction, requireTwoFactorAction, revokeInvitationAction, transferOwnershipAction } from './actions';
+import { FormError, FormResult } from '../_components/FormResult';
 
 type Result = { ok: boolean; error?: string } | null;
 
@@ -49,16 +50,7 @@ export function InviteForm() {
           </button>
         </form>
       )}
-      {state && !state.ok && (
-        <p className="error" role="alert" style={{ marginTop: '1rem' }}>
-          {state.error}
-        </p>
-      )}
-      {state?.ok && (
-        <p className="success" role="status" style={{ marginTop: '1rem' }}>
-          Invitation sent to {state.email}. The link is valid for 7 days.
-        </p>
-      )}
+      <FormResult state={state} saved={state?.ok && `Invitation sent to ${state.email}. The link is valid for 7 days.`} style={{ marginTop: '1rem' }} />
     </section>
   );
 }
@@ -132,11 +124,7 @@ export function MemberActions({ userId, email, role, canTransfer }: { userId: nu
           </button>
         </span>
       )}
-      {error && (
-        <span className="error" role="alert">
-          {error}
-        </span>
-      )}
+      <FormError error={error} inline />
     </div>
   );
 }
@@ -154,11 +142,7 @@ export function InvitationActions({ id, email }: { id: string; email: string }) 
       >
         Revoke
       </button>
-      {error && (
-        <span className="error" role="alert">
-          {error}
-        </span>
-      )}
+      <FormError error={error} inline />
     </span>
   );
 }
@@ -181,16 +165,7 @@ export function RequireTwoFactorForm({ on }: { on: boolean }) {
       <p className="muted" style={{ fontSize: '.85rem', marginBottom: 0 }}>
         Members without two-factor authentication are sent to their profile to set it up before anything else.
       </p>
-      {state && !state.ok && (
-        <p className="error" role="alert">
-          {state.error}
-        </p>
-      )}
-      {state?.ok && (
-        <p className="success" role="status">
-          Saved.
-        </p>
-      )}
+      <FormResult state={state} saved="Saved." />
     </section>
   );
 }

@@ -3,6 +3,7 @@ import { useActionState, useState, useTransition } from 'react';
 import { useRouter } from 'next/navigation';
 import { CopyButton } from '../_components/CopyButton';
 import { createWebhookAction, deleteWebhookAction, resendDeliveryAction, rotateWebhookAction, setWebhookPausedAction } from './actions';
+import { FormError, FormResult } from '../_components/FormResult';
 
 function SecretOnce({ secret, note }: { secret: string; note: string }) {
   return (
@@ -46,11 +47,7 @@ export function CreateEndpointForm({ eventTypes }: { eventTypes: readonly string
           {pending ? 'Creating…' : 'Create endpoint'}
         </button>
       </form>
-      {state && !state.ok && (
-        <p className="error" role="alert" style={{ marginTop: '1rem' }}>
-          {state.error}
-        </p>
-      )}
+      <FormResult state={state} style={{ marginTop: '1rem' }} />
       {state?.ok && <SecretOnce secret={state.secret} note={`Endpoint ${state.url} is active.`} />}
     </section>
   );
@@ -107,11 +104,7 @@ export function EndpointActions({ endpointId, url, paused }: { endpointId: strin
           </button>
         </span>
       )}
-      {error && (
-        <span className="error" role="alert">
-          {error}
-        </span>
-      )}
+      <FormError error={error} inline />
       {rotated && (
         <SecretOnce
           secret={rotated.secret}
@@ -142,11 +135,7 @@ export function SendAgainButton({ deliveryId }: { deliveryId: string }) {
       >
         {pending ? 'Queued…' : 'Send again'}
       </button>
-      {error && (
-        <span className="error" role="alert">
-          {error}
-        </span>
-      )}
+      <FormError error={error} inline />
     </span>
   );
 }

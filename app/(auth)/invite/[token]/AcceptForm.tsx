@@ -2,6 +2,7 @@
 import { useActionState, useEffect, useState } from 'react';
 import { signInWithTicket } from '../../_components/TicketSignIn';
 import { acceptInvitationAction } from './actions';
+import { FormResult } from '../../../(dashboard)/_components/FormResult';
 
 export function AcceptForm({ token }: { token: string }) {
   const [state, action, pending] = useActionState(acceptInvitationAction.bind(null, token), null);
@@ -19,11 +20,7 @@ export function AcceptForm({ token }: { token: string }) {
         <label htmlFor="password">Password</label>
         <input id="password" name="password" type="password" required minLength={8} autoComplete="new-password" />
       </div>
-      {state && !state.ok && (
-        <p className="error" role="alert">
-          {state.error}
-        </p>
-      )}
+      <FormResult state={state} />
       {failed && (
         <p className="error" role="alert">
           Your account is ready; <a href="/login">sign in</a>.

@@ -1,6 +1,7 @@
 'use client';
 import { useActionState } from 'react';
 import { resetPasswordAction } from './actions';
+import { FormResult } from '../../../(dashboard)/_components/FormResult';
 
 export function ResetForm({ token }: { token: string }) {
   const [state, action, pending] = useActionState(resetPasswordAction.bind(null, token), null);
@@ -16,11 +17,7 @@ export function ResetForm({ token }: { token: string }) {
         <label htmlFor="password">New password</label>
         <input id="password" name="password" type="password" required minLength={8} autoComplete="new-password" />
       </div>
-      {state && !state.ok && (
-        <p className="error" role="alert">
-          {state.error}
-        </p>
-      )}
+      <FormResult state={state} />
       <button className="btn" type="submit" disabled={pending}>
         {pending ? 'Saving…' : 'Set new password'}
       </button>

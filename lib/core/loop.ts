@@ -1,0 +1,61 @@
+import { onDrain } from './drain';
+import { wakeablePause } from './pause';
+
+/** A running background loop: `stopping` once stop() or the drain began; `wake()` ends its pause early. */
+export type BackgroundLoop = {
+  readonly stopping: boolean;
+  wake: () => void;
+  /** Claims nothing more: ends the pause, waits for the current step, leaves the drain. */
+  stop: () => Promise<void>;
+};
+
+/**
+ * The loop of an outbox worker every instance runs (mail, webhooks): `step` until stopped or
+ * draining, pausing `pollMs` between steps unless `step` says more is due at once (true). A step
+ * that throws (the database away) is reported once by `onDown`, then retried with a backoff up to
+ * 15 s; `onUp` is told when a step succeeds again. It never throws.
+ */
+export function startBackgroundLoop(o: {
+  pollMs: number;
+  step: (loop: BackgroundLoop) => Promise<boolean | undefined>;
+  onDown: (e: unknown) => void;
+  onUp?: () => void;
+}): BackgroundLoop {
+  let stopping = false;
+  let done: Promise<void> = Promise.resolve();
+  const pause = wakeablePause(() => stopping);
+  const halt = () => {
+    stopping = true;
+    pause.wake();
+  };
+  // Draining: claim nothing more; what is in flight finishes (the worker's stop waits for it).
+  const unsubscribeDrain = onDrain(halt);
+  const loop: BackgroundLoop = {
+    get stopping() {
+      return stopping;
+    },
+    wake: pause.wake,
+    stop: async () => {
+      halt();
+      await done;
+      unsubscribeDrain();
+    },
+  };
+  // The first step runs after this returns, so a worker can keep the handle before its step reads it.
+  done = Promise.resolve().then(async () => {
+    let failures = 0;
+    while (!stopping) {
+      try {
+        const more = await o.step(loop);
+        if (failures > 0) o.onUp?.();
+        failures = 0;
+        if (!more) await pause.idle(o.pollMs);
+      } catch (e) {
+        if (failures === 0) o.onDown(e);
+        failures++;
+        await pause.idle(Math.min(o.pollMs * 2 ** Math.min(failures, 4), 15_000));
+      }
+    }
+  });
+  return loop;
+}
