@@ -1,5 +1,6 @@
 'use client';
 import { type ReactNode, useActionState, useState } from 'react';
+import { FormError, FormResult } from '../_components/FormResult';
 import { saveModelEndpointAction, testModelEndpointAction } from './model-actions';
 
 export type EndpointView = { baseUrl: string; keySet: boolean; embeddingModel: string };
@@ -83,21 +84,14 @@ export function ModelEndpointForm({ initial, defaultModel }: { initial: Endpoint
           </button>
         </div>
       </form>
-      {last === 'save' && saveState && !saveState.ok && (
-        <p className="error" role="alert" style={{ marginTop: '1rem' }}>
-          {saveState.error}
-        </p>
+      {last === 'save' && (
+        <FormResult
+          state={saveState}
+          saved={saveState?.ok && (saveState.saved.baseUrl ? 'Model saved.' : 'Model disconnected: the built-in engine answers.')}
+          style={{ marginTop: '1rem' }}
+        />
       )}
-      {last === 'save' && saveState?.ok && (
-        <p className="success" role="status" style={{ marginTop: '1rem' }}>
-          {saveState.saved.baseUrl ? 'Model saved.' : 'Model disconnected: the built-in engine answers.'}
-        </p>
-      )}
-      {last === 'test' && testState && !testState.ok && (
-        <p className="error" role="alert" style={{ marginTop: '1rem' }}>
-          {testState.error}
-        </p>
-      )}
+      {last === 'test' && <FormError error={testState && !testState.ok ? testState.error : null} style={{ marginTop: '1rem' }} />}
       {last === 'test' && testState?.ok && (
         <div role="status" style={{ marginTop: '1rem' }} data-testid="test-result">
           <p style={{ margin: 0 }} className={testState.works ? 'success' : 'error'}>
