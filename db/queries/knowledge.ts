@@ -1,5 +1,5 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
-import { type Db } from '../client';
+import type { Db } from '../client';
 import { kbChunks, kbDocuments } from '../schema';
 import { preparedRows } from './prepared';
 
@@ -122,8 +122,12 @@ export type CandidatePassage = {
  * contains any of `lexemes`, plus the passage count and mean length of that scope: BM25 needs no
  * more, since a word's document frequency is the number of candidates containing it.
  */
+/** The documents a question is answered from (alias `d`): the knowledge base, and the conversation's own uploads. */
+export const passageScope = (conversationId: string | null) =>
+  conversationId ? sql`(d.conversation_id IS NULL OR d.conversation_id = ${conversationId})` : sql`d.conversation_id IS NULL`;
+
 export async function matchPassages(db: Db, accountId: number, conversationId: string | null, lexemes: string[]) {
-  const scope = conversationId ? sql`(d.conversation_id IS NULL OR d.conversation_id = ${conversationId})` : sql`d.conversation_id IS NULL`;
+  const scope = passageScope(conversationId);
   const [stats] = await preparedRows<{ n: number; avg_length: number }>(
     db,
     sql`

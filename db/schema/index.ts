@@ -11,6 +11,7 @@ import {
   jsonb,
   pgTable,
   primaryKey,
+  real,
   serial,
   smallint,
   text,
@@ -471,8 +472,31 @@ export const botSettings = pgTable('bot_settings', {
   noAnswerText: text('no_answer_text').notNull().default(''),
   model: text('model').notNull().default(''),
   showSources: boolean('show_sources').notNull().default(true),
+  /** The account's own OpenAI-compatible endpoint ('' = the operator's LLM_* settings or the built-in engine). */
+  endpointBaseUrl: text('endpoint_base_url').notNull().default(''),
+  /** Its key, sealed by lib/core/secrets.ts; never shown again. */
+  endpointApiKey: text('endpoint_api_key'),
+  /** The endpoint's embedding model ('' = retrieval by BM25 alone). */
+  embeddingModel: text('embedding_model').notNull().default(''),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
+
+/** A passage's embedding under one model of the account's endpoint (lib/answers/embeddings.ts). */
+export const kbChunkEmbeddings = pgTable(
+  'kb_chunk_embeddings',
+  {
+    chunkId: uuid('chunk_id')
+      .primaryKey()
+      .references(() => kbChunks.id, { onDelete: 'cascade' }),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    model: text('model').notNull(),
+    embedding: real('embedding').array().notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('kb_chunk_embeddings_account_idx').on(t.accountId, t.model)],
+);
 
 /** Where widgets run: connections per client, origin, widget version and UTC day. */
 export const widgetSightings = pgTable(

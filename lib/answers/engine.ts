@@ -1,9 +1,10 @@
 import { getDb } from '../../db/client';
 import { listConversationTurns } from '../../db/queries/conversation-turns';
-import { effectiveBotSettings, type BotSettings } from '../bot/settings';
+import { effectiveBotSettings, type BotSettings, type StoredModelEndpoint } from '../bot/settings';
 import { findPassages, type RetrievalQuery } from '../knowledge/service';
 import { isRelevant, type RankedPassage } from '../knowledge/ranking';
 import type { Source } from '../conversations/shapes';
+import { fuseRankings, rankByEmbedding } from './embeddings';
 
 export type { Source };
 export type AnswerInput = { accountId: number; conversationId: string; question: string; signal: AbortSignal };
@@ -37,7 +38,7 @@ export interface AnswerEngine {
 export const RELEVANCE_FLOOR = 0.35;
 
 /** What every engine starts from: the bot's settings and the conversation so far. */
-export type AnswerContext = { settings: BotSettings; turns: Array<{ question: string; answer: string }> };
+export type AnswerContext = { settings: BotSettings & { endpoint: StoredModelEndpoint | null }; turns: Array<{ question: string; answer: string }> };
 
 export async function answerContext(input: AnswerInput, turns: number): Promise<AnswerContext> {
   const settings = await effectiveBotSettings(input.accountId);
@@ -45,11 +46,20 @@ export async function answerContext(input: AnswerInput, turns: number): Promise<
   return { settings, turns: history.filter((t) => !t.error).map((t) => ({ question: t.question, answer: t.answer })) };
 }
 
+/** How deep each list goes before reciprocal rank fusion. */
+const FUSION_DEPTH = 20;
+
 /**
  * Ranked passages for a question; earlier questions of the conversation join the query with less
- * weight (a follow-up such as "how much does that cost?" is about what came before).
+ * weight (a follow-up such as "how much does that cost?" is about what came before). With an
+ * endpoint that serves embeddings, BM25's ranking is fused with the embeddings' (lib/answers/embeddings.ts).
  */
-export async function rankForQuestion(input: AnswerInput, earlierQuestions: string[] = [], limit = 5): Promise<RankedPassage[]> {
+export async function rankForQuestion(
+  input: AnswerInput,
+  earlierQuestions: string[] = [],
+  limit = 5,
+  endpoint: StoredModelEndpoint | null = null,
+): Promise<RankedPassage[]> {
   const query: RetrievalQuery = [{ text: input.question, weight: 1 }];
   earlierQuestions
     .slice(-2)
@@ -57,7 +67,16 @@ export async function rankForQuestion(input: AnswerInput, earlierQuestions: stri
     .forEach((q, i) => {
       query.push({ text: q, weight: i === 0 ? 0.5 : 0.25 });
     });
-  return findPassages(input.accountId, input.conversationId, query, limit);
+  if (!endpoint?.embeddingModel) return findPassages(input.accountId, input.conversationId, query, limit);
+  const [lexical, semantic] = await Promise.all([
+    findPassages(input.accountId, input.conversationId, query, FUSION_DEPTH),
+    rankByEmbedding(input.accountId, endpoint, [...earlierQuestions.slice(-1), input.question].join('\n'), FUSION_DEPTH).catch((e) => {
+      // BM25 alone still answers; the operator sees why the embeddings were left out.
+      console.error(`question embedding failed (account ${input.accountId}): ${(e as Error).message}`);
+      return [];
+    }),
+  ]);
+  return fuseRankings(lexical, semantic).slice(0, limit);
 }
 
 export const relevant = (p: RankedPassage) => isRelevant(p, RELEVANCE_FLOOR);

@@ -1,16 +1,17 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { generate, generateSecret, generateURI, verify } from 'otplib';
 import QRCode from 'qrcode';
 import { getDb } from '../../db/client';
 import { acceptTotpStep, countRecoveryCodes, disableTotp, enableTotp, getUserById, setPendingTotpSecret, useRecoveryCode } from '../../db/queries/team';
 import { AppError } from '../core/errors';
-import { getEnv, nextAuthSecret } from '../env';
+import { sealSecret, openSecret } from '../core/secrets';
+import { getEnv } from '../env';
 import { getLimiter } from '../limits/limiter';
 import { addressLimitKey } from '../net/client-address';
 
 /**
  * Two-factor sign-in (docs/contracts.md §13): TOTP per RFC 6238 (SHA-1, 6 digits, 30 s) through otplib;
- * the secret is encrypted at rest (AES-256-GCM under a key derived from NEXTAUTH_SECRET); the last
+ * the secret is encrypted at rest (lib/core/secrets.ts); the last
  * accepted time step is stored, so a code is accepted once on every instance; 10 recovery codes,
  * stored as SHA-256 (they are random, so a fast hash is enough), each usable once.
  */
@@ -19,26 +20,8 @@ export const TOTP = { algorithm: 'sha1', digits: 6, period: 30 } as const;
 const TOLERANCE_SECONDS = 30;
 const RECOVERY_CODES = 10;
 
-function secretKey(): Buffer {
-  return createHash('sha256')
-    .update(`svc two-factor secrets\0${nextAuthSecret() ?? ''}`)
-    .digest();
-}
-
-export function encryptSecret(secret: string): string {
-  const iv = randomBytes(12);
-  const c = createCipheriv('aes-256-gcm', secretKey(), iv);
-  const body = Buffer.concat([c.update(secret, 'utf8'), c.final()]);
-  return ['v1', iv.toString('base64url'), body.toString('base64url'), c.getAuthTag().toString('base64url')].join('.');
-}
-
-export function decryptSecret(stored: string): string {
-  const [v, iv, body, tag] = stored.split('.');
-  if (v !== 'v1' || !iv || !body || !tag) throw new Error('unreadable two-factor secret');
-  const d = createDecipheriv('aes-256-gcm', secretKey(), Buffer.from(iv, 'base64url'));
-  d.setAuthTag(Buffer.from(tag, 'base64url'));
-  return Buffer.concat([d.update(Buffer.from(body, 'base64url')), d.final()]).toString('utf8');
-}
+export const encryptSecret = (secret: string) => sealSecret('two-factor secrets', secret);
+export const decryptSecret = (stored: string) => openSecret('two-factor secrets', stored);
 
 /** The code of a secret at a time (tests and the authenticator's side). */
 export function totpCode(secret: string, epochSeconds = Date.now() / 1000): Promise<string> {

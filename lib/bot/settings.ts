@@ -1,11 +1,11 @@
 /**
  * The bot of an account (docs/contracts.md §12): instructions added to the model's system prompt, the
  * text it answers when nothing in the knowledge base is relevant, the model (empty: LLM_MODEL),
- * and whether visitors see the sources of an answer.
+ * whether visitors see the sources of an answer, and the account's own model endpoint (§16).
  */
 import { z } from 'zod';
 import { getDb } from '../../db/client';
-import { getBotSettingsRow, upsertBotSettings } from '../../db/queries/bot-settings';
+import { getBotSettingsRow, upsertBotSettings, upsertModelEndpoint, type StoredModelEndpoint } from '../../db/queries/bot-settings';
 import { requireAccount, validate } from '../accounts/service';
 import { onInvalidation, publishInvalidation } from '../cache/invalidation';
 import { getEnv } from '../env';
@@ -27,9 +27,39 @@ export type BotSettings = z.infer<typeof BotSettingsInput>;
 
 export const DEFAULT_BOT_SETTINGS: BotSettings = { instructions: '', noAnswerText: '', model: '', showSources: true };
 
+export type { StoredModelEndpoint };
+/** The settings and the account's own model endpoint (null: none), as stored. */
+type StoredBot = BotSettings & { endpoint: StoredModelEndpoint | null };
+
+async function readBot(accountId: number): Promise<StoredBot> {
+  const row = await getBotSettingsRow(await getDb(), accountId);
+  if (!row) return { ...DEFAULT_BOT_SETTINGS, endpoint: null };
+  return { ...row, endpoint: row.endpoint.baseUrl ? row.endpoint : null };
+}
+
 /** The settings as stored (empty texts mean "the default"). */
 export async function getBotSettings(accountId: number): Promise<BotSettings> {
-  return (await getBotSettingsRow(await getDb(), accountId)) ?? DEFAULT_BOT_SETTINGS;
+  const { endpoint: _e, ...settings } = await readBot(accountId);
+  return settings;
+}
+
+/** What /bot shows of the account's endpoint: never the key, only whether one is set. */
+export async function getModelEndpointView(accountId: number): Promise<{ baseUrl: string; keySet: boolean; embeddingModel: string }> {
+  const { endpoint } = await readBot(accountId);
+  return { baseUrl: endpoint?.baseUrl ?? '', keySet: !!endpoint?.apiKeySealed, embeddingModel: endpoint?.embeddingModel ?? '' };
+}
+
+/** The sealed key stored for the account (to test a changed form without retyping it). */
+export async function getStoredModelEndpoint(accountId: number): Promise<StoredModelEndpoint | null> {
+  return (await readBot(accountId)).endpoint;
+}
+
+/** Stores the account's endpoint (validated and sealed by lib/answers/model-endpoint.ts) and tells every instance. */
+export async function storeModelEndpoint(accountId: number, e: { baseUrl: string; apiKeySealed: string | null | undefined; embeddingModel: string }) {
+  const db = await getDb();
+  await requireAccount(db, accountId);
+  await upsertModelEndpoint(db, accountId, e);
+  await publishInvalidation(TOPIC, String(accountId));
 }
 
 /** How long this process may answer with settings it read: the bound on using changed settings (docs/contracts.md §9). */
@@ -44,11 +74,11 @@ const TOPIC = 'bot-settings';
  * still lives at most BOT_SETTINGS_CACHE_MS counted from when its read STARTED. A read that
  * overlaps an invalidation is used once but not kept.
  */
-const cache = new Map<number, { settings: BotSettings; readAt: number }>();
+const cache = new Map<number, { settings: StoredBot; readAt: number }>();
 let generation = 0;
 let listening = false;
 
-async function cachedBotSettings(accountId: number): Promise<BotSettings> {
+async function cachedBotSettings(accountId: number): Promise<StoredBot> {
   if (!listening) {
     listening = true;
     onInvalidation(TOPIC, (id) => {
@@ -61,7 +91,7 @@ async function cachedBotSettings(accountId: number): Promise<BotSettings> {
   if (hit && now - hit.readAt < BOT_SETTINGS_CACHE_MS) return hit.settings;
   if (hit) cache.delete(accountId);
   const startedGeneration = generation;
-  const settings = await getBotSettings(accountId);
+  const settings = await readBot(accountId);
   if (generation === startedGeneration) {
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
     cache.set(accountId, { settings, readAt: now });
@@ -69,8 +99,8 @@ async function cachedBotSettings(accountId: number): Promise<BotSettings> {
   return settings;
 }
 
-/** What the answer engines use: the "no answer" text with its default filled in. */
-export async function effectiveBotSettings(accountId: number): Promise<BotSettings> {
+/** What the answer engines use: the "no answer" text with its default filled in, and the account's endpoint. */
+export async function effectiveBotSettings(accountId: number): Promise<StoredBot> {
   const s = await cachedBotSettings(accountId);
   return { ...s, noAnswerText: s.noAnswerText || DEFAULT_NO_ANSWER_TEXT };
 }
@@ -84,8 +114,8 @@ export async function updateBotSettings(accountId: number, input: unknown): Prom
   return v;
 }
 
-/** Which engine answers (a model when LLM_BASE_URL is set) and the model used when the account names none. */
-export function answerEngineInfo(): { engine: 'model' | 'built-in'; defaultModel: string } {
+/** Which engine answers (the account's endpoint, else the operator's model, else the built-in one) and the model used when the account names none. */
+export function answerEngineInfo(endpoint: { baseUrl: string }): { engine: 'own model' | 'model' | 'built-in'; defaultModel: string } {
   const env = getEnv();
-  return { engine: env.LLM_BASE_URL ? 'model' : 'built-in', defaultModel: env.LLM_MODEL };
+  return { engine: endpoint.baseUrl ? 'own model' : env.LLM_BASE_URL ? 'model' : 'built-in', defaultModel: env.LLM_MODEL };
 }

@@ -182,5 +182,9 @@ describe('the evaluation set (regression guard; BENCHMARKS.md has the measured n
     assert.equal(r.offTopicAnswered, 0, why);
     assert.ok(r.wronglyDeclined <= 0.1, `wrongly declined ${r.wronglyDeclined}: ${why}`);
     assert.ok(r.heldOut.wronglyDeclined <= 0.05 + 1e-9, `held-out wrongly declined ${r.heldOut.wronglyDeclined}: ${why}`);
+    // Follow-ups (issue 28 item 5): 14 of 22 right and 5 declined before the conversation was used.
+    const followWhy = r.followUps.misses.join('\n');
+    assert.ok(r.followUps.right >= 19, `follow-ups right ${r.followUps.right} of ${r.followUps.asked}: ${followWhy}`);
+    assert.equal(r.followUps.declined, 0, followWhy);
   });
 });

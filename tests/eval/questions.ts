@@ -188,3 +188,37 @@ const HELD_OUT: EvalQuestion[] = [
 ].map((q) => ({ ...q, heldOut: true as const }));
 
 export const QUESTIONS: EvalQuestion[] = [...ORIGINAL, ...HELD_OUT];
+
+/**
+ * Follow-ups (issue 28 item 5): a question, then one that only makes sense after it. `passage` is
+ * text the passage that answers the follow-up contains; `same` marks the cases where the first
+ * answer's passage is the right one again (repeating it is then right, not blind).
+ */
+export type FollowUp = { first: string; then: string; doc: string; passage: string; same?: true };
+const f = (doc: string, first: string, then: string, passage: string, same?: true): FollowUp => ({ doc, first, then, passage, ...(same ? { same } : {}) });
+
+export const FOLLOW_UPS: FollowUp[] = [
+  f('rental.html', 'Do you rent out tents?', 'And how far ahead can I book it?', 'three months ahead'),
+  f('rental.html', 'Can I rent a stand-up paddle board?', 'Is there a deposit?', 'deposit of'),
+  f('rental.html', 'How much does it cost to rent a sleeping bag?', 'What happens if I bring it back late?', 'Late returns'),
+  f('product-care.html', 'How do I wash my down jacket?', 'How long does it take to dry?', 'drying takes', true),
+  f('product-care.html', 'How should I clean my tent?', 'Can I put it in the washing machine?', 'fly sheet', true),
+  f('returns.html', 'How long is the return period?', 'And who pays for sending it back?', 'Return shipping'),
+  f('returns.html', 'How do I return an item?', 'When do I get my money back?', 'refund you within 14 days'),
+  f('shipping.md', 'How much does express shipping cost?', 'Can that be sent to a PO box?', 'PO boxes'),
+  f('shipping.md', 'Do you ship to Switzerland?', 'Will I have to pay customs on it?', 'import duties', true),
+  f('gift-cards.docx', 'How do I buy a gift card?', 'How long is it valid?', 'valid for three years'),
+  f('rewards.md', 'How do I earn points with Nordhaven Rewards?', 'And when do they expire?', 'expire 24 months'),
+  f('warranty.pdf', 'What does the warranty cover?', 'How do I make a claim?', 'claim form'),
+  f('warranty.pdf', 'How long is the warranty on your products?', 'And if it is out of warranty, can you still fix it?', 'repair workshop'),
+  f('stores.md', 'Where are your stores?', 'Can I pick up my online order there?', 'Collect in store'),
+  f('rental.html', 'Can I rent a stand-up paddle board?', 'What if I damage it?', 'comes back damaged'),
+  f('returns.html', 'How do I start a return?', 'Can I do that as a guest?', 'Guest orders', true),
+  f('warranty.pdf', 'How long is the warranty on Nordhaven products?', 'Do I need to keep the receipt?', 'Keep your receipt', true),
+  f('shipping.md', 'How much is express shipping?', 'And how long does it take?', '1–2 working days', true),
+  f('gift-cards.docx', 'How do I redeem a gift card?', 'Can I use it in a store too?', 'used in our stores', true),
+  f('rental.html', 'Can I rent a tent from you?', 'How many days in advance do I have to book it?', 'three months ahead'),
+  // A new topic: the conversation must not hold the answer in the first one's document.
+  f('stores.md', 'How do I redeem a gift card?', 'Where is your store in Oslo?', 'Karl Johans'),
+  f('warranty.pdf', 'Can I rent a tent from you?', 'What does the warranty cover?', 'manufacturing faults'),
+];

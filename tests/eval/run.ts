@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { QUESTIONS, type EvalQuestion } from './questions';
+import { FOLLOW_UPS, QUESTIONS, type EvalQuestion } from './questions';
 import { evalDocuments } from './documents';
 import { isRelevant, type RankedPassage } from '../../lib/knowledge/ranking';
 
@@ -44,8 +44,13 @@ type Asked = {
   rightDocument: boolean;
 };
 
+/** Follow-ups (questions.ts FOLLOW_UPS) asked after their first question in one conversation. */
+export type FollowUpFigures = { asked: number; right: number; declined: number; repeatedWrongly: number; misses: string[] };
+
 export type EvalResult = EvalFigures & {
   database: string;
+  engine: string;
+  followUps: FollowUpFigures;
   documents: number;
   passages: number;
   msPerQuestion: number;
@@ -76,11 +81,18 @@ function figures(asked: Asked[]): EvalFigures {
   };
 }
 
+/** The account's own endpoint to evaluate with (the local fake of tests/fixtures/fake-model.ts, or a real one); none: the built-in engine. */
+export type EvalModel = { name: string; baseUrl: string; apiKey: string; embeddingModel: string } | null;
+
 /** Runs the evaluation against the database this process is configured for (caller sets it up). */
-export async function evaluateAnswers(): Promise<EvalResult> {
+export async function evaluateAnswers(model: EvalModel = null): Promise<EvalResult> {
   const { createAccount } = await import('../../lib/accounts/service');
-  const { addKnowledgeDocument, findPassages } = await import('../../lib/knowledge/service');
+  const { addKnowledgeDocument } = await import('../../lib/knowledge/service');
   const { answerEngine } = await import('../../lib/answers/engines');
+  const { rankForQuestion } = await import('../../lib/answers/engine');
+  const { saveModelEndpoint } = await import('../../lib/answers/model-endpoint');
+  const { embedPendingPassages } = await import('../../lib/answers/embeddings');
+  const { effectiveBotSettings } = await import('../../lib/bot/settings');
   const { getDatabase } = await import('../../db/client');
   const database = (await getDatabase()).kind;
 
@@ -99,18 +111,19 @@ export async function evaluateAnswers(): Promise<EvalResult> {
     passages += added.chunks;
   }
 
+  if (model) {
+    await saveModelEndpoint(accountId, { baseUrl: model.baseUrl, apiKey: model.apiKey, clearKey: false, embeddingModel: model.embeddingModel });
+    await embedPendingPassages(accountId);
+  }
+  const { endpoint } = await effectiveBotSettings(accountId);
   const engine = answerEngine();
   const asked: Asked[] = [];
   const started = Date.now();
   for (const item of QUESTIONS) {
-    const ranked = await findPassages(accountId, null, item.q, 3);
+    const input = { accountId, conversationId: '00000000-0000-0000-0000-000000000000', question: item.q, signal: AbortSignal.timeout(30_000) };
+    const ranked = await rankForQuestion(input, [], 3, endpoint);
     const top = ranked[0];
-    const answer = await engine.answer({
-      accountId,
-      conversationId: '00000000-0000-0000-0000-000000000000',
-      question: item.q,
-      signal: AbortSignal.timeout(30_000),
-    });
+    const answer = await engine.answer(input);
     for await (const _d of answer.deltas) {
       /* drain */
     }
@@ -140,17 +153,83 @@ export async function evaluateAnswers(): Promise<EvalResult> {
     }
     asked.push(x);
   }
+  const msPerQuestion = (Date.now() - started) / QUESTIONS.length;
+  const followUps = await askFollowUps(accountId, fileOf);
   return {
     database,
+    engine: model ? `own endpoint (${model.name}, ${model.embeddingModel ? `embeddings ${model.embeddingModel}` : 'no embeddings'})` : 'built-in',
+    followUps,
     documents: docs.length,
     passages,
-    msPerQuestion: (Date.now() - started) / QUESTIONS.length,
+    msPerQuestion,
     ...figures(asked),
     original: figures(asked.filter((x) => !x.heldOut)),
     heldOut: figures(asked.filter((x) => x.heldOut)),
     misses: asked.flatMap((x) => (x.miss ? [x.miss] : [])),
     asked,
   };
+}
+
+/** Each follow-up asked in a conversation whose first turn is the engine's answer to the first question. */
+async function askFollowUps(accountId: number, fileOf: Map<string, string>): Promise<FollowUpFigures> {
+  const { randomUUID } = await import('node:crypto');
+  const { answerEngine } = await import('../../lib/answers/engines');
+  const { importNdjson } = await import('../../lib/imports/service');
+  const engine = answerEngine();
+  const ask = async (conversationId: string, question: string) => {
+    const answer = await engine.answer({ accountId, conversationId, question, signal: AbortSignal.timeout(30_000) });
+    let text = '';
+    for await (const d of answer.deltas) text += d;
+    return { ...answer, text };
+  };
+  const out: FollowUpFigures = { asked: 0, right: 0, declined: 0, repeatedWrongly: 0, misses: [] };
+  let channel = 900_000_000 + (process.pid % 1000) * 1000;
+  for (const item of FOLLOW_UPS) {
+    const conversationId = randomUUID();
+    const first = await ask(conversationId, item.first);
+    const channelId = channel++;
+    const at = '2026-01-01 10:00:00';
+    await importNdjson(accountId, {
+      lines: [
+        {
+          type: 'conversation',
+          conversation_id: conversationId,
+          title: item.first,
+          status: 'Open',
+          channel_id: channelId,
+          channel_name: 'Evaluation',
+          created_at: at,
+          updated_at: at,
+        },
+        {
+          type: 'response',
+          response_id: randomUUID(),
+          conversation_id: conversationId,
+          question: item.first,
+          answer: first.text,
+          channel_id: channelId,
+          created_at: at,
+          likes: 0,
+          dislikes: 0,
+          comments: 0,
+        },
+      ].map((l) => JSON.stringify(l)),
+    });
+    const then = await ask(conversationId, item.then);
+    const used = then.sources[0];
+    const right = !then.declined && !!used && fileOf.get(used.document_id) === item.doc && used.passage.includes(item.passage);
+    const repeated = !then.declined && !!used && !!first.sources[0] && used.passage === first.sources[0].passage;
+    out.asked++;
+    if (right) out.right++;
+    if (then.declined) out.declined++;
+    if (repeated && !item.same) out.repeatedWrongly++;
+    if (!right) {
+      out.misses.push(
+        `follow-up  ${then.declined ? 'DECLINED' : `answered from ${fileOf.get(used!.document_id)} "${used!.passage.slice(0, 60).replace(/\n/g, ' ')}…"${repeated ? " (the first answer's passage again)" : ''}`}; want "${item.passage}": ${item.first} → ${item.then}`,
+      );
+    }
+  }
+  return out;
 }
 
 export function goalsMet(r: EvalFigures): boolean {
@@ -190,12 +269,34 @@ export function formatResult(r: EvalResult): string {
     row('original', r.original),
     row('held-out', r.heldOut),
     row('all', r),
-    `(${r.msPerQuestion.toFixed(1)} ms per question)`,
+    `(${r.msPerQuestion.toFixed(1)} ms per question; engine: ${r.engine})`,
+    '',
+    `Follow-ups: ${r.followUps.right} of ${r.followUps.asked} answered from the right passage; ${r.followUps.declined} declined; ` +
+      `${r.followUps.repeatedWrongly} repeated the first answer's passage where another one answers.`,
   ].join('\n');
 }
 
 async function main() {
   const verbose = process.argv.includes('--verbose');
+  // --model fake (tests/fixtures/fake-model.ts) or --model <base URL> (key: EVAL_MODEL_API_KEY);
+  // --embeddings [name]: with embeddings (the fake's, or the named model of a real endpoint).
+  const argAfter = (flag: string) => {
+    const i = process.argv.indexOf(flag);
+    return i < 0 ? undefined : process.argv[i + 1]?.startsWith('--') ? '' : (process.argv[i + 1] ?? '');
+  };
+  const target = argAfter('--model');
+  const fake = target === 'fake' ? await (await import('../fixtures/fake-model')).startFakeModel() : null;
+  if (fake) process.env.OUTBOUND_ALLOW_PRIVATE_NETWORKS = '1';
+  const embeddings = argAfter('--embeddings');
+  const model: EvalModel =
+    target === undefined
+      ? null
+      : {
+          name: fake ? 'fake' : target,
+          baseUrl: fake ? fake.url : target,
+          apiKey: process.env.EVAL_MODEL_API_KEY ?? '',
+          embeddingModel: embeddings === undefined ? '' : embeddings || 'fake-embed',
+        };
   let dataDir: string | undefined;
   if (!process.env.DATABASE_URL) {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-eval-'));
@@ -204,9 +305,9 @@ async function main() {
   process.env.SVC_DEMO = '0';
   const { closeDatabase } = await import('../../db/client');
   try {
-    const r = await evaluateAnswers();
+    const r = await evaluateAnswers(model);
     console.log(formatResult(r));
-    if (verbose || !goalsMet(r)) for (const m of r.misses) console.log(`  ${m}`);
+    if (verbose || !goalsMet(r)) for (const m of [...r.misses, ...r.followUps.misses]) console.log(`  ${m}`);
     if (process.argv.includes('--sweep')) {
       for (const part of ['original', 'held-out', 'all'] as const) console.log(`\n${part}:\n${floorSweep(r, part)}`);
     }
@@ -223,6 +324,7 @@ async function main() {
     );
     process.exitCode = goalsMet(r) ? 0 : 1;
   } finally {
+    await fake?.close();
     await closeDatabase();
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   }

@@ -25,7 +25,7 @@ export function BotSettingsForm({
   initial: BotSettings;
   defaultNoAnswer: string;
   defaultModel: string;
-  engine: 'model' | 'built-in';
+  engine: 'own model' | 'model' | 'built-in';
 }) {
   const [state, action, pending] = useActionState(saveBotSettingsAction, null);
   return (
@@ -46,7 +46,7 @@ export function BotSettingsForm({
             style={{ width: '100%' }}
           />
           <p className="muted" style={{ margin: '.25rem 0 0' }}>
-            Added to the model&apos;s system prompt{engine === 'built-in' ? ' (used once a model is configured; the built-in engine quotes passages)' : ''}.
+            Added to the model&apos;s instructions{engine === 'built-in' ? ' (used once you connect a model below; the built-in engine quotes passages)' : ''}.
           </p>
         </div>
         <div className="field">
@@ -68,7 +68,7 @@ export function BotSettingsForm({
           <label htmlFor="bot-model">Model</label>
           <input id="bot-model" name="model" type="text" maxLength={100} defaultValue={initial.model} placeholder={defaultModel} />
           <p className="muted" style={{ margin: '.25rem 0 0' }}>
-            {engine === 'model' ? `Empty: ${defaultModel}.` : 'No model endpoint is configured (LLM_BASE_URL): the built-in engine answers.'}
+            {engine === 'built-in' ? `Used once you connect a model below. Empty: ${defaultModel}.` : `Empty: ${defaultModel}.`}
           </p>
         </div>
         <div className="field">

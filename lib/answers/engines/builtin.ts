@@ -1,4 +1,4 @@
-import { answerContext, considered, rankForQuestion, relevant, toSource, type Answer, type AnswerInput } from '../engine';
+import { answerContext, considered, rankForQuestion, RELEVANCE_FLOOR, relevant, toSource, type Answer, type AnswerInput } from '../engine';
 import type { RankedPassage } from '../../knowledge/ranking';
 
 /**
@@ -17,14 +17,31 @@ export async function* streamWords(text: string, wordsPerDelta = 4): AsyncIterab
 const SEE_ALSO_SHARE = 0.8;
 const QUOTE_MAX_CHARS = 1200;
 
+/** Earlier turns the built-in engine reads: a follow-up is about the last question or two. */
+const FOLLOW_UP_TURNS = 2;
+/** How deep a follow-up looks in both rankings (the passage it needs may rank low on its own words). */
+const FOLLOW_UP_DEPTH = 20;
+/** A passage of the conversation's document answers a follow-up when it covers this share of what the best passage anywhere covers. */
+const TOPIC_COVERAGE = 0.9;
+
 /**
  * The offline engine: quotes the best passage when it is relevant enough (the relevance floor),
- * and otherwise declines with the account's "no answer" text and no sources.
+ * and otherwise declines with the account's "no answer" text and no sources. A follow-up is
+ * ranked with the conversation's earlier questions (less weight), and does not get the passage
+ * the last answer quoted again when another relevant one matches the new question's own words better.
  */
 export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
-  const [{ settings }, ranked] = await Promise.all([answerContext(input, 0), rankForQuestion(input)]);
-  const best = ranked[0];
-  if (!best || !relevant(best)) {
+  const { settings, turns } = await answerContext(input, FOLLOW_UP_TURNS);
+  const [ranked, alone] = await Promise.all([
+    rankForQuestion(
+      input,
+      turns.map((t) => t.question),
+      turns.length > 0 ? FOLLOW_UP_DEPTH : 5,
+    ),
+    turns.length > 0 ? rankForQuestion(input, [], FOLLOW_UP_DEPTH) : null,
+  ]);
+  const best = alone ? followUpChoice(ranked, alone, turns.at(-1)!.answer) : ranked.find((p, i) => i === 0 && relevant(p));
+  if (!best) {
     return { sources: [], showSources: settings.showSources, deltas: streamWords(settings.noAnswerText), declined: true, considered: considered(ranked, []) };
   }
   const used: RankedPassage[] = [best];
@@ -40,6 +57,28 @@ export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
     declined: false,
     considered: considered(ranked, used),
   };
+}
+
+const samePassage = (a: RankedPassage, b: RankedPassage) => a.document_id === b.document_id && a.ordinal === b.ordinal;
+
+/**
+ * The passage for a follow-up. The conversation's topic is the document the last answer quoted:
+ * the best passage of it (in the ranking with the conversation) that covers nearly as much of the
+ * new question's own words as the best passage anywhere answers ("And how far ahead do I book it?" after "Can I rent a tent?": the
+ * booking rules, not the price list again); the quoted passage itself only when it ranks first
+ * so. Without such a passage, the best relevant one of the ranking with the conversation that has
+ * a word of the new question; undefined when none is relevant enough (the engine declines).
+ */
+export function followUpChoice(ranked: RankedPassage[], alone: RankedPassage[], lastAnswer: string): RankedPassage | undefined {
+  const quotedBefore = (p: RankedPassage) => lastAnswer.includes(quote(p.content).slice(0, 300));
+  const topic = new Set(ranked.filter(quotedBefore).map((p) => p.document_id));
+  const own = (p: RankedPassage) => alone.find((a) => samePassage(a, p))?.relevance ?? 0;
+  // As much of the new question as its best passage anywhere covers: a new topic leaves the old document.
+  const needed = Math.max(RELEVANCE_FLOOR, TOPIC_COVERAGE * Math.max(0, ...alone.map((a) => a.relevance)));
+  const inTopic = ranked.find((p) => topic.has(p.document_id) && own(p) >= needed);
+  if (inTopic) return inTopic;
+  const usable = ranked.filter((p) => relevant(p) && (alone.length === 0 || own(p) > 0));
+  return usable.find((p) => !quotedBefore(p)) ?? usable[0];
 }
 
 /** A passage as a Markdown quote: its heading as a bold line, tables as lists (readable anywhere). */

@@ -1,8 +1,17 @@
 import OpenAI from 'openai';
 import { answerContext, considered, EngineError, rankForQuestion, relevant, toSource, type Answer, type AnswerInput } from '../engine';
 import { streamWords } from './builtin';
+import type { StoredModelEndpoint } from '../../bot/settings';
+import { endpointClient } from '../endpoint-client';
 
-export type ModelConfig = { baseUrl: string; apiKey?: string; model: string; timeoutMs: number; historyTokens: number; maxRetries: number };
+/** Where requests go (the account's own endpoint, or the operator's LLM_* settings) and their limits. */
+export type ModelConfig = {
+  endpoint: { own: StoredModelEndpoint } | { baseUrl: string; apiKey?: string };
+  model: string;
+  timeoutMs: number;
+  historyTokens: number;
+  maxRetries: number;
+};
 
 /** Passages given to the model at most (each about 800 characters). */
 const MAX_PASSAGES = 4;
@@ -34,6 +43,7 @@ export async function openAiCompatibleAnswer(input: AnswerInput, cfg: ModelConfi
     input,
     ctx.turns.map((t) => t.question),
     MAX_PASSAGES + 2,
+    ctx.settings.endpoint,
   );
   const used = ranked.filter(relevant).slice(0, MAX_PASSAGES);
   if (used.length === 0) {
@@ -48,9 +58,13 @@ export async function openAiCompatibleAnswer(input: AnswerInput, cfg: ModelConfi
   const messages = buildMessages(input.question, used.map(toSource), ctx.settings.instructions, ctx.turns, cfg.historyTokens);
   const deadline = AbortSignal.timeout(cfg.timeoutMs);
   const signal = AbortSignal.any([deadline, input.signal]);
-  const client = new OpenAI({ baseURL: cfg.baseUrl, apiKey: cfg.apiKey || 'unused', maxRetries: cfg.maxRetries, timeout: cfg.timeoutMs });
   let stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
   try {
+    const limits = { maxRetries: cfg.maxRetries, timeoutMs: cfg.timeoutMs };
+    const client =
+      'own' in cfg.endpoint
+        ? await endpointClient(cfg.endpoint.own, limits)
+        : new OpenAI({ baseURL: cfg.endpoint.baseUrl, apiKey: cfg.endpoint.apiKey || 'unused', maxRetries: limits.maxRetries, timeout: limits.timeoutMs });
     stream = await client.chat.completions.create({ model: ctx.settings.model || cfg.model, stream: true, messages }, { signal });
   } catch (e) {
     throw modelFailure(e, deadline, input.accountId);
