@@ -16,6 +16,7 @@ import {
 } from '../../db/queries/knowledge';
 import { requireAccount } from '../accounts/service';
 import { AppError } from '../core/errors';
+import { isUuid } from '../core/validation';
 import bodyLimits from '../net/body-limits.json';
 import { sniffType } from '../documents/sniff';
 import { compoundsIn, namesCompound, type Compound } from './compounds';
@@ -33,7 +34,7 @@ export function knowledgeType(buf: Uint8Array, filename: string): string {
   if ('rejected' in sniffed && /HTML/.test(sniffed.rejected) && (ext === 'html' || ext === 'htm')) return 'text/html';
   throw new AppError(
     'unsupported_media_type',
-    `${filename}: ${'rejected' in sniffed ? sniffed.rejected : 'images'} — the knowledge base takes txt, md, html, pdf and docx`,
+    `${filename}: ${'rejected' in sniffed ? sniffed.rejected : 'images'} — the knowledge base takes txt, md, html, pdf, docx and csv`,
   );
 }
 
@@ -86,7 +87,7 @@ export async function uploadKnowledgeDocument(accountId: number, filename: strin
   await requireAccount(db, accountId);
   let lineageId: string | undefined;
   if (replace) {
-    const old = await getDocument(db, accountId, replace);
+    const old = isUuid(replace) ? await getDocument(db, accountId, replace) : null;
     if (!old || old.supersededAt) throw new AppError('not_found', 'The document to replace is no longer there; upload again.');
     lineageId = old.lineageId;
   } else {
@@ -99,12 +100,14 @@ export async function uploadKnowledgeDocument(accountId: number, filename: strin
 
 /** Makes an earlier version of a document the one that answers. */
 export async function restoreKnowledgeVersion(accountId: number, documentId: string) {
-  if (!(await restoreDocumentVersion(await getDb(), accountId, documentId))) throw new AppError('not_found', `No document ${documentId}.`);
+  if (!isUuid(documentId) || !(await restoreDocumentVersion(await getDb(), accountId, documentId)))
+    throw new AppError('not_found', `No document ${documentId}.`);
   return { document_id: documentId, restored: true };
 }
 
 /** A document with its passages in reading order (null when the account has no such document). */
 export async function readKnowledgeDocument(accountId: number, documentId: string) {
+  if (!isUuid(documentId)) return null;
   const db = await getDb();
   const doc = await getDocument(db, accountId, documentId);
   return doc ? { ...doc, passages: await listPassages(db, accountId, documentId) } : null;
@@ -133,7 +136,7 @@ export async function listKnowledgeWithVersions(accountId: number) {
 }
 
 export async function removeKnowledgeDocument(accountId: number, documentId: string) {
-  if (!(await deleteDocument(await getDb(), accountId, documentId))) throw new AppError('not_found', `No document ${documentId}.`);
+  if (!isUuid(documentId) || !(await deleteDocument(await getDb(), accountId, documentId))) throw new AppError('not_found', `No document ${documentId}.`);
   return { document_id: documentId, deleted: true };
 }
 

@@ -15,6 +15,7 @@ import {
 import { requireAccount } from '../accounts/service';
 import { AppError } from '../core/errors';
 import { getLogger } from '../core/logger';
+import { isUuid } from '../core/validation';
 import { getEnv } from '../env';
 import { getLimiter } from '../limits/limiter';
 import { absolute, pageLinks, sitemapEntries } from './crawl';
@@ -59,12 +60,12 @@ export async function resyncWebsite(accountId: number, siteId: string): Promise<
 }
 
 export async function removeWebsite(accountId: number, siteId: string) {
-  if (!(await deleteSite(await getDb(), accountId, siteId))) throw new AppError('not_found', `No website ${siteId}.`);
+  if (!isUuid(siteId) || !(await deleteSite(await getDb(), accountId, siteId))) throw new AppError('not_found', `No website ${siteId}.`);
   return { site_id: siteId, deleted: true };
 }
 
 async function startCrawl(db: Db, accountId: number, siteId: string): Promise<Website> {
-  const site = await getSite(db, accountId, siteId);
+  const site = isUuid(siteId) ? await getSite(db, accountId, siteId) : null;
   if (!site) throw new AppError('not_found', `No website ${siteId}.`);
   await crawlLimiter().enforce(String(accountId), 'website imports');
   const staleBefore = new Date(Date.now() - 2 * getEnv().KB_CRAWL_MAX_SECONDS * 1000);
