@@ -19,7 +19,7 @@ export async function checkOutboundUrl(raw: string) {
     const [address] = (await resolveWebhookTarget(target)) as [{ address: string; family: 4 | 6 }];
     return { url: target.url, address };
   } catch (e) {
-    if (e instanceof UnsafeAddressError) throw new AppError('invalid_request', `The address ${e.message}.`);
+    if (e instanceof UnsafeAddressError) throw new AppError('invalid_request', `Website or sitemap URL: ${e.message}.`);
     throw e;
   }
 }

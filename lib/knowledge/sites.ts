@@ -67,10 +67,14 @@ export async function removeWebsite(accountId: number, siteId: string) {
 async function startCrawl(db: Db, accountId: number, siteId: string): Promise<Website> {
   const site = isUuid(siteId) ? await getSite(db, accountId, siteId) : null;
   if (!site) throw new AppError('not_found', `No website ${siteId}.`);
-  await crawlLimiter().enforce(String(accountId), 'website imports');
+  const limiter = crawlLimiter();
+  await limiter.enforce(String(accountId), 'website imports');
   const staleBefore = new Date(Date.now() - 2 * getEnv().KB_CRAWL_MAX_SECONDS * 1000);
   const claimed = await claimSiteCrawl(db, accountId, siteId, staleBefore);
-  if (!claimed) throw new AppError('conflict', `${site.url} is being imported already.`);
+  if (!claimed) {
+    await limiter.reward(String(accountId));
+    throw new AppError('conflict', `${site.url} is being imported already.`);
+  }
   void crawlWebsite(db, claimed).catch((e) => getLogger().error({ err: e, site_id: siteId }, 'website import failed'));
   return claimed;
 }
