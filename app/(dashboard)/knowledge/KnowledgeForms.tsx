@@ -45,11 +45,12 @@ export function UploadDocument() {
         Add a document
       </h2>
       <p id="kb-file-hint" className="muted" style={{ marginTop: 0 }}>
-        Text, Markdown, HTML, PDF, Word (.docx) or CSV, up to {fileSize(MAX_BYTES)} each. A file with the title or name of a document already here can replace
-        it.
+        Text, Markdown, HTML, PDF, Word (.docx) or CSV. Up to {fileSize(MAX_BYTES)} per document. A file with the title or name of a document already here can
+        replace it.
       </p>
       <form ref={formRef} onSubmit={submit} className="row">
         <div className="field">
+          <label htmlFor="kb-file">Document</label>
           <span className={styles.picker}>
             <input
               id="kb-file"
@@ -62,7 +63,7 @@ export function UploadDocument() {
               accept={ACCEPT}
             />
             <label htmlFor="kb-file" className="btn secondary">
-              Choose a document
+              Choose a file
             </label>
             <span className={styles.chosen} aria-live="polite">
               {chosen ? `${chosen.name} (${fileSize(chosen.size)})` : 'No file chosen'}
@@ -200,8 +201,9 @@ export function ImportWebsite() {
             <input
               id="kb-site-url"
               name="url"
-              type="url"
+              type="text"
               inputMode="url"
+              autoComplete="url"
               required
               placeholder="https://help.example.com/"
               value={url}

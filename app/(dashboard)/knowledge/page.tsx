@@ -57,29 +57,9 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
               <tbody>
                 {docs.map((d) => (
                   <tr key={d.id}>
-                    <td data-label="Title" style={{ overflowWrap: 'anywhere' }}>
-                      {d.title || d.filename}
-                    </td>
-                    <td data-label="File" style={{ overflowWrap: 'anywhere' }}>
-                      {d.filename}
-                    </td>
-                    <td data-label="Type">{documentKind(d.contentType)}</td>
-                    <td data-label="Size" style={{ whiteSpace: 'nowrap' }}>
-                      {fileSize(d.size)}
-                    </td>
-                    <td data-label="Passages">
-                      <Link
-                        href={`/knowledge?document=${d.id}#passages`}
-                        aria-label={`Read the ${plural(d.chunks, 'passage', 'passages')} of ${d.title || d.filename}`}
-                      >
-                        {d.chunks}
-                      </Link>
-                    </td>
-                    <td data-label="Added (UTC)" style={{ whiteSpace: 'nowrap' }}>
-                      {when(d.createdAt)}
-                    </td>
-                    <td data-label="">
-                      <span className={styles.actions}>
+                    <td data-label="Title">
+                      <span className={styles.wrap}>
+                        {d.title || d.filename}
                         {d.versions.length > 0 && (
                           <details className={styles.versions}>
                             <summary>Previous versions ({d.versions.length})</summary>
@@ -96,9 +76,27 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
                             </ul>
                           </details>
                         )}
-                        {editable && <DeleteDocumentButton id={d.id} filename={d.filename} />}
                       </span>
                     </td>
+                    <td data-label="File">
+                      <span className={styles.wrap}>{d.filename}</span>
+                    </td>
+                    <td data-label="Type">{documentKind(d.contentType)}</td>
+                    <td data-label="Size" style={{ whiteSpace: 'nowrap' }}>
+                      {fileSize(d.size)}
+                    </td>
+                    <td data-label="Passages">
+                      <Link
+                        href={`/knowledge?document=${d.id}#passages`}
+                        aria-label={`Read the ${plural(d.chunks, 'passage', 'passages')} of ${d.title || d.filename}`}
+                      >
+                        {d.chunks}
+                      </Link>
+                    </td>
+                    <td data-label="Added (UTC)" style={{ whiteSpace: 'nowrap' }}>
+                      {when(d.createdAt)}
+                    </td>
+                    <td data-label="">{editable && <DeleteDocumentButton id={d.id} filename={d.filename} />}</td>
                   </tr>
                 ))}
               </tbody>
@@ -130,15 +128,17 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
                   const pages = all.filter((d) => d.siteId === s.id);
                   return (
                     <tr key={s.id}>
-                      <td data-label="Address" style={{ overflowWrap: 'anywhere' }}>
-                        {s.url}
+                      <td data-label="Address">
+                        <span className={styles.wrap}>{s.url}</span>
                       </td>
-                      <td data-label="Status" role="status">
-                        {s.status === 'queued' || s.status === 'crawling'
-                          ? `Importing… ${plural(s.pages, 'page', 'pages')} read so far`
-                          : s.status === 'failed'
-                            ? `Stopped: ${s.error}`
-                            : `Imported ${when(s.finishedAt)} UTC`}
+                      <td data-label="Status">
+                        <span role="status" className={styles.wrap}>
+                          {s.status === 'queued' || s.status === 'crawling'
+                            ? `Importing… ${plural(s.pages, 'page', 'pages')} read so far`
+                            : s.status === 'failed'
+                              ? `Stopped: ${s.error}`
+                              : `Imported ${when(s.finishedAt)} UTC`}
+                        </span>
                       </td>
                       <td data-label="Pages">
                         {pages.length === 0 ? (
