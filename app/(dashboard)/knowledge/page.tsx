@@ -187,7 +187,7 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
             {reading.passages.map((p) => (
               <li key={p.ordinal}>
                 {p.context && <span className={styles.context}>{p.context.replace(/\n/g, ' › ')}</span>}
-                {p.content}
+                {p.content.replace(/^#{1,6}[ \t]+/gm, '')}
               </li>
             ))}
           </ol>
