@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { answerEngine } from '../../lib/answers/engines';
-import { isAppError } from '../../lib/core/errors';
 import {
   addKnowledgeDocument,
   findPassages,
@@ -19,6 +18,7 @@ import {
   restoreKnowledgeVersion,
   uploadKnowledgeDocument,
 } from '../../lib/knowledge/service';
+import { refusalOf as refusal } from '../helpers/app-error';
 import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
 
@@ -46,15 +46,6 @@ async function ask(accountId: number, question: string) {
   let text = '';
   for await (const d of answer.deltas) text += d;
   return { ...answer, text };
-}
-
-async function refusal(p: Promise<unknown>) {
-  const e = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  assert.ok(isAppError(e), `expected an AppError, got ${String(e)}`);
-  return { code: e.code, message: e.message };
 }
 
 describe('document versions', () => {

@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { isAppError } from '../../lib/core/errors';
 import { findPassages, listKnowledgeWithVersions } from '../../lib/knowledge/service';
 import { listWebsites, removeWebsite, resyncWebsite, startWebsiteImport, type Website } from '../../lib/knowledge/sites';
+import { refusalOf as refusal } from '../helpers/app-error';
 import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
 
@@ -100,15 +100,6 @@ const pageUrls = async (accountId: number) =>
     .filter((d) => d.siteId)
     .map((d) => d.sourceUrl!.slice(base.length))
     .sort();
-
-async function refusal(p: Promise<unknown>) {
-  const e = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  assert.ok(isAppError(e), `expected an AppError, got ${String(e)}`);
-  return { code: e.code, message: e.message };
-}
 
 describe('website import', () => {
   it('crawls in the background within the host, robots.txt respected, redirects followed on the host', async () => {
