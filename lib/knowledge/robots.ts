@@ -39,8 +39,9 @@ export function parseRobots(text: string, agent: string): Robots {
       lastWasAgent = false;
     }
   }
-  const name = agent.toLowerCase();
-  const mine = groups.filter((g) => g.agents.some((a) => a !== '*' && name.includes(a)));
+  // RFC 9309: the product token (the user agent before "/"), compared case-insensitively.
+  const token = agent.split('/')[0]!.toLowerCase();
+  const mine = groups.filter((g) => g.agents.includes(token));
   const rules = (mine.length > 0 ? mine : groups.filter((g) => g.agents.includes('*'))).flatMap((g) => g.rules);
   return {
     isAllowed(pathAndQuery: string) {

@@ -36,8 +36,15 @@ const crawlLimiter = () => getLimiter('kb-crawl:account', { points: getEnv().KB_
 export type Website = Pick<SiteRow, 'id' | 'url' | 'status' | 'pages' | 'error' | 'startedAt' | 'finishedAt'>;
 
 export async function listWebsites(accountId: number): Promise<Website[]> {
-  return listSites(await getDb(), accountId);
+  const stale = staleBefore();
+  // A crawl whose process ended before it finished would read "importing" for ever.
+  return (await listSites(await getDb(), accountId)).map((s) =>
+    s.status === 'crawling' && s.startedAt && s.startedAt < stale ? { ...s, status: 'failed', error: 'The import was interrupted; re-sync to try again.' } : s,
+  );
 }
+
+/** A crawl started before this has run past its time limit twice over: its process is gone. */
+const staleBefore = () => new Date(Date.now() - 2 * getEnv().KB_CRAWL_MAX_SECONDS * 1000);
 
 /**
  * "Add from a website" (docs/contracts.md §16): checks the address against the outbound rule and
@@ -50,13 +57,18 @@ export async function startWebsiteImport(accountId: number, rawUrl: string): Pro
   const db = await getDb();
   await requireAccount(db, accountId);
   url.hash = '';
-  const site = await upsertSite(db, accountId, url.toString());
-  return startCrawl(db, accountId, site.id);
+  // Charged before the row exists: a refused start leaves no website that never runs.
+  await crawlLimiter().enforce(String(accountId), 'website imports');
+  return startCrawl(db, await upsertSite(db, accountId, url.toString()));
 }
 
 /** "Re-sync": crawls the website again; changed pages get a new version, unchanged ones stay, removed ones go. */
 export async function resyncWebsite(accountId: number, siteId: string): Promise<Website> {
-  return startCrawl(await getDb(), accountId, siteId);
+  const db = await getDb();
+  const site = isUuid(siteId) ? await getSite(db, accountId, siteId) : null;
+  if (!site) throw new AppError('not_found', `No website ${siteId}.`);
+  await crawlLimiter().enforce(String(accountId), 'website imports');
+  return startCrawl(db, site);
 }
 
 export async function removeWebsite(accountId: number, siteId: string) {
@@ -64,18 +76,14 @@ export async function removeWebsite(accountId: number, siteId: string) {
   return { site_id: siteId, deleted: true };
 }
 
-async function startCrawl(db: Db, accountId: number, siteId: string): Promise<Website> {
-  const site = isUuid(siteId) ? await getSite(db, accountId, siteId) : null;
-  if (!site) throw new AppError('not_found', `No website ${siteId}.`);
-  const limiter = crawlLimiter();
-  await limiter.enforce(String(accountId), 'website imports');
-  const staleBefore = new Date(Date.now() - 2 * getEnv().KB_CRAWL_MAX_SECONDS * 1000);
-  const claimed = await claimSiteCrawl(db, accountId, siteId, staleBefore);
+/** Claims the website's crawl (the charged start is given back when one runs) and runs it in the background. */
+async function startCrawl(db: Db, site: SiteRow): Promise<Website> {
+  const claimed = await claimSiteCrawl(db, site.accountId, site.id, staleBefore());
   if (!claimed) {
-    await limiter.reward(String(accountId));
+    await crawlLimiter().reward(String(site.accountId));
     throw new AppError('conflict', `${site.url} is being imported already.`);
   }
-  void crawlWebsite(db, claimed).catch((e) => getLogger().error({ err: e, site_id: siteId }, 'website import failed'));
+  void crawlWebsite(db, claimed).catch((e) => getLogger().error({ err: e, site_id: site.id }, 'website import failed'));
   return claimed;
 }
 

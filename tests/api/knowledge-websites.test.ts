@@ -40,6 +40,7 @@ function resetSite() {
       'http://example.com/elsewhere',
       'mailto:hi@example.com',
       '/moved',
+      '/away',
     ]),
   });
   pages.set('/a', { type: 'text/html', body: html('Birthday cakes', 'Order birthday cakes three days in advance.') });
@@ -47,6 +48,9 @@ function resetSite() {
   pages.set('/c', { type: 'text/html', body: html('Allergens', 'Our rye loaf contains no sesame whatsoever.') });
   pages.set('/private/secret', { type: 'text/html', body: html('Secret', 'The staff wifi password is croissant.') });
   pages.set('/moved', { status: 301, body: '', location: '/d' });
+  // Another host (the same server under another name): never followed.
+  pages.set('/away', { status: 302, body: '', location: base.replace('127.0.0.1', 'localhost') + '/elsewhere' });
+  pages.set('/elsewhere', { type: 'text/html', body: html('Elsewhere', 'A page on another host.') });
   pages.set('/d', { type: 'text/html', body: html('Gift cards', 'Gift cards never expire at Bluebird.') });
   pages.set('/sitemap.xml', {
     type: 'application/xml',
@@ -113,6 +117,7 @@ describe('website import', () => {
     assert.equal(done.pages, 5);
     assert.deepEqual(await pageUrls(accountId), ['/', '/a', '/b', '/c', '/d']);
     assert.ok(!requested.some((u) => u.startsWith('/private')), 'robots.txt Disallow is never fetched');
+    assert.ok(requested.includes('/away') && !requested.includes('/elsewhere'), 'a redirect to another host is not followed');
     assert.ok(requested.includes('/robots.txt'));
     const [best] = await findPassages(accountId, null, 'Does the rye loaf contain sesame?');
     assert.match(best!.content, /no sesame/);
