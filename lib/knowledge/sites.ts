@@ -27,7 +27,7 @@ import { KB_MAX_BYTES, prepareKnowledgeDocument, storeKnowledgeDocument } from '
 const PAGE_TIMEOUT_MS = 15_000;
 /** Redirects followed for one address. */
 const MAX_REDIRECTS = 5;
-/** Sitemaps read from a sitemap index. */
+/** Sitemaps read in one crawl (the start address, or those a sitemap index names). */
 const MAX_SITEMAPS = 20;
 
 const crawlLimiter = () => getLimiter('kb-crawl:account', { points: getEnv().KB_CRAWLS_PER_HOUR, durationSeconds: 3600 });
@@ -131,12 +131,11 @@ export async function crawlWebsite(db: Db, site: SiteRow): Promise<void> {
       const { page } = res;
       if (page.status !== 200 || page.truncated) continue;
       const body = page.body.toString('utf8');
-      if (/xml/.test(page.contentType) || /^\s*<\?xml/.test(body)) {
-        const map = sitemapEntries(body, address);
-        if (map && (map.kind === 'urlset' || ++sitemaps <= MAX_SITEMAPS)) map.urls.forEach(enqueue);
+      if (!/html/.test(page.contentType)) {
+        const map = /xml/.test(page.contentType) || /^\s*<\?xml/.test(body) ? sitemapEntries(body, address) : null;
+        if (map && ++sitemaps <= MAX_SITEMAPS) map.urls.forEach(enqueue);
         continue;
       }
-      if (!/html/.test(page.contentType)) continue;
       const { links } = pageLinks(body, address);
       links.forEach(enqueue);
       if (await storePage(db, site, address, page.body, existing.get(address))) stored.add(address);

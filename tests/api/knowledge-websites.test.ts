@@ -56,6 +56,10 @@ function resetSite() {
     type: 'application/xml',
     body: `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${base}/a</loc></url><url><loc>${base}/e</loc></url><url><loc>http://example.com/x</loc></url></urlset>`,
   });
+  pages.set('/sitemap-index.xml', {
+    type: 'text/xml',
+    body: `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${base}/sitemap.xml</loc></sitemap></sitemapindex>`,
+  });
   pages.set('/e', { type: 'text/html', body: html('Catering', 'We cater weddings of up to eighty guests.') });
   for (let i = 0; i < 20; i++)
     pages.set(`/many/${i}`, { type: 'text/html', body: html(`Page ${i}`, `Number ${i} of the many pages about pastries.`, [`/many/${i + 1}`]) });
@@ -151,13 +155,17 @@ describe('website import', () => {
     assert.deepEqual(await listKnowledgeWithVersions(accountId), []);
   });
 
-  it('a sitemap names the pages to read (only on its host)', async () => {
+  it('a sitemap (or a sitemap index) names the pages to read (only on its host)', async () => {
     resetSite();
     const { accountId } = await createTestAccount();
     await startWebsiteImport(accountId, `${base}/sitemap.xml`);
     const done = await settled(accountId, `${base}/sitemap.xml`);
     assert.equal(done.status, 'done', done.error ?? '');
     assert.deepEqual(await pageUrls(accountId), ['/a', '/e']);
+    const other = await createTestAccount('Other');
+    await startWebsiteImport(other.accountId, `${base}/sitemap-index.xml`);
+    assert.equal((await settled(other.accountId, `${base}/sitemap-index.xml`)).status, 'done');
+    assert.deepEqual(await pageUrls(other.accountId), ['/a', '/e'], 'a sitemap index names sitemaps');
   });
 
   it('stops at KB_CRAWL_MAX_PAGES pages', async () => {
