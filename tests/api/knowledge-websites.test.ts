@@ -2,9 +2,9 @@
  * "Add from a website" (docs/contracts.md §16) against a small site served on this machine, with
  * loopback allowed through OUTBOUND_ALLOW_PRIVATE_NETWORKS=1 (knowledge-websites-refused.test.ts
  * proves it is refused without): the crawl runs in the background within its host, respects
- * robots.txt, follows same-host redirects, reads sitemaps, stops at KB_CRAWL_MAX_PAGES; "Re-sync"
- * keeps unchanged pages, versions changed ones and drops removed ones; one crawl at a time per
- * website, a per-account rate, and precise refusals.
+ * robots.txt, follows same-host redirects, reads sitemaps, stops at KB_CRAWL_MAX_PAGES and
+ * KB_CRAWL_MAX_SECONDS; "Re-sync" keeps unchanged pages, versions changed ones and drops removed
+ * ones; one crawl at a time per website, a per-account rate, and precise refusals.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -17,6 +17,7 @@ import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 const MAX_PAGES = 6;
+const MAX_SECONDS = 3;
 const PER_HOUR = 4;
 let server: TestServer;
 let site: http.Server;
@@ -63,12 +64,19 @@ function resetSite() {
   pages.set('/e', { type: 'text/html', body: html('Catering', 'We cater weddings of up to eighty guests.') });
   for (let i = 0; i < 20; i++)
     pages.set(`/many/${i}`, { type: 'text/html', body: html(`Page ${i}`, `Number ${i} of the many pages about pastries.`, [`/many/${i + 1}`]) });
+  for (let i = 0; i < 10; i++)
+    pages.set(`/crawl/${i}`, { type: 'text/html', body: html(`Slow page ${i}`, `Slow page number ${i} about baking.`, [`/crawl/${i + 1}`]), delayMs: 1000 });
   pages.set('/slow', { type: 'text/html', body: html('Slow', 'A page that takes its time.'), delayMs: 1500 });
 }
 
 before(
   async () => {
-    server = await startTestServer({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: '1', KB_CRAWL_MAX_PAGES: String(MAX_PAGES), KB_CRAWLS_PER_HOUR: String(PER_HOUR) });
+    server = await startTestServer({
+      OUTBOUND_ALLOW_PRIVATE_NETWORKS: '1',
+      KB_CRAWL_MAX_PAGES: String(MAX_PAGES),
+      KB_CRAWLS_PER_HOUR: String(PER_HOUR),
+      KB_CRAWL_MAX_SECONDS: String(MAX_SECONDS),
+    });
     site = http.createServer((req, res) => {
       requested.push(req.url!);
       const page = pages.get(req.url!.split('?')[0]!);
@@ -175,6 +183,19 @@ describe('website import', () => {
     const done = await settled(accountId, `${base}/many/0`);
     assert.equal(done.pages, MAX_PAGES);
     assert.equal((await pageUrls(accountId)).length, MAX_PAGES);
+  });
+
+  it('stops after KB_CRAWL_MAX_SECONDS, keeping what it read, and says so', async () => {
+    resetSite();
+    const { accountId } = await createTestAccount();
+    const started = Date.now();
+    await startWebsiteImport(accountId, `${base}/crawl/0`);
+    const done = await settled(accountId, `${base}/crawl/0`);
+    assert.ok(Date.now() - started < (MAX_SECONDS + 2) * 1000, 'bounded in time');
+    assert.equal(done.status, 'failed');
+    assert.equal(done.error, `The import took longer than ${MAX_SECONDS} s and stopped.`);
+    assert.ok(done.pages >= 1 && done.pages < 10, String(done.pages));
+    assert.equal((await pageUrls(accountId)).length, done.pages);
   });
 
   it('one crawl at a time per website, and at most KB_CRAWLS_PER_HOUR per account', async () => {

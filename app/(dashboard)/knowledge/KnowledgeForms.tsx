@@ -135,7 +135,19 @@ export function RemoveWebsiteButton({ id, url }: { id: string; url: string }) {
 }
 
 /** A button running one action on a row, with its refusal shown beside it. */
-function RowAction({ label, busy, name, run }: { label: string; busy: string; name: string; run: () => Promise<{ ok: boolean; error?: string } | null> }) {
+function RowAction({
+  label,
+  busy,
+  name,
+  run,
+  disabled = false,
+}: {
+  label: string;
+  busy: string;
+  name: string;
+  run: () => Promise<{ ok: boolean; error?: string } | null>;
+  disabled?: boolean;
+}) {
   const [pending, start] = useTransition();
   const [error, setError] = useState<string | null>(null);
   return (
@@ -143,7 +155,7 @@ function RowAction({ label, busy, name, run }: { label: string; busy: string; na
       <button
         type="button"
         className="btn secondary"
-        disabled={pending}
+        disabled={pending || disabled}
         aria-label={`${label} ${name}`}
         onClick={() =>
           start(async () => {
@@ -167,8 +179,8 @@ export function RestoreButton({ id, name }: { id: string; name: string }) {
   return <RowAction label="Restore" busy="Restoring…" name={name} run={() => restoreVersionAction(id)} />;
 }
 
-export function ResyncButton({ id, url }: { id: string; url: string }) {
-  return <RowAction label="Re-sync" busy="Starting…" name={url} run={() => resyncWebsiteAction(id)} />;
+export function ResyncButton({ id, url, importing }: { id: string; url: string; importing: boolean }) {
+  return <RowAction label="Re-sync" busy="Starting…" name={url} disabled={importing} run={() => resyncWebsiteAction(id)} />;
 }
 
 export function ImportWebsite() {

@@ -161,7 +161,7 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
                       <td data-label="">
                         {editable && (
                           <span className={styles.actions}>
-                            <ResyncButton id={s.id} url={s.url} />
+                            <ResyncButton id={s.id} url={s.url} importing={s.status === 'queued' || s.status === 'crawling'} />
                             <RemoveWebsiteButton id={s.id} url={s.url} />
                           </span>
                         )}
