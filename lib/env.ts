@@ -124,6 +124,10 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** 1: outbound URLs (webhooks) may point at loopback, private, link-local and metadata addresses (tests, self-hosted). */
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: boolish.default(false),
+  /** Website import (docs/contracts.md §16): pages per crawl, crawl starts per account per hour, whole-crawl time limit. */
+  KB_CRAWL_MAX_PAGES: z.coerce.number().int().min(1).max(10_000).default(200),
+  KB_CRAWLS_PER_HOUR: z.coerce.number().int().min(1).max(1000).default(10),
+  KB_CRAWL_MAX_SECONDS: z.coerce.number().min(1).max(3600).default(300),
   /** Exports (docs/contracts.md §10): at once per account (across instances with Redis), per instance (unset: half the pool, never more), stall limit. */
   EXPORTS_PER_ACCOUNT: z.coerce.number().int().min(1).max(100).default(2),
   EXPORTS_PER_INSTANCE: z.coerce.number().int().min(1).max(100).optional(),

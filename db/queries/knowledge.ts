@@ -1,6 +1,7 @@
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
+import { and, asc, desc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../client';
-import { kbChunks, kbDocuments } from '../schema';
+import { kbChunks, kbDocuments, kbSites } from '../schema';
 import { preparedRows } from './prepared';
 
 export type NewDocument = {
@@ -10,13 +11,29 @@ export type NewDocument = {
   size: number;
   conversationId?: string | null;
   attachmentId?: string | null;
+  /** A new version of this lineage (the previous current version is superseded in the same transaction). */
+  lineageId?: string;
+  siteId?: string | null;
+  sourceUrl?: string | null;
+  contentHash?: string | null;
 };
 
 /** Stores a document and its passages; the caller runs it in a transaction. */
 export async function insertDocumentWithChunks(db: Db, accountId: number, doc: NewDocument, passages: Array<{ content: string; context: string }>) {
+  const id = randomUUID();
+  if (doc.lineageId)
+    await db
+      .update(kbDocuments)
+      .set({ supersededAt: sql`now()` })
+      .where(and(eq(kbDocuments.accountId, accountId), eq(kbDocuments.lineageId, doc.lineageId), isNull(kbDocuments.supersededAt)));
   const [row] = await db
     .insert(kbDocuments)
     .values({
+      id,
+      lineageId: doc.lineageId ?? id,
+      siteId: doc.siteId ?? null,
+      sourceUrl: doc.sourceUrl ?? null,
+      contentHash: doc.contentHash ?? null,
       accountId,
       filename: doc.filename,
       title: doc.title,
@@ -41,27 +58,165 @@ export async function insertDocumentWithChunks(db: Db, accountId: number, doc: N
   return { id: row!.id, chunks: passages.length };
 }
 
-export async function listDocuments(db: Db, accountId: number) {
+const documentColumns = {
+  id: kbDocuments.id,
+  lineageId: kbDocuments.lineageId,
+  filename: kbDocuments.filename,
+  title: kbDocuments.title,
+  contentType: kbDocuments.contentType,
+  size: kbDocuments.size,
+  chunks: kbDocuments.chunks,
+  siteId: kbDocuments.siteId,
+  sourceUrl: kbDocuments.sourceUrl,
+  createdAt: kbDocuments.createdAt,
+  supersededAt: kbDocuments.supersededAt,
+};
+
+/** The account's knowledge documents (not visitors' uploads): current versions, or earlier ones. */
+export async function listDocuments(db: Db, accountId: number, versions: 'current' | 'previous' = 'current') {
   return db
-    .select({
-      id: kbDocuments.id,
-      filename: kbDocuments.filename,
-      title: kbDocuments.title,
-      contentType: kbDocuments.contentType,
-      size: kbDocuments.size,
-      chunks: kbDocuments.chunks,
-      createdAt: kbDocuments.createdAt,
-    })
+    .select(documentColumns)
     .from(kbDocuments)
-    .where(and(eq(kbDocuments.accountId, accountId), isNull(kbDocuments.conversationId)))
+    .where(
+      and(
+        eq(kbDocuments.accountId, accountId),
+        isNull(kbDocuments.conversationId),
+        versions === 'current' ? isNull(kbDocuments.supersededAt) : isNotNull(kbDocuments.supersededAt),
+      ),
+    )
     .orderBy(desc(kbDocuments.createdAt));
 }
 
+/** The current uploaded document (not a website page) with this title or file name, if any. */
+export async function findCurrentDocumentNamed(db: Db, accountId: number, title: string, filename: string) {
+  const [row] = await db
+    .select(documentColumns)
+    .from(kbDocuments)
+    .where(
+      and(
+        eq(kbDocuments.accountId, accountId),
+        isNull(kbDocuments.conversationId),
+        isNull(kbDocuments.siteId),
+        isNull(kbDocuments.supersededAt),
+        or(eq(kbDocuments.filename, filename), and(eq(kbDocuments.title, title), sql`${title} <> ''`)),
+      ),
+    )
+    .orderBy(desc(kbDocuments.createdAt))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function getDocument(db: Db, accountId: number, documentId: string) {
+  const [row] = await db
+    .select(documentColumns)
+    .from(kbDocuments)
+    .where(and(eq(kbDocuments.accountId, accountId), eq(kbDocuments.id, documentId), isNull(kbDocuments.conversationId)));
+  return row ?? null;
+}
+
+/** Makes this version the one that answers (its lineage's current version is superseded); false when unknown. */
+export async function restoreDocumentVersion(db: Db, accountId: number, documentId: string): Promise<boolean> {
+  const doc = await getDocument(db, accountId, documentId);
+  if (!doc) return false;
+  await db
+    .update(kbDocuments)
+    .set({ supersededAt: sql`now()` })
+    .where(and(eq(kbDocuments.accountId, accountId), eq(kbDocuments.lineageId, doc.lineageId), isNull(kbDocuments.supersededAt)));
+  await db
+    .update(kbDocuments)
+    .set({ supersededAt: null })
+    .where(and(eq(kbDocuments.accountId, accountId), eq(kbDocuments.id, documentId)));
+  return true;
+}
+
+/** A document's passages in reading order. */
+export async function listPassages(db: Db, accountId: number, documentId: string) {
+  return db
+    .select({ ordinal: kbChunks.ordinal, content: kbChunks.content, context: kbChunks.context })
+    .from(kbChunks)
+    .where(and(eq(kbChunks.accountId, accountId), eq(kbChunks.documentId, documentId)))
+    .orderBy(asc(kbChunks.ordinal));
+}
+
+/** Deletes a document with all its versions. */
 export async function deleteDocument(db: Db, accountId: number, documentId: string): Promise<boolean> {
+  const doc = await getDocument(db, accountId, documentId);
+  if (!doc) return false;
+  await db.delete(kbDocuments).where(and(eq(kbDocuments.accountId, accountId), eq(kbDocuments.lineageId, doc.lineageId)));
+  return true;
+}
+
+/** The current pages of a website, by address, with their text hashes (what a re-sync compares). */
+export async function listSitePages(db: Db, accountId: number, siteId: string) {
+  return db
+    .select({ id: kbDocuments.id, lineageId: kbDocuments.lineageId, sourceUrl: kbDocuments.sourceUrl, contentHash: kbDocuments.contentHash })
+    .from(kbDocuments)
+    .where(and(eq(kbDocuments.accountId, accountId), eq(kbDocuments.siteId, siteId), isNull(kbDocuments.supersededAt)));
+}
+
+/** Deletes pages of a website (with their versions) by lineage. */
+export async function deleteLineages(db: Db, accountId: number, lineageIds: string[]) {
+  if (lineageIds.length === 0) return;
+  await db.delete(kbDocuments).where(and(eq(kbDocuments.accountId, accountId), inArray(kbDocuments.lineageId, lineageIds)));
+}
+
+export type SiteRow = typeof kbSites.$inferSelect;
+
+/** The account's website for this address, created queued when new. */
+export async function upsertSite(db: Db, accountId: number, url: string): Promise<SiteRow> {
+  await db.insert(kbSites).values({ accountId, url }).onConflictDoNothing();
+  const [row] = await db
+    .select()
+    .from(kbSites)
+    .where(and(eq(kbSites.accountId, accountId), eq(kbSites.url, url)));
+  return row!;
+}
+
+export async function getSite(db: Db, accountId: number, siteId: string): Promise<SiteRow | null> {
+  const [row] = await db
+    .select()
+    .from(kbSites)
+    .where(and(eq(kbSites.accountId, accountId), eq(kbSites.id, siteId)));
+  return row ?? null;
+}
+
+export async function listSites(db: Db, accountId: number): Promise<SiteRow[]> {
+  return db.select().from(kbSites).where(eq(kbSites.accountId, accountId)).orderBy(asc(kbSites.createdAt));
+}
+
+/**
+ * Marks a website's crawl as started unless one is running; a crawl started before `staleBefore`
+ * (its process ended mid-crawl) counts as not running. Null when a crawl is running.
+ */
+export async function claimSiteCrawl(db: Db, accountId: number, siteId: string, staleBefore: Date): Promise<SiteRow | null> {
+  const [row] = await db
+    .update(kbSites)
+    .set({ status: 'crawling', startedAt: sql`now()`, finishedAt: null, error: null })
+    .where(and(eq(kbSites.accountId, accountId), eq(kbSites.id, siteId), or(sql`${kbSites.status} <> 'crawling'`, lt(kbSites.startedAt, staleBefore))))
+    .returning();
+  return row ?? null;
+}
+
+export async function updateSiteProgress(db: Db, accountId: number, siteId: string, pages: number) {
+  await db
+    .update(kbSites)
+    .set({ pages })
+    .where(and(eq(kbSites.accountId, accountId), eq(kbSites.id, siteId)));
+}
+
+export async function finishSiteCrawl(db: Db, accountId: number, siteId: string, outcome: { pages: number; error: string | null }) {
+  await db
+    .update(kbSites)
+    .set({ status: outcome.error ? 'failed' : 'done', pages: outcome.pages, error: outcome.error, finishedAt: sql`now()` })
+    .where(and(eq(kbSites.accountId, accountId), eq(kbSites.id, siteId)));
+}
+
+/** Deletes a website and its pages. */
+export async function deleteSite(db: Db, accountId: number, siteId: string): Promise<boolean> {
   const deleted = await db
-    .delete(kbDocuments)
-    .where(and(eq(kbDocuments.id, documentId), eq(kbDocuments.accountId, accountId)))
-    .returning({ id: kbDocuments.id });
+    .delete(kbSites)
+    .where(and(eq(kbSites.accountId, accountId), eq(kbSites.id, siteId)))
+    .returning({ id: kbSites.id });
   return deleted.length > 0;
 }
 
@@ -117,15 +272,15 @@ export type CandidatePassage = {
   terms: Array<{ lexeme: string; text: number; context: number }>;
 };
 
+/** The documents a question is answered from (alias `d`): the knowledge base's current versions, and the conversation's own uploads. */
+export const passageScope = (conversationId: string | null) =>
+  sql`${conversationId ? sql`(d.conversation_id IS NULL OR d.conversation_id = ${conversationId})` : sql`d.conversation_id IS NULL`} AND d.superseded_at IS NULL`;
+
 /**
  * Every passage the account (and, with a conversation, the documents uploaded in it) holds that
  * contains any of `lexemes`, plus the passage count and mean length of that scope: BM25 needs no
  * more, since a word's document frequency is the number of candidates containing it.
  */
-/** The documents a question is answered from (alias `d`): the knowledge base, and the conversation's own uploads. */
-export const passageScope = (conversationId: string | null) =>
-  conversationId ? sql`(d.conversation_id IS NULL OR d.conversation_id = ${conversationId})` : sql`d.conversation_id IS NULL`;
-
 export async function matchPassages(db: Db, accountId: number, conversationId: string | null, lexemes: string[]) {
   const scope = passageScope(conversationId);
   const [stats] = await preparedRows<{ n: number; avg_length: number }>(

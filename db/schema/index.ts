@@ -439,9 +439,41 @@ export const kbDocuments = pgTable(
     contentType: text('content_type').notNull(),
     size: integer('size').notNull(),
     chunks: integer('chunks').notNull().default(0),
+    /** The versions of one document share it (the first version's id); at most one has no superseded_at. */
+    lineageId: uuid('lineage_id').notNull(),
+    /** Set when a newer version replaced this one: it no longer answers, and "Restore" brings it back. */
+    supersededAt: ts('superseded_at'),
+    /** A page imported from a website (docs/contracts.md §16): its site, address and text hash. */
+    siteId: uuid('site_id').references(() => kbSites.id, { onDelete: 'cascade' }),
+    sourceUrl: text('source_url'),
+    contentHash: text('content_hash'),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
-  (t) => [index('kb_documents_account_idx').on(t.accountId, t.conversationId)],
+  (t) => [
+    index('kb_documents_account_idx').on(t.accountId, t.conversationId),
+    index('kb_documents_lineage_idx').on(t.lineageId),
+    index('kb_documents_site_idx').on(t.siteId),
+  ],
+);
+
+/** A website imported into the knowledge base; its pages are kb_documents with its site_id. */
+export const kbSites = pgTable(
+  'kb_sites',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    url: text('url').notNull(),
+    /** queued | crawling | done | failed */
+    status: text('status').notNull().default('queued'),
+    pages: integer('pages').notNull().default(0),
+    error: text('error'),
+    startedAt: ts('started_at'),
+    finishedAt: ts('finished_at'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('kb_sites_account_url_idx').on(t.accountId, t.url)],
 );
 
 export const kbChunks = pgTable(

@@ -1,9 +1,22 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { getDb, type Db } from '../../db/client';
-import { deleteDocument, insertDocumentWithChunks, listDocuments, matchPassages, surfaceForms, textLexemes } from '../../db/queries/knowledge';
+import {
+  deleteDocument,
+  findCurrentDocumentNamed,
+  getDocument,
+  insertDocumentWithChunks,
+  listDocuments,
+  listPassages,
+  matchPassages,
+  restoreDocumentVersion,
+  surfaceForms,
+  textLexemes,
+  type NewDocument,
+} from '../../db/queries/knowledge';
 import { requireAccount } from '../accounts/service';
 import { AppError } from '../core/errors';
+import { isUuid } from '../core/validation';
 import bodyLimits from '../net/body-limits.json';
 import { sniffType } from '../documents/sniff';
 import { compoundsIn, namesCompound, type Compound } from './compounds';
@@ -21,8 +34,29 @@ export function knowledgeType(buf: Uint8Array, filename: string): string {
   if ('rejected' in sniffed && /HTML/.test(sniffed.rejected) && (ext === 'html' || ext === 'htm')) return 'text/html';
   throw new AppError(
     'unsupported_media_type',
-    `${filename}: ${'rejected' in sniffed ? sniffed.rejected : 'images'} — the knowledge base takes txt, md, html, pdf and docx`,
+    `${filename}: ${'rejected' in sniffed ? sniffed.rejected : 'images'} — the knowledge base takes txt, md, html, pdf, docx and csv`,
   );
+}
+
+/** A file read into what the knowledge base stores: its type, title and passages (refused when unusable). */
+export async function prepareKnowledgeDocument(filename: string, buf: Uint8Array, contentType?: string) {
+  if (buf.length > KB_MAX_BYTES) throw new AppError('payload_too_large', `${filename} is larger than ${KB_MAX_BYTES} bytes.`);
+  const type = contentType ?? knowledgeType(buf, filename);
+  const text = await extractText(buf, type);
+  const title = documentTitle(text, filename);
+  const passages = splitIntoPassages(text, title);
+  if (passages.length === 0) throw new AppError('invalid_request', `${filename} contains no text to answer from.`);
+  return { contentType: type, text, title, passages };
+}
+
+type Prepared = Awaited<ReturnType<typeof prepareKnowledgeDocument>>;
+
+/** Stores a prepared document (a new version when `doc.lineageId` is set) in one transaction. */
+export async function storeKnowledgeDocument(db: Db, accountId: number, prepared: Prepared, doc: Omit<NewDocument, 'title' | 'contentType'>) {
+  const row = await db.transaction((tx) =>
+    insertDocumentWithChunks(tx as unknown as Db, accountId, { ...doc, title: prepared.title, contentType: prepared.contentType }, prepared.passages),
+  );
+  return { document_id: row.id, title: prepared.title, chunks: row.chunks };
 }
 
 export async function addKnowledgeDocument(
@@ -31,30 +65,52 @@ export async function addKnowledgeDocument(
   buf: Uint8Array,
   scope: { conversationId?: string; attachmentId?: string; db?: Db } = {},
 ) {
-  if (buf.length > KB_MAX_BYTES) throw new AppError('payload_too_large', `${filename} is larger than ${KB_MAX_BYTES} bytes.`);
-  const contentType = knowledgeType(buf, filename);
-  const text = await extractText(buf, contentType);
-  const title = documentTitle(text, filename);
-  const passages = splitIntoPassages(text, title);
-  if (passages.length === 0) throw new AppError('invalid_request', `${filename} contains no text to answer from.`);
+  const prepared = await prepareKnowledgeDocument(filename, buf);
   const db = scope.db ?? (await getDb());
   if (!scope.db) await requireAccount(db, accountId);
-  const doc = await db.transaction((tx) =>
-    insertDocumentWithChunks(
-      tx as unknown as Db,
-      accountId,
-      {
-        filename,
-        title,
-        contentType,
-        size: buf.length,
-        conversationId: scope.conversationId,
-        attachmentId: scope.attachmentId,
-      },
-      passages,
-    ),
-  );
-  return { document_id: doc.id, title, chunks: doc.chunks };
+  return storeKnowledgeDocument(db, accountId, prepared, {
+    filename,
+    size: buf.length,
+    conversationId: scope.conversationId,
+    attachmentId: scope.attachmentId,
+  });
+}
+
+/**
+ * An upload from the dashboard (docs/contracts.md §16): a document whose title or file name the
+ * account already has is not stored but reported as `existing` (the page offers "Replace"); with
+ * `replace` (that document's id) it becomes the new version, so there are never two copies.
+ */
+export async function uploadKnowledgeDocument(accountId: number, filename: string, buf: Uint8Array, replace: string | null) {
+  const prepared = await prepareKnowledgeDocument(filename, buf);
+  const db = await getDb();
+  await requireAccount(db, accountId);
+  let lineageId: string | undefined;
+  if (replace) {
+    const old = isUuid(replace) ? await getDocument(db, accountId, replace) : null;
+    if (!old || old.supersededAt) throw new AppError('not_found', 'The document to replace is no longer there; upload again.');
+    lineageId = old.lineageId;
+  } else {
+    const same = await findCurrentDocumentNamed(db, accountId, prepared.title, filename);
+    if (same) return { existing: { document_id: same.id, title: same.title || same.filename, filename: same.filename } };
+  }
+  const stored = await storeKnowledgeDocument(db, accountId, prepared, { filename, size: buf.length, lineageId });
+  return { stored: { ...stored, replaced: !!lineageId } };
+}
+
+/** Makes an earlier version of a document the one that answers. */
+export async function restoreKnowledgeVersion(accountId: number, documentId: string) {
+  if (!isUuid(documentId) || !(await restoreDocumentVersion(await getDb(), accountId, documentId)))
+    throw new AppError('not_found', `No document ${documentId}.`);
+  return { document_id: documentId, restored: true };
+}
+
+/** A document with its passages in reading order (null when the account has no such document). */
+export async function readKnowledgeDocument(accountId: number, documentId: string) {
+  if (!isUuid(documentId)) return null;
+  const db = await getDb();
+  const doc = await getDocument(db, accountId, documentId);
+  return doc ? { ...doc, passages: await listPassages(db, accountId, documentId) } : null;
 }
 
 export async function addKnowledgeFile(accountId: number, filePath: string) {
@@ -72,8 +128,15 @@ export async function listKnowledge(accountId: number) {
   return listDocuments(await getDb(), accountId);
 }
 
+/** The current documents, each with its earlier versions (newest first). */
+export async function listKnowledgeWithVersions(accountId: number) {
+  const db = await getDb();
+  const [current, previous] = await Promise.all([listDocuments(db, accountId, 'current'), listDocuments(db, accountId, 'previous')]);
+  return current.map((d) => ({ ...d, versions: previous.filter((p) => p.lineageId === d.lineageId) }));
+}
+
 export async function removeKnowledgeDocument(accountId: number, documentId: string) {
-  if (!(await deleteDocument(await getDb(), accountId, documentId))) throw new AppError('not_found', `No document ${documentId}.`);
+  if (!isUuid(documentId) || !(await deleteDocument(await getDb(), accountId, documentId))) throw new AppError('not_found', `No document ${documentId}.`);
   return { document_id: documentId, deleted: true };
 }
 
@@ -96,8 +159,19 @@ export async function findPassages(accountId: number, conversationId: string | n
   }
   if (terms.size === 0) return [];
   const corpus = await matchPassages(db, accountId, conversationId, [...terms.keys()].slice(0, 200));
-  const ranked = rankCandidates(terms, corpus).slice(0, limit);
+  const ranked = withoutRepeats(rankCandidates(terms, corpus)).slice(0, limit);
   return dropConflations(db, parts.map((p) => p.text.slice(0, 2000)).join('\n'), ranked);
+}
+
+/** The ranking with each passage text once (the best-ranked copy): an answer never quotes the same text twice. */
+export function withoutRepeats(ranked: RankedPassage[]): RankedPassage[] {
+  const seen = new Set<string>();
+  return ranked.filter((p) => {
+    const key = p.content.replace(/\s+/g, ' ').trim().toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** How many passages' written forms a process keeps (each a few KB; LRU). */
