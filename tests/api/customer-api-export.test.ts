@@ -30,6 +30,25 @@ after(async () => {
   await server?.close();
 });
 
+/** The conversation record's keys in order: the CSV header. */
+const CONVERSATION_COLUMNS = [
+  'conversation_id',
+  'id',
+  'title',
+  'status',
+  'response_count',
+  'channel_id',
+  'channel_name',
+  'account_id',
+  'created_at',
+  'updated_at',
+  'handled_by',
+  'assignee',
+  'waiting_since',
+  'resolved_at',
+  'csat',
+];
+
 /** More rows than one keyset page (1,000), with ties in every sort key. */
 const N = 2300;
 
@@ -195,18 +214,7 @@ describe('CSV', () => {
     assert.deepEqual(new Set(rows.map((r) => r[3])), new Set(awkward));
 
     const conversations = parseCsv((await raw(`${V2}/conversation/export?format=csv`, auth)).text);
-    assert.deepEqual(conversations[0], [
-      'conversation_id',
-      'id',
-      'title',
-      'status',
-      'response_count',
-      'channel_id',
-      'channel_name',
-      'account_id',
-      'created_at',
-      'updated_at',
-    ]);
+    assert.deepEqual(conversations[0], CONVERSATION_COLUMNS);
     assert.equal(conversations[1]![2], conv.title);
     assert.equal(conversations[1]![4], String(awkward.length));
   });
@@ -423,7 +431,7 @@ describe('awkward values: every sort and filter, both paths, both formats', () =
       assert.ok(records.length > 0, q);
       assert.deepEqual(exported, records, q);
       const csv = await body(`${V2}/conversation/export?format=csv&${q}`);
-      const columns = ['conversation_id', 'id', 'title', 'status', 'response_count', 'channel_id', 'channel_name', 'account_id', 'created_at', 'updated_at'];
+      const columns = CONVERSATION_COLUMNS;
       assert.equal(csv, stringify(records, { ...CSV_OPTIONS, header: true, columns }), q);
     }
   });
