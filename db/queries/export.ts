@@ -56,9 +56,11 @@ function joinConstants(parts: Array<string | SQL>): Array<string | SQL> {
 /**
  * A record's fields in its schema's order (lib/export/contract.ts): the JSON key, how the value is
  * written (`text` JSON-escaped / CSV-quoted, `string` a quoted JSON string that needs no escaping,
- * `number` bare) and the column. Adding a field to an export is one line here.
+ * `number` bare; with `?` the column may be NULL: JSON null, an empty CSV field) and the column.
+ * Adding a field to an export is one line here.
  */
-type Field = readonly [key: string, kind: 'text' | 'string' | 'number', value: SQL];
+type Kind = 'text' | 'string' | 'number';
+type Field = readonly [key: string, kind: Kind | `${Kind}?`, value: SQL];
 
 function responseFields(): Field[] {
   return [
@@ -87,17 +89,32 @@ function conversationFields(): Field[] {
     ['account_id', 'number', sql`c.account_id`],
     ['created_at', 'string', utcText(sql`c.created_at`)],
     ['updated_at', 'string', utcText(sql`c.updated_at`)],
+    ['handled_by', 'text', sql`c.handled_by`],
+    ['assignee', 'text?', ASSIGNEE],
+    ['waiting_since', 'string?', utcText(sql`c.waiting_since`)],
+    ['resolved_at', 'string?', utcText(sql`c.resolved_at`)],
+    ['csat', 'number?', sql`c.csat`],
   ];
 }
 
+/** The record's `assignee`: the member's email (db/queries/conversations.ts reads it the same way). */
+const ASSIGNEE = sql`(SELECT au.email FROM admin_users au WHERE au.id = c.assignee_id)`;
+
 /** One CSV record (CRLF) of the fields, or the inside of a JSON object (its `{` but not its `}`). */
 function csvRecord(fields: Field[]): SQL {
-  return concat([...fields.flatMap(([, kind, value], i) => [...(i > 0 ? [','] : []), kind === 'text' ? csv(value) : value]), '\r\n']);
+  const cell = ([, kind, value]: Field) => {
+    const text = kind.startsWith('text') ? csv(value) : value;
+    return kind.endsWith('?') ? sql`COALESCE((${text})::text, '')` : text;
+  };
+  return concat([...fields.flatMap((f, i) => [...(i > 0 ? [','] : []), cell(f)]), '\r\n']);
 }
 function jsonMembers(fields: Field[]): Array<string | SQL> {
   return fields.flatMap(([key, kind, value], i) => {
     const name = `${i > 0 ? ',' : '{'}"${key}":`;
-    return kind === 'string' ? [`${name}"`, value, '"'] : [name, kind === 'text' ? json(value) : value];
+    if (kind === 'string') return [`${name}"`, value, '"'];
+    if (kind === 'text' || kind === 'number') return [name, kind === 'text' ? json(value) : value];
+    const written = kind === 'text?' ? json(value) : kind === 'string?' ? sql`'"' || ${value} || '"'` : sql`(${value})::text`;
+    return [name, sql`COALESCE(${written}, 'null')`];
   });
 }
 
@@ -107,11 +124,13 @@ function responseLine(format: ExportFormat): SQL {
 
 /**
  * A conversation's messages as a JSON array's inside, as GET /conversation/{id} gives them (the
- * second writer of lib/conversations/messages.ts toApiMessage, kept in SQL so PostgreSQL encodes
- * the export; tests/api/customer-api-export.test.ts holds both byte-identical): each
- * response (oldest first) a user message (its question) then an assistant message (its answer),
- * each with the attachments of that message (oldest first) and their download URL
- * (`urlPrefix` + id + `urlSuffix`, the API's one link builder split around the id).
+ * second writer of lib/conversations/messages.ts messagesOf + toApiMessage, kept in SQL so
+ * PostgreSQL encodes the export; tests/api/customer-api-export.test.ts holds both byte-identical):
+ * each response (oldest first) a user message (its question) then an assistant message (its
+ * answer), merged with the stored messages (conversation_messages, notes included) by created_at,
+ * a response before a stored message, then seq, then id; each with the attachments of that message
+ * (oldest first) and their download URL (`prefix` + id + `suffix`, the API's one link builder split
+ * around the id).
  */
 function messagesJson({ prefix, suffix }: { prefix: string; suffix: string }): SQL {
   const url = (id: SQL) => sql`${sql.raw(quoteText(prefix))} || ${id} || ${sql.raw(quoteText(suffix))}`;
@@ -124,22 +143,47 @@ function messagesJson({ prefix, suffix }: { prefix: string; suffix: string }): S
   ]);
   const attachments = (messageId: SQL) => sql`COALESCE((SELECT string_agg(${concat([...attachment, '}'])}, ',' ORDER BY a.created_at, a.id)
     FROM attachments a WHERE a.conversation_id = c.id AND a.account_id = c.account_id AND a.message_id = ${messageId}), '')`;
-  const message = (id: SQL, role: string, content: SQL) =>
+  const message = (m: { id: SQL; role: SQL; author: SQL; authorName: SQL; content: SQL; at: SQL; responseId: SQL }) =>
     concat([
       ...jsonMembers([
-        ['message_id', 'string', id],
-        ['role', 'string', sql.raw(quoteText(role))],
-        ['content', 'text', content],
-        ['created_at', 'string', utcText(sql`r.created_at`)],
-        ['response_id', 'string', sql`r.id`],
+        ['message_id', 'string', m.id],
+        ['role', 'string', m.role],
+        ['author', 'string', m.author],
+        ['author_name', 'text?', m.authorName],
+        ['content', 'text', m.content],
+        ['created_at', 'string', utcText(m.at)],
+        ['response_id', 'string?', m.responseId],
       ]),
       ',"attachments":[',
-      attachments(id),
+      attachments(m.id),
       ']}',
     ]);
-  return sql`COALESCE((SELECT string_agg(${message(sql`r.question_message_id`, 'user', sql`r.question`)} || ',' ||
-      ${message(sql`r.answer_message_id`, 'assistant', sql`r.answer`)}, ',' ORDER BY r.created_at, r.id)
-    FROM responses r WHERE r.conversation_id = c.id AND r.account_id = c.account_id), '')`;
+  const half = (id: SQL, role: string, author: string, content: SQL) =>
+    message({
+      id,
+      role: sql.raw(quoteText(role)),
+      author: sql.raw(quoteText(author)),
+      authorName: sql`NULL::text`,
+      content,
+      at: sql`r.created_at`,
+      responseId: sql`r.id`,
+    });
+  const stored = message({
+    id: sql`m.id`,
+    role: sql`CASE WHEN m.author = 'visitor' THEN 'user' ELSE 'assistant' END`,
+    author: sql`m.author`,
+    authorName: sql`m.author_name`,
+    content: sql`m.text`,
+    at: sql`m.created_at`,
+    responseId: sql`NULL::text`,
+  });
+  return sql`COALESCE((SELECT string_agg(u.line, ',' ORDER BY u.at, u.rank, u.seq, u.id) FROM (
+      SELECT r.created_at AS at, 0 AS rank, 0::bigint AS seq, r.id, ${half(sql`r.question_message_id`, 'user', 'visitor', sql`r.question`)} || ',' ||
+        ${half(sql`r.answer_message_id`, 'assistant', 'ai', sql`r.answer`)} AS line
+      FROM responses r WHERE r.conversation_id = c.id AND r.account_id = c.account_id
+      UNION ALL
+      SELECT m.created_at, 1, m.seq, m.id, ${stored} FROM conversation_messages m WHERE m.conversation_id = c.id AND m.account_id = c.account_id
+    ) u), '')`;
 }
 
 function conversationLine(format: ExportFormat, messages: { prefix: string; suffix: string } | null): SQL {

@@ -26,7 +26,7 @@ import {
   RETENTION_DAYS,
   retryDelayMs,
 } from './rules';
-import { setWebhookWake } from './wake';
+import { setWebhookWake } from '../conversations/outbox';
 import { getEnv } from '../env';
 
 /**

@@ -12,7 +12,8 @@ export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 export const TS_RE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 export const RESPONSE_KEYS = ['response_id', 'id', 'question', 'answer', 'channel_id', 'conversation_id', 'created_at', 'likes', 'dislikes', 'comments'].sort();
-export const CONVERSATION_KEYS = [
+/** The conversation record's keys in the record's order (the export's CSV header). */
+export const CONVERSATION_FIELDS = [
   'conversation_id',
   'id',
   'title',
@@ -23,8 +24,14 @@ export const CONVERSATION_KEYS = [
   'account_id',
   'created_at',
   'updated_at',
-].sort();
-export const MESSAGE_KEYS = ['message_id', 'role', 'content', 'created_at', 'response_id', 'attachments'].sort();
+  'handled_by',
+  'assignee',
+  'waiting_since',
+  'resolved_at',
+  'csat',
+];
+export const CONVERSATION_KEYS = [...CONVERSATION_FIELDS].sort();
+export const MESSAGE_KEYS = ['message_id', 'role', 'author', 'author_name', 'content', 'created_at', 'response_id', 'attachments'].sort();
 
 /** 'YYYY-MM-DD HH:MM:SS' (UTC) for 2026-01-01 09:00:00 plus the given seconds. */
 export function ts(seconds: number): string {
@@ -60,6 +67,11 @@ export function expectedConversation(c: ConversationLine, responses: ResponseLin
     account_id: accountId,
     created_at: c.created_at,
     updated_at: c.updated_at,
+    handled_by: 'ai',
+    assignee: null,
+    waiting_since: null,
+    resolved_at: null,
+    csat: null,
   };
 }
 
