@@ -5,10 +5,10 @@ import { utcText } from './shared';
 
 /** The conversation if it belongs to this visitor of this account, else null. */
 export async function getVisitorConversation(db: Db, accountId: number, visitorId: string, conversationId: string) {
-  const [row] = await preparedRows<{ id: string; last_seq: number; channel_id: number }>(
+  const [row] = await preparedRows<{ id: string; last_seq: number; channel_id: number; status: string; handled_by: 'ai' | 'human' }>(
     db,
     sql`
-    SELECT id, last_seq, channel_id FROM conversations
+    SELECT id, last_seq, channel_id, status, handled_by FROM conversations
     WHERE id = ${conversationId} AND account_id = ${accountId} AND visitor_id = ${visitorId}`,
   );
   return row ?? null;

@@ -6,7 +6,7 @@
  * `conversation:resume` with the last `seq` it saw and receives exactly the events after it.
  */
 import { z } from 'zod';
-import type { ConversationEvent, Source, UploadInfo } from '../conversations/shapes';
+import type { Author, ConversationEvent, Source, UploadInfo } from '../conversations/shapes';
 import { uuidString } from '../core/validation';
 import { MAX_QUESTION_CHARS } from '../limits/text';
 
@@ -53,6 +53,23 @@ export const ClientRequests = {
       .max(2000)
       .regex(...NO_NUL),
   }),
+  /** The visitor pressed "Talk to a person" (docs/contracts.md §14); idempotent while a person is asked or handles it. */
+  'handoff:request': z.object({ conversation_id: Uuid }),
+  /** After "Resolve": 1–5 once, with an optional comment. */
+  rating: z.object({
+    conversation_id: Uuid,
+    rating: z.int('must be a whole number from 1 to 5').min(1, 'must be from 1 to 5').max(5, 'must be from 1 to 5'),
+    comment: z
+      .string()
+      .trim()
+      .max(2000, 'must be at most 2000 characters')
+      .regex(...NO_NUL)
+      .optional(),
+  }),
+  /** Away mode: where a member's reply the visitor has not seen is mailed. */
+  'visitor:email': z.object({ conversation_id: Uuid, email: z.email('must be an email address').max(254, 'must be at most 254 characters') }),
+  /** The widget showed these member messages (not mailed then). */
+  'messages:seen': z.object({ conversation_id: Uuid, message_ids: z.array(Uuid).min(1, 'must name at least one message').max(100, 'at most 100 ids') }),
 } as const;
 
 export type ClientRequestName = keyof typeof ClientRequests;
@@ -67,6 +84,21 @@ export type SessionInfo = {
   visitor_id: string;
   token_expires_at: number;
   limits: { upload_max_bytes: number; upload_types: string[]; question_max_chars: number; events_per_10s: number };
+  /** Whether the account lets visitors ask for a person ("Talk to a person" in the widget). */
+  handoff: { enabled: boolean };
+};
+
+/** `ask`'s acknowledgement; `handled_by: 'human'` says a person has the conversation (the message is stored for them, no AI answer follows). */
+export type AskAck = { conversation_id: string; client_message_id: string; response_id: string; duplicate: boolean; handled_by?: 'ai' | 'human' };
+
+/** Where a handoff stands for the visitor: a person is promised only when `available`. */
+export type HandoffAck = {
+  conversation_id: string;
+  status: string;
+  handled_by: 'ai' | 'human';
+  available: boolean;
+  expected_wait_seconds: number | null;
+  away: { until: string | null; text: string } | null;
 };
 
 /**
@@ -92,6 +124,11 @@ export type Ack<T> = ({ ok: true } & T) | { ok: false; error: { code: string; me
 export type HistoryMessage = {
   message_id: string;
   role: 'user' | 'assistant';
+  /** Who wrote it (2.1): `visitor`, `ai`, `agent` (a member, named by author_name) or `system`; never `note`. */
+  author: Author;
+  author_name: string | null;
+  /** An AI answer that declined (no relevant passage): the widget offers "Talk to a person" under it. */
+  declined?: boolean;
   content: string;
   created_at: string;
   response_id: string;

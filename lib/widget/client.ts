@@ -4,7 +4,7 @@
  * the state manager, and the conversation kept across page reloads.
  */
 import { io, type Socket } from 'socket.io-client';
-import type { Ack, HistoryMessage, RefusalCode, ServerEvent, SessionInfo, UploadInfo } from '../chat/protocol';
+import type { Ack, AskAck, HistoryMessage, RefusalCode, ServerEvent, SessionInfo, UploadInfo } from '../chat/protocol';
 
 /** Refusals worth a retry shortly (lib/chat/protocol.ts RefusalCode). */
 const PASSING_REFUSALS: RefusalCode[] = ['unavailable', 'draining', 'too_many_connections'];
@@ -401,9 +401,9 @@ export class ChatClient {
 
   private async askNow(text: string, clientMessageId: string, attachments: string[]) {
     const started = Date.now();
-    let ack: Ack<{ conversation_id: string; response_id: string }>;
+    let ack: Ack<AskAck>;
     for (let attempt = 0; ; attempt++) {
-      ack = await this.request<{ conversation_id: string; response_id: string }>('ask', {
+      ack = await this.request<AskAck>('ask', {
         ...(this.conversationId ? { conversation_id: this.conversationId } : {}),
         client_message_id: clientMessageId,
         text,
