@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { getDb } from '../../db/client';
-import { claimExpiredAnswers, insertChatResponse, releaseAnswerLeases, renewAnswerLeases, type ClaimedAnswer } from '../../db/queries/chat';
+import {
+  claimExpiredAnswers,
+  getConversationHandler,
+  insertChatResponse,
+  releaseAnswerLeases,
+  renewAnswerLeases,
+  type ClaimedAnswer,
+} from '../../db/queries/chat';
 import { waitToRetryWrite } from '../ops/database-away';
 import { getEnv } from '../env';
 import { isDraining } from '../core/drain';
@@ -77,6 +84,7 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
   let text = '';
   let sources: Source[] = [];
   let showSources = true;
+  let declined = false;
   let failure: string | null = null;
   let tail = '';
   try {
@@ -88,6 +96,7 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
     });
     sources = answer.sources;
     showSources = answer.showSources;
+    declined = answer.declined;
     const db = await getDb();
     // Deltas are coalesced: while one takes its seq (a database round trip), the text the engine
     // produces meanwhile waits and goes out as the next delta. The first delta leaves at once; a
@@ -130,8 +139,11 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
     failure = e instanceof EngineError ? e.message : 'The answer could not be produced.';
     if (!(e instanceof EngineError)) console.error(`answer ${a.response_id} failed:`, e);
   }
-  await storeOutcome(a, failure === null ? { answer: text, sources, showSources, tail } : { error: failure });
+  await storeOutcome(a, failure === null ? { answer: text, sources, showSources, declined, tail } : { error: failure });
 }
+
+/** How a question ends when a member took the conversation over while the AI was answering it. */
+export const HANDED_OVER = 'A person from the team has joined and will answer you.';
 
 /**
  * Stores the outcome and only then sends answer.done / answer.error. The write is retried until
@@ -141,16 +153,22 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
  * answer's last delta not yet sent, takes the seq before answer.done's in the same statement and
  * is sent just before it.
  */
-async function storeOutcome(a: ClaimedAnswer, outcome: { answer: string; sources: Source[]; showSources: boolean; tail?: string } | { error: string }) {
+async function storeOutcome(
+  a: ClaimedAnswer,
+  outcome: { answer: string; sources: Source[]; showSources: boolean; declined: boolean; tail?: string } | { error: string },
+) {
   const base = { conversation_id: a.conversation_id, client_message_id: a.client_message_id, response_id: a.response_id };
-  const draft =
-    'error' in outcome
-      ? { type: 'answer.error' as const, ...base, message: outcome.error }
-      : { type: 'answer.done' as const, ...base, answer: outcome.answer, sources: outcome.sources };
-  const tail = 'tail' in outcome ? outcome.tail : undefined;
+  const produced = outcome;
   for (let attempt = 0; ; attempt++) {
     try {
       const db = await getDb();
+      // A member who took over while the engine ran answers instead: the AI's text never follows "<name> joined".
+      if (!('error' in produced) && (await getConversationHandler(db, a.account_id, a.conversation_id)) === 'human') outcome = { error: HANDED_OVER };
+      const draft =
+        'error' in outcome
+          ? { type: 'answer.error' as const, ...base, message: outcome.error }
+          : { type: 'answer.done' as const, ...base, answer: outcome.answer, sources: outcome.sources, declined: outcome.declined };
+      const tail = 'tail' in outcome ? outcome.tail : undefined;
       // The stored response (answered or failed) and its webhook event commit together.
       const { result: seq, queued } = await changeWithEvent(
         db,
@@ -171,6 +189,7 @@ async function storeOutcome(a: ClaimedAnswer, outcome: { answer: string; sources
               questionMessageId: a.job.question_message_id ?? randomUUID(),
               answerMessageId: a.job.answer_message_id ?? randomUUID(),
               sources: 'error' in outcome ? [] : outcome.sources,
+              declined: 'error' in outcome ? false : outcome.declined,
             },
             { kind: draft.type, payload: draft },
             tail ? 1 : 0,

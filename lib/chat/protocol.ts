@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { Author, ConversationEvent, Source, UploadInfo } from '../conversations/shapes';
 import { uuidString } from '../core/validation';
 import { MAX_QUESTION_CHARS } from '../limits/text';
+import { ConversationRef, MarkSeenInput, RateInput, VisitorEmailInput } from '../conversations/handoff-contract';
 
 export type { Source, UploadInfo };
 
@@ -54,22 +55,13 @@ export const ClientRequests = {
       .regex(...NO_NUL),
   }),
   /** The visitor pressed "Talk to a person" (docs/contracts.md §14); idempotent while a person is asked or handles it. */
-  'handoff:request': z.object({ conversation_id: Uuid }),
+  'handoff:request': ConversationRef,
   /** After "Resolve": 1–5 once, with an optional comment. */
-  rating: z.object({
-    conversation_id: Uuid,
-    rating: z.int('must be a whole number from 1 to 5').min(1, 'must be from 1 to 5').max(5, 'must be from 1 to 5'),
-    comment: z
-      .string()
-      .trim()
-      .max(2000, 'must be at most 2000 characters')
-      .regex(...NO_NUL)
-      .optional(),
-  }),
+  rating: RateInput,
   /** Away mode: where a member's reply the visitor has not seen is mailed. */
-  'visitor:email': z.object({ conversation_id: Uuid, email: z.email('must be an email address').max(254, 'must be at most 254 characters') }),
-  /** The widget showed these member messages (not mailed then). */
-  'messages:seen': z.object({ conversation_id: Uuid, message_ids: z.array(Uuid).min(1, 'must name at least one message').max(100, 'at most 100 ids') }),
+  'visitor:email': VisitorEmailInput,
+  /** The widget showed these member messages (every one without `message_ids`): they are not mailed. */
+  'messages:seen': MarkSeenInput,
 } as const;
 
 export type ClientRequestName = keyof typeof ClientRequests;
@@ -131,6 +123,7 @@ export type HistoryMessage = {
   declined?: boolean;
   content: string;
   created_at: string;
+  /** The answer's response; a message that is not half of one (author agent, system, or visitor while a person handles it) gives its own id. */
   response_id: string;
   error: string | null;
   sources: Source[];

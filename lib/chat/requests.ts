@@ -23,6 +23,7 @@ import { sourcesForVisitors } from '../answers/engine';
 import { answerInBackground, instanceId } from '../answers/runner';
 import { publishEvent, storedEventsAfter, storeEvent } from '../conversations/events';
 import { messagesOf, roleOf, type ConversationMessage } from '../conversations/messages';
+import { listConversationMessages } from '../../db/queries/handoff';
 import { readLive } from './live';
 import { changeWithEvent, recordConversationCreated, recordResponseEvent, webhookEventsCommitted } from '../webhooks/events';
 import type { AskAck, ClientRequest, HandoffAck, HistoryMessage, ServerEvent, UploadInfo } from './protocol';
@@ -119,7 +120,12 @@ export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientReque
     : [await ownConversation(claims, conversationId), await findResponseByClientMessage(db, conversationId, req.client_message_id)];
   join(conversationId);
   const cmid = req.client_message_id;
-  const ack = (responseId: string, duplicate: boolean): AskAck => ({ conversation_id: conversationId, client_message_id: cmid, response_id: responseId, duplicate });
+  const ack = (responseId: string, duplicate: boolean): AskAck => ({
+    conversation_id: conversationId,
+    client_message_id: cmid,
+    response_id: responseId,
+    duplicate,
+  });
   if (existing) return ack(existing.id, true);
   // While a person handles the conversation the AI never answers (a Resolved or Snoozed one reopens
   // first); a visitor asking for a person in words starts the handoff instead of an answer.
@@ -257,25 +263,34 @@ export async function history(claims: WidgetClaims, join: JoinRoom, req: ClientR
     effectiveBotSettings(claims.accountId),
   ]);
   const more = page.length > HISTORY_PAGE;
-  const messages = messagesOf(more ? page.slice(1) : page, []).map((m) => toHistoryMessage(m, showSources));
+  const turns = more ? page.slice(1) : page;
+  // The stored messages between this page's responses (never notes): older than `before`, newer than the page's oldest when older pages remain.
+  const stored = await listConversationMessages(await getDb(), claims.accountId, req.conversation_id, {
+    withNotes: false,
+    after: more ? turns[0]?.sort_at : null,
+    beforeResponseId: req.before,
+  });
+  const declined = new Set(turns.filter((t) => t.declined).map((t) => t.id));
+  const messages = messagesOf(turns, [], stored).map((m) => toHistoryMessage(m, showSources, declined));
   return { conversation_id: req.conversation_id, last_seq: conv.last_seq, messages: legacy ? legacyHistory(messages) : messages, more };
 }
 
 /** A message as the widget's history gives it; an answer's sources only when the account shows them. */
-function toHistoryMessage(m: ConversationMessage, showSources: boolean): HistoryMessage {
+function toHistoryMessage(m: ConversationMessage, showSources: boolean, declined: Set<string>): HistoryMessage {
   return {
     created_at: m.created_at,
-    response_id: m.response_id,
+    response_id: m.response_id ?? m.message_id,
     likes: m.likes,
     dislikes: m.dislikes,
     mine: m.mine,
     message_id: m.message_id,
     role: roleOf(m.author),
     author: m.author,
-    author_name: null,
+    author_name: m.author_name,
     content: m.content,
     error: m.error,
     sources: sourcesForVisitors(m.sources, showSources),
+    ...(m.author === 'ai' && m.response_id && declined.has(m.response_id) ? { declined: true } : {}),
   };
 }
 

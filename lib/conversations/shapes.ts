@@ -33,7 +33,16 @@ export type HandledBy = z.infer<typeof HandledBy>;
 export type ConversationEvent =
   | { type: 'question'; conversation_id: string; seq: number; client_message_id: string; response_id: string; text: string; attachments: UploadInfo[] }
   | { type: 'answer.delta'; conversation_id: string; seq: number; client_message_id: string; response_id: string; text: string }
-  | { type: 'answer.done'; conversation_id: string; seq: number; client_message_id: string; response_id: string; answer: string; sources: Source[]; declined?: boolean }
+  | {
+      type: 'answer.done';
+      conversation_id: string;
+      seq: number;
+      client_message_id: string;
+      response_id: string;
+      answer: string;
+      sources: Source[];
+      declined?: boolean;
+    }
   | { type: 'answer.error'; conversation_id: string; seq: number; client_message_id: string; response_id: string; message: string }
   | { type: 'feedback'; conversation_id: string; seq: number; response_id: string; likes: number; dislikes: number }
   | { type: 'comment'; conversation_id: string; seq: number; response_id: string; comments: number }

@@ -41,7 +41,11 @@ export class Handoff {
   /** The header's menu (shown once the session says the account enables handoff). */
   menu(): HTMLElement {
     this.menuList = el('div', { class: 'menu', id: 'svc-menu', hidden: true }, this.offerButton('menuitem'));
-    this.menuButton = el('button', { class: 'icon-btn', type: 'button', 'aria-label': 'Menu', 'aria-expanded': 'false', 'aria-controls': 'svc-menu', hidden: true }, '⋯');
+    this.menuButton = el(
+      'button',
+      { class: 'icon-btn', type: 'button', 'aria-label': 'Menu', 'aria-expanded': 'false', 'aria-controls': 'svc-menu', hidden: true },
+      '⋯',
+    );
     this.menuButton.addEventListener('click', () => this.toggleMenu());
     return el('div', { class: 'menu-wrap' }, this.menuButton, this.menuList);
   }

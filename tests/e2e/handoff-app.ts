@@ -48,7 +48,9 @@ async function main() {
       return handoff.saveHandoffSettings(owner, {
         enabled: true,
         time_zone: 'UTC',
-        hours: Array.from({ length: 7 }, (_, i) => (b.never ? closed : i === (new Date().getUTCDay() + 6) % 7 ? closed : { ...allDay, opens: '09:00', closes: '17:00' })),
+        hours: Array.from({ length: 7 }, (_, i) =>
+          b.never ? closed : i === (new Date().getUTCDay() + 6) % 7 ? closed : { ...allDay, opens: '09:00', closes: '17:00' },
+        ),
         away_text: 'Leave your email and we will get back to you within a day.',
       });
     },
