@@ -239,7 +239,8 @@ export class Handoff {
         status.textContent = ack.ok ? `We'll email the reply to ${email.value.trim()}.` : ack.error.message;
       })();
     });
-    box.append(el('p', { class: 'card-note' }, 'Leave your email and the team will reply there.'), form, status);
+    if (!text) box.append(el('p', { class: 'card-note' }, 'Leave your email and the team will reply there.'));
+    box.append(form, status);
     this.host.log.append(box);
     this.host.live.textContent = head;
     this.host.scrollToEnd();
@@ -329,7 +330,7 @@ export const HANDOFF_CSS = `
 .card p { margin: 0 0 6px; }
 .card-title { font-weight: 700; }
 .card-note { font-size: 12px; color: #4a5368; }
-.card-form { display: flex; gap: 6px; margin: 6px 0; }
+.card-form { display: flex; gap: 6px; margin: 6px 0; border: 0; padding: 0; background: transparent; }
 .card-form.column { flex-direction: column; align-items: stretch; }
 .card-form input, .card-form textarea { flex: 1; min-width: 0; border: 1px solid #c9cedc; border-radius: 8px; padding: 7px 9px; font-size: 14px; color: #1c2233; background: #fff; resize: vertical; }
 .card-btn { background: var(--p); color: #fff; border: 0; border-radius: 8px; padding: 7px 12px; cursor: pointer; font-weight: 600; font-size: 13px; }

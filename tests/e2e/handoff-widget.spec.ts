@@ -35,6 +35,8 @@ async function member(action: string, body: Record<string, unknown> = {}) {
 }
 
 const widget = (page: Page) => page.locator('svc-chat-widget');
+/** Text shown in the widget's message log (the polite live region repeats some of it for screen readers). */
+const inLog = (page: Page, text: string) => page.getByRole('log').getByText(text);
 
 async function conversationId(page: Page): Promise<string> {
   await expect.poll(async () => ((await widgetState(page)) as { conversationId?: string } | null)?.conversationId ?? null).not.toBeNull();
@@ -76,16 +78,16 @@ test.describe('handoff in widget 2.1', () => {
     const id = await conversationId(page);
 
     await offer.click();
-    await expect(page.getByText('Connecting you to the team')).toBeVisible();
+    await expect(inLog(page, 'Connecting you to the team')).toBeVisible();
     await expect(offer).toBeHidden();
 
     await member('take_over', { conversation_id: id });
-    await expect(page.getByText('Dana Reyes joined')).toBeVisible();
+    await expect(inLog(page, 'Dana Reyes joined')).toBeVisible();
     await member('typing', { conversation_id: id });
-    await expect(page.getByText('Dana Reyes is typing…')).toBeVisible();
+    await expect(inLog(page, 'Dana Reyes is typing…')).toBeVisible();
     await bothWidths(page, 'typing');
     await member('reply', { conversation_id: id, text: 'Hi! I am Dana. We do not stock those, but I can order a pair for you.' });
-    await expect(page.getByText('Dana Reyes is typing…')).toBeHidden();
+    await expect(inLog(page, 'Dana Reyes is typing…')).toBeHidden();
     const reply = widget(page).locator('.msg.agent').last();
     await expect(reply).toContainText('Dana Reyes');
     await expect(reply).toContainText('I can order a pair for you');
@@ -102,15 +104,15 @@ test.describe('handoff in widget 2.1', () => {
     await bothWidths(page, 'member-reply');
 
     await member('hand_back', { conversation_id: id });
-    await expect(page.getByText('Dana Reyes left — the assistant is back')).toBeVisible();
+    await expect(inLog(page, 'Dana Reyes left — the assistant is back')).toBeVisible();
     await member('resolve', { conversation_id: id });
-    await expect(page.getByText('Conversation resolved')).toBeVisible();
+    await expect(inLog(page, 'Conversation resolved')).toBeVisible();
     await page.getByRole('textbox', { name: 'Rating comment' }).fill('Dana was quick and kind.');
     await page.getByRole('button', { name: 'Rate 5 of 5' }).click();
     await bothWidths(page, 'rating');
     await axe(page);
     await page.getByRole('button', { name: 'Send rating' }).click();
-    await expect(page.getByText('Thank you for your feedback.')).toBeVisible();
+    await expect(inLog(page, 'Thank you for your feedback.')).toBeVisible();
     const rated = await member('conversation', { conversation_id: id });
     expect(rated.csat).toBe(5);
     expect(errors).toEqual([]);
@@ -120,12 +122,12 @@ test.describe('handoff in widget 2.1', () => {
     await page.goto(hostPage({ sel: 'track', val: 'beta', app: OWN, fixtures: FX }));
     await page.getByRole('button', { name: 'Open chat' }).click();
     await ask(page, 'Can I speak to a human please?');
-    await expect(page.getByText('Connecting you to the team')).toBeVisible();
+    await expect(inLog(page, 'Connecting you to the team')).toBeVisible();
     const id = await conversationId(page);
     await member('reply', { conversation_id: id, text: 'Done, your order is on its way.' });
     await member('resolve', { conversation_id: id });
     await page.getByRole('button', { name: 'Rate 3 of 5' }).click();
-    await expect(page.getByText('Thank you for your feedback.')).toBeVisible();
+    await expect(inLog(page, 'Thank you for your feedback.')).toBeVisible();
     expect((await member('conversation', { conversation_id: id })).csat).toBe(3);
   });
 
@@ -138,11 +140,11 @@ test.describe('handoff in widget 2.1', () => {
       await expect(widget(page).locator('.msg.bot').last()).not.toBeEmpty();
       await page.getByRole('button', { name: 'Menu' }).click();
       await page.getByRole('button', { name: 'Talk to a person' }).first().click();
-      await expect(page.getByText("We're away right now")).toBeVisible();
-      await expect(page.getByText('Connecting you to the team')).toHaveCount(0);
+      await expect(inLog(page, "We're away right now")).toBeVisible();
+      await expect(inLog(page, 'Connecting you to the team')).toHaveCount(0);
       await page.getByRole('textbox', { name: 'Email' }).fill('visitor@example.org');
       await page.getByRole('button', { name: 'Email me the reply' }).click();
-      await expect(page.getByText("We'll email the reply to visitor@example.org.")).toBeVisible();
+      await expect(inLog(page, "We'll email the reply to visitor@example.org.")).toBeVisible();
       await axe(page);
       await bothWidths(page, 'away');
     } finally {
