@@ -118,6 +118,22 @@ test.describe('handoff in widget 2.1', () => {
     expect(errors).toEqual([]);
   });
 
+  test('an answer offers a person only after a Dislike; the menu always does', async ({ page }) => {
+    await page.goto(hostPage({ sel: 'track', val: 'beta', app: OWN, fixtures: FX }));
+    await page.getByRole('button', { name: 'Open chat' }).click();
+    await ask(page, 'How long do I have to return a tent?');
+    const answer = widget(page).locator('.msg.bot').last();
+    await expect(answer).toContainText('30 days');
+    await expect(answer.getByRole('button', { name: 'Talk to a person' })).toHaveCount(0);
+    await answer.getByRole('button', { name: 'Dislike' }).click();
+    await expect(answer.getByRole('button', { name: 'Talk to a person' })).toBeVisible();
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await expect(page.getByRole('button', { name: 'Menu' })).toHaveAttribute('aria-expanded', 'true');
+    await axe(page);
+    await answer.getByRole('button', { name: 'Talk to a person' }).click();
+    await expect(inLog(page, 'Connecting you to the team')).toBeVisible();
+  });
+
   test('a rating without a comment is stored at the click', async ({ page }) => {
     await page.goto(hostPage({ sel: 'track', val: 'beta', app: OWN, fixtures: FX }));
     await page.getByRole('button', { name: 'Open chat' }).click();
