@@ -16,6 +16,7 @@ ALTER TABLE "admin_users" ADD COLUMN "dashboard_seen_at" timestamp (3) with time
 ALTER TABLE "admin_users" ADD COLUMN "notify_email" boolean DEFAULT true NOT NULL;--> statement-breakpoint
 CREATE TABLE "conversation_messages" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"seq" bigserial NOT NULL,
 	"account_id" integer NOT NULL,
 	"conversation_id" uuid NOT NULL,
 	"author" text NOT NULL,
@@ -52,7 +53,7 @@ ALTER TABLE "conversation_messages" ADD CONSTRAINT "conversation_messages_conver
 ALTER TABLE "conversation_messages" ADD CONSTRAINT "conversation_messages_author_user_id_admin_users_id_fk" FOREIGN KEY ("author_user_id") REFERENCES "public"."admin_users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "handoff_settings" ADD CONSTRAINT "handoff_settings_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "canned_replies" ADD CONSTRAINT "canned_replies_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "conversation_messages_conversation_idx" ON "conversation_messages" USING btree ("conversation_id","created_at","id");--> statement-breakpoint
+CREATE INDEX "conversation_messages_conversation_idx" ON "conversation_messages" USING btree ("conversation_id","created_at","seq");--> statement-breakpoint
 CREATE UNIQUE INDEX "conversation_messages_client_message_idx" ON "conversation_messages" USING btree ("conversation_id","client_message_id");--> statement-breakpoint
 CREATE INDEX "conversation_messages_unseen_idx" ON "conversation_messages" USING btree ("created_at") WHERE author = 'agent' AND seen_at IS NULL AND mailed_at IS NULL;--> statement-breakpoint
 CREATE UNIQUE INDEX "canned_replies_shortcut_idx" ON "canned_replies" USING btree ("account_id","shortcut");--> statement-breakpoint

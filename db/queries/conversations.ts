@@ -113,7 +113,15 @@ export type ConversationWithTranscriptRow = ConversationRow & {
   }>;
   attachments: Array<{ id: string; message_id: string | null; filename: string; content_type: string; size: number }>;
   /** The stored messages (conversation_messages), notes included: the Customer API's reader. */
-  stored: Array<{ id: string; author: 'visitor' | 'agent' | 'system' | 'note'; author_name: string | null; text: string; created_at: string; sort_at: string }>;
+  stored: Array<{
+    id: string;
+    author: 'visitor' | 'agent' | 'system' | 'note';
+    author_name: string | null;
+    text: string;
+    created_at: string;
+    sort_at: string;
+    seq: number;
+  }>;
 };
 
 /** A conversation's responses (oldest first), stored messages and attachments as JSON aggregates (alias `c`). */
@@ -125,7 +133,7 @@ const TRANSCRIPT_COLUMNS = sql`
         FROM responses r WHERE r.conversation_id = c.id AND r.account_id = c.account_id) AS transcript,
       (SELECT COALESCE(json_agg(json_build_object(
           'id', m.id, 'author', m.author, 'author_name', m.author_name, 'text', m.text,
-          'created_at', ${utcText(sql`m.created_at`)}, 'sort_at', ${preciseUtcText(sql`m.created_at`)}) ORDER BY m.created_at, m.id), '[]'::json)
+          'created_at', ${utcText(sql`m.created_at`)}, 'sort_at', ${preciseUtcText(sql`m.created_at`)}, 'seq', m.seq) ORDER BY m.created_at, m.seq), '[]'::json)
         FROM conversation_messages m WHERE m.conversation_id = c.id AND m.account_id = c.account_id) AS stored,
       (SELECT COALESCE(json_agg(json_build_object(
           'id', a.id, 'message_id', a.message_id, 'filename', a.filename, 'content_type', a.content_type, 'size', a.size)

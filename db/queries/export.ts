@@ -100,7 +100,7 @@ function responseLine(format: ExportFormat): SQL {
  * PostgreSQL encodes the export; tests/api/customer-api-export.test.ts holds both byte-identical):
  * each response (oldest first) a user message (its question) then an assistant message (its
  * answer), merged with the stored messages (conversation_messages, notes included) by created_at,
- * a response before a stored message, then id; each with the attachments of that message (oldest
+ * a response before a stored message, then seq, then id; each with the attachments of that message (oldest
  * first) and their download URL (`urlPrefix` + id + `urlSuffix`, the API's one link builder split
  * around the id).
  */
@@ -158,12 +158,12 @@ function messagesJson(url: { prefix: string; suffix: string }): SQL {
     at: sql`m.created_at`,
     responseId: sql`'null'`,
   });
-  return sql`COALESCE((SELECT string_agg(u.line, ',' ORDER BY u.at, u.rank, u.id) FROM (
-      SELECT r.created_at AS at, 0 AS rank, r.id, ${half(sql`r.question_message_id`, 'user', 'visitor', sql`r.question`)} || ',' ||
+  return sql`COALESCE((SELECT string_agg(u.line, ',' ORDER BY u.at, u.rank, u.seq, u.id) FROM (
+      SELECT r.created_at AS at, 0 AS rank, 0::bigint AS seq, r.id, ${half(sql`r.question_message_id`, 'user', 'visitor', sql`r.question`)} || ',' ||
         ${half(sql`r.answer_message_id`, 'assistant', 'ai', sql`r.answer`)} AS line
       FROM responses r WHERE r.conversation_id = c.id AND r.account_id = c.account_id
       UNION ALL
-      SELECT m.created_at, 1, m.id, ${stored} FROM conversation_messages m WHERE m.conversation_id = c.id AND m.account_id = c.account_id
+      SELECT m.created_at, 1, m.seq, m.id, ${stored} FROM conversation_messages m WHERE m.conversation_id = c.id AND m.account_id = c.account_id
     ) u), '')`;
 }
 

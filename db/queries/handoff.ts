@@ -23,14 +23,20 @@ export type HandoffStateRow = {
   snoozed_until_ms: number | null;
 };
 
+/**
+ * Locks the row, then reads it with the assignee in a second statement: a locking read that waited
+ * for another writer re-reads the row but not its join (the winner's name would read as null).
+ */
 export async function lockConversationState(tx: Db, accountId: number, conversationId: string): Promise<HandoffStateRow | null> {
+  const locked = await rows<{ id: string }>(tx, sql`SELECT id FROM conversations WHERE id = ${conversationId} AND account_id = ${accountId} FOR UPDATE`);
+  if (locked.length === 0) return null;
   const [row] = await rows<HandoffStateRow>(
     tx,
     sql`
     SELECT c.id, c.status, c.handled_by, c.assignee_id, c.waiting_since IS NOT NULL AS waiting, c.csat, c.visitor_email,
       au.name AS assignee_name, au.email AS assignee_email, (extract(epoch FROM c.snoozed_until) * 1000)::float8 AS snoozed_until_ms
     FROM conversations c LEFT JOIN admin_users au ON au.id = c.assignee_id
-    WHERE c.id = ${conversationId} AND c.account_id = ${accountId} FOR UPDATE OF c`,
+    WHERE c.id = ${conversationId} AND c.account_id = ${accountId}`,
   );
   if (row && row.snoozed_until_ms !== null) row.snoozed_until_ms = Number(row.snoozed_until_ms);
   return row ?? null;
@@ -85,16 +91,18 @@ export type StoredMessageRow = {
   client_message_id: string | null;
   created_at: string;
   sort_at: string;
+  seq: number;
 };
 
 const MESSAGE_COLUMNS = (alias: string) => {
   const a = sql.raw(alias);
   return sql`${a}.id, ${a}.author, ${a}.author_name, ${a}.text, ${a}.client_message_id,
-    ${utcText(sql`${a}.created_at`)} AS created_at, ${preciseUtcText(sql`${a}.created_at`)} AS sort_at`;
+    ${utcText(sql`${a}.created_at`)} AS created_at, ${preciseUtcText(sql`${a}.created_at`)} AS sort_at, ${a}.seq::float8 AS seq`;
 };
 
 /**
- * Stores a message and moves the conversation's updated_at, in one statement. A visitor's retry
+ * Stores a message and moves the conversation's updated_at, in one statement. Its time is the
+ * clock's, not the transaction's: a take-over's "joined" line and the reply after it differ. A visitor's retry
  * (same client_message_id) stores nothing and returns null; read the first with getMessageByClientId.
  */
 export async function insertConversationMessage(
@@ -107,8 +115,8 @@ export async function insertConversationMessage(
     tx,
     sql`
     WITH m AS (
-      INSERT INTO conversation_messages (account_id, conversation_id, author, author_user_id, author_name, text, client_message_id)
-      VALUES (${accountId}, ${conversationId}, ${m.author}, ${m.authorUserId}::int, ${m.authorName}, ${m.text}, ${m.clientMessageId})
+      INSERT INTO conversation_messages (account_id, conversation_id, author, author_user_id, author_name, text, client_message_id, created_at)
+      VALUES (${accountId}, ${conversationId}, ${m.author}, ${m.authorUserId}::int, ${m.authorName}, ${m.text}, ${m.clientMessageId}, clock_timestamp())
       ON CONFLICT (conversation_id, client_message_id) DO NOTHING RETURNING *
     ), u AS (
       UPDATE conversations SET updated_at = now() WHERE id = ${conversationId} AND account_id = ${accountId} AND EXISTS (SELECT 1 FROM m) RETURNING id
@@ -129,7 +137,7 @@ export async function getMessageByClientId(db: Db, accountId: number, conversati
 }
 
 /**
- * A conversation's stored messages, oldest first (created_at, id). `withNotes` false for anything
+ * A conversation's stored messages, oldest first (created_at, seq). `withNotes` false for anything
  * a visitor reads. For a page of the widget's history: `after` (a sort_at, exclusive) and
  * `beforeResponseId` (older than that response).
  */
@@ -147,7 +155,7 @@ export async function listConversationMessages(
   }
   return rows<StoredMessageRow>(
     db,
-    sql`SELECT ${MESSAGE_COLUMNS('m')} FROM conversation_messages m WHERE ${sql.join(conds, sql` AND `)} ORDER BY m.created_at, m.id`,
+    sql`SELECT ${MESSAGE_COLUMNS('m')} FROM conversation_messages m WHERE ${sql.join(conds, sql` AND `)} ORDER BY m.created_at, m.seq`,
   );
 }
 

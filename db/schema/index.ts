@@ -380,6 +380,8 @@ export const conversationMessages = pgTable(
   'conversation_messages',
   {
     id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    /** Orders messages written in the same millisecond (one transaction writes "joined" then the reply). */
+    seq: bigserial('seq', { mode: 'number' }).notNull(),
     accountId: integer('account_id')
       .notNull()
       .references(() => accounts.id),
@@ -396,7 +398,7 @@ export const conversationMessages = pgTable(
     mailedAt: ts('mailed_at'),
   },
   (t) => [
-    index('conversation_messages_conversation_idx').on(t.conversationId, t.createdAt, t.id),
+    index('conversation_messages_conversation_idx').on(t.conversationId, t.createdAt, t.seq),
     uniqueIndex('conversation_messages_client_message_idx').on(t.conversationId, t.clientMessageId),
     index('conversation_messages_unseen_idx').on(t.createdAt).where(sql`author = 'agent' AND seen_at IS NULL AND mailed_at IS NULL`),
   ],

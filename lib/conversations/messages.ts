@@ -56,6 +56,8 @@ export type StoredMessage = {
   text: string;
   created_at: string;
   sort_at: string;
+  /** Orders stored messages of the same instant. */
+  seq: number;
 };
 /** An attachment row; `message_id` null while it is not attached to a message yet. */
 export type AttachmentOfMessage = MessageAttachment & { message_id: string | null };
@@ -65,7 +67,7 @@ export type AttachmentOfMessage = MessageAttachment & { message_id: string | nul
  * oldest first) gives its question (author `visitor`) then its answer (author `ai`), each with
  * its attachments in the order given; `stored` messages (members', system, notes, visitors' while
  * a person handles it) are merged in by `sort_at`, then a response before a stored message, then
- * id. A reader a visitor sees leaves notes out of `stored`.
+ * seq (stored) or id (responses). A reader a visitor sees leaves notes out of `stored`.
  */
 export function messagesOf(turns: ResponseTurn[], attachments: AttachmentOfMessage[], stored: StoredMessage[] = []): ConversationMessage[] {
   const byMessage = new Map<string, MessageAttachment[]>();
@@ -107,12 +109,12 @@ export function messagesOf(turns: ResponseTurn[], attachments: AttachmentOfMessa
     ];
   };
   if (stored.length === 0) return turns.flatMap(fromTurns);
-  type Unit = { key: string; rank: number; id: string; messages: ConversationMessage[] };
+  type Unit = { key: string; rank: number; seq: number; id: string; messages: ConversationMessage[] };
   const units: Unit[] = [
-    ...turns.map((r) => ({ key: r.sort_at ?? r.created_at, rank: 0, id: r.id, messages: fromTurns(r) })),
-    ...stored.map((m) => ({ key: m.sort_at, rank: 1, id: m.id, messages: [fromStored(m, byMessage)] })),
+    ...turns.map((r) => ({ key: r.sort_at ?? r.created_at, rank: 0, seq: 0, id: r.id, messages: fromTurns(r) })),
+    ...stored.map((m) => ({ key: m.sort_at, rank: 1, seq: m.seq, id: m.id, messages: [fromStored(m, byMessage)] })),
   ];
-  units.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.rank - b.rank || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
+  units.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.rank - b.rank || a.seq - b.seq || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
   return units.flatMap((u) => u.messages);
 }
 

@@ -66,14 +66,14 @@ it('the API keeps its public shape: role user|assistant, the same keys in the sa
   assert.deepEqual((['visitor', 'ai', 'agent', 'system', 'note'] as const).map(roleOf), ['user', 'assistant', 'assistant', 'assistant', 'assistant']);
 });
 
-it('stored messages merge with the responses by time, a response first on a tie, then by id; they keep their author and name', () => {
+it('stored messages merge with the responses by time, a response first on a tie, then by seq; they keep their author and name', () => {
   const at = (n: number, ms = 0) => `2026-01-0${n} 10:00:00.${String(ms).padStart(6, '0')}`;
   const turns = [turn(1, { sort_at: at(1) }), turn(3, { sort_at: at(3) })];
   const stored = [
-    { id: ids(402), author: 'agent' as const, author_name: 'Ann', text: 'hello', created_at: '2026-01-02 10:00:00', sort_at: at(2, 5) },
-    { id: ids(401), author: 'system' as const, author_name: null, text: 'Ann joined', created_at: '2026-01-02 10:00:00', sort_at: at(2, 5) },
-    { id: ids(403), author: 'note' as const, author_name: 'Ann', text: 'vip', created_at: '2026-01-03 10:00:00', sort_at: at(3) },
-    { id: ids(404), author: 'visitor' as const, author_name: null, text: 'thanks', created_at: '2026-01-04 10:00:00', sort_at: at(4) },
+    { id: ids(402), author: 'agent' as const, author_name: 'Ann', text: 'hello', created_at: '2026-01-02 10:00:00', sort_at: at(2, 5), seq: 2 },
+    { id: ids(401), author: 'system' as const, author_name: null, text: 'Ann joined', created_at: '2026-01-02 10:00:00', sort_at: at(2, 5), seq: 1 },
+    { id: ids(403), author: 'note' as const, author_name: 'Ann', text: 'vip', created_at: '2026-01-03 10:00:00', sort_at: at(3), seq: 3 },
+    { id: ids(404), author: 'visitor' as const, author_name: null, text: 'thanks', created_at: '2026-01-04 10:00:00', sort_at: at(4), seq: 4 },
   ];
   const messages = messagesOf(turns, [], stored);
   assert.deepEqual(
