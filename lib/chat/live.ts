@@ -40,7 +40,7 @@ function liveKey(conversationId: string): string {
  * then drop the original, which arrives with the same seq.
  */
 export function publish(event: ServerEvent): void {
-  if (event.type === 'answer.delta' || event.type === 'agent.typing') remember(event);
+  if (event.type === 'answer.delta') remember(event); // not agent.typing: a resume never replays an old "is typing"
   const nsp = state().nsp;
   const legacy = legacyEvent(event);
   if (legacy) nsp?.to(legacyRoomOf(event.conversation_id)).emit('event', legacy);
