@@ -272,7 +272,14 @@ export async function history(claims: WidgetClaims, join: JoinRoom, req: ClientR
   });
   const declined = new Set(turns.filter((t) => t.declined).map((t) => t.id));
   const messages = messagesOf(turns, [], stored).map((m) => toHistoryMessage(m, showSources, declined));
-  return { conversation_id: req.conversation_id, last_seq: conv.last_seq, messages: legacy ? legacyHistory(messages) : messages, more };
+  return {
+    conversation_id: req.conversation_id,
+    last_seq: conv.last_seq,
+    status: conv.status,
+    handled_by: conv.handled_by,
+    messages: legacy ? legacyHistory(messages) : messages,
+    more,
+  };
 }
 
 /** A message as the widget's history gives it; an answer's sources only when the account shows them. */

@@ -82,7 +82,8 @@ function decode(token: string): Claims | null {
 export type Handlers = {
   event: (e: ServerEvent) => void;
   session: (s: SessionInfo) => void;
-  restored: (messages: HistoryMessage[]) => void;
+  /** The conversation's messages after a reload, and who handles it now (servers before 2.1 do not say). */
+  restored: (messages: HistoryMessage[], handledBy?: 'ai' | 'human') => void;
 };
 
 export class ChatClient {
@@ -354,12 +355,14 @@ export class ChatClient {
     this.state.set({ connectionStatus: 'connected', error: null });
     if (!this.conversationId) return;
     if (first) {
-      const hist = await this.request<{ messages: HistoryMessage[]; last_seq: number }>('history', { conversation_id: this.conversationId });
+      const hist = await this.request<{ messages: HistoryMessage[]; last_seq: number; handled_by?: 'ai' | 'human' }>('history', {
+        conversation_id: this.conversationId,
+      });
       if (!hist.ok) {
         this.forgetConversation();
         return;
       }
-      this.h.restored(hist.messages);
+      this.h.restored(hist.messages, hist.handled_by);
     }
     await this.resume(this.conversationId);
   }

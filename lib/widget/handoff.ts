@@ -66,10 +66,11 @@ export class Handoff {
     return this.enabled && this.handledBy === 'ai';
   }
 
-  /** "Talk to a person" under a declined answer or after a Dislike; null when handoff is off. */
-  offer(): HTMLElement | null {
-    if (!this.offerable()) return null;
-    return this.offerButton('inline');
+  /** "Talk to a person" under a declined answer or after a Dislike; shown while handoff is on and the AI answers. */
+  offer(): HTMLElement {
+    const b = this.offerButton('inline');
+    b.hidden = !this.offerable();
+    return b;
   }
 
   private offerButton(where: 'inline' | 'menuitem'): HTMLButtonElement {
@@ -106,7 +107,7 @@ export class Handoff {
     }
   }
 
-  private setHandledBy(h: 'ai' | 'human') {
+  setHandledBy(h: 'ai' | 'human') {
     this.handledBy = h;
     for (const b of this.host.log.querySelectorAll<HTMLElement>('.handoff-offer')) b.hidden = !this.offerable();
   }

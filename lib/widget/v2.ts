@@ -70,7 +70,10 @@ class SvcChatWidget extends HTMLElement {
         this.session = s;
         this.handoff.setEnabled(s.handoff?.enabled === true);
       },
-      restored: (m) => this.restore(m),
+      restored: (m, handledBy) => {
+        if (handledBy) this.handoff.setHandledBy(handledBy);
+        this.restore(m);
+      },
     });
     state.subscribe((s) => this.reflect(s));
   }
@@ -346,7 +349,7 @@ class SvcChatWidget extends HTMLElement {
     const titles = [...new Set((sources ?? []).map((s) => s.title).filter((t) => typeof t === 'string' && t))];
     if (titles.length) b.bot.append(el('div', { class: 'sources' }, `Sources: ${titles.join(', ')}`));
     if (b.responseId) b.bot.append(this.feedbackButtons(b.responseId, feedback?.mine ?? null));
-    if (declined) b.bot.append(this.handoff.offer() ?? '');
+    if (declined) b.bot.append(this.handoff.offer());
     this.scrollToEnd();
   }
 
@@ -362,7 +365,7 @@ class SvcChatWidget extends HTMLElement {
       like.setAttribute('aria-pressed', String(r.mine === 'like'));
       dislike.setAttribute('aria-pressed', String(r.mine === 'dislike'));
       const bubble = like.closest('.msg');
-      if (r.mine === 'dislike' && bubble && !bubble.querySelector('.handoff-offer')) bubble.append(this.handoff.offer() ?? '');
+      if (r.mine === 'dislike' && bubble && !bubble.querySelector('.handoff-offer')) bubble.append(this.handoff.offer());
     };
     like.addEventListener('click', () => {
       void set('like');

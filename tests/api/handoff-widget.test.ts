@@ -190,7 +190,8 @@ describe('handoff over the widget socket', () => {
       again.events.map((e) => e.seq),
       [lastSeq + 1, lastSeq + 2, lastSeq + 3],
     );
-    const h = await again.ok<{ messages: HistoryMessage[] }>('history', { conversation_id: id });
+    const h = await again.ok<{ messages: HistoryMessage[]; status: string; handled_by: string }>('history', { conversation_id: id });
+    assert.deepEqual([h.status, h.handled_by], ['Open', 'human']);
     const authors = h.messages.map((m) => [m.author, m.author_name, m.role]);
     assert.deepEqual(authors.slice(0, 2), [
       ['visitor', null, 'user'],

@@ -141,6 +141,13 @@ test.describe('handoff in widget 2.1', () => {
     await expect(inLog(page, 'Connecting you to the team')).toBeVisible();
     const id = await conversationId(page);
     await member('reply', { conversation_id: id, text: 'Done, your order is on its way.' });
+    await expect(inLog(page, 'Done, your order is on its way.')).toBeVisible();
+    // After a reload the history brings the member's message back, under their name.
+    await page.reload();
+    await page.getByRole('button', { name: 'Open chat' }).click();
+    await expect(widget(page).locator('.msg.agent')).toContainText('Dana ReyesDone, your order is on its way.');
+    await expect(inLog(page, 'Dana Reyes joined')).toBeVisible();
+    await waitForStatus(page, 'connected');
     await member('resolve', { conversation_id: id });
     await page.getByRole('button', { name: 'Rate 3 of 5' }).click();
     await expect(inLog(page, 'Thank you for your feedback.')).toBeVisible();
