@@ -7,7 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { randomUUID } from 'node:crypto';
+import { getDb } from '../../db/client';
+import { insertQuestion } from '../../db/queries/chat';
 import { createAdminUser } from '../../lib/accounts/service';
+import { HANDED_OVER } from '../../lib/answers/runner';
 import type { HistoryMessage, ServerEvent } from '../../lib/chat/protocol';
 import { handBack, memberTyping, replyAsMember, resolveConversation, saveHandoffSettings, takeOver, touchDashboard } from '../../lib/conversations/handoff';
 import { DEFAULT_HANDOFF_SETTINGS } from '../../lib/conversations/handoff-contract';
@@ -28,7 +32,8 @@ import {
 let server: TestServer;
 before(
   async () => {
-    server = await startTestServer({ TOKEN_RATE_PER_IP_PER_MINUTE: '100000', TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000' });
+    // Short leases: an answer whose instance died is taken over within a second or two (the take-over test).
+    server = await startTestServer({ TOKEN_RATE_PER_IP_PER_MINUTE: '100000', TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000', CHAT_ANSWER_LEASE_SECONDS: '3' });
   },
   { timeout: 120_000 },
 );
@@ -154,6 +159,36 @@ describe('handoff over the widget socket', () => {
     assert.notEqual(back.handled_by, 'human');
     const done = await visitor.finished(back.response_id);
     assert.match((done as Extract<ServerEvent, { type: 'answer.done' }>).answer, /30 days/);
+  });
+
+  it('an answer still in flight when a member takes over ends as an error, never as the AI speaking after "joined"', async (t) => {
+    const { visitor, member, client } = await setup();
+    t.after(() => visitor.close());
+    const id = await declinedConversation(visitor);
+    // A question whose instance died mid-answer: its lease lapses and a survivor (this server) answers it again.
+    const responseId = randomUUID();
+    const job = {
+      question: 'How long do I have to return a tent?',
+      channel_id: client.channel_id,
+      question_message_id: randomUUID(),
+      answer_message_id: randomUUID(),
+    };
+    const payload = { type: 'question', conversation_id: id, client_message_id: 'orphan', response_id: responseId, text: job.question, attachments: [] };
+    const stored = await insertQuestion(await getDb(), member.accountId, {
+      conversationId: id,
+      responseId,
+      clientMessageId: 'orphan',
+      owner: 'gone',
+      leaseSeconds: 2,
+      job,
+      payload,
+    });
+    assert.ok(stored.seq);
+    await takeOver(member, { conversation_id: id });
+    const end = await visitor.finished(responseId, 15_000);
+    assert.deepEqual([end.type, (end as { message?: string }).message], ['answer.error', HANDED_OVER]);
+    const joined = ofType(visitor, 'agent.joined')[0]!;
+    assert.ok(joined.seq < end.seq);
   });
 
   it('asking for a person in words starts the handoff instead of an answer', async (t) => {
