@@ -1,7 +1,7 @@
 import type { HistoryMessage, ServerEvent } from './protocol';
 
 /**
- * Widgets older than 2.1 (2.0.x, legacy 1.0.x) know only questions and answers. So that a
+ * Widgets 2.0.x (immutable bundles) know only questions and answers. So that a
  * conversation a person takes over loses nothing for them (docs/contracts.md §14), the handoff
  * events they would ignore are sent to them as what they render: a member's message, a join,
  * a leave and the other notices as an answer's delta (shown as the bot's bubble, prefixed by
@@ -9,7 +9,7 @@ import type { HistoryMessage, ServerEvent } from './protocol';
  * message as a `question`. The translated event keeps its seq.
  */
 export function isLegacyWidget(version: unknown): boolean {
-  return typeof version === 'string' && /^(1\.0|2\.0)\.\d{1,3}$/.test(version);
+  return typeof version === 'string' && /^2\.0\.\d{1,3}$/.test(version);
 }
 
 /** The room of a conversation's legacy widgets (they are in its main room too). */
