@@ -17,11 +17,21 @@ export const VIEW_LABELS: Record<InboxView, string> = { waiting: 'Waiting', mine
 /** A member typing shows for this long after the last keystroke (docs/contracts.md §14). */
 export const TYPING_SHOWN_MS = 10_000;
 
+const Uuid = uuidString();
+
 export const InboxRequests = {
   /** One view's first page and every view's count, for this member. */
   'inbox:list': z.object({ view: InboxViewSchema }),
   /** The member is typing a reply: the visitor sees it until a message or TYPING_SHOWN_MS of quiet. */
-  typing: z.object({ conversation_id: uuidString() }),
+  typing: z.object({ conversation_id: Uuid }),
+  // A member's actions on a conversation: each one call of the handoff core, which validates the rest.
+  'conversation:take_over': z.object({ conversation_id: Uuid }),
+  'conversation:assign': z.object({ conversation_id: Uuid, user_id: z.int('must be a member id').positive('must be a member id') }),
+  'conversation:reply': z.object({ conversation_id: Uuid, text: z.string('must be text') }),
+  'conversation:note': z.object({ conversation_id: Uuid, text: z.string('must be text') }),
+  'conversation:hand_back': z.object({ conversation_id: Uuid }),
+  'conversation:resolve': z.object({ conversation_id: Uuid }),
+  'conversation:snooze': z.object({ conversation_id: Uuid, until: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 time' }) }),
 };
 export type InboxRequestName = keyof typeof InboxRequests;
 

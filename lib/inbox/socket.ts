@@ -7,6 +7,7 @@ import { fromDatabaseError, isAppError } from '../core/errors';
 import { describeIssues, issueParams } from '../core/validation';
 import { isDraining, onDrain } from '../core/drain';
 import { MEMBER_TOPIC } from '../team/service';
+import { addNote, assignConversation, handBack, replyAsMember, resolveConversation, snoozeConversation, takeOver } from '../conversations/handoff';
 import { inboxRoom, publishInboxChange, publishMemberTyping } from './live';
 import { listInboxView, memberTyping, refreshDashboard, watchInbox } from './requests';
 import { INBOX_NAMESPACE, InboxRequests, type InboxRefusal, type InboxRequestName } from './protocol';
@@ -99,6 +100,13 @@ export function attachInboxNamespace(io: Server): Namespace {
       );
     });
     handle(socket, 'inbox:list', listInboxView);
+    handle(socket, 'conversation:take_over', (m, r) => takeOver(m, { conversationId: r.conversation_id }));
+    handle(socket, 'conversation:assign', (m, r) => assignConversation(m, { conversationId: r.conversation_id, userId: r.user_id }));
+    handle(socket, 'conversation:reply', (m, r) => replyAsMember(m, { conversationId: r.conversation_id, text: r.text }));
+    handle(socket, 'conversation:note', (m, r) => addNote(m, { conversationId: r.conversation_id, text: r.text }));
+    handle(socket, 'conversation:hand_back', (m, r) => handBack(m, { conversationId: r.conversation_id }));
+    handle(socket, 'conversation:resolve', (m, r) => resolveConversation(m, { conversationId: r.conversation_id }));
+    handle(socket, 'conversation:snooze', (m, r) => snoozeConversation(m, { conversationId: r.conversation_id, until: r.until }));
     handle(socket, 'typing', async (member, req) => {
       const typing = await memberTyping(member, req);
       publishMemberTyping(nsp, member.accountId, {

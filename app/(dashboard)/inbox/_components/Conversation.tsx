@@ -2,9 +2,7 @@
 import { useRouter } from 'next/navigation';
 import { useEffect, useRef, useState, useTransition } from 'react';
 import type { inboxConversationPage } from '@/lib/inbox/requests';
-import type { ActionResult } from '@/lib/dashboard/action-result';
-import { assignAction, handBackAction, noteAction, replyAction, resolveAction, snoozeAction, takeOverAction } from '../actions';
-import { request, useInboxSocket } from './useInboxSocket';
+import { act, request, useInboxSocket } from './useInboxSocket';
 import styles from '../inbox.module.css';
 
 type Page = NonNullable<Awaited<ReturnType<typeof inboxConversationPage>>>;
@@ -70,12 +68,12 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; n
     },
   });
 
-  const run = (fn: () => Promise<ActionResult>, success: string, after?: () => void) =>
+  /** One member action as a socket request; a refusal (the lost "Take over" race) says why. */
+  const run = (name: string, payload: object, success: string, after?: () => void) =>
     start(async () => {
-      const r = await fn();
-      if (r?.ok) after?.();
-      setNotice(r ? { ok: r.ok, text: r.ok ? success : r.error } : null);
-      router.refresh();
+      const r = await act(socket.current, name, { conversation_id: id, ...payload });
+      if (r.ok) after?.();
+      setNotice({ ok: r.ok, text: r.ok ? success : r.error.message });
     });
 
   const onType = (value: string) => {
@@ -89,11 +87,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; n
   const send = (note: boolean) => {
     const body = expand(text, page.replies).trim();
     if (!body) return;
-    run(
-      () => (note ? noteAction(id, body) : replyAction(id, body)),
-      note ? 'Note added.' : 'Sent.',
-      () => setText(''),
-    );
+    run(note ? 'conversation:note' : 'conversation:reply', { text: body }, note ? 'Note added.' : 'Sent.', () => setText(''));
   };
   const matches = text.startsWith('/') ? page.replies.filter((r) => `/${r.shortcut.replace(/^\//, '')}`.startsWith(text.trim())).slice(0, 5) : [];
   const c = page.conversation as typeof page.conversation & { handled_by?: string; assignee?: string | null };
@@ -105,10 +99,10 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; n
         {c.handled_by === 'human' ? `Handled by ${c.assignee ?? 'nobody yet'}` : 'Handled by the AI'}
       </p>
       <div className={styles.actions}>
-        <button type="button" className="btn" disabled={pending} onClick={() => run(() => takeOverAction(id), 'You have taken over.')}>
+        <button type="button" className="btn" disabled={pending} onClick={() => run('conversation:take_over', {}, 'You have taken over.')}>
           Take over
         </button>
-        <form className={styles.inline} action={(f) => run(() => assignAction(id, Number(f.get('assignee'))), 'Assigned.')}>
+        <form className={styles.inline} action={(f) => run('conversation:assign', { user_id: Number(f.get('assignee')) }, 'Assigned.')}>
           <label className={styles.srOnly} htmlFor="assignee">
             Assign to
           </label>
@@ -123,15 +117,15 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; n
             Assign
           </button>
         </form>
-        <button type="button" className="btn secondary" disabled={pending} onClick={() => run(() => handBackAction(id), 'The AI answers again.')}>
+        <button type="button" className="btn secondary" disabled={pending} onClick={() => run('conversation:hand_back', {}, 'The AI answers again.')}>
           Hand back to AI
         </button>
-        <button type="button" className="btn secondary" disabled={pending} onClick={() => run(() => resolveAction(id), 'Resolved.')}>
+        <button type="button" className="btn secondary" disabled={pending} onClick={() => run('conversation:resolve', {}, 'Resolved.')}>
           Resolve
         </button>
         <form
           className={styles.inline}
-          action={(f) => run(() => snoozeAction(id, new Date(Date.now() + Number(f.get('hours')) * 3600_000).toISOString()), 'Snoozed.')}
+          action={(f) => run('conversation:snooze', { until: new Date(Date.now() + Number(f.get('hours')) * 3600_000).toISOString() }, 'Snoozed.')}
         >
           <label className={styles.srOnly} htmlFor="snooze-hours">
             Snooze for

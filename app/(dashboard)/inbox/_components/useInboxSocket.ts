@@ -35,3 +35,17 @@ export function request<T>(socket: Socket | null, name: string, payload: object)
     socket.timeout(10_000).emit(name, payload, (err: Error | null, reply: { ok: boolean } & T) => resolve(err || !reply?.ok ? null : reply));
   });
 }
+
+export type Acted = { ok: true } | { ok: false; error: { code: string; message: string } };
+
+/** A member action: its acknowledgement, or why it could not be sent. */
+export function act(socket: Socket | null, name: string, payload: object): Promise<Acted> {
+  if (!socket?.connected) return Promise.resolve({ ok: false, error: { code: 'unavailable', message: 'Not connected; reconnecting…' } });
+  return new Promise((resolve) => {
+    socket
+      .timeout(15_000)
+      .emit(name, payload, (err: Error | null, reply: Acted) =>
+        resolve(err ? { ok: false, error: { code: 'unavailable', message: 'No answer from the server; try again.' } } : reply),
+      );
+  });
+}
