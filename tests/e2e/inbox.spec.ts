@@ -1,0 +1,115 @@
+/**
+ * The members' inbox in Chromium (docs/contracts.md §14): a visitor asks for a person and the
+ * conversation arrives in "Waiting" without a reload; the member takes over, replies, writes an
+ * internal note, uses a canned reply and resolves. Screenshots and axe at 1366 and 390 px.
+ */
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { io } from 'socket.io-client';
+import { fixtures, screenshot, signIn } from './fixtures';
+
+const f = fixtures();
+test.describe.configure({ mode: 'serial' });
+
+const serious = (r: { violations: Array<{ impact?: string | null; id: string }> }) =>
+  r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+
+/** Screenshots and axe at both widths, back to desktop after. */
+async function lookAt(page: Page, name: string) {
+  for (const [label, width] of [
+    ['desktop', 1366],
+    ['phone', 390],
+  ] as const) {
+    await page.setViewportSize({ width, height: 900 });
+    await screenshot(page, `${name}-${label}`);
+    expect(serious(await new AxeBuilder({ page }).analyze()), `${name} at ${width} px`).toEqual([]);
+  }
+  await page.setViewportSize({ width: 1366, height: 900 });
+}
+
+/** A widget visitor asks for a person in words; resolves once the conversation is Waiting. */
+async function visitorAsksForAPerson(baseURL: string, text: string) {
+  const res = await fetch(`${baseURL}/api/widget/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_id: f.widget.client_id, client_secret: f.widget.client_secret }),
+  });
+  const { access_token: token } = await res.json();
+  const socket = io(`${baseURL}/widget`, { auth: { token }, extraHeaders: { origin: 'http://127.0.0.1:9' }, transports: ['websocket'] });
+  await new Promise<void>((resolve, reject) => {
+    socket.on('connect', resolve);
+    socket.on('connect_error', reject);
+  });
+  const waiting = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the conversation never became Waiting')), 20_000);
+    socket.on('event', (e: { type: string; conversation_id: string }) => {
+      if (e.type === 'handoff.waiting' || e.type === 'handoff.away') {
+        clearTimeout(timer);
+        resolve(e.conversation_id);
+      }
+    });
+  });
+  socket.emit('ask', { client_message_id: `inbox-${Date.now()}`, text }, () => {});
+  return { conversationId: await waiting, close: () => socket.close() };
+}
+
+test('a Waiting conversation arrives live; take over, reply, note, canned reply, resolve', async ({ page, context, baseURL }) => {
+  await context.grantPermissions(['notifications']);
+  await signIn(page, f.alpha.email, f.alpha.password);
+
+  await page.goto('/inbox/replies');
+  await page.getByLabel('Shortcut').fill('thanks');
+  await page.getByLabel('Text').fill('Thanks for waiting! Anything else I can do?');
+  await page.getByRole('button', { name: 'Add reply' }).click();
+  await expect(page.getByRole('region', { name: 'Canned replies' })).toContainText('/thanks');
+  await lookAt(page, 'inbox-replies');
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Inbox' }).click();
+  await expect(page.getByRole('heading', { name: 'Inbox' })).toBeVisible();
+  const views = page.getByRole('navigation', { name: 'Inbox views' });
+  for (const label of ['Waiting', 'Mine', 'Unassigned', 'All open', 'Resolved'])
+    await expect(views.getByRole('link', { name: new RegExp(`^${label} \\d+$`) })).toBeVisible();
+  await expect(page.getByRole('radio', { name: 'Online' })).toBeVisible();
+  await expect(page.getByRole('radio', { name: 'Away' })).toBeVisible();
+  const before = Number((await views.getByRole('link', { name: /^Waiting/ }).textContent())!.replace(/\D/g, ''));
+
+  const question = `Can I speak to a human about order ${Date.now()}?`;
+  const visitor = await visitorAsksForAPerson(baseURL!, question);
+  try {
+    const row = page.getByRole('link', { name: question });
+    await expect(row).toBeVisible({ timeout: 15_000 }); // no reload
+    await expect(views.getByRole('link', { name: /^Waiting/ })).toHaveText(`Waiting ${before + 1}`);
+    await lookAt(page, 'inbox');
+
+    await row.click();
+    await page.waitForURL(`**/inbox/${visitor.conversationId}`);
+    await expect(page.getByRole('region', { name: 'Summary' })).toBeVisible();
+    await lookAt(page, 'inbox-conversation');
+
+    await page.getByRole('button', { name: 'Take over' }).click();
+    await expect(page.getByRole('status')).toHaveText('You have taken over.');
+
+    const reply = page.getByRole('textbox', { name: 'Reply' });
+    await reply.fill('Hello, this is the team. Let me check your order.');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const transcript = page.getByRole('region', { name: 'Transcript' });
+    await expect(transcript).toContainText('Hello, this is the team. Let me check your order.');
+
+    await reply.fill('Customer since 2019; be generous.');
+    await page.getByRole('button', { name: 'Internal note' }).click();
+    await expect(transcript).toContainText('Customer since 2019; be generous.');
+    await expect(transcript.getByText('Internal note')).toBeVisible();
+
+    await reply.fill('/thanks');
+    await expect(page.getByRole('list', { name: 'Canned replies' })).toContainText('Thanks for waiting!');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await expect(transcript).toContainText('Thanks for waiting! Anything else I can do?');
+
+    await page.getByRole('button', { name: 'Resolve' }).click();
+    await expect(page.getByRole('status')).toHaveText('Resolved.');
+    await expect(page.locator('main').getByText('Resolved', { exact: true }).first()).toBeVisible();
+    await lookAt(page, 'inbox-conversation-resolved');
+  } finally {
+    visitor.close();
+  }
+});
