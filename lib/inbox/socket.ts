@@ -1,16 +1,14 @@
 import type { Namespace, Server, Socket } from 'socket.io';
-import type { z } from 'zod';
 import { sessionFromCookieHeader, type DashboardSession } from '../auth/session';
 import { can } from '../auth/roles';
 import { onInvalidation } from '../cache/invalidation';
 import { fromDatabaseError, isAppError } from '../core/errors';
-import { describeIssues, issueParams } from '../core/validation';
 import { isDraining, onDrain } from '../core/drain';
 import { MEMBER_TOPIC } from '../team/service';
-import { addNote, assignConversation, handBack, replyAsMember, resolveConversation, snoozeConversation, takeOver } from '../conversations/handoff';
-import { inboxRoom, publishInboxChange, publishMemberTyping } from './live';
-import { listInboxView, memberTyping, refreshDashboard, watchInbox } from './requests';
-import { INBOX_NAMESPACE, InboxRequests, type InboxRefusal, type InboxRequestName } from './protocol';
+import { setInboxPublisher } from '../conversations/handoff';
+import { inboxRoom, publishInboxChange } from './live';
+import { INBOX_HANDLERS, refreshDashboard } from './requests';
+import { INBOX_NAMESPACE, INBOX_REQUESTS, type InboxRefusal, type InboxRequestName } from './protocol';
 
 /** What an accepted member connection carries (socket.data): the session as last checked. */
 export type InboxSocketData = { member: DashboardSession };
@@ -41,17 +39,12 @@ function errorAck(name: string, e: unknown) {
   return { ok: false, error: { code: 'internal', message: 'Something went wrong; please try again.' } };
 }
 
-type Handler<N extends InboxRequestName> = (member: DashboardSession, req: z.infer<(typeof InboxRequests)[N]>) => Promise<object>;
-
-function handle<N extends InboxRequestName>(socket: Socket, name: N, handler: Handler<N>) {
-  socket.on(name as string, async (payload: unknown, ack: unknown) => {
+/** One request: the session checked (socket.use), the core's answer or its refusal as the acknowledgement. */
+function handle(socket: Socket, name: InboxRequestName) {
+  socket.on(name, async (payload: unknown, ack: unknown) => {
     const reply = typeof ack === 'function' ? (ack as (r: unknown) => void) : () => {};
-    const parsed = InboxRequests[name].safeParse(payload);
-    if (!parsed.success) {
-      return reply({ ok: false, error: { code: 'invalid_request', message: describeIssues(issueParams(parsed.error, { path: 'full', fallback: name })) } });
-    }
     try {
-      reply({ ok: true, ...(await handler((socket.data as InboxSocketData).member, parsed.data as z.infer<(typeof InboxRequests)[N]>)) });
+      reply({ ok: true, ...(await INBOX_HANDLERS[name]((socket.data as InboxSocketData).member, payload)) });
     } catch (e) {
       reply(errorAck(name, e));
     }
@@ -65,7 +58,7 @@ function handle<N extends InboxRequestName>(socket: Socket, name: N, handler: Ha
  */
 export function attachInboxNamespace(io: Server): Namespace {
   const nsp = io.of(INBOX_NAMESPACE);
-  watchInbox(publishInboxChange(nsp));
+  setInboxPublisher(publishInboxChange(nsp));
 
   nsp.use((socket, next) => {
     if (isDraining()) return next(refusal('draining', 'server draining: reconnect to another instance'));
@@ -86,7 +79,7 @@ export function attachInboxNamespace(io: Server): Namespace {
     const data = socket.data as InboxSocketData;
     void socket.join(inboxRoom(data.member.accountId));
     // Every event re-reads the session: the same member of the same account, still allowed.
-    socket.use((_packet, next) => {
+    socket.use((packet, next) => {
       memberOf(socket).then(
         (member) => {
           if (!member || member.userId !== data.member.userId || member.accountId !== data.member.accountId) {
@@ -96,26 +89,19 @@ export function attachInboxNamespace(io: Server): Namespace {
           data.member = member;
           next();
         },
-        (e) => next(fromDatabaseError(e) ? refusal('unavailable', 'service unavailable: retry shortly') : (e as Error)),
+        (e) => {
+          // The session could not be read (the database is away): this request is refused, the socket stays.
+          const ack = packet.at(-1);
+          if (typeof ack === 'function') ack(errorAck(String(packet[0]), e));
+        },
       );
     });
-    handle(socket, 'inbox:list', listInboxView);
-    handle(socket, 'conversation:take_over', (m, r) => takeOver(m, { conversationId: r.conversation_id }));
-    handle(socket, 'conversation:assign', (m, r) => assignConversation(m, { conversationId: r.conversation_id, userId: r.user_id }));
-    handle(socket, 'conversation:reply', (m, r) => replyAsMember(m, { conversationId: r.conversation_id, text: r.text }));
-    handle(socket, 'conversation:note', (m, r) => addNote(m, { conversationId: r.conversation_id, text: r.text }));
-    handle(socket, 'conversation:hand_back', (m, r) => handBack(m, { conversationId: r.conversation_id }));
-    handle(socket, 'conversation:resolve', (m, r) => resolveConversation(m, { conversationId: r.conversation_id }));
-    handle(socket, 'conversation:snooze', (m, r) => snoozeConversation(m, { conversationId: r.conversation_id, until: r.until }));
-    handle(socket, 'typing', async (member, req) => {
-      const typing = await memberTyping(member, req);
-      publishMemberTyping(nsp, member.accountId, {
-        conversation_id: req.conversation_id,
-        user_id: member.userId,
-        name: member.name || member.email.split('@')[0]!,
-        ...typing,
-      });
-      return typing;
+    for (const name of INBOX_REQUESTS) handle(socket, name);
+    socket.onAny((name: unknown, ...args: unknown[]) => {
+      const ack = args.at(-1);
+      if (typeof ack === 'function' && !(INBOX_REQUESTS as readonly unknown[]).includes(name)) {
+        ack({ ok: false, error: { code: 'invalid_request', message: `unknown request ${JSON.stringify(name)}: one of ${INBOX_REQUESTS.join(', ')}` } });
+      }
     });
 
     const seen = () => void refreshDashboard(data.member).catch(() => {});

@@ -15,7 +15,9 @@ import { connectMember, inboxSocket, type InboxMember } from '../helpers/inbox';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { signIn, signOut } from '../helpers/signin';
 import { connectOutcome, sleep, TRANSPORTS } from '../helpers/widget';
-import { waitingConversation, type Actor } from '../helpers/handoff';
+import { waitingConversation, type Member as CoreMember } from '../helpers/handoff';
+
+type Actor = CoreMember & { email: string; name: string };
 
 let server: TestServer;
 before(
@@ -87,7 +89,7 @@ describe('who may connect to /inbox', () => {
       const agent = await member(acct, 'agent');
       const s = await connect(agent, transport);
       const list = await s.ok<{ counts: Record<string, number> }>('inbox:list', { view: 'waiting' });
-      assert.deepEqual(Object.keys(list.counts).sort(), ['mine', 'open', 'resolved', 'unassigned', 'waiting']);
+      assert.deepEqual(Object.keys(list.counts).sort(), ['all_open', 'mine', 'resolved', 'unassigned', 'waiting']);
     });
   }
 });
@@ -99,7 +101,27 @@ describe('requests refuse bad input precisely', () => {
     ['inbox:list with no payload', 'inbox:list', null, 'invalid_request', /./],
     ['typing without a conversation', 'typing', {}, 'invalid_request', /conversation_id/],
     ['typing with a conversation id that is not a UUID', 'typing', { conversation_id: 'abc' }, 'invalid_request', /UUID/],
-    ['typing in an unknown conversation', 'typing', { conversation_id: randomUUID() }, 'not_found', /./],
+    ['typing in an unknown conversation', 'typing', { conversation_id: randomUUID() }, 'not_found', /No conversation/],
+    ['take over an unknown conversation', 'conversation:take_over', { conversation_id: randomUUID() }, 'not_found', /No conversation/],
+    ['take over without a conversation', 'conversation:take_over', {}, 'invalid_request', /conversation_id/],
+    [
+      'assign to a member id that is not a number',
+      'conversation:assign',
+      { conversation_id: randomUUID(), member_id: 'bob' },
+      'invalid_request',
+      /member_id: must be a member id/,
+    ],
+    ['reply with empty text', 'conversation:reply', { conversation_id: randomUUID(), text: '   ' }, 'invalid_request', /text: must not be empty/],
+    ['reply with no text', 'conversation:reply', { conversation_id: randomUUID() }, 'invalid_request', /text/],
+    ['note with a NUL character', 'conversation:note', { conversation_id: randomUUID(), text: 'a\u0000b' }, 'invalid_request', /NUL/],
+    [
+      'snooze until a time that is not ISO 8601',
+      'conversation:snooze',
+      { conversation_id: randomUUID(), until: 'tomorrow' },
+      'invalid_request',
+      /until: must be an ISO 8601 time/,
+    ],
+    ['an unknown request', 'conversation:delete', { conversation_id: randomUUID() }, 'invalid_request', /unknown request "conversation:delete"/],
   ];
   for (const [what, name, payload, code, message] of cases) {
     it(what, async () => {
@@ -122,7 +144,7 @@ describe('live changes reach the members of the account, and only them', () => {
     const [a, b, o] = [await connect(alice), await connect(bob, 'polling'), await connect(other)];
 
     const before = await a.ok<{ counts: Record<string, number> }>('inbox:list', { view: 'waiting' });
-    assert.deepEqual(before.counts, { waiting: 0, mine: 0, unassigned: 0, open: 0, resolved: 0 });
+    assert.deepEqual(before.counts, { waiting: 0, mine: 0, unassigned: 0, all_open: 0, resolved: 0 });
 
     const conv = await waitingConversation(acct.accountId);
     await a.until(() => a.of('inbox:changed', conv.id).length > 0, 'the new Waiting conversation');
@@ -147,10 +169,13 @@ describe('live changes reach the members of the account, and only them', () => {
     await conv.note(bob.actor, 'VIP customer');
     await a.until(() => a.of('inbox:message', conv.id).some((p) => (p.payload.message as { author: string }).author === 'note'), 'the note');
 
-    const typed = await a.ok<{ until: string }>('typing', { conversation_id: conv.id });
-    assert.ok(Date.parse(typed.until) - Date.now() > 8000, 'typing shows for about 10 s');
-    await b.until(() => b.of('inbox:typing', conv.id).some((p) => p.payload.user_id === alice.actor.userId), 'the typing');
-    assert.equal(a.of('inbox:typing', conv.id).length, 1, 'the typist hears their own typing too (their page ignores it)');
+    await a.ok('typing', { conversation_id: conv.id });
+    await b.until(() => b.of('inbox:typing', conv.id).some((p) => p.payload.name === alice.actor.name), 'the typing, under her name');
+    const shown = Date.parse(b.of('inbox:typing', conv.id)[0]!.payload.until as string) - Date.now();
+    assert.ok(shown > 8000 && shown <= 10_000, `typing shows for 10 s (${shown} ms left)`);
+    await a.ok('typing', { conversation_id: conv.id });
+    await sleep(200);
+    assert.equal(b.of('inbox:typing', conv.id).length, 1, 'keystrokes within 3 s are one typing event');
 
     await sleep(300);
     assert.deepEqual(o.pushes, [], 'another account hears nothing');

@@ -64,10 +64,10 @@ describe('the inbox across instances', { skip: !onPostgres && 'needs TEST_DB=pos
       () => onB.socket.of('inbox:message', conv.id).some((p) => (p.payload.message as { text: string }).text === 'Hi from instance A'),
       "A's reply on B",
     );
-    const seen = await onB.socket.ok<{ counts: Record<string, number> }>('inbox:list', { view: 'open' });
+    const seen = await onB.socket.ok<{ counts: Record<string, number> }>('inbox:list', { view: 'all_open' });
     assert.equal(seen.counts.waiting, 0);
     assert.equal(seen.counts.mine, 0, "B's Mine");
-    assert.equal(seen.counts.open, 1);
+    assert.equal(seen.counts.all_open, 1);
   });
 
   it('two members racing "Take over" on two instances: exactly one wins, the other is told who', { timeout: 60_000 }, async () => {

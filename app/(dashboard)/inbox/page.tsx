@@ -1,6 +1,6 @@
 import { requirePageMember } from '@/lib/auth/session';
 import { inboxPage } from '@/lib/inbox/requests';
-import { InboxViewSchema } from '@/lib/inbox/protocol';
+import { VIEW_LABELS } from '@/lib/inbox/protocol';
 import { Availability } from './_components/Availability';
 import { InboxList } from './_components/InboxList';
 
@@ -9,7 +9,8 @@ export const metadata = { title: 'Inbox · svc' };
 /** The members' inbox: views with counts, live through the `/inbox` namespace. */
 export default async function InboxPage({ searchParams }: { searchParams: Promise<{ view?: string | string[] }> }) {
   const member = await requirePageMember('records.read');
-  const view = InboxViewSchema.catch('waiting').parse((await searchParams).view);
+  const asked = (await searchParams).view;
+  const view = VIEW_LABELS.find(([v]) => v === asked)?.[0] ?? 'waiting';
   const { list, availability } = await inboxPage(member, view);
   return (
     <>

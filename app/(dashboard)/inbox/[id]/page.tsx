@@ -2,6 +2,7 @@ import { notFound } from 'next/navigation';
 import { requirePageMember } from '@/lib/auth/session';
 import { inboxConversationPage } from '@/lib/inbox/requests';
 import { Conversation } from '../_components/Conversation';
+import styles from '../inbox.module.css';
 
 export const metadata = { title: 'Conversation · Inbox · svc' };
 
@@ -11,6 +12,7 @@ export default async function InboxConversationPage({ params }: { params: Promis
   const page = await inboxConversationPage(member, (await params).id);
   if (!page) notFound();
   const { conversation: c, summary } = page;
+  const last = summary.answers.at(-1);
   return (
     <>
       <p>
@@ -19,17 +21,24 @@ export default async function InboxConversationPage({ params }: { params: Promis
       <h1>{c.title || '(untitled)'}</h1>
       <section className="panel" aria-label="Summary">
         <h2>Summary</h2>
-        <dl className="summary">
+        <dl className={styles.summary}>
           <dt>Asked</dt>
-          <dd>{summary.asked || '—'}</dd>
-          <dt>{summary.declined ? 'Declined' : 'Answered'}</dt>
-          <dd>{summary.answered || '—'}</dd>
-          {summary.sources.length > 0 && (
-            <>
-              <dt>Sources</dt>
-              <dd>{summary.sources.join(', ')}</dd>
-            </>
-          )}
+          <dd>{summary.asked.length > 0 ? summary.asked.map((q) => <p key={q}>{q}</p>) : '—'}</dd>
+          <dt>The AI</dt>
+          <dd>
+            {summary.answers.length === 0
+              ? 'has not answered'
+              : summary.declined > 0
+                ? `declined ${summary.declined} of ${summary.answers.length} ${summary.answers.length === 1 ? 'answer' : 'answers'}`
+                : `answered ${summary.answers.length === 1 ? 'the question' : `${summary.answers.length} questions`}`}
+            {last && (
+              <p className={styles.quote}>
+                {last.declined && <span className="badge warn">Declined</span>} {last.answer}
+              </p>
+            )}
+          </dd>
+          <dt>Sources</dt>
+          <dd>{summary.sources.length > 0 ? summary.sources.map((s) => s.title).join(', ') : 'none'}</dd>
         </dl>
       </section>
       <Conversation page={page} me={{ userId: member.userId, name: member.name || member.email.split('@')[0]! }} />

@@ -7,7 +7,7 @@ import styles from '../inbox.module.css';
 
 type Page = NonNullable<Awaited<ReturnType<typeof inboxConversationPage>>>;
 type Message = { id: string; author: string; author_name: string | null; text: string; created_at: string; declined?: boolean };
-type Typing = { conversation_id: string; user_id: number; name: string; until: string };
+type Typing = { conversation_id: string; name: string; until: string };
 
 const AUTHOR_LABEL: Record<string, string> = { visitor: 'Visitor', ai: 'AI', system: 'System' };
 const SNOOZE_HOURS = [1, 4, 24] as const;
@@ -64,7 +64,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; n
       if (p.conversation_id === id) router.refresh();
     },
     'inbox:typing': (p: Typing) => {
-      if (p.conversation_id === id && p.user_id !== me.userId) setTyping(p);
+      if (p.conversation_id === id && p.name !== me.name) setTyping(p); // the core names members as visitors see them
     },
   });
 
@@ -102,7 +102,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; n
         <button type="button" className="btn" disabled={pending} onClick={() => run('conversation:take_over', {}, 'You have taken over.')}>
           Take over
         </button>
-        <form className={styles.inline} action={(f) => run('conversation:assign', { user_id: Number(f.get('assignee')) }, 'Assigned.')}>
+        <form className={styles.inline} action={(f) => run('conversation:assign', { member_id: Number(f.get('assignee')) }, 'Assigned.')}>
           <label className={styles.srOnly} htmlFor="assignee">
             Assign to
           </label>

@@ -1,7 +1,7 @@
 'use client';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { listInboxView } from '@/lib/inbox/requests';
-import { INBOX_VIEWS, VIEW_LABELS } from '@/lib/inbox/protocol';
+import { VIEW_LABELS } from '@/lib/inbox/protocol';
 import { request, useInboxSocket } from './useInboxSocket';
 import styles from '../inbox.module.css';
 
@@ -77,9 +77,9 @@ export function InboxList({ initial }: { initial: List }) {
   return (
     <>
       <nav className={styles.views} aria-label="Inbox views">
-        {INBOX_VIEWS.map((v) => (
+        {VIEW_LABELS.map(([v, label]) => (
           <a key={v} href={`/inbox?view=${v}`} aria-current={v === list.view ? 'page' : undefined}>
-            {VIEW_LABELS[v]} <span className={styles.count}>{list.counts[v]}</span>
+            {label} <span className={styles.count}>{list.counts[v]}</span>
           </a>
         ))}
       </nav>
@@ -90,7 +90,7 @@ export function InboxList({ initial }: { initial: List }) {
           </button>
         </p>
       )}
-      <section className={`panel ${styles.list}`} aria-label={`${VIEW_LABELS[list.view]} conversations`}>
+      <section className={`panel ${styles.list}`} aria-label={`${VIEW_LABELS.find(([v]) => v === list.view)?.[1]} conversations`}>
         {list.conversations.length === 0 ? (
           <p className="empty">No conversations here.</p>
         ) : (
@@ -102,10 +102,10 @@ export function InboxList({ initial }: { initial: List }) {
                 </a>
                 <span className={c.status === 'Waiting' ? 'badge warn' : c.status === 'Open' ? 'badge' : 'badge off'}>{c.status}</span>
                 <span className={styles.meta}>
-                  {c.handled_by === 'human' ? (c.assignee ?? 'unassigned') : 'AI'}
+                  {c.handled_by === 'human' ? c.assignee_name || c.assignee || 'Unassigned' : 'AI answers'}
                   {c.waiting_since ? ` · waiting ${ago(c.waiting_since)}` : ''}
                 </span>
-                {c.last_message && <span className={styles.preview}>{c.last_message}</span>}
+                {c.preview && <span className={styles.preview}>{c.preview}</span>}
               </li>
             ))}
           </ul>

@@ -7,7 +7,7 @@ export const metadata = { title: 'Canned replies · Inbox · svc' };
 /** The account's canned replies, typed as `/shortcut` in a conversation's reply box. */
 export default async function CannedRepliesPage() {
   const member = await requirePageMember('records.read');
-  const replies = await listCannedReplies(member.accountId);
+  const replies = await listCannedReplies(member);
   return (
     <>
       <p>
