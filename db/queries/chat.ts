@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
 import { preparedRows } from './prepared';
-import { utcText } from './shared';
+import { preciseUtcText, utcText } from './shared';
 
 /** The conversation if it belongs to this visitor of this account, else null. */
 export async function getVisitorConversation(db: Db, accountId: number, visitorId: string, conversationId: string) {
@@ -169,6 +169,8 @@ export type NewChatResponse = {
   questionMessageId: string;
   answerMessageId: string;
   sources: unknown;
+  /** The engine gave the "no answer" text (docs/contracts.md §12): a stored, queryable fact. */
+  declined: boolean;
 };
 
 /**
@@ -191,9 +193,9 @@ export async function insertChatResponse(
       sql`
     WITH ins AS (
       INSERT INTO responses (id, account_id, conversation_id, channel_id, question, answer, error, client_message_id,
-        question_message_id, answer_message_id, sources, created_at, updated_at)
+        question_message_id, answer_message_id, sources, declined, created_at, updated_at)
       VALUES (${r.id}, ${accountId}, ${r.conversationId}, ${r.channelId}, ${r.question}, ${r.answer}, ${r.error},
-        ${r.clientMessageId}, ${r.questionMessageId}, ${r.answerMessageId}, ${JSON.stringify(r.sources)}::jsonb, now(), now())
+        ${r.clientMessageId}, ${r.questionMessageId}, ${r.answerMessageId}, ${JSON.stringify(r.sources)}::jsonb, ${r.declined}, now(), now())
       ON CONFLICT (conversation_id, client_message_id) DO NOTHING RETURNING id
     ), conv AS (
       UPDATE conversations SET response_count = response_count + 1, updated_at = now(), last_seq = last_seq + 1 + ${seqsBefore}::int
@@ -334,6 +336,7 @@ export type HistoryRow = {
   likes: number;
   dislikes: number;
   created_at: string;
+  sort_at: string;
   my_feedback: number | null;
 };
 
@@ -350,7 +353,7 @@ export async function listVisitorHistory(
     db,
     sql`
     SELECT r.id, r.question, r.answer, r.error, r.sources, r.question_message_id, r.answer_message_id, r.client_message_id,
-      r.likes, r.dislikes, ${utcText(sql`r.created_at`)} AS created_at,
+      r.likes, r.dislikes, ${utcText(sql`r.created_at`)} AS created_at, ${preciseUtcText(sql`r.created_at`)} AS sort_at,
       (SELECT value FROM response_feedback f WHERE f.response_id = r.id AND f.visitor_id = ${visitorId}) AS my_feedback
     FROM responses r WHERE r.conversation_id = ${conversationId} AND r.account_id = ${accountId}
       ${beforeResponseId ? sql`AND (r.created_at, r.id) < (SELECT created_at, id FROM responses WHERE id = ${beforeResponseId} AND conversation_id = ${conversationId})` : sql``}

@@ -96,11 +96,13 @@ function responseLine(format: ExportFormat): SQL {
 
 /**
  * A conversation's messages as a JSON array's inside, as GET /conversation/{id} gives them (the
- * second writer of lib/conversations/messages.ts toApiMessage, kept in SQL so PostgreSQL encodes
- * the export; tests/api/customer-api-export.test.ts holds both byte-identical): each
- * response (oldest first) a user message (its question) then an assistant message (its answer),
- * each with the attachments of that message (oldest first) and their download URL
- * (`urlPrefix` + id + `urlSuffix`, the API's one link builder split around the id).
+ * second writer of lib/conversations/messages.ts messagesOf + toApiMessage, kept in SQL so
+ * PostgreSQL encodes the export; tests/api/customer-api-export.test.ts holds both byte-identical):
+ * each response (oldest first) a user message (its question) then an assistant message (its
+ * answer), merged with the stored messages (conversation_messages, notes included) by created_at,
+ * a response before a stored message, then seq, then id; each with the attachments of that message (oldest
+ * first) and their download URL (`urlPrefix` + id + `urlSuffix`, the API's one link builder split
+ * around the id).
  */
 function messagesJson(url: { prefix: string; suffix: string }): SQL {
   const attachments = (messageId: SQL) => sql`COALESCE((SELECT string_agg(${concat([
@@ -117,25 +119,56 @@ function messagesJson(url: { prefix: string; suffix: string }): SQL {
     '}',
   ])}, ',' ORDER BY a.created_at, a.id)
     FROM attachments a WHERE a.conversation_id = c.id AND a.account_id = c.account_id AND a.message_id = ${messageId}), '')`;
-  const ts = utcText(sql`r.created_at`);
-  const message = (id: SQL, role: string, content: SQL) =>
+  const message = (m: { id: SQL; role: SQL; author: SQL; authorName: SQL; content: SQL; at: SQL; responseId: SQL }) =>
     concat([
       '{"message_id":"',
-      id,
-      `","role":"${role}","content":`,
-      json(content),
+      m.id,
+      '","role":"',
+      m.role,
+      '","author":"',
+      m.author,
+      '","author_name":',
+      m.authorName,
+      ',"content":',
+      json(m.content),
       ',"created_at":"',
-      ts,
-      '","response_id":"',
-      sql`r.id`,
-      '","attachments":[',
-      attachments(id),
+      utcText(m.at),
+      '","response_id":',
+      m.responseId,
+      ',"attachments":[',
+      attachments(m.id),
       ']}',
     ]);
-  return sql`COALESCE((SELECT string_agg(${message(sql`r.question_message_id`, 'user', sql`r.question`)} || ',' ||
-      ${message(sql`r.answer_message_id`, 'assistant', sql`r.answer`)}, ',' ORDER BY r.created_at, r.id)
-    FROM responses r WHERE r.conversation_id = c.id AND r.account_id = c.account_id), '')`;
+  const half = (id: SQL, role: string, author: string, content: SQL) =>
+    message({
+      id,
+      role: sql.raw(quoteText(role)),
+      author: sql.raw(quoteText(author)),
+      authorName: sql`'null'`,
+      content,
+      at: sql`r.created_at`,
+      responseId: sql`'"' || r.id || '"'`,
+    });
+  const stored = message({
+    id: sql`m.id`,
+    role: sql`CASE WHEN m.author = 'visitor' THEN 'user' ELSE 'assistant' END`,
+    author: sql`m.author`,
+    authorName: sql`COALESCE(${json(sql`m.author_name`)}, 'null')`,
+    content: sql`m.text`,
+    at: sql`m.created_at`,
+    responseId: sql`'null'`,
+  });
+  return sql`COALESCE((SELECT string_agg(u.line, ',' ORDER BY u.at, u.rank, u.seq, u.id) FROM (
+      SELECT r.created_at AS at, 0 AS rank, 0::bigint AS seq, r.id, ${half(sql`r.question_message_id`, 'user', 'visitor', sql`r.question`)} || ',' ||
+        ${half(sql`r.answer_message_id`, 'assistant', 'ai', sql`r.answer`)} AS line
+      FROM responses r WHERE r.conversation_id = c.id AND r.account_id = c.account_id
+      UNION ALL
+      SELECT m.created_at, 1, m.seq, m.id, ${stored} FROM conversation_messages m WHERE m.conversation_id = c.id AND m.account_id = c.account_id
+    ) u), '')`;
 }
+
+/** The record's `assignee`: the member's email (db/queries/conversations.ts reads it the same way). */
+const ASSIGNEE = sql`(SELECT au.email FROM admin_users au WHERE au.id = c.assignee_id)`;
 
 function conversationLine(format: ExportFormat, messages: { prefix: string; suffix: string } | null): SQL {
   const created = utcText(sql`c.created_at`);
@@ -161,6 +194,16 @@ function conversationLine(format: ExportFormat, messages: { prefix: string; suff
       created,
       ',',
       updated,
+      ',',
+      sql`c.handled_by`,
+      ',',
+      sql`COALESCE(${csv(ASSIGNEE)}, '')`,
+      ',',
+      sql`COALESCE(${utcText(sql`c.waiting_since`)}, '')`,
+      ',',
+      sql`COALESCE(${utcText(sql`c.resolved_at`)}, '')`,
+      ',',
+      sql`COALESCE(c.csat::text, '')`,
       '\r\n',
     ]);
   }
@@ -185,7 +228,16 @@ function conversationLine(format: ExportFormat, messages: { prefix: string; suff
     created,
     '","updated_at":"',
     updated,
-    '"',
+    '","handled_by":',
+    json(sql`c.handled_by`),
+    ',"assignee":',
+    sql`COALESCE(${json(ASSIGNEE)}, 'null')`,
+    ',"waiting_since":',
+    sql`COALESCE('"' || ${utcText(sql`c.waiting_since`)} || '"', 'null')`,
+    ',"resolved_at":',
+    sql`COALESCE('"' || ${utcText(sql`c.resolved_at`)} || '"', 'null')`,
+    ',"csat":',
+    sql`COALESCE(c.csat::text, 'null')`,
     ...(messages ? [',"messages":[', messagesJson(messages), ']'] : []),
     '}\n',
   ]);

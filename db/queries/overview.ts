@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
+import { preciseUtcText } from './shared';
 
 export async function getAccountTotals(db: Db, accountId: number) {
   const [row] = await rows<{ conversations: number; responses: number; likes: number; dislikes: number; comments: number; channels: number }>(
@@ -60,6 +61,7 @@ export async function getBusiestChannels(db: Db, accountId: number, limit: numbe
 
 export type TranscriptEntry = {
   id: string;
+  sort_at: string;
   question: string;
   answer: string;
   error: string | null;
@@ -77,7 +79,8 @@ export async function listTranscriptEntries(db: Db, accountId: number, conversat
     db,
     sql`
     SELECT id, question, answer, error, sources, likes, dislikes, comments,
-      to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS created_at, question_message_id, answer_message_id
+      to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS created_at, question_message_id, answer_message_id,
+      ${preciseUtcText(sql`created_at`)} AS sort_at
     FROM responses WHERE conversation_id = ${conversationId} AND account_id = ${accountId} ORDER BY created_at, id`,
   );
 }

@@ -19,7 +19,15 @@ export type ResponseRow = {
 export { RESPONSE_SORT_COLUMNS, type ResponseSortKey };
 
 /** `updatedSince`: UTC 'YYYY-MM-DD HH:MM:SS'; responses whose updated_at is at or after it. */
-export type ResponseFilter = { channelIds: number[]; conversationId?: string; query?: string; updatedSince?: string };
+/** `status`/`handledBy`: of the response's conversation (docs/contracts.md §14). */
+export type ResponseFilter = {
+  channelIds: number[];
+  conversationId?: string;
+  query?: string;
+  updatedSince?: string;
+  status?: string;
+  handledBy?: 'ai' | 'human';
+};
 
 const COLUMNS = sql`r.id, r.conversation_id, r.channel_id, r.question, r.answer, r.likes, r.dislikes,
   r.comments, ${utcText(sql`r.created_at`)} AS created_at`;
@@ -41,12 +49,18 @@ export function whereOf(accountId: number, f: ResponseFilter, bind: Bind = asVal
     const p = bind('pattern', containsPattern(f.query));
     conds.push(sql`(r.question ILIKE ${p} OR r.answer ILIKE ${p})`);
   }
+  if (f.status !== undefined || f.handledBy) {
+    const of: SQL[] = [sql`c.id = r.conversation_id`, sql`c.account_id = r.account_id`];
+    if (f.status !== undefined) of.push(sql`c.status = ${bind('status', f.status)}`);
+    if (f.handledBy) of.push(sql`c.handled_by = ${bind('handled_by', f.handledBy)}`);
+    conds.push(sql`EXISTS (SELECT 1 FROM conversations c WHERE ${sql.join(of, sql` AND `)})`);
+  }
   return sql.join(conds, sql` AND `);
 }
 
 /** What of a filter changes the statement text (never a value): which filters, one channel or several. */
 function filterShape(f: ResponseFilter): string {
-  return `${f.channelIds.length > 1 ? 'n' : f.channelIds.length}${f.conversationId ? 'c' : ''}${f.updatedSince ? 'u' : ''}${f.query ? 'q' : ''}`;
+  return `${f.channelIds.length > 1 ? 'n' : f.channelIds.length}${f.conversationId ? 'c' : ''}${f.updatedSince ? 'u' : ''}${f.query ? 'q' : ''}${f.status !== undefined ? 's' : ''}${f.handledBy ? 'h' : ''}`;
 }
 
 /** A page of the account's responses (ties broken by id in the same direction) and the filter's exact total (prepared.ts pageWithTotal). */
@@ -74,7 +88,8 @@ export async function listResponsesWithCount(
  * `updated_since` count rows (the latter on the responses_account_changed_idx index).
  */
 function countSql(accountId: number, f: ResponseFilter, bind: Bind = asValue): SQL {
-  if (f.query || f.updatedSince) return sql`SELECT count(*)::int AS n FROM responses r WHERE ${whereOf(accountId, f, bind)}`;
+  if (f.query || f.updatedSince || f.status !== undefined || f.handledBy)
+    return sql`SELECT count(*)::int AS n FROM responses r WHERE ${whereOf(accountId, f, bind)}`;
   const account = bind('account', accountId);
   if (f.conversationId) {
     const channelCond = f.channelIds.length > 0 ? sql` AND ${isOneOf(sql`channel_id`, f.channelIds, 'channels', bind)}` : sql``;

@@ -56,6 +56,11 @@ export function utcText(column: SQL): SQL {
   return sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
 }
 
+/** UTC with microseconds, 'YYYY-MM-DD HH:MM:SS.UUUUUU': sorts as text exactly as the instants sort (merging two sources). */
+export function preciseUtcText(column: SQL): SQL {
+  return sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US')`;
+}
+
 /** The instant an API timestamp text ('YYYY-MM-DD HH:MM:SS', UTC) names, as a timestamptz. */
 export function fromUtcText(text: string, bind: Bind = asValue): SQL {
   return sql`(${bind('since', text)}::timestamp AT TIME ZONE 'UTC')`;

@@ -53,6 +53,10 @@ export const adminUsers = pgTable(
     totpSecret: text('totp_secret'),
     totpEnabledAt: ts('totp_enabled_at'),
     totpLastStep: bigint('totp_last_step', { mode: 'number' }),
+    /** Handoff: `online` or `away` as the member set it; online counts only with a dashboard seen in the last 10 minutes. */
+    availability: text('availability').notNull().default('online'),
+    dashboardSeenAt: ts('dashboard_seen_at'),
+    notifyEmail: boolean('notify_email').notNull().default(true),
   },
   (t) => [
     uniqueIndex('admin_users_email_idx').on(t.email),
@@ -200,6 +204,18 @@ export const conversations = pgTable(
     clientId: text('client_id'),
     /** Highest sequence number handed out for this conversation's events (see lib/chat). */
     lastSeq: integer('last_seq').notNull().default(0),
+    /** Handoff (docs/decisions/handoff.md): every change goes through lib/conversations/status.ts. */
+    handledBy: text('handled_by').notNull().default('ai'),
+    assigneeId: integer('assignee_id').references(() => adminUsers.id, { onDelete: 'set null' }),
+    waitingSince: ts('waiting_since'),
+    resolvedAt: ts('resolved_at'),
+    snoozedUntil: ts('snoozed_until'),
+    /** The first handoff, never cleared; `first_reply_at` the first member reply after it. */
+    handedOffAt: ts('handed_off_at'),
+    firstReplyAt: ts('first_reply_at'),
+    csat: smallint('csat'),
+    csatComment: text('csat_comment'),
+    visitorEmail: text('visitor_email'),
   },
   (t) => [
     foreignKey({ name: 'conversations_channel_fk', columns: [t.accountId, t.channelId], foreignColumns: [channels.accountId, channels.id] }),
@@ -211,6 +227,16 @@ export const conversations = pgTable(
     index('conversations_account_id_idx').on(t.accountId, t.id),
     index('conversations_channel_created_idx').on(t.channelId, t.createdAt, t.id),
     index('conversations_title_trgm_idx').using('gin', sql`${t.title} gin_trgm_ops`),
+    // The inbox's views: each a partial index in the view's order (db/queries/handoff.ts).
+    index('conversations_waiting_idx').on(t.accountId, t.waitingSince, t.id).where(sql`status = 'Waiting'`),
+    index('conversations_open_idx').on(t.accountId, t.updatedAt, t.id).where(sql`status = 'Open'`),
+    index('conversations_active_assignee_idx').on(t.accountId, t.assigneeId, t.updatedAt, t.id).where(sql`status IN ('Open', 'Waiting', 'Snoozed')`),
+    index('conversations_unassigned_idx')
+      .on(t.accountId, t.updatedAt, t.id)
+      .where(sql`status IN ('Open', 'Waiting', 'Snoozed') AND handled_by = 'human' AND assignee_id IS NULL`),
+    index('conversations_resolved_idx').on(t.accountId, t.resolvedAt, t.id).where(sql`status = 'Resolved'`),
+    index('conversations_snoozed_due_idx').on(t.snoozedUntil).where(sql`status = 'Snoozed'`),
+    index('conversations_account_status_idx').on(t.accountId, t.status, t.createdAt, t.id),
   ],
 );
 
@@ -249,6 +275,8 @@ export const responses = pgTable(
     clientMessageId: text('client_message_id'),
     /** Sources the answer engine used (document ids, names, passages). */
     sources: jsonb('sources'),
+    /** The engine found nothing relevant and gave the "no answer" text (docs/contracts.md §12). */
+    declined: boolean('declined').notNull().default(false),
   },
   (t) => [
     foreignKey({ name: 'responses_channel_fk', columns: [t.accountId, t.channelId], foreignColumns: [channels.accountId, channels.id] }),
@@ -342,6 +370,67 @@ export const widgetSigningKeys = pgTable('widget_signing_keys', {
   createdAt: ts('created_at').notNull().defaultNow(),
   retiredAt: ts('retired_at'),
 });
+
+/**
+ * The messages of a conversation that are not halves of a response (docs/decisions/handoff.md):
+ * `visitor` (while a person handles it), `agent`, `system`, `note` (internal). `client_message_id`
+ * makes a visitor's retry store one row; `seen_at` is when the visitor's widget showed it.
+ */
+export const conversationMessages = pgTable(
+  'conversation_messages',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    /** Orders messages written in the same millisecond (one transaction writes "joined" then the reply). */
+    seq: bigserial('seq', { mode: 'number' }).notNull(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id),
+    author: text('author').notNull(),
+    authorUserId: integer('author_user_id').references(() => adminUsers.id, { onDelete: 'set null' }),
+    authorName: text('author_name'),
+    text: text('text').notNull(),
+    clientMessageId: text('client_message_id'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    seenAt: ts('seen_at'),
+    mailedAt: ts('mailed_at'),
+  },
+  (t) => [
+    index('conversation_messages_conversation_idx').on(t.conversationId, t.createdAt, t.seq),
+    uniqueIndex('conversation_messages_client_message_idx').on(t.conversationId, t.clientMessageId),
+    index('conversation_messages_unseen_idx').on(t.createdAt).where(sql`author = 'agent' AND seen_at IS NULL AND mailed_at IS NULL`),
+  ],
+);
+
+/** Handoff settings of an account (absent row = defaults; `hours` null = open every day, all day). */
+export const handoffSettings = pgTable('handoff_settings', {
+  accountId: integer('account_id')
+    .primaryKey()
+    .references(() => accounts.id),
+  enabled: boolean('enabled').notNull().default(true),
+  timeZone: text('time_zone').notNull().default('UTC'),
+  hours: jsonb('hours'),
+  awayText: text('away_text').notNull().default(''),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/** Canned replies of an account's inbox, typed as `/shortcut`. */
+export const cannedReplies = pgTable(
+  'canned_replies',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    shortcut: text('shortcut').notNull(),
+    text: text('text').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('canned_replies_shortcut_idx').on(t.accountId, t.shortcut)],
+);
 
 /** Persisted conversation events (questions, finished answers, failures, feedback) by sequence. */
 export const conversationEvents = pgTable(

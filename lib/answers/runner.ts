@@ -77,6 +77,7 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
   let text = '';
   let sources: Source[] = [];
   let showSources = true;
+  let declined = false;
   let failure: string | null = null;
   let tail = '';
   try {
@@ -88,6 +89,7 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
     });
     sources = answer.sources;
     showSources = answer.showSources;
+    declined = answer.declined;
     const db = await getDb();
     // Deltas are coalesced: while one takes its seq (a database round trip), the text the engine
     // produces meanwhile waits and goes out as the next delta. The first delta leaves at once; a
@@ -130,7 +132,7 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
     failure = e instanceof EngineError ? e.message : 'The answer could not be produced.';
     if (!(e instanceof EngineError)) console.error(`answer ${a.response_id} failed:`, e);
   }
-  await storeOutcome(a, failure === null ? { answer: text, sources, showSources, tail } : { error: failure });
+  await storeOutcome(a, failure === null ? { answer: text, sources, showSources, declined, tail } : { error: failure });
 }
 
 /**
@@ -141,12 +143,15 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
  * answer's last delta not yet sent, takes the seq before answer.done's in the same statement and
  * is sent just before it.
  */
-async function storeOutcome(a: ClaimedAnswer, outcome: { answer: string; sources: Source[]; showSources: boolean; tail?: string } | { error: string }) {
+async function storeOutcome(
+  a: ClaimedAnswer,
+  outcome: { answer: string; sources: Source[]; showSources: boolean; declined: boolean; tail?: string } | { error: string },
+) {
   const base = { conversation_id: a.conversation_id, client_message_id: a.client_message_id, response_id: a.response_id };
   const draft =
     'error' in outcome
       ? { type: 'answer.error' as const, ...base, message: outcome.error }
-      : { type: 'answer.done' as const, ...base, answer: outcome.answer, sources: outcome.sources };
+      : { type: 'answer.done' as const, ...base, answer: outcome.answer, sources: outcome.sources, declined: outcome.declined };
   const tail = 'tail' in outcome ? outcome.tail : undefined;
   for (let attempt = 0; ; attempt++) {
     try {
@@ -171,6 +176,7 @@ async function storeOutcome(a: ClaimedAnswer, outcome: { answer: string; sources
               questionMessageId: a.job.question_message_id ?? randomUUID(),
               answerMessageId: a.job.answer_message_id ?? randomUUID(),
               sources: 'error' in outcome ? [] : outcome.sources,
+              declined: 'error' in outcome ? false : outcome.declined,
             },
             { kind: draft.type, payload: draft },
             tail ? 1 : 0,

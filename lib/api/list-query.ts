@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../core/errors';
-import { channelIdParam, formatParam, intParam, pageParam, queryParam, sortParam, updatedSinceParam, uuidParam } from './params';
+import { channelIdParam, formatParam, handledByParam, intParam, pageParam, queryParam, sortParam, statusParam, updatedSinceParam, uuidParam } from './params';
 import { describeIssues, issueParams } from '../core/validation';
 
 /** A name the API accepts and the canonical name it stands for (docs/contracts.md §4: canonical wins). */
@@ -18,6 +18,9 @@ export type ListQuery<K extends string> = {
   query?: string;
   /** UTC 'YYYY-MM-DD HH:MM:SS': records with updated_at at or after it. */
   updated_since?: string;
+  /** The conversation's status, matched exactly (imported values too); for responses, their conversation's. */
+  status?: string;
+  handled_by?: 'ai' | 'human';
   format?: 'gridjs';
 };
 
@@ -35,6 +38,14 @@ export function listQuerySchema<K extends string>(sortKeys: readonly [K, ...K[]]
     [CHANNEL_IDS]: z.array(channelIdParam).meta({ description: 'Repeat for several channels; union with channel_id' }).optional(),
     query: queryParam.optional(),
     updated_since: updatedSinceParam.optional(),
+    status: statusParam(
+      withConversationFilter
+        ? 'Only responses of conversations with this status (exact: Open, Waiting, Snoozed, Resolved or an imported value)'
+        : 'Only conversations with this status (exact: Open, Waiting, Snoozed, Resolved or an imported value)',
+    ).optional(),
+    handled_by: handledByParam(
+      withConversationFilter ? 'Only responses of conversations handled by the AI or a person' : 'Only conversations handled by the AI or a person',
+    ).optional(),
     format: formatParam.optional(),
     ...(withConversationFilter ? { conversation_id: uuidParam('Only responses of this conversation').optional() } : {}),
   };
@@ -103,7 +114,7 @@ export function parseSingleQuery(params: URLSearchParams): { format?: 'gridjs' }
 }
 
 /** Canonical order of parameters in next/previous links. */
-const LINK_ORDER = ['order_by', 'sort', 'channel_id', CHANNEL_IDS, 'conversation_id', 'query', 'updated_since', 'format'] as const;
+const LINK_ORDER = ['order_by', 'sort', 'channel_id', CHANNEL_IDS, 'conversation_id', 'query', 'updated_since', 'status', 'handled_by', 'format'] as const;
 
 export function pageLink(basePath: string, q: ListQuery<string>, page: bigint): string {
   const out = new URLSearchParams();

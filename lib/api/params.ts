@@ -42,6 +42,17 @@ export const queryParam = z
   .refine((s) => !s.includes('\u0000'), 'must not contain NUL characters')
   .meta({ description: 'Case-insensitive substring; % and _ are literal' });
 
+/** `status`: a conversation status, matched exactly (svc sets Open, Waiting, Snoozed, Resolved; imports keep theirs). */
+export const statusParam = (description: string) =>
+  z
+    .string()
+    .max(100, 'must be at most 100 characters')
+    .refine((s) => !s.includes('\u0000'), 'must not contain NUL characters')
+    .meta({ description, examples: ['Waiting'] });
+
+/** `handled_by`: who answers the conversation. */
+export const handledByParam = (description: string) => z.enum(['ai', 'human'], { error: 'must be ai or human' }).meta({ description });
+
 /**
  * `updated_since` (incremental sync): a UTC time in the API's one format, checked strictly (no
  * ISO 'T', zone, fraction or date-only form; a real calendar time). Kept as the validated text.

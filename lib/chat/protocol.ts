@@ -6,7 +6,7 @@
  * `conversation:resume` with the last `seq` it saw and receives exactly the events after it.
  */
 import { z } from 'zod';
-import type { ConversationEvent, Source, UploadInfo } from '../conversations/shapes';
+import type { Author, ConversationEvent, Source, UploadInfo } from '../conversations/shapes';
 import { uuidString } from '../core/validation';
 import { MAX_QUESTION_CHARS } from '../limits/text';
 
@@ -92,8 +92,12 @@ export type Ack<T> = ({ ok: true } & T) | { ok: false; error: { code: string; me
 export type HistoryMessage = {
   message_id: string;
   role: 'user' | 'assistant';
+  /** visitor, ai, agent (a member, named by author_name) or system; never note. */
+  author: Author;
+  author_name: string | null;
   content: string;
   created_at: string;
+  /** The answer's response; a message that is not half of one (author agent, system, or visitor while a person handles it) gives its own id. */
   response_id: string;
   error: string | null;
   sources: Source[];

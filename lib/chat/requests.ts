@@ -22,6 +22,7 @@ import { sourcesForVisitors } from '../answers/engine';
 import { answerInBackground, instanceId } from '../answers/runner';
 import { publishEvent, storedEventsAfter, storeEvent } from '../conversations/events';
 import { messagesOf, roleOf, type ConversationMessage } from '../conversations/messages';
+import { listConversationMessages } from '../../db/queries/handoff';
 import { readLive } from './live';
 import { changeWithEvent, recordConversationCreated, recordResponseEvent, webhookEventsCommitted } from '../webhooks/events';
 import type { ClientRequest, HistoryMessage, ServerEvent, UploadInfo } from './protocol';
@@ -185,7 +186,14 @@ export async function history(claims: WidgetClaims, join: JoinRoom, req: ClientR
     effectiveBotSettings(claims.accountId),
   ]);
   const more = page.length > HISTORY_PAGE;
-  const messages = messagesOf(more ? page.slice(1) : page, []).map((m) => toHistoryMessage(m, showSources));
+  const turns = more ? page.slice(1) : page;
+  // The stored messages between this page's responses (never notes): older than `before`, newer than the page's oldest when older pages remain.
+  const stored = await listConversationMessages(await getDb(), claims.accountId, req.conversation_id, {
+    withNotes: false,
+    after: more ? turns[0]?.sort_at : null,
+    beforeResponseId: req.before,
+  });
+  const messages = messagesOf(turns, [], stored).map((m) => toHistoryMessage(m, showSources));
   return { conversation_id: req.conversation_id, last_seq: conv.last_seq, messages, more };
 }
 
@@ -193,12 +201,14 @@ export async function history(claims: WidgetClaims, join: JoinRoom, req: ClientR
 function toHistoryMessage(m: ConversationMessage, showSources: boolean): HistoryMessage {
   return {
     created_at: m.created_at,
-    response_id: m.response_id,
+    response_id: m.response_id ?? m.message_id,
     likes: m.likes,
     dislikes: m.dislikes,
     mine: m.mine,
     message_id: m.message_id,
     role: roleOf(m.author),
+    author: m.author,
+    author_name: m.author_name,
     content: m.content,
     error: m.error,
     sources: sourcesForVisitors(m.sources, showSources),

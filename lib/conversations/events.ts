@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client';
 import { insertConversationEvent, listEventsAfter, nextSeq, type StoredEvent } from '../../db/queries/chat';
-import type { ConversationEvent, EventDraft } from './shapes';
+import type { Author, ConversationEvent, EventDraft, HandledBy } from './shapes';
 import { processSingleton } from '../core/process';
 
 /**
@@ -39,12 +39,51 @@ export async function storeEvent<D extends EventDraft>(tx: Db, draft: D): Promis
   return { ...draft, seq };
 }
 
-/** A live event (an answer's delta): it takes the next seq but no row, and is published at once. */
-export async function appendLiveEvent<D extends Extract<EventDraft, { type: 'answer.delta' }>>(db: Db, draft: D): Promise<void> {
+/** A live event (an answer's delta, a member typing): it takes the next seq but no row, and is published at once. */
+export async function appendLiveEvent<D extends Extract<EventDraft, { type: 'answer.delta' | 'agent.typing' }>>(db: Db, draft: D): Promise<void> {
   publishEvent({ ...draft, seq: await nextSeq(db, draft.conversation_id) });
 }
 
 /** Stored events after `afterSeq`, oldest first, at most `limit` (resume). */
 export async function storedEventsAfter(db: Db, conversationId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
   return listEventsAfter(db, conversationId, afterSeq, limit);
+}
+
+/**
+ * What members see live (the inbox namespace, lib/inbox/, registers with setInboxPublisher): every
+ * committed change of a conversation's handoff state or messages, INCLUDING notes (which never
+ * become conversation events). `kind`: `changed` (status, handler or assignee), `message` (a
+ * visitor's, member's or system message), `note`, `typing`, `rated`.
+ */
+export type InboxEvent = {
+  account_id: number;
+  conversation_id: string;
+  kind: 'changed' | 'message' | 'note' | 'typing' | 'rated';
+  /** For `changed`: the conversation after the change. */
+  conversation?: {
+    status: string;
+    previous_status: string;
+    handled_by: HandledBy;
+    assignee_id: number | null;
+    assignee: string | null;
+    assignee_name: string | null;
+  };
+  /** For `message` and `note`. */
+  message?: { id: string; author: Author; author_name: string | null; text: string; created_at: string };
+  /** For `typing`: the member's name; for `rated`: unset. */
+  name?: string;
+  rating?: number;
+};
+type InboxPublisher = (event: InboxEvent) => void;
+
+const inboxSlot = () => processSingleton('svc.inboxEvents', (): { publish?: InboxPublisher } => ({}));
+
+/** The inbox namespace registers here when attached (per process, like setEventPublisher). */
+export function setInboxPublisher(publish: InboxPublisher | undefined): void {
+  inboxSlot().publish = publish;
+}
+
+/** Publishes to members after the change committed. */
+export function publishInboxEvent(event: InboxEvent): void {
+  inboxSlot().publish?.(event);
 }

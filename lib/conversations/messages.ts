@@ -15,7 +15,10 @@ export type MessageAttachment = z.infer<typeof MessageAttachment>;
 export const ConversationMessage = z.object({
   message_id: z.guid(),
   author: Author,
-  response_id: z.guid(),
+  /** The member's name for `agent` and `note` (the part of the email before @ when unnamed), else null. */
+  author_name: z.string().nullable(),
+  /** The response a question or answer is half of; null for a stored message (docs/decisions/handoff.md). */
+  response_id: z.guid().nullable(),
   content: z.string(),
   created_at: Timestamp,
   error: z.string().nullable(),
@@ -36,6 +39,8 @@ export type ResponseTurn = {
   question_message_id: string;
   answer_message_id: string;
   created_at: string;
+  /** Microsecond UTC text (db/queries/shared.ts preciseUtcText): orders it among stored messages. */
+  sort_at?: string;
   error?: string | null;
   sources?: unknown;
   likes?: number;
@@ -43,15 +48,28 @@ export type ResponseTurn = {
   comments?: number;
   my_feedback?: number | null;
 };
+/** A stored message that is not half of a response (conversation_messages); `sort_at` as ResponseTurn's. */
+export type StoredMessage = {
+  id: string;
+  author: 'visitor' | 'agent' | 'system' | 'note';
+  author_name: string | null;
+  text: string;
+  created_at: string;
+  sort_at: string;
+  /** Orders stored messages of the same instant. */
+  seq: number;
+};
 /** An attachment row; `message_id` null while it is not attached to a message yet. */
 export type AttachmentOfMessage = MessageAttachment & { message_id: string | null };
 
 /**
  * The one builder of a conversation's messages, oldest first: each response (in the order given,
  * oldest first) gives its question (author `visitor`) then its answer (author `ai`), each with
- * its attachments in the order given.
+ * its attachments in the order given; `stored` messages (members', system, notes, visitors' while
+ * a person handles it) are merged in by `sort_at`, then a response before a stored message, then
+ * seq (stored) or id (responses). A reader a visitor sees leaves notes out of `stored`.
  */
-export function messagesOf(turns: ResponseTurn[], attachments: AttachmentOfMessage[]): ConversationMessage[] {
+export function messagesOf(turns: ResponseTurn[], attachments: AttachmentOfMessage[], stored: StoredMessage[] = []): ConversationMessage[] {
   const byMessage = new Map<string, MessageAttachment[]>();
   for (const a of attachments) {
     if (!a.message_id) continue;
@@ -59,8 +77,9 @@ export function messagesOf(turns: ResponseTurn[], attachments: AttachmentOfMessa
     list.push({ id: a.id, filename: a.filename, content_type: a.content_type, size: a.size });
     byMessage.set(a.message_id, list);
   }
-  return turns.flatMap((r) => {
+  const fromTurns = (r: ResponseTurn): ConversationMessage[] => {
     const common = {
+      author_name: null,
       response_id: r.id,
       created_at: r.created_at,
       likes: r.likes ?? 0,
@@ -88,7 +107,33 @@ export function messagesOf(turns: ResponseTurn[], attachments: AttachmentOfMessa
         attachments: byMessage.get(r.answer_message_id) ?? [],
       },
     ];
-  });
+  };
+  if (stored.length === 0) return turns.flatMap(fromTurns);
+  type Unit = { key: string; rank: number; seq: number; id: string; messages: ConversationMessage[] };
+  const units: Unit[] = [
+    ...turns.map((r) => ({ key: r.sort_at ?? r.created_at, rank: 0, seq: 0, id: r.id, messages: fromTurns(r) })),
+    ...stored.map((m) => ({ key: m.sort_at, rank: 1, seq: m.seq, id: m.id, messages: [fromStored(m, byMessage)] })),
+  ];
+  units.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.rank - b.rank || a.seq - b.seq || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
+  return units.flatMap((u) => u.messages);
+}
+
+function fromStored(m: StoredMessage, byMessage: Map<string, MessageAttachment[]>): ConversationMessage {
+  return {
+    message_id: m.id,
+    author: m.author,
+    author_name: m.author_name,
+    response_id: null,
+    content: m.text,
+    created_at: m.created_at,
+    error: null,
+    sources: [],
+    attachments: byMessage.get(m.id) ?? [],
+    likes: 0,
+    dislikes: 0,
+    comments: 0,
+    mine: null,
+  };
 }
 
 /** The public role of an author: the API and the widget speak of `user` and `assistant` only. */
@@ -105,6 +150,8 @@ export function toApiMessage(m: ConversationMessage): Message {
   return {
     message_id: m.message_id,
     role: roleOf(m.author),
+    author: m.author,
+    author_name: m.author_name,
     content: m.content,
     created_at: m.created_at,
     response_id: m.response_id,

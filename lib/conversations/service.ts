@@ -9,7 +9,7 @@ import {
 import { AppError } from '../core/errors';
 import { envelope, gridjsCells, offsetOf, parseListQuery, parseSingleQuery, type Envelope, type ListQuery } from '../api/list-query';
 import { messagesOf, toApiMessage } from './messages';
-import { ConversationListQuery, CONVERSATION_SORT_KEYS, type ConversationRecord, type Message } from './contract';
+import { ConversationListQuery, type CONVERSATION_SORT_KEYS, type ConversationRecord, type Message } from './contract';
 
 type SortKey = (typeof CONVERSATION_SORT_KEYS)[number];
 
@@ -25,12 +25,17 @@ export function toConversationRecord(c: ConversationRow): ConversationRecord {
     account_id: c.account_id,
     created_at: c.created_at,
     updated_at: c.updated_at,
+    handled_by: c.handled_by,
+    assignee: c.assignee,
+    waiting_since: c.waiting_since,
+    resolved_at: c.resolved_at,
+    csat: c.csat,
   };
 }
 
 /** The filter of a parsed list (or export) query: one mapping for both. */
 export function conversationFilterOf(q: ListQuery<string>, channelIds: number[]): ConversationFilter {
-  return { channelIds, query: q.query, updatedSince: q.updated_since };
+  return { channelIds, query: q.query, updatedSince: q.updated_since, status: q.status, handledBy: q.handled_by };
 }
 
 export async function listConversationsPage(accountId: number, params: URLSearchParams, linkPath: string): Promise<Envelope<unknown>> {
@@ -46,12 +51,12 @@ export async function listConversationsPage(accountId: number, params: URLSearch
     offset === null ? null : { limit: q.resultsPerPage, offset, direction: q.sort ?? 'DESC' },
   );
   const records = page.map(toConversationRecord);
-  return envelope(linkPath, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
+  return envelope<unknown>(linkPath, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
 }
 
-/** A conversation's messages as the Customer API gives them (GET /conversation/{id}, the export). */
-export function apiMessagesOf(transcript: ConversationWithTranscriptRow['transcript'], attachments: ConversationWithTranscriptRow['attachments']): Message[] {
-  return messagesOf(transcript, attachments).map(toApiMessage);
+/** A conversation's messages as the Customer API gives them (GET /conversation/{id}, the export), notes included. */
+export function apiMessagesOf(c: Partial<Pick<ConversationWithTranscriptRow, 'transcript' | 'attachments' | 'stored'>>): Message[] {
+  return messagesOf(c.transcript ?? [], c.attachments ?? [], c.stored ?? []).map(toApiMessage);
 }
 
 /** The conversation with its messages, oldest first: each response's question, then its answer. */
@@ -59,7 +64,7 @@ export async function getConversationWithMessages(accountId: number, conversatio
   const { format } = parseSingleQuery(params);
   const conversation = await getConversationWithTranscript(openDb() ?? (await getDb()), accountId, conversationId);
   if (!conversation) throw new AppError('not_found', `No conversation with id ${conversationId}.`);
-  const messages = apiMessagesOf(conversation.transcript, conversation.attachments);
+  const messages = apiMessagesOf(conversation);
   const detail = { ...toConversationRecord(conversation), messages };
   return format === 'gridjs' ? gridjsCells(detail) : detail;
 }

@@ -14,6 +14,7 @@ import { listConversationAttachments } from '../../db/queries/responses';
 import { parseOverviewRange } from './overview-range';
 import { toConversationRecord } from '../conversations/service';
 import { messagesOf } from '../conversations/messages';
+import { listConversationMessages } from '../../db/queries/handoff';
 import { isUuid } from '../core/validation';
 
 /**
@@ -46,12 +47,13 @@ export async function getTranscript(accountId: number, conversationId: string) {
   const db = await getDb();
   const conversation = await getConversationById(db, accountId, conversationId.toLowerCase());
   if (!conversation) return null;
-  const [entries, attachments, comments] = await Promise.all([
+  const [entries, attachments, comments, stored] = await Promise.all([
     listTranscriptEntries(db, accountId, conversation.id),
     listConversationAttachments(db, accountId, conversation.id),
     listCommentsOfConversation(db, accountId, conversation.id),
+    listConversationMessages(db, accountId, conversation.id, { withNotes: true }),
   ]);
-  const messages = messagesOf(entries, attachments).map((m) => ({
+  const messages = messagesOf(entries, attachments, stored).map((m) => ({
     ...m,
     commentTexts: m.author === 'ai' ? comments.filter((c) => c.response_id === m.response_id) : [],
   }));

@@ -371,8 +371,7 @@ export async function exportConversations(accountId: number, params: URLSearchPa
       listConversationsAfter(tx, accountId, filter, sortKey, dir, last && { k: last.sort_k, id: last.id }, EXPORT_PAGE_SIZE, withMessages),
     );
     const encode = encoder(format, CONVERSATION_CSV_COLUMNS);
-    const record = (c: ConversationExportRow) =>
-      withMessages ? { ...toConversationRecord(c), messages: apiMessagesOf(c.transcript ?? [], c.attachments ?? []) } : toConversationRecord(c);
+    const record = (c: ConversationExportRow) => (withMessages ? { ...toConversationRecord(c), messages: apiMessagesOf(c) } : toConversationRecord(c));
     return (kind === 'pglite' ? spooled : streamed)(cursor, (page) => encode(page.map(record)), 'conversations', format, slot);
   });
 }

@@ -2,7 +2,7 @@ import { getDb, openDb } from '../../db/client';
 import { getResponseById, listResponsesWithCount, type ResponseFilter, type ResponseRow } from '../../db/queries/responses';
 import { AppError } from '../core/errors';
 import { envelope, gridjsCells, offsetOf, parseListQuery, parseSingleQuery, type Envelope, type ListQuery } from '../api/list-query';
-import { ResponseListQuery, RESPONSE_SORT_KEYS, type ResponseRecord } from './contract';
+import { ResponseListQuery, type RESPONSE_SORT_KEYS, type ResponseRecord } from './contract';
 
 type SortKey = (typeof RESPONSE_SORT_KEYS)[number];
 
@@ -23,7 +23,7 @@ export function toResponseRecord(r: ResponseRow): ResponseRecord {
 
 /** The filter of a parsed list (or export) query: one mapping for both. */
 export function responseFilterOf(q: ListQuery<string>, channelIds: number[]): ResponseFilter {
-  return { channelIds, conversationId: q.conversation_id, query: q.query, updatedSince: q.updated_since };
+  return { channelIds, conversationId: q.conversation_id, query: q.query, updatedSince: q.updated_since, status: q.status, handledBy: q.handled_by };
 }
 
 /** GET /response for one account: validated parameters in, the page envelope (links to `linkPath`) out. */

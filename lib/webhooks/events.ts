@@ -1,28 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client';
 import { getConversationById } from '../../db/queries/conversations';
 import { getResponseById } from '../../db/queries/responses';
-import { hasSubscribedEndpoint, insertWebhookEvent } from '../../db/queries/webhooks';
+import { hasSubscribedEndpoint } from '../../db/queries/webhooks';
+import { recordWebhookEvent as recordEvent, type WebhookEventType } from '../conversations/outbox';
 import { toConversationRecord } from '../conversations/service';
 import { toResponseRecord } from '../responses/service';
-import type { WebhookEventType } from './rules';
-import { wakeWebhookWorker } from './wake';
 
-/**
- * Records a webhook event in the outbox (docs/contracts.md §11). Call it INSIDE the transaction of the
- * change, after the change: `data` is the record as the Customer API returns it at that moment
- * (the same serializers), so a stop or crash delays a delivery but never loses it. Accounts
- * without a subscribed endpoint write nothing. Returns the number of deliveries queued.
- * `subscribed`: the caller has just asked (changeWithEvent), so the outbox is not asked again.
- */
-async function recordEvent(tx: Db, accountId: number, type: WebhookEventType, conversationId: string, data: () => Promise<object | null>, subscribed: boolean) {
-  if (!subscribed && !(await hasSubscribedEndpoint(tx, accountId, type))) return 0;
-  const record = await data();
-  if (!record) return 0;
-  const id = `msg_${randomUUID().replace(/-/g, '')}`;
-  const body = JSON.stringify({ type, timestamp: new Date().toISOString(), data: record });
-  return insertWebhookEvent(tx, accountId, { id, type, conversationId, body });
-}
+export { webhookEventsCommitted } from '../conversations/outbox';
 
 export function recordConversationCreated(tx: Db, accountId: number, conversationId: string, subscribed = false) {
   return recordEvent(
@@ -82,9 +66,4 @@ export async function changeWithEvent<T>(
     const result = await change(tx);
     return { result, queued: await event(tx, result) };
   });
-}
-
-/** After the transaction committed: local workers look at once (others within their poll interval). */
-export function webhookEventsCommitted(queued: number) {
-  if (queued > 0) wakeWebhookWorker();
 }

@@ -2,8 +2,7 @@ import { getEnv } from '../env';
 
 /** Every rule and limit of webhook delivery (docs/contracts.md §11), in one place. */
 
-export const WEBHOOK_EVENT_TYPES = ['conversation.created', 'response.created', 'response.feedback'] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../conversations/outbox';
 
 /**
  * Waits after failed attempts 1, 2, …, in multiples of WEBHOOK_RETRY_BASE_MS: doubling from 1 to

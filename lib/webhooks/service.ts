@@ -16,7 +16,7 @@ import { AppError } from '../core/errors';
 import { parseWebhookUrl, resolveWebhookTarget, UnsafeAddressError } from './address';
 import { CreateWebhookInput, WebhookDeliveryId, WebhookEndpointId, type WebhookEndpointView } from './contract';
 import { DELIVERY_LOG_LIMIT, HELD_TOO_LONG, MAX_ENDPOINTS_PER_ACCOUNT, REPLAY_HOURS, ROTATION_OVERLAP_HOURS, WEBHOOK_EVENT_TYPES } from './rules';
-import { wakeWebhookWorker } from './wake';
+import { wakeWebhookWorker } from '../conversations/outbox';
 
 /** Webhook endpoints of an account (docs/contracts.md §11): the CLI and the dashboard call these. */
 

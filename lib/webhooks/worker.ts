@@ -25,7 +25,7 @@ import {
   RETENTION_DAYS,
   retryDelayMs,
 } from './rules';
-import { setWebhookWake } from './wake';
+import { setWebhookWake } from '../conversations/outbox';
 import { getEnv } from '../env';
 import { wakeablePause } from '../core/pause';
 

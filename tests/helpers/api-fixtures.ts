@@ -23,8 +23,13 @@ export const CONVERSATION_KEYS = [
   'account_id',
   'created_at',
   'updated_at',
+  'handled_by',
+  'assignee',
+  'waiting_since',
+  'resolved_at',
+  'csat',
 ].sort();
-export const MESSAGE_KEYS = ['message_id', 'role', 'content', 'created_at', 'response_id', 'attachments'].sort();
+export const MESSAGE_KEYS = ['message_id', 'role', 'author', 'author_name', 'content', 'created_at', 'response_id', 'attachments'].sort();
 
 /** 'YYYY-MM-DD HH:MM:SS' (UTC) for 2026-01-01 09:00:00 plus the given seconds. */
 export function ts(seconds: number): string {
@@ -60,6 +65,11 @@ export function expectedConversation(c: ConversationLine, responses: ResponseLin
     account_id: accountId,
     created_at: c.created_at,
     updated_at: c.updated_at,
+    handled_by: 'ai',
+    assignee: null,
+    waiting_since: null,
+    resolved_at: null,
+    csat: null,
   };
 }
 

@@ -53,7 +53,7 @@ it('the API keeps its public shape: role user|assistant, the same keys in the sa
   const api = [toApiMessage(q!), toApiMessage(a!)];
   assert.deepEqual(
     api.map((m) => Object.keys(m)),
-    Array(2).fill(['message_id', 'role', 'content', 'created_at', 'response_id', 'attachments']),
+    Array(2).fill(['message_id', 'role', 'author', 'author_name', 'content', 'created_at', 'response_id', 'attachments']),
   );
   assert.deepEqual(
     api.map((m) => m.role),
@@ -63,5 +63,32 @@ it('the API keeps its public shape: role user|assistant, the same keys in the sa
     { upload_id: ids(301), filename: 'a.pdf', content_type: 'application/pdf', size: 3, url: `/customer-api/v2/attachments/${ids(301)}` },
   ]);
   for (const m of api) assert.equal(Message.safeParse(m).success, true);
-  assert.deepEqual((['visitor', 'ai'] as const).map(roleOf), ['user', 'assistant']);
+  assert.deepEqual((['visitor', 'ai', 'agent', 'system', 'note'] as const).map(roleOf), ['user', 'assistant', 'assistant', 'assistant', 'assistant']);
+});
+
+it('stored messages merge with the responses by time, a response first on a tie, then by seq; they keep their author and name', () => {
+  const at = (n: number, ms = 0) => `2026-01-0${n} 10:00:00.${String(ms).padStart(6, '0')}`;
+  const turns = [turn(1, { sort_at: at(1) }), turn(3, { sort_at: at(3) })];
+  const stored = [
+    { id: ids(402), author: 'agent' as const, author_name: 'Ann', text: 'hello', created_at: '2026-01-02 10:00:00', sort_at: at(2, 5), seq: 2 },
+    { id: ids(401), author: 'system' as const, author_name: null, text: 'Ann joined', created_at: '2026-01-02 10:00:00', sort_at: at(2, 5), seq: 1 },
+    { id: ids(403), author: 'note' as const, author_name: 'Ann', text: 'vip', created_at: '2026-01-03 10:00:00', sort_at: at(3), seq: 3 },
+    { id: ids(404), author: 'visitor' as const, author_name: null, text: 'thanks', created_at: '2026-01-04 10:00:00', sort_at: at(4), seq: 4 },
+  ];
+  const messages = messagesOf(turns, [], stored);
+  assert.deepEqual(
+    messages.map((m) => [m.author, m.content, m.author_name, m.response_id]),
+    [
+      ['visitor', 'q1', null, ids(1)],
+      ['ai', 'a1', null, ids(1)],
+      ['system', 'Ann joined', null, null],
+      ['agent', 'hello', 'Ann', null],
+      ['visitor', 'q3', null, ids(3)],
+      ['ai', 'a3', null, ids(3)],
+      ['note', 'vip', 'Ann', null],
+      ['visitor', 'thanks', null, null],
+    ],
+  );
+  for (const m of messages) assert.equal(ConversationMessage.safeParse(m).success, true);
+  for (const m of messages.map(toApiMessage)) assert.equal(Message.safeParse(m).success, true);
 });

@@ -8,10 +8,13 @@ import { Markdown } from '../../_components/Markdown';
 
 export const metadata = { title: 'Transcript · svc' };
 
-/** Messages grouped by the response they belong to, in order: one article per question and its answer. */
-function byResponse<M extends { response_id: string }>(messages: M[]): Array<{ id: string; pair: M[] }> {
+/** Messages grouped by the response they belong to, in order: one article per question and its answer, or per other message. */
+function byResponse<M extends { response_id: string | null; message_id: string }>(messages: M[]): Array<{ id: string; pair: M[] }> {
   const groups = new Map<string, M[]>();
-  for (const m of messages) groups.set(m.response_id, [...(groups.get(m.response_id) ?? []), m]);
+  for (const m of messages) {
+    const key = m.response_id ?? m.message_id;
+    groups.set(key, [...(groups.get(key) ?? []), m]);
+  }
   return [...groups].map(([id, pair]) => ({ id, pair }));
 }
 
@@ -70,7 +73,19 @@ export default async function TranscriptPage({
         {pageOf.entries.map(({ id: responseId, pair }) => (
           <article key={responseId} id={`r-${responseId}`}>
             {pair.map((m) =>
-              m.author === 'visitor' ? (
+              m.author === 'system' ? (
+                <p className="muted" key={m.message_id}>
+                  <em>{m.content}</em> <span>({m.created_at} UTC)</span>
+                </p>
+              ) : m.author === 'agent' || m.author === 'note' ? (
+                <div className={m.author === 'note' ? 'msg note' : 'msg assistant'} key={m.message_id}>
+                  <div className="meta">
+                    <strong>{m.author === 'note' ? `Internal note · ${m.author_name ?? ''}` : (m.author_name ?? 'Member')}</strong>
+                    <span>{m.created_at} UTC</span>
+                  </div>
+                  <Markdown className="content" text={m.content} />
+                </div>
+              ) : m.author === 'visitor' ? (
                 <div className="msg user" key={m.message_id}>
                   <div className="meta">
                     <strong>Visitor</strong>

@@ -1,0 +1,712 @@
+/**
+ * Human handoff (docs/decisions/handoff.md, docs/contracts.md §14): the one service every door
+ * calls — the widget's socket (visitor side), the inbox's socket and pages (members), the CLI.
+ * Every change of status, handler or assignee goes through the transition table
+ * (./status.ts) under the conversation's row lock; its conversation events, stored messages and
+ * webhook events are written in the same transaction, and published (to visitors through
+ * events.ts, to members through the inbox publisher) only after it commits.
+ */
+import { getDb, type Db } from '../../db/client';
+import { getConversationById } from '../../db/queries/conversations';
+import {
+  countInboxViews,
+  deleteCannedReplyRow,
+  getAccountMember,
+  getAvailabilityFacts,
+  getHandoffSettingsRow,
+  getMessageByClientId,
+  insertCannedReply,
+  insertConversationMessage,
+  listCannedReplyRows,
+  listDueSnoozed,
+  listInboxRows,
+  listSummaryTurns,
+  lockConversationState,
+  markConversationMessagesSeen,
+  setConversationRating,
+  setConversationVisitorEmail,
+  setMemberAvailability,
+  touchMemberDashboard,
+  updateCannedReplyRow,
+  upsertHandoffSettings,
+  writeConversationState,
+  type CannedReplyRow,
+  type HandoffStateRow,
+  type InboxCounts,
+  type InboxRow,
+  type InboxView,
+  type MemberRow,
+  type StoredMessageRow,
+} from '../../db/queries/handoff';
+import { validate } from '../accounts/service';
+import { requireRole, type Role } from '../auth/roles';
+import { AppError } from '../core/errors';
+import { appendLiveEvent, publishEvent, publishInboxEvent, storeEvent, type InboxEvent } from './events';
+import {
+  AssignInput,
+  Availability,
+  CannedReplyId,
+  CannedReplyInput,
+  ConversationRef,
+  DEFAULT_HANDOFF_SETTINGS,
+  HandoffSettings,
+  InboxListInput,
+  MarkSeenInput,
+  MAX_SNOOZE_DAYS,
+  MemberTextInput,
+  RateInput,
+  SnoozeInput,
+  VisitorEmailInput,
+  VisitorMessageInput,
+} from './handoff-contract';
+import { recordWebhookEvent, webhookEventsCommitted } from './outbox';
+import { toConversationRecord } from './service';
+import type { ConversationEvent, EventDraft, Source } from './shapes';
+import { transition, type Action, type Change, type StateOf } from './status';
+
+/** A signed-in member acting on the account's conversations (lib/team's Actor fits). */
+export type Member = { accountId: number; userId: number; role: Role };
+/** The visitor's side: the widget door has checked that the conversation is the visitor's own. */
+export type VisitorConversation = { accountId: number; conversationId: string };
+
+/** What a caller learns of the conversation after an action. */
+export type HandoffState = { conversation_id: string; status: string; handled_by: 'ai' | 'human'; assignee_id: number | null; changed: boolean };
+export type HandoffMessage = { id: string; author: StoredMessageRow['author']; author_name: string | null; text: string; created_at: string };
+
+/** A member as visitors see them: the name, else the part of the email before @. */
+export function displayName(m: { name: string | null; email: string | null }): string {
+  return m.name?.trim() || (m.email ?? '').split('@')[0] || 'A team member';
+}
+
+// ---- the transaction and what it publishes after the commit
+
+type Effects = { events: ConversationEvent[]; inbox: InboxEvent[]; queued: number };
+
+async function inTransaction<T>(fn: (tx: Db, fx: Effects) => Promise<T>): Promise<T> {
+  const db = await getDb();
+  const fx: Effects = { events: [], inbox: [], queued: 0 };
+  const result = await db.transaction(async (tx) => fn(tx as unknown as Db, fx));
+  for (const e of fx.events) publishEvent(e);
+  for (const e of fx.inbox) publishInboxEvent(e);
+  webhookEventsCommitted(fx.queued);
+  return result;
+}
+
+async function event(tx: Db, fx: Effects, draft: EventDraft): Promise<void> {
+  fx.events.push((await storeEvent(tx, draft)) as ConversationEvent);
+}
+
+const stateOf = (s: HandoffStateRow): StateOf => ({ status: s.status, handled_by: s.handled_by, assignee_id: s.assignee_id, waiting: s.waiting, csat: s.csat });
+
+function refusal(action: Action, code: string, s: HandoffStateRow): AppError {
+  if (code === 'taken_by_other')
+    return new AppError('conflict', `${displayName({ name: s.assignee_name, email: s.assignee_email })} has taken over this conversation.`);
+  if (code === 'already_rated') return new AppError('conflict', 'This conversation has been rated already.');
+  const now = `${s.status}${s.status === 'Open' ? ` (${s.handled_by === 'human' ? 'a person handles it' : 'the assistant answers'})` : ''}`;
+  return new AppError('conflict', `Cannot ${action.replace('_', ' ')}: the conversation is ${now}.`);
+}
+
+type Applied = { before: HandoffStateRow; change: Change | null };
+
+/**
+ * Locks the conversation, asks the table and writes the change; a refusal is a conflict that
+ * says what the conversation is now (the race loser of a take-over is told who won).
+ */
+async function apply(
+  tx: Db,
+  accountId: number,
+  conversationId: string,
+  action: Action,
+  actor: { member_id: number | null; target_id?: number },
+  snoozedUntil: string | null = null,
+): Promise<Applied> {
+  const before = await lockConversationState(tx, accountId, conversationId);
+  if (!before) throw new AppError('not_found', `No conversation with id ${conversationId}.`);
+  const outcome = transition(action, stateOf(before), actor);
+  if (outcome.kind === 'refused') throw refusal(action, outcome.code, before);
+  if (outcome.kind === 'unchanged') return { before, change: null };
+  const c = outcome.change;
+  const written = await writeConversationState(
+    tx,
+    accountId,
+    conversationId,
+    { status: before.status, assignee_id: before.assignee_id },
+    {
+      status: c.status,
+      handled_by: c.handled_by,
+      assignee_id: c.assignee_id,
+      waiting: c.waiting,
+      handed_off: c.handed_off,
+      replied: c.replied,
+      snoozed_until: snoozedUntil,
+    },
+  );
+  if (!written) throw new AppError('conflict', 'The conversation changed meanwhile; reload it and try again.');
+  return { before, change: c };
+}
+
+/**
+ * After a change: the widget's `status` event and the `conversation.status_changed` webhook when
+ * the status or the handler changed, and the members' `changed` event whenever anything did.
+ */
+async function changed(tx: Db, fx: Effects, accountId: number, conversationId: string, a: Applied): Promise<void> {
+  const c = a.change;
+  if (!c) return;
+  const moved = c.status !== a.before.status || c.handled_by !== a.before.handled_by;
+  if (moved) {
+    await event(tx, fx, { type: 'status', conversation_id: conversationId, status: c.status, handled_by: c.handled_by });
+    fx.queued += await recordWebhookEvent(tx, accountId, 'conversation.status_changed', conversationId, async () => {
+      const row = await getConversationById(tx, accountId, conversationId);
+      return row && { ...toConversationRecord(row), previous_status: a.before.status };
+    });
+  }
+  const assignee = c.assignee_id === null ? null : c.assignee_id === a.before.assignee_id ? a.before : await getAccountMember(tx, accountId, c.assignee_id);
+  const assigneeEmail = assignee === null ? null : 'assignee_email' in assignee ? assignee.assignee_email : assignee.email;
+  const assigneeName = assignee === null ? null : 'assignee_name' in assignee ? assignee.assignee_name : assignee.name;
+  fx.inbox.push({
+    account_id: accountId,
+    conversation_id: conversationId,
+    kind: 'changed',
+    conversation: {
+      status: c.status,
+      previous_status: a.before.status,
+      handled_by: c.handled_by,
+      assignee_id: c.assignee_id,
+      assignee: assigneeEmail,
+      assignee_name: assigneeName,
+    },
+  });
+}
+
+/** Stores a message; visitor and member messages also go out as the `message.created` webhook, every message to members. */
+async function storeMessage(
+  tx: Db,
+  fx: Effects,
+  accountId: number,
+  conversationId: string,
+  m: { author: StoredMessageRow['author']; authorUserId: number | null; authorName: string | null; text: string; clientMessageId?: string | null },
+): Promise<StoredMessageRow | null> {
+  const row = await insertConversationMessage(tx, accountId, conversationId, { ...m, clientMessageId: m.clientMessageId ?? null });
+  if (!row) return null;
+  const message = toHandoffMessage(row);
+  if (row.author === 'visitor' || row.author === 'agent') {
+    fx.queued += await recordWebhookEvent(tx, accountId, 'message.created', conversationId, async () => ({ conversation_id: conversationId, message }));
+  }
+  fx.inbox.push({ account_id: accountId, conversation_id: conversationId, kind: row.author === 'note' ? 'note' : 'message', message });
+  return row;
+}
+
+const toHandoffMessage = (r: StoredMessageRow): HandoffMessage => ({
+  id: r.id,
+  author: r.author,
+  author_name: r.author_name,
+  text: r.text,
+  created_at: r.created_at,
+});
+
+/** "<name> joined": a system line and the widget's agent.joined. */
+async function joined(tx: Db, fx: Effects, accountId: number, conversationId: string, name: string): Promise<void> {
+  await storeMessage(tx, fx, accountId, conversationId, { author: 'system', authorUserId: null, authorName: null, text: `${name} joined` });
+  await event(tx, fx, { type: 'agent.joined', conversation_id: conversationId, name });
+}
+
+/** A person joins when the conversation passes to a member it was not with. */
+const joinedNow = (a: Applied) =>
+  !!a.change && a.change.handled_by === 'human' && a.change.assignee_id !== null && a.change.assignee_id !== a.before.assignee_id;
+
+async function requireMember(db: Db, member: Member): Promise<MemberRow> {
+  requireRole(member, 'records.read');
+  const row = await getAccountMember(db, member.accountId, member.userId);
+  if (!row) throw new AppError('forbidden', 'You are not a member of this account.');
+  return row;
+}
+
+const stateAfter = (conversationId: string, a: Applied): HandoffState => ({
+  conversation_id: conversationId,
+  status: a.change?.status ?? a.before.status,
+  handled_by: a.change?.handled_by ?? a.before.handled_by,
+  assignee_id: a.change ? a.change.assignee_id : a.before.assignee_id,
+  changed: !!a.change,
+});
+
+// ---- the visitor's side
+
+/**
+ * The visitor asks for a person (the button, words the phrase matcher recognised, or the button
+ * after a declined answer). Idempotent: asking again while Waiting or with a person changes
+ * nothing and publishes nothing. The visitor is told the expected wait when someone is there,
+ * else the away text (handoff.away): the conversation is Waiting either way, so the team finds it.
+ */
+export async function requestHandoff(visitor: VisitorConversation): Promise<HandoffState & { availability: AvailabilityInfo }> {
+  const { accountId, conversationId } = visitor;
+  const db = await getDb();
+  const availability = await availabilityOf(db, accountId, new Date());
+  if (!availability.enabled) throw new AppError('forbidden', 'This account does not offer a person to talk to.');
+  return inTransaction(async (tx, fx) => {
+    const a = await apply(tx, accountId, conversationId, 'request_handoff', { member_id: null });
+    if (a.change) {
+      await changed(tx, fx, accountId, conversationId, a);
+      if (availability.available) {
+        await event(tx, fx, { type: 'handoff.waiting', conversation_id: conversationId, expected_wait_seconds: availability.expected_wait_seconds });
+      } else {
+        await event(tx, fx, { type: 'handoff.away', conversation_id: conversationId, until: availability.until, text: availability.away_text });
+      }
+    }
+    return { ...stateAfter(conversationId, a), availability };
+  });
+}
+
+/**
+ * A visitor's message (idempotent on `client_message_id`). It first moves the conversation per
+ * the table (a Resolved or Snoozed one reopens). While a person handles the conversation the
+ * message is stored here (visitor.message, message.created); when the AI handles it, nothing is
+ * stored and `message` is null: the caller asks the AI as usual (lib/chat's `ask`).
+ */
+export async function storeVisitorMessage(visitor: VisitorConversation, input: unknown): Promise<HandoffState & { message: HandoffMessage | null }> {
+  const v = validate(VisitorMessageInput, { ...(input as object), conversation_id: visitor.conversationId });
+  const { accountId, conversationId } = visitor;
+  return inTransaction(async (tx, fx) => {
+    const first = await getMessageByClientId(tx, accountId, conversationId, v.client_message_id);
+    if (first) {
+      const s = await lockConversationState(tx, accountId, conversationId);
+      if (!s) throw new AppError('not_found', `No conversation with id ${conversationId}.`);
+      return { ...stateAfter(conversationId, { before: s, change: null }), message: toHandoffMessage(first) };
+    }
+    const a = await apply(tx, accountId, conversationId, 'visitor_message', { member_id: null });
+    await changed(tx, fx, accountId, conversationId, a);
+    const after = stateAfter(conversationId, a);
+    if (after.handled_by !== 'human') return { ...after, message: null };
+    const row = await storeMessage(tx, fx, accountId, conversationId, {
+      author: 'visitor',
+      authorUserId: null,
+      authorName: null,
+      text: v.text,
+      clientMessageId: v.client_message_id,
+    });
+    if (!row) throw new AppError('conflict', 'The message was stored meanwhile; send it again.');
+    await event(tx, fx, {
+      type: 'visitor.message',
+      conversation_id: conversationId,
+      message_id: row.id,
+      client_message_id: v.client_message_id,
+      text: row.text,
+      created_at: row.created_at,
+    });
+    return { ...after, message: toHandoffMessage(row) };
+  });
+}
+
+/** The visitor's rating after Resolve, once (csat.submitted). */
+export async function rateConversation(
+  visitor: VisitorConversation,
+  input: unknown,
+): Promise<{ conversation_id: string; rating: number; comment: string | null }> {
+  const v = validate(RateInput, { ...(input as object), conversation_id: visitor.conversationId });
+  const { accountId, conversationId } = visitor;
+  const comment = v.comment ? v.comment : null;
+  return inTransaction(async (tx, fx) => {
+    await apply(tx, accountId, conversationId, 'rate', { member_id: null });
+    const rated = await setConversationRating(tx, accountId, conversationId, v.rating, comment);
+    if (!rated) throw new AppError('conflict', 'This conversation has been rated already.');
+    fx.queued += await recordWebhookEvent(tx, accountId, 'csat.submitted', conversationId, async () => ({
+      conversation_id: conversationId,
+      rating: v.rating,
+      comment,
+      handled_by: rated.handled_by,
+    }));
+    fx.inbox.push({ account_id: accountId, conversation_id: conversationId, kind: 'rated', rating: v.rating });
+    return { conversation_id: conversationId, rating: v.rating, comment };
+  });
+}
+
+/** Where a member's reply the visitor has not seen is mailed (the away case). */
+export async function setVisitorEmail(visitor: VisitorConversation, input: unknown): Promise<{ conversation_id: string; email: string }> {
+  const v = validate(VisitorEmailInput, { ...(input as object), conversation_id: visitor.conversationId });
+  const ok = await setConversationVisitorEmail(await getDb(), visitor.accountId, visitor.conversationId, v.email);
+  if (!ok) throw new AppError('not_found', `No conversation with id ${visitor.conversationId}.`);
+  return { conversation_id: visitor.conversationId, email: v.email };
+}
+
+/** The visitor's widget showed these member and system messages (all of them without `message_ids`); they are not mailed. */
+export async function markMessagesSeen(visitor: VisitorConversation, input: unknown = {}): Promise<{ seen: number }> {
+  const v = validate(MarkSeenInput, { ...(input as object), conversation_id: visitor.conversationId });
+  return { seen: await markConversationMessagesSeen(await getDb(), visitor.accountId, visitor.conversationId, v.message_ids ?? null) };
+}
+
+// ---- members
+
+/** "Take over": the conversation is the member's (a conflict naming the winner when another member holds it). */
+export async function takeOver(member: Member, input: unknown): Promise<HandoffState> {
+  const { conversation_id } = validate(ConversationRef, input);
+  return inTransaction(async (tx, fx) => {
+    const me = await requireMember(tx, member);
+    const a = await apply(tx, member.accountId, conversation_id, 'take_over', { member_id: me.id });
+    await changed(tx, fx, member.accountId, conversation_id, a);
+    if (joinedNow(a)) await joined(tx, fx, member.accountId, conversation_id, displayName(me));
+    return stateAfter(conversation_id, a);
+  });
+}
+
+/** Assigns the conversation to a member of the account (the visitor sees them join). */
+export async function assignConversation(member: Member, input: unknown): Promise<HandoffState> {
+  const v = validate(AssignInput, input);
+  return inTransaction(async (tx, fx) => {
+    await requireMember(tx, member);
+    const target = await getAccountMember(tx, member.accountId, v.member_id);
+    if (!target)
+      throw new AppError('invalid_request', `member_id: no member ${v.member_id} in this account.`, {
+        errors: [{ param: 'member_id', message: 'is not a member of this account' }],
+      });
+    const a = await apply(tx, member.accountId, v.conversation_id, 'assign', { member_id: member.userId, target_id: target.id });
+    await changed(tx, fx, member.accountId, v.conversation_id, a);
+    if (joinedNow(a)) await joined(tx, fx, member.accountId, v.conversation_id, displayName(target));
+    return stateAfter(v.conversation_id, a);
+  });
+}
+
+/** A member's reply to the visitor; a conversation no member holds is taken over first, in the same transaction. */
+export async function replyAsMember(member: Member, input: unknown): Promise<HandoffState & { message: HandoffMessage }> {
+  const v = validate(MemberTextInput, input);
+  return inTransaction(async (tx, fx) => {
+    const me = await requireMember(tx, member);
+    const name = displayName(me);
+    const a = await apply(tx, member.accountId, v.conversation_id, 'reply', { member_id: me.id });
+    await changed(tx, fx, member.accountId, v.conversation_id, a);
+    if (joinedNow(a))
+      await joined(
+        tx,
+        fx,
+        member.accountId,
+        v.conversation_id,
+        displayName(a.change?.assignee_id === me.id ? me : { name: a.before.assignee_name, email: a.before.assignee_email }),
+      );
+    const row = await storeMessage(tx, fx, member.accountId, v.conversation_id, { author: 'agent', authorUserId: me.id, authorName: name, text: v.text });
+    if (!row) throw new Error('a member reply was not stored');
+    await event(tx, fx, { type: 'agent.message', conversation_id: v.conversation_id, message_id: row.id, name, text: row.text, created_at: row.created_at });
+    return { ...stateAfter(v.conversation_id, a), message: toHandoffMessage(row) };
+  });
+}
+
+/** An internal note: stored and sent to members only, never a conversation event or a webhook. */
+export async function addNote(member: Member, input: unknown): Promise<{ conversation_id: string; message: HandoffMessage }> {
+  const v = validate(MemberTextInput, input);
+  return inTransaction(async (tx, fx) => {
+    const me = await requireMember(tx, member);
+    await apply(tx, member.accountId, v.conversation_id, 'note', { member_id: me.id });
+    const row = await storeMessage(tx, fx, member.accountId, v.conversation_id, {
+      author: 'note',
+      authorUserId: me.id,
+      authorName: displayName(me),
+      text: v.text,
+    });
+    if (!row) throw new Error('a note was not stored');
+    return { conversation_id: v.conversation_id, message: toHandoffMessage(row) };
+  });
+}
+
+/** "Hand back to AI": the person leaves ("<name> left — the assistant is back"). */
+export async function handBack(member: Member, input: unknown): Promise<HandoffState> {
+  const { conversation_id } = validate(ConversationRef, input);
+  return inTransaction(async (tx, fx) => {
+    const me = await requireMember(tx, member);
+    const a = await apply(tx, member.accountId, conversation_id, 'hand_back', { member_id: me.id });
+    await changed(tx, fx, member.accountId, conversation_id, a);
+    const name = a.before.assignee_id !== null ? displayName({ name: a.before.assignee_name, email: a.before.assignee_email }) : displayName(me);
+    await storeMessage(tx, fx, member.accountId, conversation_id, {
+      author: 'system',
+      authorUserId: null,
+      authorName: null,
+      text: `${name} left — the assistant is back`,
+    });
+    await event(tx, fx, { type: 'agent.left', conversation_id, name });
+    return stateAfter(conversation_id, a);
+  });
+}
+
+/** "Resolve": the visitor is asked for a rating (conversation.resolved). */
+export async function resolveConversation(member: Member, input: unknown): Promise<HandoffState> {
+  const { conversation_id } = validate(ConversationRef, input);
+  return inTransaction(async (tx, fx) => {
+    const me = await requireMember(tx, member);
+    const a = await apply(tx, member.accountId, conversation_id, 'resolve', { member_id: me.id });
+    await changed(tx, fx, member.accountId, conversation_id, a);
+    await storeMessage(tx, fx, member.accountId, conversation_id, { author: 'system', authorUserId: null, authorName: null, text: 'Conversation resolved' });
+    await event(tx, fx, { type: 'conversation.resolved', conversation_id });
+    return stateAfter(conversation_id, a);
+  });
+}
+
+/** "Snooze" until a time (in the future, at most MAX_SNOOZE_DAYS away); it wakes then or at the visitor's next message. */
+export async function snoozeConversation(member: Member, input: unknown, now = new Date()): Promise<HandoffState & { snoozed_until: string }> {
+  const v = validate(SnoozeInput, input);
+  const until = new Date(v.until);
+  if (until.getTime() <= now.getTime() || until.getTime() > now.getTime() + MAX_SNOOZE_DAYS * 86_400_000) {
+    throw new AppError('invalid_request', `until: must be in the future and at most ${MAX_SNOOZE_DAYS} days away.`, {
+      errors: [{ param: 'until', message: `must be in the future and at most ${MAX_SNOOZE_DAYS} days away` }],
+    });
+  }
+  return inTransaction(async (tx, fx) => {
+    const me = await requireMember(tx, member);
+    const a = await apply(tx, member.accountId, v.conversation_id, 'snooze', { member_id: me.id }, until.toISOString());
+    await changed(tx, fx, member.accountId, v.conversation_id, a);
+    return { ...stateAfter(v.conversation_id, a), snoozed_until: until.toISOString() };
+  });
+}
+
+/**
+ * The sweeper: wakes snoozed conversations whose time has come (`now` or earlier), each in its
+ * own transaction; one that changed meanwhile (woken by the visitor, re-snoozed) is skipped.
+ * Returns how many it woke.
+ */
+export async function wakeSnoozedConversations(o: { now?: Date; limit?: number } = {}): Promise<number> {
+  const now = o.now ?? new Date();
+  const due = await listDueSnoozed(await getDb(), now.toISOString(), o.limit ?? 100);
+  let woken = 0;
+  for (const d of due) {
+    try {
+      await inTransaction(async (tx, fx) => {
+        const s = await lockConversationState(tx, d.account_id, d.id);
+        if (s?.status !== 'Snoozed' || s.snoozed_until_ms === null || s.snoozed_until_ms > now.getTime()) return;
+        const a = await apply(tx, d.account_id, d.id, 'wake', { member_id: null });
+        await changed(tx, fx, d.account_id, d.id, a);
+        woken++;
+      });
+    } catch (e) {
+      if (!(e instanceof AppError && e.code === 'conflict')) throw e;
+    }
+  }
+  return woken;
+}
+
+/** The member is typing: a live event to the visitor (no row), named like their messages. */
+export async function memberTyping(member: Member, input: unknown): Promise<void> {
+  const { conversation_id } = validate(ConversationRef, input);
+  const db = await getDb();
+  const me = await requireMember(db, member);
+  const s = await getConversationById(db, member.accountId, conversation_id);
+  if (!s) throw new AppError('not_found', `No conversation with id ${conversation_id}.`);
+  await appendLiveEvent(db, { type: 'agent.typing', conversation_id, name: displayName(me) });
+  publishInboxEvent({ account_id: member.accountId, conversation_id, kind: 'typing', name: displayName(me) });
+}
+
+// ---- availability and settings
+
+export type AvailabilityInfo = {
+  /** The account offers a person at all (handoff on). */
+  enabled: boolean;
+  /** A person is promised now: handoff on, within office hours, a member online. */
+  available: boolean;
+  /** When not available because of office hours: the next opening (ISO 8601, UTC); else null. */
+  until: string | null;
+  away_text: string;
+  /** The median first response of the last 7 days (seconds), when available and known. */
+  expected_wait_seconds: number | null;
+};
+
+/** Members count as online with a dashboard seen this recently (and availability `online`). */
+export const ONLINE_WITHIN_SECONDS = 600;
+const EXPECTED_WAIT_DAYS = 7;
+
+/** The wall time in a time zone: weekday (0 = Monday) and minutes since midnight. */
+function wallTime(at: Date, timeZone: string): { day: number; minutes: number; y: number; m: number; d: number } {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    weekday: 'short',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    hourCycle: 'h23',
+  }).formatToParts(at);
+  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
+  const day = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].indexOf(get('weekday'));
+  return { day, minutes: Number(get('hour')) * 60 + Number(get('minute')), y: Number(get('year')), m: Number(get('month')), d: Number(get('day')) };
+}
+
+/** The instant of a wall time in a time zone (two passes settle the zone's offset, DST included). */
+function instantOf(y: number, m: number, d: number, minutes: number, timeZone: string): Date {
+  const guess = Date.UTC(y, m - 1, d, 0, minutes);
+  let t = guess;
+  for (let i = 0; i < 2; i++) {
+    const w = wallTime(new Date(t), timeZone);
+    const asUtc = Date.UTC(w.y, w.m - 1, w.d, 0, w.minutes);
+    t += guess - asUtc;
+  }
+  return new Date(t);
+}
+
+const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+
+/** Whether `now` is within office hours, and if not the next opening (null: none in the coming week). */
+export function officeHours(s: HandoffSettings, now: Date): { open: boolean; next: Date | null } {
+  const w = wallTime(now, s.time_zone);
+  const today = s.hours[w.day];
+  if (today?.open && minutesOf(today.opens) <= w.minutes && w.minutes < minutesOf(today.closes)) return { open: true, next: null };
+  for (let ahead = 0; ahead <= 7; ahead++) {
+    const day = s.hours[(w.day + ahead) % 7];
+    if (!day?.open) continue;
+    const opens = minutesOf(day.opens);
+    if (ahead === 0 && opens <= w.minutes) continue;
+    const date = new Date(Date.UTC(w.y, w.m - 1, w.d + ahead));
+    return { open: false, next: instantOf(date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate(), opens, s.time_zone) };
+  }
+  return { open: false, next: null };
+}
+
+/**
+ * "Is anyone there?" (docs/decisions/handoff.md): a person is promised only with handoff on, within
+ * office hours in the account's IANA time zone, and a member `online` with a dashboard seen in the
+ * last 10 minutes. Expected wait: the median first response of the last 7 days, null when none.
+ */
+export async function availabilityOf(db: Db, accountId: number, now: Date): Promise<AvailabilityInfo> {
+  const s = await readSettings(db, accountId);
+  if (!s.enabled) return { enabled: false, available: false, until: null, away_text: s.away_text, expected_wait_seconds: null };
+  const hours = officeHours(s, now);
+  const facts = await getAvailabilityFacts(db, accountId, ONLINE_WITHIN_SECONDS, EXPECTED_WAIT_DAYS);
+  const available = hours.open && facts.online > 0;
+  return {
+    enabled: true,
+    available,
+    until: hours.open ? null : (hours.next?.toISOString() ?? null),
+    away_text: s.away_text,
+    expected_wait_seconds: available && facts.median_first_response !== null ? Math.round(facts.median_first_response) : null,
+  };
+}
+
+async function readSettings(db: Db, accountId: number): Promise<HandoffSettings> {
+  const row = await getHandoffSettingsRow(db, accountId);
+  if (!row) return DEFAULT_HANDOFF_SETTINGS;
+  const parsed = HandoffSettings.safeParse({ ...row, hours: row.hours ?? DEFAULT_HANDOFF_SETTINGS.hours });
+  return parsed.success ? parsed.data : { ...DEFAULT_HANDOFF_SETTINGS, enabled: row.enabled, away_text: row.away_text };
+}
+
+/** The account's handoff settings (the defaults when never saved). */
+export async function getHandoffSettings(accountId: number): Promise<HandoffSettings> {
+  return readSettings(await getDb(), accountId);
+}
+
+/** Saves the handoff settings (owner and admins: they are bot settings). */
+export async function saveHandoffSettings(member: Member, input: unknown): Promise<HandoffSettings> {
+  requireRole(member, 'bot.manage');
+  const v = validate(HandoffSettings, input);
+  await upsertHandoffSettings(await getDb(), member.accountId, v);
+  return v;
+}
+
+export async function setAvailability(member: Member, availability: unknown): Promise<{ availability: Availability }> {
+  const v = validate(Availability, availability);
+  if (!(await setMemberAvailability(await getDb(), member.accountId, member.userId, v)))
+    throw new AppError('forbidden', 'You are not a member of this account.');
+  return { availability: v };
+}
+
+/** A dashboard socket of the member is open: they count as online for the next 10 minutes. */
+export async function touchDashboard(member: Member): Promise<void> {
+  await touchMemberDashboard(await getDb(), member.accountId, member.userId);
+}
+
+// ---- the inbox
+
+export type InboxPage = { view: InboxView; conversations: InboxItem[]; next_cursor: string | null };
+export type InboxItem = Omit<InboxRow, 'sort_k'>;
+
+const encodeCursor = (r: InboxRow) => Buffer.from(JSON.stringify([r.sort_k, r.id])).toString('base64url');
+function decodeCursor(cursor: string): { k: string; id: string } {
+  try {
+    const [k, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
+    if (typeof k === 'string' && /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/.test(k) && typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id)) return { k, id };
+  } catch {}
+  throw new AppError('invalid_request', 'cursor: is not a cursor this list gave.', {
+    errors: [{ param: 'cursor', message: 'is not a cursor this list gave' }],
+  });
+}
+
+/** A page of an inbox view (waiting, mine, unassigned, all_open, resolved), keyset by an opaque cursor. */
+export async function listInboxConversations(member: Member, input: unknown): Promise<InboxPage> {
+  requireRole(member, 'records.read');
+  const v = validate(InboxListInput, input);
+  const limit = v.limit ?? 25;
+  const page = await listInboxRows(await getDb(), member.accountId, member.userId, v.view, v.cursor ? decodeCursor(v.cursor) : null, limit + 1);
+  const more = page.length > limit;
+  const shown = more ? page.slice(0, limit) : page;
+  return {
+    view: v.view,
+    conversations: shown.map(({ sort_k: _k, ...r }) => r),
+    next_cursor: more ? encodeCursor(shown.at(-1)!) : null,
+  };
+}
+
+/** The five views' counts, in one statement. */
+export async function inboxCounts(accountId: number, memberId: number): Promise<InboxCounts> {
+  return countInboxViews(await getDb(), accountId, memberId);
+}
+
+export type ConversationSummary = {
+  conversation_id: string;
+  /** The visitor's first question and, when there were more, the latest. */
+  asked: string[];
+  /** The AI's answers in the summary's window: declined (the "no answer" text) or answered, with their sources. */
+  answers: Array<{ question: string; answer: string; declined: boolean; failed: boolean; created_at: string }>;
+  declined: number;
+  /** The sources the AI used, each once (document id and title). */
+  sources: Array<{ document_id: string; title: string }>;
+};
+
+/** What the visitor asked, what the AI answered or declined, the sources it used: the top of /inbox/<id>. */
+export async function conversationSummary(member: Member, input: unknown): Promise<ConversationSummary> {
+  requireRole(member, 'records.read');
+  const { conversation_id } = validate(ConversationRef, input);
+  const db = await getDb();
+  if (!(await getConversationById(db, member.accountId, conversation_id))) throw new AppError('not_found', `No conversation with id ${conversation_id}.`);
+  const turns = await listSummaryTurns(db, member.accountId, conversation_id, 1, 4);
+  const asked = [...new Set([turns[0]?.question, turns.at(-1)?.question].filter((q): q is string => !!q))];
+  const sources = new Map<string, { document_id: string; title: string }>();
+  for (const t of turns)
+    for (const s of (t.sources as Source[] | null) ?? [])
+      if (!sources.has(s.document_id)) sources.set(s.document_id, { document_id: s.document_id, title: s.title });
+  return {
+    conversation_id,
+    asked,
+    answers: turns.map((t) => ({ question: t.question, answer: t.answer, declined: t.declined, failed: t.error !== null, created_at: t.created_at })),
+    declined: turns.filter((t) => t.declined).length,
+    sources: [...sources.values()],
+  };
+}
+
+// ---- canned replies
+
+export type CannedReply = CannedReplyRow;
+
+export async function listCannedReplies(member: Member): Promise<CannedReply[]> {
+  requireRole(member, 'records.read');
+  return listCannedReplyRows(await getDb(), member.accountId);
+}
+
+const shortcutTaken = (shortcut: string) =>
+  new AppError('conflict', `The shortcut /${shortcut} is taken in this account.`, { errors: [{ param: 'shortcut', message: 'is taken in this account' }] });
+
+export async function createCannedReply(member: Member, input: unknown): Promise<CannedReply> {
+  requireRole(member, 'records.read');
+  const v = validate(CannedReplyInput, input);
+  const row = await insertCannedReply(await getDb(), member.accountId, v);
+  if (!row) throw shortcutTaken(v.shortcut);
+  return row;
+}
+
+export async function updateCannedReply(member: Member, input: unknown): Promise<CannedReply> {
+  requireRole(member, 'records.read');
+  const { id } = validate(CannedReplyId, { id: (input as { id?: unknown } | null)?.id });
+  const v = validate(CannedReplyInput, input);
+  const row = await updateCannedReplyRow(await getDb(), member.accountId, id, v);
+  if (row === 'missing') throw new AppError('not_found', `No canned reply with id ${id}.`);
+  if (row === 'taken') throw shortcutTaken(v.shortcut);
+  return row;
+}
+
+export async function deleteCannedReply(member: Member, input: unknown): Promise<{ deleted: true }> {
+  requireRole(member, 'records.read');
+  const { id } = validate(CannedReplyId, input);
+  if (!(await deleteCannedReplyRow(await getDb(), member.accountId, id))) throw new AppError('not_found', `No canned reply with id ${id}.`);
+  return { deleted: true };
+}
