@@ -1,5 +1,5 @@
 import type { Namespace } from 'socket.io';
-import type { InboxEvent } from '../conversations/handoff';
+import type { InboxEvent } from '../conversations/events';
 import { TYPING_SHOWN_MS } from './protocol';
 
 /** The room of an account's members on `/inbox`; the Redis adapter carries it to every instance. */

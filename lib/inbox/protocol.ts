@@ -4,7 +4,9 @@
  * acknowledgement; the server pushes the changes of the member's account to its room. Request
  * payloads are the handoff core's inputs (lib/conversations/handoff-contract.ts), validated there.
  */
-import type { InboxView } from '../conversations/handoff';
+import type { InboxView } from '../../db/queries/handoff';
+
+export type { InboxView };
 
 export const INBOX_NAMESPACE = '/inbox';
 

@@ -16,10 +16,10 @@ import {
   snoozeConversation,
   takeOver,
   touchDashboard,
-  type InboxView,
 } from '../conversations/handoff';
-import { memberAvailability } from '../conversations/handoff';
-import type { InboxRequestName } from './protocol';
+import { getDb } from '../../db/client';
+import { getAccountMember } from '../../db/queries/handoff';
+import type { InboxRequestName, InboxView } from './protocol';
 
 /** A page of one view and every view's count, as this member sees them (Mine is theirs). */
 export async function listInboxView(member: DashboardSession, input: unknown) {
@@ -61,6 +61,11 @@ export const INBOX_HANDLERS: Record<InboxRequestName, (member: DashboardSession,
 /** The open dashboard keeps the member available (the core counts the last 10 minutes). */
 export async function refreshDashboard(member: DashboardSession): Promise<void> {
   await touchDashboard(member);
+}
+
+/** The member's own availability setting (whether they also count as online depends on an open dashboard). */
+async function memberAvailability(member: DashboardSession): Promise<'online' | 'away'> {
+  return (await getAccountMember(await getDb(), member.accountId, member.userId))?.availability ?? 'away';
 }
 
 /** What /inbox first renders: the view's page and counts, and the member's availability. */

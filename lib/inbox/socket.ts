@@ -5,7 +5,7 @@ import { onInvalidation } from '../cache/invalidation';
 import { fromDatabaseError, isAppError } from '../core/errors';
 import { isDraining, onDrain } from '../core/drain';
 import { MEMBER_TOPIC } from '../team/service';
-import { setInboxPublisher } from '../conversations/handoff';
+import { setInboxPublisher } from '../conversations/events';
 import { inboxRoom, publishInboxChange } from './live';
 import { INBOX_HANDLERS, refreshDashboard } from './requests';
 import { INBOX_NAMESPACE, INBOX_REQUESTS, type InboxRefusal, type InboxRequestName } from './protocol';
