@@ -1,5 +1,6 @@
 /**
- * The members' inbox in Chromium (docs/contracts.md §14): a visitor asks for a person and the
+ * The members' inbox in Chromium (docs/contracts.md §14): a visitor asks for a person (the widget's
+ * `handoff:request`, branch handoff-widget) and the
  * conversation arrives in "Waiting" without a reload; the member takes over, replies, writes an
  * internal note, uses a canned reply and resolves. Screenshots and axe at 1366 and 390 px.
  */
@@ -27,7 +28,7 @@ async function lookAt(page: Page, name: string) {
   await page.setViewportSize({ width: 1366, height: 900 });
 }
 
-/** A widget visitor asks for a person in words; resolves once the conversation is Waiting. */
+/** A widget visitor asks a question, then presses "Talk to a person" (the widget's `handoff:request`). */
 async function visitorAsksForAPerson(baseURL: string, text: string) {
   const res = await fetch(`${baseURL}/api/widget/token`, {
     method: 'POST',
@@ -40,17 +41,17 @@ async function visitorAsksForAPerson(baseURL: string, text: string) {
     socket.on('connect', resolve);
     socket.on('connect_error', reject);
   });
-  const waiting = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the conversation never became Waiting')), 20_000);
-    socket.on('event', (e: { type: string; conversation_id: string }) => {
-      if (e.type === 'handoff.waiting' || e.type === 'handoff.away') {
-        clearTimeout(timer);
-        resolve(e.conversation_id);
-      }
-    });
-  });
-  socket.emit('ask', { client_message_id: `inbox-${Date.now()}`, text }, () => {});
-  return { conversationId: await waiting, close: () => socket.close() };
+  const asked = await socket.timeout(20_000).emitWithAck('ask', { client_message_id: `inbox-${Date.now()}`, text });
+  expect(asked.ok, JSON.stringify(asked)).toBe(true);
+  return {
+    conversationId: asked.conversation_id as string,
+    pressTalkToAPerson: async () => {
+      const ack = await socket.timeout(20_000).emitWithAck('handoff:request', { conversation_id: asked.conversation_id });
+      expect(ack.ok, JSON.stringify(ack)).toBe(true);
+      expect(ack.status).toBe('Waiting');
+    },
+    close: () => socket.close(),
+  };
 }
 
 test('a Waiting conversation arrives live; take over, reply, note, canned reply, resolve', async ({ page, context, baseURL }) => {
@@ -73,10 +74,11 @@ test('a Waiting conversation arrives live; take over, reply, note, canned reply,
   await expect(page.getByRole('radio', { name: 'Away' })).toBeVisible();
   const before = Number((await views.getByRole('link', { name: /^Waiting/ }).textContent())!.replace(/\D/g, ''));
 
-  const question = `Can I speak to a human about order ${Date.now()}?`;
+  const question = `Where is my order ${Date.now()}?`;
   const visitor = await visitorAsksForAPerson(baseURL!, question);
   try {
-    const row = page.getByRole('link', { name: question });
+    await visitor.pressTalkToAPerson();
+    const row = page.locator(`a[href="/inbox/${visitor.conversationId}"]`);
     await expect(row).toBeVisible({ timeout: 15_000 }); // no reload
     await expect(views.getByRole('link', { name: /^Waiting/ })).toHaveText(`Waiting ${before + 1}`);
     await lookAt(page, 'inbox');
