@@ -20,7 +20,7 @@ export default async function InboxConversationPage({ params }: { params: Promis
       </p>
       <h1>{c.title || '(untitled)'}</h1>
       <section className="panel" aria-label="Summary">
-        <h2>Summary</h2>
+        <h2 className={styles.panelTitle}>Summary</h2>
         <dl className={styles.summary}>
           <dt>Asked</dt>
           <dd>{summary.asked.length > 0 ? summary.asked.map((q) => <p key={q}>{q}</p>) : '—'}</dd>

@@ -6,10 +6,10 @@ import styles from '../inbox.module.css';
 
 function Fields({ reply, prefix }: { reply?: CannedReply; prefix: string }) {
   return (
-    <div className="row">
+    <div className="row" style={{ alignItems: 'flex-start' }}>
       <div className="field" style={{ flex: '0 1 12rem' }}>
         <label htmlFor={`${prefix}-shortcut`}>Shortcut</label>
-        <input id={`${prefix}-shortcut`} name="shortcut" required maxLength={40} defaultValue={reply?.shortcut} />
+        <input type="text" id={`${prefix}-shortcut`} name="shortcut" required maxLength={32} defaultValue={reply?.shortcut} />
       </div>
       <div className="field" style={{ flex: '1 1 18rem' }}>
         <label htmlFor={`${prefix}-text`}>Text</label>

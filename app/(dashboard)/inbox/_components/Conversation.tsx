@@ -9,23 +9,22 @@ type Page = NonNullable<Awaited<ReturnType<typeof inboxConversationPage>>>;
 type Message = { id: string; author: string; author_name: string | null; text: string; created_at: string; declined?: boolean };
 type Typing = { conversation_id: string; name: string; until: string };
 
-const AUTHOR_LABEL: Record<string, string> = { visitor: 'Visitor', ai: 'AI', system: 'System' };
+const AUTHOR_LABEL: Record<string, string> = { visitor: 'Visitor', ai: 'AI' };
 const SNOOZE_HOURS = [1, 4, 24] as const;
 /** A keystroke tells the server at most this often (it throttles what reaches the visitor too). */
 const TYPING_EVERY_MS = 2_000;
 
+/** The transcript's messages; an AI answer is marked declined by its text (a declined answer is the account's "no answer" text). */
 function flat(page: Page): Message[] {
-  return page.messages.map((m) => {
-    const x = m as typeof m & { author_name?: string | null; text?: string; declined?: boolean };
-    return {
-      id: m.message_id,
-      author: m.author,
-      author_name: x.author_name ?? null,
-      text: x.text ?? m.content,
-      created_at: m.created_at,
-      declined: x.declined ?? !!m.error,
-    };
-  });
+  const declined = new Set(page.summary.answers.filter((a) => a.declined).map((a) => a.answer));
+  return page.messages.map((m) => ({
+    id: m.message_id,
+    author: m.author,
+    author_name: m.author_name,
+    text: m.content,
+    created_at: m.created_at,
+    declined: m.author === 'ai' && declined.has(m.content),
+  }));
 }
 
 /** `/shortcut` at the start of the box becomes its canned reply's text. */
@@ -46,8 +45,13 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; n
   const lastTyping = useRef(0);
   const end = useRef<HTMLDivElement>(null);
 
-  useEffect(() => setMessages(flat(page)), [page]);
-  useEffect(() => end.current?.scrollIntoView({ block: 'nearest' }), [messages.length]);
+  useEffect(() => {
+    setMessages(flat(page));
+  }, [page]);
+  // Braces: scrollIntoView returns a promise in recent Chromium, and an effect may return only a cleanup.
+  useEffect(() => {
+    end.current?.scrollIntoView({ block: 'nearest' });
+  }, [messages.length]);
   useEffect(() => {
     if (!typing) return;
     const t = setTimeout(() => setTyping(null), Math.max(0, Date.parse(typing.until) - Date.now()));
@@ -145,19 +149,26 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; n
       <p role="status" className={notice ? (notice.ok ? 'success' : 'error') : undefined}>
         {notice?.text}
       </p>
-      <section className={`panel ${styles.transcript}`} aria-label="Transcript">
+      <section className="panel" aria-label="Transcript">
         {messages.length === 0 && <p className="empty">No messages yet.</p>}
-        {messages.map((m) => (
-          <div key={m.id} className={`${styles.msg} ${styles[m.author] ?? ''}`}>
-            <div className={styles.msgMeta}>
-              <strong>{m.author === 'agent' || m.author === 'note' ? (m.author_name ?? 'Member') : AUTHOR_LABEL[m.author]}</strong>
-              {m.author === 'note' && <span className="badge off">Internal note</span>}
-              {m.author === 'ai' && m.declined && <span className="badge warn">Declined</span>}
+        {messages.map((m) =>
+          m.author === 'system' ? (
+            <p key={m.id} className={`${styles.msg} ${styles.system}`}>
+              {m.text}
               <time dateTime={m.created_at}>{m.created_at.slice(11, 16)} UTC</time>
+            </p>
+          ) : (
+            <div key={m.id} className={`${styles.msg} ${styles[m.author] ?? ''}`}>
+              <div className={styles.msgMeta}>
+                <strong>{m.author === 'agent' || m.author === 'note' ? (m.author_name ?? 'Member') : AUTHOR_LABEL[m.author]}</strong>
+                {m.author === 'note' && <span className="badge off">Internal note</span>}
+                {m.author === 'ai' && m.declined && <span className="badge warn">Declined</span>}
+                <time dateTime={m.created_at}>{m.created_at.slice(11, 16)} UTC</time>
+              </div>
+              <p className={styles.text}>{m.text}</p>
             </div>
-            <p className={styles.text}>{m.text}</p>
-          </div>
-        ))}
+          ),
+        )}
         <div ref={end} />
         <p className={styles.typing} aria-live="polite">
           {typing ? `${typing.name} is typing…` : ''}

@@ -72,7 +72,9 @@ export function InboxList({ initial }: { initial: List }) {
     // After a reconnect (a drain, a network blip) the view may have moved on.
     connect: () => void reread(socket.current),
   });
-  useEffect(() => setPermission(typeof Notification === 'undefined' ? 'unsupported' : Notification.permission), []);
+  useEffect(() => {
+    setPermission(typeof Notification === 'undefined' ? 'unsupported' : Notification.permission);
+  }, []);
 
   return (
     <>
