@@ -87,7 +87,7 @@ export function CannedReplies({ replies }: { replies: CannedReply[] }) {
         )}
       </section>
       <form className="panel" action={create} aria-label="New canned reply">
-        <h2>New canned reply</h2>
+        <h2 className={styles.panelTitle}>New canned reply</h2>
         <Fields prefix="new" key={state?.ok ? JSON.stringify(state) : 'new'} />
         {state && !state.ok && <p className="error">{state.error}</p>}
         <button className="btn" type="submit" disabled={creating}>
