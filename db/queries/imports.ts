@@ -3,7 +3,7 @@ import { copyFrom, rows, type Db } from '../client';
 
 export type LineProblem = { line: number; message: string };
 
-const CONVERSATION_COLUMNS = ['line', 'id', 'title', 'status', 'channel_id', 'channel_name', 'created_at', 'updated_at'] as const;
+const CONVERSATION_COLUMNS = ['line', 'id', 'title', 'status', 'channel_id', 'channel_name', 'created_at', 'updated_at', 'handoff'] as const;
 const RESPONSE_COLUMNS = ['line', 'id', 'conversation_id', 'question', 'answer', 'channel_id', 'created_at', 'likes', 'dislikes', 'comments'] as const;
 
 /** A staged conversation line; timestamps with their zone (`…+00`). */
@@ -16,6 +16,11 @@ export type StagedConversation = {
   channel_name: string;
   created_at: string;
   updated_at: string;
+  /**
+   * The handoff fields the line gives (docs/contracts.md §14), only those: `handled_by`, `assignee`
+   * (a member's email), `waiting_since`, `resolved_at` (with their zone), `csat`. Null: none given.
+   */
+  handoff: Record<string, unknown> | null;
 };
 export type StagedResponse = {
   line: number;
@@ -48,7 +53,8 @@ export function copyTextField(value: string): string {
 }
 
 export function conversationCopyRow(c: StagedConversation): string {
-  return `${c.line}\t${c.id}\t${copyTextField(c.title)}\t${copyTextField(c.status)}\t${c.channel_id}\t${copyTextField(c.channel_name)}\t${c.created_at}\t${c.updated_at}\n`;
+  const handoff = c.handoff ? copyTextField(JSON.stringify(c.handoff)) : '\\N';
+  return `${c.line}\t${c.id}\t${copyTextField(c.title)}\t${copyTextField(c.status)}\t${c.channel_id}\t${copyTextField(c.channel_name)}\t${c.created_at}\t${c.updated_at}\t${handoff}\n`;
 }
 
 export function responseCopyRow(r: StagedResponse): string {
@@ -59,7 +65,7 @@ export async function createImportStaging(db: Db): Promise<void> {
   // Temporary tables write no WAL, and ON COMMIT DROP leaves nothing behind, committed or not.
   await db.execute(sql`CREATE TEMP TABLE import_conversations (
     line int NOT NULL, id uuid NOT NULL, title text NOT NULL, status text NOT NULL, channel_id int NOT NULL,
-    channel_name text NOT NULL, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL) ON COMMIT DROP`);
+    channel_name text NOT NULL, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL, handoff jsonb) ON COMMIT DROP`);
   await db.execute(sql`CREATE TEMP TABLE import_responses (
     line int NOT NULL, id uuid NOT NULL, conversation_id uuid NOT NULL, question text NOT NULL, answer text NOT NULL,
     channel_id int NOT NULL, created_at timestamptz NOT NULL, likes int NOT NULL, dislikes int NOT NULL,
@@ -123,6 +129,11 @@ export async function findImportProblems(db: Db, accountId: number, limit: numbe
         WHERE c.channel_id <> s.channel_id AND EXISTS (
           SELECT 1 FROM responses r WHERE r.conversation_id = c.id
             AND NOT EXISTS (SELECT 1 FROM import_responses i WHERE i.id = r.id))
+      UNION ALL
+      SELECT s.line, 'assignee ' || (s.handoff->>'assignee') || ' is not a member of this account'
+        FROM import_conversations s
+        WHERE s.handoff->>'assignee' IS NOT NULL AND NOT EXISTS (
+          SELECT 1 FROM admin_users u WHERE u.account_id = ${accountId} AND lower(u.email) = lower(s.handoff->>'assignee'))
     )
     SELECT line, message FROM problems ORDER BY line, message LIMIT ${limit}`,
   );
@@ -150,6 +161,16 @@ export async function applyImport(db: Db, accountId: number, onStep: (step: stri
     ON CONFLICT (id) DO UPDATE SET channel_id = excluded.channel_id, title = excluded.title,
       status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at
     WHERE conversations.account_id = ${accountId}`);
+  // The handoff fields a line gives replace the stored ones; those it leaves out stay as they are.
+  await db.execute(sql`
+    UPDATE conversations c SET
+      handled_by = CASE WHEN s.handoff ? 'handled_by' THEN s.handoff->>'handled_by' ELSE c.handled_by END,
+      assignee_id = CASE WHEN s.handoff ? 'assignee' THEN (SELECT u.id FROM admin_users u
+        WHERE u.account_id = ${accountId} AND lower(u.email) = lower(s.handoff->>'assignee')) ELSE c.assignee_id END,
+      waiting_since = CASE WHEN s.handoff ? 'waiting_since' THEN (s.handoff->>'waiting_since')::timestamptz ELSE c.waiting_since END,
+      resolved_at = CASE WHEN s.handoff ? 'resolved_at' THEN (s.handoff->>'resolved_at')::timestamptz ELSE c.resolved_at END,
+      csat = CASE WHEN s.handoff ? 'csat' THEN (s.handoff->>'csat')::smallint ELSE c.csat END
+    FROM import_conversations s WHERE s.id = c.id AND c.account_id = ${accountId} AND s.handoff IS NOT NULL`);
 
   onStep('responses');
   // Rows in primary-key order: the key index is then filled in one pass instead of at random

@@ -42,7 +42,16 @@ export const ImportConversationLine = z.object({
   channel_name: Text(IMPORT_LIMITS.channelName).pipe(z.string().min(1, 'must not be empty')),
   created_at: Ts,
   updated_at: Ts,
+  // The handoff fields (docs/contracts.md §14), optional; a given null clears the stored value.
+  handled_by: z.enum(['ai', 'human'], { error: 'must be ai or human' }).optional(),
+  assignee: z.email({ error: "must be a member's email address" }).max(320).nullable().optional(),
+  waiting_since: Ts.nullable().optional(),
+  resolved_at: Ts.nullable().optional(),
+  csat: z.int({ error: 'must be an integer 1 to 5' }).min(1, 'must be 1 to 5').max(5, 'must be 1 to 5').nullable().optional(),
 });
+
+/** The handoff fields of an import line; a line with any of them goes through zod (the fast path leaves them out). */
+export const IMPORT_HANDOFF_FIELDS = ['handled_by', 'assignee', 'waiting_since', 'resolved_at', 'csat'] as const;
 
 export const ImportResponseLine = z.object({
   type: z.literal('response'),
@@ -70,6 +79,7 @@ const isTs = (v: unknown): v is string => typeof v === 'string' && isValidTimest
 
 function fastConversation(o: Record<string, unknown>): ImportConversation | null {
   const { conversation_id: id, title, status, channel_id: ch, channel_name: name, created_at: c, updated_at: u } = o;
+  if (IMPORT_HANDOFF_FIELDS.some((f) => o[f] !== undefined)) return null;
   if (
     !isUuid(id) ||
     !isText(title, IMPORT_LIMITS.title) ||

@@ -14,7 +14,7 @@ import {
   type LineProblem,
 } from '../../db/queries/imports';
 import { AppError } from '../core/errors';
-import { parseImportLine } from './contract';
+import { IMPORT_HANDOFF_FIELDS, parseImportLine, type ImportConversation } from './contract';
 
 const MAX_REPORTED = 20;
 const PROGRESS_MIN_BYTES = 8 * 1024 * 1024;
@@ -207,6 +207,7 @@ export async function importNdjson(accountId: number, source: LineSource, progre
             channel_name: v.channel_name,
             created_at: v.created_at,
             updated_at: v.updated_at,
+            handoff: handoffFieldsOf(v),
           }),
         );
       } else {
@@ -251,4 +252,10 @@ export async function importNdjson(accountId: number, source: LineSource, progre
   const total = counts.conversations + counts.responses;
   report('done', `import: ${total} records in ${seconds.toFixed(1)} s (${Math.round(total / Math.max(seconds, 0.001))} records/s)`);
   return counts;
+}
+
+/** The handoff fields the line gives (only those), or null. */
+function handoffFieldsOf(v: ImportConversation): Record<string, unknown> | null {
+  const given = IMPORT_HANDOFF_FIELDS.filter((f) => v[f] !== undefined);
+  return given.length === 0 ? null : Object.fromEntries(given.map((f) => [f, v[f]]));
 }
