@@ -7,7 +7,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { io } from 'socket.io-client';
-import { collectConsoleErrors, fixtures, screenshot, signIn } from './fixtures';
+import { collectConsoleErrors, fixtures, screenshotsAtBothWidths, signIn } from './fixtures';
 
 const f = fixtures();
 test.describe.configure({ mode: 'serial' });
@@ -15,18 +15,11 @@ test.describe.configure({ mode: 'serial' });
 const serious = (r: { violations: Array<{ impact?: string | null; id: string; nodes: Array<{ target: unknown }> }> }) =>
   r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
 
-/** Screenshots and axe at both widths, back to desktop after. */
-async function lookAt(page: Page, name: string) {
-  for (const [label, width] of [
-    ['desktop', 1366],
-    ['phone', 390],
-  ] as const) {
-    await page.setViewportSize({ width, height: 900 });
-    await screenshot(page, `${name}-${label}`);
+/** Screenshots and axe at both widths. */
+const lookAt = (page: Page, name: string) =>
+  screenshotsAtBothWidths(page, name, async (width) => {
     expect.soft(serious(await new AxeBuilder({ page }).analyze()), `${name} at ${width} px`).toEqual([]);
-  }
-  await page.setViewportSize({ width: 1366, height: 900 });
-}
+  });
 
 /** A widget visitor asks a question, then presses "Talk to a person" (the widget's `handoff:request`). */
 async function visitorAsksForAPerson(baseURL: string, text: string) {
