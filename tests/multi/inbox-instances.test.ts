@@ -7,11 +7,13 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { closeDatabase } from '../../db/client';
+import { closeRedis } from '../../lib/redis/client';
 import { createAdminUser } from '../../lib/accounts/service';
+import { removeMember } from '../../lib/team/service';
 import { createTestAccount, type TestAccount } from '../helpers/builders';
 import { waitingConversation } from '../helpers/handoff';
 import { connectMember, type InboxMember } from '../helpers/inbox';
-import { startInstances, type Cluster, type Instance } from '../helpers/instances';
+import { removeInstance, startInstances, type Cluster, type Instance } from '../helpers/instances';
 import { signIn } from '../helpers/signin';
 
 const onPostgres = process.env.TEST_DB === 'postgres' && Boolean(process.env.DATABASE_URL) && Boolean(process.env.REDIS_URL);
@@ -27,7 +29,8 @@ describe('the inbox across instances', { skip: !onPostgres && 'needs TEST_DB=pos
       cluster = await startInstances(2, {
         DATABASE_URL: process.env.DATABASE_URL!,
         REDIS_URL: process.env.REDIS_URL!,
-        REDIS_PREFIX: `${process.env.REDIS_PREFIX ?? ''}inbox-${process.pid}-${Date.now()}:`,
+        // The run's prefix (scripts/test.mjs): this process's removeMember reaches the instances' invalidation channel.
+        REDIS_PREFIX: process.env.REDIS_PREFIX ?? `inbox-${process.pid}:`,
       });
       [A, B] = cluster.instances as [Instance, Instance];
     },
@@ -37,6 +40,7 @@ describe('the inbox across instances', { skip: !onPostgres && 'needs TEST_DB=pos
     async () => {
       for (const s of open) s.close();
       await cluster?.close();
+      await closeRedis().catch(() => {});
       await closeDatabase().catch(() => {});
     },
     { timeout: 60_000 },
@@ -48,7 +52,7 @@ describe('the inbox across instances', { skip: !onPostgres && 'needs TEST_DB=pos
     const cookie = (await signIn(inst.url, email, 'member password')).cookie!;
     const socket = await connectMember(inst.url, cookie);
     open.push(socket);
-    return { userId: u.user_id, name, socket };
+    return { userId: u.user_id, name, socket, cookie };
   }
 
   it('a change made on one instance reaches a member on the other, counts included', { timeout: 60_000 }, async () => {
@@ -90,5 +94,25 @@ describe('the inbox across instances', { skip: !onPostgres && 'needs TEST_DB=pos
       assert.equal(list.counts.mine, winner === 'Ada' ? 1 : 0);
       assert.equal(list.counts.waiting, 0);
     }
+  });
+
+  it('a member removed through another process is cut off on the instance that holds their socket', { timeout: 30_000 }, async () => {
+    const acct = await createTestAccount();
+    const onB = await memberOn(acct, B, 'Cy');
+    await removeMember({ accountId: acct.accountId, userId: 0, role: 'owner', email: acct.email, name: '' }, { userId: onB.userId });
+    await onB.socket.until(() => onB.socket.revoked !== undefined && onB.socket.disconnected !== undefined, 'the revocation on B', 5000);
+    assert.equal(onB.socket.revoked!.code, 'session_ended');
+  });
+
+  it('SIGTERM drains members too: told, disconnected, and their session works on the other instance', { timeout: 90_000 }, async () => {
+    const acct = await createTestAccount();
+    const onA = await memberOn(acct, A, 'Di');
+    const stopped = removeInstance(A, 'SIGTERM');
+    await onA.socket.until(() => onA.socket.of('server:draining').length > 0 && onA.socket.disconnected !== undefined, 'the drain notice', 20_000);
+    assert.equal(onA.socket.of('server:draining')[0]!.payload.code, 'draining');
+    await stopped;
+    const again = await connectMember(B.url, onA.cookie);
+    open.push(again);
+    await again.ok('inbox:list', { view: 'mine' });
   });
 });
