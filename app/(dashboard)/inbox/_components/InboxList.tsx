@@ -47,10 +47,15 @@ export function InboxList({ initial }: { initial: List }) {
   const waitingIds = useRef(new Set(initial.view === 'waiting' ? initial.conversations.map((c) => c.id) : []));
   const waitingCount = useRef(initial.counts.waiting);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const shown = useRef(initial.conversations.length);
+  shown.current = list.conversations.length;
+  const [loading, setLoading] = useState(false);
 
   const reread = useCallback(
     async (s: Parameters<typeof request>[0]) => {
-      const next = await request<List>(s, 'inbox:list', { view: list.view });
+      // As many rows as are shown (Show more included), up to the core's 100.
+      const limit = Math.min(100, Math.max(25, shown.current));
+      const next = await request<List>(s, 'inbox:list', { view: list.view, limit });
       if (!next) return;
       const fresh = next.view === 'waiting' ? next.conversations.filter((c) => !waitingIds.current.has(c.id)) : [];
       if (next.counts.waiting > waitingCount.current || fresh.length > 0) announce(fresh);
@@ -113,6 +118,27 @@ export function InboxList({ initial }: { initial: List }) {
           </ul>
         )}
       </section>
+      {list.next_cursor && (
+        <p>
+          <button
+            type="button"
+            className="btn secondary"
+            disabled={loading}
+            onClick={async () => {
+              setLoading(true);
+              const more = await request<List>(socket.current, 'inbox:list', { view: list.view, cursor: list.next_cursor });
+              setLoading(false);
+              if (more)
+                setList((l) => ({
+                  ...more,
+                  conversations: [...l.conversations, ...more.conversations.filter((c) => !l.conversations.some((x) => x.id === c.id))],
+                }));
+            }}
+          >
+            Show more
+          </button>
+        </p>
+      )}
     </>
   );
 }

@@ -5,23 +5,34 @@ import { io, type Socket } from 'socket.io-client';
 // biome-ignore lint/suspicious/noExplicitAny: each event's payload is typed by its listener
 type Listeners = Partial<Record<'inbox:changed' | 'inbox:message' | 'inbox:typing' | 'connect', (payload: any) => void>>;
 
+let shared: Socket | null = null;
+
 /**
- * One `/inbox` connection for the page (the session cookie authenticates it); the latest
- * listeners are called without reconnecting. socket.io-client reconnects by itself after a drain.
+ * The page's one `/inbox` connection (the session cookie authenticates it), opened by the
+ * dashboard layout and kept while the page is open: it keeps the member available
+ * (`dashboard_seen_at`) and serves the inbox pages. socket.io-client reconnects by itself after a drain.
  */
+export function inboxSocket(): Socket {
+  if (!shared) {
+    shared = io('/inbox', { withCredentials: true });
+    shared.on('session:revoked', () => window.location.assign('/login'));
+  }
+  return shared;
+}
+
+/** The shared socket with this component's listeners (the latest ones are called; removed on unmount). */
 export function useInboxSocket(listeners: Listeners): React.RefObject<Socket | null> {
   const socket = useRef<Socket | null>(null);
   const latest = useRef(listeners);
   latest.current = listeners;
   useEffect(() => {
-    const s = io('/inbox', { withCredentials: true });
+    const s = inboxSocket();
     socket.current = s;
-    for (const name of ['inbox:changed', 'inbox:message', 'inbox:typing', 'connect'] as const) {
-      s.on(name as string, (payload: unknown) => latest.current[name]?.(payload));
-    }
-    s.on('session:revoked', () => window.location.assign('/login'));
+    const names = ['inbox:changed', 'inbox:message', 'inbox:typing', 'connect'] as const;
+    const handlers = names.map((name) => [name, (payload: unknown) => latest.current[name]?.(payload as never)] as const);
+    for (const [name, fn] of handlers) s.on(name as string, fn);
     return () => {
-      s.close();
+      for (const [name, fn] of handlers) s.off(name as string, fn);
       socket.current = null;
     };
   }, []);
