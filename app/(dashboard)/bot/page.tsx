@@ -1,6 +1,7 @@
 import { requirePageMember } from '@/lib/auth/session';
 import { answerEngineInfo, DEFAULT_NO_ANSWER_TEXT, getBotSettings } from '@/lib/bot/settings';
 import { BotSettingsForm, TryQuestion } from './BotForms';
+import { HandoffSection } from './HandoffSection';
 
 export const metadata = { title: 'Bot · svc' };
 
@@ -16,6 +17,7 @@ export default async function BotPage() {
         {info.engine === 'model' ? 'the configured model' : 'the built-in engine, which quotes the best passage'}, and declines when nothing is relevant enough.
       </p>
       <BotSettingsForm initial={settings} defaultNoAnswer={DEFAULT_NO_ANSWER_TEXT} defaultModel={info.defaultModel} engine={info.engine} />
+      <HandoffSection accountId={accountId} />
       <TryQuestion />
     </>
   );

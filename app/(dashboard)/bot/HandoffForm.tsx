@@ -1,0 +1,122 @@
+'use client';
+import { useActionState, useState } from 'react';
+import type { HandoffFormValues } from '@/lib/dashboard/handoff-settings';
+import { saveHandoffSettingsAction } from './handoff-actions';
+
+const timeInput = { padding: '.45rem .5rem', border: '1px solid #c9cedc', borderRadius: 8, font: 'inherit', background: '#fff', width: '100%', minWidth: 0 };
+
+/** Controlled fields: a refused save keeps what was typed. */
+export function HandoffForm({ initial, weekdays, maxAwayText }: { initial: HandoffFormValues; weekdays: string[]; maxAwayText: number }) {
+  const [state, action, pending] = useActionState(saveHandoffSettingsAction, null);
+  const [v, setV] = useState(initial);
+  const setDay = (i: number, patch: Partial<HandoffFormValues['days'][number]>) =>
+    setV((s) => ({ ...s, days: s.days.map((d, j) => (j === i ? { ...d, ...patch } : d)) }));
+  return (
+    <section className="panel" aria-labelledby="handoff-heading">
+      <h2 id="handoff-heading" style={{ marginTop: 0 }}>
+        Handoff
+      </h2>
+      <p className="muted">
+        Visitors can ask to talk to a person; the conversation then waits in the <a href="/inbox">inbox</a>. Outside office hours, or when no member is online,
+        visitors see the away text and can leave their email address instead.
+      </p>
+      <form action={action}>
+        <div className="field">
+          <label>
+            <input name="enabled" type="checkbox" checked={v.enabled} onChange={(e) => setV({ ...v, enabled: e.target.checked })} /> Visitors can ask for a
+            person
+          </label>
+        </div>
+        <div className="field">
+          <label htmlFor="handoff-tz">Time zone</label>
+          <input
+            id="handoff-tz"
+            name="timeZone"
+            type="text"
+            maxLength={100}
+            value={v.timeZone}
+            onChange={(e) => setV({ ...v, timeZone: e.target.value })}
+            placeholder="UTC"
+            aria-describedby="handoff-tz-hint"
+            style={{ maxWidth: '20rem' }}
+          />
+          <p id="handoff-tz-hint" className="muted" style={{ margin: '.25rem 0 0' }}>
+            An IANA time zone name, such as Europe/Berlin or America/New_York. Office hours are in this zone.
+          </p>
+        </div>
+        <fieldset className="field" style={{ border: 0, padding: 0, margin: '0 0 1rem', minWidth: 0 }}>
+          <legend style={{ fontWeight: 600, fontSize: '.9rem', marginBottom: '.3rem', padding: 0 }}>Office hours</legend>
+          <p className="muted" style={{ margin: '0 0 .5rem' }}>
+            Untick a day to close it. Closing at 00:00 means midnight at the end of the day.
+          </p>
+          <div
+            style={{ display: 'grid', gridTemplateColumns: 'minmax(6.5rem, 9rem) minmax(0, 8rem) minmax(0, 8rem)', gap: '.4rem .6rem', alignItems: 'center' }}
+          >
+            <span aria-hidden="true" />
+            <span aria-hidden="true" className="muted" style={{ fontSize: '.8rem' }}>
+              Opens
+            </span>
+            <span aria-hidden="true" className="muted" style={{ fontSize: '.8rem' }}>
+              Closes
+            </span>
+            {weekdays.map((day, i) => {
+              const d = v.days[i]!;
+              return (
+                <div key={day} style={{ display: 'contents' }}>
+                  <label style={{ margin: 0, fontWeight: 500 }}>
+                    <input name={`open-${i}`} type="checkbox" checked={d.open} onChange={(e) => setDay(i, { open: e.target.checked })} /> {day}
+                  </label>
+                  <input
+                    name={`opens-${i}`}
+                    type="time"
+                    aria-label={`${day} opens`}
+                    value={d.opens}
+                    onChange={(e) => setDay(i, { opens: e.target.value })}
+                    style={{ ...timeInput, opacity: d.open ? 1 : 0.55 }}
+                  />
+                  <input
+                    name={`closes-${i}`}
+                    type="time"
+                    aria-label={`${day} closes`}
+                    value={d.closes}
+                    onChange={(e) => setDay(i, { closes: e.target.value })}
+                    style={{ ...timeInput, opacity: d.open ? 1 : 0.55 }}
+                  />
+                </div>
+              );
+            })}
+          </div>
+        </fieldset>
+        <div className="field">
+          <label htmlFor="handoff-away">Away text</label>
+          <textarea
+            id="handoff-away"
+            name="awayText"
+            rows={2}
+            maxLength={maxAwayText}
+            value={v.awayText}
+            onChange={(e) => setV({ ...v, awayText: e.target.value })}
+            placeholder="We're away right now. Leave your email and we'll reply there."
+            style={{ width: '100%' }}
+          />
+          <p className="muted" style={{ margin: '.25rem 0 0' }}>
+            Shown to visitors who ask for a person while nobody is there.
+          </p>
+        </div>
+        <button className="btn" type="submit" disabled={pending}>
+          {pending ? 'Saving…' : 'Save handoff settings'}
+        </button>
+      </form>
+      {state && !state.ok && (
+        <p className="error" role="alert" style={{ marginTop: '1rem' }}>
+          {state.error}
+        </p>
+      )}
+      {state?.ok && (
+        <p className="success" role="status" style={{ marginTop: '1rem' }}>
+          Handoff settings saved.
+        </p>
+      )}
+    </section>
+  );
+}
