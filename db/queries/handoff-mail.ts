@@ -70,8 +70,9 @@ export type ClaimedReplies = {
 };
 
 /**
- * Marks a conversation's due unseen member replies as mailed and returns them, oldest first, with
- * the visitor's address; null when none is left to mail (seen, mailed by another instance).
+ * Once one of a conversation's unseen member replies is due, marks all its unseen replies as mailed
+ * (one mail says everything the visitor missed) and returns them, oldest first, with the visitor's
+ * address; null when none is left to mail (seen, or mailed by another instance).
  */
 export async function claimUnseenReplies(tx: Db, accountId: number, conversationId: string, seconds: number): Promise<ClaimedReplies | null> {
   const [c] = await rows<{ visitor_email: string | null; title: string; account_name: string }>(
@@ -87,8 +88,10 @@ export async function claimUnseenReplies(tx: Db, accountId: number, conversation
     WITH due AS (
       SELECT m.id FROM conversation_messages m
       WHERE m.account_id = ${accountId} AND m.conversation_id = ${conversationId} AND m.author = 'agent'
-        AND m.seen_at IS NULL AND m.mailed_at IS NULL AND m.created_at <= ${after(seconds)}
-      FOR UPDATE SKIP LOCKED
+        AND m.seen_at IS NULL AND m.mailed_at IS NULL
+        AND EXISTS (SELECT 1 FROM conversation_messages d WHERE d.conversation_id = m.conversation_id AND d.author = 'agent'
+          AND d.seen_at IS NULL AND d.mailed_at IS NULL AND d.created_at <= ${after(seconds)})
+      FOR UPDATE OF m SKIP LOCKED
     )
     UPDATE conversation_messages m SET mailed_at = now() FROM due WHERE m.id = due.id
     RETURNING m.author_name, m.text, ${utcText(sql`m.created_at`)} AS created_at, m.seq::float8 AS seq`,
