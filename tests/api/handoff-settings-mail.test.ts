@@ -14,6 +14,9 @@ import { createAdminUser } from '../../lib/accounts/service';
 import type { Role } from '../../lib/auth/roles';
 import {
   availabilityOf,
+  conversationSummary,
+  inboxCounts,
+  listInboxConversations,
   handBack,
   markMessagesSeen,
   replyAsMember,
@@ -28,6 +31,7 @@ import { DEFAULT_HANDOFF_SETTINGS } from '../../lib/conversations/handoff-contra
 import { getHandoffFormValues, saveHandoffForm, type HandoffFormValues } from '../../lib/dashboard/handoff-settings';
 import { mailUnseenReplies, mailWaitingConversations } from '../../lib/mail/handoff-notifier';
 import { setMyEmailNotifications } from '../../lib/team/profile';
+import { seedDemoAccount } from '../../lib/demo/seed';
 import { conversationLine, createTestAccount, importLines, newChannelIds, responseLine } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { signIn } from '../helpers/signin';
@@ -265,5 +269,42 @@ describe('the unseen reply mail', () => {
       sql`SELECT mailed_at IS NOT NULL AS mailed FROM conversation_messages WHERE conversation_id = ${noAddress.id} AND author = 'agent'`,
     );
     assert.equal(m!.mailed, false, 'no address, no mail');
+  });
+});
+
+describe('the demo', () => {
+  it('shows every handoff feature: Waiting, handled by the agent (replies, a note), resolved and rated, declined answers', async () => {
+    const demo = await seedDemoAccount();
+    const db = await getDb();
+    const [agent] = await rows<{ id: number }>(db, sql`SELECT id FROM admin_users WHERE email = ${demo.agent_email}`);
+    const asAgent: Member = { accountId: demo.account_id, userId: agent!.id, role: 'agent' };
+    const waiting = await listInboxConversations(asAgent, { view: 'waiting' });
+    assert.deepEqual(
+      waiting.conversations.map((c) => c.id),
+      [demo.handoff.waiting],
+    );
+    const counts = await inboxCounts(demo.account_id, agent!.id);
+    assert.equal(counts.mine, 1, 'the agent handles one');
+    assert.ok(counts.resolved >= 1);
+    const state = await rows<{ id: string; status: string; handled_by: string; assignee_id: number | null; csat: number | null; csat_comment: string | null }>(
+      db,
+      sql`SELECT id, status, handled_by, assignee_id, csat, csat_comment FROM conversations WHERE id IN (${demo.handoff.handled}, ${demo.handoff.resolved}) ORDER BY status`,
+    );
+    assert.deepEqual(
+      state.map((c) => [c.id, c.status, c.handled_by, c.assignee_id === agent!.id, c.csat, c.csat_comment]),
+      [
+        [demo.handoff.handled, 'Open', 'human', true, null, null],
+        [demo.handoff.resolved, 'Resolved', 'human', false, 5, 'Quick and friendly, thanks!'],
+      ],
+    );
+    const authors = await rows<{ author: string; n: number }>(
+      db,
+      sql`SELECT author, count(*)::int AS n FROM conversation_messages WHERE conversation_id = ${demo.handoff.handled} GROUP BY author ORDER BY author`,
+    );
+    assert.deepEqual(Object.fromEntries(authors.map((a) => [a.author, a.n])), { agent: 2, note: 1, system: 1, visitor: 1 });
+    const summary = await conversationSummary(asAgent, { conversation_id: demo.handoff.waiting });
+    assert.equal(summary.declined, 2, 'the AI declined both questions of the waiting visitor');
+    const [declined] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM responses WHERE account_id = ${demo.account_id} AND declined`);
+    assert.ok(declined!.n >= 3, `declined answers: ${declined!.n}`);
   });
 });

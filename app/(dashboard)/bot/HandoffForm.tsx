@@ -3,7 +3,19 @@ import { useActionState, useState } from 'react';
 import type { HandoffFormValues } from '@/lib/dashboard/handoff-settings';
 import { saveHandoffSettingsAction } from './handoff-actions';
 
-const timeInput = { padding: '.45rem .5rem', border: '1px solid #c9cedc', borderRadius: 8, font: 'inherit', background: '#fff', width: '100%', minWidth: 0 };
+/** The week's grid: day, opens, closes in a row; on a phone the day above its two times. */
+const HOURS_CSS = `
+.handoff-hours { display: grid; grid-template-columns: minmax(7rem, 9rem) minmax(8rem, 10rem) minmax(8rem, 10rem); gap: .4rem .6rem; align-items: center; }
+.handoff-hours .hh-head { font-size: .8rem; }
+.handoff-hours .hh-day { margin: 0; font-weight: 500; }
+.handoff-hours input[type=time] { padding: .45rem .4rem; border: 1px solid #c9cedc; border-radius: 8px; font: inherit; background: #fff; width: 100%; min-width: 0; }
+.handoff-hours input.hh-closed { opacity: .55; }
+@media (max-width: 640px) {
+  .handoff-hours { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: .3rem .5rem; }
+  .handoff-hours .hh-corner { display: none; }
+  .handoff-hours .hh-day { grid-column: 1 / -1; margin-top: .35rem; }
+}
+`;
 
 /** Controlled fields: a refused save keeps what was typed. */
 export function HandoffForm({ initial, weekdays, maxAwayText }: { initial: HandoffFormValues; weekdays: string[]; maxAwayText: number }) {
@@ -47,23 +59,22 @@ export function HandoffForm({ initial, weekdays, maxAwayText }: { initial: Hando
         <fieldset className="field" style={{ border: 0, padding: 0, margin: '0 0 1rem', minWidth: 0 }}>
           <legend style={{ fontWeight: 600, fontSize: '.9rem', marginBottom: '.3rem', padding: 0 }}>Office hours</legend>
           <p className="muted" style={{ margin: '0 0 .5rem' }}>
-            Untick a day to close it. Closing at 00:00 means midnight at the end of the day.
+            Untick a day to close it. A day that closes at midnight (00:00) is open until the end of the day; opening and closing at midnight is all day.
           </p>
-          <div
-            style={{ display: 'grid', gridTemplateColumns: 'minmax(6.5rem, 9rem) minmax(0, 8rem) minmax(0, 8rem)', gap: '.4rem .6rem', alignItems: 'center' }}
-          >
-            <span aria-hidden="true" />
-            <span aria-hidden="true" className="muted" style={{ fontSize: '.8rem' }}>
+          <style>{HOURS_CSS}</style>
+          <div className="handoff-hours">
+            <span aria-hidden="true" className="hh-corner" />
+            <span aria-hidden="true" className="muted hh-head">
               Opens
             </span>
-            <span aria-hidden="true" className="muted" style={{ fontSize: '.8rem' }}>
+            <span aria-hidden="true" className="muted hh-head">
               Closes
             </span>
             {weekdays.map((day, i) => {
               const d = v.days[i]!;
               return (
                 <div key={day} style={{ display: 'contents' }}>
-                  <label style={{ margin: 0, fontWeight: 500 }}>
+                  <label className="hh-day">
                     <input name={`open-${i}`} type="checkbox" checked={d.open} onChange={(e) => setDay(i, { open: e.target.checked })} /> {day}
                   </label>
                   <input
@@ -72,7 +83,7 @@ export function HandoffForm({ initial, weekdays, maxAwayText }: { initial: Hando
                     aria-label={`${day} opens`}
                     value={d.opens}
                     onChange={(e) => setDay(i, { opens: e.target.value })}
-                    style={{ ...timeInput, opacity: d.open ? 1 : 0.55 }}
+                    className={d.open ? undefined : 'hh-closed'}
                   />
                   <input
                     name={`closes-${i}`}
@@ -80,7 +91,7 @@ export function HandoffForm({ initial, weekdays, maxAwayText }: { initial: Hando
                     aria-label={`${day} closes`}
                     value={d.closes}
                     onChange={(e) => setDay(i, { closes: e.target.value })}
-                    style={{ ...timeInput, opacity: d.open ? 1 : 0.55 }}
+                    className={d.open ? undefined : 'hh-closed'}
                   />
                 </div>
               );
