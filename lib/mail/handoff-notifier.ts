@@ -8,20 +8,20 @@ import {
 } from '../../db/queries/handoff-mail';
 import { insertMail } from '../../db/queries/mails';
 import { dashboardUrl } from '../auth/session-secret';
-import { conversationSummary, displayName, wakeSnoozedConversations, type ConversationSummary } from '../conversations/handoff';
+import { conversationSummary, displayName, type ConversationSummary } from '../conversations/handoff';
 import { onDrain } from '../core/drain';
 import { getLogger } from '../core/logger';
 import { wakeablePause } from '../core/pause';
+import { processSlot } from '../core/process';
 import { getEnv } from '../env';
 import { unseenRepliesMail, waitingConversationMail } from './templates';
 import { wakeMailWorker } from './worker';
 
 /**
- * The handoff's background duties, one loop on every instance (docs/decisions/handoff-mail.md):
- * members are mailed about a conversation Waiting for HANDOFF_EMAIL_AFTER_SECONDS (once per
- * waiting episode), visitors about member replies their widget has not shown for
- * HANDOFF_REPLY_EMAIL_AFTER_SECONDS (once per message, one mail per conversation), and snoozed
- * conversations wake. Each mail is written to the durable outbox in the transaction that claims its
+ * The handoff's mail, one loop on every instance (docs/decisions/handoff-mail.md): members are
+ * mailed about a conversation Waiting for HANDOFF_EMAIL_AFTER_SECONDS (once per waiting episode),
+ * visitors about member replies their widget has not shown for HANDOFF_REPLY_EMAIL_AFTER_SECONDS
+ * (once per message, one mail per conversation). Each mail is written to the durable outbox in the transaction that claims its
  * cause with FOR UPDATE SKIP LOCKED, so two instances never write the same mail.
  */
 const BATCH = 50;
@@ -81,17 +81,13 @@ async function inTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> 
   return result;
 }
 
-/** One pass of every duty (the loop's body; tests call it to play an instance). */
-export async function runHandoffDuties(): Promise<{ waiting: number; replies: number; woken: number }> {
-  const waiting = await mailWaitingConversations();
-  const replies = await mailUnseenReplies();
-  const woken = await wakeSnoozedConversations();
-  return { waiting, replies, woken };
+/** One pass of both duties (the loop's body). */
+export async function runHandoffMailPass(): Promise<{ waiting: number; replies: number }> {
+  return { waiting: await mailWaitingConversations(), replies: await mailUnseenReplies() };
 }
 
 type Loop = { stopping: boolean; wake: () => void; loop: Promise<void>; unsubscribeDrain: () => void };
-const KEY = Symbol.for('svc.handoffNotifier');
-const holder = globalThis as { [KEY]?: Loop };
+const slot = processSlot<Loop>('svc.handoffNotifier');
 
 /** The poll: a quarter of the shorter delay, between 0.25 and 5 s (a mail is at most that late). */
 export function handoffPollMs(env = getEnv()): number {
@@ -99,7 +95,7 @@ export function handoffPollMs(env = getEnv()): number {
 }
 
 export function startHandoffNotifier(): void {
-  if (holder[KEY]) return;
+  if (slot.get()) return;
   const pause = wakeablePause(() => l.stopping);
   const l: Loop = { stopping: false, wake: pause.wake, loop: Promise.resolve(), unsubscribeDrain: () => {} };
   const poll = handoffPollMs();
@@ -107,7 +103,7 @@ export function startHandoffNotifier(): void {
     let failures = 0;
     while (!l.stopping) {
       try {
-        await runHandoffDuties();
+        await runHandoffMailPass();
         failures = 0;
         await pause.idle(poll);
       } catch (e) {
@@ -121,15 +117,15 @@ export function startHandoffNotifier(): void {
     l.stopping = true;
     l.wake();
   });
-  holder[KEY] = l;
+  slot.set(l);
 }
 
 export async function stopHandoffNotifier(): Promise<void> {
-  const l = holder[KEY];
+  const l = slot.get();
   if (!l) return;
   l.stopping = true;
   l.wake();
   await l.loop;
   l.unsubscribeDrain();
-  delete holder[KEY];
+  slot.clear();
 }

@@ -22,6 +22,7 @@ import { startUploadMaintenance } from '../uploads/maintenance';
 import { startWebhookWorker, stopWebhookWorker } from '../webhooks/worker';
 import { startMailWorker, stopMailWorker } from '../mail/worker';
 import { startHandoffNotifier, stopHandoffNotifier } from '../mail/handoff-notifier';
+import { startSnoozeSweeper, stopSnoozeSweeper } from '../conversations/snooze-sweeper';
 
 /** A socket.io handshake (a new session): its path, and no `sid` of an existing one. */
 function isSocketHandshake(url: string | undefined): boolean {
@@ -125,6 +126,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   startWebhookWorker();
   startMailWorker();
   startHandoffNotifier();
+  startSnoozeSweeper();
   const actual = (http.address() as AddressInfo).port;
   provideSessionUrl(actual);
   const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
@@ -142,6 +144,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       await stopWebhookWorker();
       await stopHandoffNotifier();
       await stopMailWorker();
+      await stopSnoozeSweeper();
       io.close();
       http.closeAllConnections?.();
       await new Promise<void>((resolve) => http.close(() => resolve()));
