@@ -5,22 +5,16 @@
  */
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { fixtures, screenshot, signIn } from './fixtures';
+import { fixtures, screenshotsAt, signIn } from './fixtures';
 
 const f = fixtures();
 test.describe.configure({ mode: 'serial' });
 
 async function shots(page: Page, name: string) {
-  for (const [label, width] of [
-    ['desktop', 1366],
-    ['phone', 390],
-  ] as const) {
-    await page.setViewportSize({ width, height: 900 });
-    await screenshot(page, `${name}-${label}`);
+  await screenshotsAt(page, name, async (width) => {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0);
-  }
-  await page.setViewportSize({ width: 1366, height: 900 });
+  });
 }
 
 async function seriousAxe(page: Page, selector: string): Promise<string[]> {

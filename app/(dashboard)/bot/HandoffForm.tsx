@@ -1,6 +1,7 @@
 'use client';
 import { useActionState, useState } from 'react';
 import type { HandoffFormValues } from '@/lib/dashboard/handoff-settings';
+import { ActionOutcome } from '../_components/ActionOutcome';
 import { saveHandoffSettingsAction } from './handoff-actions';
 
 /** The week's grid: day, opens, closes in a row; on a phone the day above its two times. */
@@ -77,22 +78,17 @@ export function HandoffForm({ initial, weekdays, maxAwayText }: { initial: Hando
                   <label className="hh-day">
                     <input name={`open-${i}`} type="checkbox" checked={d.open} onChange={(e) => setDay(i, { open: e.target.checked })} /> {day}
                   </label>
-                  <input
-                    name={`opens-${i}`}
-                    type="time"
-                    aria-label={`${day} opens`}
-                    value={d.opens}
-                    onChange={(e) => setDay(i, { opens: e.target.value })}
-                    className={d.open ? undefined : 'hh-closed'}
-                  />
-                  <input
-                    name={`closes-${i}`}
-                    type="time"
-                    aria-label={`${day} closes`}
-                    value={d.closes}
-                    onChange={(e) => setDay(i, { closes: e.target.value })}
-                    className={d.open ? undefined : 'hh-closed'}
-                  />
+                  {(['opens', 'closes'] as const).map((edge) => (
+                    <input
+                      key={edge}
+                      name={`${edge}-${i}`}
+                      type="time"
+                      aria-label={`${day} ${edge}`}
+                      value={d[edge]}
+                      onChange={(e) => setDay(i, { [edge]: e.target.value })}
+                      className={d.open ? undefined : 'hh-closed'}
+                    />
+                  ))}
                 </div>
               );
             })}
@@ -118,16 +114,7 @@ export function HandoffForm({ initial, weekdays, maxAwayText }: { initial: Hando
           {pending ? 'Saving…' : 'Save handoff settings'}
         </button>
       </form>
-      {state && !state.ok && (
-        <p className="error" role="alert" style={{ marginTop: '1rem' }}>
-          {state.error}
-        </p>
-      )}
-      {state?.ok && (
-        <p className="success" role="status" style={{ marginTop: '1rem' }}>
-          Handoff settings saved.
-        </p>
-      )}
+      <ActionOutcome state={state} saved={() => 'Handoff settings saved.'} />
     </section>
   );
 }

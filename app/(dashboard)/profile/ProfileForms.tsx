@@ -1,5 +1,6 @@
 'use client';
 import { useActionState, useState, useTransition } from 'react';
+import { ActionOutcome } from '../_components/ActionOutcome';
 import { CopyButton } from '../_components/CopyButton';
 import { beginTwoFactorAction, changePasswordAction, confirmTwoFactorAction, saveNameAction, saveNotificationsAction, turnOffTwoFactorAction } from './actions';
 
@@ -200,16 +201,10 @@ export function NotificationsForm({ notifyEmail }: { notifyEmail: boolean }) {
           Save notifications
         </button>
       </form>
-      {state && !state.ok && (
-        <p className="error" role="alert">
-          {state.error}
-        </p>
-      )}
-      {state?.ok && (
-        <p className="success" role="status">
-          {state.notify_email ? 'Saved: you get an email when a conversation waits.' : 'Saved: no emails about waiting conversations.'}
-        </p>
-      )}
+      <ActionOutcome
+        state={state}
+        saved={(r) => (r.notify_email ? 'Saved: you get an email when a conversation waits.' : 'Saved: no emails about waiting conversations.')}
+      />
     </section>
   );
 }
