@@ -30,7 +30,7 @@ const BATCH = 50;
 export async function mailWaitingConversations(afterSeconds = getEnv().HANDOFF_EMAIL_AFTER_SECONDS): Promise<number> {
   const db = await getDb();
   let claimed = 0;
-  for (const c of await listDueWaitingConversations(db, afterSeconds, BATCH)) {
+  await eachConversation(await listDueWaitingConversations(db, afterSeconds, BATCH), 'waiting mail', async (c) => {
     const members = await listMembersNotifiedByEmail(db, c.account_id);
     // Read before the claim's transaction: the embedded database has one connection.
     const summary = members[0]
@@ -44,7 +44,7 @@ export async function mailWaitingConversations(afterSeconds = getEnv().HANDOFF_E
       return members.length;
     });
     if (wrote >= 0) claimed++;
-  }
+  });
   return claimed;
 }
 
@@ -62,7 +62,7 @@ const waitingMailFacts = (w: { id: string; title: string; account_name: string }
 export async function mailUnseenReplies(afterSeconds = getEnv().HANDOFF_REPLY_EMAIL_AFTER_SECONDS): Promise<number> {
   const db = await getDb();
   let mailed = 0;
-  for (const c of await listConversationsWithUnseenReplies(db, afterSeconds, BATCH)) {
+  await eachConversation(await listConversationsWithUnseenReplies(db, afterSeconds, BATCH), 'reply mail', async (c) => {
     const wrote = await inTransaction(db, async (tx) => {
       const r = await claimUnseenReplies(tx, c.account_id, c.id, afterSeconds);
       if (!r) return false;
@@ -71,8 +71,19 @@ export async function mailUnseenReplies(afterSeconds = getEnv().HANDOFF_REPLY_EM
       return true;
     });
     if (wrote) mailed++;
-  }
+  });
   return mailed;
+}
+
+/** One conversation's failure is logged and the others go on (it is due again at the next pass). */
+async function eachConversation(list: Array<{ id: string; account_id: number }>, what: string, fn: (c: { id: string; account_id: number }) => Promise<void>) {
+  for (const c of list) {
+    try {
+      await fn(c);
+    } catch (e) {
+      getLogger().warn({ err: e, conversationId: c.id }, `handoff notifier: ${what} of conversation ${c.id} not written; retrying at the next pass`);
+    }
+  }
 }
 
 async function inTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
