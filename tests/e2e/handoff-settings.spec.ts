@@ -55,6 +55,9 @@ test('/bot Handoff: a refused save names the field and keeps the input; a good o
   await section.getByLabel('Sunday', { exact: true }).uncheck();
   await section.getByRole('button', { name: 'Save handoff settings' }).click();
   await expect(section.getByRole('status')).toHaveText('Handoff settings saved.');
+  await expect(section.getByLabel('Sunday', { exact: true })).not.toBeChecked();
+  await expect(section.getByLabel('Visitors can ask for a person')).toBeChecked();
+  await expect(section.getByLabel('Time zone')).toHaveValue('Europe/Berlin');
   await section.scrollIntoViewIfNeeded();
   await shots(page, 'bot-handoff');
 
@@ -84,6 +87,7 @@ test('/profile: "Email me when a conversation waits" is on by default and saved'
   await box.uncheck();
   await page.getByRole('button', { name: 'Save notifications' }).click();
   await expect(page.getByRole('status')).toHaveText('Saved: no emails about waiting conversations.');
+  await expect(page.getByLabel('Email me when a conversation waits')).not.toBeChecked();
   await page.reload();
   await expect(page.getByLabel('Email me when a conversation waits')).not.toBeChecked();
   await page.getByLabel('Email me when a conversation waits').check();

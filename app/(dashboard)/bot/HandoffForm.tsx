@@ -2,6 +2,7 @@
 import { useActionState, useState } from 'react';
 import type { HandoffFormValues } from '@/lib/dashboard/handoff-settings';
 import { ActionOutcome } from '../_components/ActionOutcome';
+import { submitKeepingInput } from '../_components/submit';
 import { saveHandoffSettingsAction } from './handoff-actions';
 
 /** The week's grid: day, opens, closes in a row; on a phone the day above its two times. */
@@ -33,7 +34,7 @@ export function HandoffForm({ initial, weekdays, maxAwayText }: { initial: Hando
         Visitors can ask to talk to a person; the conversation then waits in the <a href="/inbox">inbox</a>. Outside office hours, or when no member is online,
         visitors see the away text and can leave their email address instead.
       </p>
-      <form action={action}>
+      <form onSubmit={submitKeepingInput(action)}>
         <div className="field">
           <label>
             <input name="enabled" type="checkbox" checked={v.enabled} onChange={(e) => setV({ ...v, enabled: e.target.checked })} /> Visitors can ask for a

@@ -2,6 +2,7 @@
 import { useActionState, useState, useTransition } from 'react';
 import { ActionOutcome } from '../_components/ActionOutcome';
 import { CopyButton } from '../_components/CopyButton';
+import { submitKeepingInput } from '../_components/submit';
 import { beginTwoFactorAction, changePasswordAction, confirmTwoFactorAction, saveNameAction, saveNotificationsAction, turnOffTwoFactorAction } from './actions';
 
 export function NameForm({ name }: { name: string }) {
@@ -188,7 +189,7 @@ export function NotificationsForm({ notifyEmail }: { notifyEmail: boolean }) {
       <h2 id="notifications-heading" style={{ marginTop: 0 }}>
         Notifications
       </h2>
-      <form action={action}>
+      <form onSubmit={submitKeepingInput(action)}>
         <div className="field">
           <label>
             <input name="notifyEmail" type="checkbox" checked={on} onChange={(e) => setOn(e.target.checked)} /> Email me when a conversation waits
