@@ -33,6 +33,7 @@ import { mailUnseenReplies, mailWaitingConversations } from '../../lib/mail/hand
 import { setMyEmailNotifications } from '../../lib/team/profile';
 import { seedDemoAccount } from '../../lib/demo/seed';
 import { conversationLine, createTestAccount, importLines, newChannelIds, responseLine } from '../helpers/builders';
+import { startInstances } from '../helpers/instances';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { signIn } from '../helpers/signin';
 import { startSmtpServer, type ReceivedMail, type SmtpServer } from '../helpers/smtp';
@@ -306,5 +307,27 @@ describe('the demo', () => {
     assert.equal(summary.declined, 2, 'the AI declined both questions of the waiting visitor');
     const [declined] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM responses WHERE account_id = ${demo.account_id} AND declined`);
     assert.ok(declined!.n >= 3, `declined answers: ${declined!.n}`);
+  });
+});
+
+describe('several instances', { skip: process.env.TEST_DB !== 'postgres' && 'needs PostgreSQL (instances share one database)' }, () => {
+  it('two more server processes and this one mail each waiting conversation once to each member', { timeout: 240_000 }, async () => {
+    const cluster = await startInstances(2, {
+      DATABASE_URL: process.env.DATABASE_URL!,
+      SMTP_URL: smtp.url,
+      HANDOFF_EMAIL_AFTER_SECONDS: '0.5',
+      HANDOFF_REPLY_EMAIL_AFTER_SECONDS: '0.5',
+    });
+    try {
+      const t = await team('Cluster Co');
+      const cs = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => conversation(t, `Cluster question ${i}`)));
+      await Promise.all(cs.map((c) => requestHandoff(visitor(t, c.id))));
+      const members = [t.owner.email, t.admin.email, t.agent.email];
+      for (const c of cs) for (const to of members) await smtp.waitFor((m) => m.envelopeTo.includes(to) && m.subject.includes(c.title), 30_000);
+      await sleep(2000);
+      for (const c of cs) for (const to of members) assert.equal(mailsTo(to, c.title).length, 1, `${to} about ${c.title}`);
+    } finally {
+      await cluster.close();
+    }
   });
 });
