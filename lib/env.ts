@@ -148,6 +148,10 @@ const EnvSchema = z.object({
   /** Invitations an account may send per hour; password-reset and sign-up mails to one address per hour. */
   INVITATIONS_PER_HOUR: z.coerce.number().int().min(1).default(20),
   MAILS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).default(3),
+  /** Handoff mail (lib/mail/handoff-notifier.ts): a conversation Waiting this long emails the members who asked for it. */
+  HANDOFF_EMAIL_AFTER_SECONDS: z.coerce.number().min(0.1).max(86_400).default(120),
+  /** A member's reply the visitor has not seen this long is emailed to the address they gave. */
+  HANDOFF_REPLY_EMAIL_AFTER_SECONDS: z.coerce.number().min(0.1).max(86_400).default(120),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

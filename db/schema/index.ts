@@ -217,6 +217,8 @@ export const conversations = pgTable(
     csat: smallint('csat'),
     csatComment: text('csat_comment'),
     visitorEmail: text('visitor_email'),
+    /** The waiting episode whose notification mail was written: mailed when >= waiting_since (lib/mail/handoff-notifier.ts). */
+    waitingMailedAt: ts('waiting_mailed_at'),
   },
   (t) => [
     foreignKey({ name: 'conversations_channel_fk', columns: [t.accountId, t.channelId], foreignColumns: [channels.accountId, channels.id] }),

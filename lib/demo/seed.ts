@@ -6,6 +6,8 @@ import { addKnowledgeDocument } from '../knowledge/service';
 import { getConversationWithMessages } from '../conversations/service';
 import { attachFileToMessage } from '../uploads/service';
 import { createWidgetClient } from '../widget-clients/service';
+import { listAccountMembers } from '../team/service';
+import { seedHandoffDemo } from './handoff';
 
 const TOPICS: Array<[string, string]> = [
   ['How do I reset my password?', 'Open **Settings → Security** and choose *Reset password*. We email you a link that is valid for one hour.'],
@@ -88,6 +90,8 @@ export type DemoAccount = {
   conversation_id: string;
   /** A file attached to the first question of that conversation (README's download example). */
   attachment_id: string;
+  /** The handoff's demo conversations (lib/demo/handoff.ts): Waiting, handled by the agent, resolved and rated. */
+  handoff: { waiting: string; handled: string; resolved: string };
 };
 
 /** The channel ids README's examples use; an account that cannot have them gets service-allocated ones. */
@@ -116,10 +120,17 @@ export async function seedDemoAccount(): Promise<DemoAccount> {
   const key = await createApiKey({ accountId: account.account_id, name: 'Demo key' });
   const agentEmail = `agent-${suffix}@svc.local`;
   const agentPassword = randomBytes(9).toString('base64url');
-  await createAdminUser({ accountId: account.account_id, email: agentEmail, password: agentPassword, role: 'agent', name: 'Demo Agent' });
+  const agent = await createAdminUser({ accountId: account.account_id, email: agentEmail, password: agentPassword, role: 'agent', name: 'Demo Agent' });
   const faq = TOPICS.map(([q, a]) => `## ${q}\n\n${a.replace(/\*\*|\*/g, '')}`).join('\n\n');
   await addKnowledgeDocument(account.account_id, 'demo-faq.md', Buffer.from(`# Demo Company FAQ\n\n${faq}\n`));
   const widget = await createWidgetClient({ accountId: account.account_id, domains: ['localhost', '127.0.0.1'], channelId: a });
+  const owner = (await listAccountMembers(account.account_id)).members.find((m) => m.role === 'owner')!;
+  const handoff = await seedHandoffDemo({
+    accountId: account.account_id,
+    ownerId: owner.user_id,
+    agentId: agent.user_id,
+    widget: { clientId: widget.client_id, channelId: a },
+  });
   const conversationId = busiestConversation(lines);
   const { messages } = (await getConversationWithMessages(account.account_id, conversationId, new URLSearchParams())) as {
     messages: Array<{ message_id: string }>;
@@ -145,6 +156,7 @@ export async function seedDemoAccount(): Promise<DemoAccount> {
     channel_ids: channels,
     conversation_id: conversationId,
     attachment_id: attachmentId,
+    handoff,
   };
 }
 

@@ -22,6 +22,7 @@ import { closeDocumentPool, startDocumentPool } from '../documents/pool';
 import { startUploadMaintenance } from '../uploads/maintenance';
 import { startWebhookWorker, stopWebhookWorker } from '../webhooks/worker';
 import { startMailWorker, stopMailWorker } from '../mail/worker';
+import { startHandoffNotifier, stopHandoffNotifier } from '../mail/handoff-notifier';
 import { startSnoozeSweeper, stopSnoozeSweeper } from '../conversations/snooze-sweeper';
 
 /** A socket.io handshake (a new session): its path, and no `sid` of an existing one. */
@@ -126,6 +127,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   });
   startWebhookWorker();
   startMailWorker();
+  startHandoffNotifier();
   startSnoozeSweeper();
   const actual = (http.address() as AddressInfo).port;
   provideSessionUrl(actual);
@@ -142,6 +144,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       const left = await finishAnswers(env.SHUTDOWN_GRACE_SECONDS * 1000);
       if (left > 0) console.log(`${left} answer(s) still running after the grace period: released to another instance`);
       await stopWebhookWorker();
+      await stopHandoffNotifier();
       await stopMailWorker();
       await stopSnoozeSweeper();
       io.close();

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { getDb, type Db } from '../../db/client';
 import { revokeSessionsOfUser } from '../../db/queries/admin-sessions';
 import { getUserById, setMemberName, setPasswordHash, getTeamSettings } from '../../db/queries/team';
+import { setMemberNotifyEmail } from '../../db/queries/handoff-mail';
 import { MemberName, Password } from '../accounts/contract';
 import { validate } from '../accounts/service';
 import { AppError } from '../core/errors';
@@ -20,6 +21,7 @@ export async function getProfile(me: Me) {
     email: user.email,
     role: user.role,
     twoFactor: !!user.totpEnabledAt,
+    notifyEmail: user.notifyEmail,
     recoveryCodesLeft: user.totpEnabledAt ? await recoveryCodesLeft(me.userId) : 0,
     requireTwoFactor: (await getTeamSettings(db, me.accountId)).requireTwoFactor,
   };
@@ -29,6 +31,13 @@ export async function updateMyName(me: Me, input: { name: unknown }) {
   const { name } = validate(z.object({ name: MemberName }), input);
   await setMemberName(await getDb(), me.userId, name);
   return { name };
+}
+
+/** "Email me when a conversation waits" (docs/contracts.md §14 "notifications"). */
+export async function setMyEmailNotifications(me: Me, input: { notify_email: unknown }) {
+  const { notify_email } = validate(z.object({ notify_email: z.boolean({ error: 'must be true or false' }) }), input);
+  if (!(await setMemberNotifyEmail(await getDb(), me.accountId, me.userId, notify_email))) throw new AppError('not_found', 'No such user.');
+  return { notify_email };
 }
 
 /** Changes the member's password after checking the current one; every other session of theirs ends. */

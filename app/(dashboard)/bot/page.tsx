@@ -3,6 +3,7 @@ import { answerEngineInfo, DEFAULT_NO_ANSWER_TEXT, getBotSettings, getModelEndpo
 import { BotSettingsForm, TryQuestion } from './BotForms';
 import { EngineSummary } from './EngineSummary';
 import { ModelEndpointForm } from './ModelEndpointForm';
+import { HandoffSection } from './HandoffSection';
 
 export const metadata = { title: 'Bot · svc' };
 
@@ -17,6 +18,7 @@ export default async function BotPage() {
       <EngineSummary engine={info.engine} />
       <BotSettingsForm initial={settings} defaultNoAnswer={DEFAULT_NO_ANSWER_TEXT} defaultModel={info.defaultModel} engine={info.engine} />
       <ModelEndpointForm initial={endpoint} defaultModel={info.defaultModel} />
+      <HandoffSection accountId={accountId} />
       <TryQuestion />
     </>
   );

@@ -1,7 +1,8 @@
 'use client';
 import { useActionState, useState, useTransition } from 'react';
 import { CopyButton } from '../_components/CopyButton';
-import { beginTwoFactorAction, changePasswordAction, confirmTwoFactorAction, saveNameAction, turnOffTwoFactorAction } from './actions';
+import { submitKeepingInput } from '../_components/submit';
+import { beginTwoFactorAction, changePasswordAction, confirmTwoFactorAction, saveNameAction, saveNotificationsAction, turnOffTwoFactorAction } from './actions';
 import { FormError, FormResult } from '../_components/FormResult';
 
 export function NameForm({ name }: { name: string }) {
@@ -146,6 +147,36 @@ export function TwoFactorPanel({ on, codesLeft }: { on: boolean; codesLeft: numb
           <FormResult state={confirmed} />
         </>
       )}
+    </section>
+  );
+}
+
+export function NotificationsForm({ notifyEmail }: { notifyEmail: boolean }) {
+  const [state, action, pending] = useActionState(saveNotificationsAction, null);
+  const [on, setOn] = useState(notifyEmail);
+  return (
+    <section className="panel" aria-labelledby="notifications-heading">
+      <h2 id="notifications-heading" style={{ marginTop: 0 }}>
+        Notifications
+      </h2>
+      <form onSubmit={submitKeepingInput(action)}>
+        <div className="field">
+          <label>
+            <input name="notifyEmail" type="checkbox" checked={on} onChange={(e) => setOn(e.target.checked)} /> Email me when a conversation waits
+          </label>
+          <p className="muted" style={{ margin: '.25rem 0 0' }}>
+            A conversation handed to the team that nobody has taken for a while is emailed to you with its summary and a link to it.
+          </p>
+        </div>
+        <button className="btn" type="submit" disabled={pending}>
+          Save notifications
+        </button>
+      </form>
+      <FormResult
+        state={state}
+        saved={state?.ok && (state.notify_email ? 'Saved: you get an email when a conversation waits.' : 'Saved: no emails about waiting conversations.')}
+        style={{ marginTop: '1rem' }}
+      />
     </section>
   );
 }

@@ -6,7 +6,7 @@ import { beginTwoFactorSetup, confirmTwoFactorSetup, turnOffTwoFactor } from '@/
 import { AppError } from '@/lib/core/errors';
 import { actionResult } from '@/lib/dashboard/action-result';
 import { PEER_IP_HEADER } from '@/lib/net/client-address';
-import { changeMyPassword, updateMyName } from '@/lib/team/profile';
+import { changeMyPassword, setMyEmailNotifications, updateMyName } from '@/lib/team/profile';
 
 /** The profile is every member's own, and the one page open before a required two-factor set-up. */
 async function me() {
@@ -39,6 +39,14 @@ export async function confirmTwoFactorAction(_prev: unknown, form: FormData) {
 export async function turnOffTwoFactorAction(_prev: unknown, form: FormData) {
   return actionResult(async () => {
     const r = await turnOffTwoFactor(await me(), form.get('code'), await ip());
+    revalidatePath('/profile');
+    return r;
+  });
+}
+
+export async function saveNotificationsAction(_prev: unknown, form: FormData) {
+  return actionResult(async () => {
+    const r = await setMyEmailNotifications(await me(), { notify_email: form.get('notifyEmail') === 'on' });
     revalidatePath('/profile');
     return r;
   });

@@ -1,6 +1,6 @@
 import { requirePageMember } from '@/lib/auth/session';
 import { getProfile } from '@/lib/team/profile';
-import { NameForm, PasswordForm, TwoFactorPanel } from './ProfileForms';
+import { NameForm, NotificationsForm, PasswordForm, TwoFactorPanel } from './ProfileForms';
 
 export const metadata = { title: 'Profile · svc' };
 
@@ -21,14 +21,7 @@ export default async function ProfilePage() {
       <NameForm name={profile.name} />
       <PasswordForm />
       <TwoFactorPanel on={profile.twoFactor} codesLeft={profile.recoveryCodesLeft} />
-      <section className="panel" aria-labelledby="notifications-heading">
-        <h2 id="notifications-heading" style={{ marginTop: 0 }}>
-          Notifications
-        </h2>
-        <p className="empty" style={{ marginBottom: 0 }}>
-          No notification settings yet.
-        </p>
-      </section>
+      <NotificationsForm notifyEmail={profile.notifyEmail} />
     </>
   );
 }

@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import type { WidgetClaims } from '../auth/widget-tokens';
+import type { Role } from '../auth/roles';
+import { ask } from '../chat/requests'; // layer: the demo asks as a visitor's widget does, so its answers (and declines) are real
+import {
+  addNote,
+  conversationSummary,
+  createCannedReply,
+  rateConversation,
+  replyAsMember,
+  requestHandoff,
+  resolveConversation,
+  saveHandoffSettings,
+  storeVisitorMessage,
+  takeOver,
+  type Member,
+} from '../conversations/handoff';
+import { DEFAULT_HANDOFF_SETTINGS } from '../conversations/handoff-contract';
+import { AppError } from '../core/errors';
+
+/**
+ * The demo's human handoff (docs/contracts.md §14), through the same services as the widget and
+ * the inbox: a conversation Waiting in the inbox, one the agent handles (replies, a visitor
+ * message, an internal note), a resolved one with a rating and comment; the AI declined the
+ * questions it had nothing for. Returns the three conversations' ids.
+ */
+export async function seedHandoffDemo(d: {
+  accountId: number;
+  ownerId: number;
+  agentId: number;
+  widget: { clientId: string; channelId: number };
+}): Promise<{ waiting: string; handled: string; resolved: string }> {
+  const owner: Member = { accountId: d.accountId, userId: d.ownerId, role: 'owner' as Role };
+  const agent: Member = { accountId: d.accountId, userId: d.agentId, role: 'agent' as Role };
+  await saveHandoffSettings(owner, {
+    ...DEFAULT_HANDOFF_SETTINGS,
+    time_zone: 'Europe/Berlin',
+    away_text: "We're away right now. Leave your email address and we'll answer there.",
+  });
+  await createCannedReply(owner, { shortcut: 'thanks', text: 'Thank you for your patience! Is there anything else I can help with?' });
+  await createCannedReply(owner, { shortcut: 'tracking', text: 'You find the tracking link on the Orders page as soon as your parcel has shipped.' });
+
+  const visitorOf = () => new Visitor(d.accountId, d.widget);
+
+  const waiting = visitorOf();
+  await waiting.ask('Can I bring my dog to your shop in Hamburg?');
+  await waiting.ask('My parcel arrived with a broken lid, can someone help me?');
+  await requestHandoff(waiting.conversation());
+
+  const handled = visitorOf();
+  await handled.ask('Can I change the delivery address of order 4711?');
+  await requestHandoff(handled.conversation());
+  const h = { conversation_id: handled.id() };
+  await takeOver(agent, h);
+  await replyAsMember(agent, { ...h, text: 'Hi! I can change it while the order has not shipped yet. What is the new address?' });
+  await storeVisitorMessage(handled.conversation(), { client_message_id: randomUUID(), text: 'Lindenstraße 5, 20095 Hamburg, please.' });
+  await replyAsMember(agent, { ...h, text: 'Done: order 4711 now goes to Lindenstraße 5. You get a new confirmation email shortly.' });
+  await addNote(agent, { ...h, text: 'Address changed in the shop system; the customer asked twice before, check the address form.' });
+
+  const resolved = visitorOf();
+  await resolved.ask('How do I reset my password?');
+  await resolved.ask('Is the blue kettle back in stock?');
+  await requestHandoff(resolved.conversation());
+  const r = { conversation_id: resolved.id() };
+  await replyAsMember(owner, { ...r, text: 'The blue kettle is back next Tuesday. Shall I reserve one for you?' });
+  await storeVisitorMessage(resolved.conversation(), { client_message_id: randomUUID(), text: 'Yes please, thank you!' });
+  await replyAsMember(owner, { ...r, text: 'Reserved under your order number. Have a nice day!' });
+  await resolveConversation(owner, r);
+  await rateConversation(resolved.conversation(), { rating: 5, comment: 'Quick and friendly, thanks!' });
+
+  return { waiting: waiting.id(), handled: handled.id(), resolved: resolved.id() };
+}
+
+/** A visitor of the demo's widget: asks like the widget does and waits until the answer is stored. */
+class Visitor {
+  private conversationId: string | undefined;
+  private asked = 0;
+  private readonly claims: WidgetClaims;
+  constructor(
+    private readonly accountId: number,
+    widget: { clientId: string; channelId: number },
+  ) {
+    const now = Math.floor(Date.now() / 1000);
+    this.claims = {
+      accountId,
+      clientId: widget.clientId,
+      channelId: widget.channelId,
+      domains: ['localhost'],
+      visitorId: randomUUID(),
+      iat: now,
+      exp: now + 3600,
+      visitorBound: false,
+    };
+  }
+
+  async ask(text: string): Promise<void> {
+    const ack = await ask(
+      this.claims,
+      () => {},
+      { conversation_id: this.conversationId, client_message_id: randomUUID(), text },
+      { check: async () => {}, overlap: false },
+    );
+    this.conversationId = ack.conversation_id;
+    this.asked++;
+    const deadline = Date.now() + 30_000;
+    const member: Member = { accountId: this.accountId, userId: 0, role: 'owner' };
+    while ((await conversationSummary(member, { conversation_id: this.id() })).answers.length < this.asked) {
+      if (Date.now() > deadline) throw new AppError('unavailable', `The demo's answer to "${text}" was not stored within 30 s.`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  id(): string {
+    if (!this.conversationId) throw new Error('the visitor has not asked yet');
+    return this.conversationId;
+  }
+
+  conversation() {
+    return { accountId: this.accountId, conversationId: this.id() };
+  }
+}
