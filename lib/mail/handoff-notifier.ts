@@ -9,9 +9,8 @@ import {
 import { insertMail } from '../../db/queries/mails';
 import { dashboardUrl } from '../auth/session-secret';
 import { conversationSummary, displayName, type ConversationSummary } from '../conversations/handoff';
-import { onDrain } from '../core/drain';
 import { getLogger } from '../core/logger';
-import { wakeablePause } from '../core/pause';
+import { startBackgroundLoop, type BackgroundLoop } from '../core/loop';
 import { processSlot } from '../core/process';
 import { getEnv } from '../env';
 import { unseenRepliesMail, waitingConversationMail } from './templates';
@@ -97,8 +96,7 @@ export async function runHandoffMailPass(): Promise<{ waiting: number; replies: 
   return { waiting: await mailWaitingConversations(), replies: await mailUnseenReplies() };
 }
 
-type Loop = { stopping: boolean; wake: () => void; loop: Promise<void>; unsubscribeDrain: () => void };
-const slot = processSlot<Loop>('svc.handoffNotifier');
+const slot = processSlot<BackgroundLoop>('svc.handoffNotifier');
 
 /** The poll: a quarter of the shorter delay, between 0.25 and 5 s (a mail is at most that late). */
 export function handoffPollMs(env = getEnv()): number {
@@ -107,36 +105,21 @@ export function handoffPollMs(env = getEnv()): number {
 
 export function startHandoffNotifier(): void {
   if (slot.get()) return;
-  const pause = wakeablePause(() => l.stopping);
-  const l: Loop = { stopping: false, wake: pause.wake, loop: Promise.resolve(), unsubscribeDrain: () => {} };
-  const poll = handoffPollMs();
-  l.loop = (async () => {
-    let failures = 0;
-    while (!l.stopping) {
-      try {
+  slot.set(
+    startBackgroundLoop({
+      pollMs: handoffPollMs(),
+      step: async () => {
         await runHandoffMailPass();
-        failures = 0;
-        await pause.idle(poll);
-      } catch (e) {
-        if (failures === 0) getLogger().error({ err: e }, 'handoff notifier: a pass failed; retrying');
-        failures++;
-        await pause.idle(Math.min(poll * 2 ** Math.min(failures, 4), 15_000));
-      }
-    }
-  })();
-  l.unsubscribeDrain = onDrain(() => {
-    l.stopping = true;
-    l.wake();
-  });
-  slot.set(l);
+        return false;
+      },
+      onDown: (e) => getLogger().error({ err: e }, 'handoff notifier: a pass failed; retrying'),
+    }),
+  );
 }
 
 export async function stopHandoffNotifier(): Promise<void> {
-  const l = slot.get();
-  if (!l) return;
-  l.stopping = true;
-  l.wake();
-  await l.loop;
-  l.unsubscribeDrain();
+  const loop = slot.get();
+  if (!loop) return;
+  await loop.stop();
   slot.clear();
 }
