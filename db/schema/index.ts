@@ -293,6 +293,9 @@ export const responses = pgTable(
     index('responses_conversation_created_idx').on(t.conversationId, t.createdAt, t.id),
     index('responses_question_trgm_idx').using('gin', sql`${t.question} gin_trgm_ops`),
     index('responses_answer_trgm_idx').using('gin', sql`${t.answer} gin_trgm_ops`),
+    // Insights (docs/decisions/insights.md): "no dislike" per conversation, and the declined answers.
+    index('responses_disliked_conversation_idx').on(t.conversationId).where(sql`dislikes > 0`),
+    index('responses_declined_idx').on(t.accountId, t.createdAt, t.id).where(sql`declined`),
   ],
 );
 
