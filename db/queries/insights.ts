@@ -80,3 +80,49 @@ export async function getResponseFigures(db: Db, accountId: number, w: InsightsW
     GROUP BY GROUPING SETS ((day), ()) ORDER BY day NULLS FIRST`,
   );
 }
+
+export type GapRow = {
+  conversation_id: string;
+  question: string;
+  reason: 'declined' | 'disliked' | 'handed_off';
+  lexemes: string[];
+  reply: string | null;
+  at: string;
+};
+
+/**
+ * What the bot failed on in the window, one row per question: declined answers, disliked answers,
+ * and for a handed-off conversation the last question before the handoff (its first question when
+ * the visitor asked for a person straight away) with the first member reply after it. `lexemes`
+ * are the question's words as the knowledge base's full-text search stems them.
+ */
+export async function listGapQuestions(db: Db, accountId: number, w: InsightsWindow, limit: number): Promise<GapRow[]> {
+  const from = sql`(${w.from}::timestamp AT TIME ZONE 'UTC')`;
+  const to = sql`((${w.to}::date + 1)::timestamp AT TIME ZONE 'UTC')`;
+  const channel = (col: ReturnType<typeof sql.raw>) => (w.channelId === null ? sql`` : sql`AND ${col} = ${w.channelId}`);
+  return rows<GapRow>(
+    db,
+    sql`
+    SELECT g.conversation_id, g.question, g.reason, g.reply, to_char(g.at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS at,
+      ARRAY(SELECT u.lexeme FROM unnest(to_tsvector('english', g.question)) u ORDER BY u.lexeme) AS lexemes
+    FROM (
+      (SELECT r.conversation_id, r.question, CASE WHEN r.declined THEN 'declined' ELSE 'disliked' END AS reason, NULL::text AS reply, r.created_at AS at
+       FROM responses r
+       WHERE r.account_id = ${accountId} AND r.created_at >= ${from} AND r.created_at < ${to} AND (r.declined OR r.dislikes > 0) ${channel(sql.raw('r.channel_id'))}
+       ORDER BY r.created_at DESC LIMIT ${limit})
+      UNION ALL
+      (SELECT c.id, q.question, 'handed_off', m.text, c.handed_off_at
+       FROM conversations c
+       JOIN LATERAL (
+         SELECT r.question FROM responses r WHERE r.conversation_id = c.id
+         ORDER BY (r.created_at <= c.handed_off_at) DESC, CASE WHEN r.created_at <= c.handed_off_at THEN r.created_at END DESC, r.created_at
+         LIMIT 1
+       ) q ON true
+       LEFT JOIN LATERAL (
+         SELECT text FROM conversation_messages cm WHERE cm.conversation_id = c.id AND cm.author = 'agent' ORDER BY cm.created_at, cm.seq LIMIT 1
+       ) m ON true
+       WHERE c.account_id = ${accountId} AND c.handed_off_at >= ${from} AND c.handed_off_at < ${to} ${channel(sql.raw('c.channel_id'))}
+       ORDER BY c.handed_off_at DESC LIMIT ${limit})
+    ) g`,
+  );
+}

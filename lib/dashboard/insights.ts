@@ -2,6 +2,7 @@ import { listChannels } from '../../db/queries/channels';
 import { getDb } from '../../db/client';
 import { AppError } from '../core/errors';
 import { computeInsights, parseInsightsQuery, type DayFigures } from '../insights/service';
+import { listContentGaps } from '../insights/gaps';
 import type { InsightsQuery, InsightsRecord } from '../insights/contract';
 
 /**
@@ -14,7 +15,8 @@ export const DEFAULT_INSIGHTS_RANGE = '30';
 type Params = Record<string, string | string[] | undefined>;
 const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? '';
 
-export async function getInsightsPage(accountId: number, params: Params, today = new Date().toISOString().slice(0, 10)) {
+/** The window the page shows: the URL's, else a preset; a bad window is reported and the default shown. */
+function windowOf(params: Params, today: string) {
   const search = new URLSearchParams();
   for (const name of ['from', 'to', 'channel_id']) if (first(params[name])) search.set(name, first(params[name]));
   let range = (INSIGHTS_RANGES as readonly string[]).includes(first(params.range)) ? first(params.range) : DEFAULT_INSIGHTS_RANGE;
@@ -32,8 +34,19 @@ export async function getInsightsPage(accountId: number, params: Params, today =
     range = DEFAULT_INSIGHTS_RANGE;
     query = parseInsightsQuery(new URLSearchParams(lastDays(range)));
   }
+  return { query, range: preset ? range : null, error };
+}
+
+export async function getInsightsPage(accountId: number, params: Params, today = new Date().toISOString().slice(0, 10)) {
+  const { query, range, error } = windowOf(params, today);
   const [{ record, days }, channels] = await Promise.all([computeInsights(accountId, query), listChannels(await getDb(), accountId)]);
-  return { record, days, channels, range: preset ? range : null, error };
+  return { record, days, channels, range, error };
+}
+
+/** /insights/gaps: the same window parameters. */
+export async function getGapsPage(accountId: number, params: Params, today = new Date().toISOString().slice(0, 10)) {
+  const { query, range, error } = windowOf(params, today);
+  return { query, range, error, groups: await listContentGaps(accountId, query) };
 }
 
 /** What the page writes for each value (the tests compare the page with the API through these). */

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { getDb } from '../../db/client';
 import { figuresOf } from '../../lib/dashboard/insights';
+import { listContentGaps } from '../../lib/insights/gaps';
 import type { InsightsRecord } from '../../lib/insights/contract';
 import { api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine, type TestAccount } from '../helpers/builders';
 import { assertParamError, assertUnauthorized, V2, type Get } from '../helpers/api-fixtures';
@@ -19,6 +20,7 @@ let get: Get;
 let cookie: string;
 let ch1: number;
 let ch2: number;
+const conversationIds: string[] = [];
 
 type R = { likes?: number; dislikes?: number; declined?: boolean; at: string };
 /** One conversation of the history: what insights read, nothing else. Times are UTC. */
@@ -163,6 +165,7 @@ before(async () => {
       ...(c.csat ? { csat: c.csat } : {}),
     } as Parameters<typeof conversationLine>[0]);
     lines.push(conv);
+    conversationIds.push(conv.conversation_id);
     for (const r of c.responses) {
       const line = responseLine(conv, { created_at: r.at, likes: r.likes ?? 0, dislikes: r.dislikes ?? 0 });
       lines.push(line);
@@ -240,6 +243,71 @@ describe('insights on a hand-built history', () => {
       { conversations: 8, ai_resolved: 3, handoffs: 3, first: 240, resolution: 1500, declined: 3, likes: 4, dislikes: 2 },
     );
     assert.deepEqual(all.csat, { ai: { responses: 3, mean: 3.67, share_4_5: 0.6667 }, human: { responses: 2, mean: 4, share_4_5: 0.5 } });
+  });
+});
+
+describe('the Declined badge', () => {
+  it('marks exactly the declined answers of a transcript', async () => {
+    for (const [i, c] of HISTORY.entries()) {
+      const res = await fetch(`${server.url}/conversations/${conversationIds[i]}`, { headers: { cookie } });
+      assert.equal(res.status, 200);
+      const badges = (await res.text()).match(/class="badge declined">Declined</g) ?? [];
+      assert.equal(badges.length, c.responses.filter((r) => r.declined).length, `conversation ${i}`);
+    }
+  });
+});
+
+describe('content gaps: failed questions grouped by what was asked', () => {
+  // Real paraphrases (several visitors, their own words), each a conversation of its own.
+  const RETURNS = ['Can I return a used item?', 'How do I return an item I have already used?', 'return policy for used items', 'Returning used items'];
+  const CANADA = ['Do you ship to Canada?', 'shipping to canada?', 'Can you ship my order to Canada?'];
+  const ALONE = 'Is the café open on Sundays?';
+  let gapsAcct: TestAccount;
+  before(async () => {
+    gapsAcct = await createTestAccount('Gaps Co');
+    const [ch] = (await newChannelIds(1)) as [number];
+    const db = await getDb();
+    const lines: object[] = [];
+    const declined: string[] = [];
+    const ask = (question: string, at: string, over: Partial<Parameters<typeof responseLine>[1]> = {}) => {
+      const conv = conversationLine({ channel_id: ch, created_at: at, updated_at: at });
+      const r = responseLine(conv, { question, created_at: at, ...over });
+      lines.push(conv, r);
+      return { conv, r };
+    };
+    for (const [i, q] of RETURNS.entries()) declined.push(ask(q, `${D1} 0${i}:00:00`).r.response_id);
+    for (const [i, q] of CANADA.slice(0, 2).entries()) declined.push(ask(q, `${D1} 1${i}:00:00`).r.response_id);
+    // The third Canada visitor got an answer, disliked it and asked for a person, who replied.
+    const handed = ask(CANADA[2]!, `${D2} 09:00:00`, { dislikes: 1 });
+    declined.push(ask(ALONE, `${D2} 10:00:00`).r.response_id);
+    await importLines(gapsAcct.accountId, lines);
+    for (const id of declined) await db.execute(sql`UPDATE responses SET declined = true WHERE id = ${id}`);
+    await db.execute(
+      sql`UPDATE conversations SET handed_off_at = ${`${D2} 09:01:00+00`}::timestamptz, handled_by = 'human' WHERE id = ${handed.conv.conversation_id}`,
+    );
+    await db.execute(sql`INSERT INTO conversation_messages (id, account_id, conversation_id, author, author_name, text, created_at)
+      VALUES (gen_random_uuid(), ${gapsAcct.accountId}, ${handed.conv.conversation_id}, 'agent', 'Sam', 'Yes: we ship to Canada in 5–7 days.', ${`${D2} 09:03:00+00`}::timestamptz)`);
+  });
+
+  it('groups paraphrases, keeps a different question alone, ranks by conversations, offers the member reply as the draft', async () => {
+    const groups = await listContentGaps(gapsAcct.accountId, { from: D1, to: D2 });
+    assert.deepEqual(
+      groups.map((g) => ({ n: g.conversations, questions: g.questions.map((q) => q.text).sort(), reasons: g.reasons, draft: g.draft })),
+      [
+        { n: 4, questions: [...RETURNS].sort(), reasons: { declined: 4, disliked: 0, handed_off: 0 }, draft: null },
+        // The handed-off conversation counts once although its question is there twice (disliked, then handed off).
+        { n: 3, questions: [...CANADA].sort(), reasons: { declined: 2, disliked: 1, handed_off: 1 }, draft: 'Yes: we ship to Canada in 5–7 days.' },
+        { n: 1, questions: [ALONE], reasons: { declined: 1, disliked: 0, handed_off: 0 }, draft: null },
+      ],
+    );
+    const s = await signIn(server.url, gapsAcct.email, gapsAcct.password);
+    const html = await (await fetch(`${server.url}/insights/gaps?from=${D1}&to=${D2}`, { headers: { cookie: s.cookie! } })).text();
+    const headings = [...html.matchAll(/<li class="panel"><h2>([^<]*)<\/h2>/g)].map((m) => m[1]);
+    assert.deepEqual(
+      headings,
+      groups.map((g) => g.question.replaceAll("'", '&#x27;')),
+    );
+    assert.match(html, /4 conversations/);
   });
 });
 

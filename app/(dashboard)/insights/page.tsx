@@ -29,24 +29,22 @@ export default async function InsightsPage({ searchParams }: { searchParams: Pro
           ))}
         </nav>
       </div>
-      <form className="range-form" method="get" action="/insights" aria-label="Range and channel">
+      <form className="range-form" method="get" action="/insights" aria-label="Window">
         <label>
           From <input type="date" name="from" defaultValue={record.from} required />
         </label>
         <label>
           To <input type="date" name="to" defaultValue={record.to} required />
         </label>
-        <label>
-          Channel
-          <select name="channel_id" defaultValue={record.channel_id === null ? '' : String(record.channel_id)}>
-            <option value="">All channels</option>
-            {channels.map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name} (#{c.id})
-              </option>
-            ))}
-          </select>
-        </label>
+        <label htmlFor="insights-channel">Channel</label>
+        <select id="insights-channel" name="channel_id" defaultValue={record.channel_id === null ? '' : String(record.channel_id)}>
+          <option value="">All channels</option>
+          {channels.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.name} (#{c.id})
+            </option>
+          ))}
+        </select>
         <button className="btn secondary" type="submit">
           Show
         </button>

@@ -1,0 +1,77 @@
+import { getDb, openDb } from '../../db/client';
+import { listGapQuestions, type GapRow } from '../../db/queries/insights';
+import { FILLER } from '../knowledge/ranking';
+import type { InsightsQuery } from './contract';
+
+/** At most this many failed questions of each kind are grouped per request (the newest). */
+export const GAP_QUESTIONS_LIMIT = 2_000;
+
+export type GapGroup = {
+  /** The group's most asked wording (ties: the newest). */
+  question: string;
+  questions: Array<{ text: string; count: number }>;
+  conversations: number;
+  reasons: { declined: number; disliked: number; handed_off: number };
+  /** A member's reply in one of its handed-off conversations: the draft answer. */
+  draft: string | null;
+  latest: string;
+};
+
+/** The words that say what was asked: the question's stems without question phrasing. */
+export function topicWords(lexemes: string[]): Set<string> {
+  return new Set(lexemes.filter((l) => !FILLER.has(l)));
+}
+
+/**
+ * Two questions ask the same thing when at least half the words of the shorter one are in the
+ * other (overlap coefficient ≥ 0.5, so "shipping to Canada?" joins "how long does shipping to
+ * Canada take?") and they share a word; groups are the connected questions (union–find).
+ */
+export function similar(a: Set<string>, b: Set<string>): boolean {
+  if (a.size === 0 || b.size === 0) return false;
+  let shared = 0;
+  for (const w of a) if (b.has(w)) shared++;
+  return shared > 0 && shared / Math.min(a.size, b.size) >= 0.5;
+}
+
+export function groupGapQuestions(rows: GapRow[]): GapGroup[] {
+  const words = rows.map((r) => topicWords(r.lexemes));
+  const parent = rows.map((_, i) => i);
+  const root = (i: number): number => {
+    while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!;
+    return i;
+  };
+  for (let i = 0; i < rows.length; i++)
+    for (let j = i + 1; j < rows.length; j++) if (root(i) !== root(j) && similar(words[i]!, words[j]!)) parent[root(j)] = root(i);
+  const members = new Map<number, GapRow[]>();
+  rows.forEach((r, i) => members.set(root(i), [...(members.get(root(i)) ?? []), r]));
+  const groups = [...members.values()].map((rs): GapGroup => {
+    const counts = new Map<string, { text: string; count: number; latest: string }>();
+    for (const r of rs) {
+      const key = r.question.trim().toLowerCase();
+      const c = counts.get(key) ?? { text: r.question.trim(), count: 0, latest: r.at };
+      c.count++;
+      if (r.at > c.latest) c.latest = r.at;
+      counts.set(key, c);
+    }
+    const questions = [...counts.values()].sort((a, b) => b.count - a.count || b.latest.localeCompare(a.latest));
+    const reasons = { declined: 0, disliked: 0, handed_off: 0 };
+    for (const r of rs) reasons[r.reason]++;
+    return {
+      question: questions[0]!.text,
+      questions: questions.map(({ text, count }) => ({ text, count })),
+      conversations: new Set(rs.map((r) => r.conversation_id)).size,
+      reasons,
+      draft: rs.filter((r) => r.reply).sort((a, b) => b.at.localeCompare(a.at))[0]?.reply ?? null,
+      latest: rs.reduce((m, r) => (r.at > m ? r.at : m), ''),
+    };
+  });
+  return groups.sort((a, b) => b.conversations - a.conversations || b.latest.localeCompare(a.latest));
+}
+
+/** The content gaps of a window: failed questions grouped by what was asked, most conversations first. */
+export async function listContentGaps(accountId: number, q: InsightsQuery): Promise<GapGroup[]> {
+  const db = openDb() ?? (await getDb());
+  const rows = await listGapQuestions(db, accountId, { from: q.from, to: q.to, channelId: q.channel_id ?? null }, GAP_QUESTIONS_LIMIT);
+  return groupGapQuestions(rows);
+}

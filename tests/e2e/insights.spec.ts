@@ -1,0 +1,40 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test } from '@playwright/test';
+import { fixtures, screenshot, signIn } from './fixtures';
+
+const f = fixtures();
+const OCTOBER = '/insights?from=2026-10-01&to=2026-10-31';
+
+test.describe('insights', () => {
+  test('every figure with its definition and a chart; range and channel controls; axe clean; screenshots at 1366 and 390 px', async ({ page }) => {
+    await page.setViewportSize({ width: 1366, height: 900 });
+    await signIn(page, f.alpha.email, f.alpha.password);
+    await page.getByRole('link', { name: 'Insights' }).click();
+    await expect(page.getByRole('heading', { name: 'Insights', level: 1 })).toBeVisible();
+    await page.goto(OCTOBER);
+    const figures = page.locator('section.insights-figure');
+    await expect(figures).toHaveCount(9);
+    await expect(page.locator('[data-figure=conversations]')).toHaveText('40');
+    for (const section of await figures.all()) {
+      await expect(section.locator('.insights-definition')).not.toBeEmpty();
+      await expect(section.locator('canvas').first()).toBeVisible();
+    }
+    // The channel control narrows every figure; the form keeps the range.
+    await page.getByLabel('Channel').selectOption(String(f.alpha.channels[1]));
+    await page.getByRole('button', { name: 'Show' }).click();
+    await expect(page).toHaveURL(new RegExp(`channel_id=${f.alpha.channels[1]}`));
+    await expect(page.locator('[data-figure=conversations]')).toHaveText('14');
+    await page.goto(OCTOBER);
+    const serious = (r: { violations: Array<{ impact?: string | null; id: string }> }) =>
+      r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+    expect(serious(await new AxeBuilder({ page }).analyze())).toEqual([]);
+    await screenshot(page, 'insights-desktop');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await expect(figures.first().locator('canvas').first()).toBeVisible();
+    expect(serious(await new AxeBuilder({ page }).analyze())).toEqual([]);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await screenshot(page, 'insights-phone');
+  });
+});
