@@ -723,3 +723,32 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_log_idx').on(t.endpointId, t.createdAt),
   ],
 );
+
+/** A curated entry of the knowledge base (docs/decisions/insights.md): the bot answers with it first for these and similar questions. */
+export const curatedAnswers = pgTable(
+  'curated_answers',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    questions: text('questions').array().notNull(),
+    answer: text('answer').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('curated_answers_account_idx').on(t.accountId, t.createdAt)],
+);
+
+/** A content-gap question an owner dismissed; it shows again only when asked after `dismissed_at`. */
+export const gapDismissals = pgTable(
+  'gap_dismissals',
+  {
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    question: text('question').notNull(),
+    dismissedAt: ts('dismissed_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.question] })],
+);

@@ -1,6 +1,7 @@
 import { getDb, openDb } from '../../db/client';
-import { listGapQuestions, type GapRow } from '../../db/queries/insights';
-import { FILLER } from '../knowledge/ranking';
+import { dismissGapQuestions, listGapQuestions, type GapRow } from '../../db/queries/insights';
+import { addCuratedAnswer, similarQuestions, topicWords } from '../knowledge/curated';
+import { AppError } from '../core/errors';
 import type { InsightsQuery } from './contract';
 
 /** At most this many failed questions of each kind are grouped per request (the newest). */
@@ -17,23 +18,7 @@ export type GapGroup = {
   latest: string;
 };
 
-/** The words that say what was asked: the question's stems without question phrasing. */
-export function topicWords(lexemes: string[]): Set<string> {
-  return new Set(lexemes.filter((l) => !FILLER.has(l)));
-}
-
-/**
- * Two questions ask the same thing when at least half the words of the shorter one are in the
- * other (overlap coefficient ≥ 0.5, so "shipping to Canada?" joins "how long does shipping to
- * Canada take?") and they share a word; groups are the connected questions (union–find).
- */
-export function similar(a: Set<string>, b: Set<string>): boolean {
-  if (a.size === 0 || b.size === 0) return false;
-  let shared = 0;
-  for (const w of a) if (b.has(w)) shared++;
-  return shared > 0 && shared / Math.min(a.size, b.size) >= 0.5;
-}
-
+/** Groups are the connected questions (union–find over similarQuestions). */
 export function groupGapQuestions(rows: GapRow[]): GapGroup[] {
   const words = rows.map((r) => topicWords(r.lexemes));
   const parent = rows.map((_, i) => i);
@@ -42,9 +27,9 @@ export function groupGapQuestions(rows: GapRow[]): GapGroup[] {
     return i;
   };
   for (let i = 0; i < rows.length; i++)
-    for (let j = i + 1; j < rows.length; j++) if (root(i) !== root(j) && similar(words[i]!, words[j]!)) parent[root(j)] = root(i);
+    for (let j = i + 1; j < rows.length; j++) if (root(i) !== root(j) && similarQuestions(words[i]!, words[j]!)) parent[root(j)] = root(i);
   const members = new Map<number, GapRow[]>();
-  rows.forEach((r, i) => members.set(root(i), [...(members.get(root(i)) ?? []), r]));
+  for (const [i, r] of rows.entries()) members.set(root(i), [...(members.get(root(i)) ?? []), r]);
   const groups = [...members.values()].map((rs): GapGroup => {
     const counts = new Map<string, { text: string; count: number; latest: string }>();
     for (const r of rs) {
@@ -74,4 +59,29 @@ export async function listContentGaps(accountId: number, q: InsightsQuery): Prom
   const db = openDb() ?? (await getDb());
   const rows = await listGapQuestions(db, accountId, { from: q.from, to: q.to, channelId: q.channel_id ?? null }, GAP_QUESTIONS_LIMIT);
   return groupGapQuestions(rows);
+}
+
+/** The question texts a gap form posts (a JSON array of strings). */
+export function parseGapQuestions(raw: unknown): string[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(String(raw ?? ''));
+  } catch {
+    value = null;
+  }
+  if (!Array.isArray(value) || value.length === 0 || !value.every((q) => typeof q === 'string'))
+    throw new AppError('invalid_request', "questions: a JSON array of the group's questions is required.");
+  return value;
+}
+
+/** "Dismiss": the group's questions leave the gaps until someone asks them again. */
+export async function dismissContentGap(accountId: number, questions: string[]) {
+  await dismissGapQuestions(openDb() ?? (await getDb()), accountId, questions);
+}
+
+/** "Save answer": a curated knowledge-base entry for the group's questions (and similar ones); the group leaves the gaps. */
+export async function answerContentGap(accountId: number, input: { questions: string[]; answer: string }) {
+  const saved = await addCuratedAnswer(accountId, input);
+  await dismissContentGap(accountId, saved.questions);
+  return saved;
 }

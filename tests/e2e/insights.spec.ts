@@ -25,8 +25,10 @@ test.describe('insights', () => {
     await expect(page).toHaveURL(new RegExp(`channel_id=${f.alpha.channels[1]}`));
     await expect(page.locator('[data-figure=conversations]')).toHaveText('14');
     await page.goto(OCTOBER);
-    const serious = (r: { violations: Array<{ impact?: string | null; id: string }> }) =>
-      r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+    const serious = (r: { violations: Array<{ impact?: string | null; id: string; nodes: Array<{ target: unknown }> }> }) =>
+      r.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(' ')}`);
     expect(serious(await new AxeBuilder({ page }).analyze())).toEqual([]);
     await screenshot(page, 'insights-desktop');
     await page.setViewportSize({ width: 390, height: 844 });

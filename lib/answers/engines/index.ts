@@ -1,9 +1,10 @@
 import { getEnv } from '../../env';
-import type { AnswerEngine } from '../engine';
-import { builtinAnswer } from './builtin';
+import { answerContext, type AnswerEngine } from '../engine';
+import { findCuratedAnswer } from '../../knowledge/curated';
+import { builtinAnswer, streamWords } from './builtin';
 import { openAiCompatibleAnswer } from './openai';
 
-/** The engine this deployment answers with: a model when LLM_BASE_URL is set, else the built-in one. */
+/** The engine this deployment answers with: a model when LLM_BASE_URL is set, else the built-in one; a curated answer before either. */
 export function answerEngine(): AnswerEngine {
   const env = getEnv();
   if (env.LLM_BASE_URL) {
@@ -15,7 +16,19 @@ export function answerEngine(): AnswerEngine {
       historyTokens: env.LLM_HISTORY_TOKENS,
       maxRetries: env.LLM_MAX_RETRIES,
     };
-    return { answer: (i) => openAiCompatibleAnswer(i, cfg) };
+    return withCurated({ answer: (i) => openAiCompatibleAnswer(i, cfg) });
   }
-  return { answer: builtinAnswer };
+  return withCurated({ answer: builtinAnswer });
+}
+
+/** An owner's curated answer (lib/knowledge/curated.ts) is given as written, for its questions and similar ones. */
+function withCurated(engine: AnswerEngine): AnswerEngine {
+  return {
+    answer: async (input) => {
+      const curated = await findCuratedAnswer(input.accountId, input.question);
+      if (!curated) return engine.answer(input);
+      const { settings } = await answerContext(input, 0);
+      return { sources: [], showSources: settings.showSources, deltas: streamWords(curated.answer), declined: false, considered: [] };
+    },
+  };
 }

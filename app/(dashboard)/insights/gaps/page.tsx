@@ -1,6 +1,7 @@
 import { requirePageMember } from '@/lib/auth/session';
 import { INSIGHTS_RANGES, getGapsPage } from '@/lib/dashboard/insights';
 import { plural } from '@/lib/dashboard/format';
+import { GapActions } from './GapActions';
 
 export const metadata = { title: 'Content gaps · svc' };
 
@@ -60,6 +61,7 @@ export default async function GapsPage({ searchParams }: { searchParams: Promise
                   <span className="muted">A member replied:</span> {g.draft}
                 </blockquote>
               )}
+              <GapActions questions={g.questions.map((q) => q.text)} draft={g.draft} />
             </li>
           ))}
         </ol>
