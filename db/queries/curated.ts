@@ -6,7 +6,7 @@ export type CuratedAnswerRow = { id: string; questions: string[]; answer: string
 export async function insertCuratedAnswer(db: Db, accountId: number, questions: string[], answer: string): Promise<string> {
   const [row] = await rows<{ id: string }>(
     db,
-    sql`INSERT INTO curated_answers (account_id, questions, answer) VALUES (${accountId}, ${questions}::text[], ${answer}) RETURNING id`,
+    sql`INSERT INTO curated_answers (account_id, questions, answer) VALUES (${accountId}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(questions)}::jsonb)), ${answer}) RETURNING id`,
   );
   return row!.id;
 }

@@ -133,6 +133,6 @@ export async function dismissGapQuestions(db: Db, accountId: number, questions: 
   if (questions.length === 0) return;
   await db.execute(sql`
     INSERT INTO gap_dismissals (account_id, question, dismissed_at)
-    SELECT ${accountId}, lower(btrim(q)), now() FROM unnest(${questions}::text[]) q
+    SELECT ${accountId}, lower(btrim(q)), now() FROM jsonb_array_elements_text(${JSON.stringify(questions)}::jsonb) q
     ON CONFLICT (account_id, question) DO UPDATE SET dismissed_at = now()`);
 }

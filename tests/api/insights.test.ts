@@ -3,11 +3,14 @@
  * computed here from the history's plain description and compared with the API and the page.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { getDb } from '../../db/client';
 import { figuresOf } from '../../lib/dashboard/insights';
-import { listContentGaps } from '../../lib/insights/gaps';
+import { answerContentGap, dismissContentGap, listContentGaps, parseGapQuestions } from '../../lib/insights/gaps';
+import { answerEngine } from '../../lib/answers/engines';
+import { AppError } from '../../lib/core/errors';
 import type { InsightsRecord } from '../../lib/insights/contract';
 import { api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine, type TestAccount } from '../helpers/builders';
 import { assertParamError, assertUnauthorized, V2, type Get } from '../helpers/api-fixtures';
@@ -309,6 +312,48 @@ describe('content gaps: failed questions grouped by what was asked', () => {
     );
     assert.match(html, /4 conversations/);
   });
+
+  it('"Save answer" makes a curated entry the bot answers paraphrases with; the group leaves the gaps; "Dismiss" hides a group', async () => {
+    const ask = async (question: string) => {
+      const answer = await answerEngine().answer({
+        accountId: gapsAcct.accountId,
+        conversationId: randomUUID(),
+        question,
+        signal: new AbortController().signal,
+      });
+      let text = '';
+      for await (const d of answer.deltas) text += d;
+      return { text, declined: answer.declined };
+    };
+    assert.equal((await ask('Do you deliver orders to Canada?')).declined, true);
+    const canada = (await listContentGaps(gapsAcct.accountId, { from: D1, to: D2 }))[1]!;
+    await answerContentGap(gapsAcct.accountId, { questions: canada.questions.map((q) => q.text), answer: canada.draft! });
+    for (const paraphrase of ['Do you deliver orders to Canada?', 'shipping to canada', 'Can I get my package shipped to Canada?'])
+      assert.deepEqual(await ask(paraphrase), { text: 'Yes: we ship to Canada in 5–7 days.', declined: false }, paraphrase);
+    assert.equal((await ask('Can I return a used item?')).declined, true, 'another question is not answered with it');
+    await dismissContentGap(gapsAcct.accountId, RETURNS);
+    assert.deepEqual(
+      (await listContentGaps(gapsAcct.accountId, { from: D1, to: D2 })).map((g) => g.question),
+      [ALONE],
+    );
+  });
+
+  const bad: Array<[string, () => unknown]> = [
+    ['questions not JSON', () => parseGapQuestions('not json')],
+    ['questions empty', () => parseGapQuestions('[]')],
+    ['questions not strings', () => parseGapQuestions('[1]')],
+    ['answer empty', () => answerContentGap(gapsAcct.accountId, { questions: ['q?'], answer: '  ' })],
+    ['only blank questions', () => answerContentGap(gapsAcct.accountId, { questions: [' '], answer: 'A.' })],
+    ['answer too long', () => answerContentGap(gapsAcct.accountId, { questions: ['q?'], answer: 'x'.repeat(8_001) })],
+  ];
+  for (const [name, run] of bad) {
+    it(`refused: ${name}`, async () => {
+      await assert.rejects(
+        async () => run(),
+        (e) => e instanceof AppError && e.code === 'invalid_request',
+      );
+    });
+  }
 });
 
 describe('insights: bad requests', () => {

@@ -36,22 +36,30 @@ async function main() {
     const a = acct.accountId;
     const t0 = performance.now();
     await db.execute(sql`INSERT INTO channels (id, account_id, name) VALUES (${ch1}, ${a}, 'Bench 1'), (${ch2}, ${a}, 'Bench 2')`);
-    // One conversation every ~31 s over 2025-06-01 … 2026-05-31; every 10th handed off, every 4th rated, most resolved.
-    await db.execute(sql`
-      INSERT INTO conversations (id, account_id, channel_id, title, status, created_at, updated_at, handled_by, handed_off_at, first_reply_at, resolved_at, csat)
-      SELECT gen_random_uuid(), ${a}, CASE WHEN i % 3 = 0 THEN ${ch2}::int ELSE ${ch1}::int END, 'Conversation ' || i,
-        CASE WHEN i % 7 = 0 THEN 'Open' ELSE 'Resolved' END, t, t + interval '5 minutes',
-        CASE WHEN i % 20 = 0 THEN 'human' ELSE 'ai' END,
-        CASE WHEN i % 10 = 0 THEN t + interval '1 minute' END,
-        CASE WHEN i % 10 = 0 THEN t + (60 + i % 600) * interval '1 second' END,
-        CASE WHEN i % 7 <> 0 THEN t + (120 + i % 3600) * interval '1 second' END,
-        CASE WHEN i % 4 = 0 THEN 1 + i % 5 END
-      FROM generate_series(1, ${N}) i, LATERAL (SELECT timestamptz '2025-06-01' + (i::float8 * 31536000 / ${N}) * interval '1 second' AS t) s`);
-    await db.execute(sql`
-      INSERT INTO responses (id, account_id, conversation_id, channel_id, question, answer, created_at, likes, dislikes, declined)
-      SELECT gen_random_uuid(), ${a}, c.id, c.channel_id, 'Question', 'Answer', c.created_at + k * interval '20 seconds',
-        (k = 1 AND hashtext(c.id::text) % 5 = 0)::int, (k = 2 AND hashtext(c.id::text) % 17 = 0)::int, (k = 1 AND hashtext(c.id::text) % 9 = 0)
-      FROM conversations c, generate_series(1, 2) k WHERE c.account_id = ${a}`);
+    // One conversation every ~31 s over 2025-06-01 … 2026-05-31; every 10th handed off, every 4th rated, most resolved;
+    // two responses each (some liked, disliked, declined). In batches: one statement stays under the statement timeout.
+    const BATCH = 50_000;
+    for (let lo = 1; lo <= N; lo += BATCH) {
+      const hi = Math.min(N, lo + BATCH - 1);
+      await db.execute(sql`
+        WITH c AS (
+          INSERT INTO conversations (id, account_id, channel_id, title, status, created_at, updated_at, handled_by, handed_off_at, first_reply_at, resolved_at, csat)
+          SELECT gen_random_uuid(), ${a}, CASE WHEN i % 3 = 0 THEN ${ch2}::int ELSE ${ch1}::int END, 'Conversation ' || i,
+            CASE WHEN i % 7 = 0 THEN 'Open' ELSE 'Resolved' END, t, t + interval '5 minutes',
+            CASE WHEN i % 20 = 0 THEN 'human' ELSE 'ai' END,
+            CASE WHEN i % 10 = 0 THEN t + interval '1 minute' END,
+            CASE WHEN i % 10 = 0 THEN t + (60 + i % 600) * interval '1 second' END,
+            CASE WHEN i % 7 <> 0 THEN t + (120 + i % 3600) * interval '1 second' END,
+            CASE WHEN i % 4 = 0 THEN 1 + i % 5 END
+          FROM generate_series(${lo}::int, ${hi}::int) i,
+            LATERAL (SELECT timestamptz '2025-06-01' + (i::float8 * 31536000 / ${N}::int) * interval '1 second' AS t) s
+          RETURNING id, channel_id, created_at
+        )
+        INSERT INTO responses (id, account_id, conversation_id, channel_id, question, answer, created_at, likes, dislikes, declined)
+        SELECT gen_random_uuid(), ${a}, c.id, c.channel_id, 'Question', 'Answer', c.created_at + k * interval '20 seconds',
+          (k = 1 AND hashtext(c.id::text) % 5 = 0)::int, (k = 2 AND hashtext(c.id::text) % 17 = 0)::int, (k = 1 AND hashtext(c.id::text) % 9 = 0)
+        FROM c, generate_series(1, 2) k`);
+    }
     await db.execute(sql`UPDATE accounts SET response_count = ${N * 2}, conversation_count = ${N} WHERE id = ${a}`);
     await db.execute(sql`VACUUM (ANALYZE) conversations`);
     await db.execute(sql`VACUUM (ANALYZE) responses`);
@@ -84,7 +92,9 @@ async function main() {
         AND c.created_at >= '2026-05-02' AND c.created_at < '2026-06-01'
         AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.conversation_id = c.id AND r.dislikes > 0)`,
     );
-    console.log(JSON.stringify({ plan: '30 days, the no-dislike probe', lines: plan.map((r) => r['QUERY PLAN'].trim()).filter((l) => /Scan|Execution/.test(l)) }));
+    console.log(
+      JSON.stringify({ plan: '30 days, the no-dislike probe', lines: plan.map((r) => r['QUERY PLAN'].trim()).filter((l) => /Scan|Execution/.test(l)) }),
+    );
   } finally {
     await server.close();
   }

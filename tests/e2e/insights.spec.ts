@@ -39,4 +39,30 @@ test.describe('insights', () => {
     expect(overflow).toBeLessThanOrEqual(0);
     await screenshot(page, 'insights-phone');
   });
+
+  test('content gaps: groups with their questions, Add answer and Dismiss; axe clean; screenshots at 1366 and 390 px', async ({ page }) => {
+    await page.setViewportSize({ width: 1366, height: 900 });
+    await signIn(page, f.alpha.email, f.alpha.password);
+    await page.goto('/insights/gaps?from=2026-10-01&to=2026-10-31');
+    await expect(page.getByRole('heading', { name: 'Content gaps' })).toBeVisible();
+    const groups = page.locator('ol.gaps > li');
+    await expect(groups.first()).toBeVisible();
+    await expect(groups.first().getByRole('button', { name: 'Dismiss' })).toBeVisible();
+    await groups.first().getByRole('button', { name: 'Add answer' }).click();
+    await expect(groups.first().getByRole('textbox', { name: 'Answer' })).toBeVisible();
+    await expect(groups.first().getByRole('button', { name: 'Save answer' })).toBeVisible();
+    const serious = (r: { violations: Array<{ impact?: string | null; id: string; nodes: Array<{ target: unknown }> }> }) =>
+      r.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(' ')}`);
+    expect(serious(await new AxeBuilder({ page }).analyze())).toEqual([]);
+    await screenshot(page, 'insights-gaps-desktop');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await expect(groups.first()).toBeVisible();
+    expect(serious(await new AxeBuilder({ page }).analyze())).toEqual([]);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await screenshot(page, 'insights-gaps-phone');
+  });
 });
