@@ -1,6 +1,6 @@
 import { getDb, openDb } from '../../db/client';
 import { dismissGapQuestions, listGapQuestions, type GapRow } from '../../db/queries/insights';
-import { addCuratedAnswer, similarQuestions, topicWords } from '../knowledge/curated';
+import { addCuratedAnswer, topicWords } from '../knowledge/curated';
 import { AppError } from '../core/errors';
 import type { InsightsQuery } from './contract';
 
@@ -18,16 +18,29 @@ export type GapGroup = {
   latest: string;
 };
 
-/** Groups are the connected questions (union–find over similarQuestions). */
+/**
+ * Groups are the connected questions (union–find): two questions are connected when the words they
+ * share carry at least half the weight of the lighter one's words, each word weighted by its rarity
+ * among the window's questions (log(1 + n/df)). A word most failed questions contain ("order",
+ * a template's "topic") links little; with one question per word this is similarQuestions.
+ */
 export function groupGapQuestions(rows: GapRow[]): GapGroup[] {
   const words = rows.map((r) => topicWords(r.lexemes));
+  const df = new Map<string, number>();
+  for (const ws of words) for (const w of ws) df.set(w, (df.get(w) ?? 0) + 1);
+  const weight = (w: string) => Math.log(1 + rows.length / df.get(w)!);
+  const mass = words.map((ws) => [...ws].reduce((n, w) => n + weight(w), 0));
+  const connected = (i: number, j: number) => {
+    let shared = 0;
+    for (const w of words[i]!) if (words[j]!.has(w)) shared += weight(w);
+    return shared > 0 && shared >= 0.5 * Math.min(mass[i]!, mass[j]!);
+  };
   const parent = rows.map((_, i) => i);
   const root = (i: number): number => {
     while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!;
     return i;
   };
-  for (let i = 0; i < rows.length; i++)
-    for (let j = i + 1; j < rows.length; j++) if (root(i) !== root(j) && similarQuestions(words[i]!, words[j]!)) parent[root(j)] = root(i);
+  for (let i = 0; i < rows.length; i++) for (let j = i + 1; j < rows.length; j++) if (root(i) !== root(j) && connected(i, j)) parent[root(j)] = root(i);
   const members = new Map<number, GapRow[]>();
   for (const [i, r] of rows.entries()) members.set(root(i), [...(members.get(root(i)) ?? []), r]);
   const groups = [...members.values()].map((rs): GapGroup => {

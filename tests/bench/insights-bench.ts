@@ -38,10 +38,13 @@ async function main() {
     await db.execute(sql`INSERT INTO channels (id, account_id, name) VALUES (${ch1}, ${a}, 'Bench 1'), (${ch2}, ${a}, 'Bench 2')`);
     // One conversation every ~31 s over 2025-06-01 … 2026-05-31; every 10th handed off, every 4th rated, most resolved;
     // two responses each (some liked, disliked, declined). In batches: one statement stays under the statement timeout.
-    const BATCH = 50_000;
+    const BATCH = 100_000;
     for (let lo = 1; lo <= N; lo += BATCH) {
       const hi = Math.min(N, lo + BATCH - 1);
-      await db.execute(sql`
+      // The app's statement timeout is for requests; the set-up lifts it for its own transaction.
+      await db.transaction(async (tx) => {
+        await tx.execute(sql`SET LOCAL statement_timeout = 0`);
+        await tx.execute(sql`
         WITH c AS (
           INSERT INTO conversations (id, account_id, channel_id, title, status, created_at, updated_at, handled_by, handed_off_at, first_reply_at, resolved_at, csat)
           SELECT gen_random_uuid(), ${a}, CASE WHEN i % 3 = 0 THEN ${ch2}::int ELSE ${ch1}::int END, 'Conversation ' || i,
@@ -59,8 +62,10 @@ async function main() {
         SELECT gen_random_uuid(), ${a}, c.id, c.channel_id, 'Question', 'Answer', c.created_at + k * interval '20 seconds',
           (k = 1 AND hashtext(c.id::text) % 5 = 0)::int, (k = 2 AND hashtext(c.id::text) % 17 = 0)::int, (k = 1 AND hashtext(c.id::text) % 9 = 0)
         FROM c, generate_series(1, 2) k`);
+      });
     }
     await db.execute(sql`UPDATE accounts SET response_count = ${N * 2}, conversation_count = ${N} WHERE id = ${a}`);
+    await db.execute(sql`SET statement_timeout = 0`);
     await db.execute(sql`VACUUM (ANALYZE) conversations`);
     await db.execute(sql`VACUUM (ANALYZE) responses`);
     console.log(
