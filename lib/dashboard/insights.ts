@@ -75,6 +75,15 @@ export type Figure = {
 /** Every figure of the contract (docs/contracts.md §15): its value, its definition and its per-day series. */
 export function figuresOf(r: InsightsRecord, days: DayFigures[]): Figure[] {
   const per = (label: string, pick: (d: DayFigures) => number | null): Series => ({ label, values: days.map(pick) });
+  const csat = (who: 'ai' | 'human', title: string, which: string): Figure => ({
+    key: `csat_${who}`,
+    title,
+    value: formatMean(r.csat[who].mean),
+    detail: `${formatShare(r.csat[who].share_4_5)} rated 4–5 · ${formatCount(r.csat[who].responses)} ratings`,
+    definition: `Mean rating (1–5) visitors gave conversations ${which}, and the share of 4 and 5.`,
+    unit: 'rating',
+    series: [per('Mean rating', (d) => d.csat[who].mean)],
+  });
   return [
     {
       key: 'conversations',
@@ -118,24 +127,8 @@ export function figuresOf(r: InsightsRecord, days: DayFigures[]): Figure[] {
       unit: 'seconds',
       series: [per('Median time to resolve', (d) => d.median_resolution_seconds)],
     },
-    {
-      key: 'csat_ai',
-      title: 'CSAT, AI only',
-      value: formatMean(r.csat.ai.mean),
-      detail: `${formatShare(r.csat.ai.share_4_5)} rated 4–5 · ${formatCount(r.csat.ai.responses)} ratings`,
-      definition: 'Mean rating (1–5) visitors gave conversations no person was involved in, and the share of 4 and 5.',
-      unit: 'rating',
-      series: [per('Mean rating', (d) => d.csat.ai.mean)],
-    },
-    {
-      key: 'csat_human',
-      title: 'CSAT, person handled',
-      value: formatMean(r.csat.human.mean),
-      detail: `${formatShare(r.csat.human.share_4_5)} rated 4–5 · ${formatCount(r.csat.human.responses)} ratings`,
-      definition: 'Mean rating (1–5) visitors gave conversations a person was involved in, and the share of 4 and 5.',
-      unit: 'rating',
-      series: [per('Mean rating', (d) => d.csat.human.mean)],
-    },
+    csat('ai', 'CSAT, AI only', 'no person was involved in'),
+    csat('human', 'CSAT, person handled', 'a person was involved in'),
     {
       key: 'declined_answers',
       title: 'Declined answers',

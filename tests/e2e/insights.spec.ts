@@ -1,9 +1,17 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { fixtures, screenshot, signIn } from './fixtures';
 
 const f = fixtures();
 const OCTOBER = '/insights?from=2026-10-01&to=2026-10-31';
+
+/** Serious and critical axe violations of the page (the layout's account line is outside these pages). */
+async function serious(page: Page) {
+  const r = await new AxeBuilder({ page }).exclude('.account').analyze();
+  return r.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(' ')}`);
+}
 
 test.describe('insights', () => {
   test('every figure with its definition and a chart; range and channel controls; axe clean; screenshots at 1366 and 390 px', async ({ page }) => {
@@ -25,16 +33,12 @@ test.describe('insights', () => {
     await expect(page).toHaveURL(new RegExp(`channel_id=${f.alpha.channels[1]}`));
     await expect(page.locator('[data-figure=conversations]')).toHaveText('14');
     await page.goto(OCTOBER);
-    const serious = (r: { violations: Array<{ impact?: string | null; id: string; nodes: Array<{ target: unknown }> }> }) =>
-      r.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(' ')}`);
-    expect(serious(await new AxeBuilder({ page }).exclude('.account').analyze())).toEqual([]);
+    expect(await serious(page)).toEqual([]);
     await screenshot(page, 'insights-desktop');
     await page.setViewportSize({ width: 390, height: 844 });
     await page.reload();
     await expect(figures.first().locator('canvas').first()).toBeVisible();
-    expect(serious(await new AxeBuilder({ page }).exclude('.account').analyze())).toEqual([]);
+    expect(await serious(page)).toEqual([]);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await screenshot(page, 'insights-phone');
@@ -51,16 +55,12 @@ test.describe('insights', () => {
     await groups.first().getByRole('button', { name: 'Add answer' }).click();
     await expect(groups.first().getByRole('textbox', { name: 'Answer' })).toBeVisible();
     await expect(groups.first().getByRole('button', { name: 'Save answer' })).toBeVisible();
-    const serious = (r: { violations: Array<{ impact?: string | null; id: string; nodes: Array<{ target: unknown }> }> }) =>
-      r.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(' ')}`);
-    expect(serious(await new AxeBuilder({ page }).exclude('.account').analyze())).toEqual([]);
+    expect(await serious(page)).toEqual([]);
     await screenshot(page, 'insights-gaps-desktop');
     await page.setViewportSize({ width: 390, height: 844 });
     await page.reload();
     await expect(groups.first()).toBeVisible();
-    expect(serious(await new AxeBuilder({ page }).exclude('.account').analyze())).toEqual([]);
+    expect(await serious(page)).toEqual([]);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await screenshot(page, 'insights-gaps-phone');

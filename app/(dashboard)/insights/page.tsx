@@ -1,6 +1,7 @@
 import { requirePageMember } from '@/lib/auth/session';
-import { INSIGHTS_RANGES, figuresOf, getInsightsPage } from '@/lib/dashboard/insights';
+import { figuresOf, getInsightsPage } from '@/lib/dashboard/insights';
 import { InsightsChart } from './_components/InsightsChart';
+import { WindowHead } from './_components/WindowHead';
 
 export const metadata = { title: 'Insights · svc' };
 
@@ -12,23 +13,9 @@ export default async function InsightsPage({ searchParams }: { searchParams: Pro
   return (
     <>
       <h1>Insights</h1>
-      {error && (
-        <p className="error" role="alert">
-          {error} Showing the last 30 days.
-        </p>
-      )}
-      <div className="chart-head">
-        <p className="muted" style={{ margin: 0 }}>
-          {record.from} to {record.to} (UTC){record.channel_id !== null && <>, channel #{record.channel_id}</>} · <a href="/insights/gaps">Content gaps</a>
-        </p>
-        <nav className="segmented" aria-label="Range">
-          {INSIGHTS_RANGES.map((r) => (
-            <a key={r} href={`/insights?range=${r}${channelQuery}`} aria-current={range === r ? 'true' : undefined}>
-              {r === '365' ? '1 year' : `${r} days`}
-            </a>
-          ))}
-        </nav>
-      </div>
+      <WindowHead path="/insights" range={range} error={error} query={channelQuery}>
+        {record.from} to {record.to} (UTC){record.channel_id !== null && <>, channel #{record.channel_id}</>} · <a href="/insights/gaps">Content gaps</a>
+      </WindowHead>
       <form className="range-form" method="get" action="/insights" aria-label="Window">
         <label>
           From <input type="date" name="from" defaultValue={record.from} required />

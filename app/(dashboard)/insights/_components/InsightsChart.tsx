@@ -35,7 +35,10 @@ export function InsightsChart({
         height: 140,
         legend: { show: series.length > 1 },
         cursor: { y: false },
-        scales: { x: { time: true }, y: { range: (_u, min, max) => [0, unit === 'share' ? 1 : unit === 'rating' ? 5 : Math.max(unit === 'seconds' ? 60 : 1, max ?? min)] } },
+        scales: {
+          x: { time: true },
+          y: { range: (_u, min, max) => [0, unit === 'share' ? 1 : unit === 'rating' ? 5 : Math.max(unit === 'seconds' ? 60 : 1, max ?? min)] },
+        },
         axes: [
           { size: 28, font: '11px system-ui', stroke: '#666' },
           { size: 44, font: '11px system-ui', stroke: '#666', values: (_u, ticks) => ticks.map(fmt) },

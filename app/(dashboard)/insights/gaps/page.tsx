@@ -1,7 +1,8 @@
 import { requirePageMember } from '@/lib/auth/session';
-import { INSIGHTS_RANGES, getGapsPage } from '@/lib/dashboard/insights';
+import { getGapsPage } from '@/lib/dashboard/insights';
 import { plural } from '@/lib/dashboard/format';
 import { GapActions } from './GapActions';
+import { WindowHead } from '../_components/WindowHead';
 
 export const metadata = { title: 'Content gaps · svc' };
 
@@ -16,24 +17,10 @@ export default async function GapsPage({ searchParams }: { searchParams: Promise
         <a href="/insights">← Insights</a>
       </p>
       <h1>Content gaps</h1>
-      {error && (
-        <p className="error" role="alert">
-          {error} Showing the last 30 days.
-        </p>
-      )}
-      <div className="chart-head">
-        <p className="muted" style={{ margin: 0 }}>
-          Questions the bot declined, answers visitors disliked and conversations handed off to a person, from {query.from} to {query.to} (UTC), grouped by what
-          was asked and ranked by conversations affected.
-        </p>
-        <nav className="segmented" aria-label="Range">
-          {INSIGHTS_RANGES.map((r) => (
-            <a key={r} href={`/insights/gaps?range=${r}`} aria-current={range === r ? 'true' : undefined}>
-              {r === '365' ? '1 year' : `${r} days`}
-            </a>
-          ))}
-        </nav>
-      </div>
+      <WindowHead path="/insights/gaps" range={range} error={error}>
+        Questions the bot declined, answers visitors disliked and conversations handed off to a person, from {query.from} to {query.to} (UTC), grouped by what
+        was asked and ranked by conversations affected.
+      </WindowHead>
       {groups.length === 0 ? (
         <p className="empty panel">Nothing to fill in this range: no declined, disliked or handed-off questions.</p>
       ) : (
