@@ -10,6 +10,7 @@ export const config = {
     '/',
     '/conversations/:path*',
     '/responses/:path*',
+    '/insights/:path*',
     '/api-keys/:path*',
     '/widget/:path*',
     '/knowledge/:path*',
