@@ -64,3 +64,49 @@ CREATE INDEX "conversations_unassigned_idx" ON "conversations" USING btree ("acc
 CREATE INDEX "conversations_resolved_idx" ON "conversations" USING btree ("account_id","resolved_at","id") WHERE status = 'Resolved';--> statement-breakpoint
 CREATE INDEX "conversations_snoozed_due_idx" ON "conversations" USING btree ("snoozed_until") WHERE status = 'Snoozed';--> statement-breakpoint
 CREATE INDEX "conversations_account_status_idx" ON "conversations" USING btree ("account_id","status","created_at","id");
+--> statement-breakpoint
+CREATE TABLE "conversation_counts" (
+	"account_id" integer NOT NULL,
+	"status" text NOT NULL,
+	"handled_by" text NOT NULL,
+	"assignee_id" integer DEFAULT 0 NOT NULL,
+	"n" bigint DEFAULT 0 NOT NULL,
+	CONSTRAINT "conversation_counts_pk" PRIMARY KEY("account_id","status","handled_by","assignee_id")
+);
+--> statement-breakpoint
+-- The inbox's counts, kept exact by triggers on every writer (assignee 0 = nobody): inserts and deletes per statement, changes per changed row.
+CREATE FUNCTION "conversation_counts_inserted"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO conversation_counts AS k (account_id, status, handled_by, assignee_id, n)
+  SELECT account_id, status, handled_by, COALESCE(assignee_id, 0), count(*) FROM new_rows GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+  ON CONFLICT (account_id, status, handled_by, assignee_id) DO UPDATE SET n = k.n + EXCLUDED.n;
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE FUNCTION "conversation_counts_deleted"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO conversation_counts AS k (account_id, status, handled_by, assignee_id, n)
+  SELECT account_id, status, handled_by, COALESCE(assignee_id, 0), -count(*) FROM old_rows GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+  ON CONFLICT (account_id, status, handled_by, assignee_id) DO UPDATE SET n = k.n + EXCLUDED.n;
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE FUNCTION "conversation_counts_changed"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO conversation_counts AS k (account_id, status, handled_by, assignee_id, n)
+  SELECT * FROM (VALUES (OLD.account_id, OLD.status, OLD.handled_by, COALESCE(OLD.assignee_id, 0), -1::bigint),
+    (NEW.account_id, NEW.status, NEW.handled_by, COALESCE(NEW.assignee_id, 0), 1::bigint)) v ORDER BY 1, 2, 3, 4
+  ON CONFLICT (account_id, status, handled_by, assignee_id) DO UPDATE SET n = k.n + EXCLUDED.n;
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER "conversation_counts_insert" AFTER INSERT ON "conversations" REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "conversation_counts_inserted"();
+--> statement-breakpoint
+CREATE TRIGGER "conversation_counts_delete" AFTER DELETE ON "conversations" REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION "conversation_counts_deleted"();
+--> statement-breakpoint
+CREATE TRIGGER "conversation_counts_update" AFTER UPDATE OF "status", "handled_by", "assignee_id", "account_id" ON "conversations" FOR EACH ROW
+  WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.handled_by IS DISTINCT FROM NEW.handled_by OR OLD.assignee_id IS DISTINCT FROM NEW.assignee_id OR OLD.account_id IS DISTINCT FROM NEW.account_id)
+  EXECUTE FUNCTION "conversation_counts_changed"();
+--> statement-breakpoint
+INSERT INTO "conversation_counts" ("account_id", "status", "handled_by", "assignee_id", "n")
+  SELECT "account_id", "status", "handled_by", COALESCE("assignee_id", 0), count(*) FROM "conversations" GROUP BY 1, 2, 3, 4;

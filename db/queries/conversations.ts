@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rows, type Db } from '../client';
 import { asValue, containsPattern, fromUtcText, isOneOf, preciseUtcText, totalOrder, utcText, type Bind, type PageWindow } from './shared';
+import type { StoredMessageRow } from './handoff';
 import { pageWithTotal, preparedShape } from './prepared';
 import { CONVERSATION_SORT_COLUMNS, type ConversationSortKey } from './sort-keys';
 
@@ -113,15 +114,7 @@ export type ConversationWithTranscriptRow = ConversationRow & {
   }>;
   attachments: Array<{ id: string; message_id: string | null; filename: string; content_type: string; size: number }>;
   /** The stored messages (conversation_messages), notes included: the Customer API's reader. */
-  stored: Array<{
-    id: string;
-    author: 'visitor' | 'agent' | 'system' | 'note';
-    author_name: string | null;
-    text: string;
-    created_at: string;
-    sort_at: string;
-    seq: number;
-  }>;
+  stored: Array<Omit<StoredMessageRow, 'client_message_id'>>;
 };
 
 /** A conversation's responses (oldest first), stored messages and attachments as JSON aggregates (alias `c`). */

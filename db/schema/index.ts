@@ -407,6 +407,22 @@ export const conversationMessages = pgTable(
   ],
 );
 
+/**
+ * How many conversations of an account have each status, handler and assignee (0 = nobody): the
+ * inbox's counts. Kept exact by the triggers of migration 0015 on every write to conversations.
+ */
+export const conversationCounts = pgTable(
+  'conversation_counts',
+  {
+    accountId: integer('account_id').notNull(),
+    status: text('status').notNull(),
+    handledBy: text('handled_by').notNull(),
+    assigneeId: integer('assignee_id').notNull().default(0),
+    n: bigint('n', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ name: 'conversation_counts_pk', columns: [t.accountId, t.status, t.handledBy, t.assigneeId] })],
+);
+
 /** Handoff settings of an account (absent row = defaults; `hours` null = open every day, all day). */
 export const handoffSettings = pgTable('handoff_settings', {
   accountId: integer('account_id')

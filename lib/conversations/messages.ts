@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { attachmentUrl } from '../api/links';
 import { Timestamp } from '../api/timestamps';
 import type { Message } from './contract';
+import type { StoredMessageRow } from '../../db/queries/handoff';
 import { Author, Source } from './shapes';
 
 export const MessageAttachment = z.object({ id: z.guid(), filename: z.string(), content_type: z.string(), size: z.int().min(0) });
@@ -48,17 +49,8 @@ export type ResponseTurn = {
   comments?: number;
   my_feedback?: number | null;
 };
-/** A stored message that is not half of a response (conversation_messages); `sort_at` as ResponseTurn's. */
-export type StoredMessage = {
-  id: string;
-  author: 'visitor' | 'agent' | 'system' | 'note';
-  author_name: string | null;
-  text: string;
-  created_at: string;
-  sort_at: string;
-  /** Orders stored messages of the same instant. */
-  seq: number;
-};
+/** A stored message that is not half of a response (conversation_messages); `sort_at` as ResponseTurn's, `seq` orders one instant's. */
+export type StoredMessage = Omit<StoredMessageRow, 'client_message_id'>;
 /** An attachment row; `message_id` null while it is not attached to a message yet. */
 export type AttachmentOfMessage = MessageAttachment & { message_id: string | null };
 

@@ -21,6 +21,7 @@ import { closeDocumentPool, startDocumentPool } from '../documents/pool';
 import { startUploadMaintenance } from '../uploads/maintenance';
 import { startWebhookWorker, stopWebhookWorker } from '../webhooks/worker';
 import { startMailWorker, stopMailWorker } from '../mail/worker';
+import { startSnoozeSweeper, stopSnoozeSweeper } from '../conversations/snooze-sweeper';
 
 /** A socket.io handshake (a new session): its path, and no `sid` of an existing one. */
 function isSocketHandshake(url: string | undefined): boolean {
@@ -123,6 +124,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   });
   startWebhookWorker();
   startMailWorker();
+  startSnoozeSweeper();
   const actual = (http.address() as AddressInfo).port;
   provideSessionUrl(actual);
   const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
@@ -139,6 +141,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       if (left > 0) console.log(`${left} answer(s) still running after the grace period: released to another instance`);
       await stopWebhookWorker();
       await stopMailWorker();
+      await stopSnoozeSweeper();
       io.close();
       http.closeAllConnections?.();
       await new Promise<void>((resolve) => http.close(() => resolve()));

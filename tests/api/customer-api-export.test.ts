@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { stringify } from 'csv-stringify/sync';
 import { sql } from 'drizzle-orm';
 import { api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine, type ResponseLine } from '../helpers/builders';
-import { assertParamError, ts, V2, walkPages, type Rec } from '../helpers/api-fixtures';
+import { assertParamError, CONVERSATION_FIELDS, ts, V2, walkPages, type Rec } from '../helpers/api-fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { signIn } from '../helpers/signin';
 
@@ -195,18 +195,7 @@ describe('CSV', () => {
     assert.deepEqual(new Set(rows.map((r) => r[3])), new Set(awkward));
 
     const conversations = parseCsv((await raw(`${V2}/conversation/export?format=csv`, auth)).text);
-    assert.deepEqual(conversations[0], [
-      'conversation_id',
-      'id',
-      'title',
-      'status',
-      'response_count',
-      'channel_id',
-      'channel_name',
-      'account_id',
-      'created_at',
-      'updated_at',
-    ]);
+    assert.deepEqual(conversations[0], CONVERSATION_FIELDS);
     assert.equal(conversations[1]![2], conv.title);
     assert.equal(conversations[1]![4], String(awkward.length));
   });
@@ -423,7 +412,7 @@ describe('awkward values: every sort and filter, both paths, both formats', () =
       assert.ok(records.length > 0, q);
       assert.deepEqual(exported, records, q);
       const csv = await body(`${V2}/conversation/export?format=csv&${q}`);
-      const columns = ['conversation_id', 'id', 'title', 'status', 'response_count', 'channel_id', 'channel_name', 'account_id', 'created_at', 'updated_at'];
+      const columns = CONVERSATION_FIELDS;
       assert.equal(csv, stringify(records, { ...CSV_OPTIONS, header: true, columns }), q);
     }
   });

@@ -14,6 +14,7 @@ import {
   addNote,
   rateConversation,
   replyAsMember,
+  snoozeConversation,
   requestHandoff,
   resolveConversation,
   storeVisitorMessage,
@@ -251,6 +252,23 @@ describe('imports keep any status and accept the handoff fields', () => {
         return true;
       });
     }
+  });
+});
+
+describe('the server’s snooze sweeper', () => {
+  it('wakes a snoozed conversation at its time, with no request', { timeout: 60_000 }, async () => {
+    const [channel] = await newChannelIds(1);
+    const c = conversationLine({ channel_id: channel! });
+    await importLines(w.acct.accountId, [c]);
+    await snoozeConversation(w.ann, { conversation_id: c.conversation_id, until: new Date(Date.now() + 1000).toISOString() });
+    assert.equal(((await w.get(`${V2}/conversation/${c.conversation_id}`)).body as Rec).status, 'Snoozed');
+    const deadline = Date.now() + 40_000;
+    let status = 'Snoozed';
+    while (status === 'Snoozed' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 500));
+      status = String(((await w.get(`${V2}/conversation/${c.conversation_id}`)).body as Rec).status);
+    }
+    assert.equal(status, 'Open');
   });
 });
 

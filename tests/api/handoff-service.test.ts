@@ -483,6 +483,42 @@ describe('availability, settings and the inbox', () => {
     assert.equal(summary.answers.length, 1);
   });
 
+  it('counts stay exact under concurrent changes, imports that change statuses, and members removed', async () => {
+    const t = await team();
+    const db = await getDb();
+    const truth = async (memberId: number) => {
+      const [r] = await rows<Record<string, number>>(
+        db,
+        sql`SELECT count(*) FILTER (WHERE status = 'Waiting')::int AS waiting,
+          count(*) FILTER (WHERE status IN ('Open', 'Waiting', 'Snoozed') AND assignee_id = ${memberId})::int AS mine,
+          count(*) FILTER (WHERE status IN ('Open', 'Waiting', 'Snoozed') AND handled_by = 'human' AND assignee_id IS NULL)::int AS unassigned,
+          count(*) FILTER (WHERE status = 'Open')::int AS all_open, count(*) FILTER (WHERE status = 'Resolved')::int AS resolved
+        FROM conversations WHERE account_id = ${t.accountId}`,
+      );
+      return r;
+    };
+    const lines = Array.from({ length: 30 }, (_, i) => conversationLine({ channel_id: t.channel, status: ['Open', 'Waiting', 'Resolved', 'Closed'][i % 4]! }));
+    await importLines(t.accountId, lines);
+    const ids = lines.map((l) => l.conversation_id);
+    await Promise.all(
+      ids
+        .slice(0, 12)
+        .map((id, i) =>
+          i % 2
+            ? takeOver(i % 4 === 1 ? t.ann : t.bob, { conversation_id: id })
+            : requestHandoff({ accountId: t.accountId, conversationId: id }).catch(() => null),
+        ),
+    );
+    await Promise.allSettled(ids.slice(12, 20).flatMap((id) => [takeOver(t.ann, { conversation_id: id }), takeOver(t.bob, { conversation_id: id })]));
+    await importLines(
+      t.accountId,
+      lines.slice(20).map((l, i) => ({ ...l, status: i % 2 ? 'Resolved' : 'Waiting', handled_by: 'human', assignee: i % 3 ? null : t.ann.email })),
+    );
+    for (const m of [t.ann, t.bob]) assert.deepEqual(await inboxCounts(t.accountId, m.userId), await truth(m.userId), 'counts equal the conversations');
+    await db.execute(sql`DELETE FROM admin_users WHERE id = ${t.bob.userId}`);
+    assert.deepEqual(await inboxCounts(t.accountId, t.ann.userId), await truth(t.ann.userId), 'a removed member’s conversations become unassigned');
+  });
+
   it('canned replies: CRUD, shortcut unique per account', async () => {
     const t = await team();
     const other = await team();

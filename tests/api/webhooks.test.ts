@@ -82,7 +82,14 @@ describe('webhooks: events, signatures and data', () => {
     const rx = await receiver();
     const ep = await createWebhookEndpoint({ accountId: acct.accountId, url: rx.url });
     assert.match(ep.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
-    assert.deepEqual(ep.events, ['conversation.created', 'response.created', 'response.feedback']);
+    assert.deepEqual(ep.events, [
+      'conversation.created',
+      'response.created',
+      'response.feedback',
+      'conversation.status_changed',
+      'message.created',
+      'csat.submitted',
+    ]);
     const onlyResponses = await receiver();
     await createWebhookEndpoint({ accountId: acct.accountId, url: onlyResponses.url, events: ['response.created'] });
     const v = await visitorOf(acct.accountId);
@@ -468,7 +475,8 @@ describe('webhooks: tenancy and input', () => {
     }
     await assert.rejects(createWebhookEndpoint({ accountId: a.accountId, url: rx.url, events: ['response.deleted'] }), {
       code: 'invalid_request',
-      message: 'event: "response.deleted" is not an event type; use conversation.created, response.created, response.feedback',
+      message:
+        'event: "response.deleted" is not an event type; use conversation.created, response.created, response.feedback, conversation.status_changed, message.created, csat.submitted',
     });
     assert.deepEqual(await deleteWebhookEndpoint(a.accountId, ep.endpoint_id), { endpoint_id: ep.endpoint_id, deleted: true });
     assert.deepEqual((await listWebhookEndpoints(a.accountId)).endpoints, []);

@@ -12,7 +12,8 @@ export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 export const TS_RE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 export const RESPONSE_KEYS = ['response_id', 'id', 'question', 'answer', 'channel_id', 'conversation_id', 'created_at', 'likes', 'dislikes', 'comments'].sort();
-export const CONVERSATION_KEYS = [
+/** The conversation record's keys in the record's order (the export's CSV header). */
+export const CONVERSATION_FIELDS = [
   'conversation_id',
   'id',
   'title',
@@ -28,7 +29,8 @@ export const CONVERSATION_KEYS = [
   'waiting_since',
   'resolved_at',
   'csat',
-].sort();
+];
+export const CONVERSATION_KEYS = [...CONVERSATION_FIELDS].sort();
 export const MESSAGE_KEYS = ['message_id', 'role', 'author', 'author_name', 'content', 'created_at', 'response_id', 'attachments'].sort();
 
 /** 'YYYY-MM-DD HH:MM:SS' (UTC) for 2026-01-01 09:00:00 plus the given seconds. */
