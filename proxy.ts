@@ -11,6 +11,7 @@ export const config = {
     '/inbox/:path*',
     '/conversations/:path*',
     '/responses/:path*',
+    '/insights/:path*',
     '/api-keys/:path*',
     '/widget/:path*',
     '/knowledge/:path*',

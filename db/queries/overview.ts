@@ -69,6 +69,7 @@ export type TranscriptEntry = {
   likes: number;
   dislikes: number;
   comments: number;
+  declined: boolean;
   created_at: string;
   question_message_id: string;
   answer_message_id: string;
@@ -78,7 +79,7 @@ export async function listTranscriptEntries(db: Db, accountId: number, conversat
   return rows<TranscriptEntry>(
     db,
     sql`
-    SELECT id, question, answer, error, sources, likes, dislikes, comments,
+    SELECT id, question, answer, error, sources, likes, dislikes, comments, declined,
       to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS created_at, question_message_id, answer_message_id,
       ${preciseUtcText(sql`created_at`)} AS sort_at
     FROM responses WHERE conversation_id = ${conversationId} AND account_id = ${accountId} ORDER BY created_at, id`,

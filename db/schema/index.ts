@@ -296,6 +296,9 @@ export const responses = pgTable(
     index('responses_conversation_created_idx').on(t.conversationId, t.createdAt, t.id),
     index('responses_question_trgm_idx').using('gin', sql`${t.question} gin_trgm_ops`),
     index('responses_answer_trgm_idx').using('gin', sql`${t.answer} gin_trgm_ops`),
+    // Insights (docs/decisions/insights.md): "no dislike" per conversation, and the declined answers.
+    index('responses_disliked_conversation_idx').on(t.conversationId).where(sql`dislikes > 0`),
+    index('responses_declined_idx').on(t.accountId, t.createdAt, t.id).where(sql`declined`),
   ],
 );
 
@@ -795,4 +798,33 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_held_idx').on(t.endpointId, t.createdAt).where(sql`status = 'held'`),
     index('webhook_deliveries_log_idx').on(t.endpointId, t.createdAt),
   ],
+);
+
+/** A curated entry of the knowledge base (docs/decisions/insights.md): the bot answers with it first for these and similar questions. */
+export const curatedAnswers = pgTable(
+  'curated_answers',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    questions: text('questions').array().notNull(),
+    answer: text('answer').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('curated_answers_account_idx').on(t.accountId, t.createdAt)],
+);
+
+/** A content-gap question an owner dismissed; it shows again only when asked after `dismissed_at`. */
+export const gapDismissals = pgTable(
+  'gap_dismissals',
+  {
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    question: text('question').notNull(),
+    dismissedAt: ts('dismissed_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.question] })],
 );

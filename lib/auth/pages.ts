@@ -10,6 +10,7 @@ export const DASHBOARD_PAGES: ReadonlyArray<{ path: string; label: string; actio
   { path: '/inbox', label: 'Inbox', action: 'records.read' },
   { path: '/conversations', label: 'Conversations', action: 'records.read' },
   { path: '/responses', label: 'Responses', action: 'records.read' },
+  { path: '/insights', label: 'Insights', action: 'records.read' },
   { path: '/knowledge', label: 'Knowledge base', action: 'knowledge.read' },
   { path: '/bot', label: 'Bot', action: 'bot.manage' },
   { path: '/widget', label: 'Widget', action: 'widget.manage' },

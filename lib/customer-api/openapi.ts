@@ -62,7 +62,7 @@ function queryParameters(c: Collector, op: CustomerOperation) {
     out.push({
       name,
       in: 'query',
-      required: false,
+      required: !field.safeParse(undefined).success,
       description: description ?? own,
       schema,
       ...(schema.type === 'array' ? { style: 'form', explode: true } : {}),

@@ -24,6 +24,8 @@ import { getResponse, listResponsesPage } from '../responses/service';
 import { ConversationExportLine, ConversationExportQuery, ResponseExportLine, ResponseExportQuery } from '../export/contract';
 import { exportConversations, exportResponses } from '../export/service';
 import { attachmentDownload } from '../uploads/service';
+import { INSIGHTS_EXAMPLE, InsightsQuery, InsightsRecord } from '../insights/contract';
+import { getInsights } from '../insights/service';
 import { API_BASE, ATTACHMENT_PATH, LIST_PATHS } from '../api/links';
 
 export { API_BASE };
@@ -48,7 +50,7 @@ export type CustomerOperation = {
   operationId: string;
   method: 'GET';
   path: `/${string}`;
-  tag: 'Responses' | 'Conversations' | 'Attachments';
+  tag: 'Responses' | 'Conversations' | 'Attachments' | 'Insights';
   summary: string;
   description: string;
   pathParams?: z.ZodObject;
@@ -197,12 +199,29 @@ export const CUSTOMER_OPERATIONS: readonly CustomerOperation[] = [
     example: { params: { attachment_id: ATTACHMENT_EXAMPLE_ID }, response: 'Order 4711 was shipped on Monday.\n' },
     run: ({ principal, params }) => attachmentDownload(principal.accountId, params.attachment_id),
   }),
+  operation({
+    operationId: 'getInsights',
+    method: 'GET',
+    path: '/insights',
+    tag: 'Insights',
+    summary: 'Resolution, handoff and satisfaction figures',
+    description:
+      "The figures of the dashboard's Insights page for a window of UTC days (both inclusive, at most 366) and " +
+      'optionally one channel: conversations started in the window and how they went, and the answers given in it. ' +
+      'Rates are 0–1; medians (whole seconds) and CSAT means are null when there is nothing to measure. `series` has ' +
+      'one entry per day of the window.',
+    query: InsightsQuery,
+    response: InsightsRecord,
+    example: { query: { from: INSIGHTS_EXAMPLE.from, to: INSIGHTS_EXAMPLE.to }, response: INSIGHTS_EXAMPLE },
+    run: ({ principal, query }) => getInsights(principal.accountId, query),
+  }),
 ];
 
 export const TAGS = [
   { name: 'Responses', description: 'Questions and the answers the bot gave, with their feedback counts' },
   { name: 'Conversations', description: 'Conversations and their transcripts' },
   { name: 'Attachments', description: 'Files visitors attached to their messages' },
+  { name: 'Insights', description: 'How conversations went: resolution, handoffs, satisfaction, declined answers' },
 ];
 
 /** "GET /customer-api/v2/response", … : what an unknown path's 404 names. */

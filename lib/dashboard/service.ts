@@ -53,9 +53,11 @@ export async function getTranscript(accountId: number, conversationId: string) {
     listCommentsOfConversation(db, accountId, conversation.id),
     listConversationMessages(db, accountId, conversation.id, { withNotes: true }),
   ]);
+  const declined = new Set(entries.filter((e) => e.declined).map((e) => e.id));
   const messages = messagesOf(entries, attachments, stored).map((m) => ({
     ...m,
     commentTexts: m.author === 'ai' ? comments.filter((c) => c.response_id === m.response_id) : [],
+    declined: m.author === 'ai' && declined.has(m.response_id ?? ''),
   }));
   return { conversation: toConversationRecord(conversation), messages };
 }

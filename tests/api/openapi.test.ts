@@ -128,6 +128,16 @@ describe('the OpenAPI document', () => {
           assert.ok(names.includes(n), `${label} declares ${n}`);
         for (const n of ['page', 'resultsPerPage', 'pageSize']) assert.ok(!names.includes(n), `${label} has no ${n}`);
         assert.ok(op.responses['200'].content['text/csv'], `${label} documents CSV`);
+      } else if (op.operationId === 'getInsights') {
+        assert.deepEqual(
+          op.parameters.map((p: any) => [p.name, Boolean(p.required)]),
+          [
+            ['from', true],
+            ['to', true],
+            ['channel_id', false],
+          ],
+        );
+        assert.ok(!op.responses['404'], `${label} names no record: no 404`);
       } else {
         assert.ok(op.responses['404'], `${label} documents 404`);
       }

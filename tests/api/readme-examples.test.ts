@@ -95,6 +95,7 @@ describe('README examples against the demo account', () => {
       const r = await runPrinted(variables, line);
       assert.equal(r.status, 200, `${line}\n→ ${JSON.stringify(r.body)}`);
       if ('results' in r.body) assert.ok(r.body.count > 0 && r.body.results.length > 0, `${line} finds records: ${JSON.stringify(r.body).slice(0, 200)}`);
+      else if ('series' in r.body) assert.ok(r.body.conversations > 0 && r.body.series.length === 30, `${line} counts the demo's conversations`);
       else assert.equal(r.body.conversation_id, demo.conversation_id, line);
     }
   });

@@ -26,6 +26,7 @@ const LAYERS: string[][] = [
     'lib/uploads',
     'lib/knowledge',
     'lib/documents',
+    'lib/insights',
   ],
   ['lib/conversations', 'lib/responses', 'lib/accounts', 'lib/bot'],
   ['lib/auth', 'lib/limits', 'lib/cache', 'lib/ops', 'lib/api', 'lib/markdown', 'lib/health'],

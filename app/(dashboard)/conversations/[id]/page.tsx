@@ -109,6 +109,7 @@ export default async function TranscriptPage({
                 <div className="msg assistant" key={m.message_id}>
                   <div className="meta">
                     <strong>Bot</strong>
+                    {m.declined && <span className="badge declined">Declined</span>}
                     <span>{plural(m.likes, 'like', 'likes')}</span>
                     <span>{plural(m.dislikes, 'dislike', 'dislikes')}</span>
                     <span>{plural(m.comments, 'comment', 'comments')}</span>
