@@ -16,7 +16,7 @@ import { attachChatAdapter, closeChatAdapter } from '../chat/adapter';
 import { isDraining, resetDrain, startDrain } from '../core/drain';
 import { flushSightings } from '../chat/sightings';
 import { flushRefusals } from '../widget-clients/refusals';
-import type { DemoAccount } from '../demo/seed';
+import { recordServerAddress, type DemoAccount } from '../demo/seed';
 import { closeDocumentPool, startDocumentPool } from '../documents/pool';
 import { startUploadMaintenance } from '../uploads/maintenance';
 import { startWebhookWorker, stopWebhookWorker } from '../webhooks/worker';
@@ -126,6 +126,8 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   const actual = (http.address() as AddressInfo).port;
   provideSessionUrl(actual);
   const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  const url = `http://${shown}:${actual}`;
+  await recordServerAddress(url);
 
   let closing: Promise<void> | undefined;
   /**
@@ -152,5 +154,5 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
     })();
     return closing;
   };
-  return { url: `http://${shown}:${actual}`, port: actual, http, io, demo, close };
+  return { url, port: actual, http, io, demo, close };
 }

@@ -4,6 +4,8 @@ import { getEnv } from '../env';
 
 export const WEBHOOK_EVENT_TYPES = ['conversation.created', 'response.created', 'response.feedback'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** The type of "Send test event" deliveries: no endpoint subscribes to it, each test names its endpoint. */
+export const TEST_EVENT_TYPE = 'webhook.test';
 
 /**
  * Waits after failed attempts 1, 2, …, in multiples of WEBHOOK_RETRY_BASE_MS: doubling from 1 to
