@@ -238,7 +238,10 @@ describe('CLI: seed --demo', () => {
       const r = await runCli(['seed', '--demo', '--url', url]);
       assert.notEqual(r.code, 0);
       assert.equal(r.stdout, '');
-      assert.equal(r.stderr.trim(), `--url must be an http(s) address such as http://localhost:3000, got ${shown}`);
+      assert.equal(
+        r.stderr.trim(),
+        `error: --url must be an http(s) address such as http://localhost:3000, got ${shown} (usage: npm run --silent cli -- seed --demo [--url URL])`,
+      );
       const [after] = await inDb((db) => rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM accounts`));
       assert.equal(after!.n, before!.n, 'no demo account');
     });
