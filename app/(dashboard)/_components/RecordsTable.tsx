@@ -172,7 +172,8 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
             if (c.kind === 'badge') return h('span', { className: cell === 'Open' ? 'badge' : 'badge off' }, String(cell));
             if (c.kind === 'date') {
               const [d, t] = String(cell ?? '').split(' ');
-              return h('time', { dateTime: `${d}T${t}Z`, className: 'nowrap' }, `${d} ${t}`);
+              // Date and time may sit on two lines, so the column stays narrow and the texts get the room.
+              return h('time', { dateTime: `${d}T${t}Z` }, h('span', { className: 'nowrap' }, d), ' ', h('span', { className: 'nowrap' }, t));
             }
             return String(cell ?? '');
           },
