@@ -1,9 +1,7 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import AxeBuilder from '@axe-core/playwright';
 import { type Browser, expect, type Page, test } from '@playwright/test';
 import { DASHBOARD_PAGES } from '../../lib/auth/pages';
-import { fixtures, screenshot, signIn } from './fixtures';
+import { fixtures, screenshot, signIn, startReceiver } from './fixtures';
 
 /**
  * Every dashboard page (lib/auth/pages.ts, plus a transcript) axe-clean at 1366 and 390 px, with the
@@ -30,9 +28,8 @@ async function freshPage(browser: Browser, viewport: { width: number; height: nu
 const slug = (path: string) => (path === '/' ? 'overview' : path.replace(/^\//, '').replace(/\//g, '-').slice(0, 40));
 
 test('the states with badges and notices exist (a revoked key, a webhook endpoint with a delivery, a widget client)', async ({ page }) => {
-  const server = createServer((_req, res) => res.writeHead(204).end());
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}/axe`;
+  const rx = await startReceiver('/axe');
+  const hook = rx.url;
   try {
     await signIn(page, f.beta.email, f.beta.password);
     await page.goto('/api-keys');
@@ -57,7 +54,7 @@ test('the states with badges and notices exist (a revoked key, a webhook endpoin
     await page.getByRole('button', { name: 'Create client' }).click();
     await expect(page.getByTestId('new-client-id')).toBeVisible();
   } finally {
-    server.close();
+    rx.close();
   }
 });
 

@@ -1,8 +1,6 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type Browser, expect, type Page, test } from '@playwright/test';
 import { Webhook } from 'standardwebhooks';
-import { fixtures, screenshot, signIn } from './fixtures';
+import { fixtures, screenshot, signIn, startReceiver } from './fixtures';
 
 /**
  * Issue #28's rough edges outside the knowledge base and the widget, at 1366 and 390 px: the header
@@ -166,21 +164,8 @@ for (const { label, viewport } of WIDTHS) {
 }
 
 test('"Send test event" delivers a signed webhook.test event and logs it', async ({ browser }) => {
-  const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req
-      .setEncoding('utf8')
-      .on('data', (c: string) => {
-        body += c;
-      })
-      .on('end', () => {
-        received.push({ headers: req.headers, body });
-        res.writeHead(204).end();
-      });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/test-event`;
+  const rx = await startReceiver('/test-event');
+  const { received, url } = rx;
   try {
     const page = await freshPage(browser, { width: 1366, height: 900 });
     await page.goto('/webhooks');
@@ -206,6 +191,6 @@ test('"Send test event" delivers a signed webhook.test event and logs it', async
     await expect(page.getByRole('link', { name: `Deliveries of ${url}` })).toHaveCount(0);
     await page.context().close();
   } finally {
-    server.close();
+    rx.close();
   }
 });
