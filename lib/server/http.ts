@@ -127,7 +127,8 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   provideSessionUrl(actual);
   const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
   const url = `http://${shown}:${actual}`;
-  await recordServerAddress(url);
+  // Only what `seed --demo` prints depends on it: a database blip here must not stop the server.
+  await recordServerAddress(url).catch((e: Error) => console.warn(`could not record the server address: ${e.message}`));
 
   let closing: Promise<void> | undefined;
   /**
