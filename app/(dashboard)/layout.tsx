@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { DASHBOARD_PAGES } from '@/lib/auth/pages';
 import { can } from '@/lib/auth/roles';
 import { requireDashboardSession } from '@/lib/auth/session';
+import { getAccountName } from '@/lib/dashboard/service';
 import { InboxPresence } from './inbox/_components/InboxPresence';
 import { Nav } from './_components/Nav';
 import { SignOutButton } from './_components/SignOutButton';
@@ -10,6 +11,7 @@ export const dynamic = 'force-dynamic';
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const session = await requireDashboardSession();
+  const accountName = await getAccountName(session.accountId);
   // A member who must set up two-factor first can open only their profile.
   const links = DASHBOARD_PAGES.filter((p) => can(session.role, p.action) && (!session.mustSetUpTwoFactor || p.path === '/profile')).map(
     (p) => [p.path, p.label] as const,
@@ -25,6 +27,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
         </a>
         <Nav links={links} />
         <div className="account">
+          <strong data-testid="account-name">{accountName}</strong>
           {session.email}{' '}
           <span className="muted" style={{ whiteSpace: 'nowrap' }}>
             ({session.role})

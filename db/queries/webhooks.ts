@@ -391,6 +391,34 @@ export async function requeueDelivery(db: Db, accountId: number, deliveryId: str
   return done.length > 0;
 }
 
+/**
+ * "Send test event": an event for one endpoint only, with a conversation id of its own (so it waits
+ * behind no conversation's deliveries), pending or held like any other. False when the endpoint is
+ * not the account's.
+ */
+export async function insertTestEvent(
+  db: Db,
+  accountId: number,
+  endpointId: string,
+  e: { id: string; type: string; conversationId: string; body: string },
+): Promise<boolean> {
+  const inserted = await rows<{ id: string }>(
+    db,
+    sql`
+    WITH ep AS (
+      SELECT id, paused_at FROM webhook_endpoints WHERE id = ${endpointId} AND account_id = ${accountId} FOR SHARE
+    ), ev AS (
+      INSERT INTO webhook_events (id, account_id, type, conversation_id, body)
+      SELECT ${e.id}, ${accountId}, ${e.type}, ${e.conversationId}, ${e.body} FROM ep RETURNING id, seq
+    )
+    INSERT INTO webhook_deliveries (account_id, endpoint_id, event_id, conversation_id, event_seq, status)
+    SELECT ${accountId}, ep.id, ev.id, ${e.conversationId}, ev.seq, CASE WHEN ep.paused_at IS NULL THEN 'pending' ELSE 'held' END
+    FROM ev CROSS JOIN ep
+    RETURNING id`,
+  );
+  return inserted.length > 0;
+}
+
 /** Deletes up to `limit` events older than `days` with no pending or held delivery (their deliveries go with them). Returns how many. */
 export async function pruneFinishedEvents(db: Db, days: number, limit: number): Promise<number> {
   const gone = await rows<{ id: string }>(

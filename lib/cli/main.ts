@@ -122,16 +122,30 @@ const COMMANDS: Record<string, Command> = {
     run: (v) => deleteWebhookEndpoint(null, need(v, 'endpoint-id')),
   },
   seed: {
-    usage: 'seed --demo',
-    options: { demo: { type: 'boolean' } },
+    usage: 'seed --demo [--url URL]',
+    options: { demo: { type: 'boolean' }, url: { type: 'string' } },
     run: async (v) => {
       if (!v.demo) throw new UsageError('seed needs --demo');
+      const explicit = v.url === undefined ? undefined : serverUrlOption(v.url);
       const demo = await seedDemoAccount();
-      const url = serverAddress();
+      const url = await serverAddress(explicit);
       return { ...demo, server_url: url, login_url: `${url}/login`, curl: demoCurl(url, demo.api_key), readme_variables: demoShellVariables(url, demo) };
     },
   },
 };
+
+/** --url: the server's address as its users reach it, http(s) only. */
+function serverUrlOption(raw: unknown): string {
+  const text = typeof raw === 'string' ? raw : '';
+  let url: URL | null = null;
+  try {
+    url = new URL(text);
+  } catch {}
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+    throw new UsageError(`--url must be an http(s) address such as http://localhost:3000, got ${JSON.stringify(text)}`);
+  }
+  return text;
+}
 
 function need(v: Record<string, unknown>, name: string): string {
   const value = v[name];

@@ -1,4 +1,5 @@
 import { getDb } from '../../db/client';
+import { getAccountById } from '../../db/queries/accounts';
 import { listApiKeys } from '../../db/queries/api-keys';
 import { listChannels } from '../../db/queries/channels';
 import { getConversationById } from '../../db/queries/conversations';
@@ -21,6 +22,11 @@ import { isUuid } from '../core/validation';
  * What the dashboard reads, always for the signed-in admin's account. The overview's chart range
  * comes from the page's URL parameters (lib/dashboard/overview-range.ts); days are UTC.
  */
+/** The account's name for the dashboard's header. */
+export async function getAccountName(accountId: number): Promise<string> {
+  return (await getAccountById(await getDb(), accountId))?.name ?? '';
+}
+
 export async function getOverview(accountId: number, rangeParams: Record<string, string | string[] | undefined> = {}) {
   const db = await getDb();
   const [totals, span, channels] = await Promise.all([

@@ -9,7 +9,10 @@ import { plural } from './format';
 
 export type TableKind = 'conversations' | 'responses';
 export type SortDir = 'asc' | 'desc';
-export type TableState = { q: string; channel: string; size: number; sort: string; dir: SortDir; page: number };
+export type TableState = { q: string; channel: string; status: string; size: number; sort: string; dir: SortDir; page: number };
+
+/** The statuses svc sets (docs/contracts.md, statuses): the conversations table filters by them (`status=`). */
+export const CONVERSATION_STATUSES = ['Open', 'Waiting', 'Snoozed', 'Resolved'] as const;
 
 /**
  * Column priority: 1 always shown, 2 hidden when the table is narrow, 3 only on wide tables.
@@ -46,7 +49,7 @@ export const TABLES: Record<TableKind, { path: string; noun: [string, string]; c
 };
 
 export const PAGE_SIZES = [15, 30, 50, 100] as const;
-export const DEFAULT_STATE: TableState = { q: '', channel: '', size: 15, sort: '', dir: 'desc', page: 1 };
+export const DEFAULT_STATE: TableState = { q: '', channel: '', status: '', size: 15, sort: '', dir: 'desc', page: 1 };
 
 type Params = URLSearchParams | Record<string, string | string[] | undefined>;
 
@@ -65,9 +68,11 @@ export function parseTableState(kind: TableKind, params: Params, channelIds?: nu
   const channel = first(params, 'channel');
   const sortable = TABLES[kind].columns.some((c) => c.sort === sort);
   const channelOk = /^\d{1,10}$/.test(channel) && (!channelIds || channelIds.includes(Number(channel)));
+  const status = first(params, 'status');
   return {
     q: first(params, 'q').slice(0, MAX_QUERY_CHARS),
     channel: channelOk ? channel : '',
+    status: kind === 'conversations' && (CONVERSATION_STATUSES as readonly string[]).includes(status) ? status : '',
     size: (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_STATE.size,
     sort: sortable ? sort : '',
     dir: sortable && dir === 'asc' ? 'asc' : 'desc',
@@ -80,6 +85,7 @@ export function tableStateToSearch(state: TableState): string {
   const p = new URLSearchParams();
   if (state.q) p.set('q', state.q);
   if (state.channel) p.set('channel', state.channel);
+  if (state.status) p.set('status', state.status);
   if (state.size !== DEFAULT_STATE.size) p.set('size', String(state.size));
   if (state.sort) {
     p.set('sort', state.sort);
@@ -91,10 +97,11 @@ export function tableStateToSearch(state: TableState): string {
 }
 
 /** The Customer API address the grid starts from (the grid adds page and resultsPerPage). */
-export function tableApiBase(kind: TableKind, state: Pick<TableState, 'q' | 'channel' | 'sort' | 'dir'>): string {
+export function tableApiBase(kind: TableKind, state: Pick<TableState, 'q' | 'channel' | 'sort' | 'dir'> & { status?: string }): string {
   const p = new URLSearchParams({ format: 'gridjs' });
   if (state.q.trim()) p.set('query', state.q.trim());
   if (state.channel) p.set('channel_id', state.channel);
+  if (state.status) p.set('status', state.status);
   if (state.sort) {
     p.set('order_by', state.sort);
     p.set('sort', state.dir.toUpperCase());
@@ -105,6 +112,12 @@ export function tableApiBase(kind: TableKind, state: Pick<TableState, 'q' | 'cha
 /** Appends a parameter with `?` or `&` as the URL needs (Grid.js chains its URL builders). */
 export function appendParam(url: string, param: string): string {
   return `${url}${url.includes('?') ? '&' : '?'}${param}`;
+}
+
+/** A header's first click: numbers and dates most/newest first, text A to Z; a second click reverses. */
+export function nextSortDir(column: TableColumn, state: Pick<TableState, 'sort' | 'dir'>): SortDir {
+  if (state.sort === column.sort) return state.dir === 'asc' ? 'desc' : 'asc';
+  return column.kind === 'number' || column.kind === 'date' ? 'desc' : 'asc';
 }
 
 /** "Showing 16–30 of 40 conversations" for the table's footer. */

@@ -1,5 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createAccount, createApiKey, createAdminUser } from '../accounts/service';
+import { getDb } from '../../db/client';
+import { getSetting, putSetting } from '../../db/queries/settings';
 import { getEnv } from '../env';
 import { importNdjson } from '../imports/service';
 import { addKnowledgeDocument } from '../knowledge/service';
@@ -160,12 +162,26 @@ export async function seedDemoAccount(): Promise<DemoAccount> {
   };
 }
 
-/** The address the server answers on (NEXTAUTH_URL when set, else http://localhost:PORT or HOST:PORT). */
-export function serverAddress(port = getEnv().PORT): string {
+/** The settings key under which the last server started records the address it answers on. */
+const SERVER_URL_SETTING = 'server_url';
+
+/** Called by a server once it listens, so `seed --demo` (another process) prints where it runs. */
+export async function recordServerAddress(url: string): Promise<void> {
+  await putSetting(await getDb(), SERVER_URL_SETTING, url);
+}
+
+/**
+ * The address to print for the demo: `explicit` (the CLI's --url), else NEXTAUTH_URL, else the
+ * address the last server started on this database recorded, else HOST:PORT of this process.
+ */
+export async function serverAddress(explicit?: string): Promise<string> {
   const env = getEnv();
+  if (explicit) return explicit.replace(/\/+$/, '');
   if (env.NEXTAUTH_URL) return env.NEXTAUTH_URL.replace(/\/+$/, '');
+  const recorded = await getSetting(await getDb(), SERVER_URL_SETTING);
+  if (recorded) return recorded;
   const host = env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST;
-  return `http://${host}:${port}`;
+  return `http://${host}:${env.PORT}`;
 }
 
 export function demoCurl(baseUrl: string, apiKey: string): string {

@@ -17,7 +17,7 @@ import { attachChatAdapter, closeChatAdapter } from '../chat/adapter';
 import { isDraining, resetDrain, startDrain } from '../core/drain';
 import { flushSightings } from '../chat/sightings';
 import { flushRefusals } from '../widget-clients/refusals';
-import type { DemoAccount } from '../demo/seed';
+import { recordServerAddress, type DemoAccount } from '../demo/seed';
 import { closeDocumentPool, startDocumentPool } from '../documents/pool';
 import { startUploadMaintenance } from '../uploads/maintenance';
 import { startWebhookWorker, stopWebhookWorker } from '../webhooks/worker';
@@ -132,6 +132,9 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   const actual = (http.address() as AddressInfo).port;
   provideSessionUrl(actual);
   const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  const url = `http://${shown}:${actual}`;
+  // Only what `seed --demo` prints depends on it: a database blip here must not stop the server.
+  await recordServerAddress(url).catch((e: Error) => console.warn(`could not record the server address: ${e.message}`));
 
   let closing: Promise<void> | undefined;
   /**
@@ -160,5 +163,5 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
     })();
     return closing;
   };
-  return { url: `http://${shown}:${actual}`, port: actual, http, io, demo, close };
+  return { url, port: actual, http, io, demo, close };
 }

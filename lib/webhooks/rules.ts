@@ -3,6 +3,8 @@ import { getEnv } from '../env';
 /** Every rule and limit of webhook delivery (docs/contracts.md §11), in one place. */
 
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../conversations/outbox';
+/** The type of "Send test event" deliveries: no endpoint subscribes to it, each test names its endpoint. */
+export const TEST_EVENT_TYPE = 'webhook.test';
 
 /**
  * Waits after failed attempts 1, 2, …, in multiples of WEBHOOK_RETRY_BASE_MS: doubling from 1 to

@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { getDb } from '../../db/client';
 import {
   countEndpoints,
   deleteEndpoint,
+  insertTestEvent,
   insertEndpoint,
   listDeliveries,
   listEndpoints,
@@ -15,7 +16,15 @@ import { requireAccount, validate } from '../accounts/service';
 import { AppError } from '../core/errors';
 import { parseWebhookUrl, resolveWebhookTarget, UnsafeAddressError } from './address';
 import { CreateWebhookInput, WebhookDeliveryId, WebhookEndpointId, type WebhookEndpointView } from './contract';
-import { DELIVERY_LOG_LIMIT, HELD_TOO_LONG, MAX_ENDPOINTS_PER_ACCOUNT, REPLAY_HOURS, ROTATION_OVERLAP_HOURS, WEBHOOK_EVENT_TYPES } from './rules';
+import {
+  DELIVERY_LOG_LIMIT,
+  HELD_TOO_LONG,
+  MAX_ENDPOINTS_PER_ACCOUNT,
+  REPLAY_HOURS,
+  ROTATION_OVERLAP_HOURS,
+  TEST_EVENT_TYPE,
+  WEBHOOK_EVENT_TYPES,
+} from './rules';
 import { wakeWebhookWorker } from '../conversations/outbox';
 
 /** Webhook endpoints of an account (docs/contracts.md §11): the CLI and the dashboard call these. */
@@ -126,4 +135,18 @@ export async function resendWebhookDelivery(accountId: number, id: unknown) {
   }
   wakeWebhookWorker();
   return { delivery_id: delivery, queued: true as const };
+}
+
+/**
+ * "Send test event": a `webhook.test` event to this endpoint alone, through the outbox, so it is
+ * signed, retried and logged like every delivery. Its data names the endpoint; no record is sent.
+ */
+export async function sendWebhookTestEvent(accountId: number, id: unknown) {
+  const endpoint = endpointId(id);
+  const eventId = `msg_${randomUUID().replace(/-/g, '')}`;
+  const body = JSON.stringify({ type: TEST_EVENT_TYPE, timestamp: new Date().toISOString(), data: { endpoint_id: endpoint, test: true } });
+  if (!(await insertTestEvent(await getDb(), accountId, endpoint, { id: eventId, type: TEST_EVENT_TYPE, conversationId: randomUUID(), body })))
+    throw notFound(endpoint);
+  wakeWebhookWorker();
+  return { endpoint_id: endpoint, event_id: eventId, queued: true as const };
 }

@@ -10,6 +10,7 @@ import { apiKeys } from '../../db/schema';
 import { parseApiKey, secretMatches } from '../../lib/auth/api-keys';
 import { verifyPassword } from '../../lib/auth/passwords';
 import { inDb, parseSuccess, runCli, useCliDatabase } from '../helpers/cli';
+import { recordServerAddress } from '../../lib/demo/seed';
 
 const cliDb = useCliDatabase();
 after(() => cliDb.cleanup());
@@ -213,4 +214,36 @@ describe('CLI: seed --demo', () => {
     const behind = parseSuccess(await runCli(['seed', '--demo'], { NEXTAUTH_URL: 'https://svc.example.com/' }));
     assert.equal(behind.server_url, 'https://svc.example.com');
   });
+
+  it('prints the address the last server started on this database recorded; --url wins over everything', async () => {
+    await inDb(() => recordServerAddress('http://localhost:3687'));
+    const out = parseSuccess(await runCli(['seed', '--demo'], { NEXTAUTH_URL: undefined }));
+    assert.equal(out.server_url, 'http://localhost:3687');
+    assert.equal(out.login_url, 'http://localhost:3687/login');
+    const behind = parseSuccess(await runCli(['seed', '--demo'], { NEXTAUTH_URL: 'https://svc.example.com' }));
+    assert.equal(behind.server_url, 'https://svc.example.com', 'NEXTAUTH_URL: the public address');
+    const given = parseSuccess(await runCli(['seed', '--demo', '--url', 'https://support.example.org/'], { NEXTAUTH_URL: 'https://svc.example.com' }));
+    assert.equal(given.server_url, 'https://support.example.org');
+    assert.match(given.curl as string, /"https:\/\/support\.example\.org\/customer-api\/v2\/response\?resultsPerPage=5"$/);
+  });
+
+  for (const [url, shown] of [
+    ['ftp://example.com', '"ftp://example.com"'],
+    ['localhost:3000', '"localhost:3000"'],
+    ['http://x.test/?a=1', '"http://x.test/?a=1"'],
+    ['', '""'],
+  ] as const) {
+    it(`refuses --url ${shown} before creating anything`, async () => {
+      const [before] = await inDb((db) => rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM accounts`));
+      const r = await runCli(['seed', '--demo', '--url', url]);
+      assert.notEqual(r.code, 0);
+      assert.equal(r.stdout, '');
+      assert.equal(
+        r.stderr.trim(),
+        `error: --url must be an http(s) address such as http://localhost:3000, got ${shown} (usage: npm run --silent cli -- seed --demo [--url URL])`,
+      );
+      const [after] = await inDb((db) => rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM accounts`));
+      assert.equal(after!.n, before!.n, 'no demo account');
+    });
+  }
 });

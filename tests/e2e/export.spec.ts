@@ -24,7 +24,7 @@ test.describe('dashboard export', () => {
     expect(lines).toHaveLength(8);
     for (const l of lines) expect(`${l.title} ${l.channel_name}`.toLowerCase()).toContain('refund');
     const counts = lines.map((l) => l.response_count as number);
-    expect(counts).toEqual([...counts].sort((a, b) => a - b));
+    expect(counts).toEqual([...counts].sort((a, b) => b - a)); // a number column's first click: most first
 
     // Responses: no filter, more rows than one table page.
     await page.goto('/responses');

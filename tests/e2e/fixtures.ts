@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Page } from '@playwright/test';
 
 type AccountFixture = { accountId: number; email: string; password: string; key: string; conversations: string[]; channels: number[] };
@@ -91,4 +93,23 @@ export function collectConsoleErrors(page: Page): string[] {
   });
   page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
   return errors;
+}
+
+/** A real receiver on 127.0.0.1 (the e2e server allows private networks). */
+export async function startReceiver(path = '/hooks/svc') {
+  const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req
+      .setEncoding('utf8')
+      .on('data', (c: string) => {
+        body += c;
+      })
+      .on('end', () => {
+        received.push({ headers: req.headers, body });
+        res.writeHead(204).end();
+      });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { received, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, close: () => server.close() };
 }

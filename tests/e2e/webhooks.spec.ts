@@ -1,29 +1,8 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { Webhook } from 'standardwebhooks';
-import { askAsVisitor, fixtures, screenshot, signIn } from './fixtures';
+import { askAsVisitor, fixtures, screenshot, signIn, startReceiver } from './fixtures';
 
 const f = fixtures();
-
-/** A real receiver on 127.0.0.1 (the e2e server allows private networks). */
-async function startReceiver() {
-  const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req
-      .setEncoding('utf8')
-      .on('data', (c: string) => {
-        body += c;
-      })
-      .on('end', () => {
-        received.push({ headers: req.headers, body });
-        res.writeHead(204).end();
-      });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { received, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/svc`, close: () => server.close() };
-}
 
 test.describe('dashboard webhooks', () => {
   test('create an endpoint (secret shown once), receive signed deliveries, see them in the log and send one again', async ({ page, baseURL }) => {

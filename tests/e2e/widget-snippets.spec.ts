@@ -172,7 +172,7 @@ test('a refused widget shows on /widget with origin, reason and count', async ({
 test('/api-keys offers only the keys this deployment accepts', async ({ page }) => {
   await signIn(page, f.alpha.email, f.alpha.password);
   await page.goto('/api-keys');
-  await expect(page.getByTestId('key-env-note')).toContainText('This deployment accepts live keys only (SVC_ENV=live)');
+  await expect(page.getByTestId('key-env-note')).toContainText('New keys are live keys: this service accepts live keys only.');
   await expect(page.getByLabel('Environment')).toHaveCount(0);
 });
 

@@ -2,11 +2,21 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseOverviewRange } from '../../lib/dashboard/overview-range';
 import { plural } from '../../lib/dashboard/format';
-import { DEFAULT_STATE, appendParam, parseTableState, tableApiBase, tableStateToSearch, tableSummary } from '../../lib/dashboard/table-state';
+import {
+  DEFAULT_STATE,
+  TABLES,
+  appendParam,
+  nextSortDir,
+  parseTableState,
+  tableApiBase,
+  tableStateToSearch,
+  tableSummary,
+} from '../../lib/dashboard/table-state';
+import { CONVERSATION_SORT_COLUMNS, RESPONSE_SORT_COLUMNS } from '../../db/queries/sort-keys';
 
 test('table state round-trips through the URL and drops what is invalid', () => {
   const s = parseTableState('responses', new URLSearchParams('q=caf%C3%A9&channel=7&size=50&sort=likes&dir=asc&page=3'), [7, 8]);
-  assert.deepEqual(s, { q: 'café', channel: '7', size: 50, sort: 'likes', dir: 'asc', page: 3 });
+  assert.deepEqual(s, { q: 'café', channel: '7', status: '', size: 50, sort: 'likes', dir: 'asc', page: 3 });
   assert.equal(tableStateToSearch(s), '?q=caf%C3%A9&channel=7&size=50&sort=likes&dir=asc&page=3');
   assert.deepEqual(parseTableState('responses', new URLSearchParams(tableStateToSearch(s)), [7, 8]), s);
   assert.equal(tableStateToSearch(DEFAULT_STATE), '');
@@ -57,4 +67,43 @@ test('overview range: presets, all time, from–to, and buckets for long ranges'
   for (const p of [{ from: '2025-02-30' }, { from: 'yesterday' }, { range: '12' }, { from: '0001-01-01' }]) {
     assert.equal(parseOverviewRange(p, today, span).key, '30', JSON.stringify(p));
   }
+});
+
+test('the conversations status filter: in the URL and the API address; only the statuses svc sets, only on conversations', () => {
+  const cases: Array<[string, string, string]> = [
+    ['conversations', 'status=Waiting', 'Waiting'],
+    ['conversations', 'status=Open&page=2', 'Open'],
+    ['conversations', 'status=Closed', ''],
+    ['conversations', 'status=open', ''],
+    ['responses', 'status=Open', ''],
+  ];
+  for (const [kind, search, want] of cases) {
+    const s = parseTableState(kind as 'conversations' | 'responses', new URLSearchParams(search));
+    assert.equal(s.status, want, `${kind} ?${search}`);
+    assert.equal(tableStateToSearch(s).includes('status='), want !== '');
+  }
+  const s = parseTableState('conversations', new URLSearchParams('status=Resolved&channel=7'), [7]);
+  assert.equal(tableStateToSearch(s), '?channel=7&status=Resolved');
+  assert.equal(tableApiBase('conversations', s), '/customer-api/v2/conversation?format=gridjs&channel_id=7&status=Resolved');
+});
+
+test('sort controls: only columns the API sorts by; the first click sorts numbers and dates descending', () => {
+  const apiKeys = { conversations: Object.keys(CONVERSATION_SORT_COLUMNS), responses: Object.keys(RESPONSE_SORT_COLUMNS) };
+  for (const kind of ['conversations', 'responses'] as const) {
+    for (const c of TABLES[kind].columns) if (c.sort) assert.ok(apiKeys[kind].includes(c.sort), `${kind}.${c.key} sorts by ${c.sort}`);
+  }
+  assert.equal(TABLES.conversations.columns.find((c) => c.key === 'title')!.sort, undefined, 'no title sort: the API has none');
+  const likes = TABLES.responses.columns.find((c) => c.key === 'likes')!;
+  const created = TABLES.responses.columns.find((c) => c.key === 'created_at')!;
+  const channel = TABLES.responses.columns.find((c) => c.key === 'channel_id')!;
+  const rows: Array<[typeof likes, { sort: string; dir: 'asc' | 'desc' }, 'asc' | 'desc']> = [
+    [likes, { sort: '', dir: 'desc' }, 'desc'],
+    [likes, { sort: 'created_at', dir: 'asc' }, 'desc'],
+    [likes, { sort: 'likes', dir: 'desc' }, 'asc'],
+    [likes, { sort: 'likes', dir: 'asc' }, 'desc'],
+    [created, { sort: '', dir: 'desc' }, 'desc'],
+    [channel, { sort: '', dir: 'desc' }, 'asc'],
+    [channel, { sort: 'channel_id', dir: 'asc' }, 'desc'],
+  ];
+  for (const [col, state, want] of rows) assert.equal(nextSortDir(col, state), want, `${col.key} after ${JSON.stringify(state)}`);
 });

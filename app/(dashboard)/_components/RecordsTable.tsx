@@ -4,8 +4,10 @@ import 'gridjs/dist/theme/mermaid.css';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { parseMarkdown, renderMarkdownTree, markdownToText, type Hyperscript } from '@/lib/markdown/markdown';
 import {
+  CONVERSATION_STATUSES,
   PAGE_SIZES,
   TABLES,
+  nextSortDir,
   appendParam,
   parseTableState,
   tableApiBase,
@@ -127,7 +129,7 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
                 {
                   type: 'button',
                   className: 'th-sort',
-                  onClick: () => changeRef.current({ sort: c.sort!, dir: state.sort === c.sort && state.dir === 'asc' ? 'desc' : 'asc', page: 1 }),
+                  onClick: () => changeRef.current({ sort: c.sort!, dir: nextSortDir(c, state), page: 1 }),
                 },
                 h('span', { className: 'th-label' }, c.label),
                 h('span', { className: `sort-icon ${state.sort === c.sort ? state.dir : 'none'}`, 'aria-hidden': 'true' }),
@@ -170,7 +172,8 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
             if (c.kind === 'badge') return h('span', { className: cell === 'Open' ? 'badge' : 'badge off' }, String(cell));
             if (c.kind === 'date') {
               const [d, t] = String(cell ?? '').split(' ');
-              return h('time', { dateTime: `${d}T${t}Z`, className: 'nowrap' }, `${d} ${t}`);
+              // Date and time may sit on two lines, so the column stays narrow and the texts get the room.
+              return h('time', { dateTime: `${d}T${t}Z` }, h('span', { className: 'nowrap' }, d), ' ', h('span', { className: 'nowrap' }, t));
             }
             return String(cell ?? '');
           },
@@ -208,7 +211,7 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
         },
       } as never,
       language: {
-        noRecordsFound: state.q || state.channel ? 'Nothing matches these filters.' : `No ${cfg.noun[1]} yet.`,
+        noRecordsFound: state.q || state.channel || state.status ? 'Nothing matches these filters.' : `No ${cfg.noun[1]} yet.`,
         loading: 'Loading…',
         error: 'The table could not be loaded.',
       },
@@ -224,7 +227,7 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
 
   const sortChoice = view.sort ? `${view.sort}:${view.dir}` : '';
   return (
-    <div className="panel table-panel">
+    <div className="panel table-panel" data-empty={total === 0 ? '' : undefined}>
       <div className="toolbar" role="search">
         <div className="field grow">
           <label htmlFor={`${kind}-search`}>Search</label>
@@ -244,6 +247,19 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
               {channels.map((c) => (
                 <option key={c.id} value={c.id}>
                   {c.name} (#{c.id})
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+        {kind === 'conversations' && (
+          <div className="field">
+            <label htmlFor={`${kind}-status`}>Status</label>
+            <select id={`${kind}-status`} value={view.status} onChange={(e) => change({ status: e.target.value, page: 1 })}>
+              <option value="">All statuses</option>
+              {CONVERSATION_STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {s}
                 </option>
               ))}
             </select>
@@ -308,7 +324,8 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
       )}
       <div ref={el} className="table-scroll" />
       <p className="table-summary muted" role="status" aria-live="polite" data-testid="table-summary">
-        {total === null ? '\u00a0' : tableSummary(kind, view.page, view.size, total)}
+        {/* With no rows the grid's own message says so; a second one would repeat it. */}
+        {total === null || total === 0 ? '\u00a0' : tableSummary(kind, view.page, view.size, total)}
       </p>
     </div>
   );

@@ -22,8 +22,7 @@ export function CreateKeyForm({ env }: { env: 'live' | 'test' }) {
         </button>
       </form>
       <p className="muted" data-testid="key-env-note" style={{ fontSize: '.85rem', marginBottom: 0 }}>
-        This deployment accepts <strong>{env}</strong> keys only (<code>SVC_ENV={env}</code>), so new keys are {env} keys. A {env === 'live' ? 'test' : 'live'}{' '}
-        key is created on a deployment that serves that environment (or with <code>apikey create --env {env === 'live' ? 'test' : 'live'}</code>).
+        New keys are <strong>{env}</strong> keys: this service accepts {env} keys only.
       </p>
       <FormResult state={state} style={{ marginTop: '1rem' }} />
       {state?.ok && (

@@ -17,7 +17,7 @@ export default async function ApiKeysPage() {
       <h1>API keys</h1>
       <p className="muted">
         Keys read this account&apos;s records through the Customer API (<code>Authorization: Bearer &lt;key&gt;</code>). A key is shown once, when it is
-        created.
+        created. The <a href="/docs/api">API reference</a> lists every operation, with examples.
       </p>
       <CreateKeyForm env={env} />
       <section className="panel" aria-labelledby="keys-heading">

@@ -1,5 +1,5 @@
 'use client';
-import { useActionState, useEffect, useRef } from 'react';
+import { useActionState, useEffect, useRef, useState } from 'react';
 import { renderMarkdown } from '@/lib/widget/markdown';
 import type { BotSettings } from '@/lib/bot/settings';
 import { saveBotSettingsAction, tryBotQuestionAction } from './actions';
@@ -96,6 +96,8 @@ export function BotSettingsForm({
 
 export function TryQuestion() {
   const [state, action, pending] = useActionState(tryBotQuestionAction, null);
+  // Controlled, so the question stays on screen beside its answer (a form action resets the form).
+  const [question, setQuestion] = useState('');
   return (
     <section className="panel" aria-labelledby="try-heading">
       <h2 id="try-heading" style={{ marginTop: 0 }}>
@@ -104,7 +106,15 @@ export function TryQuestion() {
       <form action={action} className="row">
         <div className="field">
           <label htmlFor="try-q">Question</label>
-          <input id="try-q" name="question" type="text" required maxLength={MAX_QUESTION_CHARS} />
+          <input
+            id="try-q"
+            name="question"
+            type="text"
+            value={question}
+            onChange={(e) => setQuestion(e.target.value)}
+            required
+            maxLength={MAX_QUESTION_CHARS}
+          />
         </div>
         <button className="btn" type="submit" disabled={pending}>
           {pending ? 'Asking…' : 'Ask'}

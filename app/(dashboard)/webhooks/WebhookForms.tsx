@@ -1,8 +1,8 @@
 'use client';
-import { useActionState, useState, useTransition } from 'react';
+import { useActionState, useEffect, useState, useTransition } from 'react';
 import { useRouter } from 'next/navigation';
 import { CopyButton } from '../_components/CopyButton';
-import { createWebhookAction, deleteWebhookAction, resendDeliveryAction, rotateWebhookAction, setWebhookPausedAction } from './actions';
+import { createWebhookAction, deleteWebhookAction, resendDeliveryAction, rotateWebhookAction, sendTestEventAction, setWebhookPausedAction } from './actions';
 import { FormError, FormResult } from '../_components/FormResult';
 
 function SecretOnce({ secret, note }: { secret: string; note: string }) {
@@ -23,6 +23,11 @@ function SecretOnce({ secret, note }: { secret: string; note: string }) {
 
 export function CreateEndpointForm({ eventTypes }: { eventTypes: readonly string[] }) {
   const [state, action, pending] = useActionState(createWebhookAction, null);
+  // Controlled, so a refused address stays in the box to be corrected (a form action resets the form).
+  const [url, setUrl] = useState('');
+  useEffect(() => {
+    if (state?.ok) setUrl('');
+  }, [state]);
   return (
     <section className="panel" aria-labelledby="new-endpoint">
       <h2 id="new-endpoint" style={{ marginTop: 0 }}>
@@ -31,7 +36,17 @@ export function CreateEndpointForm({ eventTypes }: { eventTypes: readonly string
       <form action={action}>
         <div className="field">
           <label htmlFor="endpoint-url">Endpoint URL</label>
-          <input id="endpoint-url" name="url" type="url" required maxLength={2000} placeholder="https://example.com/webhooks/svc" style={{ width: '100%' }} />
+          <input
+            id="endpoint-url"
+            name="url"
+            type="url"
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+            required
+            maxLength={2000}
+            placeholder="https://example.com/webhooks/svc"
+            style={{ width: '100%' }}
+          />
         </div>
         <fieldset className="field" style={{ border: 0, padding: 0, margin: '0 0 1rem' }}>
           <legend>Events</legend>
@@ -57,6 +72,8 @@ export function CreateEndpointForm({ eventTypes }: { eventTypes: readonly string
 export function EndpointActions({ endpointId, url, paused }: { endpointId: string; url: string; paused: boolean }) {
   const [pending, start] = useTransition();
   const [error, setError] = useState<string | null>(null);
+  const [tested, setTested] = useState(false);
+  const router = useRouter();
   const [rotated, setRotated] = useState<{ secret: string; hours: number } | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const run = (fn: () => Promise<{ ok: boolean; error?: string } | null>) =>
@@ -66,6 +83,22 @@ export function EndpointActions({ endpointId, url, paused }: { endpointId: strin
     });
   return (
     <div style={{ display: 'flex', gap: '.4rem', flexWrap: 'wrap' }}>
+      <button
+        type="button"
+        className="btn secondary"
+        disabled={pending}
+        aria-label={`Send test event to ${url}`}
+        onClick={() =>
+          run(async () => {
+            const r = await sendTestEventAction(endpointId);
+            setTested(Boolean(r?.ok));
+            router.refresh();
+            return r;
+          })
+        }
+      >
+        Send test event
+      </button>
       <button
         type="button"
         className="btn secondary"
@@ -105,6 +138,11 @@ export function EndpointActions({ endpointId, url, paused }: { endpointId: strin
         </span>
       )}
       <FormError error={error} inline />
+      {tested && !error && (
+        <span role="status" className="muted">
+          Test event queued{paused ? ' (held while paused)' : ''}: see the delivery log.
+        </span>
+      )}
       {rotated && (
         <SecretOnce
           secret={rotated.secret}

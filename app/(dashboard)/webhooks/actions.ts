@@ -5,7 +5,14 @@ import { requireMember } from '@/lib/auth/session';
 import { actionResult } from '@/lib/dashboard/action-result';
 import { AppError } from '@/lib/core/errors';
 import { WebhookDeliveryId, WebhookEndpointId, WebhookEventType } from '@/lib/webhooks/contract';
-import { createWebhookEndpoint, deleteWebhookEndpoint, resendWebhookDelivery, rotateWebhookSecret, setWebhookPaused } from '@/lib/webhooks/service';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  resendWebhookDelivery,
+  rotateWebhookSecret,
+  sendWebhookTestEvent,
+  setWebhookPaused,
+} from '@/lib/webhooks/service';
 import { describeIssues, issueParams } from '@/lib/core/validation';
 
 /** Dashboard doors into lib/webhooks: the account always comes from the session, inputs through zod. */
@@ -61,6 +68,15 @@ export async function resendDeliveryAction(deliveryId: string) {
   return actionResult(async () => {
     const { accountId } = await requireMember('webhooks.manage');
     await resendWebhookDelivery(accountId, parse(WebhookDeliveryId, deliveryId));
+    revalidatePath('/webhooks');
+    return {};
+  });
+}
+
+export async function sendTestEventAction(endpointId: string) {
+  return actionResult(async () => {
+    const { accountId } = await requireMember('webhooks.manage');
+    await sendWebhookTestEvent(accountId, parse(WebhookEndpointId, endpointId));
     revalidatePath('/webhooks');
     return {};
   });

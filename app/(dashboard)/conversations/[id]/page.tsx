@@ -65,7 +65,8 @@ export default async function TranscriptPage({
       <h1>{c.title || '(untitled)'}</h1>
       <p className="muted">
         <span className={c.status === 'Open' ? 'badge' : 'badge off'}>{c.status}</span> {c.channel_name} #{c.channel_id} ·{' '}
-        {plural(c.response_count, 'response', 'responses')} · started {c.created_at} UTC · updated {c.updated_at} UTC
+        {plural(c.response_count, 'response', 'responses')} · <span className="nowrap">started {c.created_at} UTC</span> ·{' '}
+        <span className="nowrap">updated {c.updated_at} UTC</span>
       </p>
       <Pager p={pageOf} />
       <section className="panel" aria-label="Transcript">
