@@ -5,13 +5,22 @@ import { preciseUtcText, utcText } from './shared';
 
 /** The conversation if it belongs to this visitor of this account, else null. */
 export async function getVisitorConversation(db: Db, accountId: number, visitorId: string, conversationId: string) {
-  const [row] = await preparedRows<{ id: string; last_seq: number; channel_id: number }>(
+  const [row] = await preparedRows<{ id: string; last_seq: number; channel_id: number; status: string; handled_by: 'ai' | 'human' }>(
     db,
     sql`
-    SELECT id, last_seq, channel_id FROM conversations
+    SELECT id, last_seq, channel_id, status, handled_by FROM conversations
     WHERE id = ${conversationId} AND account_id = ${accountId} AND visitor_id = ${visitorId}`,
   );
   return row ?? null;
+}
+
+/** Who answers the conversation now (`ai` or `human`); null when it does not exist. */
+export async function getConversationHandler(db: Db, accountId: number, conversationId: string): Promise<'ai' | 'human' | null> {
+  const [row] = await preparedRows<{ handled_by: 'ai' | 'human' }>(
+    db,
+    sql`SELECT handled_by FROM conversations WHERE id = ${conversationId} AND account_id = ${accountId}`,
+  );
+  return row?.handled_by ?? null;
 }
 
 /**
@@ -330,6 +339,7 @@ export type HistoryRow = {
   answer: string;
   error: string | null;
   sources: unknown;
+  declined: boolean;
   question_message_id: string;
   answer_message_id: string;
   client_message_id: string | null;
@@ -352,7 +362,7 @@ export async function listVisitorHistory(
   const page = await rows<HistoryRow>(
     db,
     sql`
-    SELECT r.id, r.question, r.answer, r.error, r.sources, r.question_message_id, r.answer_message_id, r.client_message_id,
+    SELECT r.id, r.question, r.answer, r.error, r.sources, r.declined, r.question_message_id, r.answer_message_id, r.client_message_id,
       r.likes, r.dislikes, ${utcText(sql`r.created_at`)} AS created_at, ${preciseUtcText(sql`r.created_at`)} AS sort_at,
       (SELECT value FROM response_feedback f WHERE f.response_id = r.id AND f.visitor_id = ${visitorId}) AS my_feedback
     FROM responses r WHERE r.conversation_id = ${conversationId} AND r.account_id = ${accountId}

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { getDb } from '../../db/client';
-import { claimExpiredAnswers, insertChatResponse, releaseAnswerLeases, renewAnswerLeases, type ClaimedAnswer } from '../../db/queries/chat';
+import {
+  claimExpiredAnswers,
+  getConversationHandler,
+  insertChatResponse,
+  releaseAnswerLeases,
+  renewAnswerLeases,
+  type ClaimedAnswer,
+} from '../../db/queries/chat';
 import { waitToRetryWrite } from '../ops/database-away';
 import { getEnv } from '../env';
 import { isDraining } from '../core/drain';
@@ -135,6 +142,9 @@ async function runEngineAndStore(a: ClaimedAnswer, streamDeltas: boolean) {
   await storeOutcome(a, failure === null ? { answer: text, sources, showSources, declined, tail } : { error: failure });
 }
 
+/** How a question ends when a member took the conversation over while the AI was answering it. */
+export const HANDED_OVER = 'A person from the team has joined and will answer you.';
+
 /**
  * Stores the outcome and only then sends answer.done / answer.error. The write is retried until
  * it lands (the outcome stays in memory meanwhile; while the database is away, it waits for the
@@ -148,14 +158,17 @@ async function storeOutcome(
   outcome: { answer: string; sources: Source[]; showSources: boolean; declined: boolean; tail?: string } | { error: string },
 ) {
   const base = { conversation_id: a.conversation_id, client_message_id: a.client_message_id, response_id: a.response_id };
-  const draft =
-    'error' in outcome
-      ? { type: 'answer.error' as const, ...base, message: outcome.error }
-      : { type: 'answer.done' as const, ...base, answer: outcome.answer, sources: outcome.sources, declined: outcome.declined };
-  const tail = 'tail' in outcome ? outcome.tail : undefined;
+  const produced = outcome;
   for (let attempt = 0; ; attempt++) {
     try {
       const db = await getDb();
+      // A member who took over while the engine ran answers instead: the AI's text never follows "<name> joined".
+      if (!('error' in produced) && (await getConversationHandler(db, a.account_id, a.conversation_id)) === 'human') outcome = { error: HANDED_OVER };
+      const draft =
+        'error' in outcome
+          ? { type: 'answer.error' as const, ...base, message: outcome.error }
+          : { type: 'answer.done' as const, ...base, answer: outcome.answer, sources: outcome.sources, declined: outcome.declined };
+      const tail = 'tail' in outcome ? outcome.tail : undefined;
       // The stored response (answered or failed) and its webhook event commit together.
       const { result: seq, queued } = await changeWithEvent(
         db,

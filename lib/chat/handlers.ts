@@ -8,7 +8,8 @@ import { askAdmissions, chargeRequest, type SocketLimits, type Spender } from '.
 import { roomOf } from './live';
 import type { SocketData } from './middleware';
 import { ClientRequests, MAX_QUESTION_CHARS, PROTOCOL_VERSION, type ClientRequestName, type Refusal, type SessionInfo } from './protocol';
-import { ask, comment, feedback, history, resume } from './requests';
+import { ask, comment, feedback, handoffOf, history, messagesSeen, rating, requestPerson, resume, visitorEmail } from './requests';
+import { isLegacyWidget, legacyRoomOf } from './legacy';
 import { recordSighting, sightingVersion } from './sightings';
 import { describeIssues, issueParams } from '../core/validation';
 
@@ -55,12 +56,14 @@ export function onConnection(socket: Socket, limits: SocketLimits) {
       throw new AppError('rate_limited', `A connection follows at most ${env.WIDGET_SUBSCRIPTIONS_PER_SOCKET} conversations.`);
     }
   };
+  // A pre-2.1 widget also follows the conversation's legacy room: handoff events as it renders them (lib/chat/legacy.ts).
+  const legacy = isLegacyWidget(socket.handshake.auth?.version);
   const join = (conversationId: string) => {
     const room = roomOf(conversationId);
     if (data.rooms.has(room)) return;
     refuseWhenFull();
     data.rooms.add(room);
-    void socket.join(room);
+    void socket.join(legacy ? [room, legacyRoomOf(conversationId)] : room);
   };
   recordSighting({ clientId: claims.clientId, accountId: claims.accountId, origin: data.origin, version: sightingVersion(socket.handshake.auth?.version) });
 
@@ -78,8 +81,12 @@ export function onConnection(socket: Socket, limits: SocketLimits) {
     visitor_id: claims.visitorId,
     token_expires_at: claims.exp,
     limits: { ...uploadLimits(), question_max_chars: MAX_QUESTION_CHARS, events_per_10s: env.SOCKET_EVENTS_PER_10S },
+    handoff: { enabled: false },
   };
-  socket.emit('session', session);
+  // The account's handoff switch is read before the session leaves; unreadable (database away): off until the next connection.
+  void handoffOf(claims.accountId)
+    .catch(() => session.handoff)
+    .then((handoff) => socket.emit('session', { ...session, handoff }));
 
   const who: Spender = { visitorKey: `${claims.clientId}:${claims.visitorId}`, address: data.address, clientId: claims.clientId };
   const admission = askAdmissions(limits, who);
@@ -87,10 +94,14 @@ export function onConnection(socket: Socket, limits: SocketLimits) {
     if (!req.conversation_id) refuseWhenFull(); // before a new conversation is created
     return ask(claims, join, req, admission());
   });
-  handle(socket, limits, who, 'conversation:resume', (req) => resume(claims, join, (e) => socket.emit('event', e), req));
-  handle(socket, limits, who, 'history', (req) => history(claims, join, req));
+  handle(socket, limits, who, 'conversation:resume', (req) => resume(claims, join, (e) => socket.emit('event', e), req, legacy));
+  handle(socket, limits, who, 'history', (req) => history(claims, join, req, legacy));
   handle(socket, limits, who, 'feedback', (req) => feedback(claims, req));
   handle(socket, limits, who, 'comment', (req) => comment(claims, req));
+  handle(socket, limits, who, 'handoff:request', (req) => requestPerson(claims, join, req));
+  handle(socket, limits, who, 'rating', (req) => rating(claims, req));
+  handle(socket, limits, who, 'visitor:email', (req) => visitorEmail(claims, req));
+  handle(socket, limits, who, 'messages:seen', (req) => messagesSeen(claims, req));
 
   socket.on('disconnect', () => {
     clearTimeout(expiry);

@@ -2,6 +2,7 @@ import type { Namespace } from 'socket.io';
 import { appendLater, getRedis, isRedisConfigured, redisKey } from '../redis/client';
 import type { ServerEvent } from './protocol';
 import { processSingleton } from '../core/process';
+import { legacyEvent, legacyRoomOf } from './legacy';
 
 /**
  * Delivery of conversation events. Every event goes to the socket.io room of its conversation;
@@ -33,10 +34,17 @@ function liveKey(conversationId: string): string {
   return redisKey('chat', 'live', conversationId);
 }
 
-/** Sends an event to every subscriber of its conversation, on every instance. */
+/**
+ * Sends an event to every subscriber of its conversation, on every instance. A handoff event goes
+ * first, translated, to the conversation's pre-2.1 widgets (lib/chat/legacy.ts): they take it and
+ * then drop the original, which arrives with the same seq.
+ */
 export function publish(event: ServerEvent): void {
-  if (event.type === 'answer.delta') remember(event);
-  state().nsp?.to(roomOf(event.conversation_id)).emit('event', event);
+  if (event.type === 'answer.delta') remember(event); // not agent.typing: a resume never replays an old "is typing"
+  const nsp = state().nsp;
+  const legacy = legacyEvent(event);
+  if (legacy) nsp?.to(legacyRoomOf(event.conversation_id)).emit('event', legacy);
+  nsp?.to(roomOf(event.conversation_id)).emit('event', event);
 }
 
 function remember(event: ServerEvent): void {

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { Author, ConversationEvent, Source, UploadInfo } from '../conversations/shapes';
 import { uuidString } from '../core/validation';
 import { MAX_QUESTION_CHARS } from '../limits/text';
+import { ConversationRef, MarkSeenInput, RateInput, VisitorEmailInput } from '../conversations/handoff-contract';
 
 export type { Source, UploadInfo };
 /** A client's appearance as GET /api/widget/config serves it (validated by lib/widget-clients/appearance.ts). */
@@ -55,6 +56,14 @@ export const ClientRequests = {
       .max(2000)
       .regex(...NO_NUL),
   }),
+  /** The visitor pressed "Talk to a person" (docs/contracts.md §14); idempotent while a person is asked or handles it. */
+  'handoff:request': ConversationRef,
+  /** After "Resolve": 1–5 once, with an optional comment. */
+  rating: RateInput,
+  /** Away mode: where a member's reply the visitor has not seen is mailed. */
+  'visitor:email': VisitorEmailInput,
+  /** The widget showed these member messages (every one without `message_ids`): they are not mailed. */
+  'messages:seen': MarkSeenInput,
 } as const;
 
 export type ClientRequestName = keyof typeof ClientRequests;
@@ -69,6 +78,21 @@ export type SessionInfo = {
   visitor_id: string;
   token_expires_at: number;
   limits: { upload_max_bytes: number; upload_types: string[]; question_max_chars: number; events_per_10s: number };
+  /** Whether the account lets visitors ask for a person ("Talk to a person" in the widget). */
+  handoff: { enabled: boolean };
+};
+
+/** `ask`'s acknowledgement; `handled_by: 'human'` says a person has the conversation (the message is stored for them, no AI answer follows). */
+export type AskAck = { conversation_id: string; client_message_id: string; response_id: string; duplicate: boolean; handled_by?: 'ai' | 'human' };
+
+/** Where a handoff stands for the visitor: a person is promised only when `available`. */
+export type HandoffAck = {
+  conversation_id: string;
+  status: string;
+  handled_by: 'ai' | 'human';
+  available: boolean;
+  expected_wait_seconds: number | null;
+  away: { until: string | null; text: string } | null;
 };
 
 /**
@@ -94,9 +118,11 @@ export type Ack<T> = ({ ok: true } & T) | { ok: false; error: { code: string; me
 export type HistoryMessage = {
   message_id: string;
   role: 'user' | 'assistant';
-  /** visitor, ai, agent (a member, named by author_name) or system; never note. */
+  /** Who wrote it (2.1): `visitor`, `ai`, `agent` (a member, named by author_name) or `system`; never `note`. */
   author: Author;
   author_name: string | null;
+  /** An AI answer that declined (no relevant passage): the widget offers "Talk to a person" under it. */
+  declined?: boolean;
   content: string;
   created_at: string;
   /** The answer's response; a message that is not half of one (author agent, system, or visitor while a person handles it) gives its own id. */

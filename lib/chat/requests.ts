@@ -13,6 +13,7 @@ import {
 } from '../../db/queries/chat';
 import { attachUploads, getVisitorUploads } from '../../db/queries/uploads';
 import { listConversationAttachments } from '../../db/queries/responses';
+import { getMessageByClientId } from '../../db/queries/handoff';
 import { AppError } from '../core/errors';
 import type { WidgetClaims } from '../auth/widget-tokens';
 import { getEnv } from '../env';
@@ -26,7 +27,10 @@ import { messagesOf, roleOf, type ConversationMessage } from '../conversations/m
 import { listConversationMessages } from '../../db/queries/handoff';
 import { readLive } from './live';
 import { changeWithEvent, recordConversationCreated, recordResponseEvent, webhookEventsCommitted } from '../webhooks/events';
-import type { ClientRequest, HistoryMessage, ServerEvent, UploadInfo } from './protocol';
+import type { AskAck, ClientRequest, HandoffAck, HistoryMessage, ServerEvent, UploadInfo } from './protocol';
+import { forWidget, legacyHistory } from './legacy';
+import { asksForPerson } from '../conversations/handoff-phrases';
+import { getHandoffSettings, markMessagesSeen, rateConversation, requestHandoff, setVisitorEmail, storeVisitorMessage } from '../conversations/handoff';
 
 // What each widget request does once the socket has admitted and parsed it (lib/chat/handlers.ts).
 
@@ -117,8 +121,19 @@ export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientReque
     : [await ownConversation(claims, conversationId), await findResponseByClientMessage(db, conversationId, req.client_message_id)];
   join(conversationId);
   const cmid = req.client_message_id;
-  const ack = (responseId: string, duplicate: boolean) => ({ conversation_id: conversationId, client_message_id: cmid, response_id: responseId, duplicate });
+  const ack = (responseId: string, duplicate: boolean): AskAck => ({
+    conversation_id: conversationId,
+    client_message_id: cmid,
+    response_id: responseId,
+    duplicate,
+  });
   if (existing) return ack(existing.id, true);
+  // While a person handles the conversation the AI never answers (a Resolved or Snoozed one reopens
+  // first); a visitor asking for a person in words starts the handoff instead of an answer.
+  if (conv.handled_by === 'human' || conv.status !== 'Open' || asksForPerson(req.text)) {
+    const toPerson = await storeForPerson(claims, conv, req);
+    if (toPerson) return toPerson;
+  }
 
   const ids = [...new Set(req.attachments ?? [])];
   const uploads = await getVisitorUploads(db, claims.accountId, claims.visitorId, ids);
@@ -155,12 +170,74 @@ export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientReque
 }
 
 /**
+ * An ask the team receives instead of the AI: stored as the visitor's message (durable once
+ * acknowledged, one row per client_message_id). Null when the AI handles the conversation after
+ * all (the handoff is off, or the conversation reopened to the AI): the caller asks the AI.
+ */
+async function storeForPerson(claims: WidgetClaims, conv: OwnConversation, req: ClientRequest<'ask'>): Promise<AskAck | null> {
+  const visitor = { accountId: claims.accountId, conversationId: conv.id };
+  const ack = (messageId: string, duplicate: boolean): AskAck => ({
+    conversation_id: conv.id,
+    client_message_id: req.client_message_id,
+    response_id: messageId,
+    duplicate,
+    handled_by: 'human',
+  });
+  const retried = await getMessageByClientId(await getDb(), claims.accountId, conv.id, req.client_message_id);
+  if (retried) return ack(retried.id, true);
+  if (conv.handled_by === 'human' && req.attachments?.length) {
+    throw new AppError('invalid_request', 'attachments: files reach the assistant only; a person handles this conversation, so describe the file in words.');
+  }
+  if (asksForPerson(req.text) && (await handoffOf(claims.accountId)).enabled) await requestHandoff(visitor);
+  const stored = await storeVisitorMessage(visitor, { client_message_id: req.client_message_id, text: req.text });
+  return stored.message ? ack(stored.message.id, false) : null;
+}
+
+/** Whether the account lets visitors ask for a person (the widget's session says so). */
+export async function handoffOf(accountId: number): Promise<{ enabled: boolean }> {
+  return { enabled: (await getHandoffSettings(accountId)).enabled };
+}
+
+/** "Talk to a person" (docs/contracts.md §14): where the handoff stands, for the widget to show. */
+export async function requestPerson(claims: WidgetClaims, join: JoinRoom, req: ClientRequest<'handoff:request'>): Promise<HandoffAck> {
+  await ownConversation(claims, req.conversation_id);
+  join(req.conversation_id);
+  const r = await requestHandoff({ accountId: claims.accountId, conversationId: req.conversation_id });
+  const a = r.availability;
+  return {
+    conversation_id: r.conversation_id,
+    status: r.status,
+    handled_by: r.handled_by,
+    available: a.available,
+    expected_wait_seconds: a.expected_wait_seconds,
+    away: a.available ? null : { until: a.until, text: a.away_text },
+  };
+}
+
+export async function rating(claims: WidgetClaims, req: ClientRequest<'rating'>) {
+  await ownConversation(claims, req.conversation_id);
+  const r = await rateConversation({ accountId: claims.accountId, conversationId: req.conversation_id }, req);
+  return { conversation_id: r.conversation_id, rating: r.rating };
+}
+
+export async function visitorEmail(claims: WidgetClaims, req: ClientRequest<'visitor:email'>) {
+  await ownConversation(claims, req.conversation_id);
+  return setVisitorEmail({ accountId: claims.accountId, conversationId: req.conversation_id }, req);
+}
+
+export async function messagesSeen(claims: WidgetClaims, req: ClientRequest<'messages:seen'>) {
+  await ownConversation(claims, req.conversation_id);
+  const r = await markMessagesSeen({ accountId: claims.accountId, conversationId: req.conversation_id }, req);
+  return { conversation_id: req.conversation_id, seen: r.seen };
+}
+
+/**
  * `conversation:resume`: subscribes, then sends the events after `last_seq` — stored ones from
  * the database, live deltas from the shared live buffer (so deltas of an answer streaming on
  * another instance are included) — one page at a time. `more` says another request is needed,
  * from `through_seq`.
  */
-export async function resume(claims: WidgetClaims, join: JoinRoom, send: SendEvent, req: ClientRequest<'conversation:resume'>) {
+export async function resume(claims: WidgetClaims, join: JoinRoom, send: SendEvent, req: ClientRequest<'conversation:resume'>, legacy = false) {
   const conv = await ownConversation(claims, req.conversation_id);
   join(req.conversation_id);
   const [stored, live] = await Promise.all([
@@ -173,13 +250,13 @@ export async function resume(claims: WidgetClaims, join: JoinRoom, send: SendEve
   const all = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
   const page = all.slice(0, RESUME_PAGE);
   const { showSources } = await effectiveBotSettings(claims.accountId);
-  for (const e of page) send(e.type === 'answer.done' ? { ...e, sources: sourcesForVisitors(e.sources, showSources) } : e);
+  for (const e of page) send(e.type === 'answer.done' ? { ...e, sources: sourcesForVisitors(e.sources, showSources) } : forWidget(e, legacy));
   const through = page.at(-1)?.seq ?? req.last_seq;
   return { conversation_id: req.conversation_id, last_seq: Math.max(conv.last_seq, through), through_seq: through, more: all.length > RESUME_PAGE };
 }
 
 /** The visitor's conversation as messages, newest HISTORY_PAGE answers before `before` (a response id). */
-export async function history(claims: WidgetClaims, join: JoinRoom, req: ClientRequest<'history'>) {
+export async function history(claims: WidgetClaims, join: JoinRoom, req: ClientRequest<'history'>, legacy = false) {
   const conv = await ownConversation(claims, req.conversation_id);
   join(req.conversation_id);
   const db = await getDb();
@@ -196,12 +273,20 @@ export async function history(claims: WidgetClaims, join: JoinRoom, req: ClientR
     after: more ? turns[0]?.sort_at : null,
     beforeResponseId: req.before,
   });
-  const messages = messagesOf(turns, attachments, stored).map((m) => toHistoryMessage(m, showSources));
-  return { conversation_id: req.conversation_id, last_seq: conv.last_seq, messages, more };
+  const declined = new Set(turns.filter((t) => t.declined).map((t) => t.id));
+  const messages = messagesOf(turns, attachments, stored).map((m) => toHistoryMessage(m, showSources, declined));
+  return {
+    conversation_id: req.conversation_id,
+    last_seq: conv.last_seq,
+    status: conv.status,
+    handled_by: conv.handled_by,
+    messages: legacy ? legacyHistory(messages) : messages,
+    more,
+  };
 }
 
 /** A message as the widget's history gives it; an answer's sources only when the account shows them. */
-function toHistoryMessage(m: ConversationMessage, showSources: boolean): HistoryMessage {
+function toHistoryMessage(m: ConversationMessage, showSources: boolean, declined: Set<string>): HistoryMessage {
   return {
     created_at: m.created_at,
     response_id: m.response_id ?? m.message_id,
@@ -216,6 +301,7 @@ function toHistoryMessage(m: ConversationMessage, showSources: boolean): History
     error: m.error,
     sources: sourcesForVisitors(m.sources, showSources),
     attachments: m.attachments.map(({ filename, content_type, size }) => ({ filename, content_type, size })),
+    ...(m.author === 'ai' && m.response_id && declined.has(m.response_id) ? { declined: true } : {}),
   };
 }
 

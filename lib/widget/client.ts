@@ -4,7 +4,7 @@
  * the state manager, and the conversation kept across page reloads.
  */
 import { io, type Socket } from 'socket.io-client';
-import type { Ack, HistoryMessage, RefusalCode, ServerEvent, SessionInfo, UploadInfo } from '../chat/protocol';
+import type { Ack, AskAck, HistoryMessage, RefusalCode, ServerEvent, SessionInfo, UploadInfo } from '../chat/protocol';
 
 /** Refusals worth a retry shortly (lib/chat/protocol.ts RefusalCode). */
 const PASSING_REFUSALS: RefusalCode[] = ['unavailable', 'draining', 'too_many_connections'];
@@ -82,7 +82,8 @@ function decode(token: string): Claims | null {
 export type Handlers = {
   event: (e: ServerEvent) => void;
   session: (s: SessionInfo) => void;
-  restored: (messages: HistoryMessage[]) => void;
+  /** The conversation's messages after a reload, and who handles it now (servers before 2.1 do not say). */
+  restored: (messages: HistoryMessage[], handledBy?: 'ai' | 'human') => void;
 };
 
 export class ChatClient {
@@ -354,12 +355,14 @@ export class ChatClient {
     this.state.set({ connectionStatus: 'connected', error: null });
     if (!this.conversationId) return;
     if (first) {
-      const hist = await this.request<{ messages: HistoryMessage[]; last_seq: number }>('history', { conversation_id: this.conversationId });
+      const hist = await this.request<{ messages: HistoryMessage[]; last_seq: number; handled_by?: 'ai' | 'human' }>('history', {
+        conversation_id: this.conversationId,
+      });
       if (!hist.ok) {
         this.forgetConversation();
         return;
       }
-      this.h.restored(hist.messages);
+      this.h.restored(hist.messages, hist.handled_by);
     }
     await this.resume(this.conversationId);
   }
@@ -401,9 +404,9 @@ export class ChatClient {
 
   private async askNow(text: string, clientMessageId: string, attachments: string[]) {
     const started = Date.now();
-    let ack: Ack<{ conversation_id: string; response_id: string }>;
+    let ack: Ack<AskAck>;
     for (let attempt = 0; ; attempt++) {
-      ack = await this.request<{ conversation_id: string; response_id: string }>('ask', {
+      ack = await this.request<AskAck>('ask', {
         ...(this.conversationId ? { conversation_id: this.conversationId } : {}),
         client_message_id: clientMessageId,
         text,

@@ -8,6 +8,16 @@ import { ChatClient, readConfig, StateManager, uid, type Config } from './client
 import { el } from './dom';
 
 const VERSION = '1.0.9';
+
+function handoffNotice(e: ServerEvent): string | null {
+  if (e.type === 'agent.message') return `${e.name}: ${e.text}`;
+  if (e.type === 'agent.joined') return `${e.name} joined`;
+  if (e.type === 'agent.left') return `${e.name} left — the assistant is back`;
+  if (e.type === 'handoff.waiting') return 'Connecting you to the team';
+  if (e.type === 'handoff.away') return e.text ? `We're away right now. ${e.text}` : "We're away right now";
+  if (e.type === 'conversation.resolved') return 'Conversation resolved';
+  return null;
+}
 const CSS = `
 :host { all: initial; font: 14px/1.4 Arial, Helvetica, sans-serif; color: #222; --c: var(--svc-legacy-primary, #0a7cff); }
 * { box-sizing: border-box; font-family: inherit; }
@@ -82,6 +92,12 @@ function boot() {
       for (const m of messages) log.append(el('div', { class: `m ${m.role === 'user' ? 'u' : 'b'}` }, m.error ?? m.content));
     },
     event: (e: ServerEvent) => {
+      // A member's message and the handoff notices, in plain text (lib/widget/handoff.ts is 2.1's full view).
+      const notice = handoffNotice(e);
+      if (notice) {
+        log.append(el('div', { class: 'm b' }, notice));
+        log.scrollTop = log.scrollHeight;
+      }
       if (e.type === 'answer.done' || e.type === 'answer.error') {
         const target = pending.get(e.client_message_id) ?? el('div', {});
         pending.delete(e.client_message_id);

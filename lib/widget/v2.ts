@@ -7,6 +7,7 @@ import { fetchAppearance, styleAppearance, withAppearance, type WidgetAppearance
 import { ChatClient, readConfig, StateManager, uid, type Config } from './client';
 import { COMMENT_CSS, commentControl } from './comments';
 import { clipIcon, el, isHttpUrl, svgIcon } from './dom';
+import { HANDOFF_CSS, Handoff } from './handoff';
 import { renderMarkdown } from './markdown';
 import { WIDGET_CSS } from './styles';
 
@@ -36,6 +37,7 @@ class SvcChatWidget extends HTMLElement {
   private session: SessionInfo | null = null;
   private renderQueued = new Set<Bubble>();
   private origin = '';
+  private handoff!: Handoff;
 
   setup(origin: string, cfg: Config, state: StateManager) {
     this.origin = origin;
@@ -43,17 +45,39 @@ class SvcChatWidget extends HTMLElement {
     this.state = state;
     this.root = this.attachShadow({ mode: 'open' });
     const sheet = new CSSStyleSheet();
-    sheet.replaceSync(WIDGET_CSS + COMMENT_CSS);
+    sheet.replaceSync(WIDGET_CSS + COMMENT_CSS + HANDOFF_CSS);
     this.root.adoptedStyleSheets = [sheet];
     if (cfg.position === 'left') this.setAttribute('data-position', 'left');
     if (cfg.primaryColor) this.style.setProperty('--svc-legacy-primary', cfg.primaryColor);
+    const self = this;
+    this.handoff = new Handoff({
+      get log() {
+        return self.log;
+      },
+      get live() {
+        return self.live;
+      },
+      get notice() {
+        return self.notice;
+      },
+      request: (name, payload) => this.client.request(name, payload),
+      conversationId: () => this.client.conversationId,
+      showsVisitorMessage: (cmid) => cmid !== null && this.bubbles.has(cmid),
+      userBubble: (text) => this.userBubble(text, []),
+      panelOpen: () => !this.panel.hidden,
+      scrollToEnd: () => this.scrollToEnd(),
+    });
     this.build();
     this.client = new ChatClient(origin, cfg, VERSION, state, {
       event: (e) => this.onEvent(e),
       session: (s) => {
         this.session = s;
+        this.handoff.setEnabled(s.handoff?.enabled === true);
       },
-      restored: (m) => this.restore(m),
+      restored: (m, handledBy) => {
+        if (handledBy) this.handoff.setHandledBy(handledBy);
+        this.restore(m);
+      },
     });
     state.subscribe((s) => this.reflect(s));
   }
@@ -74,7 +98,7 @@ class SvcChatWidget extends HTMLElement {
     const title = el('div', { class: 'title', id: 'svc-title' }, this.name(), this.statusText);
     const close = el('button', { class: 'icon-btn', type: 'button', 'aria-label': 'Close chat' }, '×');
     close.addEventListener('click', () => this.close());
-    const header = el('header', {}, isHttpUrl(cfg.headerIcon) ? el('img', { src: cfg.headerIcon, alt: '' }) : null, title, close);
+    const header = el('header', {}, isHttpUrl(cfg.headerIcon) ? el('img', { src: cfg.headerIcon, alt: '' }) : null, title, this.handoff.menu(), close);
     this.conn = el('div', { class: 'conn', role: 'status', hidden: true });
     this.intro = this.buildIntro();
     this.log = el('div', { class: 'log', role: 'log', 'aria-label': 'Messages', 'aria-live': 'off' }, this.intro);
@@ -204,6 +228,7 @@ class SvcChatWidget extends HTMLElement {
     this.input.focus();
     // A history restored while the panel was closed could not scroll: open at the newest message.
     this.scrollToEnd();
+    this.handoff.reportSeen();
   }
 
   close() {
@@ -277,6 +302,7 @@ class SvcChatWidget extends HTMLElement {
     }
     b.responseId = ack.response_id;
     this.byResponse.set(ack.response_id, b);
+    this.handoff.afterAsk(ack);
   }
 
   private userBubble(text: string, uploads: Array<{ filename: string }>): HTMLElement {
@@ -304,6 +330,7 @@ class SvcChatWidget extends HTMLElement {
 
   private onEvent(e: ServerEvent) {
     this.intro.hidden = true;
+    if (this.handoff.onEvent(e)) return;
     if (e.type === 'question') {
       const b = this.bubbleFor(e);
       if (!b.user) b.user = this.userBubble(e.text, e.attachments);
@@ -317,7 +344,7 @@ class SvcChatWidget extends HTMLElement {
       if (!b.user) return;
       b.text = e.answer;
       b.final = true;
-      this.renderBot(b, e.sources);
+      this.renderBot(b, e.sources, undefined, e.declined);
       this.live.textContent = `${this.cfg.botName ?? 'Bot'}: ${e.answer.replace(/[*_>#`]/g, '').slice(0, 500)}`;
     } else if (e.type === 'answer.error') {
       this.botError(this.bubbleFor(e), e.message);
@@ -333,7 +360,7 @@ class SvcChatWidget extends HTMLElement {
     });
   }
 
-  private renderBot(b: Bubble, sources: Source[] | null, feedback?: { mine: 'like' | 'dislike' | null }) {
+  private renderBot(b: Bubble, sources: Source[] | null, feedback?: { mine: 'like' | 'dislike' | null }, declined?: boolean) {
     if (!b.bot) {
       b.bot = el('div', { class: 'msg bot' });
       b.user?.nextSibling ? this.log.insertBefore(b.bot, b.user.nextSibling) : this.log.append(b.bot);
@@ -349,6 +376,7 @@ class SvcChatWidget extends HTMLElement {
     const titles = [...new Set((sources ?? []).map((s) => s.title).filter((t) => typeof t === 'string' && t))];
     if (titles.length) b.bot.append(el('div', { class: 'sources' }, `Sources: ${titles.join(', ')}`));
     if (b.responseId) b.bot.append(this.feedbackButtons(b.responseId, feedback?.mine ?? null));
+    if (declined) b.bot.append(this.handoff.offer());
     this.scrollToEnd();
   }
 
@@ -366,6 +394,8 @@ class SvcChatWidget extends HTMLElement {
       like.setAttribute('aria-pressed', String(r.mine === 'like'));
       dislike.setAttribute('aria-pressed', String(r.mine === 'dislike'));
       comment.offer(r.mine !== null);
+      const bubble = like.closest('.msg');
+      if (r.mine === 'dislike' && bubble && !bubble.querySelector('.handoff-offer')) bubble.append(this.handoff.offer());
     };
     like.addEventListener('click', () => {
       void set('like');
@@ -388,15 +418,22 @@ class SvcChatWidget extends HTMLElement {
   }
 
   private restore(messages: HistoryMessage[]) {
-    for (let i = 0; i + 1 < messages.length; i += 2) {
+    for (let i = 0; i < messages.length; i++) {
       const q = messages[i]!;
-      const a = messages[i + 1]!;
+      const a = messages[i + 1];
+      // A question and its AI answer share a response id; members' and the system's messages stand alone.
+      if (q.author !== 'visitor' || a?.author !== 'ai' || a.response_id !== q.response_id) {
+        if (q.author === 'visitor') this.userBubble(q.content, q.attachments ?? []);
+        else this.handoff.restoreMessage(q);
+        continue;
+      }
+      i++;
       if (this.byResponse.has(q.response_id)) continue;
       const b: Bubble = { text: a.content, final: true, responseId: q.response_id };
       b.user = this.userBubble(q.content, q.attachments ?? []);
       this.byResponse.set(q.response_id, b);
       if (a.error) this.botError(b, a.error);
-      else this.renderBot(b, a.sources, { mine: a.mine });
+      else this.renderBot(b, a.sources, { mine: a.mine }, a.declined);
     }
     if (messages.length) this.intro.hidden = true;
   }

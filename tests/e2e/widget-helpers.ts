@@ -40,9 +40,15 @@ export async function apiGet(path: string, key: string) {
   return { status: r.status, body: await r.json() };
 }
 
-/** A second app instance the test controls (restart, short token lifetime). */
-export async function startOwnApp(port: number, dataDir: string, fixturesFile: string, env: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'tests/e2e/serve-app.ts'], {
+/** A second app instance the test controls (restart, short token lifetime); `script` another app (tests/e2e/handoff-app.ts). */
+export async function startOwnApp(
+  port: number,
+  dataDir: string,
+  fixturesFile: string,
+  env: Record<string, string> = {},
+  script = 'tests/e2e/serve-app.ts',
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
     env: { ...process.env, E2E_APP_PORT: String(port), E2E_DATA_DIR: dataDir, E2E_FIXTURES: fixturesFile, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
