@@ -8,6 +8,7 @@ export default withAuth({ pages: { signIn: '/login' }, cookies: { sessionToken: 
 export const config = {
   matcher: [
     '/',
+    '/inbox/:path*',
     '/conversations/:path*',
     '/responses/:path*',
     '/api-keys/:path*',

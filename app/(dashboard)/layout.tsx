@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { DASHBOARD_PAGES } from '@/lib/auth/pages';
 import { can } from '@/lib/auth/roles';
 import { requireDashboardSession } from '@/lib/auth/session';
+import { InboxPresence } from './inbox/_components/InboxPresence';
 import { Nav } from './_components/Nav';
 import { SignOutButton } from './_components/SignOutButton';
 
@@ -34,6 +35,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
       <main className="main" id="main">
         {children}
       </main>
+      {!session.mustSetUpTwoFactor && <InboxPresence />}
     </div>
   );
 }

@@ -7,6 +7,7 @@ import type { Action } from './roles';
  */
 export const DASHBOARD_PAGES: ReadonlyArray<{ path: string; label: string; action: Action }> = [
   { path: '/', label: 'Overview', action: 'records.read' },
+  { path: '/inbox', label: 'Inbox', action: 'records.read' },
   { path: '/conversations', label: 'Conversations', action: 'records.read' },
   { path: '/responses', label: 'Responses', action: 'records.read' },
   { path: '/knowledge', label: 'Knowledge base', action: 'knowledge.read' },

@@ -7,6 +7,7 @@ import { getEnv } from '../env';
 import { provideSessionSecret, provideSessionUrl } from '../auth/session-secret';
 import { prepareDatabase, shutdownDatabase } from '../startup';
 import { attachWidgetNamespace } from '../chat/socket';
+import { attachInboxNamespace } from '../inbox/socket';
 import { handleDirectApi } from '../customer-api/direct-door';
 import { handleOpsRequest, trackRequest } from '../ops/http';
 import { checkTrustProxy, stampClientAddress } from '../net/client-address';
@@ -113,6 +114,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   });
   attachChatAdapter(io);
   attachWidgetNamespace(io);
+  attachInboxNamespace(io);
   refuseNewSocketsWhileDraining(http);
 
   await new Promise<void>((resolve, reject) => {

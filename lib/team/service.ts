@@ -17,6 +17,7 @@ import {
 } from '../../db/queries/team';
 import { validate } from '../accounts/service';
 import { AppError } from '../core/errors';
+import { publishInvalidation } from '../cache/invalidation';
 import { hashLinkToken, LINK_TOKEN_RE, newLinkToken, signTicket } from '../auth/email-tokens';
 import { hashPassword } from '../auth/passwords';
 import { canAssignRole, requireRole, type Role } from '../auth/roles';
@@ -114,16 +115,21 @@ export async function changeMemberRole(actor: Actor, input: { userId: unknown; r
   });
 }
 
+/** The invalidation topic of a removed member (id: the user id): their live sockets close. */
+export const MEMBER_TOPIC = 'member';
+
 /** Removes a member: their session rows go with them, so every instance refuses them at the next request. */
 export async function removeMember(actor: Actor, input: { userId: unknown }) {
   requireRole(actor, 'team.manage');
   const v = validate(MemberIdInput, input);
   const db = await getDb();
-  return db.transaction(async (tx) => {
+  const removed = await db.transaction(async (tx) => {
     await lockNonOwner(asDb(tx), actor.accountId, v.userId, 'The owner cannot be removed; they transfer ownership first.');
     await deleteMember(asDb(tx), actor.accountId, v.userId);
     return { user_id: v.userId, removed: true as const };
   });
+  await publishInvalidation(MEMBER_TOPIC, String(v.userId)); // open inbox sockets close at once, everywhere
+  return removed;
 }
 
 /** The owner hands ownership to another member and becomes an admin. */

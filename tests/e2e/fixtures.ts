@@ -31,6 +31,19 @@ export async function screenshot(page: Page, name: string) {
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
 }
 
+/** Full-page screenshots `<name>-desktop` (1366 px) and `<name>-phone` (390 px), `check` at each width, then back to desktop. */
+export async function screenshotsAtBothWidths(page: Page, name: string, check: (width: number) => Promise<void> = async () => {}) {
+  for (const [label, width] of [
+    ['desktop', 1366],
+    ['phone', 390],
+  ] as const) {
+    await page.setViewportSize({ width, height: 900 });
+    await screenshot(page, `${name}-${label}`);
+    await check(width);
+  }
+  await page.setViewportSize({ width: 1366, height: 900 });
+}
+
 /**
  * Asks questions as a widget visitor (client-secret token, socket.io) in one conversation and
  * waits for each answer; returns the conversation id.

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { generate } from 'otplib';
-import { fixtures, screenshot, signIn } from './fixtures';
+import { fixtures, screenshotsAtBothWidths, signIn } from './fixtures';
 
 const f = fixtures();
 test.describe.configure({ mode: 'serial' });
@@ -40,16 +40,7 @@ async function signOut(page: Page) {
   await page.waitForURL(/\/login/);
 }
 
-async function shots(page: Page, name: string) {
-  for (const [label, width] of [
-    ['desktop', 1366],
-    ['phone', 390],
-  ] as const) {
-    await page.setViewportSize({ width, height: 900 });
-    await screenshot(page, `${name}-${label}`);
-  }
-  await page.setViewportSize({ width: 1366, height: 900 });
-}
+const shots = (page: Page, name: string) => screenshotsAtBothWidths(page, name);
 
 test('invite → mail → accept → the agent is signed in and gets the 404 page on what agents may not open', async ({ page, browser }) => {
   await signIn(page, f.gamma.email, f.gamma.password);

@@ -1,0 +1,224 @@
+'use client';
+import { useRouter } from 'next/navigation';
+import { useEffect, useRef, useState, useTransition } from 'react';
+import type { inboxConversationPage } from '@/lib/inbox/requests';
+import { act, request, useInboxSocket } from './useInboxSocket';
+import styles from '../inbox.module.css';
+
+type Page = NonNullable<Awaited<ReturnType<typeof inboxConversationPage>>>;
+type Message = { id: string; author: string; author_name: string | null; text: string; created_at: string; declined?: boolean };
+type Typing = { conversation_id: string; name: string; until: string };
+
+const AUTHOR_LABEL: Record<string, string> = { visitor: 'Visitor', ai: 'AI' };
+const SNOOZE_HOURS = [1, 4, 24] as const;
+/** A keystroke tells the server at most this often (it throttles what reaches the visitor too). */
+const TYPING_EVERY_MS = 2_000;
+
+/** The transcript's messages; an AI answer is marked declined by its text (a declined answer is the account's "no answer" text). */
+function flat(page: Page): Message[] {
+  const declined = new Set(page.summary.answers.filter((a) => a.declined).map((a) => a.answer));
+  return page.messages.map((m) => ({
+    id: m.message_id,
+    author: m.author,
+    author_name: m.author_name,
+    text: m.content,
+    created_at: m.created_at,
+    declined: m.author === 'ai' && declined.has(m.content),
+  }));
+}
+
+/** `/shortcut` at the start of the box becomes its canned reply's text. */
+function expand(text: string, replies: Page['replies']): string {
+  const m = /^\/(\S+)/.exec(text);
+  const hit = m && replies.find((r) => r.shortcut.replace(/^\//, '') === m[1]);
+  return hit ? hit.text + text.slice(m[0].length) : text;
+}
+
+export function Conversation({ page, me }: { page: Page; me: { userId: number; name: string } }) {
+  const router = useRouter();
+  const id = page.conversation.id;
+  const [messages, setMessages] = useState<Message[]>(() => flat(page));
+  const [text, setText] = useState('');
+  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  const [typing, setTyping] = useState<Typing | null>(null);
+  const [pending, start] = useTransition();
+  const lastTyping = useRef(0);
+  const end = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    setMessages(flat(page));
+  }, [page]);
+  // Braces: scrollIntoView returns a promise in recent Chromium, and an effect may return only a cleanup.
+  useEffect(() => {
+    end.current?.scrollIntoView({ block: 'nearest' });
+  }, [messages.length]);
+  useEffect(() => {
+    if (!typing) return;
+    const t = setTimeout(() => setTyping(null), Math.max(0, Date.parse(typing.until) - Date.now()));
+    return () => clearTimeout(t);
+  }, [typing]);
+
+  const socket = useInboxSocket({
+    'inbox:message': (p: { conversation_id: string; message: Message }) => {
+      if (p.conversation_id !== id) return;
+      setMessages((list) => (list.some((m) => m.id === p.message.id) ? list : [...list, p.message]));
+      setTyping(null);
+    },
+    'inbox:changed': (p: { conversation_id: string }) => {
+      if (p.conversation_id === id) router.refresh();
+    },
+    'inbox:typing': (p: Typing) => {
+      if (p.conversation_id === id && p.name !== me.name) setTyping(p); // the core names members as visitors see them
+    },
+  });
+
+  /** One member action as a socket request; a refusal (the lost "Take over" race) says why. */
+  const run = (name: string, payload: object, success: string, after?: () => void) =>
+    start(async () => {
+      const r = await act(socket.current, name, { conversation_id: id, ...payload });
+      if (r.ok) after?.();
+      setNotice({ ok: r.ok, text: r.ok ? success : r.error.message });
+    });
+
+  const onType = (value: string) => {
+    setText(value);
+    const now = Date.now();
+    if (value.trim() && !value.startsWith('/') && now - lastTyping.current > TYPING_EVERY_MS) {
+      lastTyping.current = now;
+      void request(socket.current, 'typing', { conversation_id: id });
+    }
+  };
+  const send = (note: boolean) => {
+    const body = expand(text, page.replies).trim();
+    if (!body) return;
+    run(note ? 'conversation:note' : 'conversation:reply', { text: body }, note ? 'Note added.' : 'Sent.', () => setText(''));
+  };
+  const matches = text.startsWith('/') ? page.replies.filter((r) => `/${r.shortcut.replace(/^\//, '')}`.startsWith(text.trim())).slice(0, 5) : [];
+  const c = page.conversation as typeof page.conversation & { handled_by?: string; assignee?: string | null };
+
+  return (
+    <>
+      <p className="muted">
+        <span className={c.status === 'Waiting' ? 'badge warn' : c.status === 'Open' ? 'badge' : 'badge off'}>{c.status}</span>{' '}
+        {c.handled_by === 'human' ? `Handled by ${c.assignee ?? 'nobody yet'}` : 'Handled by the AI'}
+      </p>
+      <div className={styles.actions}>
+        <button type="button" className="btn" disabled={pending} onClick={() => run('conversation:take_over', {}, 'You have taken over.')}>
+          Take over
+        </button>
+        <form className={styles.inline} action={(f) => run('conversation:assign', { member_id: Number(f.get('assignee')) }, 'Assigned.')}>
+          <label className={styles.srOnly} htmlFor="assignee">
+            Assign to
+          </label>
+          <select id="assignee" name="assignee" defaultValue={String(me.userId)}>
+            {page.members.map((m) => (
+              <option key={m.user_id} value={m.user_id}>
+                {m.name}
+              </option>
+            ))}
+          </select>
+          <button type="submit" className="btn secondary" disabled={pending}>
+            Assign
+          </button>
+        </form>
+        <button type="button" className="btn secondary" disabled={pending} onClick={() => run('conversation:hand_back', {}, 'The AI answers again.')}>
+          Hand back to AI
+        </button>
+        <button type="button" className="btn secondary" disabled={pending} onClick={() => run('conversation:resolve', {}, 'Resolved.')}>
+          Resolve
+        </button>
+        <form
+          className={styles.inline}
+          action={(f) => run('conversation:snooze', { until: new Date(Date.now() + Number(f.get('hours')) * 3600_000).toISOString() }, 'Snoozed.')}
+        >
+          <label className={styles.srOnly} htmlFor="snooze-hours">
+            Snooze for
+          </label>
+          <select id="snooze-hours" name="hours" defaultValue="1">
+            {SNOOZE_HOURS.map((h) => (
+              <option key={h} value={h}>
+                {h} h
+              </option>
+            ))}
+          </select>
+          <button type="submit" className="btn secondary" disabled={pending}>
+            Snooze
+          </button>
+        </form>
+      </div>
+      <p role="status" className={notice ? (notice.ok ? 'success' : 'error') : undefined}>
+        {notice?.text}
+      </p>
+      <section className="panel" aria-label="Transcript">
+        {messages.length === 0 && <p className="empty">No messages yet.</p>}
+        {messages.map((m) =>
+          m.author === 'system' ? (
+            <p key={m.id} className={`${styles.msg} ${styles.system}`}>
+              {m.text}
+              <time dateTime={m.created_at}>{m.created_at.slice(11, 16)} UTC</time>
+            </p>
+          ) : (
+            <div key={m.id} className={`${styles.msg} ${styles[m.author] ?? ''}`}>
+              <div className={styles.msgMeta}>
+                <strong>{m.author === 'agent' || m.author === 'note' ? (m.author_name ?? 'Member') : AUTHOR_LABEL[m.author]}</strong>
+                {m.author === 'note' && <span className="badge off">Internal note</span>}
+                {m.author === 'ai' && m.declined && <span className="badge warn">Declined</span>}
+                <time dateTime={m.created_at}>{m.created_at.slice(11, 16)} UTC</time>
+              </div>
+              <p className={styles.text}>{m.text}</p>
+            </div>
+          ),
+        )}
+        <div ref={end} />
+        <p className={styles.typing} aria-live="polite">
+          {typing ? `${typing.name} is typing…` : ''}
+        </p>
+      </section>
+      <form
+        className={`panel ${styles.composer}`}
+        onSubmit={(e) => {
+          e.preventDefault();
+          send(false);
+        }}
+      >
+        <label htmlFor="reply">Reply</label>
+        <textarea
+          id="reply"
+          name="reply"
+          rows={3}
+          value={text}
+          placeholder="Type a reply, or /shortcut for a canned reply"
+          onChange={(e) => onType(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Tab' && matches.length > 0) {
+              e.preventDefault();
+              setText(matches[0]!.text);
+            } else if (e.key === 'Enter' && !e.shiftKey) {
+              e.preventDefault();
+              send(false);
+            }
+          }}
+        />
+        {matches.length > 0 && (
+          <ul className={styles.matches} aria-label="Canned replies">
+            {matches.map((r) => (
+              <li key={r.id}>
+                <button type="button" className={styles.match} onClick={() => setText(r.text)}>
+                  <code>/{r.shortcut.replace(/^\//, '')}</code> {r.text}
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+        <div className="row">
+          <button type="submit" className="btn" disabled={pending}>
+            Send
+          </button>
+          <button type="button" className="btn secondary" disabled={pending} onClick={() => send(true)}>
+            Internal note
+          </button>
+        </div>
+      </form>
+    </>
+  );
+}

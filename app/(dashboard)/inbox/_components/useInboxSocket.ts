@@ -1,0 +1,62 @@
+'use client';
+import { useEffect, useRef } from 'react';
+import { io, type Socket } from 'socket.io-client';
+
+// biome-ignore lint/suspicious/noExplicitAny: each event's payload is typed by its listener
+type Listeners = Partial<Record<'inbox:changed' | 'inbox:message' | 'inbox:typing' | 'connect', (payload: any) => void>>;
+
+let shared: Socket | null = null;
+
+/**
+ * The page's one `/inbox` connection (the session cookie authenticates it), opened by the
+ * dashboard layout and kept while the page is open: it keeps the member available
+ * (`dashboard_seen_at`) and serves the inbox pages. socket.io-client reconnects by itself after a drain.
+ */
+export function inboxSocket(): Socket {
+  if (!shared) {
+    shared = io('/inbox', { withCredentials: true });
+    shared.on('session:revoked', () => window.location.assign('/login'));
+  }
+  return shared;
+}
+
+/** The shared socket with this component's listeners (the latest ones are called; removed on unmount). */
+export function useInboxSocket(listeners: Listeners): React.RefObject<Socket | null> {
+  const socket = useRef<Socket | null>(null);
+  const latest = useRef(listeners);
+  latest.current = listeners;
+  useEffect(() => {
+    const s = inboxSocket();
+    socket.current = s;
+    const names = ['inbox:changed', 'inbox:message', 'inbox:typing', 'connect'] as const;
+    const handlers = names.map((name) => [name, (payload: unknown) => latest.current[name]?.(payload as never)] as const);
+    for (const [name, fn] of handlers) s.on(name as string, fn);
+    return () => {
+      for (const [name, fn] of handlers) s.off(name as string, fn);
+      socket.current = null;
+    };
+  }, []);
+  return socket;
+}
+
+/** A request with its acknowledgement, as a promise of the reply. */
+export function request<T>(socket: Socket | null, name: string, payload: object): Promise<T | null> {
+  if (!socket?.connected) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    socket.timeout(10_000).emit(name, payload, (err: Error | null, reply: { ok: boolean } & T) => resolve(err || !reply?.ok ? null : reply));
+  });
+}
+
+export type Acted = { ok: true } | { ok: false; error: { code: string; message: string } };
+
+/** A member action: its acknowledgement, or why it could not be sent. */
+export function act(socket: Socket | null, name: string, payload: object): Promise<Acted> {
+  if (!socket?.connected) return Promise.resolve({ ok: false, error: { code: 'unavailable', message: 'Not connected; reconnecting…' } });
+  return new Promise((resolve) => {
+    socket
+      .timeout(15_000)
+      .emit(name, payload, (err: Error | null, reply: Acted) =>
+        resolve(err ? { ok: false, error: { code: 'unavailable', message: 'No answer from the server; try again.' } } : reply),
+      );
+  });
+}

@@ -1,0 +1,87 @@
+import type { DashboardSession } from '../auth/session';
+import { processSingleton } from '../core/process';
+import { getTranscript } from '../dashboard/service';
+import { listAccountMembers } from '../team/service';
+import {
+  addNote,
+  assignConversation,
+  conversationSummary,
+  handBack,
+  inboxCounts,
+  listCannedReplies,
+  listInboxConversations,
+  memberTyping,
+  replyAsMember,
+  resolveConversation,
+  snoozeConversation,
+  takeOver,
+  touchDashboard,
+} from '../conversations/handoff';
+import { getDb } from '../../db/client';
+import { getAccountMember } from '../../db/queries/handoff';
+import type { InboxRequestName, InboxView } from './protocol';
+
+/** A page of one view and every view's count, as this member sees them (Mine is theirs). */
+export async function listInboxView(member: DashboardSession, input: unknown) {
+  const [page, counts] = await Promise.all([listInboxConversations(member, input), inboxCounts(member.accountId, member.userId)]);
+  return { ...page, counts };
+}
+
+/** Keystrokes reach the visitor at most this often; the widget shows typing for 10 s after each. */
+const TYPING_EVERY_MS = 3_000;
+
+/** When each member last sent typing to each conversation: per process by nature (this process's sockets). */
+const lastTyping = () => processSingleton('svc.inboxTyping', () => new Map<string, number>());
+
+/** A member typing: the core's live `agent.typing` to the visitor and `typing` to members, throttled. */
+async function typing(member: DashboardSession, input: unknown) {
+  const now = Date.now();
+  const key = `${member.userId}:${(input as { conversation_id?: unknown } | null)?.conversation_id}`;
+  const last = lastTyping();
+  if (now - (last.get(key) ?? 0) < TYPING_EVERY_MS) return {};
+  await memberTyping(member, input);
+  last.set(key, now);
+  if (last.size > 10_000) for (const [k, t] of last) if (now - t > TYPING_EVERY_MS) last.delete(k);
+  return {};
+}
+
+/** Each `/inbox` request: one call of the handoff core, which validates the payload. */
+export const INBOX_HANDLERS: Record<InboxRequestName, (member: DashboardSession, input: unknown) => Promise<object>> = {
+  'inbox:list': listInboxView,
+  typing,
+  'conversation:take_over': takeOver,
+  'conversation:assign': assignConversation,
+  'conversation:reply': replyAsMember,
+  'conversation:note': addNote,
+  'conversation:hand_back': handBack,
+  'conversation:resolve': resolveConversation,
+  'conversation:snooze': snoozeConversation,
+};
+
+/** The open dashboard keeps the member available (the core counts the last 10 minutes). */
+export async function refreshDashboard(member: DashboardSession): Promise<void> {
+  await touchDashboard(member);
+}
+
+/** The member's own availability setting (whether they also count as online depends on an open dashboard). */
+async function memberAvailability(member: DashboardSession): Promise<'online' | 'away'> {
+  return (await getAccountMember(await getDb(), member.accountId, member.userId))?.availability ?? 'away';
+}
+
+/** What /inbox first renders: the view's page and counts, and the member's availability. */
+export async function inboxPage(member: DashboardSession, view: InboxView) {
+  const [list, availability] = await Promise.all([listInboxView(member, { view }), memberAvailability(member)]);
+  return { list, availability };
+}
+
+/** What /inbox/<id> renders: record, messages, summary, the account's members and canned replies; null when not this account's. */
+export async function inboxConversationPage(member: DashboardSession, conversationId: string) {
+  const transcript = await getTranscript(member.accountId, conversationId);
+  if (!transcript) return null;
+  const [summary, { members }, replies] = await Promise.all([
+    conversationSummary(member, { conversation_id: transcript.conversation.id }),
+    listAccountMembers(member.accountId),
+    listCannedReplies(member),
+  ]);
+  return { ...transcript, summary, members: members.map((m) => ({ user_id: m.user_id, name: m.name || m.email })), replies };
+}

@@ -1,0 +1,112 @@
+/**
+ * The members' inbox in Chromium (docs/contracts.md §14): a visitor asks for a person (the widget's
+ * `handoff:request`, branch handoff-widget) and the
+ * conversation arrives in "Waiting" without a reload; the member takes over, replies, writes an
+ * internal note, uses a canned reply and resolves. Screenshots and axe at 1366 and 390 px.
+ */
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { io } from 'socket.io-client';
+import { collectConsoleErrors, fixtures, screenshotsAtBothWidths, signIn } from './fixtures';
+
+const f = fixtures();
+test.describe.configure({ mode: 'serial' });
+
+const serious = (r: { violations: Array<{ impact?: string | null; id: string; nodes: Array<{ target: unknown }> }> }) =>
+  r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
+
+/** Screenshots and axe at both widths. */
+const lookAt = (page: Page, name: string) =>
+  screenshotsAtBothWidths(page, name, async (width) => {
+    expect.soft(serious(await new AxeBuilder({ page }).analyze()), `${name} at ${width} px`).toEqual([]);
+  });
+
+/** A widget visitor asks a question, then presses "Talk to a person" (the widget's `handoff:request`). */
+async function visitorAsksForAPerson(baseURL: string, text: string) {
+  const res = await fetch(`${baseURL}/api/widget/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_id: f.widget.client_id, client_secret: f.widget.client_secret }),
+  });
+  const { access_token: token } = await res.json();
+  const socket = io(`${baseURL}/widget`, { auth: { token }, extraHeaders: { origin: 'http://127.0.0.1:9' }, transports: ['websocket'] });
+  await new Promise<void>((resolve, reject) => {
+    socket.on('connect', resolve);
+    socket.on('connect_error', reject);
+  });
+  const asked = await socket.timeout(20_000).emitWithAck('ask', { client_message_id: `inbox-${Date.now()}`, text });
+  expect(asked.ok, JSON.stringify(asked)).toBe(true);
+  return {
+    conversationId: asked.conversation_id as string,
+    pressTalkToAPerson: async () => {
+      const ack = await socket.timeout(20_000).emitWithAck('handoff:request', { conversation_id: asked.conversation_id });
+      expect(ack.ok, JSON.stringify(ack)).toBe(true);
+      expect(ack.status).toBe('Waiting');
+    },
+    close: () => socket.close(),
+  };
+}
+
+test('a Waiting conversation arrives live; take over, reply, note, canned reply, resolve', async ({ page, context, baseURL }) => {
+  await context.grantPermissions(['notifications']);
+  const errors = collectConsoleErrors(page);
+  await signIn(page, f.alpha.email, f.alpha.password);
+
+  await page.goto('/inbox/replies');
+  await page.getByLabel('Shortcut').fill('thanks');
+  await page.getByLabel('Text').fill('Thanks for waiting! Anything else I can do?');
+  await page.getByRole('button', { name: 'Add reply' }).click();
+  await expect(page.getByRole('region', { name: 'Canned replies' })).toContainText('/thanks');
+  await lookAt(page, 'inbox-replies');
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Inbox' }).click();
+  await expect(page.getByRole('heading', { name: 'Inbox' })).toBeVisible();
+  const views = page.getByRole('navigation', { name: 'Inbox views' });
+  for (const label of ['Waiting', 'Mine', 'Unassigned', 'All open', 'Resolved'])
+    await expect(views.getByRole('link', { name: new RegExp(`^${label} \\d+$`) })).toBeVisible();
+  await expect(page.getByRole('radio', { name: 'Online' })).toBeVisible();
+  await expect(page.getByRole('radio', { name: 'Away' })).toBeVisible();
+  const before = Number((await views.getByRole('link', { name: /^Waiting/ }).textContent())!.replace(/\D/g, ''));
+
+  const question = `Where is my order ${Date.now()}?`;
+  const visitor = await visitorAsksForAPerson(baseURL!, question);
+  try {
+    await visitor.pressTalkToAPerson();
+    const row = page.locator(`a[href="/inbox/${visitor.conversationId}"]`);
+    await expect(row).toBeVisible({ timeout: 15_000 }); // no reload
+    await expect(views.getByRole('link', { name: /^Waiting/ })).toHaveText(`Waiting ${before + 1}`);
+    await lookAt(page, 'inbox');
+
+    await row.click();
+    await page.waitForURL(`**/inbox/${visitor.conversationId}`);
+    await expect(page.getByRole('region', { name: 'Summary' })).toBeVisible();
+    await lookAt(page, 'inbox-conversation');
+
+    await page.getByRole('button', { name: 'Take over' }).click();
+    await expect(page.getByRole('status')).toHaveText('You have taken over.');
+
+    const reply = page.getByRole('textbox', { name: 'Reply' });
+    await reply.fill('Hello, this is the team. Let me check your order.');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const transcript = page.getByRole('region', { name: 'Transcript' });
+    await expect(transcript).toContainText('Hello, this is the team. Let me check your order.');
+
+    await reply.fill('Customer since 2019; be generous.');
+    await page.getByRole('button', { name: 'Internal note' }).click();
+    await expect(transcript).toContainText('Customer since 2019; be generous.');
+    await expect(transcript.getByText('Internal note')).toBeVisible();
+
+    await reply.fill('/thanks');
+    await expect(page.getByRole('list', { name: 'Canned replies' })).toContainText('Thanks for waiting!');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await expect(transcript).toContainText('Thanks for waiting! Anything else I can do?');
+
+    await page.getByRole('button', { name: 'Resolve' }).click();
+    await expect(page.getByRole('status')).toHaveText('Resolved.');
+    await expect(page.locator('main').getByText('Resolved', { exact: true }).first()).toBeVisible();
+    await lookAt(page, 'inbox-conversation-resolved');
+  } finally {
+    visitor.close();
+  }
+  expect(errors).toEqual([]);
+});
