@@ -104,8 +104,12 @@ export function attachInboxNamespace(io: Server): Namespace {
       }
     });
 
-    const seen = () => void refreshDashboard(data.member).catch(() => {});
-    seen();
+    // The refresh re-reads the session too: an ended one (signed out, password reset) stops counting as present within a minute.
+    const seen = () =>
+      void memberOf(socket)
+        .then((member) => (member && member.userId === data.member.userId ? refreshDashboard(member) : revoke(socket, 'your dashboard session has ended')))
+        .catch(() => {}); // the database is away: the next minute tries again
+    void refreshDashboard(data.member).catch(() => {});
     const timer = setInterval(seen, SEEN_EVERY_MS);
     timer.unref();
     socket.on('disconnect', () => clearInterval(timer));
