@@ -3,14 +3,17 @@
  * on a PRIVATE PostgreSQL and a PRIVATE Redis this file starts and stops, two instances: members on
  * A, the visitor on B. A member's reply acknowledged `ok: true` is stored, whatever happens after:
  * `kill -9` of the member's instance, a PostgreSQL restart, a Redis restart; cross-instance delivery
- * comes back by itself when Redis returns. The drain of members' sockets is tests/multi/inbox-instances.test.ts.
+ * comes back by itself when Redis returns; behind nginx, a drained member's page reconnects to the
+ * other instance by itself and carries on (the drain notice itself: tests/multi/inbox-instances.test.ts).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import { io } from 'socket.io-client';
 import { V2 } from '../helpers/api-fixtures';
-import type { InboxMember } from '../helpers/inbox';
+import { InboxMember } from '../helpers/inbox';
+import { nginxAvailable, startNginx } from '../helpers/nginx';
 import { PrivatePostgres, PrivateRedis, startInstances, type Cluster, type Instance } from '../helpers/instances';
 import { sleep, type Visitor } from '../helpers/widget';
 
@@ -203,6 +206,42 @@ describe('handoff through faults', { skip: !enabled && 'needs TEST_DB=postgres a
         );
       if (arrived) break;
       assert.ok(Date.now() < deadline, 'live delivery to B came back within 20 s of Redis returning');
+    }
+  });
+
+  it('SIGTERM behind nginx: the member’s socket reconnects to the other instance by itself and carries on', {
+    skip: !nginxAvailable() && 'needs nginx',
+    timeout: 90_000,
+  }, async () => {
+    const lb = await startNginx([A, B].map((i) => `127.0.0.1:${i.port}`));
+    try {
+      // nginx hashes the client address: this process's requests and sockets all land on one instance.
+      const served = (await fetch(`${lb.url}/healthz`)).headers.get('x-upstream');
+      const holder = [A, B].find((i) => `127.0.0.1:${i.port}` === served)!;
+      const other = holder === A ? B : A;
+      const { visitor, id, cookie } = await handedOff(holder, other);
+      // As the inbox page does: socket.io-client's own reconnection, through the load balancer.
+      const member = new InboxMember(
+        io(`${lb.url}/inbox`, { transports: ['websocket'], forceNew: true, reconnectionDelay: 200, reconnectionDelayMax: 1000, extraHeaders: { cookie } }),
+      );
+      open.push(member);
+      let connects = 0;
+      member.socket.on('connect', () => connects++);
+      await member.until(() => connects === 1, 'the first connection');
+      const stopped = holder.stop('SIGTERM');
+      await member.until(() => member.of('server:draining').length > 0, 'the drain notice', 20_000);
+      await member.until(() => connects === 2, 'the reconnection through nginx', 20_000);
+      await member.ok('conversation:reply', { conversation_id: id, text: 'after the drain' });
+      await visitor.until(() => agentTexts(visitor).includes('after the drain'), 'the reply after the drain');
+      await visitor.ok('ask', { conversation_id: id, client_message_id: 'after-drain', text: 'Still here' });
+      await member.until(
+        () => member.of('inbox:message', id).some((p) => (p.payload.message as { text: string }).text === 'Still here'),
+        "the visitor's message on the new socket",
+      );
+      assert.equal((await stopped).code, 0, 'the drained instance exits 0');
+      await holder.start();
+    } finally {
+      await lb.stop();
     }
   });
 });
