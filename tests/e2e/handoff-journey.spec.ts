@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
-import { screenshot } from './fixtures';
+import { screenshotsAtBothWidths } from './fixtures';
 import { consoleErrors, hostPage, startOwnApp, stopApp, waitForStatus } from './widget-helpers';
 
 const PORT_A = Number(process.env.E2E_APP_PORT ?? 3210) + 20;
@@ -59,14 +59,6 @@ async function ask(page: Page, text: string) {
   await page.getByRole('button', { name: 'Send' }).click();
 }
 
-async function bothWidths(page: Page, name: string) {
-  await page.setViewportSize({ width: 1366, height: 900 });
-  await screenshot(page, `journey-${name}-1366`);
-  await page.setViewportSize({ width: 390, height: 844 });
-  await screenshot(page, `journey-${name}-390`);
-  await page.setViewportSize({ width: 1366, height: 900 });
-}
-
 async function api(path: string) {
   const r = await fetch(`${fx.urls[1]}${path}`, { headers: { authorization: `Bearer ${fx.key}` } });
   return { status: r.status, text: await r.text() };
@@ -94,7 +86,7 @@ test('declined → Talk to a person on B → Dana on A takes over, replies, hand
   const row = dana.locator('a[href^="/inbox/"]').filter({ hasText: 'purple kayak' }).first();
   await expect(row).toBeVisible({ timeout: 15_000 });
   await expect(views.getByRole('link', { name: /^Waiting/ })).toHaveText('Waiting 1');
-  await bothWidths(dana, 'inbox-waiting');
+  await screenshotsAtBothWidths(dana, 'journey-inbox-waiting');
   const id = (await row.getAttribute('href'))!.split('/').pop()!;
   await row.click();
   await dana.waitForURL(`**/inbox/${id}`);
@@ -105,7 +97,7 @@ test('declined → Talk to a person on B → Dana on A takes over, replies, hand
   const reply = dana.getByRole('textbox', { name: 'Reply' });
   await reply.pressSequentially('Hi! I am Dana.', { delay: 20 });
   await expect(inLog(page, 'Dana Reyes is typing…')).toBeVisible();
-  await bothWidths(page, 'widget-typing');
+  await screenshotsAtBothWidths(page, 'journey-widget-typing');
   await reply.fill('Hi! I am Dana. We do not stock those, but I can order a pair for you.');
   await dana.getByRole('button', { name: 'Send', exact: true }).click();
   const agentMsg = page.locator('svc-chat-widget').locator('.msg.agent').last();
@@ -113,8 +105,8 @@ test('declined → Talk to a person on B → Dana on A takes over, replies, hand
   await expect(agentMsg).toContainText('I can order a pair for you');
   await ask(page, 'Yes please, two pairs.');
   await expect(dana.getByRole('region', { name: 'Transcript' })).toContainText('Yes please, two pairs.');
-  await bothWidths(page, 'widget-member-reply');
-  await bothWidths(dana, 'inbox-conversation');
+  await screenshotsAtBothWidths(page, 'journey-widget-member-reply');
+  await screenshotsAtBothWidths(dana, 'journey-inbox-conversation');
 
   await dana.getByRole('button', { name: 'Hand back to AI' }).click();
   await expect(dana.getByRole('status')).toHaveText('The AI answers again.');
@@ -127,7 +119,7 @@ test('declined → Talk to a person on B → Dana on A takes over, replies, hand
   await expect(inLog(page, 'Conversation resolved')).toBeVisible();
   await page.getByRole('textbox', { name: 'Rating comment' }).fill('Dana was quick and kind.');
   await page.getByRole('button', { name: 'Rate 5 of 5' }).click();
-  await bothWidths(page, 'widget-rating');
+  await screenshotsAtBothWidths(page, 'journey-widget-rating');
   await page.getByRole('button', { name: 'Send rating' }).click();
   await expect(inLog(page, 'Thank you for your feedback.')).toBeVisible();
 
@@ -191,5 +183,5 @@ test('Dana on A and Eli on B race "Take over": one wins, the other is told who',
   const winner = notices[0] === 'You have taken over.' ? 'Dana Reyes' : 'Eli Park';
   expect(notices.find((n) => n !== 'You have taken over.')).toContain(`${winner} has taken over`);
   await expect(inLog(page, `${winner} joined`)).toBeVisible();
-  await bothWidths(notices[0] === 'You have taken over.' ? eli : dana, 'inbox-race-lost');
+  await screenshotsAtBothWidths(notices[0] === 'You have taken over.' ? eli : dana, 'journey-inbox-race-lost');
 });
