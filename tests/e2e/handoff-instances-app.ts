@@ -17,7 +17,8 @@ const database = `he_e2e_${process.pid}`;
 const pgBase = process.env.E2E_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const env = {
   DATABASE_URL: `${pgBase}/${database}`,
-  REDIS_URL: process.env.E2E_REDIS_URL ?? 'redis://127.0.0.1:6379/9',
+  // The suite's Redis for tests (scripts/test.mjs), with a prefix of this run.
+  REDIS_URL: process.env.E2E_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15',
   REDIS_PREFIX: `he:e2e-${process.pid}:`,
   SVC_DEMO: '0',
   NODE_ENV: 'production',
