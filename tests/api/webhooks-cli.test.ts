@@ -44,7 +44,14 @@ describe('CLI: webhook create, list, delete', () => {
     const env = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' };
     const all = parseSuccess(await runCli(['webhook', 'create', '--account', acct, '--url', 'http://127.0.0.1:9/a'], env));
     assert.deepEqual(Object.keys(all), ['endpoint_id', 'url', 'events', 'secret']);
-    assert.deepEqual(all.events, ['conversation.created', 'response.created', 'response.feedback']);
+    assert.deepEqual(all.events, [
+      'conversation.created',
+      'response.created',
+      'response.feedback',
+      'conversation.status_changed',
+      'message.created',
+      'csat.submitted',
+    ]);
     assert.match(String(all.secret), /^whsec_[A-Za-z0-9+/]{43}=$/);
     assert.doesNotThrow(() => new Webhook(String(all.secret)), 'the library accepts the secret');
     const one = parseSuccess(
@@ -98,7 +105,7 @@ describe('CLI: webhook create, list, delete', () => {
       [['webhook', 'create', '--url', 'https://93.184.215.14/'], /^error: missing --account \(usage: .*webhook create --account ID --url URL/],
       [
         ['webhook', 'create', '--account', acct, '--url', 'https://93.184.215.14/', '--event', 'all'],
-        'error: event: "all" is not an event type; use conversation.created, response.created, response.feedback',
+        'error: event: "all" is not an event type; use conversation.created, response.created, response.feedback, conversation.status_changed, message.created, csat.submitted',
       ],
       [
         ['webhook', 'create', '--account', acct, '--url', 'http://169.254.169.254/latest/meta-data/'],
