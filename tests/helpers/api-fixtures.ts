@@ -63,6 +63,7 @@ export function expectedResponse(r: ResponseLine): Rec {
     likes: r.likes,
     dislikes: r.dislikes,
     comments: r.comments,
+    declined: false,
   };
 }
 
