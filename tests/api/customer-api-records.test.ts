@@ -59,6 +59,7 @@ describe('GET /response/{response_id}', () => {
       assert.match(String(res.body.response_id), UUID_RE);
       assert.match(String(res.body.created_at), TS_RE);
       for (const k of ['channel_id', 'likes', 'dislikes', 'comments']) assert.ok(Number.isInteger(res.body[k]), k);
+      assert.equal(res.body.declined, false, 'declined: the stored flag, a boolean');
     }
   });
 
