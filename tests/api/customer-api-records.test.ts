@@ -82,12 +82,12 @@ describe('GET /response/{response_id}', () => {
     assert.equal(res.body.response_id, r.response_id);
   });
 
-  it('format=gridjs gives the same record with string or number cells', async () => {
+  it('format=gridjs gives the same record with string or number cells (declined as "true"/"false")', async () => {
     const { responses, get } = await accountWithConversation();
     const r = responses[1]!;
     const res = await get(`${V2}/response/${r.response_id}?format=gridjs`);
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body, expectedResponse(r));
+    assert.deepEqual(res.body, { ...expectedResponse(r), declined: 'false' });
   });
 });
 
