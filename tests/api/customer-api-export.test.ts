@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { stringify } from 'csv-stringify/sync';
 import { sql } from 'drizzle-orm';
 import { api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine, type ResponseLine } from '../helpers/builders';
-import { assertParamError, CONVERSATION_FIELDS, ts, V2, walkPages, type Rec } from '../helpers/api-fixtures';
+import { assertParamError, CONVERSATION_FIELDS, RESPONSE_FIELDS, ts, V2, walkPages, type Rec } from '../helpers/api-fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { signIn } from '../helpers/signin';
 
@@ -183,19 +183,7 @@ describe('CSV', () => {
     assert.equal(csv.headers.get('content-type'), 'text/csv; charset=utf-8');
     assert.match(csv.headers.get('content-disposition') ?? '', /^attachment; filename="responses-\d{8}-\d{6}\.csv"$/);
     const [header, ...rows] = parseCsv(csv.text);
-    assert.deepEqual(header, [
-      'response_id',
-      'id',
-      'question',
-      'answer',
-      'channel_id',
-      'conversation_id',
-      'created_at',
-      'likes',
-      'dislikes',
-      'comments',
-      'declined',
-    ]);
+    assert.deepEqual(header, RESPONSE_FIELDS);
     const records = ndjson((await raw(`${V2}/response/export`, auth)).text);
     assert.equal(rows.length, records.length);
     rows.forEach((row, i) => {
@@ -410,7 +398,7 @@ describe('awkward values: every sort and filter, both paths, both formats', () =
       assert.deepEqual(exported, records, q);
       if (!q) assert.equal(exported.length, w.responses.length);
       const csv = await body(`${V2}/response/export?format=csv&${q}`);
-      const columns = ['response_id', 'id', 'question', 'answer', 'channel_id', 'conversation_id', 'created_at', 'likes', 'dislikes', 'comments', 'declined'];
+      const columns = RESPONSE_FIELDS;
       assert.equal(csv, stringify(records, { ...CSV_OPTIONS, header: true, columns }), q);
     }
   });

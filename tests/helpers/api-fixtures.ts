@@ -11,7 +11,8 @@ export type Rec = Record<string, unknown>;
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const TS_RE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
-export const RESPONSE_KEYS = [
+/** The response record's keys in the record's order (the export's CSV header). */
+export const RESPONSE_FIELDS = [
   'response_id',
   'id',
   'question',
@@ -23,7 +24,8 @@ export const RESPONSE_KEYS = [
   'dislikes',
   'comments',
   'declined',
-].sort();
+];
+export const RESPONSE_KEYS = [...RESPONSE_FIELDS].sort();
 /** The conversation record's keys in the record's order (the export's CSV header). */
 export const CONVERSATION_FIELDS = [
   'conversation_id',
