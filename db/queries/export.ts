@@ -56,10 +56,10 @@ function joinConstants(parts: Array<string | SQL>): Array<string | SQL> {
 /**
  * A record's fields in its schema's order (lib/export/contract.ts): the JSON key, how the value is
  * written (`text` JSON-escaped / CSV-quoted, `string` a quoted JSON string that needs no escaping,
- * `number` bare; with `?` the column may be NULL: JSON null, an empty CSV field) and the column.
+ * `number`/`boolean` bare (true/false); with `?` the column may be NULL: JSON null, an empty CSV field) and the column.
  * Adding a field to an export is one line here.
  */
-type Kind = 'text' | 'string' | 'number';
+type Kind = 'text' | 'string' | 'number' | 'boolean';
 type Field = readonly [key: string, kind: Kind | `${Kind}?`, value: SQL];
 
 function responseFields(): Field[] {
@@ -74,6 +74,7 @@ function responseFields(): Field[] {
     ['likes', 'number', sql`r.likes`],
     ['dislikes', 'number', sql`r.dislikes`],
     ['comments', 'number', sql`r.comments`],
+    ['declined', 'boolean', sql`r.declined`],
   ];
 }
 
@@ -112,7 +113,7 @@ function jsonMembers(fields: Field[]): Array<string | SQL> {
   return fields.flatMap(([key, kind, value], i) => {
     const name = `${i > 0 ? ',' : '{'}"${key}":`;
     if (kind === 'string') return [`${name}"`, value, '"'];
-    if (kind === 'text' || kind === 'number') return [name, kind === 'text' ? json(value) : value];
+    if (kind === 'text' || kind === 'number' || kind === 'boolean') return [name, kind === 'text' ? json(value) : value];
     const written = kind === 'text?' ? json(value) : kind === 'string?' ? sql`'"' || ${value} || '"'` : sql`(${value})::text`;
     return [name, sql`COALESCE(${written}, 'null')`];
   });

@@ -13,13 +13,14 @@ export type ResponseRow = {
   likes: number;
   dislikes: number;
   comments: number;
+  declined: boolean;
   created_at: string;
 };
 
 export { RESPONSE_SORT_COLUMNS, type ResponseSortKey };
 
 /** `updatedSince`: UTC 'YYYY-MM-DD HH:MM:SS'; responses whose updated_at is at or after it. */
-/** `status`/`handledBy`: of the response's conversation (docs/contracts.md §14). */
+/** `status`/`handledBy`: of the response's conversation (docs/contracts.md §14); `declined`: the stored flag (§15). */
 export type ResponseFilter = {
   channelIds: number[];
   conversationId?: string;
@@ -27,10 +28,11 @@ export type ResponseFilter = {
   updatedSince?: string;
   status?: string;
   handledBy?: 'ai' | 'human';
+  declined?: boolean;
 };
 
 const COLUMNS = sql`r.id, r.conversation_id, r.channel_id, r.question, r.answer, r.likes, r.dislikes,
-  r.comments, ${utcText(sql`r.created_at`)} AS created_at`;
+  r.comments, r.declined, ${utcText(sql`r.created_at`)} AS created_at`;
 
 /**
  * When a response last changed: `updated_at`, or `created_at` for rows older than that column
@@ -49,6 +51,7 @@ export function whereOf(accountId: number, f: ResponseFilter, bind: Bind = asVal
     const p = bind('pattern', containsPattern(f.query));
     conds.push(sql`(r.question ILIKE ${p} OR r.answer ILIKE ${p})`);
   }
+  if (f.declined !== undefined) conds.push(f.declined ? sql`r.declined` : sql`NOT r.declined`);
   if (f.status !== undefined || f.handledBy) {
     const of: SQL[] = [sql`c.id = r.conversation_id`, sql`c.account_id = r.account_id`];
     if (f.status !== undefined) of.push(sql`c.status = ${bind('status', f.status)}`);
@@ -60,7 +63,7 @@ export function whereOf(accountId: number, f: ResponseFilter, bind: Bind = asVal
 
 /** What of a filter changes the statement text (never a value): which filters, one channel or several. */
 function filterShape(f: ResponseFilter): string {
-  return `${f.channelIds.length > 1 ? 'n' : f.channelIds.length}${f.conversationId ? 'c' : ''}${f.updatedSince ? 'u' : ''}${f.query ? 'q' : ''}${f.status !== undefined ? 's' : ''}${f.handledBy ? 'h' : ''}`;
+  return `${f.channelIds.length > 1 ? 'n' : f.channelIds.length}${f.conversationId ? 'c' : ''}${f.updatedSince ? 'u' : ''}${f.query ? 'q' : ''}${f.status !== undefined ? 's' : ''}${f.handledBy ? 'h' : ''}${f.declined === undefined ? '' : f.declined ? 'd' : 'a'}`;
 }
 
 /** A page of the account's responses (ties broken by id in the same direction) and the filter's exact total (prepared.ts pageWithTotal). */
@@ -88,7 +91,7 @@ export async function listResponsesWithCount(
  * `updated_since` count rows (the latter on the responses_account_changed_idx index).
  */
 function countSql(accountId: number, f: ResponseFilter, bind: Bind = asValue): SQL {
-  if (f.query || f.updatedSince || f.status !== undefined || f.handledBy)
+  if (f.query || f.updatedSince || f.status !== undefined || f.handledBy || f.declined !== undefined)
     return sql`SELECT count(*)::int AS n FROM responses r WHERE ${whereOf(accountId, f, bind)}`;
   const account = bind('account', accountId);
   if (f.conversationId) {

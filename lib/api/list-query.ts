@@ -1,6 +1,18 @@
 import { z } from 'zod';
 import { AppError } from '../core/errors';
-import { channelIdParam, formatParam, handledByParam, intParam, pageParam, queryParam, sortParam, statusParam, updatedSinceParam, uuidParam } from './params';
+import {
+  channelIdParam,
+  declinedParam,
+  formatParam,
+  handledByParam,
+  intParam,
+  pageParam,
+  queryParam,
+  sortParam,
+  statusParam,
+  updatedSinceParam,
+  uuidParam,
+} from './params';
 import { describeIssues, issueParams } from '../core/validation';
 
 /** A name the API accepts and the canonical name it stands for (docs/contracts.md §4: canonical wins). */
@@ -21,6 +33,8 @@ export type ListQuery<K extends string> = {
   /** The conversation's status, matched exactly (imported values too); for responses, their conversation's. */
   status?: string;
   handled_by?: 'ai' | 'human';
+  /** Responses only: the stored declined flag. */
+  declined?: 'true' | 'false';
   format?: 'gridjs';
 };
 
@@ -47,7 +61,7 @@ export function listQuerySchema<K extends string>(sortKeys: readonly [K, ...K[]]
       withConversationFilter ? 'Only responses of conversations handled by the AI or a person' : 'Only conversations handled by the AI or a person',
     ).optional(),
     format: formatParam.optional(),
-    ...(withConversationFilter ? { conversation_id: uuidParam('Only responses of this conversation').optional() } : {}),
+    ...(withConversationFilter ? { conversation_id: uuidParam('Only responses of this conversation').optional(), declined: declinedParam.optional() } : {}),
   };
   return z.object(shape);
 }
@@ -114,7 +128,19 @@ export function parseSingleQuery(params: URLSearchParams): { format?: 'gridjs' }
 }
 
 /** Canonical order of parameters in next/previous links. */
-const LINK_ORDER = ['order_by', 'sort', 'channel_id', CHANNEL_IDS, 'conversation_id', 'query', 'updated_since', 'status', 'handled_by', 'format'] as const;
+const LINK_ORDER = [
+  'order_by',
+  'sort',
+  'channel_id',
+  CHANNEL_IDS,
+  'conversation_id',
+  'query',
+  'updated_since',
+  'status',
+  'handled_by',
+  'declined',
+  'format',
+] as const;
 
 export function pageLink(basePath: string, q: ListQuery<string>, page: bigint): string {
   const out = new URLSearchParams();

@@ -52,6 +52,9 @@ export const statusParam = (description: string) =>
 
 /** `handled_by`: who answers the conversation. */
 export const handledByParam = (description: string) => z.enum(['ai', 'human'], { error: 'must be ai or human' }).meta({ description });
+export const declinedParam = z
+  .enum(['true', 'false'], { error: 'must be true or false' })
+  .meta({ description: 'Only responses the AI declined (true) or answered (false)' });
 
 /**
  * `updated_since` (incremental sync): a UTC time in the API's one format, checked strictly (no

@@ -9,7 +9,14 @@ import { plural } from './format';
 
 export type TableKind = 'conversations' | 'responses';
 export type SortDir = 'asc' | 'desc';
-export type TableState = { q: string; channel: string; status: string; size: number; sort: string; dir: SortDir; page: number };
+/** `declined`: the responses table's filter (docs/contracts.md §15): '' all, 'true' declined, 'false' answered. */
+export type TableState = { q: string; channel: string; status: string; declined: DeclinedFilter; size: number; sort: string; dir: SortDir; page: number };
+export type DeclinedFilter = '' | 'true' | 'false';
+export const DECLINED_FILTERS: ReadonlyArray<[DeclinedFilter, string]> = [
+  ['', 'All'],
+  ['true', 'Declined'],
+  ['false', 'Answered'],
+];
 
 /** The statuses svc sets (docs/contracts.md, statuses): the conversations table filters by them (`status=`). */
 export const CONVERSATION_STATUSES = ['Open', 'Waiting', 'Snoozed', 'Resolved'] as const;
@@ -49,7 +56,7 @@ export const TABLES: Record<TableKind, { path: string; noun: [string, string]; c
 };
 
 export const PAGE_SIZES = [15, 30, 50, 100] as const;
-export const DEFAULT_STATE: TableState = { q: '', channel: '', status: '', size: 15, sort: '', dir: 'desc', page: 1 };
+export const DEFAULT_STATE: TableState = { q: '', channel: '', status: '', declined: '', size: 15, sort: '', dir: 'desc', page: 1 };
 
 type Params = URLSearchParams | Record<string, string | string[] | undefined>;
 
@@ -69,10 +76,12 @@ export function parseTableState(kind: TableKind, params: Params, channelIds?: nu
   const sortable = TABLES[kind].columns.some((c) => c.sort === sort);
   const channelOk = /^\d{1,10}$/.test(channel) && (!channelIds || channelIds.includes(Number(channel)));
   const status = first(params, 'status');
+  const declined = first(params, 'declined');
   return {
     q: first(params, 'q').slice(0, MAX_QUERY_CHARS),
     channel: channelOk ? channel : '',
     status: kind === 'conversations' && (CONVERSATION_STATUSES as readonly string[]).includes(status) ? status : '',
+    declined: kind === 'responses' && (declined === 'true' || declined === 'false') ? declined : '',
     size: (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_STATE.size,
     sort: sortable ? sort : '',
     dir: sortable && dir === 'asc' ? 'asc' : 'desc',
@@ -86,6 +95,7 @@ export function tableStateToSearch(state: TableState): string {
   if (state.q) p.set('q', state.q);
   if (state.channel) p.set('channel', state.channel);
   if (state.status) p.set('status', state.status);
+  if (state.declined) p.set('declined', state.declined);
   if (state.size !== DEFAULT_STATE.size) p.set('size', String(state.size));
   if (state.sort) {
     p.set('sort', state.sort);
@@ -97,11 +107,15 @@ export function tableStateToSearch(state: TableState): string {
 }
 
 /** The Customer API address the grid starts from (the grid adds page and resultsPerPage). */
-export function tableApiBase(kind: TableKind, state: Pick<TableState, 'q' | 'channel' | 'sort' | 'dir'> & { status?: string }): string {
+export function tableApiBase(
+  kind: TableKind,
+  state: Pick<TableState, 'q' | 'channel' | 'sort' | 'dir'> & { status?: string; declined?: DeclinedFilter },
+): string {
   const p = new URLSearchParams({ format: 'gridjs' });
   if (state.q.trim()) p.set('query', state.q.trim());
   if (state.channel) p.set('channel_id', state.channel);
   if (state.status) p.set('status', state.status);
+  if (state.declined) p.set('declined', state.declined);
   if (state.sort) {
     p.set('order_by', state.sort);
     p.set('sort', state.dir.toUpperCase());

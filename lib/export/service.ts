@@ -48,7 +48,7 @@ export function neutraliseCsvText(value: string): string {
   return CSV_FORMULA_START.test(value) ? `'${value}` : value;
 }
 
-const CSV_OPTIONS = { columns: [] as string[], record_delimiter: '\r\n', quoted_match: /[\r\n]/, cast: { string: neutraliseCsvText } };
+const CSV_OPTIONS = { columns: [] as string[], record_delimiter: '\r\n', quoted_match: /[\r\n]/, cast: { string: neutraliseCsvText, boolean: String } };
 
 function encoder(format: Format, columns: string[]): (records: Array<Record<string, unknown>>) => string {
   if (format === 'ndjson') return (records) => records.map((r) => `${JSON.stringify(r)}\n`).join('');

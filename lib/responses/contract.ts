@@ -18,6 +18,7 @@ export const ResponseRecord = z
     likes: z.int().min(0),
     dislikes: z.int().min(0),
     comments: z.int().min(0),
+    declined: z.boolean().meta({ description: 'The AI declined to answer (docs/contracts.md §15 "declined")' }),
   })
   .meta({ id: 'Response' });
 export type ResponseRecord = z.infer<typeof ResponseRecord>;
@@ -34,6 +35,7 @@ export const RESPONSE_EXAMPLE: ResponseRecord = {
   likes: 1,
   dislikes: 0,
   comments: 0,
+  declined: false,
 };
 
 export const ResponseComment = z.object({ text: z.string(), created_at: Timestamp }).meta({ id: 'ResponseComment' });

@@ -18,12 +18,21 @@ export function toResponseRecord(r: ResponseRow): ResponseRecord {
     likes: r.likes,
     dislikes: r.dislikes,
     comments: r.comments,
+    declined: r.declined,
   };
 }
 
 /** The filter of a parsed list (or export) query: one mapping for both. */
 export function responseFilterOf(q: ListQuery<string>, channelIds: number[]): ResponseFilter {
-  return { channelIds, conversationId: q.conversation_id, query: q.query, updatedSince: q.updated_since, status: q.status, handledBy: q.handled_by };
+  return {
+    channelIds,
+    conversationId: q.conversation_id,
+    query: q.query,
+    updatedSince: q.updated_since,
+    status: q.status,
+    handledBy: q.handled_by,
+    declined: q.declined === undefined ? undefined : q.declined === 'true',
+  };
 }
 
 /** GET /response for one account: validated parameters in, the page envelope (links to `linkPath`) out. */
@@ -40,7 +49,7 @@ export async function listResponsesPage(accountId: number, params: URLSearchPara
     offset === null ? null : { limit: q.resultsPerPage, offset, direction: q.sort ?? 'DESC' },
   );
   const records = page.map(toResponseRecord);
-  return envelope(linkPath, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
+  return envelope<unknown>(linkPath, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
 }
 
 /** One response; its JSON form adds `comment_list` (the gridjs form stays one table row). */

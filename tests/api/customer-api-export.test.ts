@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { stringify } from 'csv-stringify/sync';
 import { sql } from 'drizzle-orm';
 import { api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine, type ResponseLine } from '../helpers/builders';
-import { assertParamError, CONVERSATION_FIELDS, ts, V2, walkPages, type Rec } from '../helpers/api-fixtures';
+import { assertParamError, CONVERSATION_FIELDS, RESPONSE_FIELDS, ts, V2, walkPages, type Rec } from '../helpers/api-fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { signIn } from '../helpers/signin';
 
@@ -183,7 +183,7 @@ describe('CSV', () => {
     assert.equal(csv.headers.get('content-type'), 'text/csv; charset=utf-8');
     assert.match(csv.headers.get('content-disposition') ?? '', /^attachment; filename="responses-\d{8}-\d{6}\.csv"$/);
     const [header, ...rows] = parseCsv(csv.text);
-    assert.deepEqual(header, ['response_id', 'id', 'question', 'answer', 'channel_id', 'conversation_id', 'created_at', 'likes', 'dislikes', 'comments']);
+    assert.deepEqual(header, RESPONSE_FIELDS);
     const records = ndjson((await raw(`${V2}/response/export`, auth)).text);
     assert.equal(rows.length, records.length);
     rows.forEach((row, i) => {
@@ -352,7 +352,7 @@ async function awkwardAccount() {
 
 /** The expected CSV, written independently of the service: OWASP's formula rule on text cells, then RFC 4180. */
 const owasp = (v: string) => (/^[=+\-@\t\r]/.test(v) ? `'${v}` : v);
-const CSV_OPTIONS = { record_delimiter: '\r\n', quoted_match: /[\r\n]/, cast: { string: owasp } };
+const CSV_OPTIONS = { record_delimiter: '\r\n', quoted_match: /[\r\n]/, cast: { string: owasp, boolean: String } };
 const RESPONSE_SORTS = ['created_at', 'response_id', 'id', 'channel_id', 'conversation_id', 'likes', 'dislikes', 'comments'];
 const CONVERSATION_SORTS = ['created_at', 'conversation_id', 'id', 'channel_id', 'updated_at', 'response_count'];
 
@@ -398,7 +398,7 @@ describe('awkward values: every sort and filter, both paths, both formats', () =
       assert.deepEqual(exported, records, q);
       if (!q) assert.equal(exported.length, w.responses.length);
       const csv = await body(`${V2}/response/export?format=csv&${q}`);
-      const columns = ['response_id', 'id', 'question', 'answer', 'channel_id', 'conversation_id', 'created_at', 'likes', 'dislikes', 'comments'];
+      const columns = RESPONSE_FIELDS;
       assert.equal(csv, stringify(records, { ...CSV_OPTIONS, header: true, columns }), q);
     }
   });

@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { getDb } from '../../db/client';
 import {
   api,
   conversationLine,
@@ -163,6 +165,58 @@ describe('conversation_id filter on /response', () => {
     const { conversations, get } = await accountWithChannels();
     const body = await listAll(get, `${V2}/conversation?conversation_id=not-a-uuid`);
     assert.equal(body.count, conversations.length);
+  });
+});
+
+describe('declined filter on /response (docs/contracts.md §15)', () => {
+  it('lists, counts, links, reads by id and exports the stored flag; declined=true|false filters', async () => {
+    const { acct, a, responses, get } = await accountWithChannels();
+    const declined = responses.filter((_, i) => i % 3 === 0);
+    const db = await getDb();
+    for (const r of declined) await db.execute(sql`UPDATE responses SET declined = true WHERE id = ${r.response_id}`);
+    const isDeclined = (r: ResponseLine) => declined.includes(r);
+    const cases: Array<[string, ResponseLine[]]> = [
+      ['declined=true', declined],
+      ['declined=false', responses.filter((r) => !isDeclined(r))],
+      [`declined=true&channel_id=${a}`, declined.filter((r) => r.channel_id === a)],
+      [
+        `declined=false&conversation_id=${responses[0]!.conversation_id}`,
+        responses.filter((r) => !isDeclined(r) && r.conversation_id === responses[0]!.conversation_id),
+      ],
+      ['declined=', responses],
+    ];
+    for (const [q, want] of cases) {
+      const body = await listAll(get, `${V2}/response?${q}`);
+      assert.deepEqual(sortedIds(body.results), want.map((r) => r.response_id).sort(), q);
+      for (const rec of body.results)
+        assert.equal(
+          rec.declined,
+          declined.some((r) => r.response_id === rec.response_id),
+          q,
+        );
+    }
+    const page = assertEnvelope(await get(`${V2}/response?declined=true&resultsPerPage=1`));
+    assert.equal(page.count, declined.length);
+    assert.ok(linkParamSet(page.next).includes('declined=true'), 'the next link keeps the filter');
+    const one = await get(`${V2}/response/${declined[0]!.response_id}`);
+    assert.equal((one.body as Rec).declined, true);
+    const cells = await get(`${V2}/response/${declined[0]!.response_id}?format=gridjs`);
+    assert.equal((cells.body as Rec).declined, 'true');
+    const exported = await fetch(`${server.url}${V2}/response/export?declined=true`, { headers: { authorization: `Bearer ${acct.key}` } });
+    const lines = (await exported.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Rec);
+    assert.deepEqual(lines.map((l) => l.response_id).sort(), declined.map((r) => r.response_id).sort());
+    assert.ok(lines.every((l) => l.declined === true));
+  });
+
+  it('rejects values other than true and false with a 400 naming declined, on the list and the export', async () => {
+    const { get } = await accountWithChannels();
+    for (const v of ['yes', '1', '0', 'TRUE', 'False', 'true ', 'null']) {
+      assertParamError(await get(`${V2}/response?declined=${encodeURIComponent(v)}`), 'declined');
+      assertParamError(await get(`${V2}/response/export?declined=${encodeURIComponent(v)}`), 'declined');
+    }
   });
 });
 

@@ -59,6 +59,7 @@ describe('GET /response/{response_id}', () => {
       assert.match(String(res.body.response_id), UUID_RE);
       assert.match(String(res.body.created_at), TS_RE);
       for (const k of ['channel_id', 'likes', 'dislikes', 'comments']) assert.ok(Number.isInteger(res.body[k]), k);
+      assert.equal(res.body.declined, false, 'declined: the stored flag, a boolean');
     }
   });
 
@@ -81,12 +82,12 @@ describe('GET /response/{response_id}', () => {
     assert.equal(res.body.response_id, r.response_id);
   });
 
-  it('format=gridjs gives the same record with string or number cells', async () => {
+  it('format=gridjs gives the same record with string or number cells (declined as "true"/"false")', async () => {
     const { responses, get } = await accountWithConversation();
     const r = responses[1]!;
     const res = await get(`${V2}/response/${r.response_id}?format=gridjs`);
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body, expectedResponse(r));
+    assert.deepEqual(res.body, { ...expectedResponse(r), declined: 'false' });
   });
 });
 

@@ -11,7 +11,21 @@ export type Rec = Record<string, unknown>;
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const TS_RE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
-export const RESPONSE_KEYS = ['response_id', 'id', 'question', 'answer', 'channel_id', 'conversation_id', 'created_at', 'likes', 'dislikes', 'comments'].sort();
+/** The response record's keys in the record's order (the export's CSV header). */
+export const RESPONSE_FIELDS = [
+  'response_id',
+  'id',
+  'question',
+  'answer',
+  'channel_id',
+  'conversation_id',
+  'created_at',
+  'likes',
+  'dislikes',
+  'comments',
+  'declined',
+];
+export const RESPONSE_KEYS = [...RESPONSE_FIELDS].sort();
 /** The conversation record's keys in the record's order (the export's CSV header). */
 export const CONVERSATION_FIELDS = [
   'conversation_id',
@@ -51,6 +65,7 @@ export function expectedResponse(r: ResponseLine): Rec {
     likes: r.likes,
     dislikes: r.dislikes,
     comments: r.comments,
+    declined: false,
   };
 }
 

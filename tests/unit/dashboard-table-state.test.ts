@@ -16,7 +16,7 @@ import { CONVERSATION_SORT_COLUMNS, RESPONSE_SORT_COLUMNS } from '../../db/queri
 
 test('table state round-trips through the URL and drops what is invalid', () => {
   const s = parseTableState('responses', new URLSearchParams('q=caf%C3%A9&channel=7&size=50&sort=likes&dir=asc&page=3'), [7, 8]);
-  assert.deepEqual(s, { q: 'café', channel: '7', status: '', size: 50, sort: 'likes', dir: 'asc', page: 3 });
+  assert.deepEqual(s, { q: 'café', channel: '7', status: '', declined: '', size: 50, sort: 'likes', dir: 'asc', page: 3 });
   assert.equal(tableStateToSearch(s), '?q=caf%C3%A9&channel=7&size=50&sort=likes&dir=asc&page=3');
   assert.deepEqual(parseTableState('responses', new URLSearchParams(tableStateToSearch(s)), [7, 8]), s);
   assert.equal(tableStateToSearch(DEFAULT_STATE), '');
@@ -85,6 +85,24 @@ test('the conversations status filter: in the URL and the API address; only the 
   const s = parseTableState('conversations', new URLSearchParams('status=Resolved&channel=7'), [7]);
   assert.equal(tableStateToSearch(s), '?channel=7&status=Resolved');
   assert.equal(tableApiBase('conversations', s), '/customer-api/v2/conversation?format=gridjs&channel_id=7&status=Resolved');
+});
+
+test('the responses declined filter: in the URL and the API address; only true or false, only on responses', () => {
+  const cases: Array<[string, string, string]> = [
+    ['responses', 'declined=true', 'true'],
+    ['responses', 'declined=false&page=2', 'false'],
+    ['responses', 'declined=TRUE', ''],
+    ['responses', 'declined=yes', ''],
+    ['conversations', 'declined=true', ''],
+  ];
+  for (const [kind, search, want] of cases) {
+    const s = parseTableState(kind as 'conversations' | 'responses', new URLSearchParams(search));
+    assert.equal(s.declined, want, `${kind} ?${search}`);
+    assert.equal(tableStateToSearch(s).includes('declined='), want !== '');
+  }
+  const s = parseTableState('responses', new URLSearchParams('declined=true&channel=7'), [7]);
+  assert.equal(tableStateToSearch(s), '?channel=7&declined=true');
+  assert.equal(tableApiBase('responses', s), '/customer-api/v2/response?format=gridjs&channel_id=7&declined=true');
 });
 
 test('sort controls: only columns the API sorts by; the first click sorts numbers and dates descending', () => {

@@ -5,6 +5,8 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { parseMarkdown, renderMarkdownTree, markdownToText, type Hyperscript } from '@/lib/markdown/markdown';
 import {
   CONVERSATION_STATUSES,
+  DECLINED_FILTERS,
+  type DeclinedFilter,
   PAGE_SIZES,
   TABLES,
   nextSortDir,
@@ -158,11 +160,12 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
               );
             }
             if (c.key === 'answer') {
-              return h(
+              const text = h(
                 'span',
                 { className: 'md md-compact clamp', title: clip(markdownToText(String(cell)), 600) },
                 ...renderMarkdownTree(parseMarkdown(clip(cell, 400)), hx, { compact: true }),
               );
+              return rec.declined === 'true' ? h('span', { className: 'answer-cell' }, h('span', { className: 'badge declined' }, 'Declined'), text) : text;
             }
             if (c.kind === 'channel') {
               const id = Number(kind === 'responses' ? cell : rec.channel_id);
@@ -211,7 +214,7 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
         },
       } as never,
       language: {
-        noRecordsFound: state.q || state.channel || state.status ? 'Nothing matches these filters.' : `No ${cfg.noun[1]} yet.`,
+        noRecordsFound: state.q || state.channel || state.status || state.declined ? 'Nothing matches these filters.' : `No ${cfg.noun[1]} yet.`,
         loading: 'Loading…',
         error: 'The table could not be loaded.',
       },
@@ -260,6 +263,18 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
               {CONVERSATION_STATUSES.map((s) => (
                 <option key={s} value={s}>
                   {s}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+        {kind === 'responses' && (
+          <div className="field">
+            <label htmlFor={`${kind}-declined`}>Declined</label>
+            <select id={`${kind}-declined`} value={view.declined} onChange={(e) => change({ declined: e.target.value as DeclinedFilter, page: 1 })}>
+              {DECLINED_FILTERS.map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
                 </option>
               ))}
             </select>

@@ -14,16 +14,15 @@ const SNOOZE_HOURS = [1, 4, 24] as const;
 /** A keystroke tells the server at most this often (it throttles what reaches the visitor too). */
 const TYPING_EVERY_MS = 2_000;
 
-/** The transcript's messages; an AI answer is marked declined by its text (a declined answer is the account's "no answer" text). */
+/** The transcript's messages; an AI answer carries its response's stored declined flag. */
 function flat(page: Page): Message[] {
-  const declined = new Set(page.summary.answers.filter((a) => a.declined).map((a) => a.answer));
   return page.messages.map((m) => ({
     id: m.message_id,
     author: m.author,
     author_name: m.author_name,
     text: m.content,
     created_at: m.created_at,
-    declined: m.author === 'ai' && declined.has(m.content),
+    declined: m.declined,
   }));
 }
 
