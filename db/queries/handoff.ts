@@ -423,6 +423,27 @@ export async function countInboxViews(db: Db, accountId: number, memberId: numbe
   return row!;
 }
 
+/** The counts every member shares, and "Mine" per assignee (user id → count): what a change pushes to the account's members. */
+export type AccountInboxCounts = Omit<InboxCounts, 'mine'> & { mine: Record<string, number> };
+
+/** countInboxViews for the whole account at once, from conversation_counts (one statement, a few rows). */
+export async function countAccountInboxViews(db: Db, accountId: number): Promise<AccountInboxCounts> {
+  const [row] = await rows<AccountInboxCounts>(
+    db,
+    sql`
+    SELECT COALESCE(sum(n) FILTER (WHERE status = 'Waiting'), 0)::int AS waiting,
+      COALESCE(sum(n) FILTER (WHERE status IN ('Open', 'Waiting', 'Snoozed') AND handled_by = 'human' AND assignee_id = 0), 0)::int AS unassigned,
+      COALESCE(sum(n) FILTER (WHERE status = 'Open'), 0)::int AS all_open,
+      COALESCE(sum(n) FILTER (WHERE status = 'Resolved'), 0)::int AS resolved,
+      (SELECT COALESCE(json_object_agg(m.assignee_id, m.n), '{}'::json) FROM (
+        SELECT assignee_id, sum(n)::int AS n FROM conversation_counts
+        WHERE account_id = ${accountId} AND status IN ('Open', 'Waiting', 'Snoozed') AND assignee_id <> 0 GROUP BY assignee_id) m) AS mine
+    FROM conversation_counts WHERE account_id = ${accountId}`,
+  );
+  const mine = typeof row!.mine === 'string' ? (JSON.parse(row!.mine) as Record<string, number>) : row!.mine;
+  return { ...row!, mine };
+}
+
 // ---- summary
 
 export type SummaryTurn = { question: string; answer: string; declined: boolean; error: string | null; sources: unknown; created_at: string };

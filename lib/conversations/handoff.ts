@@ -9,6 +9,7 @@
 import { getDb, type Db } from '../../db/client';
 import { getConversationById } from '../../db/queries/conversations';
 import {
+  countAccountInboxViews,
   countInboxViews,
   deleteCannedReplyRow,
   getAccountMember,
@@ -17,6 +18,7 @@ import {
   getMessageByClientId,
   insertCannedReply,
   insertConversationMessage,
+  listConversationMessages,
   listCannedReplyRows,
   listDueSnoozed,
   listInboxRows,
@@ -32,6 +34,7 @@ import {
   writeConversationState,
   type CannedReplyRow,
   type HandoffStateRow,
+  type AccountInboxCounts,
   type InboxCounts,
   type InboxRow,
   type InboxView,
@@ -642,6 +645,11 @@ export async function inboxCounts(accountId: number, memberId: number): Promise<
   return countInboxViews(await getDb(), accountId, memberId);
 }
 
+/** Every member's counts at once ("Mine" per assignee), read once per change and pushed to the account's members. */
+export async function accountInboxCounts(accountId: number): Promise<AccountInboxCounts> {
+  return countAccountInboxViews(await getDb(), accountId);
+}
+
 export type ConversationSummary = {
   conversation_id: string;
   /** The visitor's first question and, when there were more, the latest. */
@@ -659,8 +667,18 @@ export async function conversationSummary(member: Member, input: unknown): Promi
   const { conversation_id } = validate(ConversationRef, input);
   const db = await getDb();
   if (!(await getConversationById(db, member.accountId, conversation_id))) throw new AppError('not_found', `No conversation with id ${conversation_id}.`);
-  const turns = await listSummaryTurns(db, member.accountId, conversation_id, 1, 4);
-  const asked = [...new Set([turns[0]?.question, turns.at(-1)?.question].filter((q): q is string => !!q))];
+  const [turns, stored] = await Promise.all([
+    listSummaryTurns(db, member.accountId, conversation_id, 1, 4),
+    listConversationMessages(db, member.accountId, conversation_id, { withNotes: false }),
+  ]);
+  // What the visitor asked: the AI's questions and the visitor's stored messages (a handoff in words has no response).
+  const questions = [
+    ...turns.map((t) => ({ text: t.question, at: t.created_at })),
+    ...stored.filter((m) => m.author === 'visitor').map((m) => ({ text: m.text, at: m.created_at })),
+  ]
+    .filter((q) => q.text)
+    .sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
+  const asked = [...new Set([questions[0]?.text, questions.at(-1)?.text].filter((q): q is string => !!q))];
   const sources = new Map<string, { document_id: string; title: string }>();
   for (const t of turns)
     for (const s of (t.sources as Source[] | null) ?? [])
