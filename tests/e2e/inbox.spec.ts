@@ -88,6 +88,7 @@ test('a Waiting conversation arrives live; take over, reply, note, canned reply,
     // Who handles it is not offered to take it over again, and is told why.
     await expect(page.getByRole('button', { name: 'Take over' })).toBeDisabled();
     await expect(page.getByText('You handle this conversation.')).toBeVisible();
+    await lookAt(page, 'inbox-conversation-handling');
 
     const reply = page.getByRole('textbox', { name: 'Reply' });
     await reply.fill('Hello, this is the team. Let me check your order.');
