@@ -509,6 +509,8 @@ export type AvailabilityInfo = {
 /** Members count as online with a dashboard seen this recently (and availability `online`). */
 export const ONLINE_WITHIN_SECONDS = 600;
 const EXPECTED_WAIT_DAYS = 7;
+/** The latest first responses the expected wait considers: enough for a median, bounded for a busy account. */
+const EXPECTED_WAIT_SAMPLE = 2_000;
 
 /** The wall time in a time zone: weekday (0 = Monday) and minutes since midnight. */
 function wallTime(at: Date, timeZone: string): { day: number; minutes: number; y: number; m: number; d: number } {
@@ -566,14 +568,20 @@ export async function availabilityOf(db: Db, accountId: number, now: Date): Prom
   const s = await readSettings(db, accountId);
   if (!s.enabled) return { enabled: false, available: false, until: null, away_text: s.away_text, expected_wait_seconds: null };
   const hours = officeHours(s, now);
-  const facts = await getAvailabilityFacts(db, accountId, ONLINE_WITHIN_SECONDS, EXPECTED_WAIT_DAYS);
+  const facts = await getAvailabilityFacts(db, accountId, ONLINE_WITHIN_SECONDS, EXPECTED_WAIT_DAYS, EXPECTED_WAIT_SAMPLE);
   const available = hours.open && facts.online > 0;
+  // The expected wait counts first responses within office hours (docs/contracts.md §14): a night's wait says nothing of the day's.
+  const waits = facts.first_responses
+    .filter((f) => officeHours(s, new Date(`${f.at.replace(' ', 'T')}Z`)).open)
+    .map((f) => f.seconds)
+    .sort((a, b) => a - b);
+  const median = waits.length === 0 ? null : (waits[(waits.length - 1) >> 1]! + waits[waits.length >> 1]!) / 2;
   return {
     enabled: true,
     available,
     until: hours.open ? null : (hours.next?.toISOString() ?? null),
     away_text: s.away_text,
-    expected_wait_seconds: available && facts.median_first_response !== null ? Math.round(facts.median_first_response) : null,
+    expected_wait_seconds: available && median !== null ? Math.round(median) : null,
   };
 }
 

@@ -450,6 +450,27 @@ describe('availability, settings and the inbox', () => {
     assert.ok(a.expected_wait_seconds !== null && Math.abs(a.expected_wait_seconds - 120) <= 2, String(a.expected_wait_seconds));
   });
 
+  it('expected wait: only first responses within office hours count', async () => {
+    const t = await team();
+    const db = await getDb();
+    await touchDashboard(t.ann);
+    // Open today and yesterday (UTC, Monday first), closed the other days: the long waits two days ago do not count.
+    const today = (new Date().getUTCDay() + 6) % 7;
+    const hours = Array.from({ length: 7 }, (_, d) => ({ open: d === today || d === (today + 6) % 7, opens: '00:00', closes: '24:00' }));
+    await saveHandoffSettings(t.owner, { enabled: true, time_zone: 'UTC', hours, away_text: 'Back soon.' });
+    for (const seconds of [60, 120, 600, 2 * 86_400, 2 * 86_400 + 60]) {
+      const id = await conversation(t);
+      await requestHandoff({ accountId: t.accountId, conversationId: id });
+      await db.execute(sql`UPDATE conversations SET handed_off_at = now() - make_interval(secs => ${seconds}) WHERE id = ${id}`);
+      await replyAsMember(t.ann, { conversation_id: id, text: 'hi' });
+    }
+    const a = await availabilityOf(db, t.accountId, new Date());
+    assert.ok(
+      a.expected_wait_seconds !== null && Math.abs(a.expected_wait_seconds - 120) <= 2,
+      `the median of 60, 120 and 600 s, not ${a.expected_wait_seconds}`,
+    );
+  });
+
   it('inbox views and counts, paged by cursor; the summary says what was asked and declined', async () => {
     const t = await team();
     const ids: string[] = [];
