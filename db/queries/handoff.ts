@@ -239,26 +239,29 @@ export async function touchMemberDashboard(db: Db, accountId: number, userId: nu
 
 /**
  * What availability needs in one round trip: members `online` with a dashboard seen within
- * `withinSeconds`, and the median first response (seconds) of handoffs in the last `days` days.
+ * `withinSeconds`, and the first responses of handoffs in the last `days` days (when handed off,
+ * seconds to the first reply), the latest `limit`: the service keeps those within office hours.
  */
 export async function getAvailabilityFacts(
   db: Db,
   accountId: number,
   withinSeconds: number,
   days: number,
-): Promise<{ online: number; median_first_response: number | null }> {
-  const [row] = await rows<{ online: number; median_first_response: number | string | null }>(
+  limit: number,
+): Promise<{ online: number; first_responses: Array<{ at: string; seconds: number }> }> {
+  const [row] = await rows<{ online: number; first_responses: unknown }>(
     db,
     sql`
     SELECT
       (SELECT count(*) FROM admin_users WHERE account_id = ${accountId} AND availability = 'online'
         AND dashboard_seen_at >= now() - make_interval(secs => ${withinSeconds}))::int AS online,
-      (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM first_reply_at - handed_off_at))
+      (SELECT COALESCE(json_agg(json_build_object('at', ${utcText(sql`f.handed_off_at`)}, 'seconds', f.seconds)), '[]'::json) FROM (
+        SELECT handed_off_at, extract(epoch FROM first_reply_at - handed_off_at)::float8 AS seconds
         FROM conversations WHERE account_id = ${accountId} AND first_reply_at IS NOT NULL
-        AND handed_off_at >= now() - make_interval(days => ${days})) AS median_first_response`,
+        AND handed_off_at >= now() - make_interval(days => ${days}) ORDER BY handed_off_at DESC LIMIT ${limit}) f) AS first_responses`,
   );
-  const m = row?.median_first_response;
-  return { online: row?.online ?? 0, median_first_response: m === null || m === undefined ? null : Number(m) };
+  const f = row?.first_responses ?? [];
+  return { online: row?.online ?? 0, first_responses: (typeof f === 'string' ? JSON.parse(f) : f) as Array<{ at: string; seconds: number }> };
 }
 
 // ---- handoff settings
@@ -421,6 +424,27 @@ export async function countInboxViews(db: Db, accountId: number, memberId: numbe
     FROM conversation_counts WHERE account_id = ${accountId}`,
   );
   return row!;
+}
+
+/** The counts every member shares, and "Mine" per assignee (user id → count): what a change pushes to the account's members. */
+export type AccountInboxCounts = Omit<InboxCounts, 'mine'> & { mine: Record<string, number> };
+
+/** countInboxViews for the whole account at once, from conversation_counts (one statement, a few rows). */
+export async function countAccountInboxViews(db: Db, accountId: number): Promise<AccountInboxCounts> {
+  const [row] = await rows<AccountInboxCounts>(
+    db,
+    sql`
+    SELECT COALESCE(sum(n) FILTER (WHERE status = 'Waiting'), 0)::int AS waiting,
+      COALESCE(sum(n) FILTER (WHERE status IN ('Open', 'Waiting', 'Snoozed') AND handled_by = 'human' AND assignee_id = 0), 0)::int AS unassigned,
+      COALESCE(sum(n) FILTER (WHERE status = 'Open'), 0)::int AS all_open,
+      COALESCE(sum(n) FILTER (WHERE status = 'Resolved'), 0)::int AS resolved,
+      (SELECT COALESCE(json_object_agg(m.assignee_id, m.n), '{}'::json) FROM (
+        SELECT assignee_id, sum(n)::int AS n FROM conversation_counts
+        WHERE account_id = ${accountId} AND status IN ('Open', 'Waiting', 'Snoozed') AND assignee_id <> 0 GROUP BY assignee_id) m) AS mine
+    FROM conversation_counts WHERE account_id = ${accountId}`,
+  );
+  const mine = typeof row!.mine === 'string' ? (JSON.parse(row!.mine) as Record<string, number>) : row!.mine;
+  return { ...row!, mine };
 }
 
 // ---- summary

@@ -9,6 +9,7 @@
 import { getDb, type Db } from '../../db/client';
 import { getConversationById } from '../../db/queries/conversations';
 import {
+  countAccountInboxViews,
   countInboxViews,
   deleteCannedReplyRow,
   getAccountMember,
@@ -17,6 +18,7 @@ import {
   getMessageByClientId,
   insertCannedReply,
   insertConversationMessage,
+  listConversationMessages,
   listCannedReplyRows,
   listDueSnoozed,
   listInboxRows,
@@ -32,6 +34,7 @@ import {
   writeConversationState,
   type CannedReplyRow,
   type HandoffStateRow,
+  type AccountInboxCounts,
   type InboxCounts,
   type InboxRow,
   type InboxView,
@@ -506,6 +509,8 @@ export type AvailabilityInfo = {
 /** Members count as online with a dashboard seen this recently (and availability `online`). */
 export const ONLINE_WITHIN_SECONDS = 600;
 const EXPECTED_WAIT_DAYS = 7;
+/** The latest first responses the expected wait considers: enough for a median, bounded for a busy account. */
+const EXPECTED_WAIT_SAMPLE = 2_000;
 
 /** The wall time in a time zone: weekday (0 = Monday) and minutes since midnight. */
 function wallTime(at: Date, timeZone: string): { day: number; minutes: number; y: number; m: number; d: number } {
@@ -563,14 +568,20 @@ export async function availabilityOf(db: Db, accountId: number, now: Date): Prom
   const s = await readSettings(db, accountId);
   if (!s.enabled) return { enabled: false, available: false, until: null, away_text: s.away_text, expected_wait_seconds: null };
   const hours = officeHours(s, now);
-  const facts = await getAvailabilityFacts(db, accountId, ONLINE_WITHIN_SECONDS, EXPECTED_WAIT_DAYS);
+  const facts = await getAvailabilityFacts(db, accountId, ONLINE_WITHIN_SECONDS, EXPECTED_WAIT_DAYS, EXPECTED_WAIT_SAMPLE);
   const available = hours.open && facts.online > 0;
+  // The expected wait counts first responses within office hours (docs/contracts.md §14): a night's wait says nothing of the day's.
+  const waits = facts.first_responses
+    .filter((f) => officeHours(s, new Date(`${f.at.replace(' ', 'T')}Z`)).open)
+    .map((f) => f.seconds)
+    .sort((a, b) => a - b);
+  const median = waits.length === 0 ? null : (waits[(waits.length - 1) >> 1]! + waits[waits.length >> 1]!) / 2;
   return {
     enabled: true,
     available,
     until: hours.open ? null : (hours.next?.toISOString() ?? null),
     away_text: s.away_text,
-    expected_wait_seconds: available && facts.median_first_response !== null ? Math.round(facts.median_first_response) : null,
+    expected_wait_seconds: available && median !== null ? Math.round(median) : null,
   };
 }
 
@@ -642,6 +653,11 @@ export async function inboxCounts(accountId: number, memberId: number): Promise<
   return countInboxViews(await getDb(), accountId, memberId);
 }
 
+/** Every member's counts at once ("Mine" per assignee), read once per change and pushed to the account's members. */
+export async function accountInboxCounts(accountId: number): Promise<AccountInboxCounts> {
+  return countAccountInboxViews(await getDb(), accountId);
+}
+
 export type ConversationSummary = {
   conversation_id: string;
   /** The visitor's first question and, when there were more, the latest. */
@@ -659,8 +675,18 @@ export async function conversationSummary(member: Member, input: unknown): Promi
   const { conversation_id } = validate(ConversationRef, input);
   const db = await getDb();
   if (!(await getConversationById(db, member.accountId, conversation_id))) throw new AppError('not_found', `No conversation with id ${conversation_id}.`);
-  const turns = await listSummaryTurns(db, member.accountId, conversation_id, 1, 4);
-  const asked = [...new Set([turns[0]?.question, turns.at(-1)?.question].filter((q): q is string => !!q))];
+  const [turns, stored] = await Promise.all([
+    listSummaryTurns(db, member.accountId, conversation_id, 1, 4),
+    listConversationMessages(db, member.accountId, conversation_id, { withNotes: false }),
+  ]);
+  // What the visitor asked: the AI's questions and the visitor's stored messages (a handoff in words has no response).
+  const questions = [
+    ...turns.map((t) => ({ text: t.question, at: t.created_at })),
+    ...stored.filter((m) => m.author === 'visitor').map((m) => ({ text: m.text, at: m.created_at })),
+  ]
+    .filter((q) => q.text)
+    .sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
+  const asked = [...new Set([questions[0]?.text, questions.at(-1)?.text].filter((q): q is string => !!q))];
   const sources = new Map<string, { document_id: string; title: string }>();
   for (const t of turns)
     for (const s of (t.sources as Source[] | null) ?? [])

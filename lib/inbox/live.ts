@@ -1,5 +1,6 @@
 import type { Namespace } from 'socket.io';
 import type { InboxEvent } from '../conversations/events';
+import { accountInboxCounts } from '../conversations/handoff';
 import { TYPING_SHOWN_MS } from './protocol';
 
 /** The room of an account's members on `/inbox`; the Redis adapter carries it to every instance. */
@@ -7,7 +8,13 @@ export function inboxRoom(accountId: number): string {
   return `account:${accountId}`;
 }
 
-/** The core's inbox publisher (called after each commit): its event as the members' socket events. */
+/** Per account, the count reads in the order of the changes, so the last push carries the latest counts. */
+const countReads = new Map<number, Promise<void>>();
+
+/**
+ * The core's inbox publisher (called after each commit): its event as the members' socket events.
+ * A status or assignee change carries every member's counts, read once here (not once per member).
+ */
 export function publishInboxChange(nsp: Namespace) {
   return (e: InboxEvent) => {
     const room = nsp.to(inboxRoom(e.account_id));
@@ -16,6 +23,19 @@ export function publishInboxChange(nsp: Namespace) {
       return;
     }
     if (e.message) room.emit('inbox:message', { conversation_id: e.conversation_id, message: e.message });
-    room.emit('inbox:changed', { conversation_id: e.conversation_id, ...(e.conversation ? { conversation: e.conversation } : {}) });
+    const payload = { conversation_id: e.conversation_id, ...(e.conversation ? { conversation: e.conversation } : {}) };
+    if (e.kind !== 'changed') {
+      room.emit('inbox:changed', payload);
+      return;
+    }
+    const read = (countReads.get(e.account_id) ?? Promise.resolve()).then(() =>
+      accountInboxCounts(e.account_id).then(
+        (counts) => void room.emit('inbox:changed', { ...payload, counts }),
+        // The database is away: the change goes out without counts and pages re-read when they can.
+        () => void room.emit('inbox:changed', payload),
+      ),
+    );
+    countReads.set(e.account_id, read);
+    void read.finally(() => countReads.get(e.account_id) === read && countReads.delete(e.account_id));
   };
 }

@@ -4,9 +4,9 @@
  * acknowledgement; the server pushes the changes of the member's account to its room. Request
  * payloads are the handoff core's inputs (lib/conversations/handoff-contract.ts), validated there.
  */
-import type { InboxView } from '../../db/queries/handoff';
+import type { AccountInboxCounts, InboxView } from '../../db/queries/handoff';
 
-export type { InboxView };
+export type { AccountInboxCounts, InboxView };
 
 export const INBOX_NAMESPACE = '/inbox';
 
@@ -48,8 +48,9 @@ export type InboxRefusal = { code: InboxRefusalCode; message: string };
 
 /**
  * Server → member events, to the account's room on every instance: `inbox:changed`
- * {conversation_id, conversation?} (status, handler, assignee, a new message or a rating: lists
- * re-read their view and counts), `inbox:message` {conversation_id, message} (a visitor's or
+ * {conversation_id, conversation?, counts?} (status, handler, assignee, a new message or a rating:
+ * lists re-read their view; a status or assignee change carries `counts`, the account's four and
+ * `mine` per assignee id, to apply at once), `inbox:message` {conversation_id, message} (a visitor's or
  * member's message, a system line, an internal note), `inbox:typing` {conversation_id, name, until}.
  */
 export type InboxServerEvent = 'inbox:changed' | 'inbox:message' | 'inbox:typing';

@@ -16,6 +16,7 @@ import type { Role } from '../../lib/auth/roles';
 import { isAppError } from '../../lib/core/errors';
 import { setEventPublisher, setInboxPublisher, type InboxEvent } from '../../lib/conversations/events';
 import {
+  accountInboxCounts,
   addNote,
   assignConversation,
   availabilityOf,
@@ -449,6 +450,27 @@ describe('availability, settings and the inbox', () => {
     assert.ok(a.expected_wait_seconds !== null && Math.abs(a.expected_wait_seconds - 120) <= 2, String(a.expected_wait_seconds));
   });
 
+  it('expected wait: only first responses within office hours count', async () => {
+    const t = await team();
+    const db = await getDb();
+    await touchDashboard(t.ann);
+    // Open today and yesterday (UTC, Monday first), closed the other days: the long waits two days ago do not count.
+    const today = (new Date().getUTCDay() + 6) % 7;
+    const hours = Array.from({ length: 7 }, (_, d) => ({ open: d === today || d === (today + 6) % 7, opens: '00:00', closes: '24:00' }));
+    await saveHandoffSettings(t.owner, { enabled: true, time_zone: 'UTC', hours, away_text: 'Back soon.' });
+    for (const seconds of [60, 120, 600, 2 * 86_400, 2 * 86_400 + 60]) {
+      const id = await conversation(t);
+      await requestHandoff({ accountId: t.accountId, conversationId: id });
+      await db.execute(sql`UPDATE conversations SET handed_off_at = now() - make_interval(secs => ${seconds}) WHERE id = ${id}`);
+      await replyAsMember(t.ann, { conversation_id: id, text: 'hi' });
+    }
+    const a = await availabilityOf(db, t.accountId, new Date());
+    assert.ok(
+      a.expected_wait_seconds !== null && Math.abs(a.expected_wait_seconds - 120) <= 2,
+      `the median of 60, 120 and 600 s, not ${a.expected_wait_seconds}`,
+    );
+  });
+
   it('inbox views and counts, paged by cursor; the summary says what was asked and declined', async () => {
     const t = await team();
     const ids: string[] = [];
@@ -481,6 +503,31 @@ describe('availability, settings and the inbox', () => {
     const summary = await conversationSummary(t.ann, { conversation_id: ids[0] });
     assert.deepEqual(summary.asked, ['Where is my parcel?']);
     assert.equal(summary.answers.length, 1);
+    assert.deepEqual(
+      await accountInboxCounts(t.accountId),
+      { waiting: 3, unassigned: 3, all_open: 2, resolved: 1, mine: { [t.ann.userId]: 1 } },
+      "every member's counts at once: what inbox:changed carries",
+    );
+  });
+
+  it('the summary says what the visitor asked, also in stored messages (a handoff in words has no response)', async () => {
+    const t = await team();
+    const c = conversationLine({ channel_id: t.channel, status: 'Open' });
+    await importLines(t.accountId, [c]);
+    const inWords = { accountId: t.accountId, conversationId: c.conversation_id };
+    await requestHandoff(inWords);
+    await storeVisitorMessage(inWords, { client_message_id: 'w1', text: 'Can I speak to a human please?' });
+    assert.deepEqual((await conversationSummary(t.ann, { conversation_id: c.conversation_id })).asked, ['Can I speak to a human please?']);
+
+    const answered = await conversation(t);
+    await requestHandoff({ accountId: t.accountId, conversationId: answered });
+    await storeVisitorMessage({ accountId: t.accountId, conversationId: answered }, { client_message_id: 'w2', text: 'It never arrived.' });
+    await storeVisitorMessage({ accountId: t.accountId, conversationId: answered }, { client_message_id: 'w3', text: 'Order 1234.' });
+    assert.deepEqual(
+      (await conversationSummary(t.ann, { conversation_id: answered })).asked,
+      ['Where is my parcel?', 'Order 1234.'],
+      'the first and the latest',
+    );
   });
 
   it('counts stay exact under concurrent changes, imports that change statuses, and members removed', async () => {

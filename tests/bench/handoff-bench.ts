@@ -2,8 +2,8 @@
  * Human handoff across two instances (issue 26 "Speed"): PostgreSQL + Redis, members' `/inbox`
  * sockets on instance A, visitors' `/widget` sockets on instance B. HANDOFFS visitors ask for a
  * person in words; MEMBERS members watch. Measured:
- *   - counts: from a visitor's handoff ask to every member holding the new Waiting count
- *     (`inbox:changed` heard, then `inbox:list` answered; the page adds its 300 ms of calm on top);
+ *   - counts: from a visitor's handoff ask to every member holding the new Waiting count, which
+ *     `inbox:changed` carries (read once on the instance that made the change; the page applies it at once);
  *   - replies: from a member's `conversation:reply` to the visitor's `agent.message` on the other
  *     instance, one at a time, then CONCURRENCY members replying at once;
  *   - CPU: both instances' user+system time (/proc/<pid>/stat) over the concurrent replies, per reply.
@@ -111,7 +111,7 @@ async function main() {
     );
     console.log(`${HANDOFFS} visitors on B in ${Date.now() - t1} ms`);
 
-    // Counts: one handoff at a time; each member re-reads its counts as soon as it hears the change.
+    // Counts: one handoff at a time; the change carries every member's counts.
     const countMs: number[] = [];
     const pushMs: number[] = [];
     const conversations: string[] = [];
@@ -128,11 +128,10 @@ async function main() {
         (m) =>
           new Promise<number>((resolve, reject) => {
             let first = true;
-            const onChanged = async () => {
+            const onChanged = (p: { counts?: { waiting: number } }) => {
               if (first) heard.push(performance.now() - sent);
               first = false;
-              const ack = await m.request<{ counts: Record<string, number> }>('inbox:list', { view: 'waiting', limit: 25 });
-              if (ack.ok && (ack.counts.waiting ?? 0) >= expected) {
+              if ((p.counts?.waiting ?? 0) >= expected) {
                 m.socket.off('inbox:changed', onChanged);
                 resolve(performance.now() - sent);
               }
@@ -153,7 +152,7 @@ async function main() {
       conversations[COUNT_SAMPLES + k] = ack.conversation_id;
     });
     console.log(`handoff ask → inbox:changed at every member (slowest of ${MEMBERS}): ${summary(pushMs)}`);
-    console.log(`handoff ask → the new count read by every member (slowest of ${MEMBERS}): ${summary(countMs)}`);
+    console.log(`handoff ask → the new count pushed to every member (slowest of ${MEMBERS}): ${summary(countMs)}`);
 
     // Take-overs, spread over the members.
     await inBatches(conversations, 20, async (id, i) => members[i % MEMBERS]!.ok('conversation:take_over', { conversation_id: id }));

@@ -82,8 +82,13 @@ test('a Waiting conversation arrives live; take over, reply, note, canned reply,
     await expect(page.getByRole('region', { name: 'Summary' })).toBeVisible();
     await lookAt(page, 'inbox-conversation');
 
+    await expect(page.getByRole('region', { name: 'Summary' })).toContainText(question);
     await page.getByRole('button', { name: 'Take over' }).click();
     await expect(page.getByRole('status')).toHaveText('You have taken over.');
+    // Who handles it is not offered to take it over again, and is told why.
+    await expect(page.getByRole('button', { name: 'Take over' })).toBeDisabled();
+    await expect(page.getByText('You handle this conversation.')).toBeVisible();
+    await lookAt(page, 'inbox-conversation-handling');
 
     const reply = page.getByRole('textbox', { name: 'Reply' });
     await reply.fill('Hello, this is the team. Let me check your order.');

@@ -18,7 +18,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
         <h1>Inbox</h1>
         <Availability initial={availability} />
       </div>
-      <InboxList initial={list} />
+      <InboxList initial={list} memberId={member.userId} />
       <p>
         <a href="/inbox/replies">Canned replies</a>
       </p>

@@ -33,7 +33,7 @@ function expand(text: string, replies: Page['replies']): string {
   return hit ? hit.text + text.slice(m[0].length) : text;
 }
 
-export function Conversation({ page, me }: { page: Page; me: { userId: number; name: string } }) {
+export function Conversation({ page, me }: { page: Page; me: { userId: number; email: string; name: string } }) {
   const router = useRouter();
   const id = page.conversation.id;
   const [messages, setMessages] = useState<Message[]>(() => flat(page));
@@ -94,6 +94,8 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; n
   };
   const matches = text.startsWith('/') ? page.replies.filter((r) => `/${r.shortcut.replace(/^\//, '')}`.startsWith(text.trim())).slice(0, 5) : [];
   const c = page.conversation as typeof page.conversation & { handled_by?: string; assignee?: string | null };
+  // Take over is for someone else's (or nobody's) conversation; the assignee is shown by email.
+  const handling = c.handled_by === 'human' && c.assignee === me.email && c.status !== 'Resolved';
 
   return (
     <>
@@ -102,9 +104,16 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; n
         {c.handled_by === 'human' ? `Handled by ${c.assignee ?? 'nobody yet'}` : 'Handled by the AI'}
       </p>
       <div className={styles.actions}>
-        <button type="button" className="btn" disabled={pending} onClick={() => run('conversation:take_over', {}, 'You have taken over.')}>
+        <button
+          type="button"
+          className="btn"
+          disabled={pending || handling}
+          title={handling ? 'You already handle this conversation' : undefined}
+          onClick={() => run('conversation:take_over', {}, 'You have taken over.')}
+        >
           Take over
         </button>
+        {handling && <span className="muted">You handle this conversation.</span>}
         <form className={styles.inline} action={(f) => run('conversation:assign', { member_id: Number(f.get('assignee')) }, 'Assigned.')}>
           <label className={styles.srOnly} htmlFor="assignee">
             Assign to

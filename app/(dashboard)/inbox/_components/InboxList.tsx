@@ -1,13 +1,13 @@
 'use client';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { listInboxView } from '@/lib/inbox/requests';
-import { VIEW_LABELS } from '@/lib/inbox/protocol';
+import { type AccountInboxCounts, VIEW_LABELS } from '@/lib/inbox/protocol';
 import { request, useInboxSocket } from './useInboxSocket';
 import styles from '../inbox.module.css';
 
 type List = Awaited<ReturnType<typeof listInboxView>>;
 
-/** Re-reads wait this long after a change, so a burst of changes costs one read. */
+/** Row re-reads wait this long after a change, so a burst of changes costs one read (counts come with the change). */
 const CALM_MS = 300;
 
 function chime() {
@@ -41,12 +41,13 @@ function ago(iso: string | null) {
 }
 
 /** The views with their counts and the current view's rows, re-read when the account's inbox changes. */
-export function InboxList({ initial }: { initial: List }) {
+export function InboxList({ initial, memberId }: { initial: List; memberId: number }) {
   const [list, setList] = useState(initial);
   const [permission, setPermission] = useState<string>('granted');
   const waitingIds = useRef(new Set(initial.view === 'waiting' ? initial.conversations.map((c) => c.id) : []));
   const waitingCount = useRef(initial.counts.waiting);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const announced = useRef(false);
   const shown = useRef(initial.conversations.length);
   shown.current = list.conversations.length;
   const [loading, setLoading] = useState(false);
@@ -58,7 +59,8 @@ export function InboxList({ initial }: { initial: List }) {
       const next = await request<List>(s, 'inbox:list', { view: list.view, limit });
       if (!next) return;
       const fresh = next.view === 'waiting' ? next.conversations.filter((c) => !waitingIds.current.has(c.id)) : [];
-      if (next.counts.waiting > waitingCount.current || fresh.length > 0) announce(fresh);
+      if ((next.counts.waiting > waitingCount.current || fresh.length > 0) && !announced.current) announce(fresh);
+      announced.current = false;
       waitingCount.current = next.counts.waiting;
       if (next.view === 'waiting') waitingIds.current = new Set(next.conversations.map((c) => c.id));
       setList(next);
@@ -67,7 +69,16 @@ export function InboxList({ initial }: { initial: List }) {
   );
 
   const socket = useInboxSocket({
-    'inbox:changed': () => {
+    'inbox:changed': (p: { counts?: AccountInboxCounts }) => {
+      if (p.counts) {
+        const { mine, ...shared } = p.counts;
+        if (shared.waiting > waitingCount.current) {
+          announce([]);
+          announced.current = true;
+        }
+        waitingCount.current = shared.waiting;
+        setList((l) => ({ ...l, counts: { ...shared, mine: mine[String(memberId)] ?? 0 } }));
+      }
       if (timer.current) return;
       timer.current = setTimeout(() => {
         timer.current = null;
