@@ -23,8 +23,6 @@ const FOLLOW_UP_TURNS = 2;
 const FOLLOW_UP_DEPTH = 20;
 /** A passage of the conversation's document answers a follow-up when it covers this share of what the best passage anywhere covers. */
 const TOPIC_COVERAGE = 0.9;
-/** Outside the conversation's topic, the share of the relevance floor a passage must reach on the new question's own words. */
-const OWN_SHARE = 0.5;
 
 /**
  * The offline engine: quotes the best passage when it is relevant enough (the relevance floor),
@@ -69,7 +67,7 @@ const samePassage = (a: RankedPassage, b: RankedPassage) => a.document_id === b.
  * new question's own words as the best passage anywhere answers ("And how far ahead do I book it?" after "Can I rent a tent?": the
  * booking rules, not the price list again); the quoted passage itself only when it ranks first
  * so. Without such a passage, the best relevant one of the ranking with the conversation that has
- * enough of the new question's own words; undefined when none is relevant enough (the engine declines).
+ * a word of the new question; undefined when none is relevant enough (the engine declines).
  */
 export function followUpChoice(ranked: RankedPassage[], alone: RankedPassage[], lastAnswer: string): RankedPassage | undefined {
   const quotedBefore = (p: RankedPassage) => lastAnswer.includes(quote(p.content).slice(0, 300));
@@ -79,8 +77,7 @@ export function followUpChoice(ranked: RankedPassage[], alone: RankedPassage[], 
   const needed = Math.max(RELEVANCE_FLOOR, TOPIC_COVERAGE * Math.max(0, ...alone.map((a) => a.relevance)));
   const inTopic = ranked.find((p) => topic.has(p.document_id) && own(p) >= needed);
   if (inTopic) return inTopic;
-  // Outside the topic the new question must carry the passage on its own words too, or an unrelated question gets the last topic again.
-  const usable = ranked.filter((p) => relevant(p) && (alone.length === 0 || own(p) >= RELEVANCE_FLOOR * OWN_SHARE));
+  const usable = ranked.filter((p) => relevant(p) && (alone.length === 0 || own(p) > 0));
   return usable.find((p) => !quotedBefore(p)) ?? usable[0];
 }
 
