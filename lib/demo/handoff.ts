@@ -58,7 +58,6 @@ export async function seedHandoffDemo(d: {
   await addNote(agent, { ...h, text: 'Address changed in the shop system; the customer asked twice before, check the address form.' });
 
   const resolved = visitorOf();
-  await resolved.ask('How do I reset my password?');
   await resolved.ask('Is the blue kettle back in stock?');
   await requestHandoff(resolved.conversation());
   const r = { conversation_id: resolved.id() };
