@@ -6,6 +6,7 @@ import { actionResult } from '@/lib/dashboard/action-result';
 import { removeKnowledgeDocument, restoreKnowledgeVersion, uploadKnowledgeDocument } from '@/lib/knowledge/service';
 import { removeWebsite, resyncWebsite, startWebsiteImport } from '@/lib/knowledge/sites';
 import { addSynonymGroup, removeSynonymGroup } from '@/lib/knowledge/synonyms';
+import { editCuratedAnswer, removeCuratedAnswer } from '@/lib/knowledge/curated';
 
 async function writer() {
   const { accountId } = await requireMember('knowledge.write');
@@ -81,6 +82,23 @@ export async function addSynonymsAction(_prev: unknown, form: FormData) {
 export async function removeSynonymsAction(groupId: string) {
   return actionResult(async () => {
     await removeSynonymGroup(await writer(), groupId);
+    revalidatePath('/knowledge');
+    return {};
+  });
+}
+
+export async function editCuratedAction(id: string, _prev: unknown, form: FormData) {
+  return actionResult(async () => {
+    const questions = String(form.get('questions') ?? '').split('\n');
+    await editCuratedAnswer(await writer(), id, { questions, answer: String(form.get('answer') ?? '') });
+    revalidatePath('/knowledge');
+    return {};
+  });
+}
+
+export async function removeCuratedAction(id: string) {
+  return actionResult(async () => {
+    await removeCuratedAnswer(await writer(), id);
     revalidatePath('/knowledge');
     return {};
   });

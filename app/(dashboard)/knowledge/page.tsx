@@ -9,6 +9,7 @@ import stacked from '../_components/stacked-table.module.css';
 import { DeleteDocumentButton, ImportWebsite, RefreshWhileImporting, RemoveWebsiteButton, RestoreButton, ResyncButton, UploadDocument } from './KnowledgeForms';
 import styles from './knowledge.module.css';
 import { Synonyms } from './Synonyms';
+import { CuratedAnswers } from './CuratedAnswers';
 
 export const metadata = { title: 'Knowledge base · svc' };
 
@@ -194,6 +195,7 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
           </ol>
         </section>
       )}
+      <CuratedAnswers accountId={accountId} editable={editable} />
       <Synonyms accountId={accountId} editable={editable} />
       <TryQuestion />
     </>
