@@ -38,7 +38,7 @@ describe('curated answers on /knowledge', () => {
     assert.equal(await findCuratedAnswer(accountId, 'Can you ship my order to Canada?'), null);
 
     await removeCuratedAnswer(accountId, id);
-    assert.deepEqual(await getCuratedAnswers(accountId), []);
+    assert.equal((await getCuratedAnswers(accountId)).length, 0);
     assert.equal(await findCuratedAnswer(accountId, 'Do you deliver to Mexico?'), null);
   });
 
@@ -47,18 +47,23 @@ describe('curated answers on /knowledge', () => {
     const other = await createTestAccount('Other');
     const { id } = await addCuratedAnswer(accountId, { questions: ['Do you ship to Canada?'], answer: 'Yes.' });
     const theirs = await addCuratedAnswer(other.accountId, { questions: ['Do you ship to Peru?'], answer: 'No.' });
-    const cases: Array<[string, Promise<unknown>, string, RegExp]> = [
-      ['no question', editCuratedAnswer(accountId, id, { questions: ['', '  '], answer: 'Yes.' }), 'invalid_request', /at least one question/],
-      ['no answer', editCuratedAnswer(accountId, id, { questions: ['Q?'], answer: ' ' }), 'invalid_request', /Answer: write the answer/],
-      ['a long question', editCuratedAnswer(accountId, id, { questions: ['x'.repeat(501)], answer: 'Yes.' }), 'invalid_request', /at most 500 characters/],
-      ['a long answer', editCuratedAnswer(accountId, id, { questions: ['Q?'], answer: 'x'.repeat(8001) }), 'invalid_request', /at most 8000 characters/],
-      ['not an id', editCuratedAnswer(accountId, 'nope', { questions: ['Q?'], answer: 'A.' }), 'not_found', /No curated answer nope/],
-      ["another account's (edit)", editCuratedAnswer(accountId, theirs.id, { questions: ['Q?'], answer: 'A.' }), 'not_found', /No curated answer/],
-      ["another account's (remove)", removeCuratedAnswer(accountId, theirs.id), 'not_found', /No curated answer/],
-      ['not an id (remove)', removeCuratedAnswer(accountId, 'nope'), 'not_found', /No curated answer nope/],
+    const cases: Array<[string, () => Promise<unknown>, string, RegExp]> = [
+      ['no question', () => editCuratedAnswer(accountId, id, { questions: ['', '  '], answer: 'Yes.' }), 'invalid_request', /at least one question/],
+      ['no answer', () => editCuratedAnswer(accountId, id, { questions: ['Q?'], answer: ' ' }), 'invalid_request', /Answer: write the answer/],
+      [
+        'a long question',
+        () => editCuratedAnswer(accountId, id, { questions: ['x'.repeat(501)], answer: 'Yes.' }),
+        'invalid_request',
+        /at most 500 characters/,
+      ],
+      ['a long answer', () => editCuratedAnswer(accountId, id, { questions: ['Q?'], answer: 'x'.repeat(8001) }), 'invalid_request', /at most 8000 characters/],
+      ['not an id', () => editCuratedAnswer(accountId, 'nope', { questions: ['Q?'], answer: 'A.' }), 'not_found', /No curated answer nope/],
+      ["another account's (edit)", () => editCuratedAnswer(accountId, theirs.id, { questions: ['Q?'], answer: 'A.' }), 'not_found', /No curated answer/],
+      ["another account's (remove)", () => removeCuratedAnswer(accountId, theirs.id), 'not_found', /No curated answer/],
+      ['not an id (remove)', () => removeCuratedAnswer(accountId, 'nope'), 'not_found', /No curated answer nope/],
     ];
     for (const [name, p, code, message] of cases) {
-      const r = await refusal(p);
+      const r = await refusal(p());
       assert.equal(r.code, code, name);
       assert.match(r.message, message, name);
     }
