@@ -25,6 +25,14 @@ function overlap(a: Set<string>, b: Set<string>): number {
   return shared / Math.min(a.size, b.size);
 }
 
+/** The share of `a`'s words that are in `b`. */
+function share(a: Set<string>, b: Set<string>): number {
+  if (a.size === 0) return 0;
+  let shared = 0;
+  for (const w of a) if (b.has(w)) shared++;
+  return shared / a.size;
+}
+
 export const CURATED_LIMITS = { questions: 50, questionChars: 500, answerChars: 8_000 };
 
 /** The variants (trimmed, distinct, at most 50) and the answer of a curated entry, or the field that is wrong. */
@@ -68,7 +76,9 @@ export async function findCuratedAnswer(accountId: number, question: string): Pr
   const asked = topicWords(variants[0]!.asked);
   let best: { id: string; answer: string; score: number } | null = null;
   for (const v of variants) {
-    const score = overlap(asked, topicWords(v.lexemes));
+    const words = topicWords(v.lexemes);
+    // Both ways: a one-word question ("Where are your stores?") is not a variant that says more ("Can I bring my dog into the store?").
+    const score = Math.min(overlap(asked, words), share(words, asked));
     if (score >= 0.5 && (!best || score > best.score)) best = { id: v.id, answer: v.answer, score };
   }
   return best && { id: best.id, answer: best.answer };
