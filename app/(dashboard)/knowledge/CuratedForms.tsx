@@ -1,6 +1,7 @@
 'use client';
-import { useActionState, useEffect, useState, useTransition } from 'react';
+import { useActionState, useEffect, useState } from 'react';
 import { editCuratedAction, removeCuratedAction } from './actions';
+import { RowAction } from './KnowledgeForms';
 import styles from './knowledge.module.css';
 
 type Entry = { id: string; questions: string[]; answer: string };
@@ -9,8 +10,6 @@ type Entry = { id: string; questions: string[]; answer: string };
 export function CuratedEntry({ entry, editable }: { entry: Entry; editable: boolean }) {
   const [editing, setEditing] = useState(false);
   const [state, dispatch, pending] = useActionState(editCuratedAction.bind(null, entry.id), null);
-  const [removing, startRemove] = useTransition();
-  const [error, setError] = useState<string | null>(null);
   const name = entry.questions[0] ?? '';
   useEffect(() => {
     if (state?.ok) setEditing(false);
@@ -57,25 +56,7 @@ export function CuratedEntry({ entry, editable }: { entry: Entry; editable: bool
           <button type="button" className="btn secondary" aria-label={`Edit ${name}`} onClick={() => setEditing(true)}>
             Edit
           </button>
-          <button
-            type="button"
-            className="btn secondary"
-            disabled={removing}
-            aria-label={`Remove ${name}`}
-            onClick={() =>
-              startRemove(async () => {
-                const r = await removeCuratedAction(entry.id);
-                setError(r && !r.ok ? (r.error ?? null) : null);
-              })
-            }
-          >
-            {removing ? 'Removing…' : 'Remove'}
-          </button>
-          {error && (
-            <span className="error" role="alert">
-              {error}
-            </span>
-          )}
+          <RowAction label="Remove" busy="Removing…" name={name} run={() => removeCuratedAction(entry.id)} />
         </span>
       )}
     </>

@@ -1,6 +1,7 @@
 'use client';
 import { useActionState, useEffect, useState, useTransition, type FormEvent } from 'react';
 import { addSynonymsAction, removeSynonymsAction } from './actions';
+import { RowAction } from './KnowledgeForms';
 
 export function AddSynonyms() {
   const [words, setWords] = useState('');
@@ -54,29 +55,5 @@ export function AddSynonyms() {
 }
 
 export function RemoveSynonymsButton({ id, words }: { id: string; words: string }) {
-  const [pending, start] = useTransition();
-  const [error, setError] = useState<string | null>(null);
-  return (
-    <>
-      <button
-        type="button"
-        className="btn secondary"
-        disabled={pending}
-        aria-label={`Remove ${words}`}
-        onClick={() =>
-          start(async () => {
-            const r = await removeSynonymsAction(id);
-            setError(r && !r.ok ? (r.error ?? null) : null);
-          })
-        }
-      >
-        {pending ? 'Removing…' : 'Remove'}
-      </button>
-      {error && (
-        <span className="error" role="alert">
-          {error}
-        </span>
-      )}
-    </>
-  );
+  return <RowAction label="Remove" busy="Removing…" name={words} run={() => removeSynonymsAction(id)} />;
 }
