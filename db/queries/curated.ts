@@ -34,3 +34,17 @@ export async function listCuratedVariants(db: Db, accountId: number, question: s
     ORDER BY c.updated_at DESC, c.id`,
   );
 }
+
+export async function updateCuratedAnswer(db: Db, accountId: number, id: string, questions: string[], answer: string): Promise<boolean> {
+  const updated = await rows<{ id: string }>(
+    db,
+    sql`UPDATE curated_answers SET questions = ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(questions)}::jsonb)), answer = ${answer}, updated_at = now()
+      WHERE account_id = ${accountId} AND id = ${id} RETURNING id`,
+  );
+  return updated.length > 0;
+}
+
+export async function deleteCuratedAnswer(db: Db, accountId: number, id: string): Promise<boolean> {
+  const deleted = await rows<{ id: string }>(db, sql`DELETE FROM curated_answers WHERE account_id = ${accountId} AND id = ${id} RETURNING id`);
+  return deleted.length > 0;
+}

@@ -816,6 +816,20 @@ export const curatedAnswers = pgTable(
   (t) => [index('curated_answers_account_idx').on(t.accountId, t.createdAt)],
 );
 
+/** A group of words the account's visitors use for the same thing (postage, shipping): a question using one is searched with all. */
+export const synonymGroups = pgTable(
+  'synonym_groups',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    words: text('words').array().notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('synonym_groups_account_idx').on(t.accountId, t.createdAt)],
+);
+
 /** A content-gap question an owner dismissed; it shows again only when asked after `dismissed_at`. */
 export const gapDismissals = pgTable(
   'gap_dismissals',

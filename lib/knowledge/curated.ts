@@ -1,6 +1,7 @@
 import { getDb, openDb } from '../../db/client';
-import { insertCuratedAnswer, listCuratedAnswers, listCuratedVariants } from '../../db/queries/curated';
+import { deleteCuratedAnswer, insertCuratedAnswer, listCuratedAnswers, listCuratedVariants, updateCuratedAnswer } from '../../db/queries/curated';
 import { AppError } from '../core/errors';
+import { isUuid } from '../core/validation';
 import { FILLER } from './ranking';
 
 /** The words that say what was asked: a question's full-text stems without question phrasing. */
@@ -24,10 +25,18 @@ function overlap(a: Set<string>, b: Set<string>): number {
   return shared / Math.min(a.size, b.size);
 }
 
+/** The share of `a`'s words that are in `b`. */
+function share(a: Set<string>, b: Set<string>): number {
+  if (a.size === 0) return 0;
+  let shared = 0;
+  for (const w of a) if (b.has(w)) shared++;
+  return shared / a.size;
+}
+
 export const CURATED_LIMITS = { questions: 50, questionChars: 500, answerChars: 8_000 };
 
-/** Adds a curated entry: the question variants it answers and the answer (Markdown). */
-export async function addCuratedAnswer(accountId: number, input: { questions: string[]; answer: string }) {
+/** The variants (trimmed, distinct, at most 50) and the answer of a curated entry, or the field that is wrong. */
+function checkedCurated(input: { questions: string[]; answer: string }) {
   const questions = [...new Set(input.questions.map((q) => q.trim()).filter(Boolean))].slice(0, CURATED_LIMITS.questions);
   const answer = input.answer.trim();
   if (questions.length === 0) throw new AppError('invalid_request', 'questions: give at least one question.');
@@ -35,7 +44,25 @@ export async function addCuratedAnswer(accountId: number, input: { questions: st
     throw new AppError('invalid_request', `questions: each at most ${CURATED_LIMITS.questionChars} characters.`);
   if (!answer) throw new AppError('invalid_request', 'Answer: write the answer the bot should give.');
   if (answer.length > CURATED_LIMITS.answerChars) throw new AppError('invalid_request', `Answer: at most ${CURATED_LIMITS.answerChars} characters.`);
+  return { questions, answer };
+}
+
+/** Adds a curated entry: the question variants it answers and the answer (Markdown). */
+export async function addCuratedAnswer(accountId: number, input: { questions: string[]; answer: string }) {
+  const { questions, answer } = checkedCurated(input);
   return { id: await insertCuratedAnswer(await getDb(), accountId, questions, answer), questions };
+}
+
+/** Replaces a curated entry's variants and answer (the same rules as adding). */
+export async function editCuratedAnswer(accountId: number, id: string, input: { questions: string[]; answer: string }) {
+  const { questions, answer } = checkedCurated(input);
+  if (!isUuid(id) || !(await updateCuratedAnswer(await getDb(), accountId, id, questions, answer))) throw new AppError('not_found', `No curated answer ${id}.`);
+  return { id, questions };
+}
+
+export async function removeCuratedAnswer(accountId: number, id: string) {
+  if (!isUuid(id) || !(await deleteCuratedAnswer(await getDb(), accountId, id))) throw new AppError('not_found', `No curated answer ${id}.`);
+  return { id, deleted: true };
 }
 
 export async function getCuratedAnswers(accountId: number) {
@@ -49,7 +76,9 @@ export async function findCuratedAnswer(accountId: number, question: string): Pr
   const asked = topicWords(variants[0]!.asked);
   let best: { id: string; answer: string; score: number } | null = null;
   for (const v of variants) {
-    const score = overlap(asked, topicWords(v.lexemes));
+    const words = topicWords(v.lexemes);
+    // Both ways: a one-word question ("Where are your stores?") is not a variant that says more ("Can I bring my dog into the store?").
+    const score = Math.min(overlap(asked, words), share(words, asked));
     if (score >= 0.5 && (!best || score > best.score)) best = { id: v.id, answer: v.answer, score };
   }
   return best && { id: best.id, answer: best.answer };

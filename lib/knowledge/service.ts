@@ -14,6 +14,7 @@ import {
   textLexemes,
   type NewDocument,
 } from '../../db/queries/knowledge';
+import { listSynonymStems } from '../../db/queries/synonyms';
 import { requireAccount } from '../accounts/service';
 import { AppError } from '../core/errors';
 import { isUuid } from '../core/validation';
@@ -22,6 +23,7 @@ import { sniffType } from '../documents/sniff';
 import { compoundsIn, namesCompound, type Compound } from './compounds';
 import { extractText } from './extract';
 import { documentTitle, splitIntoPassages } from './passages';
+import { dropAbsentSynonyms, expandWithSynonyms } from './synonyms';
 import { FILLER, rankCandidates, sameWord, withoutConflations, type RankedPassage, type WeightedTerms } from './ranking';
 
 export const KB_MAX_BYTES = bodyLimits.knowledgeDocumentBytes;
@@ -158,7 +160,9 @@ export async function findPassages(accountId: number, conversationId: string | n
     }
   }
   if (terms.size === 0) return [];
+  const used = expandWithSynonyms(terms, await listSynonymStems(db, accountId));
   const corpus = await matchPassages(db, accountId, conversationId, [...terms.keys()].slice(0, 200));
+  if (used.length > 0) dropAbsentSynonyms(terms, used, new Set(corpus.candidates.flatMap((c) => c.terms.map((t: { lexeme: string }) => t.lexeme))));
   const ranked = withoutRepeats(rankCandidates(terms, corpus)).slice(0, limit);
   return dropConflations(db, parts.map((p) => p.text.slice(0, 2000)).join('\n'), ranked);
 }

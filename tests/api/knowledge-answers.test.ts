@@ -12,7 +12,7 @@ import type { Answer } from '../../lib/answers/engine';
 import { answerEngine } from '../../lib/answers/engines';
 import { tryQuestion } from '../../lib/dashboard/knowledge';
 import { addKnowledgeDocument, listKnowledge } from '../../lib/knowledge/service';
-import { evaluateAnswers } from '../eval/run';
+import { addedGoalsMet, evaluateAnswers } from '../eval/run';
 import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
 
@@ -186,5 +186,8 @@ describe('the evaluation set (regression guard; BENCHMARKS.md has the measured n
     const followWhy = r.followUps.misses.join('\n');
     assert.ok(r.followUps.right >= 19, `follow-ups right ${r.followUps.right} of ${r.followUps.asked}: ${followWhy}`);
     assert.equal(r.followUps.declined, 0, followWhy);
+    // Synonym and curated cases: declined (or not curated) before they are added, all met after.
+    assert.equal(r.added.synonyms.answeredBefore + r.added.curated.curatedBefore, 0, r.added.misses.join('\n'));
+    assert.ok(addedGoalsMet(r.added), r.added.misses.join('\n'));
   });
 });

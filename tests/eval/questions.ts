@@ -222,3 +222,34 @@ export const FOLLOW_UPS: FollowUp[] = [
   f('stores.md', 'How do I redeem a gift card?', 'Where is your store in Oslo?', 'Karl Johans'),
   f('warranty.pdf', 'Can I rent a tent from you?', 'What does the warranty cover?', 'manufacturing faults'),
 ];
+
+/**
+ * Synonym cases (docs/decisions/synonyms.md): a question in a word no document uses, declined
+ * without the group and answered from `doc` once the account adds it.
+ */
+export type SynonymCase = { group: string; q: string; doc: string };
+export const SYNONYM_CASES: SynonymCase[] = [
+  { group: 'postage, shipping', q: 'How much is postage to Norway?', doc: 'shipping.md' },
+  { group: 'voucher, gift card', q: 'Can I buy a voucher online?', doc: 'gift-cards.docx' },
+  { group: 'anorak, jacket', q: 'How do I wash my anorak?', doc: 'product-care.html' },
+];
+
+/**
+ * Curated-answer cases (as "Add answer" on the gaps saves them): paraphrases of a variant get the
+ * curated answer; `other` questions must not.
+ */
+export type CuratedCase = { questions: string[]; answer: string; paraphrases: string[]; other: string[] };
+export const CURATED_CASES: CuratedCase[] = [
+  {
+    questions: ['Do you offer a student discount?'],
+    answer: 'Yes: 10% off with a valid student card, in our stores and online.',
+    paraphrases: ['Is there a discount for students?', 'Do students get a discount at Nordhaven?'],
+    other: ['How much does express delivery cost?'],
+  },
+  {
+    questions: ['Can I bring my dog into the store?'],
+    answer: 'Dogs on a lead are welcome in all our stores.',
+    paraphrases: ['Are dogs allowed in your stores?', 'May I take my dog into the Oslo store?'],
+    other: ['Where are your stores?'],
+  },
+];

@@ -135,7 +135,7 @@ export function RemoveWebsiteButton({ id, url }: { id: string; url: string }) {
 }
 
 /** A button running one action on a row, with its refusal shown beside it. */
-function RowAction({
+export function RowAction({
   label,
   busy,
   name,

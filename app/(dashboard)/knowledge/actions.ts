@@ -5,6 +5,8 @@ import { requireMember } from '@/lib/auth/session';
 import { actionResult } from '@/lib/dashboard/action-result';
 import { removeKnowledgeDocument, restoreKnowledgeVersion, uploadKnowledgeDocument } from '@/lib/knowledge/service';
 import { removeWebsite, resyncWebsite, startWebsiteImport } from '@/lib/knowledge/sites';
+import { addSynonymGroup, removeSynonymGroup } from '@/lib/knowledge/synonyms';
+import { editCuratedAnswer, removeCuratedAnswer } from '@/lib/knowledge/curated';
 
 async function writer() {
   const { accountId } = await requireMember('knowledge.write');
@@ -64,6 +66,39 @@ export async function resyncWebsiteAction(siteId: string) {
 export async function removeWebsiteAction(siteId: string) {
   return actionResult(async () => {
     await removeWebsite(await writer(), siteId);
+    revalidatePath('/knowledge');
+    return {};
+  });
+}
+
+export async function addSynonymsAction(_prev: unknown, form: FormData) {
+  return actionResult(async () => {
+    const group = await addSynonymGroup(await writer(), String(form.get('words') ?? ''));
+    revalidatePath('/knowledge');
+    return { words: group.words };
+  });
+}
+
+export async function removeSynonymsAction(groupId: string) {
+  return actionResult(async () => {
+    await removeSynonymGroup(await writer(), groupId);
+    revalidatePath('/knowledge');
+    return {};
+  });
+}
+
+export async function editCuratedAction(id: string, _prev: unknown, form: FormData) {
+  return actionResult(async () => {
+    const questions = String(form.get('questions') ?? '').split('\n');
+    await editCuratedAnswer(await writer(), id, { questions, answer: String(form.get('answer') ?? '') });
+    revalidatePath('/knowledge');
+    return {};
+  });
+}
+
+export async function removeCuratedAction(id: string) {
+  return actionResult(async () => {
+    await removeCuratedAnswer(await writer(), id);
     revalidatePath('/knowledge');
     return {};
   });

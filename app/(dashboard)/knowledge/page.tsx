@@ -8,6 +8,8 @@ import { TryQuestion } from '../bot/BotForms';
 import stacked from '../_components/stacked-table.module.css';
 import { DeleteDocumentButton, ImportWebsite, RefreshWhileImporting, RemoveWebsiteButton, RestoreButton, ResyncButton, UploadDocument } from './KnowledgeForms';
 import styles from './knowledge.module.css';
+import { Synonyms } from './Synonyms';
+import { CuratedAnswers } from './CuratedAnswers';
 
 export const metadata = { title: 'Knowledge base · svc' };
 
@@ -193,7 +195,8 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
           </ol>
         </section>
       )}
-      {/* Synonyms and curated answers get their own section here (a separate change). */}
+      <CuratedAnswers accountId={accountId} editable={editable} />
+      <Synonyms accountId={accountId} editable={editable} />
       <TryQuestion />
     </>
   );
