@@ -122,6 +122,7 @@ describe('widget chat: a question answered from the knowledge base', () => {
         likes: 0,
         dislikes: 0,
         comments: 0,
+        declined: false,
       },
     );
     assert.match(record.created_at, TS_RE);
