@@ -150,7 +150,7 @@ describe('problem details', () => {
 });
 
 describe('OpenAPI document', () => {
-  it('is public and describes the seven operations in OpenAPI 3.1', async () => {
+  it('is public and describes the eight operations in OpenAPI 3.1', async () => {
     for (const key of [undefined, 'svc_live_not_a_key']) {
       const res = await api(server.url, key)(`${V2}/openapi.json`);
       assert.equal(res.status, 200);
@@ -164,6 +164,7 @@ describe('OpenAPI document', () => {
         '/conversation',
         '/conversation/export',
         '/conversation/{conversation_id}',
+        '/insights',
         '/response',
         '/response/export',
         '/response/{response_id}',
