@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
+import { utcText } from './shared';
 
 export type CuratedAnswerRow = { id: string; questions: string[]; answer: string; created_at: string };
 
@@ -14,8 +15,8 @@ export async function insertCuratedAnswer(db: Db, accountId: number, questions: 
 export async function listCuratedAnswers(db: Db, accountId: number): Promise<CuratedAnswerRow[]> {
   return rows<CuratedAnswerRow>(
     db,
-    sql`SELECT id, questions, answer, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS created_at
-      FROM curated_answers WHERE account_id = ${accountId} ORDER BY created_at, id`,
+    sql`SELECT id, questions, answer, ${utcText(sql`g.created_at`)} AS created_at
+      FROM curated_answers g WHERE g.account_id = ${accountId} ORDER BY g.created_at, g.id`,
   );
 }
 

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
+import { utcText } from './shared';
 
 export type SynonymGroupRow = { id: string; words: string[]; created_at: string };
 
@@ -14,8 +15,8 @@ export async function insertSynonymGroup(db: Db, accountId: number, words: strin
 export async function listSynonymGroups(db: Db, accountId: number): Promise<SynonymGroupRow[]> {
   return rows<SynonymGroupRow>(
     db,
-    sql`SELECT id, words, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS created_at
-      FROM synonym_groups WHERE account_id = ${accountId} ORDER BY created_at, id`,
+    sql`SELECT id, words, ${utcText(sql`g.created_at`)} AS created_at
+      FROM synonym_groups g WHERE g.account_id = ${accountId} ORDER BY g.created_at, g.id`,
   );
 }
 
