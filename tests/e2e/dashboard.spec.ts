@@ -101,6 +101,9 @@ test.describe('dashboard', () => {
     await expect(summary).toContainText('Showing 16–');
     const url = page.url();
     expect(url).toMatch(new RegExp(`\\?q=topic&channel=${help}&sort=likes&dir=desc&page=2$`));
+    // The rows of that page, once its request has answered (the summary alone can run ahead of the rows).
+    await expect.poll(() => apiCalls.at(-1)).toContain(`query=topic&channel_id=${help}&order_by=likes&sort=DESC&page=2&resultsPerPage=15`);
+    await page.waitForLoadState('networkidle');
     const pageTwo = await rows.allTextContents();
 
     // reload: the same state and rows

@@ -37,7 +37,7 @@ test.describe('dashboard export', () => {
       .readFileSync((await csv.path())!, 'utf8')
       .split('\r\n')
       .filter(Boolean);
-    expect(rows[0]).toBe('response_id,id,question,answer,channel_id,conversation_id,created_at,likes,dislikes,comments');
+    expect(rows[0]).toBe('response_id,id,question,answer,channel_id,conversation_id,created_at,likes,dislikes,comments,declined');
     expect(rows).toHaveLength(total + 1);
   });
 });

@@ -70,7 +70,8 @@ for (const { label, viewport } of WIDTHS) {
     test('tables: status filter, sort controls only where the API sorts, an empty search says it once', async ({ browser }) => {
       const page = await freshPage(browser, viewport);
       await page.goto('/conversations');
-      await expect(page.getByTestId('table-summary')).toContainText('40 conversations');
+      // Other specs add conversations to the shared fixture account: the count is theirs too.
+      await expect(page.getByTestId('table-summary')).toContainText(/of \d+ conversations/);
       const asked: string[] = [];
       page.on('request', (r) => {
         if (r.url().includes('/customer-api/v2/conversation?')) asked.push(r.url());

@@ -58,7 +58,7 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
                     <td data-label="Events">
                       <span>
                         {e.events.map((t) => (
-                          <code key={t} style={{ display: 'block' }}>
+                          <code key={t} style={{ display: 'block', overflowWrap: 'anywhere' }}>
                             {t}
                           </code>
                         ))}
