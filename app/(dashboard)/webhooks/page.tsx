@@ -56,10 +56,11 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
                       </a>
                     </td>
                     <td data-label="Events">
-                      <span>
+                      <span style={{ maxWidth: '100%' }}>
                         {e.events.map((t) => (
                           <code key={t} style={{ display: 'block', overflowWrap: 'anywhere' }}>
-                            {t}
+                            {/* A break after the dot: "conversation.status_changed" is wider than a phone's card. */}
+                            {t.split('.').map((part, i) => (i === 0 ? part : [<wbr key={part} />, `.${part}`]))}
                           </code>
                         ))}
                       </span>
