@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
+import { utcText } from './shared';
 
 /** UTC days, both inclusive (YYYY-MM-DD), and optionally one channel of the account. */
 export type InsightsWindow = { from: string; to: string; channelId: number | null };
@@ -103,7 +104,7 @@ export async function listGapQuestions(db: Db, accountId: number, w: InsightsWin
   return rows<GapRow>(
     db,
     sql`
-    SELECT g.conversation_id, g.question, g.reason, g.reply, to_char(g.at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS at,
+    SELECT g.conversation_id, g.question, g.reason, g.reply, ${utcText(sql`g.at`)} AS at,
       ARRAY(SELECT u.lexeme FROM unnest(to_tsvector('english', g.question)) u ORDER BY u.lexeme) AS lexemes
     FROM (
       (SELECT r.conversation_id, r.question, CASE WHEN r.declined THEN 'declined' ELSE 'disliked' END AS reason, NULL::text AS reply, r.created_at AS at

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
-import { preciseUtcText } from './shared';
+import { preciseUtcText, utcText } from './shared';
 
 export async function getAccountTotals(db: Db, accountId: number) {
   const [row] = await rows<{ conversations: number; responses: number; likes: number; dislikes: number; comments: number; channels: number }>(
@@ -79,10 +79,10 @@ export async function listTranscriptEntries(db: Db, accountId: number, conversat
   return rows<TranscriptEntry>(
     db,
     sql`
-    SELECT id, question, answer, error, sources, likes, dislikes, comments, declined,
-      to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS created_at, question_message_id, answer_message_id,
-      ${preciseUtcText(sql`created_at`)} AS sort_at
-    FROM responses WHERE conversation_id = ${conversationId} AND account_id = ${accountId} ORDER BY created_at, id`,
+    SELECT r.id, r.question, r.answer, r.error, r.sources, r.likes, r.dislikes, r.comments, r.declined,
+      ${utcText(sql`r.created_at`)} AS created_at, r.question_message_id, r.answer_message_id,
+      ${preciseUtcText(sql`r.created_at`)} AS sort_at
+    FROM responses r WHERE r.conversation_id = ${conversationId} AND r.account_id = ${accountId} ORDER BY r.created_at, r.id`,
   );
 }
 
