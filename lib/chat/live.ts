@@ -1,5 +1,5 @@
 import type { Namespace } from 'socket.io';
-import { appendLater, getRedis, isRedisConfigured, redisKey } from '../redis/client';
+import { appendLater, getRedis, isRedisConfigured, redisKey, sendLaterThisTurn } from '../redis/client';
 import type { ServerEvent } from './protocol';
 import { processSingleton } from '../core/process';
 import { legacyEvent, legacyRoomOf } from './legacy';
@@ -44,8 +44,22 @@ export function publish(event: ServerEvent): void {
   const nsp = state().nsp;
   const legacy = legacyEvent(event);
   if (legacy) nsp?.to(legacyRoomOf(event.conversation_id)).emit('event', legacy);
+  if (PERSON_PACED.has(event.type)) sendLaterThisTurn();
   nsp?.to(roomOf(event.conversation_id)).emit('event', event);
 }
+
+/** The handoff's events: a person waits on each, and they come a few a second, not as a stream. */
+const PERSON_PACED = new Set<ServerEvent['type']>([
+  'handoff.waiting',
+  'handoff.away',
+  'agent.joined',
+  'agent.message',
+  'agent.left',
+  'agent.typing',
+  'visitor.message',
+  'conversation.resolved',
+  'status',
+]);
 
 function remember(event: ServerEvent): void {
   const s = state();

@@ -1,6 +1,7 @@
 import type { Namespace } from 'socket.io';
 import type { InboxEvent } from '../conversations/events';
 import { accountInboxCounts } from '../conversations/handoff';
+import { sendLaterThisTurn } from '../redis/client';
 import { TYPING_SHOWN_MS } from './protocol';
 
 /** The room of an account's members on `/inbox`; the Redis adapter carries it to every instance. */
@@ -18,6 +19,8 @@ const countReads = new Map<number, Promise<void>>();
 export function publishInboxChange(nsp: Namespace) {
   return (e: InboxEvent) => {
     const room = nsp.to(inboxRoom(e.account_id));
+    // Members wait on every one of these: they leave at the end of this turn (the counts once read).
+    sendLaterThisTurn();
     if (e.kind === 'typing') {
       room.emit('inbox:typing', { conversation_id: e.conversation_id, name: e.name, until: new Date(Date.now() + TYPING_SHOWN_MS).toISOString() });
       return;
@@ -29,11 +32,13 @@ export function publishInboxChange(nsp: Namespace) {
       return;
     }
     const read = (countReads.get(e.account_id) ?? Promise.resolve()).then(() =>
-      accountInboxCounts(e.account_id).then(
-        (counts) => void room.emit('inbox:changed', { ...payload, counts }),
-        // The database is away: the change goes out without counts and pages re-read when they can.
-        () => void room.emit('inbox:changed', payload),
-      ),
+      accountInboxCounts(e.account_id)
+        .then(
+          (counts) => room.emit('inbox:changed', { ...payload, counts }),
+          // The database is away: the change goes out without counts and pages re-read when they can.
+          () => room.emit('inbox:changed', payload),
+        )
+        .then(sendLaterThisTurn),
     );
     countReads.set(e.account_id, read);
     void read.finally(() => countReads.get(e.account_id) === read && countReads.delete(e.account_id));

@@ -11,7 +11,7 @@ import { processSingleton } from '../core/process';
  * it is asked in one turn of the event loop leaves in one write (writeOncePerTurn), and socket.io's
  * adapter publishes through it too (lib/chat/adapter.ts).
  */
-type Holder = { commands?: Redis; extra: Redis[]; later: LaterOp[]; laterTimer?: NodeJS.Timeout };
+type Holder = { commands?: Redis; extra: Redis[]; later: LaterOp[]; laterTimer?: NodeJS.Timeout; laterThisTurn?: NodeJS.Immediate };
 
 function holder(): Holder {
   return processSingleton('svc.redis', (): Holder => ({ extra: [], later: [] }));
@@ -131,6 +131,20 @@ const laterDefined = new WeakSet<Redis>();
 /** Publishes `payload` on the shard channel `channel` (SPUBLISH) within SEND_LATER_MS. */
 export function publishLater(channel: string, payload: string): void {
   queueLater({ op: 'p', channel, payload });
+}
+
+/**
+ * What a person is waiting on (a member's reply, the inbox's changes), queued in this turn, leaves
+ * at the end of it instead of after SEND_LATER_MS: those events are a few per second, not an answer's stream,
+ * and the 20 ms were most of a reply's way to the visitor (BENCHMARKS.md "Handoff on two instances").
+ */
+export function sendLaterThisTurn(): void {
+  const h = holder();
+  if (h.laterThisTurn) return;
+  h.laterThisTurn = setImmediate(() => {
+    h.laterThisTurn = undefined;
+    flushLater();
+  });
 }
 
 /**

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import { Redis } from 'ioredis';
 import { processOnPrivateRedis } from '../helpers/instances';
 
@@ -123,15 +123,27 @@ describe('the command connection writes once per turn', { skip: !ready && 'redis
       );
       assert.equal(got[5], 'alone');
 
+      // What a person waits on leaves at the end of the turn: with every timer stopped (so
+      // SEND_LATER_MS never comes), only sendLaterThisTurn can carry it.
+      mock.timers.enable({ apis: ['setTimeout'] });
+      try {
+        client.publishLater(channel, 'a person waits');
+        client.sendLaterThisTurn();
+        for (let turn = 0; turn < 20_000 && got.length < 7; turn++) await new Promise((r) => setImmediate(r));
+      } finally {
+        mock.timers.reset();
+      }
+      assert.equal(got[6], 'a person waits', 'sent without the SEND_LATER_MS timer');
+
       // More than one batch's worth: several script calls, still in order, nothing lost.
       const many = Array.from({ length: client.LATER_BATCH * 2 + 7 }, (_, i) => `n${i}`);
       for (const m of many) client.publishLater(channel, m);
       await within(
-        until(() => got.length >= 6 + many.length),
+        until(() => got.length >= 7 + many.length),
         5000,
         'a long queue',
       );
-      assert.deepEqual(got.slice(6), many);
+      assert.deepEqual(got.slice(7), many);
     } finally {
       probe.disconnect();
       sub.disconnect();
