@@ -1,6 +1,7 @@
 import { requirePageMember } from '@/lib/auth/session';
 import { getGapsPage } from '@/lib/dashboard/insights';
 import { plural } from '@/lib/dashboard/format';
+import { SynonymSuggestions } from '../../_components/SynonymSuggestions';
 import { GapActions } from './GapActions';
 import { WindowHead } from '../_components/WindowHead';
 
@@ -48,6 +49,10 @@ export default async function GapsPage({ searchParams }: { searchParams: Promise
                   <span className="muted">A member replied:</span> {g.draft}
                 </blockquote>
               )}
+              <SynonymSuggestions
+                suggestions={g.synonyms}
+                label="Your knowledge base never uses these words of the questions, but uses a word for the same thing:"
+              />
               <GapActions questions={g.questions.map((q) => q.text)} draft={g.draft} />
             </li>
           ))}
