@@ -37,3 +37,24 @@ export async function stemWords(db: Db, words: string[]): Promise<string[][]> {
   for (const r of found) out[Number(r.n) - 1] = r.stems;
   return out;
 }
+
+/** Stems as a tsquery text, each a quoted literal (never re-parsed), joined by `op`. */
+const tsqueryOf = (stems: string[], op: '&' | '|') => stems.map((l) => `'${l.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`).join(` ${op} `);
+
+/**
+ * For each candidate (a word as its stems), how many of the account's passages (current documents,
+ * not visitors' uploads) contain it together with at least one of `context`'s stems.
+ */
+export async function countPassagesWithBoth(db: Db, accountId: number, candidates: string[][], context: string[]): Promise<number[]> {
+  if (candidates.length === 0 || context.length === 0) return candidates.map(() => 0);
+  const found = await rows<{ n: number; passages: number }>(
+    db,
+    sql`
+    SELECT q.n::int AS n, (SELECT count(*) FROM kb_chunks c JOIN kb_documents d ON d.id = c.document_id
+        WHERE c.account_id = ${accountId} AND ${passageScope(null)} AND c.tsv @@ q.q::tsquery AND c.tsv @@ ${tsqueryOf(context, '|')}::tsquery)::int AS passages
+    FROM unnest(${sql.param(candidates.map((c) => tsqueryOf(c, '&')))}::text[]) WITH ORDINALITY AS q(q, n)`,
+  );
+  const out = candidates.map(() => 0);
+  for (const r of found) out[Number(r.n) - 1] = Number(r.passages);
+  return out;
+}

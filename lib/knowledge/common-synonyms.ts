@@ -16,7 +16,7 @@ export const COMMON_SUPPORT_SYNONYMS: readonly (readonly string[])[] = [
   ['price', 'cost', 'fee', 'charge', 'pricing'],
   ['surcharge', 'fee', 'extra charge'],
   ['discount', 'coupon', 'voucher', 'promo code', 'promotion'],
-  ['gift card', 'gift voucher', 'gift certificate'],
+  ['gift card', 'gift voucher', 'voucher', 'gift certificate'],
   ['payment', 'billing', 'pay'],
   ['credit card', 'debit card', 'bank card'],
   ['instalments', 'installments', 'payment plan', 'financing'],

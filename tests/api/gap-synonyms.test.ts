@@ -126,4 +126,17 @@ describe('synonym suggestions from the gaps', () => {
         (e) => e instanceof AppError && e.code === 'invalid_request',
       );
   });
+
+  it('among several knowledge-base words for a missing one, the one found with the question’s other words', { timeout: 60_000 }, async () => {
+    const shop = await createTestAccount('Shop Co');
+    const faq = '# Shop FAQ\n\n## Students\n\nStudents get a 10% discount in our stores.\n\n## Gift cards\n\nGift cards can be bought online from 10 euros.\n';
+    await addKnowledgeDocument(shop.accountId, 'faq.md', new TextEncoder().encode(faq));
+    await declined(shop.accountId, ['Can I buy a voucher online?', 'Is there a voucher for students?']);
+    const groups = await listContentGaps(shop.accountId, WINDOW);
+    const found = await suggestGapSynonyms(shop.accountId, groups);
+    const of = (q: string) => found[groups.findIndex((g) => g.questions.some((x) => x.text === q))]!.map((s) => `${s.word} = ${s.synonym}`);
+    // "voucher" is in the list's discount group (first) and its gift-card group.
+    assert.deepEqual(of('Can I buy a voucher online?'), ['voucher = gift card']);
+    assert.deepEqual(of('Is there a voucher for students?'), ['voucher = discount']);
+  });
 });

@@ -19,7 +19,7 @@ export async function Synonyms({ accountId, editable }: { accountId: number; edi
       {editable && <AddSynonyms />}
       <SynonymSuggestions
         suggestions={suggestions}
-        label="Suggested from the content gaps of the last 30 days: words visitors used that your knowledge base never uses, each with the word it does use."
+        label="Suggested from the content gaps of the last 30 days: words visitors used that your knowledge base never uses, each with the word it uses instead."
       />
       {groups.length === 0 ? (
         <p className="empty">No synonyms yet.</p>

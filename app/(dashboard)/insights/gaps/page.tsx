@@ -51,7 +51,7 @@ export default async function GapsPage({ searchParams }: { searchParams: Promise
               )}
               <SynonymSuggestions
                 suggestions={g.synonyms}
-                label="Your knowledge base never uses these words of the questions, but uses a word for the same thing:"
+                label="Words of these questions that your knowledge base never uses, each with the word it uses instead:"
               />
               <GapActions questions={g.questions.map((q) => q.text)} draft={g.draft} />
             </li>
