@@ -3,6 +3,7 @@ import { getDb } from '../../db/client';
 import { AppError } from '../core/errors';
 import { computeInsights, parseInsightsQuery, type DayFigures } from '../insights/service';
 import { listContentGaps } from '../insights/gaps';
+import { suggestGapSynonyms } from '../insights/synonym-suggestions';
 import type { InsightsQuery, InsightsRecord } from '../insights/contract';
 
 /**
@@ -46,7 +47,16 @@ export async function getInsightsPage(accountId: number, params: Params, today =
 /** /insights/gaps: the same window parameters. */
 export async function getGapsPage(accountId: number, params: Params, today = new Date().toISOString().slice(0, 10)) {
   const { query, range, error } = windowOf(params, today);
-  return { query, range, error, groups: await listContentGaps(accountId, query) };
+  const groups = await listContentGaps(accountId, query);
+  const suggestions = await suggestGapSynonyms(accountId, groups);
+  return { query, range, error, groups: groups.map((g, i) => ({ ...g, synonyms: suggestions[i]! })) };
+}
+
+/** The distinct synonym suggestions of the default window's gaps (section "Synonyms" of /knowledge). */
+export async function getGapSynonymSuggestions(accountId: number, today = new Date().toISOString().slice(0, 10)) {
+  const { groups } = await getGapsPage(accountId, {}, today);
+  const seen = new Set<string>();
+  return groups.flatMap((g) => g.synonyms).filter((s) => !seen.has(s.word) && !!seen.add(s.word));
 }
 
 /** What the page writes for each value (the tests compare the page with the API through these). */

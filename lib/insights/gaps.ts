@@ -16,6 +16,8 @@ export type GapGroup = {
   /** A member's reply in one of its handed-off conversations: the draft answer. */
   draft: string | null;
   latest: string;
+  /** The topic stems of its questions (what synonym suggestions look for in the knowledge base). */
+  words: string[];
 };
 
 /**
@@ -62,6 +64,7 @@ export function groupGapQuestions(rows: GapRow[]): GapGroup[] {
       reasons,
       draft: rs.filter((r) => r.reply).sort((a, b) => b.at.localeCompare(a.at))[0]?.reply ?? null,
       latest: rs.reduce((m, r) => (r.at > m ? r.at : m), ''),
+      words: [...new Set(rs.flatMap((r) => [...topicWords(r.lexemes)]))],
     };
   });
   return groups.sort((a, b) => b.conversations - a.conversations || b.latest.localeCompare(a.latest));

@@ -49,7 +49,8 @@ export type FollowUpFigures = { asked: number; right: number; declined: number; 
 
 /** Synonym and curated-answer cases (questions.ts), each asked before and after the account adds them. */
 export type AddedFigures = {
-  synonyms: { asked: number; answeredBefore: number; answeredAfter: number };
+  /** suggested: the gaps' synonym suggestion for the declined question is the case's group. */
+  synonyms: { asked: number; answeredBefore: number; suggested: number; answeredAfter: number };
   curated: { asked: number; curatedBefore: number; curatedAfter: number; othersCurated: number };
   misses: string[];
 };
@@ -255,12 +256,25 @@ async function askAdded(accountId: number, fileOf: Map<string, string>): Promise
     return { declined: answer.declined, text, doc: answer.sources[0] && fileOf.get(answer.sources[0].document_id) };
   };
   const out: AddedFigures = {
-    synonyms: { asked: SYNONYM_CASES.length, answeredBefore: 0, answeredAfter: 0 },
+    synonyms: { asked: SYNONYM_CASES.length, answeredBefore: 0, suggested: 0, answeredAfter: 0 },
     curated: { asked: 0, curatedBefore: 0, curatedAfter: 0, othersCurated: 0 },
     misses: [],
   };
   const answeredFrom = (a: Awaited<ReturnType<typeof ask>>, doc: string) => !a.declined && a.doc === doc;
   for (const c of SYNONYM_CASES) if (answeredFrom(await ask(c.q), c.doc)) out.synonyms.answeredBefore++;
+  // What /insights/gaps would suggest for each declined question (each a gap group of its own).
+  const { groupGapQuestions } = await import('../../lib/insights/gaps');
+  const { suggestGapSynonyms } = await import('../../lib/insights/synonym-suggestions');
+  const { textLexemes } = await import('../../db/queries/knowledge');
+  const { getDb } = await import('../../db/client');
+  for (const c of SYNONYM_CASES) {
+    const lexemes = (await textLexemes(await getDb(), c.q)).map((l) => l.lexeme);
+    const groups = groupGapQuestions([{ conversation_id: c.q, question: c.q, reason: 'declined', lexemes, reply: null, at: '' }]);
+    const offered = (await suggestGapSynonyms(accountId, groups))[0]!.map((s) => [s.word, s.synonym].sort().join(', '));
+    const want = c.group.split(', ').sort().join(', ');
+    if (offered.includes(want)) out.synonyms.suggested++;
+    else out.misses.push(`suggestion ${offered.length ? offered.join('; ') : 'none'}; want ${c.group}: ${c.q}`);
+  }
   for (const c of SYNONYM_CASES) await addSynonymGroup(accountId, c.group);
   for (const c of SYNONYM_CASES) {
     const a = await ask(c.q);
@@ -333,7 +347,7 @@ export function formatResult(r: EvalResult): string {
     `Follow-ups: ${r.followUps.right} of ${r.followUps.asked} answered from the right passage; ${r.followUps.declined} declined; ` +
       `${r.followUps.repeatedWrongly} repeated the first answer's passage where another one answers.`,
     `Synonyms: ${r.added.synonyms.answeredBefore} of ${r.added.synonyms.asked} answered from the right document before the account's groups, ` +
-      `${r.added.synonyms.answeredAfter} after. Curated answers: ${r.added.curated.curatedBefore} of ${r.added.curated.asked} paraphrases got the curated answer before it was added, ` +
+      `${r.added.synonyms.suggested} suggested from the gaps, ${r.added.synonyms.answeredAfter} answered after. Curated answers: ${r.added.curated.curatedBefore} of ${r.added.curated.asked} paraphrases got the curated answer before it was added, ` +
       `${r.added.curated.curatedAfter} after; ${r.added.curated.othersCurated} other questions got one.`,
   ].join('\n');
 }

@@ -1,10 +1,12 @@
+import { getGapSynonymSuggestions } from '@/lib/dashboard/insights';
 import { getSynonymGroups } from '@/lib/knowledge/synonyms';
+import { SynonymSuggestions } from '../_components/SynonymSuggestions';
 import { AddSynonyms, RemoveSynonymsButton } from './SynonymForms';
 import styles from './knowledge.module.css';
 
 /** Section "Synonyms" of /knowledge: the account's groups of words that stand for each other in questions. */
 export async function Synonyms({ accountId, editable }: { accountId: number; editable: boolean }) {
-  const groups = await getSynonymGroups(accountId);
+  const [groups, suggestions] = await Promise.all([getSynonymGroups(accountId), editable ? getGapSynonymSuggestions(accountId) : []]);
   return (
     <section className="panel" aria-labelledby="synonyms-heading">
       <h2 id="synonyms-heading" style={{ marginTop: 0 }}>
@@ -15,6 +17,10 @@ export async function Synonyms({ accountId, editable }: { accountId: number; edi
         postage?” finds your shipping prices.
       </p>
       {editable && <AddSynonyms />}
+      <SynonymSuggestions
+        suggestions={suggestions}
+        label="Suggested from the content gaps of the last 30 days: words visitors used that your knowledge base never uses, each with the word it uses instead."
+      />
       {groups.length === 0 ? (
         <p className="empty">No synonyms yet.</p>
       ) : (

@@ -3,6 +3,7 @@ import { revalidatePath } from 'next/cache';
 import { requireMember } from '@/lib/auth/session';
 import { actionResult } from '@/lib/dashboard/action-result';
 import { answerContentGap, dismissContentGap, parseGapQuestions } from '@/lib/insights/gaps';
+import { addSuggestedSynonym } from '@/lib/insights/synonym-suggestions';
 
 export async function saveGapAnswerAction(_prev: unknown, form: FormData) {
   return actionResult(async () => {
@@ -19,5 +20,15 @@ export async function dismissGapAction(_prev: unknown, form: FormData) {
     await dismissContentGap(accountId, parseGapQuestions(form.get('questions')));
     revalidatePath('/insights/gaps');
     return {};
+  });
+}
+
+export async function addSuggestedSynonymAction(word: string, synonym: string) {
+  return actionResult(async () => {
+    const { accountId } = await requireMember('knowledge.write');
+    const group = await addSuggestedSynonym(accountId, { word: String(word), synonym: String(synonym) });
+    revalidatePath('/insights/gaps');
+    revalidatePath('/knowledge');
+    return { words: group.words };
   });
 }

@@ -1,6 +1,7 @@
 import { requirePageMember } from '@/lib/auth/session';
 import { getGapsPage } from '@/lib/dashboard/insights';
 import { plural } from '@/lib/dashboard/format';
+import { SynonymSuggestions } from '../../_components/SynonymSuggestions';
 import { GapActions } from './GapActions';
 import { WindowHead } from '../_components/WindowHead';
 
@@ -48,6 +49,10 @@ export default async function GapsPage({ searchParams }: { searchParams: Promise
                   <span className="muted">A member replied:</span> {g.draft}
                 </blockquote>
               )}
+              <SynonymSuggestions
+                suggestions={g.synonyms}
+                label="Words of these questions that your knowledge base never uses, each with the word it uses instead:"
+              />
               <GapActions questions={g.questions.map((q) => q.text)} draft={g.draft} />
             </li>
           ))}
