@@ -8,6 +8,18 @@ import styles from '../inbox.module.css';
 type Page = NonNullable<Awaited<ReturnType<typeof inboxConversationPage>>>;
 type Message = { id: string; author: string; author_name: string | null; text: string; created_at: string; declined?: boolean };
 type Typing = { conversation_id: string; name: string; until: string };
+/** A composed reply or note until its acknowledgement: resent with the same id, so it is stored once. */
+type Outgoing = { client_message_id: string; note: boolean; text: string };
+
+/** Codes after which the same message is sent again (no answer, the server failed); any other is a refusal. */
+const RESEND_CODES = new Set(['unavailable', 'internal']);
+const RESEND_MAX_DELAY_MS = 10_000;
+
+/** An id for one composed message (getRandomValues also works on a dashboard served over plain http). */
+function newClientMessageId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `m-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
 
 const AUTHOR_LABEL: Record<string, string> = { visitor: 'Visitor', ai: 'AI' };
 const SNOOZE_HOURS = [1, 4, 24] as const;
@@ -41,8 +53,16 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
   const [typing, setTyping] = useState<Typing | null>(null);
   const [pending, start] = useTransition();
+  const [outgoing, setOutgoing] = useState<Outgoing[]>([]);
   const lastTyping = useRef(0);
   const end = useRef<HTMLDivElement>(null);
+  const mounted = useRef(true);
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
 
   useEffect(() => {
     setMessages(flat(page));
@@ -50,7 +70,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
   // Braces: scrollIntoView returns a promise in recent Chromium, and an effect may return only a cleanup.
   useEffect(() => {
     end.current?.scrollIntoView({ block: 'nearest' });
-  }, [messages.length]);
+  }, [messages.length, outgoing.length]);
   useEffect(() => {
     if (!typing) return;
     const t = setTimeout(() => setTyping(null), Math.max(0, Date.parse(typing.until) - Date.now()));
@@ -87,10 +107,34 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
       void request(socket.current, 'typing', { conversation_id: id });
     }
   };
+  /** Sends one composed message until it is acknowledged; a refusal puts its text back in the box. */
+  const deliver = async (o: Outgoing) => {
+    const name = o.note ? 'conversation:note' : 'conversation:reply';
+    for (let attempt = 0; mounted.current; attempt++) {
+      const r = await act<{ message: Message }>(socket.current, name, { conversation_id: id, client_message_id: o.client_message_id, text: o.text });
+      if (r.ok) {
+        setMessages((list) => (list.some((m) => m.id === r.message.id) ? list : [...list, r.message]));
+        setOutgoing((list) => list.filter((x) => x !== o));
+        setNotice({ ok: true, text: o.note ? 'Note added.' : 'Sent.' });
+        return;
+      }
+      if (!RESEND_CODES.has(r.error.code)) {
+        setOutgoing((list) => list.filter((x) => x !== o));
+        setText((now) => (now.trim() ? now : o.text));
+        setNotice({ ok: false, text: r.error.message });
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** attempt, RESEND_MAX_DELAY_MS)));
+    }
+  };
   const send = (note: boolean) => {
     const body = expand(text, page.replies).trim();
     if (!body) return;
-    run(note ? 'conversation:note' : 'conversation:reply', { text: body }, note ? 'Note added.' : 'Sent.', () => setText(''));
+    const o: Outgoing = { client_message_id: newClientMessageId(), note, text: body };
+    setOutgoing((list) => [...list, o]);
+    setText('');
+    setNotice(null);
+    void deliver(o);
   };
   const matches = text.startsWith('/') ? page.replies.filter((r) => `/${r.shortcut.replace(/^\//, '')}`.startsWith(text.trim())).slice(0, 5) : [];
   const c = page.conversation as typeof page.conversation & { handled_by?: string; assignee?: string | null };
@@ -177,6 +221,15 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
             </div>
           ),
         )}
+        {outgoing.map((o) => (
+          <div key={o.client_message_id} className={`${styles.msg} ${styles[o.note ? 'note' : 'agent']} ${styles.sending}`}>
+            <div className={styles.msgMeta}>
+              <strong>{me.name || me.email}</strong>
+              <span>{o.note ? 'Sending note…' : 'Sending…'}</span>
+            </div>
+            <p className={styles.text}>{o.text}</p>
+          </div>
+        ))}
         <div ref={end} />
         <p className={styles.typing} aria-live="polite">
           {typing ? `${typing.name} is typing…` : ''}
@@ -219,10 +272,10 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
           </ul>
         )}
         <div className="row">
-          <button type="submit" className="btn" disabled={pending}>
+          <button type="submit" className="btn">
             Send
           </button>
-          <button type="button" className="btn secondary" disabled={pending} onClick={() => send(true)}>
+          <button type="button" className="btn secondary" onClick={() => send(true)}>
             Internal note
           </button>
         </div>
