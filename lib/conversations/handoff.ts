@@ -195,7 +195,13 @@ async function storeMessage(
   if (row.author === 'visitor' || row.author === 'agent') {
     fx.queued += await recordWebhookEvent(tx, accountId, 'message.created', conversationId, async () => ({ conversation_id: conversationId, message }));
   }
-  fx.inbox.push({ account_id: accountId, conversation_id: conversationId, kind: row.author === 'note' ? 'note' : 'message', message });
+  const sentAs = row.author !== 'visitor' && row.client_message_id ? { client_message_id: row.client_message_id } : {};
+  fx.inbox.push({
+    account_id: accountId,
+    conversation_id: conversationId,
+    kind: row.author === 'note' ? 'note' : 'message',
+    message: { ...message, ...sentAs },
+  });
   return row;
 }
 

@@ -232,7 +232,9 @@ describe("a member's reply and note are stored exactly once, however often they 
     assert.equal((await stored(acct.accountId, conv.id, 'agent', 'On my way')).length, 1);
     await b.until(() => b.of('inbox:message', conv.id).some((p) => (p.payload.message as { id: string }).id === first.message.id), 'the reply');
     await sleep(200);
-    assert.equal(b.of('inbox:message', conv.id).filter((p) => (p.payload.message as { id: string }).id === first.message.id).length, 1, 'published once');
+    const pushed = b.of('inbox:message', conv.id).filter((p) => (p.payload.message as { id: string }).id === first.message.id);
+    assert.equal(pushed.length, 1, 'published once');
+    assert.equal((pushed[0]!.payload.message as { client_message_id?: string }).client_message_id, id, 'the push names the id the page sent');
 
     const note = await a.ok<Sent>('conversation:note', { conversation_id: conv.id, client_message_id: 'note-1', text: 'Check the order' });
     const noteAgain = await a.ok<Sent>('conversation:note', { conversation_id: conv.id, client_message_id: 'note-1', text: 'Check the order' });

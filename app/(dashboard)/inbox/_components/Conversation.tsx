@@ -6,7 +6,7 @@ import { act, request, useInboxSocket } from './useInboxSocket';
 import styles from '../inbox.module.css';
 
 type Page = NonNullable<Awaited<ReturnType<typeof inboxConversationPage>>>;
-type Message = { id: string; author: string; author_name: string | null; text: string; created_at: string; declined?: boolean };
+type Message = { id: string; author: string; author_name: string | null; text: string; created_at: string; declined?: boolean; client_message_id?: string };
 type Typing = { conversation_id: string; name: string; until: string };
 /** A composed reply or note until its acknowledgement: resent with the same id, so it is stored once. */
 type Outgoing = { client_message_id: string; note: boolean; text: string };
@@ -57,6 +57,8 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
   const lastTyping = useRef(0);
   const end = useRef<HTMLDivElement>(null);
   const mounted = useRef(true);
+  /** The messages being sent, by client_message_id: one leaves at its ack, or at its push when the ack was lost. */
+  const sending = useRef(new Map<string, Outgoing>());
   useEffect(() => {
     mounted.current = true;
     return () => {
@@ -81,6 +83,8 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
     'inbox:message': (p: { conversation_id: string; message: Message }) => {
       if (p.conversation_id !== id) return;
       setMessages((list) => (list.some((m) => m.id === p.message.id) ? list : [...list, p.message]));
+      const mine = p.message.client_message_id && sending.current.get(p.message.client_message_id);
+      if (mine) sent(mine);
       setTyping(null);
     },
     'inbox:changed': (p: { conversation_id: string }) => {
@@ -107,19 +111,29 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
       void request(socket.current, 'typing', { conversation_id: id });
     }
   };
-  /** Sends one composed message until it is acknowledged; a refusal puts its text back in the box. */
+  const settle = (o: Outgoing) => {
+    sending.current.delete(o.client_message_id);
+    setOutgoing((list) => list.filter((x) => x !== o));
+  };
+  /** A message being sent is stored: it leaves "Sending…" (the transcript has it from the ack or the push). */
+  function sent(o: Outgoing) {
+    if (!sending.current.has(o.client_message_id)) return;
+    settle(o);
+    setNotice({ ok: true, text: o.note ? 'Note added.' : 'Sent.' });
+  }
+  /** Sends one composed message until it is stored; a refusal puts its text back in the box. */
   const deliver = async (o: Outgoing) => {
     const name = o.note ? 'conversation:note' : 'conversation:reply';
-    for (let attempt = 0; mounted.current; attempt++) {
+    sending.current.set(o.client_message_id, o);
+    for (let attempt = 0; mounted.current && sending.current.has(o.client_message_id); attempt++) {
       const r = await act<{ message: Message }>(socket.current, name, { conversation_id: id, client_message_id: o.client_message_id, text: o.text });
       if (r.ok) {
         setMessages((list) => (list.some((m) => m.id === r.message.id) ? list : [...list, r.message]));
-        setOutgoing((list) => list.filter((x) => x !== o));
-        setNotice({ ok: true, text: o.note ? 'Note added.' : 'Sent.' });
+        sent(o);
         return;
       }
       if (!RESEND_CODES.has(r.error.code)) {
-        setOutgoing((list) => list.filter((x) => x !== o));
+        settle(o);
         setText((now) => (now.trim() ? now : o.text));
         setNotice({ ok: false, text: r.error.message });
         return;
