@@ -101,9 +101,16 @@ const MESSAGE_COLUMNS = (alias: string) => {
 };
 
 /**
+ * Whose `client_message_id`s share one unique index (migration 0023): a visitor's and the
+ * members' (replies and notes) are separate, so neither side can claim the other's id.
+ */
+export type ClientIdScope = 'visitor' | 'member';
+const clientIdScope = (scope: ClientIdScope) => (scope === 'visitor' ? sql`author = 'visitor'` : sql`author IN ('agent', 'note')`);
+
+/**
  * Stores a message and moves the conversation's updated_at, in one statement. Its time is the
- * clock's, not the transaction's: a take-over's "joined" line and the reply after it differ. A visitor's retry
- * (same client_message_id) stores nothing and returns null; read the first with getMessageByClientId.
+ * clock's, not the transaction's: a take-over's "joined" line and the reply after it differ. A retry
+ * (same client_message_id, same scope) stores nothing and returns null; read the first with getMessageByClientId.
  */
 export async function insertConversationMessage(
   tx: Db,
@@ -117,7 +124,7 @@ export async function insertConversationMessage(
     WITH m AS (
       INSERT INTO conversation_messages (account_id, conversation_id, author, author_user_id, author_name, text, client_message_id, created_at)
       VALUES (${accountId}, ${conversationId}, ${m.author}, ${m.authorUserId}::int, ${m.authorName}, ${m.text}, ${m.clientMessageId}, clock_timestamp())
-      ON CONFLICT (conversation_id, client_message_id) DO NOTHING RETURNING *
+      ON CONFLICT (conversation_id, client_message_id) WHERE ${clientIdScope(m.author === 'visitor' ? 'visitor' : 'member')} DO NOTHING RETURNING *
     ), u AS (
       UPDATE conversations SET updated_at = now() WHERE id = ${conversationId} AND account_id = ${accountId} AND EXISTS (SELECT 1 FROM m) RETURNING id
     )
@@ -126,12 +133,19 @@ export async function insertConversationMessage(
   return row ?? null;
 }
 
-export async function getMessageByClientId(db: Db, accountId: number, conversationId: string, clientMessageId: string): Promise<StoredMessageRow | null> {
-  const [row] = await rows<StoredMessageRow>(
+export async function getMessageByClientId(
+  db: Db,
+  accountId: number,
+  conversationId: string,
+  clientMessageId: string,
+  scope: ClientIdScope,
+): Promise<(StoredMessageRow & { author_user_id: number | null }) | null> {
+  const [row] = await rows<StoredMessageRow & { author_user_id: number | null }>(
     db,
     sql`
-    SELECT ${MESSAGE_COLUMNS('m')} FROM conversation_messages m
-    WHERE m.account_id = ${accountId} AND m.conversation_id = ${conversationId} AND m.client_message_id = ${clientMessageId}`,
+    SELECT ${MESSAGE_COLUMNS('m')}, m.author_user_id FROM conversation_messages m
+    WHERE m.account_id = ${accountId} AND m.conversation_id = ${conversationId} AND m.client_message_id = ${clientMessageId}
+      AND m.${clientIdScope(scope)}`,
   );
   return row ?? null;
 }

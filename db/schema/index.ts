@@ -382,7 +382,8 @@ export const widgetSigningKeys = pgTable('widget_signing_keys', {
 /**
  * The messages of a conversation that are not halves of a response (docs/decisions/handoff.md):
  * `visitor` (while a person handles it), `agent`, `system`, `note` (internal). `client_message_id`
- * makes a visitor's retry store one row; `seen_at` is when the visitor's widget showed it.
+ * makes a visitor's retry, or a member's resent reply or note, store one row (unique per
+ * conversation for visitors and for members separately); `seen_at` is when the visitor's widget showed it.
  */
 export const conversationMessages = pgTable(
   'conversation_messages',
@@ -407,7 +408,8 @@ export const conversationMessages = pgTable(
   },
   (t) => [
     index('conversation_messages_conversation_idx').on(t.conversationId, t.createdAt, t.seq),
-    uniqueIndex('conversation_messages_client_message_idx').on(t.conversationId, t.clientMessageId),
+    uniqueIndex('conversation_messages_visitor_client_message_idx').on(t.conversationId, t.clientMessageId).where(sql`author = 'visitor'`),
+    uniqueIndex('conversation_messages_member_client_message_idx').on(t.conversationId, t.clientMessageId).where(sql`author IN ('agent', 'note')`),
     index('conversation_messages_unseen_idx').on(t.createdAt).where(sql`author = 'agent' AND seen_at IS NULL AND mailed_at IS NULL`),
   ],
 );

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { Author, ConversationEvent, Source, UploadInfo } from '../conversations/shapes';
 import { uuidString } from '../core/validation';
 import { MAX_QUESTION_CHARS } from '../limits/text';
-import { ConversationRef, MarkSeenInput, RateInput, VisitorEmailInput } from '../conversations/handoff-contract';
+import { ClientMessageId, ConversationRef, MarkSeenInput, RateInput, VisitorEmailInput } from '../conversations/handoff-contract';
 
 export type { Source, UploadInfo };
 /** A client's appearance as GET /api/widget/config serves it (validated by lib/widget-clients/appearance.ts). */
@@ -28,11 +28,7 @@ export const ClientRequests = {
   /** Ask a question; no conversation_id starts a new conversation. Retries reuse client_message_id. */
   ask: z.object({
     conversation_id: Uuid.optional(),
-    client_message_id: z
-      .string()
-      .min(1)
-      .max(100)
-      .regex(/^[\w.:-]+$/, 'letters, digits, _ . : - only'),
+    client_message_id: ClientMessageId,
     text: z
       .string()
       .trim()

@@ -183,7 +183,7 @@ async function storeForPerson(claims: WidgetClaims, conv: OwnConversation, req: 
     duplicate,
     handled_by: 'human',
   });
-  const retried = await getMessageByClientId(await getDb(), claims.accountId, conv.id, req.client_message_id);
+  const retried = await getMessageByClientId(await getDb(), claims.accountId, conv.id, req.client_message_id, 'visitor');
   if (retried) return ack(retried.id, true);
   if (conv.handled_by === 'human' && req.attachments?.length) {
     throw new AppError('invalid_request', 'attachments: files reach the assistant only; a person handles this conversation, so describe the file in words.');

@@ -68,8 +68,8 @@ export type InboxEvent = {
     assignee: string | null;
     assignee_name: string | null;
   };
-  /** For `message` and `note`. */
-  message?: { id: string; author: Author; author_name: string | null; text: string; created_at: string };
+  /** For `message` and `note`; a member's carries its `client_message_id`, so the sending page matches what it holds as "Sending…". */
+  message?: { id: string; author: Author; author_name: string | null; text: string; created_at: string; client_message_id?: string };
   /** For `typing`: the member's name; for `rated`: unset. */
   name?: string;
   rating?: number;

@@ -24,16 +24,27 @@ const text = (max: number) =>
     .max(max, `must be at most ${max} characters`)
     .refine((s) => !s.includes('\u0000'), 'must not contain NUL characters');
 
+/**
+ * The sender's id of one composed message (a visitor's `ask`, a member's reply or note): a retry
+ * with the same id in the same conversation stores nothing new and is answered with the first message.
+ */
+export const ClientMessageId = z
+  .string({ error: 'is required' })
+  .min(1, 'is required')
+  .max(100, 'must be at most 100 characters')
+  .regex(/^[\w.:-]+$/, 'letters, digits, _ . : - only');
+
 export const ConversationRef = z.object({ conversation_id: conversationId });
 export const AssignInput = z.object({ conversation_id: conversationId, member_id: z.int({ error: 'must be a member id' }).positive('must be a member id') });
-export const MemberTextInput = z.object({ conversation_id: conversationId, text: text(MAX_REPLY_CHARS) });
+/** A member's reply or note; without `client_message_id` (older callers) a resend stores a second message. */
+export const MemberTextInput = z.object({ conversation_id: conversationId, client_message_id: ClientMessageId.optional(), text: text(MAX_REPLY_CHARS) });
 export const SnoozeInput = z.object({
   conversation_id: conversationId,
   until: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 time with a zone, e.g. 2026-12-01T09:00:00Z' }),
 });
 export const VisitorMessageInput = z.object({
   conversation_id: conversationId,
-  client_message_id: z.string({ error: 'is required' }).min(1, 'is required').max(100, 'must be at most 100 characters'),
+  client_message_id: ClientMessageId,
   text: text(MAX_QUESTION_CHARS),
 });
 export const RateInput = z.object({

@@ -195,7 +195,13 @@ async function storeMessage(
   if (row.author === 'visitor' || row.author === 'agent') {
     fx.queued += await recordWebhookEvent(tx, accountId, 'message.created', conversationId, async () => ({ conversation_id: conversationId, message }));
   }
-  fx.inbox.push({ account_id: accountId, conversation_id: conversationId, kind: row.author === 'note' ? 'note' : 'message', message });
+  const sentAs = row.author !== 'visitor' && row.client_message_id ? { client_message_id: row.client_message_id } : {};
+  fx.inbox.push({
+    account_id: accountId,
+    conversation_id: conversationId,
+    kind: row.author === 'note' ? 'note' : 'message',
+    message: { ...message, ...sentAs },
+  });
   return row;
 }
 
@@ -269,7 +275,7 @@ export async function storeVisitorMessage(visitor: VisitorConversation, input: u
   const v = validate(VisitorMessageInput, { ...(input as object), conversation_id: visitor.conversationId });
   const { accountId, conversationId } = visitor;
   return inTransaction(async (tx, fx) => {
-    const first = await getMessageByClientId(tx, accountId, conversationId, v.client_message_id);
+    const first = await getMessageByClientId(tx, accountId, conversationId, v.client_message_id, 'visitor');
     if (first) {
       const s = await lockConversationState(tx, accountId, conversationId);
       if (!s) throw new AppError('not_found', `No conversation with id ${conversationId}.`);
@@ -367,11 +373,42 @@ export async function assignConversation(member: Member, input: unknown): Promis
   });
 }
 
-/** A member's reply to the visitor; a conversation no member holds is taken over first, in the same transaction. */
+/**
+ * The first message a member sent with this `client_message_id` in this conversation, for a resend
+ * (its ack was lost): null when there is none. Called with the conversation locked, so a resend
+ * racing the first waits for its commit and finds it. The id used for another kind of message, or
+ * by another member, is a conflict.
+ */
+async function resentMessage(tx: Db, me: MemberRow, accountId: number, conversationId: string, author: 'agent' | 'note', clientMessageId?: string) {
+  if (clientMessageId === undefined) return null;
+  const first = await getMessageByClientId(tx, accountId, conversationId, clientMessageId, 'member');
+  if (!first) return null;
+  if (first.author !== author || first.author_user_id !== me.id)
+    throw new AppError('conflict', 'client_message_id: already used for another message in this conversation.', {
+      errors: [{ param: 'client_message_id', message: 'is already used for another message' }],
+    });
+  return toHandoffMessage(first);
+}
+
+/** Locks the conversation for a member's message (not_found when it is not this account's). */
+async function lockForMessage(tx: Db, accountId: number, conversationId: string): Promise<HandoffStateRow> {
+  const s = await lockConversationState(tx, accountId, conversationId);
+  if (!s) throw new AppError('not_found', `No conversation with id ${conversationId}.`);
+  return s;
+}
+
+/**
+ * A member's reply to the visitor; a conversation no member holds is taken over first, in the same
+ * transaction. Idempotent on `client_message_id`: a resend answers with the first reply and the
+ * conversation as it is now, and changes nothing.
+ */
 export async function replyAsMember(member: Member, input: unknown): Promise<HandoffState & { message: HandoffMessage }> {
   const v = validate(MemberTextInput, input);
   return inTransaction(async (tx, fx) => {
     const me = await requireMember(tx, member);
+    const now = await lockForMessage(tx, member.accountId, v.conversation_id);
+    const resent = await resentMessage(tx, me, member.accountId, v.conversation_id, 'agent', v.client_message_id);
+    if (resent) return { ...stateAfter(v.conversation_id, { before: now, change: null }), message: resent };
     const name = displayName(me);
     const a = await apply(tx, member.accountId, v.conversation_id, 'reply', { member_id: me.id });
     await changed(tx, fx, member.accountId, v.conversation_id, a);
@@ -383,26 +420,36 @@ export async function replyAsMember(member: Member, input: unknown): Promise<Han
         v.conversation_id,
         displayName(a.change?.assignee_id === me.id ? me : { name: a.before.assignee_name, email: a.before.assignee_email }),
       );
-    const row = await storeMessage(tx, fx, member.accountId, v.conversation_id, { author: 'agent', authorUserId: me.id, authorName: name, text: v.text });
-    if (!row) throw new Error('a member reply was not stored');
+    const row = await storeMessage(tx, fx, member.accountId, v.conversation_id, {
+      author: 'agent',
+      authorUserId: me.id,
+      authorName: name,
+      text: v.text,
+      clientMessageId: v.client_message_id,
+    });
+    if (!row) throw new AppError('conflict', 'The message was stored meanwhile; send it again.');
     await event(tx, fx, { type: 'agent.message', conversation_id: v.conversation_id, message_id: row.id, name, text: row.text, created_at: row.created_at });
     return { ...stateAfter(v.conversation_id, a), message: toHandoffMessage(row) };
   });
 }
 
-/** An internal note: stored and sent to members only, never a conversation event or a webhook. */
+/** An internal note: stored and sent to members only, never a conversation event or a webhook. Idempotent like a reply. */
 export async function addNote(member: Member, input: unknown): Promise<{ conversation_id: string; message: HandoffMessage }> {
   const v = validate(MemberTextInput, input);
   return inTransaction(async (tx, fx) => {
     const me = await requireMember(tx, member);
+    await lockForMessage(tx, member.accountId, v.conversation_id);
+    const resent = await resentMessage(tx, me, member.accountId, v.conversation_id, 'note', v.client_message_id);
+    if (resent) return { conversation_id: v.conversation_id, message: resent };
     await apply(tx, member.accountId, v.conversation_id, 'note', { member_id: me.id });
     const row = await storeMessage(tx, fx, member.accountId, v.conversation_id, {
       author: 'note',
       authorUserId: me.id,
       authorName: displayName(me),
       text: v.text,
+      clientMessageId: v.client_message_id,
     });
-    if (!row) throw new Error('a note was not stored');
+    if (!row) throw new AppError('conflict', 'The message was stored meanwhile; send it again.');
     return { conversation_id: v.conversation_id, message: toHandoffMessage(row) };
   });
 }

@@ -26,7 +26,8 @@ export const TYPING_SHOWN_MS = 10_000;
  * Requests, each one call of the core: `inbox:list` {view, cursor?, limit?} → a page of the view
  * and every view's count for this member; `typing` {conversation_id}; the member actions
  * `conversation:take_over` / `hand_back` / `resolve` {conversation_id}, `conversation:assign`
- * {conversation_id, member_id}, `conversation:reply` / `note` {conversation_id, text},
+ * {conversation_id, member_id}, `conversation:reply` / `note` {conversation_id, client_message_id, text} (a resend
+ * with the same id answers with the first message),
  * `conversation:snooze` {conversation_id, until}. Acks: `{ok: true, …}` or `{ok: false, error: {code, message}}`.
  */
 export const INBOX_REQUESTS = [

@@ -16,6 +16,8 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { signIn, signOut } from '../helpers/signin';
 import { connectOutcome, sleep, TRANSPORTS } from '../helpers/widget';
 import { waitingConversation, type Member as CoreMember } from '../helpers/handoff';
+import { storeVisitorMessage } from '../../lib/conversations/handoff';
+import { getTranscript } from '../../lib/dashboard/service';
 
 type Actor = CoreMember & { email: string; name: string };
 
@@ -121,6 +123,20 @@ describe('requests refuse bad input precisely', () => {
       'invalid_request',
       /until: must be an ISO 8601 time/,
     ],
+    [
+      'reply with a client_message_id that is not a token',
+      'conversation:reply',
+      { conversation_id: randomUUID(), client_message_id: 'two words', text: 'hi' },
+      'invalid_request',
+      /client_message_id: letters, digits/,
+    ],
+    [
+      'note with a client_message_id over 100 characters',
+      'conversation:note',
+      { conversation_id: randomUUID(), client_message_id: 'x'.repeat(101), text: 'hi' },
+      'invalid_request',
+      /client_message_id: must be at most 100/,
+    ],
     ['an unknown request', 'conversation:delete', { conversation_id: randomUUID() }, 'invalid_request', /unknown request "conversation:delete"/],
   ];
   for (const [what, name, payload, code, message] of cases) {
@@ -195,6 +211,101 @@ describe('live changes reach the members of the account, and only them', () => {
     const ack = await s.request('typing', { conversation_id: theirs.id });
     assert.equal(ack.ok, false);
     assert.equal((ack as { error: { code: string } }).error.code, 'not_found');
+  });
+});
+
+describe("a member's reply and note are stored exactly once, however often they are sent", () => {
+  type Sent = { message: { id: string; author: string; text: string } };
+  /** The conversation's stored messages of one author with this text, as every reader lists them. */
+  const stored = async (accountId: number, conversationId: string, author: string, text: string) =>
+    ((await getTranscript(accountId, conversationId))?.messages ?? []).filter((m) => m.author === author && m.content === text);
+
+  it('a resend after the ack answers with the first message and stores, publishes and tells the visitor nothing new', async () => {
+    const acct = await createTestAccount();
+    const [alice, bob] = [await member(acct, 'agent'), await member(acct, 'admin')];
+    const [a, b] = [await connect(alice), await connect(bob)];
+    const conv = await waitingConversation(acct.accountId);
+    const id = randomUUID();
+    const first = await a.ok<Sent & { handled_by: string }>('conversation:reply', { conversation_id: conv.id, client_message_id: id, text: 'On my way' });
+    assert.equal(first.handled_by, 'human', 'the reply took the conversation over');
+    const again = await a.ok<Sent & { changed: boolean }>('conversation:reply', { conversation_id: conv.id, client_message_id: id, text: 'On my way' });
+    assert.equal(again.message.id, first.message.id);
+    assert.equal(again.changed, false);
+    assert.equal((await stored(acct.accountId, conv.id, 'agent', 'On my way')).length, 1);
+    await b.until(() => b.of('inbox:message', conv.id).some((p) => (p.payload.message as { id: string }).id === first.message.id), 'the reply');
+    await sleep(200);
+    const pushed = b.of('inbox:message', conv.id).filter((p) => (p.payload.message as { id: string }).id === first.message.id);
+    assert.equal(pushed.length, 1, 'published once');
+    assert.equal((pushed[0]!.payload.message as { client_message_id?: string }).client_message_id, id, 'the push names the id the page sent');
+
+    const note = await a.ok<Sent>('conversation:note', { conversation_id: conv.id, client_message_id: 'note-1', text: 'Check the order' });
+    const noteAgain = await a.ok<Sent>('conversation:note', { conversation_id: conv.id, client_message_id: 'note-1', text: 'Check the order' });
+    assert.equal(noteAgain.message.id, note.message.id);
+    assert.equal((await stored(acct.accountId, conv.id, 'note', 'Check the order')).length, 1);
+
+    // The id names one message: as the other kind, or another member's, it is a conflict, not a second row.
+    const refused: Array<[InboxMember, string]> = [
+      [a, 'conversation:note'],
+      [b, 'conversation:reply'],
+    ];
+    for (const [s, name] of refused) {
+      const ack = await s.request(name, { conversation_id: conv.id, client_message_id: id, text: 'On my way' });
+      assert.equal(ack.ok, false, name);
+      assert.equal((ack as { error: { code: string } }).error.code, 'conflict');
+    }
+    // A visitor's id and a member's are separate: the same string stores the visitor's message.
+    const visitor = await storeVisitorMessage({ accountId: acct.accountId, conversationId: conv.id }, { client_message_id: id, text: 'Thanks' });
+    assert.notEqual(visitor.message?.id, first.message.id);
+    assert.equal(visitor.message?.author, 'visitor');
+
+    // The same id in another conversation is another message.
+    const other = await waitingConversation(acct.accountId);
+    const elsewhere = await a.ok<Sent>('conversation:reply', { conversation_id: other.id, client_message_id: id, text: 'On my way' });
+    assert.notEqual(elsewhere.message.id, first.message.id);
+  });
+
+  it('the same reply sent at once on two connections stores one message, and both acks name it', async () => {
+    const acct = await createTestAccount();
+    const alice = await member(acct, 'agent');
+    const [a1, a2] = [await connect(alice), await connect(alice, 'polling')];
+    const conv = await waitingConversation(acct.accountId);
+    for (const [name, author] of [
+      ['conversation:reply', 'agent'],
+      ['conversation:note', 'note'],
+    ] as const) {
+      const payload = { conversation_id: conv.id, client_message_id: `race-${author}`, text: `Sent twice (${author})` };
+      const acks = await Promise.all([a1.ok<Sent>(name, payload), a2.ok<Sent>(name, payload), a1.ok<Sent>(name, payload)]);
+      assert.equal(new Set(acks.map((x) => x.message.id)).size, 1, `one message id in every ack (${name})`);
+      assert.equal((await stored(acct.accountId, conv.id, author, payload.text)).length, 1, `one row (${name})`);
+    }
+    const joined = ((await getTranscript(acct.accountId, conv.id))?.messages ?? []).filter((m) => m.author === 'system' && /joined/.test(m.content));
+    assert.equal(joined.length, 1, 'one take-over, one "joined" line');
+  });
+
+  it("another account's conversation is refused, and the same id there is that account's own", async () => {
+    const mine = await createTestAccount();
+    const theirs = await createTestAccount();
+    const [me, them] = [await member(mine), await member(theirs)];
+    const conv = await waitingConversation(theirs.accountId);
+    const s = await connect(me);
+    for (const name of ['conversation:reply', 'conversation:note']) {
+      const ack = await s.request(name, { conversation_id: conv.id, client_message_id: 'shared-id', text: 'Not yours' });
+      assert.equal(ack.ok, false);
+      assert.equal((ack as { error: { code: string } }).error.code, 'not_found');
+    }
+    assert.equal((await stored(theirs.accountId, conv.id, 'agent', 'Not yours')).length, 0);
+    const t = await connect(them);
+    const own = await t.ok<Sent>('conversation:reply', { conversation_id: conv.id, client_message_id: 'shared-id', text: 'Yours' });
+    assert.equal(own.message.text, 'Yours');
+  });
+
+  it('a reply without client_message_id (older pages) is still stored', async () => {
+    const acct = await createTestAccount();
+    const s = await connect(await member(acct));
+    const conv = await waitingConversation(acct.accountId);
+    const payload = { conversation_id: conv.id, text: 'No id' };
+    const [x, y] = [await s.ok<Sent>('conversation:reply', payload), await s.ok<Sent>('conversation:reply', payload)];
+    assert.notEqual(x.message.id, y.message.id, 'each send is a message, as before');
   });
 });
 

@@ -169,7 +169,8 @@ async function main() {
             const text = `Reply ${i} from the team`;
             const sent = performance.now();
             const arrived = v.until(() => v.events.some((e) => e.type === 'agent.message' && (e as { text?: string }).text === text), `reply ${i}`, 15_000);
-            await members[i % MEMBERS]!.ok('conversation:reply', { conversation_id: conversations[i], text });
+            // As the page sends it: with its client_message_id (the resend key's lookup is part of the path).
+            await members[i % MEMBERS]!.ok('conversation:reply', { conversation_id: conversations[i], client_message_id: `bench-${i}`, text });
             await arrived;
             ms.push(performance.now() - sent);
           }

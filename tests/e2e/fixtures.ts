@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Page } from '@playwright/test';
+import { expect, type Page } from '@playwright/test';
 
 type AccountFixture = { accountId: number; email: string; password: string; key: string; conversations: string[]; channels: number[] };
 export type Fixtures = {
@@ -112,4 +112,31 @@ export async function startReceiver(path = '/hooks/svc') {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return { received, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, close: () => server.close() };
+}
+
+/** A widget visitor asks a question, then presses "Talk to a person" (the widget's `handoff:request`). */
+export async function visitorAsksForAPerson(baseURL: string, client: { client_id: string; client_secret: string }, text: string) {
+  const res = await fetch(`${baseURL}/api/widget/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_id: client.client_id, client_secret: client.client_secret }),
+  });
+  const { access_token: token } = await res.json();
+  const { io } = await import('socket.io-client');
+  const socket = io(`${baseURL}/widget`, { auth: { token }, extraHeaders: { origin: 'http://127.0.0.1:9' }, transports: ['websocket'] });
+  await new Promise<void>((resolve, reject) => {
+    socket.on('connect', resolve);
+    socket.on('connect_error', reject);
+  });
+  const asked = await socket.timeout(20_000).emitWithAck('ask', { client_message_id: `inbox-${Date.now()}`, text });
+  expect(asked.ok, JSON.stringify(asked)).toBe(true);
+  return {
+    conversationId: asked.conversation_id as string,
+    pressTalkToAPerson: async () => {
+      const ack = await socket.timeout(20_000).emitWithAck('handoff:request', { conversation_id: asked.conversation_id });
+      expect(ack.ok, JSON.stringify(ack)).toBe(true);
+      expect(ack.status).toBe('Waiting');
+    },
+    close: () => socket.close(),
+  };
 }

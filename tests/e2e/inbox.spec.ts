@@ -6,8 +6,7 @@
  */
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { io } from 'socket.io-client';
-import { collectConsoleErrors, fixtures, screenshotsAtBothWidths, signIn } from './fixtures';
+import { collectConsoleErrors, fixtures, screenshotsAtBothWidths, signIn, visitorAsksForAPerson } from './fixtures';
 
 const f = fixtures();
 test.describe.configure({ mode: 'serial' });
@@ -20,32 +19,6 @@ const lookAt = (page: Page, name: string) =>
   screenshotsAtBothWidths(page, name, async (width) => {
     expect.soft(serious(await new AxeBuilder({ page }).analyze()), `${name} at ${width} px`).toEqual([]);
   });
-
-/** A widget visitor asks a question, then presses "Talk to a person" (the widget's `handoff:request`). */
-async function visitorAsksForAPerson(baseURL: string, text: string) {
-  const res = await fetch(`${baseURL}/api/widget/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_id: f.widget.client_id, client_secret: f.widget.client_secret }),
-  });
-  const { access_token: token } = await res.json();
-  const socket = io(`${baseURL}/widget`, { auth: { token }, extraHeaders: { origin: 'http://127.0.0.1:9' }, transports: ['websocket'] });
-  await new Promise<void>((resolve, reject) => {
-    socket.on('connect', resolve);
-    socket.on('connect_error', reject);
-  });
-  const asked = await socket.timeout(20_000).emitWithAck('ask', { client_message_id: `inbox-${Date.now()}`, text });
-  expect(asked.ok, JSON.stringify(asked)).toBe(true);
-  return {
-    conversationId: asked.conversation_id as string,
-    pressTalkToAPerson: async () => {
-      const ack = await socket.timeout(20_000).emitWithAck('handoff:request', { conversation_id: asked.conversation_id });
-      expect(ack.ok, JSON.stringify(ack)).toBe(true);
-      expect(ack.status).toBe('Waiting');
-    },
-    close: () => socket.close(),
-  };
-}
 
 test('a Waiting conversation arrives live; take over, reply, note, canned reply, resolve', async ({ page, context, baseURL }) => {
   await context.grantPermissions(['notifications']);
@@ -69,7 +42,7 @@ test('a Waiting conversation arrives live; take over, reply, note, canned reply,
   const before = Number((await views.getByRole('link', { name: /^Waiting/ }).textContent())!.replace(/\D/g, ''));
 
   const question = `Where is my order ${Date.now()}?`;
-  const visitor = await visitorAsksForAPerson(baseURL!, question);
+  const visitor = await visitorAsksForAPerson(baseURL!, f.widget, question);
   try {
     await visitor.pressTalkToAPerson();
     const row = page.locator(`a[href="/inbox/${visitor.conversationId}"]`);

@@ -85,21 +85,26 @@ describe('handoff through faults', { skip: !enabled && 'needs TEST_DB=postgres a
     return { acct, member, visitor, id, cookie, client, issued };
   }
 
-  /** Replies every 100 ms for `ms`; returns the texts acknowledged ok and the refusals' codes. */
+  /**
+   * Replies every 100 ms for `ms`, each with its own client_message_id (as the page sends them);
+   * returns the texts acknowledged ok, the refusals' codes and every reply sent.
+   */
   async function replyStream(member: () => InboxMember, id: string, ms: number, tag: string) {
     const acked: string[] = [];
     const refused: string[] = [];
+    const sent: Array<{ conversation_id: string; client_message_id: string; text: string }> = [];
     const end = Date.now() + ms;
     for (let i = 0; Date.now() < end; i++) {
-      const text = `${tag} reply ${i}`;
+      const reply = { conversation_id: id, client_message_id: `${tag}-${i}`, text: `${tag} reply ${i}` };
+      sent.push(reply);
       const ack = await member()
-        .request('conversation:reply', { conversation_id: id, text }, 3000)
+        .request('conversation:reply', reply, 3000)
         .catch((e: Error) => ({ ok: false as const, error: { code: 'no-ack', message: e.message } }));
-      if (ack.ok) acked.push(text);
+      if (ack.ok) acked.push(reply.text);
       else refused.push(ack.error.code);
       await sleep(100);
     }
-    return { acked, refused };
+    return { acked, refused, sent };
   }
 
   async function storedAgentTexts(inst: Instance, key: string, id: string): Promise<string[]> {
@@ -149,19 +154,30 @@ describe('handoff through faults', { skip: !enabled && 'needs TEST_DB=postgres a
     assert.equal(new Set(seqs).size, seqs.length, 'one seq per event');
   });
 
-  it('kill -9 of the member’s instance: every acknowledged reply is stored; the member carries on elsewhere', { timeout: 90_000 }, async () => {
+  it('kill -9 of the member’s instance: every reply, resent elsewhere with its id, is stored exactly once', { timeout: 90_000 }, async () => {
     const { acct, member, visitor, id, cookie } = await handedOff(A, B);
     let current = member;
     const stream = replyStream(() => current, id, 4000, 'kill');
     await sleep(1500);
     await A.stop('SIGKILL');
-    const { acked, refused } = await stream.finally(() => A.start());
+    const { acked, refused, sent } = await stream.finally(() => A.start());
     assert.ok(acked.length >= 3 && refused.length >= 1, `replies before and after the kill: ${acked.length} acked, ${refused.join(',')}`);
-    // The member's page reconnects to the surviving instance.
+    // The member's page reconnects to the surviving instance and sends again what it holds, with the
+    // same ids: the one whose ack the kill took (committed or not) and, harmlessly, the acknowledged.
     current = await h.connectMember(B.url, cookie);
     open.push(current);
+    const firstIds = new Map<string, string>();
+    for (const reply of sent) {
+      const again = await current.ok<{ message: { id: string; text: string } }>('conversation:reply', reply);
+      assert.equal(again.message.text, reply.text);
+      firstIds.set(reply.client_message_id, again.message.id);
+    }
+    for (const reply of sent) {
+      const third = await current.ok<{ message: { id: string } }>('conversation:reply', reply);
+      assert.equal(third.message.id, firstIds.get(reply.client_message_id), 'a resend names the first message');
+    }
     await current.ok('conversation:reply', { conversation_id: id, text: 'after the kill' });
-    assertAllStoredOnce([...acked, 'after the kill'], await storedAgentTexts(B, acct.key, id));
+    assertAllStoredOnce([...sent.map((r) => r.text), 'after the kill'], await storedAgentTexts(B, acct.key, id));
     await visitor.until(() => agentTexts(visitor).includes('after the kill'), 'the reply sent on B after the kill');
   });
 

@@ -6,8 +6,20 @@ import { act, request, useInboxSocket } from './useInboxSocket';
 import styles from '../inbox.module.css';
 
 type Page = NonNullable<Awaited<ReturnType<typeof inboxConversationPage>>>;
-type Message = { id: string; author: string; author_name: string | null; text: string; created_at: string; declined?: boolean };
+type Message = { id: string; author: string; author_name: string | null; text: string; created_at: string; declined?: boolean; client_message_id?: string };
 type Typing = { conversation_id: string; name: string; until: string };
+/** A composed reply or note until its acknowledgement: resent with the same id, so it is stored once. */
+type Outgoing = { client_message_id: string; note: boolean; text: string };
+
+/** Codes after which the same message is sent again (no answer, the server failed); any other is a refusal. */
+const RESEND_CODES = new Set(['unavailable', 'internal']);
+const RESEND_MAX_DELAY_MS = 10_000;
+
+/** An id for one composed message (getRandomValues also works on a dashboard served over plain http). */
+function newClientMessageId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `m-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
 
 const AUTHOR_LABEL: Record<string, string> = { visitor: 'Visitor', ai: 'AI' };
 const SNOOZE_HOURS = [1, 4, 24] as const;
@@ -41,8 +53,18 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
   const [typing, setTyping] = useState<Typing | null>(null);
   const [pending, start] = useTransition();
+  const [outgoing, setOutgoing] = useState<Outgoing[]>([]);
   const lastTyping = useRef(0);
   const end = useRef<HTMLDivElement>(null);
+  const mounted = useRef(true);
+  /** The messages being sent, by client_message_id: one leaves at its ack, or at its push when the ack was lost. */
+  const sending = useRef(new Map<string, Outgoing>());
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
 
   useEffect(() => {
     setMessages(flat(page));
@@ -50,7 +72,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
   // Braces: scrollIntoView returns a promise in recent Chromium, and an effect may return only a cleanup.
   useEffect(() => {
     end.current?.scrollIntoView({ block: 'nearest' });
-  }, [messages.length]);
+  }, [messages.length, outgoing.length]);
   useEffect(() => {
     if (!typing) return;
     const t = setTimeout(() => setTyping(null), Math.max(0, Date.parse(typing.until) - Date.now()));
@@ -61,6 +83,8 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
     'inbox:message': (p: { conversation_id: string; message: Message }) => {
       if (p.conversation_id !== id) return;
       setMessages((list) => (list.some((m) => m.id === p.message.id) ? list : [...list, p.message]));
+      const mine = p.message.client_message_id && sending.current.get(p.message.client_message_id);
+      if (mine) sent(mine);
       setTyping(null);
     },
     'inbox:changed': (p: { conversation_id: string }) => {
@@ -87,10 +111,44 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
       void request(socket.current, 'typing', { conversation_id: id });
     }
   };
+  const settle = (o: Outgoing) => {
+    sending.current.delete(o.client_message_id);
+    setOutgoing((list) => list.filter((x) => x !== o));
+  };
+  /** A message being sent is stored: it leaves "Sending…" (the transcript has it from the ack or the push). */
+  function sent(o: Outgoing) {
+    if (!sending.current.has(o.client_message_id)) return;
+    settle(o);
+    setNotice({ ok: true, text: o.note ? 'Note added.' : 'Sent.' });
+  }
+  /** Sends one composed message until it is stored; a refusal puts its text back in the box. */
+  const deliver = async (o: Outgoing) => {
+    const name = o.note ? 'conversation:note' : 'conversation:reply';
+    sending.current.set(o.client_message_id, o);
+    for (let attempt = 0; mounted.current && sending.current.has(o.client_message_id); attempt++) {
+      const r = await act<{ message: Message }>(socket.current, name, { conversation_id: id, client_message_id: o.client_message_id, text: o.text });
+      if (r.ok) {
+        setMessages((list) => (list.some((m) => m.id === r.message.id) ? list : [...list, r.message]));
+        sent(o);
+        return;
+      }
+      if (!RESEND_CODES.has(r.error.code)) {
+        settle(o);
+        setText((now) => (now.trim() ? now : o.text));
+        setNotice({ ok: false, text: r.error.message });
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** attempt, RESEND_MAX_DELAY_MS)));
+    }
+  };
   const send = (note: boolean) => {
     const body = expand(text, page.replies).trim();
     if (!body) return;
-    run(note ? 'conversation:note' : 'conversation:reply', { text: body }, note ? 'Note added.' : 'Sent.', () => setText(''));
+    const o: Outgoing = { client_message_id: newClientMessageId(), note, text: body };
+    setOutgoing((list) => [...list, o]);
+    setText('');
+    setNotice(null);
+    void deliver(o);
   };
   const matches = text.startsWith('/') ? page.replies.filter((r) => `/${r.shortcut.replace(/^\//, '')}`.startsWith(text.trim())).slice(0, 5) : [];
   const c = page.conversation as typeof page.conversation & { handled_by?: string; assignee?: string | null };
@@ -177,6 +235,15 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
             </div>
           ),
         )}
+        {outgoing.map((o) => (
+          <div key={o.client_message_id} className={`${styles.msg} ${styles[o.note ? 'note' : 'agent']} ${styles.sending}`}>
+            <div className={styles.msgMeta}>
+              <strong>{me.name || me.email}</strong>
+              <span>{o.note ? 'Sending note…' : 'Sending…'}</span>
+            </div>
+            <p className={styles.text}>{o.text}</p>
+          </div>
+        ))}
         <div ref={end} />
         <p className={styles.typing} aria-live="polite">
           {typing ? `${typing.name} is typing…` : ''}
@@ -219,10 +286,10 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
           </ul>
         )}
         <div className="row">
-          <button type="submit" className="btn" disabled={pending}>
+          <button type="submit" className="btn">
             Send
           </button>
-          <button type="button" className="btn secondary" disabled={pending} onClick={() => send(true)}>
+          <button type="button" className="btn secondary" onClick={() => send(true)}>
             Internal note
           </button>
         </div>

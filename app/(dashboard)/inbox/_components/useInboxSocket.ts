@@ -47,15 +47,15 @@ export function request<T>(socket: Socket | null, name: string, payload: object)
   });
 }
 
-export type Acted = { ok: true } | { ok: false; error: { code: string; message: string } };
+export type Acted<T = object> = ({ ok: true } & T) | { ok: false; error: { code: string; message: string } };
 
-/** A member action: its acknowledgement, or why it could not be sent. */
-export function act(socket: Socket | null, name: string, payload: object): Promise<Acted> {
+/** A member action: its acknowledgement, or why it could not be sent (code `unavailable`: worth sending again). */
+export function act<T = object>(socket: Socket | null, name: string, payload: object): Promise<Acted<T>> {
   if (!socket?.connected) return Promise.resolve({ ok: false, error: { code: 'unavailable', message: 'Not connected; reconnecting…' } });
   return new Promise((resolve) => {
     socket
       .timeout(15_000)
-      .emit(name, payload, (err: Error | null, reply: Acted) =>
+      .emit(name, payload, (err: Error | null, reply: Acted<T>) =>
         resolve(err ? { ok: false, error: { code: 'unavailable', message: 'No answer from the server; try again.' } } : reply),
       );
   });

@@ -1,0 +1,50 @@
+/**
+ * A member's reply whose acknowledgement is lost (docs/decisions/inbox.md "A reply or note is
+ * stored once"): the page shows it as "Sending…", sends it again with the same client_message_id
+ * when no answer came, and the conversation holds it once. The socket's frames pass through
+ * Playwright's WebSocket route, which drops the first reply's acknowledgement.
+ */
+import { expect, test } from '@playwright/test';
+import { fixtures, screenshotsAtBothWidths, signIn, visitorAsksForAPerson } from './fixtures';
+
+const f = fixtures();
+
+test('a reply whose ack was lost shows "Sending…", is sent again and stored once', async ({ page, baseURL }) => {
+  test.setTimeout(90_000); // the page waits 15 s for the lost acknowledgement before it sends again
+  const text = `We are on it (${Date.now()}).`;
+  // As a connection that drops after the commit: the first reply's acknowledgement (`43/inbox,<id>[…]`)
+  // and its push to members (`42/inbox,["inbox:message",…]`) never reach the page.
+  const lost = new Set<string>();
+  await page.routeWebSocket(/\/socket\.io\//, (ws) => {
+    const server = ws.connectToServer();
+    server.onMessage((m) => {
+      const kind = typeof m === 'string' && m.includes(text) ? m.slice(0, 9) : null;
+      if (kind && (kind === '43/inbox,' || kind === '42/inbox,') && !lost.has(kind)) {
+        lost.add(kind);
+        return;
+      }
+      ws.send(m);
+    });
+  });
+  await signIn(page, f.alpha.email, f.alpha.password);
+  const visitor = await visitorAsksForAPerson(baseURL!, f.widget, `Resend: my invoice ${Date.now()}?`);
+  try {
+    await visitor.pressTalkToAPerson();
+    await page.goto(`/inbox/${visitor.conversationId}`);
+    await page.getByRole('textbox', { name: 'Reply' }).fill(text);
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const transcript = page.getByRole('region', { name: 'Transcript' });
+    await expect(transcript.getByText('Sending…')).toBeVisible();
+    await expect(page.getByRole('textbox', { name: 'Reply' })).toHaveValue('');
+    await screenshotsAtBothWidths(page, 'inbox-reply-sending');
+    expect([...lost].sort()).toEqual(['42/inbox,', '43/inbox,']);
+
+    await expect(page.getByRole('status')).toHaveText('Sent.', { timeout: 30_000 });
+    await expect(transcript.getByText('Sending…')).toHaveCount(0);
+    await expect(transcript.getByText(text)).toHaveCount(1);
+    await page.reload();
+    await expect(page.getByRole('region', { name: 'Transcript' }).getByText(text)).toHaveCount(1);
+  } finally {
+    visitor.close();
+  }
+});
