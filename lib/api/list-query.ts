@@ -13,7 +13,7 @@ import {
   updatedSinceParam,
   uuidParam,
 } from './params';
-import { describeIssues, issueParams } from '../core/validation';
+import { describeIssues, issueParams } from '../zod-issues';
 
 /** A name the API accepts and the canonical name it stands for (docs/contracts.md §4: canonical wins). */
 export const ALIASES: Record<string, string> = { resultsPerPage: 'pageSize', order_by: 'sortBy', sort: 'sortOrder' };
