@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeIssues, issueParams } from './zod-issues';
 
 /** The only reader of process.env. Parsed once; a bad value stops the process with a clear message. */
 const boolish = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
@@ -167,8 +168,7 @@ export function getEnv(): Env {
   }
   const parsed = EnvSchema.safeParse(raw);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid environment: ${lines.join('; ')}`);
+    throw new Error(`Invalid environment: ${describeIssues(issueParams(parsed.error, { path: 'full', fallback: 'environment' }))}`);
   }
   cached = parsed.data;
   return cached;

@@ -69,7 +69,7 @@ export async function listConversationsWithCount(
   w: PageWindow | null,
 ): Promise<{ count: number; rows: ConversationRow[] }> {
   const column = CONVERSATION_SORT_COLUMNS[sortKey];
-  return pageWithTotal<ConversationRow>(db, `conversations:${column}:${w?.direction ?? 'DESC'}:${filterShape(f)}`, w, {
+  return pageWithTotal<ConversationRow>(db, filterShape(f), w, {
     table: 'conversations',
     alias: 'c',
     column,

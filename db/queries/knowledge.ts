@@ -72,18 +72,15 @@ const documentColumns = {
   supersededAt: kbDocuments.supersededAt,
 };
 
+/** The account's knowledge documents: its own, not its visitors' uploads (those belong to a conversation). */
+const knowledgeOf = (accountId: number) => and(eq(kbDocuments.accountId, accountId), isNull(kbDocuments.conversationId));
+
 /** The account's knowledge documents (not visitors' uploads): current versions, or earlier ones. */
 export async function listDocuments(db: Db, accountId: number, versions: 'current' | 'previous' = 'current') {
   return db
     .select(documentColumns)
     .from(kbDocuments)
-    .where(
-      and(
-        eq(kbDocuments.accountId, accountId),
-        isNull(kbDocuments.conversationId),
-        versions === 'current' ? isNull(kbDocuments.supersededAt) : isNotNull(kbDocuments.supersededAt),
-      ),
-    )
+    .where(and(knowledgeOf(accountId), versions === 'current' ? isNull(kbDocuments.supersededAt) : isNotNull(kbDocuments.supersededAt)))
     .orderBy(desc(kbDocuments.createdAt));
 }
 
@@ -94,8 +91,7 @@ export async function findCurrentDocumentNamed(db: Db, accountId: number, title:
     .from(kbDocuments)
     .where(
       and(
-        eq(kbDocuments.accountId, accountId),
-        isNull(kbDocuments.conversationId),
+        knowledgeOf(accountId),
         isNull(kbDocuments.siteId),
         isNull(kbDocuments.supersededAt),
         or(eq(kbDocuments.filename, filename), and(eq(kbDocuments.title, title), sql`${title} <> ''`)),
@@ -110,7 +106,7 @@ export async function getDocument(db: Db, accountId: number, documentId: string)
   const [row] = await db
     .select(documentColumns)
     .from(kbDocuments)
-    .where(and(eq(kbDocuments.accountId, accountId), eq(kbDocuments.id, documentId), isNull(kbDocuments.conversationId)));
+    .where(and(knowledgeOf(accountId), eq(kbDocuments.id, documentId)));
   return row ?? null;
 }
 

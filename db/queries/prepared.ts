@@ -73,11 +73,13 @@ export async function preparedShape<T>(db: Db, shape: string, build: (bind: Bind
 /**
  * A page of a list in its total order AND the filter's exact total, in ONE prepared statement (one
  * round trip). The page's ids are found first, on an index where possible, and only those rows
- * are read. `w` null: a page past any table, for which only the total is read.
+ * are read. `w` null: a page past any table, for which only the total is read. `filterShape` is
+ * what of the list's filter changes the statement's text; with the table, the sort column and the
+ * direction it names the statement.
  */
 export async function pageWithTotal<R extends { id: string }>(
   db: Db,
-  shape: string,
+  filterShape: string,
   w: PageWindow | null,
   list: {
     table: 'responses' | 'conversations';
@@ -94,7 +96,7 @@ export async function pageWithTotal<R extends { id: string }>(
   const a = sql.raw(list.alias);
   const result = await preparedShape<R & { total: number }>(
     db,
-    shape,
+    `${list.table}:${list.column}:${w?.direction ?? 'DESC'}:${filterShape}`,
     (bind) => sql`
     SELECT t.n AS total, pg.* FROM (${list.count(bind)}) t
     LEFT JOIN (

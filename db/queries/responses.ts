@@ -75,7 +75,7 @@ export async function listResponsesWithCount(
   w: PageWindow | null,
 ): Promise<{ count: number; rows: ResponseRow[] }> {
   const column = RESPONSE_SORT_COLUMNS[sortKey];
-  return pageWithTotal<ResponseRow>(db, `responses:${column}:${w?.direction ?? 'DESC'}:${filterShape(f)}`, w, {
+  return pageWithTotal<ResponseRow>(db, filterShape(f), w, {
     table: 'responses',
     alias: 'r',
     column,

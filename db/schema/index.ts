@@ -23,6 +23,16 @@ import {
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => 'bytea' });
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+/** The tenant column: the account a row belongs to (every tenant query filters on it). */
+const accountRef = () =>
+  integer('account_id')
+    .notNull()
+    .references(() => accounts.id);
+/** The conversation a row belongs to. */
+const conversationRef = () =>
+  uuid('conversation_id')
+    .notNull()
+    .references(() => conversations.id);
 
 /** One customer. The two counters are kept exact by every writer (see db/queries/counters.ts). */
 export const accounts = pgTable('accounts', {
@@ -42,9 +52,7 @@ export const adminUsers = pgTable(
   'admin_users',
   {
     id: serial('id').primaryKey(),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     email: text('email').notNull(),
     passwordHash: text('password_hash').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
@@ -91,9 +99,7 @@ export const invitations = pgTable(
   'invitations',
   {
     id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     email: text('email').notNull(),
     role: text('role').notNull(),
     tokenHash: text('token_hash').notNull(),
@@ -156,9 +162,7 @@ export const apiKeys = pgTable(
   'api_keys',
   {
     keyId: text('key_id').primaryKey(),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     name: text('name').notNull(),
     env: text('env').notNull(),
     secretHash: bytea('secret_hash').notNull(),
@@ -177,9 +181,7 @@ export const channels = pgTable(
   'channels',
   {
     id: integer('id').notNull(),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     name: text('name').notNull(),
     conversationCount: integer('conversation_count').notNull().default(0),
     responseCount: integer('response_count').notNull().default(0),
@@ -191,9 +193,7 @@ export const conversations = pgTable(
   'conversations',
   {
     id: uuid('id').primaryKey(),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     channelId: integer('channel_id').notNull(),
     title: text('title').notNull(),
     status: text('status').notNull().default('Open'),
@@ -251,12 +251,8 @@ export const responses = pgTable(
   'responses',
   {
     id: uuid('id').primaryKey(),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
-    conversationId: uuid('conversation_id')
-      .notNull()
-      .references(() => conversations.id),
+    accountId: accountRef(),
+    conversationId: conversationRef(),
     channelId: integer('channel_id').notNull(),
     question: text('question').notNull(),
     answer: text('answer').notNull(),
@@ -312,9 +308,7 @@ export const attachments = pgTable(
   'attachments',
   {
     id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     conversationId: uuid('conversation_id').references(() => conversations.id),
     messageId: uuid('message_id'),
     filename: text('filename').notNull(),
@@ -352,9 +346,7 @@ export const widgetClients = pgTable(
   'widget_clients',
   {
     id: text('id').primaryKey(),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     secretHash: bytea('secret_hash').notNull(),
     /** The admin's label for the client (existing clients were named after their first domain). */
     name: text('name').notNull().default(''),
@@ -391,12 +383,8 @@ export const conversationMessages = pgTable(
     id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
     /** Orders messages written in the same millisecond (one transaction writes "joined" then the reply). */
     seq: bigserial('seq', { mode: 'number' }).notNull(),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
-    conversationId: uuid('conversation_id')
-      .notNull()
-      .references(() => conversations.id),
+    accountId: accountRef(),
+    conversationId: conversationRef(),
     author: text('author').notNull(),
     authorUserId: integer('author_user_id').references(() => adminUsers.id, { onDelete: 'set null' }),
     authorName: text('author_name'),
@@ -447,9 +435,7 @@ export const cannedReplies = pgTable(
   'canned_replies',
   {
     id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     shortcut: text('shortcut').notNull(),
     text: text('text').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
@@ -462,9 +448,7 @@ export const cannedReplies = pgTable(
 export const conversationEvents = pgTable(
   'conversation_events',
   {
-    conversationId: uuid('conversation_id')
-      .notNull()
-      .references(() => conversations.id),
+    conversationId: conversationRef(),
     seq: integer('seq').notNull(),
     kind: text('kind').notNull(),
     payload: jsonb('payload').notNull(),
@@ -483,12 +467,8 @@ export const chatAnswers = pgTable(
   'chat_answers',
   {
     responseId: uuid('response_id').primaryKey(),
-    conversationId: uuid('conversation_id')
-      .notNull()
-      .references(() => conversations.id),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    conversationId: conversationRef(),
+    accountId: accountRef(),
     clientMessageId: text('client_message_id').notNull(),
     /** question, channel_id, question/answer message ids: what a survivor needs to answer again. */
     job: jsonb('job').notNull(),
@@ -522,9 +502,7 @@ export const responseComments = pgTable(
   'response_comments',
   {
     id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     responseId: uuid('response_id')
       .notNull()
       .references(() => responses.id),
@@ -540,9 +518,7 @@ export const kbDocuments = pgTable(
   'kb_documents',
   {
     id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     conversationId: uuid('conversation_id').references(() => conversations.id),
     attachmentId: uuid('attachment_id'),
     filename: text('filename').notNull(),
@@ -573,9 +549,7 @@ export const kbSites = pgTable(
   'kb_sites',
   {
     id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     url: text('url').notNull(),
     /** queued | crawling | done | failed */
     status: text('status').notNull().default('queued'),
@@ -592,9 +566,7 @@ export const kbChunks = pgTable(
   'kb_chunks',
   {
     id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     documentId: uuid('document_id')
       .notNull()
       .references(() => kbDocuments.id, { onDelete: 'cascade' }),
@@ -632,9 +604,7 @@ export const kbChunkEmbeddings = pgTable(
     chunkId: uuid('chunk_id')
       .primaryKey()
       .references(() => kbChunks.id, { onDelete: 'cascade' }),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     model: text('model').notNull(),
     embedding: real('embedding').array().notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
@@ -647,9 +617,7 @@ export const widgetSightings = pgTable(
   'widget_sightings',
   {
     clientId: text('client_id').notNull(),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     origin: text('origin').notNull(),
     widgetVersion: text('widget_version').notNull(),
     day: date('day').notNull(),
@@ -666,9 +634,7 @@ export const widgetRefusals = pgTable(
   'widget_refusals',
   {
     clientId: text('client_id').notNull(),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     origin: text('origin').notNull(),
     stage: text('stage').notNull(),
     reason: text('reason').notNull(),
@@ -723,9 +689,7 @@ export const webhookEndpoints = pgTable(
   'webhook_endpoints',
   {
     id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     url: text('url').notNull(),
     events: text('events').array().notNull(),
     secret: text('secret').notNull(),
@@ -749,9 +713,7 @@ export const webhookEvents = pgTable(
   {
     id: text('id').primaryKey(),
     seq: bigserial('seq', { mode: 'number' }).notNull(),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     type: text('type').notNull(),
     conversationId: uuid('conversation_id').notNull(),
     body: text('body').notNull(),
@@ -770,9 +732,7 @@ export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
     id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     endpointId: uuid('endpoint_id')
       .notNull()
       .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
@@ -807,9 +767,7 @@ export const curatedAnswers = pgTable(
   'curated_answers',
   {
     id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     questions: text('questions').array().notNull(),
     answer: text('answer').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
@@ -823,9 +781,7 @@ export const synonymGroups = pgTable(
   'synonym_groups',
   {
     id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     words: text('words').array().notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
@@ -836,9 +792,7 @@ export const synonymGroups = pgTable(
 export const gapDismissals = pgTable(
   'gap_dismissals',
   {
-    accountId: integer('account_id')
-      .notNull()
-      .references(() => accounts.id),
+    accountId: accountRef(),
     question: text('question').notNull(),
     dismissedAt: ts('dismissed_at').notNull().defaultNow(),
   },

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { getDb, type Db } from '../../db/client';
 import { getAccountById, insertAccount, insertAdminUser, lockAccountForWrite } from '../../db/queries/accounts';
 import { getAccountOwner } from '../../db/queries/team';
@@ -9,7 +9,7 @@ import { generateApiKey } from '../auth/api-keys';
 import { hashPassword } from '../auth/passwords';
 import { getEnv } from '../env';
 import { CreateAccountInput, CreateApiKeyInput, CreateUserInput } from './contract';
-import { describeIssues, issueParams } from '../core/validation';
+import { describeIssues, issueParams } from '../zod-issues';
 
 /** Validates with a schema; the 400 names each field as the caller spelled it. */
 export function validate<T extends z.ZodType>(schema: T, input: unknown, names: Record<string, string> = {}): z.infer<T> {

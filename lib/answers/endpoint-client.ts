@@ -2,12 +2,12 @@ import OpenAI from 'openai';
 import type { StoredModelEndpoint } from '../bot/settings';
 import { AppError } from '../core/errors';
 import { openSecret } from '../core/secrets';
-import { parseWebhookUrl, resolveWebhookTarget, UnsafeAddressError } from '../webhooks/address';
+import { parseOutboundUrl, resolveOutboundTarget, UnsafeAddressError } from '../net/address';
 
 /** Throws AppError('invalid_request') naming what is wrong with the address (§16 outbound addresses). */
 export async function checkEndpointAddress(baseUrl: string): Promise<void> {
   try {
-    await resolveWebhookTarget(parseWebhookUrl(baseUrl));
+    await resolveOutboundTarget(parseOutboundUrl(baseUrl));
   } catch (e) {
     if (e instanceof UnsafeAddressError)
       throw new AppError('invalid_request', `Base URL: ${e.message}.`, { errors: [{ param: 'base_url', message: e.message }] });

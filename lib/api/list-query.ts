@@ -13,7 +13,7 @@ import {
   updatedSinceParam,
   uuidParam,
 } from './params';
-import { describeIssues, issueParams } from '../core/validation';
+import { describeIssues, issueParams } from '../zod-issues';
 
 /** A name the API accepts and the canonical name it stands for (docs/contracts.md §4: canonical wins). */
 export const ALIASES: Record<string, string> = { resultsPerPage: 'pageSize', order_by: 'sortBy', sort: 'sortOrder' };
@@ -199,4 +199,15 @@ export function gridjsCells<T extends Record<string, unknown>>(record: T): Recor
 export function offsetOf(q: { page: bigint; resultsPerPage: number }): number | null {
   const offset = (q.page - 1n) * BigInt(q.resultsPerPage);
   return offset > BigInt(Number.MAX_SAFE_INTEGER) ? null : Number(offset);
+}
+
+/** The rows a list query asks for, in its direction; null when the page lies beyond any table (only the total is read). */
+export function pageWindowOf(q: ListQuery<string>): { limit: number; offset: number; direction: 'ASC' | 'DESC' } | null {
+  const offset = offsetOf(q);
+  return offset === null ? null : { limit: q.resultsPerPage, offset, direction: q.sort ?? 'DESC' };
+}
+
+/** A list's page of records in its envelope: as they are, or as table cells for `format=gridjs`. */
+export function recordsEnvelope<T extends Record<string, unknown>>(basePath: string, q: ListQuery<string>, count: number, records: T[]): Envelope<unknown> {
+  return envelope<unknown>(basePath, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
 }

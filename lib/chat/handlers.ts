@@ -11,7 +11,7 @@ import { ClientRequests, MAX_QUESTION_CHARS, PROTOCOL_VERSION, type ClientReques
 import { ask, comment, feedback, handoffOf, history, messagesSeen, rating, requestPerson, resume, visitorEmail } from './requests';
 import { isLegacyWidget, legacyRoomOf } from './legacy';
 import { recordSighting, sightingVersion } from './sightings';
-import { describeIssues, issueParams } from '../core/validation';
+import { describeIssues, issueParams } from '../zod-issues';
 
 /** Refusals and failures become `{ ok: false, error }`; a database that is away is `unavailable`. */
 function errorAck(name: string, e: unknown) {

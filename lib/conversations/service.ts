@@ -7,7 +7,7 @@ import {
   type ConversationWithTranscriptRow,
 } from '../../db/queries/conversations';
 import { AppError } from '../core/errors';
-import { envelope, gridjsCells, offsetOf, parseListQuery, parseSingleQuery, type Envelope, type ListQuery } from '../api/list-query';
+import { gridjsCells, pageWindowOf, parseListQuery, parseSingleQuery, recordsEnvelope, type Envelope, type ListQuery } from '../api/list-query';
 import { messagesOf, toApiMessage } from './messages';
 import { ConversationListQuery, type CONVERSATION_SORT_KEYS, type ConversationRecord, type Message } from './contract';
 
@@ -41,17 +41,8 @@ export function conversationFilterOf(q: ListQuery<string>, channelIds: number[])
 export async function listConversationsPage(accountId: number, params: URLSearchParams, linkPath: string): Promise<Envelope<unknown>> {
   const { query: q, channelIds } = parseListQuery<SortKey>(params, ConversationListQuery);
   const db = openDb() ?? (await getDb());
-  const filter = conversationFilterOf(q, channelIds);
-  const offset = offsetOf(q);
-  const { count, rows: page } = await listConversationsWithCount(
-    db,
-    accountId,
-    filter,
-    q.order_by ?? 'created_at',
-    offset === null ? null : { limit: q.resultsPerPage, offset, direction: q.sort ?? 'DESC' },
-  );
-  const records = page.map(toConversationRecord);
-  return envelope<unknown>(linkPath, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
+  const { count, rows } = await listConversationsWithCount(db, accountId, conversationFilterOf(q, channelIds), q.order_by ?? 'created_at', pageWindowOf(q));
+  return recordsEnvelope(linkPath, q, count, rows.map(toConversationRecord));
 }
 
 /** A conversation's messages as the Customer API gives them (GET /conversation/{id}, the export), notes included. */

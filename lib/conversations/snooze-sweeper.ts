@@ -1,6 +1,5 @@
 import { getLogger } from '../core/logger';
-import { startBackgroundLoop, type BackgroundLoop } from '../core/loop';
-import { processSlot } from '../core/process';
+import { processLoop } from '../core/loop';
 import { wakeSnoozedConversations } from './handoff';
 
 /**
@@ -11,22 +10,16 @@ import { wakeSnoozedConversations } from './handoff';
 export const SNOOZE_SWEEP_MS = 15_000;
 const BATCH = 100;
 
-const slot = processSlot<BackgroundLoop>('svc.snoozeSweeper');
+const sweeper = processLoop('svc.snoozeSweeper');
 
 export function startSnoozeSweeper(): void {
-  if (slot.get()) return;
-  slot.set(
-    startBackgroundLoop({
-      pollMs: SNOOZE_SWEEP_MS,
-      step: async () => (await wakeSnoozedConversations({ limit: BATCH })) >= BATCH,
-      onDown: (e) => getLogger().error({ err: e }, 'snooze sweeper: cannot wake snoozed conversations; retrying'),
-    }),
-  );
+  sweeper.start({
+    pollMs: SNOOZE_SWEEP_MS,
+    step: async () => (await wakeSnoozedConversations({ limit: BATCH })) >= BATCH,
+    onDown: (e) => getLogger().error({ err: e }, 'snooze sweeper: cannot wake snoozed conversations; retrying'),
+  });
 }
 
 export async function stopSnoozeSweeper(): Promise<void> {
-  const loop = slot.get();
-  if (!loop) return;
-  await loop.stop();
-  slot.clear();
+  await sweeper.stop();
 }

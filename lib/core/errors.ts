@@ -1,4 +1,4 @@
-import type { IssueParam } from './validation';
+import type { IssueParam } from '../zod-issues';
 
 /** The one error type of the service. Codes are a closed list; lib/core/problem.ts maps them to HTTP. */
 export const ERROR_STATUS = {
@@ -19,7 +19,7 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** A request field and what is wrong with it (the shape of lib/core/validation.ts's issue formatter). */
+/** A request field and what is wrong with it (the shape of lib/zod-issues.ts's formatter). */
 export type ParamError = IssueParam;
 
 export class AppError extends Error {

@@ -1,5 +1,6 @@
 import { onDrain } from './drain';
 import { wakeablePause } from './pause';
+import { processSlot } from './process';
 
 /** A running background loop: `stopping` once stop() or the drain began; `wake()` ends its pause early. */
 export type BackgroundLoop = {
@@ -15,12 +16,14 @@ export type BackgroundLoop = {
  * that throws (the database away) is reported once by `onDown`, then retried with a backoff up to
  * 15 s; `onUp` is told when a step succeeds again. It never throws.
  */
-export function startBackgroundLoop(o: {
+export type LoopOptions = {
   pollMs: number;
   step: (loop: BackgroundLoop) => Promise<boolean | undefined>;
   onDown: (e: unknown) => void;
   onUp?: () => void;
-}): BackgroundLoop {
+};
+
+export function startBackgroundLoop(o: LoopOptions): BackgroundLoop {
   let stopping = false;
   let done: Promise<void> = Promise.resolve();
   const pause = wakeablePause(() => stopping);
@@ -58,4 +61,23 @@ export function startBackgroundLoop(o: {
     }
   });
   return loop;
+}
+
+/**
+ * A background loop the process runs at most one of, held in the process slot `name`: `start`
+ * does nothing while one runs; `stop` waits for it to finish its step, then forgets it.
+ */
+export function processLoop(name: string) {
+  const slot = processSlot<BackgroundLoop>(name);
+  return {
+    start(o: LoopOptions): void {
+      if (!slot.get()) slot.set(startBackgroundLoop(o));
+    },
+    async stop(): Promise<void> {
+      const loop = slot.get();
+      if (!loop) return;
+      await loop.stop();
+      slot.clear();
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import { AppError } from '../core/errors';
-import { describeIssues, issueParams } from '../core/validation';
+import { describeIssues, issueParams } from '../zod-issues';
 import { getHandoffSettings, saveHandoffSettings, type Member } from '../conversations/handoff';
 import { HandoffSettings, WEEKDAYS } from '../conversations/handoff-contract';
 

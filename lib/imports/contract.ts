@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isValidTimestamp } from '../api/timestamps';
-import { describeIssues, isUuid, issueParams, UUID_PATTERN } from '../core/validation';
+import { isUuid, UUID_PATTERN } from '../core/validation';
+import { describeIssues, issueParams } from '../zod-issues';
 
 /** The limits of an import line's fields: the zod schemas below and their fast path read them here. */
 export const IMPORT_LIMITS = {

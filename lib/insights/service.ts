@@ -1,7 +1,7 @@
 import { getDb, openDb } from '../../db/client';
 import { getConversationFigures, getResponseFigures, type ConversationFigures, type ResponseFigures } from '../../db/queries/insights';
 import { AppError } from '../core/errors';
-import { describeIssues, issueParams } from '../core/validation';
+import { describeIssues, issueParams } from '../zod-issues';
 import { InsightsQuery, type InsightsRecord } from './contract';
 
 /** A share 0–1 to four decimals; 0 when there is nothing to divide. */

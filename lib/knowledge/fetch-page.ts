@@ -1,8 +1,5 @@
-import http from 'node:http';
-import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { AppError } from '../core/errors';
-import { parseWebhookUrl, resolveWebhookTarget, UnsafeAddressError } from '../webhooks/address';
+import { requestChecked, resolveOutboundUrl, UnsafeAddressError } from '../net/address';
 
 /** What a website import sends as its user agent (robots.txt groups match it). */
 export const CRAWLER_AGENT = 'svc-kb-crawler';
@@ -15,9 +12,7 @@ export type FetchedPage = { status: number; contentType: string; location: strin
  */
 export async function checkOutboundUrl(raw: string) {
   try {
-    const target = parseWebhookUrl(raw.trim());
-    const [address] = (await resolveWebhookTarget(target)) as [{ address: string; family: 4 | 6 }];
-    return { url: target.url, address };
+    return await resolveOutboundUrl(raw.trim());
   } catch (e) {
     if (e instanceof UnsafeAddressError) throw new AppError('invalid_request', `Website or sitemap URL: ${e.message}.`);
     throw e;
@@ -31,21 +26,13 @@ export async function checkOutboundUrl(raw: string) {
  */
 export async function fetchPage(raw: string, opts: { maxBytes: number; timeoutMs: number; signal?: AbortSignal }): Promise<FetchedPage> {
   const { url, address } = await checkOutboundUrl(raw);
-  const lookup: LookupFunction = (_host, o, cb) => {
-    if ((o as { all?: boolean }).all) (cb as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [address]);
-    else cb(null, address.address, address.family);
-  };
   return new Promise<FetchedPage>((resolve, reject) => {
     const signal = opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs)]) : AbortSignal.timeout(opts.timeoutMs);
-    const req = (url.protocol === 'https:' ? https : http).request(
+    const req = requestChecked(
+      url,
+      address,
       {
-        protocol: url.protocol,
-        hostname: url.hostname.replace(/^\[|\]$/g, ''),
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
         method: 'GET',
-        lookup,
-        agent: false,
         signal,
         headers: { 'user-agent': `${CRAWLER_AGENT}/1`, accept: 'text/html, application/xml, text/xml, text/plain;q=0.5' },
       },

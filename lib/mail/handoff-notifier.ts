@@ -10,8 +10,7 @@ import { insertMail } from '../../db/queries/mails';
 import { dashboardUrl } from '../auth/session-secret';
 import { conversationSummary, displayName, type ConversationSummary } from '../conversations/handoff';
 import { getLogger } from '../core/logger';
-import { startBackgroundLoop, type BackgroundLoop } from '../core/loop';
-import { processSlot } from '../core/process';
+import { processLoop } from '../core/loop';
 import { getEnv } from '../env';
 import { unseenRepliesMail, waitingConversationMail } from './templates';
 import { wakeMailWorker } from './worker';
@@ -96,7 +95,7 @@ export async function runHandoffMailPass(): Promise<{ waiting: number; replies: 
   return { waiting: await mailWaitingConversations(), replies: await mailUnseenReplies() };
 }
 
-const slot = processSlot<BackgroundLoop>('svc.handoffNotifier');
+const notifier = processLoop('svc.handoffNotifier');
 
 /** The poll: a quarter of the shorter delay, between 0.25 and 5 s (a mail is at most that late). */
 export function handoffPollMs(env = getEnv()): number {
@@ -104,22 +103,16 @@ export function handoffPollMs(env = getEnv()): number {
 }
 
 export function startHandoffNotifier(): void {
-  if (slot.get()) return;
-  slot.set(
-    startBackgroundLoop({
-      pollMs: handoffPollMs(),
-      step: async () => {
-        await runHandoffMailPass();
-        return false;
-      },
-      onDown: (e) => getLogger().error({ err: e }, 'handoff notifier: a pass failed; retrying'),
-    }),
-  );
+  notifier.start({
+    pollMs: handoffPollMs(),
+    step: async () => {
+      await runHandoffMailPass();
+      return false;
+    },
+    onDown: (e) => getLogger().error({ err: e }, 'handoff notifier: a pass failed; retrying'),
+  });
 }
 
 export async function stopHandoffNotifier(): Promise<void> {
-  const loop = slot.get();
-  if (!loop) return;
-  await loop.stop();
-  slot.clear();
+  await notifier.stop();
 }

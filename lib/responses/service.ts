@@ -1,7 +1,7 @@
 import { getDb, openDb } from '../../db/client';
 import { getResponseById, listResponseComments, listResponsesWithCount, type ResponseFilter, type ResponseRow } from '../../db/queries/responses';
 import { AppError } from '../core/errors';
-import { envelope, gridjsCells, offsetOf, parseListQuery, parseSingleQuery, type Envelope, type ListQuery } from '../api/list-query';
+import { gridjsCells, pageWindowOf, parseListQuery, parseSingleQuery, recordsEnvelope, type Envelope, type ListQuery } from '../api/list-query';
 import { ResponseListQuery, type RESPONSE_SORT_KEYS, type ResponseDetail, type ResponseRecord } from './contract';
 
 type SortKey = (typeof RESPONSE_SORT_KEYS)[number];
@@ -39,17 +39,8 @@ export function responseFilterOf(q: ListQuery<string>, channelIds: number[]): Re
 export async function listResponsesPage(accountId: number, params: URLSearchParams, linkPath: string): Promise<Envelope<unknown>> {
   const { query: q, channelIds } = parseListQuery<SortKey>(params, ResponseListQuery);
   const db = openDb() ?? (await getDb());
-  const filter = responseFilterOf(q, channelIds);
-  const offset = offsetOf(q);
-  const { count, rows: page } = await listResponsesWithCount(
-    db,
-    accountId,
-    filter,
-    q.order_by ?? 'created_at',
-    offset === null ? null : { limit: q.resultsPerPage, offset, direction: q.sort ?? 'DESC' },
-  );
-  const records = page.map(toResponseRecord);
-  return envelope<unknown>(linkPath, q, count, q.format === 'gridjs' ? records.map(gridjsCells) : records);
+  const { count, rows } = await listResponsesWithCount(db, accountId, responseFilterOf(q, channelIds), q.order_by ?? 'created_at', pageWindowOf(q));
+  return recordsEnvelope(linkPath, q, count, rows.map(toResponseRecord));
 }
 
 /** One response; its JSON form adds `comment_list` (the gridjs form stays one table row). */

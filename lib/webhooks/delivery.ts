@@ -1,9 +1,6 @@
-import http from 'node:http';
-import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { getEnv } from '../env';
-import { parseWebhookUrl, resolveWebhookTarget, UnsafeAddressError } from './address';
+import { type CheckedAddress, requestChecked, resolveOutboundUrl, UnsafeAddressError } from '../net/address';
 import { MAX_ERROR_CHARS, MAX_RESPONSE_BYTES } from './rules';
 
 /**
@@ -27,21 +24,14 @@ const clip = (s: string) => (s.length > MAX_ERROR_CHARS ? `${s.slice(0, MAX_ERRO
 export async function attemptDelivery(urlText: string, eventId: string, body: string, secrets: string[], signal?: AbortSignal): Promise<AttemptResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  let address: { address: string; family: 4 | 6 };
+  let address: CheckedAddress;
   let url: URL;
   try {
-    const target = parseWebhookUrl(urlText);
-    url = target.url;
-    [address] = (await resolveWebhookTarget(target)) as [{ address: string; family: 4 | 6 }];
+    ({ url, address } = await resolveOutboundUrl(urlText));
   } catch (e) {
     const why = e instanceof UnsafeAddressError ? `refused: ${e.message}` : `could not resolve: ${(e as Error).message}`;
     return { ok: false, statusCode: null, latencyMs: elapsed(), error: clip(why) };
   }
-  // Connect to the address just checked, whatever a second DNS answer would say.
-  const lookup: LookupFunction = (_host, opts, cb) => {
-    if ((opts as { all?: boolean }).all) (cb as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [address]);
-    else cb(null, address.address, address.family);
-  };
   const bytes = Buffer.from(body, 'utf8');
   const timeoutMs = getEnv().WEBHOOK_TIMEOUT_MS;
   return new Promise<AttemptResult>((resolve) => {
@@ -54,15 +44,12 @@ export async function attemptDelivery(urlText: string, eventId: string, body: st
         resolve(r);
       }
     };
-    const req = (url.protocol === 'https:' ? https : http).request(
+    // Connects to the address just checked, whatever a second DNS answer would say.
+    const req = requestChecked(
+      url,
+      address,
       {
-        protocol: url.protocol,
-        hostname: url.hostname.replace(/^\[|\]$/g, ''),
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
         method: 'POST',
-        lookup,
-        agent: false,
         headers: {
           ...signatureHeaders(eventId, body, secrets),
           'content-type': 'application/json',

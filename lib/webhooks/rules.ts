@@ -32,7 +32,6 @@ export const ROTATION_OVERLAP_HOURS = 24;
 /** Response bodies are read up to this much (and discarded); the log keeps this much of an error. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 export const MAX_ERROR_CHARS = 300;
-export const MAX_URL_CHARS = 2000;
 export const MAX_ENDPOINTS_PER_ACCOUNT = 50;
 /** The delivery log shows an endpoint's latest this many deliveries. */
 export const DELIVERY_LOG_LIMIT = 50;

@@ -14,7 +14,7 @@ import {
 } from '../../db/queries/webhooks';
 import { requireAccount, validate } from '../accounts/service';
 import { AppError } from '../core/errors';
-import { parseWebhookUrl, resolveWebhookTarget, UnsafeAddressError } from './address';
+import { parseOutboundUrl, resolveOutboundTarget, UnsafeAddressError } from '../net/address';
 import { CreateWebhookInput, WebhookDeliveryId, WebhookEndpointId, type WebhookEndpointView } from './contract';
 import {
   DELIVERY_LOG_LIMIT,
@@ -41,8 +41,8 @@ function invalid(param: string, message: string): AppError {
 /** Refuses what docs/contracts.md §11 refuses: not http(s), and private, loopback, link-local or metadata addresses after resolution. */
 export async function checkWebhookUrl(raw: string): Promise<string> {
   try {
-    const target = parseWebhookUrl(raw);
-    await resolveWebhookTarget(target);
+    const target = parseOutboundUrl(raw);
+    await resolveOutboundTarget(target);
     return target.url.toString();
   } catch (e) {
     if (e instanceof UnsafeAddressError) throw invalid('url', e.message);

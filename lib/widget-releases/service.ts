@@ -8,7 +8,7 @@ import { onInvalidation, publishInvalidation } from '../cache/invalidation';
 import { getEnv } from '../env';
 import { getRedis } from '../redis/client';
 import { processSingleton } from '../core/process';
-import { describeIssues, issueParams } from '../core/validation';
+import { describeIssues, issueParams } from '../zod-issues';
 import { rcompare } from 'semver';
 
 /**

@@ -15,7 +15,7 @@ import { MODEL_UNAVAILABLE } from '../../lib/answers/engines/openai';
 import { saveModelEndpoint, testModelEndpoint } from '../../lib/answers/model-endpoint';
 import { getModelEndpointView, storeModelEndpoint } from '../../lib/bot/settings';
 import { isAppError } from '../../lib/core/errors';
-import { PRIVATE_REFUSED } from '../../lib/webhooks/address';
+import { PRIVATE_REFUSED } from '../../lib/net/address';
 import { startFakeModel } from '../fixtures/fake-model';
 import { createTestAccount } from '../helpers/builders';
 import { newDataDir } from '../helpers/data-dir';

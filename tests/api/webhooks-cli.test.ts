@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { PRIVATE_REFUSED } from '../../lib/webhooks/address';
+import { PRIVATE_REFUSED } from '../../lib/net/address';
 import { inDb, parseSuccess, runCli, useCliDatabase } from '../helpers/cli';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
 import { eventually } from '../helpers/widget';

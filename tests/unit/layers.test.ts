@@ -33,6 +33,7 @@ const LAYERS: string[][] = [
   ['lib/net', 'lib/redis'],
   ['db/client', 'db/queries', 'db/schema'],
   ['lib/core', 'lib/env'],
+  ['lib/zod-issues'],
 ];
 const rank = new Map(LAYERS.flatMap((units, i) => units.map((u) => [u, LAYERS.length - i] as const)));
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { parseWebhookUrl, PRIVATE_REFUSED, refusedAddressReason, resolveWebhookTarget } from '../../lib/webhooks/address';
+import { parseOutboundUrl, PRIVATE_REFUSED, refusedAddressReason, resolveOutboundTarget } from '../../lib/net/address';
 
 // Read on first use (getEnv), after these lines.
 delete process.env.OUTBOUND_ALLOW_PRIVATE_NETWORKS;
@@ -53,10 +53,10 @@ describe('refusedAddressReason', () => {
   }
 });
 
-describe('resolveWebhookTarget', () => {
+describe('resolveOutboundTarget', () => {
   it('a literal address is named in the refusal, with the setting that allows it', async () => {
     for (const url of ['http://[::7f00:1]/', 'http://[::127.0.0.1]/', 'http://[::ffff:7f00:1]/', 'http://2130706433/']) {
-      await assert.rejects(resolveWebhookTarget(parseWebhookUrl(url)), (e: Error) => {
+      await assert.rejects(resolveOutboundTarget(parseOutboundUrl(url)), (e: Error) => {
         assert.match(e.message, /^(127\.0\.0\.1|::7f00:1) is a (loopback|reserved \(IPv4-compatible\)) address; /, url);
         assert.ok(e.message.endsWith(PRIVATE_REFUSED), e.message);
         assert.match(e.message, /OUTBOUND_ALLOW_PRIVATE_NETWORKS=1/);
@@ -67,7 +67,7 @@ describe('resolveWebhookTarget', () => {
 
   it('a host name that resolves to loopback is refused without saying what it resolved to', async () => {
     for (const url of ['http://localhost:3000/hook', 'http://LocalHost/x']) {
-      await assert.rejects(resolveWebhookTarget(parseWebhookUrl(url)), (e: Error) => {
+      await assert.rejects(resolveOutboundTarget(parseOutboundUrl(url)), (e: Error) => {
         assert.match(e.message, /^host localhost resolves to a refused address; /, url);
         assert.ok(e.message.endsWith(PRIVATE_REFUSED));
         for (const leak of ['127.0.0.1', '::1', 'loopback address']) assert.ok(!e.message.includes(leak), `${leak} in ${e.message}`);
@@ -79,8 +79,8 @@ describe('resolveWebhookTarget', () => {
   for (const name of ['OUTBOUND_ALLOW_PRIVATE_NETWORKS', 'WEBHOOK_ALLOW_PRIVATE_NETWORKS']) {
     it(`${name}=1 allows private addresses`, async () => {
       const script =
-        "const m = await import('./lib/webhooks/address.ts'); const a = m.default ?? m; " +
-        "console.log(JSON.stringify(await a.resolveWebhookTarget(a.parseWebhookUrl('http://10.1.2.3/'))));";
+        "const m = await import('./lib/net/address.ts'); const a = m.default ?? m; " +
+        "console.log(JSON.stringify(await a.resolveOutboundTarget(a.parseOutboundUrl('http://10.1.2.3/'))));";
       const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
         env: { ...process.env, [name]: '1' },
       });

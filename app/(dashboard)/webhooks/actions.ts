@@ -13,7 +13,7 @@ import {
   sendWebhookTestEvent,
   setWebhookPaused,
 } from '@/lib/webhooks/service';
-import { describeIssues, issueParams } from '@/lib/core/validation';
+import { describeIssues, issueParams } from '@/lib/zod-issues';
 
 /** Dashboard doors into lib/webhooks: the account always comes from the session, inputs through zod. */
 const CreateForm = z.object({

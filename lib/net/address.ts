@@ -1,10 +1,13 @@
 import dns from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { getEnv } from '../env';
-import { MAX_URL_CHARS } from './rules';
 
 /**
- * SSRF guard for outbound URLs (docs/contracts.md §11, §16 outbound addresses). Only public unicast
+ * SSRF guard for outbound URLs (docs/contracts.md §11, §16 outbound addresses): webhooks, website
+ * imports and an account's model endpoint. Only public unicast
  * addresses are allowed: loopback, RFC 1918, fc00::/7, link-local (metadata services at
  * 169.254.169.254 and fd00:ec2::254 among them), CGNAT, unspecified, multicast and reserved are
  * refused. IPv4-mapped IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it reaches; the other
@@ -15,6 +18,9 @@ import { MAX_URL_CHARS } from './rules';
  */
 
 export class UnsafeAddressError extends Error {}
+
+/** The longest outbound URL accepted. */
+export const MAX_URL_CHARS = 2000;
 
 /** The one refusal text (§16): what is refused, and the setting a self-hosted deployment may use. */
 export const PRIVATE_REFUSED =
@@ -46,9 +52,10 @@ export function refusedAddressReason(address: string): string | null {
 }
 
 export type ParsedTarget = { url: URL; host: string; isLiteral: boolean };
+export type CheckedAddress = { address: string; family: 4 | 6 };
 
 /** The URL's syntax rules (http or https, no credentials, a host); throws UnsafeAddressError with the reason. */
-export function parseWebhookUrl(raw: string): ParsedTarget {
+export function parseOutboundUrl(raw: string): ParsedTarget {
   if (raw.length > MAX_URL_CHARS) throw new UnsafeAddressError(`must be at most ${MAX_URL_CHARS} characters`);
   let url: URL;
   try {
@@ -67,7 +74,7 @@ export function parseWebhookUrl(raw: string): ParsedTarget {
  * The addresses to connect to for this URL, every one checked (all must pass: a name that also
  * resolves to a private address is refused as a whole). Throws UnsafeAddressError.
  */
-export async function resolveWebhookTarget(target: ParsedTarget): Promise<Array<{ address: string; family: 4 | 6 }>> {
+export async function resolveOutboundTarget(target: ParsedTarget): Promise<CheckedAddress[]> {
   const env = getEnv();
   const allowPrivate = env.OUTBOUND_ALLOW_PRIVATE_NETWORKS || env.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
   let found: Array<{ address: string; family: number }>;
@@ -90,4 +97,39 @@ export async function resolveWebhookTarget(target: ParsedTarget): Promise<Array<
     }
   }
   return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+}
+
+/** The URL parsed and resolved, every address checked; `address` is the one to connect to. Throws UnsafeAddressError. */
+export async function resolveOutboundUrl(raw: string): Promise<{ url: URL; address: CheckedAddress }> {
+  const target = parseOutboundUrl(raw);
+  const [address] = (await resolveOutboundTarget(target)) as [CheckedAddress];
+  return { url: target.url, address };
+}
+
+/**
+ * An http(s) request to `url` that connects to the address just checked, whatever a second DNS
+ * answer would say (so rebinding cannot reach a refused address); no agent, redirects not followed.
+ */
+export function requestChecked(
+  url: URL,
+  address: CheckedAddress,
+  options: Pick<http.RequestOptions, 'method' | 'headers' | 'signal'>,
+  onResponse: (res: http.IncomingMessage) => void,
+): http.ClientRequest {
+  const lookup: LookupFunction = (_host, o, cb) => {
+    if ((o as { all?: boolean }).all) (cb as unknown as (e: null, a: CheckedAddress[]) => void)(null, [address]);
+    else cb(null, address.address, address.family);
+  };
+  return (url.protocol === 'https:' ? https : http).request(
+    {
+      protocol: url.protocol,
+      hostname: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port || undefined,
+      path: `${url.pathname}${url.search}`,
+      lookup,
+      agent: false,
+      ...options,
+    },
+    onResponse,
+  );
 }
