@@ -68,7 +68,12 @@ export async function suggestGapSynonyms(accountId: number, groups: GapGroup[]):
         if (candidates.length === 0 || out.some((o) => o.word === candidates[0]!.word)) continue;
         let best = candidates[0]!;
         if (candidates.length > 1 && context.length > 0) {
-          const together = await countPassagesWithBoth(db, accountId, candidates.map((c) => stemsOf.get(c.synonym)!), context);
+          const together = await countPassagesWithBoth(
+            db,
+            accountId,
+            candidates.map((c) => stemsOf.get(c.synonym)!),
+            context,
+          );
           best = candidates[together.indexOf(Math.max(...together))]!;
         }
         out.push(best);
