@@ -75,6 +75,10 @@ test('invite → mail → accept → the agent is signed in and gets the 404 pag
     expect(res?.status(), path).toBe(404);
     await expect(p2.getByRole('heading', { name: 'Not found' })).toBeVisible();
   }
+  // The gaps are an agent's to read, not to answer: no buttons that would only be refused.
+  await p2.goto('/insights/gaps');
+  await expect(p2.getByText('An owner or admin can add answers and synonyms for them.')).toBeVisible();
+  await expect(p2.getByRole('button', { name: /Add answer|Add synonym|Dismiss/ })).toHaveCount(0);
   await p2.goto(link);
   await expect(p2.getByRole('heading', { name: 'Invitation not valid' })).toBeVisible();
   await invitee.close();

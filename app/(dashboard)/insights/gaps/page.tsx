@@ -1,3 +1,4 @@
+import { can } from '@/lib/auth/roles';
 import { requirePageMember } from '@/lib/auth/session';
 import { getGapsPage } from '@/lib/dashboard/insights';
 import { plural } from '@/lib/dashboard/format';
@@ -10,7 +11,9 @@ export const metadata = { title: 'Content gaps · svc' };
 const REASON = { declined: ['declined', 'declined'], disliked: ['disliked answer', 'disliked answers'], handed_off: ['handoff', 'handoffs'] } as const;
 
 export default async function GapsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const { accountId } = await requirePageMember('records.read');
+  const { accountId, role } = await requirePageMember('records.read');
+  // Agents read the gaps; answering and dismissing them changes the knowledge base.
+  const editable = can(role, 'knowledge.write');
   const { query, range, error, groups } = await getGapsPage(accountId, await searchParams);
   return (
     <>
@@ -21,6 +24,7 @@ export default async function GapsPage({ searchParams }: { searchParams: Promise
       <WindowHead path="/insights/gaps" range={range} error={error}>
         Questions the bot declined, answers visitors disliked and conversations handed off to a person, from {query.from} to {query.to} (UTC), grouped by what
         was asked and ranked by conversations affected.
+        {!editable && ' An owner or admin can add answers and synonyms for them.'}
       </WindowHead>
       {groups.length === 0 ? (
         <p className="empty panel">Nothing to fill in this range: no declined, disliked or handed-off questions.</p>
@@ -49,11 +53,15 @@ export default async function GapsPage({ searchParams }: { searchParams: Promise
                   <span className="muted">A member replied:</span> {g.draft}
                 </blockquote>
               )}
-              <SynonymSuggestions
-                suggestions={g.synonyms}
-                label="Words of these questions that your knowledge base never uses, each with the word it uses instead:"
-              />
-              <GapActions questions={g.questions.map((q) => q.text)} draft={g.draft} />
+              {editable && (
+                <>
+                  <SynonymSuggestions
+                    suggestions={g.synonyms}
+                    label="Words of these questions that your knowledge base never uses, each with the word it uses instead:"
+                  />
+                  <GapActions questions={g.questions.map((q) => q.text)} draft={g.draft} />
+                </>
+              )}
             </li>
           ))}
         </ol>
