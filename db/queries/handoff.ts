@@ -133,6 +133,19 @@ export async function insertConversationMessage(
   return row ?? null;
 }
 
+/** The client_message_ids of one member's newest replies and notes in a conversation (their page settles what it was still sending). */
+export async function memberClientIdsOf(db: Db, accountId: number, conversationId: string, userId: number, limit = 100): Promise<string[]> {
+  const found = await rows<{ client_message_id: string }>(
+    db,
+    sql`
+    SELECT client_message_id FROM conversation_messages
+    WHERE account_id = ${accountId} AND conversation_id = ${conversationId} AND author_user_id = ${userId}
+      AND client_message_id IS NOT NULL AND ${clientIdScope('member')}
+    ORDER BY created_at DESC LIMIT ${limit}`,
+  );
+  return found.map((r) => r.client_message_id);
+}
+
 export async function getMessageByClientId(
   db: Db,
   accountId: number,

@@ -18,7 +18,7 @@ import {
   touchDashboard,
 } from '../conversations/handoff';
 import { getDb } from '../../db/client';
-import { getAccountMember } from '../../db/queries/handoff';
+import { getAccountMember, memberClientIdsOf } from '../../db/queries/handoff';
 import type { InboxRequestName, InboxView } from './protocol';
 
 /** A page of one view and every view's count, as this member sees them (Mine is theirs). */
@@ -78,10 +78,11 @@ export async function inboxPage(member: DashboardSession, view: InboxView) {
 export async function inboxConversationPage(member: DashboardSession, conversationId: string) {
   const transcript = await getTranscript(member.accountId, conversationId);
   if (!transcript) return null;
-  const [summary, { members }, replies] = await Promise.all([
+  const [summary, { members }, replies, sent] = await Promise.all([
     conversationSummary(member, { conversation_id: transcript.conversation.id }),
     listAccountMembers(member.accountId),
     listCannedReplies(member),
+    getDb().then((db) => memberClientIdsOf(db, member.accountId, transcript.conversation.id, member.userId)),
   ]);
-  return { ...transcript, summary, members: members.map((m) => ({ user_id: m.user_id, name: m.name || m.email })), replies };
+  return { ...transcript, summary, members: members.map((m) => ({ user_id: m.user_id, name: m.name || m.email })), replies, sent };
 }

@@ -68,6 +68,11 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
 
   useEffect(() => {
     setMessages(flat(page));
+    // A re-read transcript may already hold a message whose ack was lost: it leaves "Sending…".
+    for (const cid of page.sent) {
+      const o = sending.current.get(cid);
+      if (o) sent(o);
+    }
   }, [page]);
   // Braces: scrollIntoView returns a promise in recent Chromium, and an effect may return only a cleanup.
   useEffect(() => {
