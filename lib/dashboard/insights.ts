@@ -115,7 +115,8 @@ export function figuresOf(r: InsightsRecord, days: DayFigures[]): Figure[] {
       key: 'median_first_response_seconds',
       title: 'First response after handoff',
       value: formatSeconds(r.median_first_response_seconds),
-      definition: "Median time from a conversation's first handoff to the first reply of a team member.",
+      definition:
+        "Median time from a conversation's first handoff to the first reply of a team member. From per-day histograms: within 1 % (1 s under two minutes).",
       unit: 'seconds',
       series: [per('Median first response', (d) => d.median_first_response_seconds)],
     },
@@ -123,7 +124,8 @@ export function figuresOf(r: InsightsRecord, days: DayFigures[]): Figure[] {
       key: 'median_resolution_seconds',
       title: 'Time to resolve',
       value: formatSeconds(r.median_resolution_seconds),
-      definition: 'Median time from the start of a conversation to its resolution, over the resolved ones.',
+      definition:
+        'Median time from the start of a conversation to its resolution, over the resolved ones. From per-day histograms: within 1 % (1 s under two minutes).',
       unit: 'seconds',
       series: [per('Median time to resolve', (d) => d.median_resolution_seconds)],
     },
