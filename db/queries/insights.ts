@@ -156,8 +156,12 @@ const REFRESH_DAYS = 31;
  * committed, so the next statements see their changes) and recomputes those days and the days whose
  * `valid_until` passed. A mark committed meanwhile stays for the next read. Today is read live.
  */
-async function refreshRollup(tx: Db, accountId: number, w: InsightsWindow): Promise<void> {
-  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('svc.insights'), ${accountId})`);
+async function refreshRollup(tx: Db, accountId: number, w: InsightsWindow, wait = true): Promise<boolean> {
+  if (wait) await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('svc.insights'), ${accountId})`);
+  else {
+    const [got] = await rows<{ ok: boolean }>(tx, sql`SELECT pg_try_advisory_xact_lock(hashtext('svc.insights'), ${accountId}) AS ok`);
+    if (!got?.ok) return false;
+  }
   const due = await rows<{ day: string }>(
     tx,
     sql`
@@ -193,6 +197,25 @@ async function refreshRollup(tx: Db, accountId: number, w: InsightsWindow): Prom
       DELETE FROM insights_daily d WHERE d.account_id = ${accountId} AND d.day = ANY(${days})
         AND NOT EXISTS (SELECT 1 FROM fresh f WHERE f.channel_id = d.channel_id AND f.day = d.day)`);
   }
+  return true;
+}
+
+/**
+ * The background refresh (lib/insights/refresher.ts): the past dirty days of up to `accounts`
+ * accounts, each skipped when another refresh holds it. Returns how many accounts it refreshed.
+ */
+export async function refreshDirtyInsights(db: Db, accounts: number): Promise<number> {
+  const dirty = await rows<{ account_id: number; from: string; to: string }>(
+    db,
+    sql`
+    SELECT account_id, to_char(min(day), 'YYYY-MM-DD') AS from, to_char(max(day), 'YYYY-MM-DD') AS to
+    FROM insights_dirty_days WHERE day < ${TODAY} GROUP BY account_id ORDER BY account_id LIMIT ${accounts}`,
+  );
+  let done = 0;
+  for (const d of dirty) {
+    if (await db.transaction((tx) => refreshRollup(tx, d.account_id, { from: d.from, to: d.to, channelId: null }, false))) done++;
+  }
+  return done;
 }
 
 /**

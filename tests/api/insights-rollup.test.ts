@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { getDb, rows, type Db } from '../../db/client';
 import { toggleFeedback } from '../../db/queries/chat';
-import { getInsightsFigures, getLiveInsightsFigures, type InsightsWindow } from '../../db/queries/insights';
+import { getInsightsFigures, getLiveInsightsFigures, refreshDirtyInsights, type InsightsWindow } from '../../db/queries/insights';
 import { createAdminUser } from '../../lib/accounts/service';
 import { rateConversation, replyAsMember, requestHandoff, resolveConversation, takeOver, type Member } from '../../lib/conversations/handoff';
 import { V2 } from '../helpers/api-fixtures';
@@ -198,9 +198,20 @@ describe('insights rollup', () => {
       }
     };
     const reads = () => Promise.all(WINDOWS(a).flatMap((w) => [getInsightsFigures(db, a.acct.accountId, w), getInsightsFigures(db, b.acct.accountId, w)]));
-    await Promise.all([reads(), writes(), reads(), writes(), reads()]);
+    await Promise.all([reads(), writes(), refreshDirtyInsights(db, 100), reads(), writes(), refreshDirtyInsights(db, 100), reads()]);
     await assertRollupIsLive(a, 'after concurrent refreshes');
     await assertRollupIsLive(b, 'B after concurrent refreshes');
+  });
+
+  it('the background refresh rolls up past dirty days before a read', async () => {
+    await db.execute(sql`UPDATE conversations SET csat = 1 WHERE id = ${id(b, 'closed4')}`);
+    await refreshDirtyInsights(db, 1_000);
+    const [marks] = await rows<{ n: number }>(
+      db,
+      sql`SELECT count(*)::int AS n FROM insights_dirty_days WHERE account_id = ${b.acct.accountId} AND day < (now() AT TIME ZONE 'UTC')::date`,
+    );
+    assert.equal(marks!.n, 0);
+    await assertRollupIsLive(b, 'after the background refresh');
   });
 
   it('medians from the histogram: exact for small buckets, within 1 % otherwise', async () => {
