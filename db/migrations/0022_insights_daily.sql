@@ -11,6 +11,8 @@ CREATE TABLE "insights_daily" (
 	"csat_human_responses" integer DEFAULT 0 NOT NULL,
 	"csat_human_sum" integer DEFAULT 0 NOT NULL,
 	"csat_human_high" integer DEFAULT 0 NOT NULL,
+	"median_first_response_seconds" double precision,
+	"median_resolution_seconds" double precision,
 	"first_response_hist" jsonb DEFAULT '{}'::jsonb NOT NULL,
 	"resolution_hist" jsonb DEFAULT '{}'::jsonb NOT NULL,
 	"declined_answers" integer DEFAULT 0 NOT NULL,

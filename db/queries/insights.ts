@@ -31,8 +31,13 @@ const dayStart = (day: SQL) => sql`(${day}::timestamp AT TIME ZONE 'UTC')`;
 /** A duration's histogram bucket: whole seconds below two minutes, then 1 % wide (docs/decisions/insights.md). */
 const bucketOf = (s: SQL) => sql`CASE WHEN ${s} < 120 THEN floor(${s})::int ELSE 120 + floor(100 * ln(${s} / 120))::int END`;
 
+/** The channel_id of a day's row over all its channels (channel ids start at 1). */
+const ALL_CHANNELS = 0;
+/** Which rollup rows to compute: every channel's and the all-channels row (refresh), the all-channels row, or one channel's. */
+type RowsOf = 'every' | 'all' | number;
+
 const ROLLUP_COLUMNS = sql.raw(
-  'channel_id, day, conversations, ai_resolved, handoffs, csat_ai_responses, csat_ai_sum, csat_ai_high, csat_human_responses, csat_human_sum, csat_human_high, first_response_hist, resolution_hist, declined_answers, likes, dislikes, valid_until',
+  'channel_id, day, conversations, ai_resolved, handoffs, csat_ai_responses, csat_ai_sum, csat_ai_high, csat_human_responses, csat_human_sum, csat_human_high, median_first_response_seconds, median_resolution_seconds, first_response_hist, resolution_hist, declined_answers, likes, dislikes, valid_until',
 );
 
 /**
@@ -42,22 +47,28 @@ const ROLLUP_COLUMNS = sql.raw(
  * by a person now; AI-resolved is closed (any status but Open, Waiting, Snoozed) or idle 30 minutes,
  * with no person and no dislike; `valid_until` is when the first not-yet-idle candidate turns idle.
  */
-function rollupRows(accountId: number, lo: SQL, hi: SQL, days: SQL | null, channelId: number | null): SQL {
+function rollupRows(accountId: number, lo: SQL, hi: SQL, days: SQL | null, rowsOf: RowsOf): SQL {
+  const channelId = typeof rowsOf === 'number' ? rowsOf : null;
   const filter = (alias: string) =>
     sql`${days === null ? sql`` : sql`AND ${utcDay(sql.raw(`${alias}.created_at`))} = ANY(${days})`} ${channelId === null ? sql`` : sql`AND ${sql.raw(alias)}.channel_id = ${channelId}`}`;
+  // Each row counts in its channel's row and in the day's all-channels row (channel 0).
+  const keys = (channel: SQL) =>
+    rowsOf === 'every' ? sql`(VALUES (${channel}), (${ALL_CHANNELS}::int))` : sql`(VALUES (${rowsOf === 'all' ? ALL_CHANNELS : channelId}::int))`;
   return sql`
     WITH c AS (
-      SELECT c.channel_id, ${utcDay(sql`c.created_at`)} AS day,
+      SELECT c.channel_id AS own_channel_id, ${utcDay(sql`c.created_at`)} AS day,
         (c.handed_off_at IS NOT NULL OR c.handled_by = 'human') AS person,
         c.status NOT IN ('Open', 'Waiting', 'Snoozed') AS closed,
+        (c.handed_off_at IS NULL AND c.handled_by <> 'human'
+          AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.conversation_id = c.id AND r.dislikes > 0)) AS candidate,
         c.id, c.created_at, c.updated_at, c.resolved_at, c.handed_off_at, c.first_reply_at, c.csat
       FROM conversations c
       WHERE c.account_id = ${accountId} AND c.created_at >= ${lo} AND c.created_at < ${hi} ${filter('c')}
     ), f AS (
-      SELECT c.*, (NOT c.person AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.conversation_id = c.id AND r.dislikes > 0)) AS candidate,
+      SELECT k.ch AS channel_id, c.*,
         extract(epoch FROM c.first_reply_at - c.handed_off_at)::float8 AS first_response,
         CASE WHEN c.closed THEN extract(epoch FROM c.resolved_at - c.created_at)::float8 END AS resolution
-      FROM c
+      FROM c, LATERAL ${keys(sql`c.own_channel_id`)} k(ch)
     ), cd AS (
       SELECT channel_id, day, count(*)::int AS conversations,
         count(*) FILTER (WHERE candidate AND (closed OR updated_at <= now() - ${IDLE_AFTER}))::int AS ai_resolved,
@@ -68,6 +79,8 @@ function rollupRows(accountId: number, lo: SQL, hi: SQL, days: SQL | null, chann
         count(csat) FILTER (WHERE person)::int AS csat_human_responses,
         COALESCE(sum(csat) FILTER (WHERE person), 0)::int AS csat_human_sum,
         count(*) FILTER (WHERE person AND csat >= 4)::int AS csat_human_high,
+        round(percentile_cont(0.5) WITHIN GROUP (ORDER BY first_response) FILTER (WHERE first_response >= 0))::float8 AS median_first_response_seconds,
+        round(percentile_cont(0.5) WITHIN GROUP (ORDER BY resolution) FILTER (WHERE resolution >= 0))::float8 AS median_resolution_seconds,
         min(updated_at + ${IDLE_AFTER}) FILTER (WHERE candidate AND NOT closed AND updated_at > now() - ${IDLE_AFTER}) AS valid_until
       FROM f GROUP BY channel_id, day
     ), h AS (
@@ -82,9 +95,9 @@ function rollupRows(accountId: number, lo: SQL, hi: SQL, days: SQL | null, chann
       ) y
       GROUP BY channel_id, day
     ), rd AS (
-      SELECT r.channel_id, ${utcDay(sql`r.created_at`)} AS day, count(*) FILTER (WHERE r.declined)::int AS declined_answers,
+      SELECT k.ch AS channel_id, ${utcDay(sql`r.created_at`)} AS day, count(*) FILTER (WHERE r.declined)::int AS declined_answers,
         COALESCE(sum(r.likes), 0)::bigint AS likes, COALESCE(sum(r.dislikes), 0)::bigint AS dislikes
-      FROM responses r
+      FROM responses r, LATERAL ${keys(sql`r.channel_id`)} k(ch)
       WHERE r.account_id = ${accountId} AND r.created_at >= ${lo} AND r.created_at < ${hi} ${filter('r')}
       GROUP BY 1, 2
     )
@@ -93,6 +106,7 @@ function rollupRows(accountId: number, lo: SQL, hi: SQL, days: SQL | null, chann
       COALESCE(cd.csat_ai_sum, 0) AS csat_ai_sum, COALESCE(cd.csat_ai_high, 0) AS csat_ai_high,
       COALESCE(cd.csat_human_responses, 0) AS csat_human_responses, COALESCE(cd.csat_human_sum, 0) AS csat_human_sum,
       COALESCE(cd.csat_human_high, 0) AS csat_human_high,
+      cd.median_first_response_seconds, cd.median_resolution_seconds,
       COALESCE(h.first_response_hist, '{}'::jsonb) AS first_response_hist, COALESCE(h.resolution_hist, '{}'::jsonb) AS resolution_hist,
       COALESCE(rd.declined_answers, 0) AS declined_answers, COALESCE(rd.likes, 0) AS likes, COALESCE(rd.dislikes, 0) AS dislikes,
       cd.valid_until
@@ -100,10 +114,11 @@ function rollupRows(accountId: number, lo: SQL, hi: SQL, days: SQL | null, chann
 }
 
 /**
- * Sums rollup rows (`src`: one per channel and day) into each day's figures and the window's
- * (GROUPING SETS). A median is read from the merged histogram: the value at the middle rank(s) is
- * exact when it is its bucket's smallest or largest value or its bucket holds at most three values
- * (count, sum, min and max determine them), else the bucket's mean; so it is within a bucket's width.
+ * Sums rollup rows (`src`: one per day, all channels or one channel) into the window's figures
+ * (GROUPING SETS gives each day's row and the total). A day's medians are the row's, exact; the
+ * window's are read from the merged histogram: the value at the middle rank(s) is exact when it is
+ * its bucket's smallest or largest value or its bucket holds at most three values (count, sum, min
+ * and max determine them), else the bucket's mean; so it is within a bucket's width.
  */
 function figuresFrom(src: SQL): SQL {
   return sql`
@@ -111,6 +126,7 @@ function figuresFrom(src: SQL): SQL {
       SELECT to_char(day, 'YYYY-MM-DD') AS day,
         COALESCE(sum(conversations), 0)::int AS conversations, COALESCE(sum(ai_resolved), 0)::int AS ai_resolved,
         COALESCE(sum(handoffs), 0)::int AS handoffs,
+        min(median_first_response_seconds) AS median_first_response_seconds, min(median_resolution_seconds) AS median_resolution_seconds,
         COALESCE(sum(csat_ai_responses), 0)::int AS csat_ai_responses,
         round(sum(csat_ai_sum)::numeric / NULLIF(sum(csat_ai_responses), 0), 2)::float8 AS csat_ai_mean,
         COALESCE(sum(csat_ai_high), 0)::int AS csat_ai_high,
@@ -121,26 +137,26 @@ function figuresFrom(src: SQL): SQL {
         COALESCE(sum(dislikes), 0)::int AS dislikes
       FROM src GROUP BY GROUPING SETS ((day), ())
     ), hg AS (
-      SELECT to_char(src.day, 'YYYY-MM-DD') AS day, e.kind, e.bucket, sum(e.n) AS n, sum(e.s) AS s, min(e.lo) AS lo, max(e.hi) AS hi
+      SELECT e.kind, e.bucket, sum(e.n) AS n, sum(e.s) AS s, min(e.lo) AS lo, max(e.hi) AS hi
       FROM src, LATERAL (
         SELECT 'f' AS kind, key::int AS bucket, (value->>0)::numeric AS n, (value->>1)::float8 AS s, (value->>2)::float8 AS lo, (value->>3)::float8 AS hi
         FROM jsonb_each(src.first_response_hist)
         UNION ALL
         SELECT 'r', key::int, (value->>0)::numeric, (value->>1)::float8, (value->>2)::float8, (value->>3)::float8 FROM jsonb_each(src.resolution_hist)
       ) e
-      GROUP BY GROUPING SETS ((src.day, e.kind, e.bucket), (e.kind, e.bucket))
+      GROUP BY e.kind, e.bucket
     ), hc AS (
-      SELECT hg.*, sum(n) OVER (PARTITION BY day, kind ORDER BY bucket) - n AS before, sum(n) OVER (PARTITION BY day, kind) AS total FROM hg
+      SELECT hg.*, sum(n) OVER (PARTITION BY kind ORDER BY bucket) - n AS before, sum(n) OVER (PARTITION BY kind) AS total FROM hg
     ), med AS (
-      SELECT day, kind, round(min(v) + (max(v) - min(v)) * 0.5)::float8 AS median
+      SELECT kind, round(min(v) + (max(v) - min(v)) * 0.5)::float8 AS median
       FROM hc, LATERAL (SELECT DISTINCT p FROM unnest(ARRAY[floor((total - 1) / 2), ceil((total - 1) / 2)]) p) ps,
         LATERAL (SELECT CASE WHEN p = before THEN lo WHEN p = before + n - 1 THEN hi WHEN n = 3 THEN s - lo - hi ELSE s / n::float8 END AS v) pv
       WHERE p >= before AND p < before + n
-      GROUP BY day, kind
+      GROUP BY kind
     )
     SELECT tot.day, tot.conversations, tot.ai_resolved, tot.handoffs,
-      (SELECT median FROM med WHERE med.day IS NOT DISTINCT FROM tot.day AND kind = 'f') AS median_first_response_seconds,
-      (SELECT median FROM med WHERE med.day IS NOT DISTINCT FROM tot.day AND kind = 'r') AS median_resolution_seconds,
+      CASE WHEN tot.day IS NULL THEN (SELECT median FROM med WHERE kind = 'f') ELSE tot.median_first_response_seconds END AS median_first_response_seconds,
+      CASE WHEN tot.day IS NULL THEN (SELECT median FROM med WHERE kind = 'r') ELSE tot.median_resolution_seconds END AS median_resolution_seconds,
       tot.csat_ai_responses, tot.csat_ai_mean, tot.csat_ai_high, tot.csat_human_responses, tot.csat_human_mean, tot.csat_human_high,
       tot.declined_answers, tot.likes, tot.dislikes
     FROM tot ORDER BY tot.day NULLS FIRST`;
@@ -184,13 +200,14 @@ async function refreshRollup(tx: Db, accountId: number, w: InsightsWindow, wait 
     const chunk = due.slice(i, i + REFRESH_DAYS).map((d) => d.day);
     const days = sql`${`{${chunk.join(',')}}`}::date[]`;
     await tx.execute(sql`
-      WITH fresh AS (${rollupRows(accountId, dayStart(sql`${chunk[0]}::date`), dayStart(sql`(${chunk.at(-1)}::date + 1)`), days, null)}),
+      WITH fresh AS (${rollupRows(accountId, dayStart(sql`${chunk[0]}::date`), dayStart(sql`(${chunk.at(-1)}::date + 1)`), days, 'every')}),
       up AS (
         INSERT INTO insights_daily (account_id, ${ROLLUP_COLUMNS}) SELECT ${accountId}, ${ROLLUP_COLUMNS} FROM fresh
         ON CONFLICT (account_id, day, channel_id) DO UPDATE SET conversations = EXCLUDED.conversations, ai_resolved = EXCLUDED.ai_resolved,
           handoffs = EXCLUDED.handoffs, csat_ai_responses = EXCLUDED.csat_ai_responses, csat_ai_sum = EXCLUDED.csat_ai_sum,
           csat_ai_high = EXCLUDED.csat_ai_high, csat_human_responses = EXCLUDED.csat_human_responses, csat_human_sum = EXCLUDED.csat_human_sum,
-          csat_human_high = EXCLUDED.csat_human_high, first_response_hist = EXCLUDED.first_response_hist,
+          csat_human_high = EXCLUDED.csat_human_high, median_first_response_seconds = EXCLUDED.median_first_response_seconds,
+          median_resolution_seconds = EXCLUDED.median_resolution_seconds, first_response_hist = EXCLUDED.first_response_hist,
           resolution_hist = EXCLUDED.resolution_hist, declined_answers = EXCLUDED.declined_answers, likes = EXCLUDED.likes,
           dislikes = EXCLUDED.dislikes, valid_until = EXCLUDED.valid_until
       )
@@ -231,16 +248,19 @@ export async function getInsightsFigures(db: Db, accountId: number, w: InsightsW
       sql`${figuresFrom(sql`
         SELECT ${ROLLUP_COLUMNS} FROM insights_daily
         WHERE account_id = ${accountId} AND day >= ${w.from}::date AND day <= ${w.to}::date AND day < ${TODAY}
-          ${w.channelId === null ? sql`` : sql`AND channel_id = ${w.channelId}`}
+          AND channel_id = ${w.channelId ?? ALL_CHANNELS}
         UNION ALL
-        SELECT ${ROLLUP_COLUMNS} FROM (${rollupRows(accountId, dayStart(sql`greatest(${w.from}::date, ${TODAY})`), dayStart(sql`(${w.to}::date + 1)`), null, w.channelId)}) live`)}`,
+        SELECT ${ROLLUP_COLUMNS} FROM (${rollupRows(accountId, dayStart(sql`greatest(${w.from}::date, ${TODAY})`), dayStart(sql`(${w.to}::date + 1)`), null, w.channelId ?? 'all')}) live`)}`,
     );
   });
 }
 
 /** The same figures computed from the conversations and responses alone, every day live (no rollup): the reference the rollup must equal. */
 export async function getLiveInsightsFigures(db: Db, accountId: number, w: InsightsWindow): Promise<InsightsFigures[]> {
-  return rows<InsightsFigures>(db, figuresFrom(rollupRows(accountId, dayStart(sql`${w.from}::date`), dayStart(sql`(${w.to}::date + 1)`), null, w.channelId)));
+  return rows<InsightsFigures>(
+    db,
+    figuresFrom(rollupRows(accountId, dayStart(sql`${w.from}::date`), dayStart(sql`(${w.to}::date + 1)`), null, w.channelId ?? 'all')),
+  );
 }
 
 export type GapRow = {

@@ -5,6 +5,7 @@ import {
   boolean,
   customType,
   date,
+  doublePrecision,
   foreignKey,
   index,
   integer,
@@ -844,9 +845,9 @@ export const gapDismissals = pgTable(
 );
 
 /**
- * Insights per account, channel and UTC creation day (docs/decisions/insights.md): the figures of
- * conversations and responses created that day. Histograms map a bucket to [count, sum, min, max] of
- * its seconds. Kept right by insights_dirty_days; `valid_until` is when an open conversation of the
+ * Insights per account, channel (0: all channels) and UTC creation day (docs/decisions/insights.md):
+ * the figures of conversations and responses created that day, the day's exact medians, and
+ * histograms (a bucket to [count, sum, min, max] of its seconds) for a window's medians. Kept right by insights_dirty_days; `valid_until` is when an open conversation of the
  * day turns idle (AI-resolved), after which the row is recomputed.
  */
 export const insightsDaily = pgTable(
@@ -864,6 +865,8 @@ export const insightsDaily = pgTable(
     csatHumanResponses: integer('csat_human_responses').notNull().default(0),
     csatHumanSum: integer('csat_human_sum').notNull().default(0),
     csatHumanHigh: integer('csat_human_high').notNull().default(0),
+    medianFirstResponseSeconds: doublePrecision('median_first_response_seconds'),
+    medianResolutionSeconds: doublePrecision('median_resolution_seconds'),
     firstResponseHist: jsonb('first_response_hist').notNull().default(sql`'{}'::jsonb`),
     resolutionHist: jsonb('resolution_hist').notNull().default(sql`'{}'::jsonb`),
     declinedAnswers: integer('declined_answers').notNull().default(0),

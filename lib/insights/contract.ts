@@ -49,12 +49,12 @@ export const InsightsRecord = z
       .number()
       .min(0)
       .nullable()
-      .meta({ description: "Median from the handoff to a member's first reply (within 1 %, 1 s under two minutes)" }),
+      .meta({ description: "Median from the handoff to a member's first reply (from per-day histograms: within 1 %, 1 s under two minutes)" }),
     median_resolution_seconds: z
       .number()
       .min(0)
       .nullable()
-      .meta({ description: 'Median from the start to resolved, of resolved conversations (within 1 %, 1 s under two minutes)' }),
+      .meta({ description: 'Median from the start to resolved, of resolved conversations (from per-day histograms: within 1 %, 1 s under two minutes)' }),
     csat: z.object({ ai: Csat, human: Csat }),
     declined_answers: z.int().min(0).meta({ description: 'Answers given in the window where the bot found nothing to answer with' }),
     likes: z.int().min(0),

@@ -105,7 +105,7 @@ describe('insights rollup', () => {
     assert.equal(total.conversations, 8);
     const stored = await rows<{ account_id: number; n: number }>(
       db,
-      sql`SELECT account_id, sum(conversations)::int AS n FROM insights_daily WHERE account_id IN (${a.acct.accountId}, ${b.acct.accountId}) GROUP BY 1 ORDER BY 1`,
+      sql`SELECT account_id, sum(conversations)::int AS n FROM insights_daily WHERE channel_id = 0 AND account_id IN (${a.acct.accountId}, ${b.acct.accountId}) GROUP BY 1 ORDER BY 1`,
     );
     assert.deepEqual(
       stored.map((r) => r.n),
