@@ -41,8 +41,8 @@ const ROLLUP_COLUMNS = sql.raw(
 );
 
 /**
- * The rollup's rows (one per channel and UTC creation day) computed from the conversations and
- * responses created in [lo, hi), optionally only on `days` or one channel. This is where every
+ * The rollup's rows (per UTC creation day: the rows `rowsOf` asks for) computed from the
+ * conversations and responses created in [lo, hi), optionally only on `days`. This is where every
  * figure is defined: a person was involved when the conversation was ever handed off or is handled
  * by a person now; AI-resolved is closed (any status but Open, Waiting, Snoozed) or idle 30 minutes,
  * with no person and no dislike; `valid_until` is when the first not-yet-idle candidate turns idle.
