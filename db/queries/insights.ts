@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
 import { utcText } from './shared';
 
@@ -6,7 +6,7 @@ import { utcText } from './shared';
 export type InsightsWindow = { from: string; to: string; channelId: number | null };
 
 /** One UTC day's figures, or (day null) the whole window's. Medians and means are null when nothing was measured. */
-export type ConversationFigures = {
+export type InsightsFigures = {
   day: string | null;
   conversations: number;
   ai_resolved: number;
@@ -19,66 +19,247 @@ export type ConversationFigures = {
   csat_human_responses: number;
   csat_human_mean: number | null;
   csat_human_high: number;
+  declined_answers: number;
+  likes: number;
+  dislikes: number;
 };
-export type ResponseFigures = { day: string | null; declined_answers: number; likes: number; dislikes: number };
 
 const IDLE_AFTER = sql`interval '30 minutes'`;
+const TODAY = sql`(now() AT TIME ZONE 'UTC')::date`;
+const utcDay = (col: SQL) => sql`(${col} AT TIME ZONE 'UTC')::date`;
+const dayStart = (day: SQL) => sql`(${day}::timestamp AT TIME ZONE 'UTC')`;
+/** A duration's histogram bucket: whole seconds below two minutes, then 1 % wide (docs/decisions/insights.md). */
+const bucketOf = (s: SQL) => sql`CASE WHEN ${s} < 120 THEN floor(${s})::int ELSE 120 + floor(100 * ln(${s} / 120))::int END`;
+
+/** The channel_id of a day's row over all its channels (channel ids start at 1). */
+const ALL_CHANNELS = 0;
+/** Which rollup rows to compute: every channel's and the all-channels row (refresh), the all-channels row, or one channel's. */
+type RowsOf = 'every' | 'all' | number;
+
+const ROLLUP_COLUMNS = sql.raw(
+  'channel_id, day, conversations, ai_resolved, handoffs, csat_ai_responses, csat_ai_sum, csat_ai_high, csat_human_responses, csat_human_sum, csat_human_high, median_first_response_seconds, median_resolution_seconds, first_response_hist, resolution_hist, declined_answers, likes, dislikes, valid_until',
+);
 
 /**
- * The conversation figures of conversations CREATED in the window (docs/decisions/insights.md):
- * a person was involved when it was ever handed off or is handled by a person now; AI-resolved is
- * closed (any status but Open, Waiting, Snoozed) or idle 30 minutes, with no person and no dislike.
- * One scan per window (the account's created_at index); GROUPING SETS gives the days and the total.
+ * The rollup's rows (per UTC creation day: the rows `rowsOf` asks for) computed from the
+ * conversations and responses created in [lo, hi), optionally only on `days`. This is where every
+ * figure is defined: a person was involved when the conversation was ever handed off or is handled
+ * by a person now; AI-resolved is closed (any status but Open, Waiting, Snoozed) or idle 30 minutes,
+ * with no person and no dislike; `valid_until` is when the first not-yet-idle candidate turns idle.
  */
-export async function getConversationFigures(db: Db, accountId: number, w: InsightsWindow): Promise<ConversationFigures[]> {
-  return rows<ConversationFigures>(
-    db,
-    sql`
+function rollupRows(accountId: number, lo: SQL, hi: SQL, days: SQL | null, rowsOf: RowsOf): SQL {
+  const channelId = typeof rowsOf === 'number' ? rowsOf : null;
+  const filter = (alias: string) =>
+    sql`${days === null ? sql`` : sql`AND ${utcDay(sql.raw(`${alias}.created_at`))} = ANY(${days})`} ${channelId === null ? sql`` : sql`AND ${sql.raw(alias)}.channel_id = ${channelId}`}`;
+  // Each row counts in its channel's row and in the day's all-channels row (channel 0).
+  const keys = (channel: SQL) =>
+    rowsOf === 'every' ? sql`(VALUES (${channel}), (${ALL_CHANNELS}::int))` : sql`(VALUES (${rowsOf === 'all' ? ALL_CHANNELS : channelId}::int))`;
+  return sql`
     WITH c AS (
-      SELECT to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+      SELECT c.channel_id AS own_channel_id, ${utcDay(sql`c.created_at`)} AS day,
         (c.handed_off_at IS NOT NULL OR c.handled_by = 'human') AS person,
         c.status NOT IN ('Open', 'Waiting', 'Snoozed') AS closed,
+        (c.handed_off_at IS NULL AND c.handled_by <> 'human'
+          AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.conversation_id = c.id AND r.dislikes > 0)) AS candidate,
         c.id, c.created_at, c.updated_at, c.resolved_at, c.handed_off_at, c.first_reply_at, c.csat
       FROM conversations c
-      WHERE c.account_id = ${accountId}
-        AND c.created_at >= (${w.from}::timestamp AT TIME ZONE 'UTC') AND c.created_at < ((${w.to}::date + 1)::timestamp AT TIME ZONE 'UTC')
-        ${w.channelId === null ? sql`` : sql`AND c.channel_id = ${w.channelId}`}
+      WHERE c.account_id = ${accountId} AND c.created_at >= ${lo} AND c.created_at < ${hi} ${filter('c')}
     ), f AS (
-      SELECT c.*, (NOT c.person AND (c.closed OR c.updated_at <= now() - ${IDLE_AFTER})
-        AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.conversation_id = c.id AND r.dislikes > 0)) AS ai_resolved,
+      SELECT k.ch AS channel_id, c.*,
         extract(epoch FROM c.first_reply_at - c.handed_off_at)::float8 AS first_response,
         CASE WHEN c.closed THEN extract(epoch FROM c.resolved_at - c.created_at)::float8 END AS resolution
-      FROM c
+      FROM c, LATERAL ${keys(sql`c.own_channel_id`)} k(ch)
+    ), cd AS (
+      SELECT channel_id, day, count(*)::int AS conversations,
+        count(*) FILTER (WHERE candidate AND (closed OR updated_at <= now() - ${IDLE_AFTER}))::int AS ai_resolved,
+        count(*) FILTER (WHERE person)::int AS handoffs,
+        count(csat) FILTER (WHERE NOT person)::int AS csat_ai_responses,
+        COALESCE(sum(csat) FILTER (WHERE NOT person), 0)::int AS csat_ai_sum,
+        count(*) FILTER (WHERE NOT person AND csat >= 4)::int AS csat_ai_high,
+        count(csat) FILTER (WHERE person)::int AS csat_human_responses,
+        COALESCE(sum(csat) FILTER (WHERE person), 0)::int AS csat_human_sum,
+        count(*) FILTER (WHERE person AND csat >= 4)::int AS csat_human_high,
+        round(percentile_cont(0.5) WITHIN GROUP (ORDER BY first_response) FILTER (WHERE first_response >= 0))::float8 AS median_first_response_seconds,
+        round(percentile_cont(0.5) WITHIN GROUP (ORDER BY resolution) FILTER (WHERE resolution >= 0))::float8 AS median_resolution_seconds,
+        min(updated_at + ${IDLE_AFTER}) FILTER (WHERE candidate AND NOT closed AND updated_at > now() - ${IDLE_AFTER}) AS valid_until
+      FROM f GROUP BY channel_id, day
+    ), h AS (
+      SELECT channel_id, day,
+        COALESCE(jsonb_object_agg(b, v) FILTER (WHERE kind = 'f'), '{}'::jsonb) AS first_response_hist,
+        COALESCE(jsonb_object_agg(b, v) FILTER (WHERE kind = 'r'), '{}'::jsonb) AS resolution_hist
+      FROM (
+        SELECT channel_id, day, kind, b, jsonb_build_array(count(*), sum(s), min(s), max(s)) AS v
+        FROM (SELECT f.channel_id, f.day, x.kind, x.s, ${bucketOf(sql`x.s`)} AS b
+              FROM f, LATERAL (VALUES ('f', f.first_response), ('r', f.resolution)) x(kind, s) WHERE x.s >= 0) d
+        GROUP BY channel_id, day, kind, b
+      ) y
+      GROUP BY channel_id, day
+    ), rd AS (
+      SELECT k.ch AS channel_id, ${utcDay(sql`r.created_at`)} AS day, count(*) FILTER (WHERE r.declined)::int AS declined_answers,
+        COALESCE(sum(r.likes), 0)::bigint AS likes, COALESCE(sum(r.dislikes), 0)::bigint AS dislikes
+      FROM responses r, LATERAL ${keys(sql`r.channel_id`)} k(ch)
+      WHERE r.account_id = ${accountId} AND r.created_at >= ${lo} AND r.created_at < ${hi} ${filter('r')}
+      GROUP BY 1, 2
     )
-    SELECT day, count(*)::int AS conversations,
-      count(*) FILTER (WHERE ai_resolved)::int AS ai_resolved,
-      count(*) FILTER (WHERE person)::int AS handoffs,
-      round(percentile_cont(0.5) WITHIN GROUP (ORDER BY first_response) FILTER (WHERE first_response >= 0))::float8 AS median_first_response_seconds,
-      round(percentile_cont(0.5) WITHIN GROUP (ORDER BY resolution) FILTER (WHERE resolution >= 0))::float8 AS median_resolution_seconds,
-      count(csat) FILTER (WHERE NOT person)::int AS csat_ai_responses,
-      round(avg(csat) FILTER (WHERE NOT person), 2)::float8 AS csat_ai_mean,
-      count(*) FILTER (WHERE NOT person AND csat >= 4)::int AS csat_ai_high,
-      count(csat) FILTER (WHERE person)::int AS csat_human_responses,
-      round(avg(csat) FILTER (WHERE person), 2)::float8 AS csat_human_mean,
-      count(*) FILTER (WHERE person AND csat >= 4)::int AS csat_human_high
-    FROM f GROUP BY GROUPING SETS ((day), ()) ORDER BY day NULLS FIRST`,
-  );
+    SELECT channel_id, day, COALESCE(cd.conversations, 0) AS conversations, COALESCE(cd.ai_resolved, 0) AS ai_resolved,
+      COALESCE(cd.handoffs, 0) AS handoffs, COALESCE(cd.csat_ai_responses, 0) AS csat_ai_responses,
+      COALESCE(cd.csat_ai_sum, 0) AS csat_ai_sum, COALESCE(cd.csat_ai_high, 0) AS csat_ai_high,
+      COALESCE(cd.csat_human_responses, 0) AS csat_human_responses, COALESCE(cd.csat_human_sum, 0) AS csat_human_sum,
+      COALESCE(cd.csat_human_high, 0) AS csat_human_high,
+      cd.median_first_response_seconds, cd.median_resolution_seconds,
+      COALESCE(h.first_response_hist, '{}'::jsonb) AS first_response_hist, COALESCE(h.resolution_hist, '{}'::jsonb) AS resolution_hist,
+      COALESCE(rd.declined_answers, 0) AS declined_answers, COALESCE(rd.likes, 0) AS likes, COALESCE(rd.dislikes, 0) AS dislikes,
+      cd.valid_until
+    FROM cd FULL JOIN rd USING (channel_id, day) LEFT JOIN h USING (channel_id, day)`;
 }
 
-/** Declined answers, likes and dislikes of the responses CREATED in the window, per UTC day and in total. */
-export async function getResponseFigures(db: Db, accountId: number, w: InsightsWindow): Promise<ResponseFigures[]> {
-  return rows<ResponseFigures>(
+/**
+ * Sums rollup rows (`src`: one per day, all channels or one channel) into the window's figures
+ * (GROUPING SETS gives each day's row and the total). A day's medians are the row's, exact; the
+ * window's are read from the merged histogram: the value at the middle rank(s) is exact when it is
+ * its bucket's smallest or largest value or its bucket holds at most three values (count, sum, min
+ * and max determine them), else the bucket's mean; so it is within a bucket's width.
+ */
+function figuresFrom(src: SQL): SQL {
+  return sql`
+    WITH src AS (${src}), tot AS (
+      SELECT to_char(day, 'YYYY-MM-DD') AS day,
+        COALESCE(sum(conversations), 0)::int AS conversations, COALESCE(sum(ai_resolved), 0)::int AS ai_resolved,
+        COALESCE(sum(handoffs), 0)::int AS handoffs,
+        min(median_first_response_seconds) AS median_first_response_seconds, min(median_resolution_seconds) AS median_resolution_seconds,
+        COALESCE(sum(csat_ai_responses), 0)::int AS csat_ai_responses,
+        round(sum(csat_ai_sum)::numeric / NULLIF(sum(csat_ai_responses), 0), 2)::float8 AS csat_ai_mean,
+        COALESCE(sum(csat_ai_high), 0)::int AS csat_ai_high,
+        COALESCE(sum(csat_human_responses), 0)::int AS csat_human_responses,
+        round(sum(csat_human_sum)::numeric / NULLIF(sum(csat_human_responses), 0), 2)::float8 AS csat_human_mean,
+        COALESCE(sum(csat_human_high), 0)::int AS csat_human_high,
+        COALESCE(sum(declined_answers), 0)::int AS declined_answers, COALESCE(sum(likes), 0)::int AS likes,
+        COALESCE(sum(dislikes), 0)::int AS dislikes
+      FROM src GROUP BY GROUPING SETS ((day), ())
+    ), hg AS (
+      SELECT e.kind, e.bucket, sum(e.n) AS n, sum(e.s) AS s, min(e.lo) AS lo, max(e.hi) AS hi
+      FROM src, LATERAL (
+        SELECT 'f' AS kind, key::int AS bucket, (value->>0)::numeric AS n, (value->>1)::float8 AS s, (value->>2)::float8 AS lo, (value->>3)::float8 AS hi
+        FROM jsonb_each(src.first_response_hist)
+        UNION ALL
+        SELECT 'r', key::int, (value->>0)::numeric, (value->>1)::float8, (value->>2)::float8, (value->>3)::float8 FROM jsonb_each(src.resolution_hist)
+      ) e
+      GROUP BY e.kind, e.bucket
+    ), hc AS (
+      SELECT hg.*, sum(n) OVER (PARTITION BY kind ORDER BY bucket) - n AS before, sum(n) OVER (PARTITION BY kind) AS total FROM hg
+    ), med AS (
+      SELECT kind, round(min(v) + (max(v) - min(v)) * 0.5)::float8 AS median
+      FROM hc, LATERAL (SELECT DISTINCT p FROM unnest(ARRAY[floor((total - 1) / 2), ceil((total - 1) / 2)]) p) ps,
+        LATERAL (SELECT CASE WHEN p = before THEN lo WHEN p = before + n - 1 THEN hi WHEN n = 3 THEN s - lo - hi ELSE s / n::float8 END AS v) pv
+      WHERE p >= before AND p < before + n
+      GROUP BY kind
+    )
+    SELECT tot.day, tot.conversations, tot.ai_resolved, tot.handoffs,
+      CASE WHEN tot.day IS NULL THEN (SELECT median FROM med WHERE kind = 'f') ELSE tot.median_first_response_seconds END AS median_first_response_seconds,
+      CASE WHEN tot.day IS NULL THEN (SELECT median FROM med WHERE kind = 'r') ELSE tot.median_resolution_seconds END AS median_resolution_seconds,
+      tot.csat_ai_responses, tot.csat_ai_mean, tot.csat_ai_high, tot.csat_human_responses, tot.csat_human_mean, tot.csat_human_high,
+      tot.declined_answers, tot.likes, tot.dislikes
+    FROM tot ORDER BY tot.day NULLS FIRST`;
+}
+
+/** How many days one refresh statement recomputes (a month of a 1M-a-year account stays far inside the statement timeout). */
+const REFRESH_DAYS = 31;
+
+/**
+ * Brings the account's rollup rows of the window's past days up to date, inside `tx`: under the
+ * account's advisory lock (refreshes on any instance run one at a time, each statement's snapshot
+ * after the previous refresh committed), it deletes the dirty marks it can see (their writers
+ * committed, so the next statements see their changes) and recomputes those days and the days whose
+ * `valid_until` passed. A mark committed meanwhile stays for the next read. Today is read live.
+ */
+async function refreshRollup(tx: Db, accountId: number, w: InsightsWindow, wait = true): Promise<boolean> {
+  if (wait) await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('svc.insights'), ${accountId})`);
+  else {
+    const [got] = await rows<{ ok: boolean }>(tx, sql`SELECT pg_try_advisory_xact_lock(hashtext('svc.insights'), ${accountId}) AS ok`);
+    if (!got?.ok) return false;
+  }
+  const due = await rows<{ day: string }>(
+    tx,
+    sql`
+    WITH gone AS (
+      DELETE FROM insights_dirty_days
+      WHERE account_id = ${accountId} AND day >= ${w.from}::date AND day <= ${w.to}::date AND day < ${TODAY}
+      RETURNING day
+    )
+    SELECT to_char(day, 'YYYY-MM-DD') AS day FROM gone
+    UNION
+    SELECT to_char(day, 'YYYY-MM-DD') FROM insights_daily
+    WHERE account_id = ${accountId} AND day >= ${w.from}::date AND day <= ${w.to}::date AND day < ${TODAY} AND valid_until <= now()
+    ORDER BY 1`,
+  );
+  // Today's marks (one per writing transaction) stay until the day is past: kept to one per day.
+  await tx.execute(sql`
+    WITH squashed AS (DELETE FROM insights_dirty_days WHERE account_id = ${accountId} AND day >= ${TODAY} AND xid <> 0 RETURNING day)
+    INSERT INTO insights_dirty_days (account_id, day, xid) SELECT DISTINCT ${accountId}::int, day, 0 FROM squashed ON CONFLICT DO NOTHING`);
+  for (let i = 0; i < due.length; i += REFRESH_DAYS) {
+    const chunk = due.slice(i, i + REFRESH_DAYS).map((d) => d.day);
+    const days = sql`${`{${chunk.join(',')}}`}::date[]`;
+    await tx.execute(sql`
+      WITH fresh AS (${rollupRows(accountId, dayStart(sql`${chunk[0]}::date`), dayStart(sql`(${chunk.at(-1)}::date + 1)`), days, 'every')}),
+      up AS (
+        INSERT INTO insights_daily (account_id, ${ROLLUP_COLUMNS}) SELECT ${accountId}, ${ROLLUP_COLUMNS} FROM fresh
+        ON CONFLICT (account_id, day, channel_id) DO UPDATE SET conversations = EXCLUDED.conversations, ai_resolved = EXCLUDED.ai_resolved,
+          handoffs = EXCLUDED.handoffs, csat_ai_responses = EXCLUDED.csat_ai_responses, csat_ai_sum = EXCLUDED.csat_ai_sum,
+          csat_ai_high = EXCLUDED.csat_ai_high, csat_human_responses = EXCLUDED.csat_human_responses, csat_human_sum = EXCLUDED.csat_human_sum,
+          csat_human_high = EXCLUDED.csat_human_high, median_first_response_seconds = EXCLUDED.median_first_response_seconds,
+          median_resolution_seconds = EXCLUDED.median_resolution_seconds, first_response_hist = EXCLUDED.first_response_hist,
+          resolution_hist = EXCLUDED.resolution_hist, declined_answers = EXCLUDED.declined_answers, likes = EXCLUDED.likes,
+          dislikes = EXCLUDED.dislikes, valid_until = EXCLUDED.valid_until
+      )
+      DELETE FROM insights_daily d WHERE d.account_id = ${accountId} AND d.day = ANY(${days})
+        AND NOT EXISTS (SELECT 1 FROM fresh f WHERE f.channel_id = d.channel_id AND f.day = d.day)`);
+  }
+  return true;
+}
+
+/**
+ * The background refresh (lib/insights/refresher.ts): the past dirty days of up to `accounts`
+ * accounts, each skipped when another refresh holds it. Returns how many accounts it refreshed.
+ */
+export async function refreshDirtyInsights(db: Db, accounts: number): Promise<number> {
+  const dirty = await rows<{ account_id: number; from: string; to: string }>(
     db,
     sql`
-    SELECT day, count(*) FILTER (WHERE declined)::int AS declined_answers,
-      COALESCE(sum(likes), 0)::int AS likes, COALESCE(sum(dislikes), 0)::int AS dislikes
-    FROM (
-      SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, declined, likes, dislikes FROM responses
-      WHERE account_id = ${accountId}
-        AND created_at >= (${w.from}::timestamp AT TIME ZONE 'UTC') AND created_at < ((${w.to}::date + 1)::timestamp AT TIME ZONE 'UTC')
-        ${w.channelId === null ? sql`` : sql`AND channel_id = ${w.channelId}`}
-    ) r
-    GROUP BY GROUPING SETS ((day), ()) ORDER BY day NULLS FIRST`,
+    SELECT account_id, to_char(min(day), 'YYYY-MM-DD') AS from, to_char(max(day), 'YYYY-MM-DD') AS to
+    FROM insights_dirty_days WHERE day < ${TODAY} GROUP BY account_id ORDER BY account_id LIMIT ${accounts}`,
+  );
+  let done = 0;
+  for (const d of dirty) {
+    if (await db.transaction((tx) => refreshRollup(tx, d.account_id, { from: d.from, to: d.to, channelId: null }, false))) done++;
+  }
+  return done;
+}
+
+/**
+ * The insights of the account's conversations and responses CREATED in the window, per UTC day
+ * (days without any row are absent) and in total (day null): the past days from the rollup
+ * (refreshed first where marked dirty), today and later computed live, in one transaction.
+ */
+export async function getInsightsFigures(db: Db, accountId: number, w: InsightsWindow): Promise<InsightsFigures[]> {
+  return db.transaction(async (tx) => {
+    await refreshRollup(tx, accountId, w);
+    return rows<InsightsFigures>(
+      tx,
+      sql`${figuresFrom(sql`
+        SELECT ${ROLLUP_COLUMNS} FROM insights_daily
+        WHERE account_id = ${accountId} AND day >= ${w.from}::date AND day <= ${w.to}::date AND day < ${TODAY}
+          AND channel_id = ${w.channelId ?? ALL_CHANNELS}
+        UNION ALL
+        SELECT ${ROLLUP_COLUMNS} FROM (${rollupRows(accountId, dayStart(sql`greatest(${w.from}::date, ${TODAY})`), dayStart(sql`(${w.to}::date + 1)`), null, w.channelId ?? 'all')}) live`)}`,
+    );
+  });
+}
+
+/** The same figures computed from the conversations and responses alone, every day live (no rollup): the reference the rollup must equal. */
+export async function getLiveInsightsFigures(db: Db, accountId: number, w: InsightsWindow): Promise<InsightsFigures[]> {
+  return rows<InsightsFigures>(
+    db,
+    figuresFrom(rollupRows(accountId, dayStart(sql`${w.from}::date`), dayStart(sql`(${w.to}::date + 1)`), null, w.channelId ?? 'all')),
   );
 }
 

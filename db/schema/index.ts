@@ -5,6 +5,7 @@ import {
   boolean,
   customType,
   date,
+  doublePrecision,
   foreignKey,
   index,
   integer,
@@ -797,4 +798,51 @@ export const gapDismissals = pgTable(
     dismissedAt: ts('dismissed_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.question] })],
+);
+
+/**
+ * Insights per account, channel (0: all channels) and UTC creation day (docs/decisions/insights.md):
+ * the figures of conversations and responses created that day, the day's exact medians, and
+ * histograms (a bucket to [count, sum, min, max] of its seconds) for a window's medians. Kept right by insights_dirty_days; `valid_until` is when an open conversation of the
+ * day turns idle (AI-resolved), after which the row is recomputed.
+ */
+export const insightsDaily = pgTable(
+  'insights_daily',
+  {
+    accountId: integer('account_id').notNull(),
+    channelId: integer('channel_id').notNull(),
+    day: date('day').notNull(),
+    conversations: integer('conversations').notNull().default(0),
+    aiResolved: integer('ai_resolved').notNull().default(0),
+    handoffs: integer('handoffs').notNull().default(0),
+    csatAiResponses: integer('csat_ai_responses').notNull().default(0),
+    csatAiSum: integer('csat_ai_sum').notNull().default(0),
+    csatAiHigh: integer('csat_ai_high').notNull().default(0),
+    csatHumanResponses: integer('csat_human_responses').notNull().default(0),
+    csatHumanSum: integer('csat_human_sum').notNull().default(0),
+    csatHumanHigh: integer('csat_human_high').notNull().default(0),
+    medianFirstResponseSeconds: doublePrecision('median_first_response_seconds'),
+    medianResolutionSeconds: doublePrecision('median_resolution_seconds'),
+    firstResponseHist: jsonb('first_response_hist').notNull().default(sql`'{}'::jsonb`),
+    resolutionHist: jsonb('resolution_hist').notNull().default(sql`'{}'::jsonb`),
+    declinedAnswers: integer('declined_answers').notNull().default(0),
+    likes: bigint('likes', { mode: 'number' }).notNull().default(0),
+    dislikes: bigint('dislikes', { mode: 'number' }).notNull().default(0),
+    validUntil: ts('valid_until'),
+  },
+  (t) => [primaryKey({ name: 'insights_daily_pk', columns: [t.accountId, t.day, t.channelId] })],
+);
+
+/**
+ * The days whose insights_daily rows are out of date: a row per writing transaction (xid) and day,
+ * inserted by the triggers of migration 0022 on conversations and responses, deleted by the refresh.
+ */
+export const insightsDirtyDays = pgTable(
+  'insights_dirty_days',
+  {
+    accountId: integer('account_id').notNull(),
+    day: date('day').notNull(),
+    xid: bigint('xid', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ name: 'insights_dirty_days_pk', columns: [t.accountId, t.day, t.xid] })],
 );

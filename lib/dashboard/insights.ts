@@ -125,7 +125,8 @@ export function figuresOf(r: InsightsRecord, days: DayFigures[]): Figure[] {
       key: 'median_first_response_seconds',
       title: 'First response after handoff',
       value: formatSeconds(r.median_first_response_seconds),
-      definition: "Median time from a conversation's first handoff to the first reply of a team member.",
+      definition:
+        "Median time from a conversation's first handoff to the first reply of a team member. Each day's is exact; a window's comes from per-day histograms: within 1 % (1 s under two minutes).",
       unit: 'seconds',
       series: [per('Median first response', (d) => d.median_first_response_seconds)],
     },
@@ -133,7 +134,8 @@ export function figuresOf(r: InsightsRecord, days: DayFigures[]): Figure[] {
       key: 'median_resolution_seconds',
       title: 'Time to resolve',
       value: formatSeconds(r.median_resolution_seconds),
-      definition: 'Median time from the start of a conversation to its resolution, over the resolved ones.',
+      definition:
+        "Median time from the start of a conversation to its resolution, over the resolved ones. Each day's is exact; a window's comes from per-day histograms: within 1 % (1 s under two minutes).",
       unit: 'seconds',
       series: [per('Median time to resolve', (d) => d.median_resolution_seconds)],
     },

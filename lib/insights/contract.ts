@@ -45,8 +45,16 @@ export const InsightsRecord = z
     ai_resolved_share: Share,
     handoffs: z.int().min(0).meta({ description: 'Of those: handed off to a person (ever) or handled by a person' }),
     handoff_rate: Share,
-    median_first_response_seconds: z.number().min(0).nullable().meta({ description: "Median from the handoff to a member's first reply" }),
-    median_resolution_seconds: z.number().min(0).nullable().meta({ description: 'Median from the start to resolved, of resolved conversations' }),
+    median_first_response_seconds: z
+      .number()
+      .min(0)
+      .nullable()
+      .meta({ description: "Median from the handoff to a member's first reply (from per-day histograms: within 1 %, 1 s under two minutes)" }),
+    median_resolution_seconds: z
+      .number()
+      .min(0)
+      .nullable()
+      .meta({ description: 'Median from the start to resolved, of resolved conversations (from per-day histograms: within 1 %, 1 s under two minutes)' }),
     csat: z.object({ ai: Csat, human: Csat }),
     declined_answers: z.int().min(0).meta({ description: 'Answers given in the window where the bot found nothing to answer with' }),
     likes: z.int().min(0),

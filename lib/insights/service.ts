@@ -1,5 +1,5 @@
 import { getDb, openDb } from '../../db/client';
-import { getConversationFigures, getResponseFigures, type ConversationFigures, type ResponseFigures } from '../../db/queries/insights';
+import { getInsightsFigures, type InsightsFigures } from '../../db/queries/insights';
 import { AppError } from '../core/errors';
 import { describeIssues, issueParams } from '../zod-issues';
 import { InsightsQuery, type InsightsRecord } from './contract';
@@ -7,7 +7,7 @@ import { InsightsQuery, type InsightsRecord } from './contract';
 /** A share 0–1 to four decimals; 0 when there is nothing to divide. */
 const share = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 10_000);
 
-const EMPTY_CONVERSATIONS: Omit<ConversationFigures, 'day'> = {
+const EMPTY: Omit<InsightsFigures, 'day'> = {
   conversations: 0,
   ai_resolved: 0,
   handoffs: 0,
@@ -19,11 +19,13 @@ const EMPTY_CONVERSATIONS: Omit<ConversationFigures, 'day'> = {
   csat_human_responses: 0,
   csat_human_mean: null,
   csat_human_high: 0,
+  declined_answers: 0,
+  likes: 0,
+  dislikes: 0,
 };
-const EMPTY_RESPONSES: Omit<ResponseFigures, 'day'> = { declined_answers: 0, likes: 0, dislikes: 0 };
 
-/** The contract's figures of one day or of the whole window, from the two queries' rows. */
-function figuresOf(c: Omit<ConversationFigures, 'day'>, r: Omit<ResponseFigures, 'day'>) {
+/** The contract's figures of one day or of the whole window, from the query's rows. */
+function figuresOf(c: Omit<InsightsFigures, 'day'>) {
   const csat = (responses: number, mean: number | null, high: number) => ({
     responses,
     mean: responses === 0 ? null : mean,
@@ -38,9 +40,9 @@ function figuresOf(c: Omit<ConversationFigures, 'day'>, r: Omit<ResponseFigures,
     median_first_response_seconds: c.median_first_response_seconds,
     median_resolution_seconds: c.median_resolution_seconds,
     csat: { ai: csat(c.csat_ai_responses, c.csat_ai_mean, c.csat_ai_high), human: csat(c.csat_human_responses, c.csat_human_mean, c.csat_human_high) },
-    declined_answers: r.declined_answers,
-    likes: r.likes,
-    dislikes: r.dislikes,
+    declined_answers: c.declined_answers,
+    likes: c.likes,
+    dislikes: c.dislikes,
   };
 }
 export type DayFigures = ReturnType<typeof figuresOf> & { date: string };
@@ -51,23 +53,18 @@ function* daysOf(from: string, to: string) {
 
 /**
  * The insights of one account for a validated window: the API's record and every figure per UTC
- * day (the page's charts). Both come from the same two queries, so the page and the API agree.
+ * day (the page's charts). Both come from the same query, so the page and the API agree.
  */
 export async function computeInsights(accountId: number, q: InsightsQuery): Promise<{ record: InsightsRecord; days: DayFigures[] }> {
   const db = openDb() ?? (await getDb());
   const window = { from: q.from, to: q.to, channelId: q.channel_id ?? null };
-  const [conv, resp] = await Promise.all([getConversationFigures(db, accountId, window), getResponseFigures(db, accountId, window)]);
-  const convByDay = new Map(conv.map((row) => [row.day, row]));
-  const respByDay = new Map(resp.map((row) => [row.day, row]));
-  const days = [...daysOf(q.from, q.to)].map((date) => ({
-    date,
-    ...figuresOf(convByDay.get(date) ?? EMPTY_CONVERSATIONS, respByDay.get(date) ?? EMPTY_RESPONSES),
-  }));
+  const byDay = new Map((await getInsightsFigures(db, accountId, window)).map((row) => [row.day, row]));
+  const days = [...daysOf(q.from, q.to)].map((date) => ({ date, ...figuresOf(byDay.get(date) ?? EMPTY) }));
   const record: InsightsRecord = {
     from: q.from,
     to: q.to,
     channel_id: window.channelId,
-    ...figuresOf(convByDay.get(null) ?? EMPTY_CONVERSATIONS, respByDay.get(null) ?? EMPTY_RESPONSES),
+    ...figuresOf(byDay.get(null) ?? EMPTY),
     series: days.map((d) => ({ date: d.date, conversations: d.conversations, handoffs: d.handoffs, declined_answers: d.declined_answers })),
   };
   return { record, days };

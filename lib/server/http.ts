@@ -24,6 +24,7 @@ import { startWebhookWorker, stopWebhookWorker } from '../webhooks/worker';
 import { startMailWorker, stopMailWorker } from '../mail/worker';
 import { startHandoffNotifier, stopHandoffNotifier } from '../mail/handoff-notifier';
 import { startSnoozeSweeper, stopSnoozeSweeper } from '../conversations/snooze-sweeper';
+import { startInsightsRefresher, stopInsightsRefresher } from '../insights/refresher';
 
 /** A socket.io handshake (a new session): its path, and no `sid` of an existing one. */
 function isSocketHandshake(url: string | undefined): boolean {
@@ -129,6 +130,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   startMailWorker();
   startHandoffNotifier();
   startSnoozeSweeper();
+  startInsightsRefresher();
   const actual = (http.address() as AddressInfo).port;
   provideSessionUrl(actual);
   const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
@@ -150,6 +152,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       await stopHandoffNotifier();
       await stopMailWorker();
       await stopSnoozeSweeper();
+      await stopInsightsRefresher();
       io.close();
       http.closeAllConnections?.();
       await new Promise<void>((resolve) => http.close(() => resolve()));

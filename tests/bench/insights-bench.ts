@@ -1,7 +1,8 @@
 /**
  * Insights on a large account: N conversations (default 1,000,000) over a year, 2 responses each,
  * with handoffs, ratings, declined answers and dislikes mixed in; then GET /insights for 7, 30 and
- * 366 days (and one channel) through the direct door, the /insights page signed in, and the plans.
+ * 366 days (and one channel) through the direct door, the /insights page signed in, and the plans;
+ * the first read after the load (it rolls every day up) and a read after a late change are timed apart.
  * Prints JSON lines.
  *   TEST_DB=postgres DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> node --import tsx tests/bench/insights-bench.ts [N]
  */
@@ -80,6 +81,9 @@ async function main() {
     );
     const key = { authorization: `Bearer ${acct.key}` };
     const base = `${server.url}/customer-api/v2/insights`;
+    const year = 'from=2025-06-01&to=2026-06-01';
+    // The load marked every day dirty: the first read of the year refreshes the whole rollup (once).
+    console.log(JSON.stringify(await timed('API 366 days, first read (rolls up every day)', `${base}?${year}`, key, 1)));
     for (const [label, q] of [
       ['API 7 days', 'from=2026-05-25&to=2026-05-31'],
       ['API 30 days', 'from=2026-05-02&to=2026-05-31'],
@@ -87,6 +91,11 @@ async function main() {
       ['API 366 days (all 1M)', 'from=2025-06-01&to=2026-06-01'],
     ] as const)
       console.log(JSON.stringify(await timed(label, `${base}?${q}`, key)));
+    // A late change (a rating) on one past day: the next read refreshes that day only.
+    await db.execute(
+      sql`UPDATE conversations SET csat = 5 WHERE id = (SELECT id FROM conversations WHERE account_id = ${a} AND created_at >= '2025-09-01' ORDER BY created_at LIMIT 1)`,
+    );
+    console.log(JSON.stringify(await timed('API 366 days after a rating on one past day', `${base}?${year}`, key, 1)));
     const s = await signIn(server.url, acct.email, acct.password);
     const cookie = { cookie: s.cookie! };
     console.log(JSON.stringify(await timed('page 30 days', `${server.url}/insights?from=2026-05-02&to=2026-05-31`, cookie)));

@@ -1,0 +1,243 @@
+/**
+ * The insights rollup (insights_daily, docs/decisions/insights.md) against the same figures computed
+ * live from the conversations and responses: equal after every kind of change made days after a
+ * conversation's creation day, for two accounts on the same days, and under concurrent refreshes.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { getDb, rows, type Db } from '../../db/client';
+import { toggleFeedback } from '../../db/queries/chat';
+import { getInsightsFigures, getLiveInsightsFigures, refreshDirtyInsights, type InsightsWindow } from '../../db/queries/insights';
+import { createAdminUser } from '../../lib/accounts/service';
+import { rateConversation, replyAsMember, requestHandoff, resolveConversation, takeOver, type Member } from '../../lib/conversations/handoff';
+import { V2 } from '../helpers/api-fixtures';
+import {
+  api,
+  conversationLine,
+  createTestAccount,
+  importLines,
+  newChannelIds,
+  responseLine,
+  type ConversationLine,
+  type TestAccount,
+} from '../helpers/builders';
+import { startTestServer, type TestServer } from '../helpers/server';
+
+const dayAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+const at = (n: number, time: string) => `${dayAgo(n)} ${time}`;
+const stamp = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+
+type World = { acct: TestAccount; ch: [number, number]; member: Member; convs: Map<string, ConversationLine>; responses: Map<string, string> };
+
+let server: TestServer;
+let db: Db;
+let a: World;
+let b: World;
+
+/** A week of conversations of one account: some open, some resolved, rated, liked; one created today (read live). */
+async function world(name: string): Promise<World> {
+  const acct = await createTestAccount(name);
+  const ch = (await newChannelIds(2)) as [number, number];
+  const u = await createAdminUser({ accountId: acct.accountId, email: `m-${randomUUID()}@example.test`, password: 'member password 1', role: 'agent' });
+  const member: Member = { accountId: acct.accountId, userId: u.user_id, role: 'agent' };
+  const convs = new Map<string, ConversationLine>();
+  const responses = new Map<string, string>();
+  const lines: object[] = [];
+  const add = (key: string, day: number, channel: number, status: string, extra: Record<string, unknown> = {}, likes = 0) => {
+    const c = conversationLine({ channel_id: channel, created_at: at(day, '10:00:00'), updated_at: at(day, '10:05:00'), status, ...extra });
+    const r = responseLine(c, { created_at: day === 0 ? stamp(Date.now() - 30_000) : at(day, '10:01:00'), likes });
+    convs.set(key, c);
+    responses.set(key, r.response_id);
+    lines.push(c, r);
+  };
+  add('open5', 5, ch[0], 'Open');
+  add('resolved5', 5, ch[1], 'Resolved', { resolved_at: at(5, '10:20:00'), csat: 4 }, 1);
+  add('open4', 4, ch[0], 'Open');
+  add('closed4', 4, ch[1], 'Closed', { csat: 2 });
+  add('open3', 3, ch[0], 'Open');
+  add('resolved3', 3, ch[0], 'Resolved', { resolved_at: at(3, '11:00:00') }, 2);
+  add('open2', 2, ch[1], 'Open');
+  add('today', 0, ch[0], 'Open', { created_at: stamp(Date.now() - 60_000), updated_at: stamp(Date.now()) });
+  await importLines(acct.accountId, lines);
+  return { acct, ch, member, convs, responses };
+}
+
+const WINDOWS = (w: World): InsightsWindow[] => [
+  { from: dayAgo(7), to: dayAgo(0), channelId: null },
+  { from: dayAgo(7), to: dayAgo(1), channelId: null },
+  { from: dayAgo(4), to: dayAgo(4), channelId: null },
+  { from: dayAgo(7), to: dayAgo(0), channelId: w.ch[0] },
+  { from: dayAgo(7), to: dayAgo(0), channelId: w.ch[1] },
+];
+
+/** Every window of the account: the rollup's figures (refreshing what is dirty) equal the live computation. */
+async function assertRollupIsLive(w: World, label: string) {
+  for (const win of WINDOWS(w)) {
+    const rolled = await getInsightsFigures(db, w.acct.accountId, win);
+    const live = await getLiveInsightsFigures(db, w.acct.accountId, win);
+    assert.deepEqual(rolled, live, `${label}: ${JSON.stringify(win)}`);
+  }
+}
+
+const totalOf = async (w: World, win = WINDOWS(w)[0]!) => (await getInsightsFigures(db, w.acct.accountId, win)).find((r) => r.day === null)!;
+const id = (w: World, key: string) => w.convs.get(key)!.conversation_id;
+
+before(
+  async () => {
+    server = await startTestServer();
+    db = await getDb();
+    a = await world('Rollup A');
+    b = await world('Rollup B');
+  },
+  { timeout: 120_000 },
+);
+after(async () => {
+  await server?.close();
+});
+
+describe('insights rollup', () => {
+  it('equals the live figures, for each account, and the API reads it', async () => {
+    await assertRollupIsLive(a, 'first read A');
+    await assertRollupIsLive(b, 'first read B');
+    const total = await totalOf(a);
+    assert.equal(total.conversations, 8);
+    const stored = await rows<{ account_id: number; n: number }>(
+      db,
+      sql`SELECT account_id, sum(conversations)::int AS n FROM insights_daily WHERE channel_id = 0 AND account_id IN (${a.acct.accountId}, ${b.acct.accountId}) GROUP BY 1 ORDER BY 1`,
+    );
+    assert.deepEqual(
+      stored.map((r) => r.n),
+      [7, 7],
+      'the past 7 conversations of each account are rolled up (today is read live)',
+    );
+    const marks = await rows<{ past: number; today: number }>(
+      db,
+      sql`SELECT count(*) FILTER (WHERE day < (now() AT TIME ZONE 'UTC')::date)::int AS past, count(*) FILTER (WHERE day >= (now() AT TIME ZONE 'UTC')::date)::int AS today
+        FROM insights_dirty_days WHERE account_id = ${a.acct.accountId}`,
+    );
+    assert.deepEqual({ ...marks[0] }, { past: 0, today: 1 }, 'read past days are clean; today keeps one mark');
+    const res = await api(server.url, a.acct.key)(`${V2}/insights?from=${dayAgo(7)}&to=${dayAgo(0)}`);
+    assert.equal(res.status, 200);
+    const rec = res.body as { conversations: number; ai_resolved: number; likes: number };
+    assert.deepEqual([rec.conversations, rec.ai_resolved, rec.likes], [total.conversations, total.ai_resolved, total.likes]);
+  });
+
+  it('follows a handoff, a first reply, a resolve and a rating days after the creation day', async () => {
+    await assertRollupIsLive(a, 'before');
+    const before = await totalOf(a);
+    const conv = id(a, 'open4');
+    await requestHandoff({ accountId: a.acct.accountId, conversationId: conv });
+    await assertRollupIsLive(a, 'handed off');
+    await takeOver(a.member, { conversation_id: conv });
+    await replyAsMember(a.member, { conversation_id: conv, text: 'Hello, I am here.' });
+    await assertRollupIsLive(a, 'first reply');
+    await resolveConversation(a.member, { conversation_id: conv });
+    await assertRollupIsLive(a, 'resolved');
+    await rateConversation({ accountId: a.acct.accountId, conversationId: conv }, { rating: 5 });
+    await assertRollupIsLive(a, 'rated');
+    const now = await totalOf(a);
+    assert.equal(now.handoffs, before.handoffs + 1);
+    assert.equal(now.csat_human_responses, before.csat_human_responses + 1);
+    assert.notEqual(now.median_first_response_seconds, null);
+  });
+
+  it('follows a dislike, a declined answer, a re-import and a deletion', async () => {
+    await assertRollupIsLive(a, 'before');
+    const aiBefore = (await totalOf(a)).ai_resolved;
+    await toggleFeedback(db, a.acct.accountId, a.responses.get('resolved3')!, `visitor-${randomUUID()}`, -1);
+    await assertRollupIsLive(a, 'disliked');
+    assert.equal((await totalOf(a)).ai_resolved, aiBefore - 1, 'a dislike on day 3 takes its conversation out of AI-resolved');
+    await db.execute(sql`UPDATE responses SET declined = true WHERE id = ${a.responses.get('open3')!}`);
+    await assertRollupIsLive(a, 'declined');
+    const line = a.convs.get('open2')!;
+    await importLines(a.acct.accountId, [{ ...line, status: 'Resolved', resolved_at: at(2, '12:00:00'), csat: 3 }]);
+    await assertRollupIsLive(a, 're-imported');
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`DELETE FROM responses WHERE conversation_id = ${id(a, 'resolved5')}`);
+      await tx.execute(sql`DELETE FROM conversation_messages WHERE conversation_id = ${id(a, 'resolved5')}`);
+      await tx.execute(sql`DELETE FROM conversations WHERE id = ${id(a, 'resolved5')}`);
+    });
+    await assertRollupIsLive(a, 'deleted');
+    await assertRollupIsLive(b, 'the other account');
+  });
+
+  it("never mixes the other account's rows in", async () => {
+    const aBefore = await Promise.all(WINDOWS(a).map((w) => getInsightsFigures(db, a.acct.accountId, w)));
+    // B changes the same days (and channel numbers need not differ between accounts).
+    await requestHandoff({ accountId: b.acct.accountId, conversationId: id(b, 'open5') });
+    await toggleFeedback(db, b.acct.accountId, b.responses.get('resolved3')!, `visitor-${randomUUID()}`, -1);
+    await assertRollupIsLive(b, 'B changed');
+    const aAfter = await Promise.all(WINDOWS(a).map((w) => getInsightsFigures(db, a.acct.accountId, w)));
+    assert.deepEqual(aAfter, aBefore);
+    await assertRollupIsLive(a, 'A after B changed');
+  });
+
+  it('an open conversation of a past day turns AI-resolved when it becomes idle, without any write', async () => {
+    await db.execute(sql`UPDATE conversations SET updated_at = now() - interval '29 minutes 58 seconds' WHERE id = ${id(a, 'open3')}`);
+    const win = { from: dayAgo(3), to: dayAgo(3), channelId: null };
+    const first = (await getInsightsFigures(db, a.acct.accountId, win))[0]!;
+    assert.deepEqual([first], (await getLiveInsightsFigures(db, a.acct.accountId, win)).slice(0, 1));
+    await new Promise((r) => setTimeout(r, 3_000));
+    const later = (await getInsightsFigures(db, a.acct.accountId, win))[0]!;
+    assert.equal(later.ai_resolved, first.ai_resolved + 1, 'idle 30 minutes now');
+    assert.deepEqual([later], (await getLiveInsightsFigures(db, a.acct.accountId, win)).slice(0, 1));
+  });
+
+  it('concurrent reads refresh safely while conversations change', async () => {
+    const keys = ['open5', 'closed4', 'open3', 'open2'];
+    let round = 0;
+    const writes = async () => {
+      for (const key of keys) {
+        round++;
+        await db.execute(
+          sql`UPDATE conversations SET csat = ${1 + (round % 5)}, updated_at = ${at(1, '09:00:00')}::timestamp AT TIME ZONE 'UTC' WHERE id = ${id(a, key)}`,
+        );
+        await db.execute(sql`UPDATE responses SET likes = likes + 1 WHERE id = ${a.responses.get(key)!}`);
+      }
+    };
+    const reads = () => Promise.all(WINDOWS(a).flatMap((w) => [getInsightsFigures(db, a.acct.accountId, w), getInsightsFigures(db, b.acct.accountId, w)]));
+    await Promise.all([reads(), writes(), refreshDirtyInsights(db, 100), reads(), writes(), refreshDirtyInsights(db, 100), reads()]);
+    await assertRollupIsLive(a, 'after concurrent refreshes');
+    await assertRollupIsLive(b, 'B after concurrent refreshes');
+  });
+
+  it('the background refresh rolls up past dirty days before a read', async () => {
+    await db.execute(sql`UPDATE conversations SET csat = 1 WHERE id = ${id(b, 'closed4')}`);
+    await refreshDirtyInsights(db, 1_000);
+    const [marks] = await rows<{ n: number }>(
+      db,
+      sql`SELECT count(*)::int AS n FROM insights_dirty_days WHERE account_id = ${b.acct.accountId} AND day < (now() AT TIME ZONE 'UTC')::date`,
+    );
+    assert.equal(marks!.n, 0);
+    await assertRollupIsLive(b, 'after the background refresh');
+  });
+
+  it('medians from the histogram: exact for small buckets, within 1 % otherwise', async () => {
+    const acct = await createTestAccount('Rollup medians');
+    const [ch] = await newChannelIds(1);
+    const lines: object[] = [];
+    // 40 resolution times of 1000–1039 s (several per 1 % bucket) and 7 of 30–36 s (whole seconds).
+    for (let i = 0; i < 47; i++) {
+      const secs = i < 40 ? 1000 + i : 30 + (i - 40);
+      const created = Date.parse(`${dayAgo(2)}T08:00:00Z`) + i * 1000;
+      lines.push(
+        conversationLine({
+          channel_id: ch!,
+          status: 'Resolved',
+          created_at: stamp(created),
+          updated_at: stamp(created + 5_000),
+          resolved_at: stamp(created + secs * 1000),
+        } as Parameters<typeof conversationLine>[0]),
+      );
+    }
+    await importLines(acct.accountId, lines);
+    const win = { from: dayAgo(3), to: dayAgo(1), channelId: null };
+    const [rolled] = await getInsightsFigures(db, acct.accountId, win);
+    const [live] = await getLiveInsightsFigures(db, acct.accountId, win);
+    assert.equal(rolled!.conversations, 47);
+    const exact = live!.median_resolution_seconds!;
+    assert.ok(Math.abs(rolled!.median_resolution_seconds! - exact) <= Math.max(1, exact * 0.01), `${rolled!.median_resolution_seconds} vs ${exact}`);
+  });
+});
