@@ -1,4 +1,4 @@
-import { answerContext, considered, rankForQuestion, RELEVANCE_FLOOR, relevant, toSource, type Answer, type AnswerInput } from '../engine';
+import { answerContext, citationTitle, considered, rankForQuestion, RELEVANCE_FLOOR, relevant, toSource, type Answer, type AnswerInput } from '../engine';
 import type { RankedPassage } from '../../knowledge/ranking';
 
 /**
@@ -26,9 +26,10 @@ const TOPIC_COVERAGE = 0.9;
 
 /**
  * The offline engine: quotes the best passage when it is relevant enough (the relevance floor),
- * and otherwise declines with the account's "no answer" text and no sources. A follow-up is
- * ranked with the conversation's earlier questions (less weight), and does not get the passage
- * the last answer quoted again when another relevant one matches the new question's own words better.
+ * and otherwise declines with the account's "no answer" text and no sources. A follow-up
+ * (readsAsFollowUp) is ranked with the conversation's earlier questions (less weight), and does not
+ * get the passage the last answer quoted again when another relevant one matches the new question's
+ * own words better; any other question is answered as if asked alone.
  */
 export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
   const { settings, turns } = await answerContext(input, FOLLOW_UP_TURNS);
@@ -40,7 +41,11 @@ export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
     ),
     turns.length > 0 ? rankForQuestion(input, [], FOLLOW_UP_DEPTH) : null,
   ]);
-  const best = alone ? followUpChoice(ranked, alone, turns.at(-1)!.answer) : ranked.find((p, i) => i === 0 && relevant(p));
+  const best = !alone
+    ? ranked.find((p, i) => i === 0 && relevant(p))
+    : readsAsFollowUp(input.question, alone)
+      ? followUpChoice(ranked, alone, turns.at(-1)!.answer)
+      : alone.find((p, i) => i === 0 && relevant(p));
   if (!best) {
     return { sources: [], showSources: settings.showSources, deltas: streamWords(settings.noAnswerText), declined: true, considered: considered(ranked, []) };
   }
@@ -48,7 +53,7 @@ export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
   const second = ranked.slice(1).find((p) => p.document_id !== best.document_id || p.ordinal !== best.ordinal);
   if (second && relevant(second) && second.score >= SEE_ALSO_SHARE * best.score) used.push(second);
   const parts = settings.showSources
-    ? used.map((p, i) => `${i === 0 ? 'From' : 'See also'} **${p.title || p.filename}**:\n\n${quote(p.content)}`)
+    ? used.map((p, i) => `${i === 0 ? 'From' : 'See also'} **${citationTitle(p)}**:\n\n${quote(p.content)}`)
     : used.map((p) => quote(p.content));
   return {
     sources: used.map(toSource),
@@ -57,6 +62,28 @@ export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
     declined: false,
     considered: considered(ranked, used),
   };
+}
+
+/** At most this many words of its own (question phrasing aside) for a question without a relevant passage to be read with the conversation. */
+const FOLLOW_UP_MAX_WORDS = 3;
+/** Words that point back ("it", "that", "they"; "there" but not "is there"), or a lead-in ("And …", "What about …"). */
+const POINTS_BACK =
+  /\b(?:it|its|that|this|these|those|they|them|their|theirs|one|ones)\b|(?<!\b(?:is|are|was|were)\s+)\bthere\b|^\s*(?:and|also|what about|how about)\b/i;
+
+/**
+ * Whether a question is read with the conversation before it. A question alone that has a relevant
+ * passage is (its topic still prefers the conversation's document: followUpChoice). One without
+ * is only when it points back ("Can I use it in a store too?") or is a few words of which the
+ * knowledge base knows at least half ("How long is the link valid?", "When do I get my money back?"): "Is the blue kettle back in stock?" after a
+ * password question names a topic of its own, and borrowing the password's words would quote
+ * the password passage for it.
+ */
+export function readsAsFollowUp(question: string, alone: RankedPassage[]): boolean {
+  if (alone.length > 0 && relevant(alone[0]!)) return true;
+  if (POINTS_BACK.test(question)) return true;
+  const asked = alone[0]?.asked ?? Number.POSITIVE_INFINITY;
+  const known = new Set(alone.flatMap((p) => p.evidence.map((e) => e.lexeme)));
+  return asked <= FOLLOW_UP_MAX_WORDS && 2 * known.size >= asked;
 }
 
 const samePassage = (a: RankedPassage, b: RankedPassage) => a.document_id === b.document_id && a.ordinal === b.ordinal;
