@@ -276,6 +276,29 @@ describe('attachments in the chat', () => {
     });
   }
 
+  it("a question of its own after one about the visitor's file is answered from the knowledge base, not declined", async (t) => {
+    const { acct, token } = await setup();
+    await addKnowledge(acct.accountId, 'faq.md', '# Help centre\n\n## Returns\n\nYou can return any item within 30 days for a full refund.\n');
+    const visitor = await connectVisitor(server.url, token, ORIGIN);
+    t.after(() => visitor.close());
+    const receipt = await uploaded(token, 'receipt.txt', Buffer.from('Receipt 4411: one Trailblazer tent.\n'));
+    const first = await visitor.ok<{ conversation_id: string; response_id: string }>('ask', {
+      client_message_id: 'r1',
+      text: 'Can I return the tent on my receipt?',
+      attachments: [receipt.upload_id],
+    });
+    const firstEnd = (await visitor.finished(first.response_id)) as Extract<ServerEvent, { type: 'answer.done' }>;
+    assert.equal(firstEnd.sources[0]?.title, 'your file receipt.txt', firstEnd.answer);
+    const next = await visitor.ok<{ response_id: string }>('ask', {
+      conversation_id: first.conversation_id,
+      client_message_id: 'r2',
+      text: 'How do returns work?',
+    });
+    const nextEnd = (await visitor.finished(next.response_id)) as Extract<ServerEvent, { type: 'answer.done' }>;
+    assert.equal(nextEnd.declined, false, nextEnd.answer);
+    assert.ok(nextEnd.answer.startsWith('From **Help centre**:') && nextEnd.answer.includes('30 days'), nextEnd.answer);
+  });
+
   it('another visitor can neither attach the upload nor get answers from it', async (t) => {
     const { acct, client, token, get } = await setup();
     await addKnowledge(acct.accountId, 'faq.md', '# Shipping\n\nWe ship from Rotterdam within two business days.\n');

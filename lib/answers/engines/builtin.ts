@@ -44,7 +44,7 @@ export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
   const best = !alone
     ? ranked.find((p, i) => i === 0 && relevant(p))
     : readsAsFollowUp(input.question, alone)
-      ? followUpChoice(ranked, alone, turns.at(-1)!.answer)
+      ? followUpChoice(ranked, alone, turns.at(-1)!.answer, POINTS_BACK.test(input.question))
       : alone.find((p, i) => i === 0 && relevant(p));
   if (!best) {
     return { sources: [], showSources: settings.showSources, deltas: streamWords(settings.noAnswerText), declined: true, considered: considered(ranked, []) };
@@ -94,9 +94,11 @@ const samePassage = (a: RankedPassage, b: RankedPassage) => a.document_id === b.
  * new question's own words as the best passage anywhere answers ("And how far ahead do I book it?" after "Can I rent a tent?": the
  * booking rules, not the price list again); the quoted passage itself only when it ranks first
  * so. Without such a passage, the best relevant one of the ranking with the conversation that has
- * a word of the new question; undefined when none is relevant enough (the engine declines).
+ * a word of the new question; else, for a question that does not point back, its own best passage
+ * when it is relevant alone ("How do returns work?" after a question about the visitor's receipt;
+ * not "What if I lose it?", whose "it" is the conversation's); undefined when none is (the engine declines).
  */
-export function followUpChoice(ranked: RankedPassage[], alone: RankedPassage[], lastAnswer: string): RankedPassage | undefined {
+export function followUpChoice(ranked: RankedPassage[], alone: RankedPassage[], lastAnswer: string, pointsBack: boolean): RankedPassage | undefined {
   const quotedBefore = (p: RankedPassage) => lastAnswer.includes(quote(p.content).slice(0, 300));
   const topic = new Set(ranked.filter(quotedBefore).map((p) => p.document_id));
   const own = (p: RankedPassage) => alone.find((a) => samePassage(a, p))?.relevance ?? 0;
@@ -105,7 +107,8 @@ export function followUpChoice(ranked: RankedPassage[], alone: RankedPassage[], 
   const inTopic = ranked.find((p) => topic.has(p.document_id) && own(p) >= needed);
   if (inTopic) return inTopic;
   const usable = ranked.filter((p) => relevant(p) && (alone.length === 0 || own(p) > 0));
-  return usable.find((p) => !quotedBefore(p)) ?? usable[0];
+  // A question about a topic of its own (it points back at nothing) is never declined because of the conversation.
+  return usable.find((p) => !quotedBefore(p)) ?? usable[0] ?? (pointsBack ? undefined : alone.find((p, i) => i === 0 && relevant(p)));
 }
 
 /** A passage as a Markdown quote: its heading as a bold line, tables as lists (readable anywhere). */
