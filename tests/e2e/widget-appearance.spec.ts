@@ -250,6 +250,10 @@ test('after a reload the widget opens at the newest message, with its attachment
     await openWidget(page);
     const log = page.getByRole('log');
     await expect(log).toContainText(`Attached: receipt-${label}.txt`);
+    // The answer from the visitor's own file cites it as theirs; the next question its own (knowledge-base) answer.
+    await expect(log).toContainText(`From your file receipt-${label}.txt:`);
+    await expect(log).toContainText(`Sources: your file receipt-${label}.txt`);
+    await expect(log.locator('.msg.bot').nth(1)).toContainText('30 days for a full refund');
     await expect
       .poll(() => log.evaluate((l) => Math.abs(l.scrollHeight - l.clientHeight - l.scrollTop)), { message: 'scrolled to the newest message' })
       .toBeLessThanOrEqual(2);
