@@ -36,7 +36,7 @@ export async function listEmbeddedPassages(db: Db, accountId: number, model: str
   const found = await rows<EmbeddedPassage>(
     db,
     sql`
-    SELECT c.document_id, d.title, d.filename, c.ordinal, c.content, c.context, e.embedding
+    SELECT c.document_id, d.title, d.filename, c.ordinal, c.content, c.context, false AS visitor_file, e.embedding
     FROM kb_chunk_embeddings e JOIN kb_chunks c ON c.id = e.chunk_id JOIN kb_documents d ON d.id = c.document_id
     WHERE e.account_id = ${accountId} AND e.model = ${model} AND ${passageScope(null)}
     LIMIT ${limit}`,

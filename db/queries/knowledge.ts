@@ -264,6 +264,8 @@ export type CandidatePassage = {
   context: string;
   /** Distinct words of the passage (its length for BM25). */
   length: number;
+  /** The passage is of a file the visitor attached in this conversation, not of the knowledge base. */
+  visitor_file: boolean;
   /** Each asked word in the passage: occurrences in its text and in its title/headings. */
   terms: Array<{ lexeme: string; text: number; context: number }>;
 };
@@ -294,6 +296,7 @@ export async function matchPassages(db: Db, accountId: number, conversationId: s
     db,
     sql`
     SELECT c.document_id, d.title, d.filename, c.ordinal, c.content, c.context, length(c.tsv) AS length,
+      d.conversation_id IS NOT NULL AS visitor_file,
       (SELECT json_agg(json_build_object('lexeme', u.lexeme,
           'context', cardinality(array_positions(u.weights, 'A')),
           'text', cardinality(u.positions) - cardinality(array_positions(u.weights, 'A'))))
@@ -301,6 +304,11 @@ export async function matchPassages(db: Db, accountId: number, conversationId: s
     FROM kb_chunks c JOIN kb_documents d ON d.id = c.document_id
     WHERE c.account_id = ${accountId} AND ${scope} AND c.tsv @@ ${query}::tsquery`,
   );
-  const candidates = found.map((r) => ({ ...r, length: Number(r.length), terms: typeof r.terms === 'string' ? JSON.parse(r.terms) : (r.terms ?? []) }));
+  const candidates = found.map((r) => ({
+    ...r,
+    length: Number(r.length),
+    visitor_file: r.visitor_file === true || String(r.visitor_file) === 't',
+    terms: typeof r.terms === 'string' ? JSON.parse(r.terms) : (r.terms ?? []),
+  }));
   return { passages: stats.n, avgLength: Number(stats.avg_length), candidates };
 }

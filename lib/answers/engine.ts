@@ -81,7 +81,15 @@ export async function rankForQuestion(
 
 export const relevant = (p: RankedPassage) => isRelevant(p, RELEVANCE_FLOOR);
 
-export const toSource = (p: RankedPassage): Source => ({ document_id: p.document_id, title: p.title || p.filename, passage: p.content });
+/**
+ * What a passage is cited as, in the answer's text ("From **…**:") and in its sources (widget,
+ * transcript, API): the document's title, or for a file the visitor attached in this conversation
+ * "your file <file name>", so the visitor's own file never reads as the shop's knowledge base.
+ */
+export const citationTitle = (p: Pick<RankedPassage, 'title' | 'filename' | 'visitor_file'>): string =>
+  p.visitor_file ? `your file ${p.filename}` : p.title || p.filename;
+
+export const toSource = (p: RankedPassage): Source => ({ document_id: p.document_id, title: citationTitle(p), passage: p.content });
 
 /**
  * The sources a visitor gets (live answer.done, resume, history): none when the account turned

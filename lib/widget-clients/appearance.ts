@@ -81,6 +81,17 @@ const httpsUrl = z.preprocess(
     .optional(),
 );
 
+/** The handoff button's words: one short line, and no angle brackets (a button's words are never markup). */
+export const MAX_HANDOFF_BUTTON_TEXT = 40;
+const buttonText = z.preprocess(
+  blankToUndefined,
+  z
+    .string()
+    .max(MAX_HANDOFF_BUTTON_TEXT, `at most ${MAX_HANDOFF_BUTTON_TEXT} characters`)
+    .refine((s) => !CONTROL.test(s) && !s.includes('\n') && !/[<>]/.test(s), 'must be one line of plain text, without < or >')
+    .optional(),
+);
+
 export const MAX_DEFAULT_QUESTIONS = 6;
 
 /** One question per line (the textbox's form) or a list; blank lines dropped. */
@@ -114,6 +125,8 @@ export const Appearance = z
     background_color: colour,
     font,
     corner_radius: radius,
+    /** The words of the "Talk to a person" buttons (docs/contracts.md §14); their accessible name keeps "talk to a person". */
+    handoff_button_text: buttonText,
   })
   .strict()
   .meta({ id: 'WidgetAppearance' });
@@ -131,6 +144,7 @@ export const APPEARANCE_LABELS: Record<keyof Appearance, string> = {
   background_color: 'Background colour',
   font: 'Font',
   corner_radius: 'Corner radius',
+  handoff_button_text: 'Handoff button text',
 };
 
 /** A stored appearance as served: what no longer parses (a rule tightened since) is left out, never served. */

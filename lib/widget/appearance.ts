@@ -31,6 +31,7 @@ export function withAppearance(cfg: Config, a: WidgetAppearance): Config {
     botName: str(a.bot_name),
     headerChatName: str(a.header_name),
     headerIcon: str(a.header_icon_url)?.startsWith('https://') ? a.header_icon_url : undefined,
+    handoffButtonText: str(a.handoff_button_text),
     defaultQuestions: Array.isArray(a.default_questions) ? a.default_questions.filter((q) => typeof q === 'string') : undefined,
   };
   if ((a.welcome_title || a.welcome_text) && !cfg.advancedWelcomeText && !cfg.welcomeMessage)

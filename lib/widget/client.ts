@@ -53,6 +53,8 @@ export type Config = {
   primaryColor?: string;
   position?: 'left' | 'right';
   advancedWelcomeText?: { icon?: string; title?: string; description?: string };
+  /** The words of the "Talk to a person" buttons (set as text). */
+  handoffButtonText?: string;
   show?: () => void;
   hide?: () => void;
 };

@@ -16,10 +16,27 @@ export type HandoffHost = {
   /** Whether the widget already shows this visitor message (sent from this page). */
   showsVisitorMessage(clientMessageId: string | null): boolean;
   userBubble(text: string): void;
+  /** The handoff button's words: the page's or the appearance's, else HANDOFF_TEXT. */
+  buttonText(): string | undefined;
   /** The panel is open: a member message rendered now is seen. */
   panelOpen(): boolean;
   scrollToEnd(): void;
 };
+
+/** The button's name in docs/contracts.md §14, and its words unless the client set others. */
+export const HANDOFF_TEXT = 'Talk to a person';
+
+/**
+ * Sets a handoff button's words. Custom words are shown, and the accessible name is the words
+ * followed by "(talk to a person)": it starts with what is seen (voice control users say what
+ * they see) and still says what the button does in the contract's words.
+ */
+export function labelHandoffButton(b: HTMLElement, words: string | undefined) {
+  const text = words?.trim() || HANDOFF_TEXT;
+  b.textContent = text;
+  if (text.toLowerCase().includes(HANDOFF_TEXT.toLowerCase())) b.removeAttribute('aria-label');
+  else b.setAttribute('aria-label', `${text} (${HANDOFF_TEXT.toLowerCase()})`);
+}
 
 /** The member typing indicator disappears after this long without a keystroke (§14). */
 const TYPING_MS = 10_000;
@@ -62,6 +79,12 @@ export class Handoff {
     for (const b of this.host.log.querySelectorAll<HTMLElement>('.handoff-offer')) b.hidden = !this.offerable();
   }
 
+  /** The appearance arrived after the buttons were made: every one takes its words. */
+  relabel() {
+    for (const b of [...this.menuList.querySelectorAll<HTMLElement>('.menu-item'), ...this.host.log.querySelectorAll<HTMLElement>('.handoff-offer')])
+      labelHandoffButton(b, this.host.buttonText());
+  }
+
   private offerable() {
     return this.enabled && this.handledBy === 'ai';
   }
@@ -74,7 +97,8 @@ export class Handoff {
   }
 
   private offerButton(where: 'inline' | 'menuitem'): HTMLButtonElement {
-    const b = el('button', { type: 'button', class: where === 'inline' ? 'handoff-offer' : 'menu-item' }, 'Talk to a person');
+    const b = el('button', { type: 'button', class: where === 'inline' ? 'handoff-offer' : 'menu-item' });
+    labelHandoffButton(b, this.host.buttonText());
     b.addEventListener('click', () => {
       if (where === 'menuitem') this.toggleMenu(false);
       void this.request();

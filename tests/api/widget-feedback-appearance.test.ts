@@ -166,6 +166,7 @@ describe('appearance', () => {
       background_color: 'rgb(255, 250, 240)',
       font: 'Georgia, "Times New Roman", serif',
       corner_radius: '8px',
+      handoff_button_text: '  Chat with our team ',
     });
     const expected = {
       bot_name: 'Bluebird',
@@ -177,6 +178,7 @@ describe('appearance', () => {
       background_color: 'rgb(255, 250, 240)',
       font: 'Georgia, "Times New Roman", serif',
       corner_radius: 8,
+      handoff_button_text: 'Chat with our team',
     };
     assert.deepEqual(saved, expected);
     const served = await config(`?client_id=${client.client_id}`);
@@ -249,6 +251,17 @@ describe('appearance', () => {
       ['welcome text too long', { welcome_text: 'x'.repeat(401) }, /Welcome text: at most 400 characters/],
       ['seven questions', { default_questions: 'a\nb\nc\nd\ne\nf\ng' }, /Default questions: at most 6 questions/],
       ['a question too long', { default_questions: 'x'.repeat(121) }, /Default questions: each question at most 120 characters/],
+      [
+        'handoff text with a tag',
+        { handoff_button_text: '<img src=x onerror=alert(1)>' },
+        /Handoff button text: must be one line of plain text, without < or >/,
+      ],
+      ['handoff text closing a tag', { handoff_button_text: 'Talk</button><script>' }, /Handoff button text/],
+      ['handoff text with a lone >', { handoff_button_text: 'Talk > now' }, /Handoff button text/],
+      ['handoff text on two lines', { handoff_button_text: 'Talk\nto us' }, /Handoff button text: must be one line/],
+      ['handoff text with a control character', { handoff_button_text: 'Talk\u0000' }, /Handoff button text/],
+      ['handoff text too long', { handoff_button_text: 'x'.repeat(41) }, /Handoff button text: at most 40 characters/],
+      ['handoff text as a number', { handoff_button_text: 7 }, /Handoff button text/],
       ['a field the contract does not have', { custom_css: 'body{}' }, /custom_css/],
       ['a number as a name', { bot_name: 5 }, /Bot name/],
     ];

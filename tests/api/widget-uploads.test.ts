@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ServerEvent } from '../../lib/chat/protocol';
+import { getTranscript } from '../../lib/dashboard/service';
 import { assertProblem, UUID_RE, V2 } from '../helpers/api-fixtures';
 import { api, createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -203,7 +204,7 @@ describe('attachments in the chat', () => {
   }
 
   it('an attached document can be asked about in its conversation, and the API lists it on the message', async (t) => {
-    const { client, token, get } = await setup();
+    const { acct, client, token, get } = await setup();
     const visitor = await connectVisitor(server.url, token, ORIGIN);
     t.after(() => visitor.close());
     const doc = await uploaded(token, 'policy.md', Buffer.from(`# Zorblax policy\n\n${POLICY}\n`));
@@ -217,7 +218,10 @@ describe('attachments in the chat', () => {
     assert.equal(end.type, 'answer.done', JSON.stringify(end));
     const done = end as Extract<ServerEvent, { type: 'answer.done' }>;
     assert.ok(done.answer.includes('accidental drops into volcanoes'), done.answer);
-    assert.equal(done.sources[0]?.title, 'Zorblax policy');
+    // The visitor's own file is cited as theirs, never as the knowledge base's (lib/answers/engine.ts citationTitle).
+    assert.equal(done.sources[0]?.title, 'your file policy.md');
+    assert.ok(done.answer.startsWith('From **your file policy.md**:'), done.answer);
+    assert.ok(!done.answer.includes('From **Zorblax policy**'), done.answer);
     const question = visitor.eventsOf(ack.response_id).find((e) => e.type === 'question') as Extract<ServerEvent, { type: 'question' }>;
     const byId = (a: { upload_id: string }, b: { upload_id: string }) => a.upload_id.localeCompare(b.upload_id);
     assert.deepEqual([...question.attachments].sort(byId), [doc, img].sort(byId));
@@ -229,6 +233,16 @@ describe('attachments in the chat', () => {
     const withUrl = (a: { upload_id: string }) => ({ ...a, url: `${V2}/attachments/${a.upload_id}` });
     assert.deepEqual([...user.attachments].sort(byId), [doc, img].map(withUrl).sort(byId));
     assert.deepEqual(assistant.attachments, []);
+    const transcript = await getTranscript(acct.accountId, ack.conversation_id);
+    const answered = transcript?.messages.find((m) => m.author === 'ai');
+    assert.deepEqual(
+      answered?.sources.map((x) => x.title),
+      ['your file policy.md'],
+      "the transcript's sources cite it as the visitor's file",
+    );
+    const resp = await get(`${V2}/response/${ack.response_id}`);
+    assert.equal(resp.status, 200);
+    assert.ok(String(resp.body.answer).startsWith('From **your file policy.md**:'), resp.body.answer);
 
     // A follow-up in the same conversation still finds it.
     const next = await visitor.ok<{ response_id: string }>('ask', {
@@ -242,8 +256,8 @@ describe('attachments in the chat', () => {
   });
 
   for (const [kind, name, data, title] of [
-    ['DOCX', 'terms.docx', tinyDocx(`Terms\n${POLICY}`), 'Terms'],
-    ['PDF', 'terms.pdf', tinyPdf(POLICY), 'terms'],
+    ['DOCX', 'terms.docx', tinyDocx(`Terms\n${POLICY}`), 'your file terms.docx'],
+    ['PDF', 'terms.pdf', tinyPdf(POLICY), 'your file terms.pdf'],
   ] as const) {
     it(`an attached ${kind} is read and answered from`, async (t) => {
       const { token } = await setup();
@@ -258,9 +272,32 @@ describe('attachments in the chat', () => {
       const end = await visitor.finished(ack.response_id);
       assert.equal(end.type, 'answer.done');
       assert.ok((end as { answer: string }).answer.includes('volcanoes'), (end as { answer: string }).answer);
-      assert.equal((end as { sources: Array<{ title: string }> }).sources[0]?.title, title, `titled, not named ${name}`);
+      assert.equal((end as { sources: Array<{ title: string }> }).sources[0]?.title, title, `cited as the visitor's ${name}`);
     });
   }
+
+  it("a question of its own after one about the visitor's file is answered from the knowledge base, not declined", async (t) => {
+    const { acct, token } = await setup();
+    await addKnowledge(acct.accountId, 'faq.md', '# Help centre\n\n## Returns\n\nYou can return any item within 30 days for a full refund.\n');
+    const visitor = await connectVisitor(server.url, token, ORIGIN);
+    t.after(() => visitor.close());
+    const receipt = await uploaded(token, 'receipt.txt', Buffer.from('Receipt 4411: one Trailblazer tent.\n'));
+    const first = await visitor.ok<{ conversation_id: string; response_id: string }>('ask', {
+      client_message_id: 'r1',
+      text: 'Can I return the tent on my receipt?',
+      attachments: [receipt.upload_id],
+    });
+    const firstEnd = (await visitor.finished(first.response_id)) as Extract<ServerEvent, { type: 'answer.done' }>;
+    assert.equal(firstEnd.sources[0]?.title, 'your file receipt.txt', firstEnd.answer);
+    const next = await visitor.ok<{ response_id: string }>('ask', {
+      conversation_id: first.conversation_id,
+      client_message_id: 'r2',
+      text: 'How do returns work?',
+    });
+    const nextEnd = (await visitor.finished(next.response_id)) as Extract<ServerEvent, { type: 'answer.done' }>;
+    assert.equal(nextEnd.declined, false, nextEnd.answer);
+    assert.ok(nextEnd.answer.startsWith('From **Help centre**:') && nextEnd.answer.includes('30 days'), nextEnd.answer);
+  });
 
   it('another visitor can neither attach the upload nor get answers from it', async (t) => {
     const { acct, client, token, get } = await setup();

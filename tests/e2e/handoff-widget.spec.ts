@@ -1,5 +1,5 @@
 /**
- * Human handoff in the widget (docs/contracts.md §14) on a host page of another origin: 2.1.0 on
+ * Human handoff in the widget (docs/contracts.md §14) on a host page of another origin: 2.1.x on
  * the beta track from a declined answer to the rating, away mode with its Email box, and a 2.0.4
  * widget in a conversation a person takes over. The member acts through the core service of the
  * app's own process (tests/e2e/handoff-app.ts).
@@ -62,14 +62,14 @@ async function bothWidths(page: Page, name: string) {
 }
 
 test.describe('handoff in widget 2.1', () => {
-  test('beta serves 2.1.0; declined → Talk to a person → member joins, types, replies → hand back → resolve → rating', async ({ page }) => {
+  test('beta serves 2.1.1; declined → Talk to a person → member joins, types, replies → hand back → resolve → rating', async ({ page }) => {
     test.setTimeout(120_000);
-    expect(releases.tracks.beta).toBe('2.1.0');
+    expect(releases.tracks.beta).toBe('2.1.1');
     const errors = consoleErrors(page);
     await member('open');
     await page.goto(hostPage({ sel: 'track', val: 'beta', app: OWN, fixtures: FX }));
     await waitForStatus(page, 'connected');
-    expect((await widgetState(page))!.version).toBe('2.1.0');
+    expect((await widgetState(page))!.version).toBe('2.1.1');
     await page.getByRole('button', { name: 'Open chat' }).click();
     await ask(page, 'Do you sell purple kayak paddles for penguins?');
     const offer = page.getByRole('log').getByRole('button', { name: 'Talk to a person' });

@@ -13,7 +13,7 @@ import { apiGet, consoleErrors, hostPage, waitForStatus, widgetState } from './w
  * API and the transcript, and a reload that opens at the newest message with attachments kept.
  */
 const f = fixtures();
-const VERSION = '2.1.0';
+const VERSION = '2.1.1';
 const WIDTHS = [
   ['desktop', 1366, 900],
   ['phone', 390, 844],
@@ -60,12 +60,24 @@ test('the Appearance section previews while typing, refuses bad values and saves
   await section.getByLabel('Background colour').fill('#fffaf0');
   await section.getByLabel('Font').fill('Georgia, serif');
   await section.getByLabel('Corner radius').fill('6');
+  await expect(preview.getByText('Talk to a person')).toBeVisible();
+  await section.getByLabel('Handoff button text').fill('Chat with our bakers');
+  await expect(preview.getByText('Chat with our bakers')).toBeVisible({ timeout: 2000 });
+  await expect(preview.getByText('Talk to a person')).toHaveCount(0);
   await expect(preview).toContainText('Bluebird Bakery');
   await expect(preview).toContainText('Fresh bread, quick answers');
   await expect(preview).toContainText('What are the opening hours?');
   await expect(preview.getByText('Bluebird Bakery')).toBeVisible();
   const header = preview.locator('div', { hasText: /^Bluebird Bakery$/ }).first();
   await expect(header).toHaveCSS('background-color', 'rgb(29, 78, 216)');
+
+  // Markup in the button's words is refused (plain text only) and what was typed stays.
+  await section.getByLabel('Handoff button text').fill('<img src=x onerror=alert(1)>');
+  await section.getByRole('button', { name: 'Save appearance' }).click();
+  await expect(section.getByRole('alert')).toContainText('Handoff button text: must be one line of plain text, without < or >');
+  await expect(section.getByLabel('Handoff button text')).toHaveValue('<img src=x onerror=alert(1)>');
+  await expect(preview.locator('img[src="x"]')).toHaveCount(0);
+  await section.getByLabel('Handoff button text').fill('Chat with our bakers');
 
   // A colour that carries more CSS is refused and what was typed stays.
   await section.getByLabel('Primary colour').fill('red;} body{display:none');
@@ -76,7 +88,13 @@ test('the Appearance section previews while typing, refuses bad values and saves
   await section.getByRole('button', { name: 'Save appearance' }).click();
   await expect(section.getByRole('status')).toContainText('Saved.');
   const served = await (await fetch(`${new URL(page.url()).origin}/api/widget/config?client_id=${clientId}`)).json();
-  expect(served.appearance).toMatchObject({ bot_name: 'Bluebird', header_name: 'Bluebird Bakery', primary_color: '#1d4ed8', corner_radius: 6 });
+  expect(served.appearance).toMatchObject({
+    bot_name: 'Bluebird',
+    header_name: 'Bluebird Bakery',
+    primary_color: '#1d4ed8',
+    corner_radius: 6,
+    handoff_button_text: 'Chat with our bakers',
+  });
   // The section is checked (the page's header and the create form's .success boxes are issue #28 item 10).
   const axeSection = () => new AxeBuilder({ page }).include('section[aria-labelledby="appearance-heading"]').analyze();
   expect(serious(await axeSection())).toEqual([]);
@@ -132,6 +150,18 @@ test('the widget on another origin applies the saved appearance; the page option
     await expect(dialog).toHaveCSS('font-family', 'Georgia, serif');
     await expect(dialog).toHaveCSS('background-color', 'rgb(255, 250, 240)');
     if (width > 480) await expect(dialog).toHaveCSS('border-radius', '6px');
+    // The handoff buttons show the saved words; their accessible name still says "talk to a person".
+    await page.getByRole('button', { name: 'Menu' }).click();
+    const inMenu = page.getByRole('button', { name: 'Chat with our bakers (talk to a person)', exact: true });
+    await expect(inMenu).toBeVisible();
+    await expect(inMenu).toHaveText('Chat with our bakers');
+    await screenshot(page, `widget-appearance-handoff-menu-${label}`);
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await page.getByRole('textbox', { name: 'Message' }).fill('What is the capital of Australia?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const offer = page.getByRole('log').getByRole('button', { name: 'Chat with our bakers (talk to a person)', exact: true });
+    await expect(offer).toBeVisible({ timeout: 15_000 });
+    await expect(offer).toHaveText('Chat with our bakers');
     await screenshot(page, `widget-appearance-${label}`);
     expect(serious(await new AxeBuilder({ page }).include('svc-chat-widget').analyze())).toEqual([]);
     expect(errors).toEqual([]);
@@ -140,7 +170,9 @@ test('the widget on another origin applies the saved appearance; the page option
 
   // window.svcAIConfig and the page's --svc-custom-* properties win over the dashboard.
   const page = await freshPage(browser);
-  await page.goto(page2(clientId, { headerChatName: 'Page header', defaultQuestions: ['From the page?'] }, { theme: '1' }));
+  await page.goto(
+    page2(clientId, { headerChatName: 'Page header', defaultQuestions: ['From the page?'], handoffButtonText: '<b>Human</b> please' }, { theme: '1' }),
+  );
   await waitForStatus(page, 'connected');
   await expect(page.getByRole('button', { name: 'Open chat' })).toHaveCSS('background-color', 'rgb(194, 37, 92)');
   await openWidget(page);
@@ -148,6 +180,11 @@ test('the widget on another origin applies the saved appearance; the page option
   await expect(page.getByRole('button', { name: 'From the page?' })).toBeVisible();
   await expect(page.getByRole('button', { name: 'What are the opening hours?' })).toHaveCount(0);
   await expect(page.getByRole('dialog')).toContainText('Fresh bread, quick answers');
+  // The page's words win too, and are text, never markup.
+  await page.getByRole('button', { name: 'Menu' }).click();
+  const pageWords = page.getByRole('button', { name: '<b>Human</b> please (talk to a person)', exact: true });
+  await expect(pageWords).toHaveText('<b>Human</b> please');
+  expect(await pageWords.evaluate((b) => b.children.length)).toBe(0);
   await page.context().close();
 });
 
@@ -213,6 +250,10 @@ test('after a reload the widget opens at the newest message, with its attachment
     await openWidget(page);
     const log = page.getByRole('log');
     await expect(log).toContainText(`Attached: receipt-${label}.txt`);
+    // The answer from the visitor's own file cites it as theirs; the next question its own (knowledge-base) answer.
+    await expect(log).toContainText(`From your file receipt-${label}.txt:`);
+    await expect(log).toContainText(`Sources: your file receipt-${label}.txt`);
+    await expect(log.locator('.msg.bot').nth(1)).toContainText('30 days for a full refund');
     await expect
       .poll(() => log.evaluate((l) => Math.abs(l.scrollHeight - l.clientHeight - l.scrollTop)), { message: 'scrolled to the newest message' })
       .toBeLessThanOrEqual(2);

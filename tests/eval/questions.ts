@@ -221,6 +221,34 @@ export const FOLLOW_UPS: FollowUp[] = [
   // A new topic: the conversation must not hold the answer in the first one's document.
   f('stores.md', 'How do I redeem a gift card?', 'Where is your store in Oslo?', 'Karl Johans'),
   f('warranty.pdf', 'Can I rent a tent from you?', 'What does the warranty cover?', 'manufacturing faults'),
+  // Issue 28 leftovers: follow-ups whose own words are too few or too vague without the first question.
+  f('rental.html', 'Can I rent a tent from you?', 'And how many days in advance do I have to order it?', 'three months ahead'),
+  f('account.md', 'How do I reset my password?', 'How long is the link valid?', 'valid for one hour', true),
+  f('gift-cards.docx', 'How do I buy a gift card?', 'What if I lose it?', 'lost or stolen'),
+  f('rental.html', 'Do you rent out sleeping bags?', 'How much is that per week?', 'Per week', true),
+];
+
+/**
+ * Unrelated next questions (issue 28 leftovers): a question, then one about something else. The
+ * second must be answered as if asked alone: declined (`doc` null) or from its own document
+ * (`doc`), never from the first question's passage.
+ */
+export type UnrelatedNext = { first: string; then: string; doc: string | null };
+const u = (first: string, then: string, doc: string | null): UnrelatedNext => ({ first, then, doc });
+
+export const UNRELATED_NEXT: UnrelatedNext[] = [
+  u('How do I reset my password?', 'Is the blue kettle back in stock?', null),
+  u("I forgot my password and can't log in", 'Do you sell electric kettles?', null),
+  u('Can I rent a tent from you?', 'Is the blue kettle back in stock?', null),
+  u('How do I wash my down jacket?', 'What is the capital of France?', null),
+  u('What does the warranty cover?', 'Can I cook pasta in the blue kettle?', null),
+  u('Do you rent out tents?', 'Who won the football match yesterday?', null),
+  u('How do I return an item?', 'Is the new kettle model available in red?', null),
+  u('How do I reset my password?', 'Do you ship to Switzerland?', 'shipping.md'),
+  u('How much does express shipping cost?', 'How do I switch on two-factor authentication?', 'account.md'),
+  u('How do I earn points with Nordhaven Rewards?', 'Are your stores open on Sundays?', 'stores.md'),
+  u('How do I buy a gift card?', 'How do I wash my down jacket?', 'product-care.html'),
+  u('Can I rent a stand-up paddle board?', 'What size boots should I order?', 'size-guide.md'),
 ];
 
 /**

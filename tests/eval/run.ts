@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CURATED_CASES, FOLLOW_UPS, QUESTIONS, SYNONYM_CASES, type EvalQuestion } from './questions';
+import { CURATED_CASES, FOLLOW_UPS, QUESTIONS, SYNONYM_CASES, UNRELATED_NEXT, type EvalQuestion } from './questions';
 import { evalDocuments } from './documents';
 import { isRelevant, type RankedPassage } from '../../lib/knowledge/ranking';
 
@@ -45,7 +45,15 @@ type Asked = {
 };
 
 /** Follow-ups (questions.ts FOLLOW_UPS) asked after their first question in one conversation. */
-export type FollowUpFigures = { asked: number; right: number; declined: number; repeatedWrongly: number; misses: string[] };
+export type FollowUpFigures = {
+  asked: number;
+  right: number;
+  declined: number;
+  repeatedWrongly: number;
+  /** questions.ts UNRELATED_NEXT: answered as if asked alone (declined, or from their own document). */
+  unrelated: { asked: number; apart: number; declined: number; carried: number };
+  misses: string[];
+};
 
 /** Synonym and curated-answer cases (questions.ts), each asked before and after the account adds them. */
 export type AddedFigures = {
@@ -193,11 +201,12 @@ async function askFollowUps(accountId: number, fileOf: Map<string, string>): Pro
     for await (const d of answer.deltas) text += d;
     return { ...answer, text };
   };
-  const out: FollowUpFigures = { asked: 0, right: 0, declined: 0, repeatedWrongly: 0, misses: [] };
+  const out: FollowUpFigures = { asked: 0, right: 0, declined: 0, repeatedWrongly: 0, unrelated: { asked: 0, apart: 0, declined: 0, carried: 0 }, misses: [] };
   let channel = 900_000_000 + (process.pid % 1000) * 1000;
-  for (const item of FOLLOW_UPS) {
+  /** A conversation whose first turn is the engine's answer to `question` (stored as an import would). */
+  const startConversation = async (question: string) => {
     const conversationId = randomUUID();
-    const first = await ask(conversationId, item.first);
+    const first = await ask(conversationId, question);
     const channelId = channel++;
     const at = '2026-01-01 10:00:00';
     await importNdjson(accountId, {
@@ -205,7 +214,7 @@ async function askFollowUps(accountId: number, fileOf: Map<string, string>): Pro
         {
           type: 'conversation',
           conversation_id: conversationId,
-          title: item.first,
+          title: question,
           status: 'Open',
           channel_id: channelId,
           channel_name: 'Evaluation',
@@ -216,7 +225,7 @@ async function askFollowUps(accountId: number, fileOf: Map<string, string>): Pro
           type: 'response',
           response_id: randomUUID(),
           conversation_id: conversationId,
-          question: item.first,
+          question,
           answer: first.text,
           channel_id: channelId,
           created_at: at,
@@ -226,6 +235,10 @@ async function askFollowUps(accountId: number, fileOf: Map<string, string>): Pro
         },
       ].map((l) => JSON.stringify(l)),
     });
+    return { conversationId, first };
+  };
+  for (const item of FOLLOW_UPS) {
+    const { conversationId, first } = await startConversation(item.first);
     const then = await ask(conversationId, item.then);
     const used = then.sources[0];
     const right = !then.declined && !!used && fileOf.get(used.document_id) === item.doc && used.passage.includes(item.passage);
@@ -237,6 +250,22 @@ async function askFollowUps(accountId: number, fileOf: Map<string, string>): Pro
     if (!right) {
       out.misses.push(
         `follow-up  ${then.declined ? 'DECLINED' : `answered from ${fileOf.get(used!.document_id)} "${used!.passage.slice(0, 60).replace(/\n/g, ' ')}…"${repeated ? " (the first answer's passage again)" : ''}`}; want "${item.passage}": ${item.first} → ${item.then}`,
+      );
+    }
+  }
+  for (const item of UNRELATED_NEXT) {
+    const { conversationId, first } = await startConversation(item.first);
+    const then = await ask(conversationId, item.then);
+    const doc = then.declined ? null : fileOf.get(then.sources[0]!.document_id);
+    const firstDoc = first.declined ? null : fileOf.get(first.sources[0]!.document_id);
+    const apart = item.doc === null ? then.declined : doc === item.doc;
+    out.unrelated.asked++;
+    if (apart) out.unrelated.apart++;
+    if (then.declined) out.unrelated.declined++;
+    if (!then.declined && doc === firstDoc) out.unrelated.carried++;
+    if (!apart) {
+      out.misses.push(
+        `unrelated  ${then.declined ? 'DECLINED' : `answered from ${doc} "${then.sources[0]!.passage.slice(0, 60).replace(/\n/g, ' ')}…"`}; want ${item.doc ?? 'a decline'}: ${item.first} → ${item.then}`,
       );
     }
   }
@@ -346,6 +375,8 @@ export function formatResult(r: EvalResult): string {
     '',
     `Follow-ups: ${r.followUps.right} of ${r.followUps.asked} answered from the right passage; ${r.followUps.declined} declined; ` +
       `${r.followUps.repeatedWrongly} repeated the first answer's passage where another one answers.`,
+    `Unrelated next questions: ${r.followUps.unrelated.apart} of ${r.followUps.unrelated.asked} answered as if asked alone; ` +
+      `${r.followUps.unrelated.declined} declined; ${r.followUps.unrelated.carried} answered from the first question's document.`,
     `Synonyms: ${r.added.synonyms.answeredBefore} of ${r.added.synonyms.asked} answered from the right document before the account's groups, ` +
       `${r.added.synonyms.suggested} suggested from the gaps, ${r.added.synonyms.answeredAfter} answered after. Curated answers: ${r.added.curated.curatedBefore} of ${r.added.curated.asked} paraphrases got the curated answer before it was added, ` +
       `${r.added.curated.curatedAfter} after; ${r.added.curated.othersCurated} other questions got one.`,
@@ -399,7 +430,9 @@ async function main() {
         : `Goals NOT met (recall@1 ≥ ${pct(GOALS.recallAt1)}, every off-topic question declined, wrong declines ≤ ${pct(GOALS.wronglyDeclined)}).`,
     );
     if (!addedGoalsMet(r.added)) console.log('Synonym or curated cases NOT met (every case answered after, no other question curated).');
-    process.exitCode = goalsMet(r) && addedGoalsMet(r.added) ? 0 : 1;
+    const apart = r.followUps.unrelated.apart === r.followUps.unrelated.asked;
+    if (!apart) console.log('Unrelated next questions NOT met (each answered as if asked alone).');
+    process.exitCode = goalsMet(r) && addedGoalsMet(r.added) && apart ? 0 : 1;
   } finally {
     await fake?.close();
     await closeDatabase();

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { fuseRankings, type SimilarPassage } from '../../lib/answers/embeddings';
 import type { RankedPassage } from '../../lib/knowledge/ranking';
 
-const base = (id: string) => ({ document_id: 'd', title: 'T', filename: 't.md', ordinal: Number(id.slice(1)), content: id, context: '' });
+const base = (id: string) => ({ document_id: 'd', title: 'T', filename: 't.md', visitor_file: false, ordinal: Number(id.slice(1)), content: id, context: '' });
 const lexical = (...ids: string[]): RankedPassage[] =>
   ids.map((id, i) => ({ ...base(id), score: 10 - i, relevance: 0.5, matched: 2, asked: 3, evidence: [{ lexeme: 'w', share: 0.5 }] }));
 const semantic = (...ids: string[]): SimilarPassage[] => ids.map((id, i) => ({ ...base(id), similarity: 0.9 - i / 10 }));

@@ -10,6 +10,7 @@ function passage(title: string, terms: Record<string, number | [number, number]>
     document_id: `00000000-0000-4000-8000-${String(++ordinal).padStart(12, '0')}`,
     title,
     filename: `${title}.md`,
+    visitor_file: false,
     ordinal,
     content: title,
     context: title,

@@ -1,10 +1,12 @@
 'use client';
 import { useActionState, useState, type CSSProperties } from 'react';
-import { Appearance, APPEARANCE_LABELS, MAX_RADIUS_PX } from '@/lib/widget-clients/appearance';
+import { Appearance, APPEARANCE_LABELS, MAX_HANDOFF_BUTTON_TEXT, MAX_RADIUS_PX } from '@/lib/widget-clients/appearance';
 import { saveAppearanceAction } from './actions';
 import styles from './appearance.module.css';
 
 type Field = keyof typeof APPEARANCE_LABELS;
+/** The widget's words when none are set (lib/widget/handoff.ts HANDOFF_TEXT). */
+const HANDOFF_DEFAULT = 'Talk to a person';
 type Draft = Record<Field, string>;
 
 const HINTS: Partial<Record<Field, string>> = {
@@ -14,6 +16,7 @@ const HINTS: Partial<Record<Field, string>> = {
   background_color: '#ffffff, rgb(…) or hsl(…)',
   font: 'Family names, e.g. Georgia, serif',
   corner_radius: `Pixels, 0 to ${MAX_RADIUS_PX}.`,
+  handoff_button_text: `Shown on "Talk to a person" (under a declined answer, after a Dislike, in the menu). At most ${MAX_HANDOFF_BUTTON_TEXT} characters.`,
 };
 
 function draftOf(a: Appearance): Draft {
@@ -38,6 +41,7 @@ function Preview({ draft }: { draft: Draft }) {
   const text = valid(draft, 'welcome_text');
   const questions = valid(draft, 'default_questions') ?? [];
   const radius = valid(draft, 'corner_radius');
+  const handoff = valid(draft, 'handoff_button_text') || HANDOFF_DEFAULT;
   const box: CSSProperties = {
     background: valid(draft, 'background_color') ?? '#ffffff',
     fontFamily: valid(draft, 'font') ?? undefined,
@@ -67,7 +71,12 @@ function Preview({ draft }: { draft: Draft }) {
           <div className={styles.user} style={{ background: primary }}>
             Do you deliver on Sundays?
           </div>
-          <div className={styles.bot}>Yes, between 9 and 12.</div>
+          <div className={styles.bot}>
+            Sorry, I don&apos;t know that yet.
+            <span className={styles.handoff} style={{ borderColor: primary, color: primary }}>
+              {handoff}
+            </span>
+          </div>
         </div>
         <div className={styles.input}>
           <span>Type your question…</span>
@@ -124,6 +133,7 @@ function ClientAppearance({ clientId, saved }: { clientId: string; saved: Appear
           {input('font')}
           {input('corner_radius')}
         </div>
+        {input('handoff_button_text')}
         <button className="btn" type="submit" disabled={pending}>
           {pending ? 'Saving…' : 'Save appearance'}
         </button>

@@ -1,4 +1,4 @@
-import { answerContext, considered, rankForQuestion, RELEVANCE_FLOOR, relevant, toSource, type Answer, type AnswerInput } from '../engine';
+import { answerContext, citationTitle, considered, rankForQuestion, RELEVANCE_FLOOR, relevant, toSource, type Answer, type AnswerInput } from '../engine';
 import type { RankedPassage } from '../../knowledge/ranking';
 
 /**
@@ -26,9 +26,10 @@ const TOPIC_COVERAGE = 0.9;
 
 /**
  * The offline engine: quotes the best passage when it is relevant enough (the relevance floor),
- * and otherwise declines with the account's "no answer" text and no sources. A follow-up is
- * ranked with the conversation's earlier questions (less weight), and does not get the passage
- * the last answer quoted again when another relevant one matches the new question's own words better.
+ * and otherwise declines with the account's "no answer" text and no sources. A follow-up
+ * (readsAsFollowUp) is ranked with the conversation's earlier questions (less weight), and does not
+ * get the passage the last answer quoted again when another relevant one matches the new question's
+ * own words better; any other question is answered as if asked alone.
  */
 export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
   const { settings, turns } = await answerContext(input, FOLLOW_UP_TURNS);
@@ -40,7 +41,11 @@ export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
     ),
     turns.length > 0 ? rankForQuestion(input, [], FOLLOW_UP_DEPTH) : null,
   ]);
-  const best = alone ? followUpChoice(ranked, alone, turns.at(-1)!.answer) : ranked.find((p, i) => i === 0 && relevant(p));
+  const best = !alone
+    ? ranked.find((p, i) => i === 0 && relevant(p))
+    : readsAsFollowUp(input.question, alone)
+      ? followUpChoice(ranked, alone, turns.at(-1)!.answer, POINTS_BACK.test(input.question))
+      : alone.find((p, i) => i === 0 && relevant(p));
   if (!best) {
     return { sources: [], showSources: settings.showSources, deltas: streamWords(settings.noAnswerText), declined: true, considered: considered(ranked, []) };
   }
@@ -48,7 +53,7 @@ export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
   const second = ranked.slice(1).find((p) => p.document_id !== best.document_id || p.ordinal !== best.ordinal);
   if (second && relevant(second) && second.score >= SEE_ALSO_SHARE * best.score) used.push(second);
   const parts = settings.showSources
-    ? used.map((p, i) => `${i === 0 ? 'From' : 'See also'} **${p.title || p.filename}**:\n\n${quote(p.content)}`)
+    ? used.map((p, i) => `${i === 0 ? 'From' : 'See also'} **${citationTitle(p)}**:\n\n${quote(p.content)}`)
     : used.map((p) => quote(p.content));
   return {
     sources: used.map(toSource),
@@ -59,6 +64,28 @@ export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
   };
 }
 
+/** At most this many words of its own (question phrasing aside) for a question without a relevant passage to be read with the conversation. */
+const FOLLOW_UP_MAX_WORDS = 3;
+/** Words that point back ("it", "that", "they"; "there" but not "is there"), or a lead-in ("And …", "What about …"). */
+const POINTS_BACK =
+  /\b(?:it|its|that|this|these|those|they|them|their|theirs|one|ones)\b|(?<!\b(?:is|are|was|were)\s+)\bthere\b|^\s*(?:and|also|what about|how about)\b/i;
+
+/**
+ * Whether a question is read with the conversation before it. A question alone that has a relevant
+ * passage is (its topic still prefers the conversation's document: followUpChoice). One without
+ * is only when it points back ("Can I use it in a store too?") or is a few words of which the
+ * knowledge base knows at least half ("How long is the link valid?", "When do I get my money back?"): "Is the blue kettle back in stock?" after a
+ * password question names a topic of its own, and borrowing the password's words would quote
+ * the password passage for it.
+ */
+export function readsAsFollowUp(question: string, alone: RankedPassage[]): boolean {
+  if (alone.length > 0 && relevant(alone[0]!)) return true;
+  if (POINTS_BACK.test(question)) return true;
+  const asked = alone[0]?.asked ?? Number.POSITIVE_INFINITY;
+  const known = new Set(alone.flatMap((p) => p.evidence.map((e) => e.lexeme)));
+  return asked <= FOLLOW_UP_MAX_WORDS && 2 * known.size >= asked;
+}
+
 const samePassage = (a: RankedPassage, b: RankedPassage) => a.document_id === b.document_id && a.ordinal === b.ordinal;
 
 /**
@@ -67,9 +94,11 @@ const samePassage = (a: RankedPassage, b: RankedPassage) => a.document_id === b.
  * new question's own words as the best passage anywhere answers ("And how far ahead do I book it?" after "Can I rent a tent?": the
  * booking rules, not the price list again); the quoted passage itself only when it ranks first
  * so. Without such a passage, the best relevant one of the ranking with the conversation that has
- * a word of the new question; undefined when none is relevant enough (the engine declines).
+ * a word of the new question; else, for a question that does not point back, its own best passage
+ * when it is relevant alone ("How do returns work?" after a question about the visitor's receipt;
+ * not "What if I lose it?", whose "it" is the conversation's); undefined when none is (the engine declines).
  */
-export function followUpChoice(ranked: RankedPassage[], alone: RankedPassage[], lastAnswer: string): RankedPassage | undefined {
+export function followUpChoice(ranked: RankedPassage[], alone: RankedPassage[], lastAnswer: string, pointsBack: boolean): RankedPassage | undefined {
   const quotedBefore = (p: RankedPassage) => lastAnswer.includes(quote(p.content).slice(0, 300));
   const topic = new Set(ranked.filter(quotedBefore).map((p) => p.document_id));
   const own = (p: RankedPassage) => alone.find((a) => samePassage(a, p))?.relevance ?? 0;
@@ -78,7 +107,8 @@ export function followUpChoice(ranked: RankedPassage[], alone: RankedPassage[], 
   const inTopic = ranked.find((p) => topic.has(p.document_id) && own(p) >= needed);
   if (inTopic) return inTopic;
   const usable = ranked.filter((p) => relevant(p) && (alone.length === 0 || own(p) > 0));
-  return usable.find((p) => !quotedBefore(p)) ?? usable[0];
+  // A question about a topic of its own (it points back at nothing) is never declined because of the conversation.
+  return usable.find((p) => !quotedBefore(p)) ?? usable[0] ?? (pointsBack ? undefined : alone.find((p, i) => i === 0 && relevant(p)));
 }
 
 /** A passage as a Markdown quote: its heading as a bold line, tables as lists (readable anywhere). */
