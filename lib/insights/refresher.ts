@@ -1,8 +1,7 @@
 import { getDb } from '../../db/client';
 import { refreshDirtyInsights } from '../../db/queries/insights';
 import { getLogger } from '../core/logger';
-import { startBackgroundLoop, type BackgroundLoop } from '../core/loop';
-import { processSlot } from '../core/process';
+import { processLoop } from '../core/loop';
 
 /**
  * Rolls up the insights of past days marked dirty (docs/decisions/insights.md) before anyone reads
@@ -12,22 +11,16 @@ import { processSlot } from '../core/process';
 export const INSIGHTS_REFRESH_MS = 60_000;
 const ACCOUNTS = 20;
 
-const slot = processSlot<BackgroundLoop>('svc.insightsRefresher');
+const refresher = processLoop('svc.insightsRefresher');
 
 export function startInsightsRefresher(): void {
-  if (slot.get()) return;
-  slot.set(
-    startBackgroundLoop({
-      pollMs: INSIGHTS_REFRESH_MS,
-      step: async () => (await refreshDirtyInsights(await getDb(), ACCOUNTS)) >= ACCOUNTS,
-      onDown: (e) => getLogger().error({ err: e }, 'insights refresher: cannot refresh the rollup; retrying'),
-    }),
-  );
+  refresher.start({
+    pollMs: INSIGHTS_REFRESH_MS,
+    step: async () => (await refreshDirtyInsights(await getDb(), ACCOUNTS)) >= ACCOUNTS,
+    onDown: (e) => getLogger().error({ err: e }, 'insights refresher: cannot refresh the rollup; retrying'),
+  });
 }
 
 export async function stopInsightsRefresher(): Promise<void> {
-  const loop = slot.get();
-  if (!loop) return;
-  await loop.stop();
-  slot.clear();
+  await refresher.stop();
 }
