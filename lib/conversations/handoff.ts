@@ -111,6 +111,13 @@ function refusal(action: Action, code: string, s: HandoffStateRow): AppError {
 
 type Applied = { before: HandoffStateRow; change: Change | null };
 
+/** Locks the conversation's row and reads its state; not_found when it is not this account's. */
+async function lockedState(tx: Db, accountId: number, conversationId: string): Promise<HandoffStateRow> {
+  const s = await lockConversationState(tx, accountId, conversationId);
+  if (!s) throw new AppError('not_found', `No conversation with id ${conversationId}.`);
+  return s;
+}
+
 /**
  * Locks the conversation, asks the table and writes the change; a refusal is a conflict that
  * says what the conversation is now (the race loser of a take-over is told who won).
@@ -123,8 +130,19 @@ async function apply(
   actor: { member_id: number | null; target_id?: number },
   snoozedUntil: string | null = null,
 ): Promise<Applied> {
-  const before = await lockConversationState(tx, accountId, conversationId);
-  if (!before) throw new AppError('not_found', `No conversation with id ${conversationId}.`);
+  return applyLocked(tx, accountId, conversationId, await lockedState(tx, accountId, conversationId), action, actor, snoozedUntil);
+}
+
+/** apply, on a conversation this transaction has locked already (`before`: its state then). */
+async function applyLocked(
+  tx: Db,
+  accountId: number,
+  conversationId: string,
+  before: HandoffStateRow,
+  action: Action,
+  actor: { member_id: number | null; target_id?: number },
+  snoozedUntil: string | null = null,
+): Promise<Applied> {
   const outcome = transition(action, stateOf(before), actor);
   if (outcome.kind === 'refused') throw refusal(action, outcome.code, before);
   if (outcome.kind === 'unchanged') return { before, change: null };
@@ -277,9 +295,7 @@ export async function storeVisitorMessage(visitor: VisitorConversation, input: u
   return inTransaction(async (tx, fx) => {
     const first = await getMessageByClientId(tx, accountId, conversationId, v.client_message_id, 'visitor');
     if (first) {
-      const s = await lockConversationState(tx, accountId, conversationId);
-      if (!s) throw new AppError('not_found', `No conversation with id ${conversationId}.`);
-      return { ...stateAfter(conversationId, { before: s, change: null }), message: toHandoffMessage(first) };
+      return { ...stateAfter(conversationId, { before: await lockedState(tx, accountId, conversationId), change: null }), message: toHandoffMessage(first) };
     }
     const a = await apply(tx, accountId, conversationId, 'visitor_message', { member_id: null });
     await changed(tx, fx, accountId, conversationId, a);
@@ -390,13 +406,6 @@ async function resentMessage(tx: Db, me: MemberRow, accountId: number, conversat
   return toHandoffMessage(first);
 }
 
-/** Locks the conversation for a member's message (not_found when it is not this account's). */
-async function lockForMessage(tx: Db, accountId: number, conversationId: string): Promise<HandoffStateRow> {
-  const s = await lockConversationState(tx, accountId, conversationId);
-  if (!s) throw new AppError('not_found', `No conversation with id ${conversationId}.`);
-  return s;
-}
-
 /**
  * A member's reply to the visitor; a conversation no member holds is taken over first, in the same
  * transaction. Idempotent on `client_message_id`: a resend answers with the first reply and the
@@ -406,11 +415,11 @@ export async function replyAsMember(member: Member, input: unknown): Promise<Han
   const v = validate(MemberTextInput, input);
   return inTransaction(async (tx, fx) => {
     const me = await requireMember(tx, member);
-    const now = await lockForMessage(tx, member.accountId, v.conversation_id);
+    const before = await lockedState(tx, member.accountId, v.conversation_id);
     const resent = await resentMessage(tx, me, member.accountId, v.conversation_id, 'agent', v.client_message_id);
-    if (resent) return { ...stateAfter(v.conversation_id, { before: now, change: null }), message: resent };
+    if (resent) return { ...stateAfter(v.conversation_id, { before, change: null }), message: resent };
     const name = displayName(me);
-    const a = await apply(tx, member.accountId, v.conversation_id, 'reply', { member_id: me.id });
+    const a = await applyLocked(tx, member.accountId, v.conversation_id, before, 'reply', { member_id: me.id });
     await changed(tx, fx, member.accountId, v.conversation_id, a);
     if (joinedNow(a))
       await joined(
@@ -438,10 +447,10 @@ export async function addNote(member: Member, input: unknown): Promise<{ convers
   const v = validate(MemberTextInput, input);
   return inTransaction(async (tx, fx) => {
     const me = await requireMember(tx, member);
-    await lockForMessage(tx, member.accountId, v.conversation_id);
+    const before = await lockedState(tx, member.accountId, v.conversation_id);
     const resent = await resentMessage(tx, me, member.accountId, v.conversation_id, 'note', v.client_message_id);
     if (resent) return { conversation_id: v.conversation_id, message: resent };
-    await apply(tx, member.accountId, v.conversation_id, 'note', { member_id: me.id });
+    await applyLocked(tx, member.accountId, v.conversation_id, before, 'note', { member_id: me.id });
     const row = await storeMessage(tx, fx, member.accountId, v.conversation_id, {
       author: 'note',
       authorUserId: me.id,
@@ -517,7 +526,7 @@ export async function wakeSnoozedConversations(o: { now?: Date; limit?: number }
       await inTransaction(async (tx, fx) => {
         const s = await lockConversationState(tx, d.account_id, d.id);
         if (s?.status !== 'Snoozed' || s.snoozed_until_ms === null || s.snoozed_until_ms > now.getTime()) return;
-        const a = await apply(tx, d.account_id, d.id, 'wake', { member_id: null });
+        const a = await applyLocked(tx, d.account_id, d.id, s, 'wake', { member_id: null });
         await changed(tx, fx, d.account_id, d.id, a);
         woken++;
       });
