@@ -1304,7 +1304,7 @@ async function main() {
     '## 2. Question latency (built-in engine)',
     '',
     `Open loop: ask i is sent at start + i/rate s by socket i mod ${opts.askers} (each socket keeps its conversation; a fresh client_message_id per ask), whatever the answers do; ${opts.warmup} s warm-up not counted, then ${opts.duration} s measured (sweep runs: ${opts.sweepDuration} s). ` +
-      'Latency from the `ask` emit to the first `answer.delta` event / to `answer.done`, client clock; timeout 15 s (an ask whose event never came counts as ∞ in the percentiles). After each run the bench waits until the server and its database connections are idle (\"server still busy after\": the time the server needed to work off answers queued during the run, measured from the client\'s last timeout) before the next run starts. ' +
+      'Latency from the `ask` emit to the first `answer.delta` event / to `answer.done`, client clock; timeout 15 s (an ask whose event never came counts as ∞ in the percentiles). After each run the bench waits until the server and its database connections are idle ("server still busy after": the time the server needed to work off answers queued during the run, measured from the client\'s last timeout) before the next run starts. ' +
       `Questions: ${QUESTIONS.length} FAQ questions in turn (2 of them match nothing and get the "couldn't find" answer).`,
     '',
     '| run | asks | ack p50 / p99 ms | first delta p50 / p90 / p99 / max ms | done p50 / p90 / p99 / max ms | errors | timeouts | server still busy after s | send lag mean / max ms | CPU: server / our PostgreSQL / bench clients / other processes / machine (% of one core) | load avg after |',

@@ -65,3 +65,40 @@ test('a reply whose ack was lost shows "Sending…", is sent again and stored on
     visitor.close();
   }
 });
+
+test('an acknowledgement that arrives after a later action does not cover what that action said', async ({ page, baseURL }) => {
+  const text = `Checking now (${Date.now()}).`;
+  // The reply's acknowledgement and push are held until the member has resolved the conversation.
+  const held: string[] = [];
+  let hold = true;
+  let toPage: ((m: string) => void) | null = null;
+  await page.routeWebSocket(/\/socket\.io\//, (ws) => {
+    const server = ws.connectToServer();
+    toPage = (m) => ws.send(m);
+    server.onMessage((m) => {
+      if (hold && typeof m === 'string' && m.includes(text) && /^4[23]\/inbox,/.test(m)) held.push(m);
+      else ws.send(m);
+    });
+  });
+  await signIn(page, f.alpha.email, f.alpha.password);
+  const visitor = await visitorAsksForAPerson(baseURL!, f.widget, `Late ack: my parcel ${Date.now()}?`);
+  try {
+    await visitor.pressTalkToAPerson();
+    await page.goto(`/inbox/${visitor.conversationId}`);
+    await page.getByRole('textbox', { name: 'Reply' }).fill(text);
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const transcript = page.getByRole('region', { name: 'Transcript' });
+    await expect(transcript.getByText('Sending…')).toBeVisible();
+    await expect.poll(() => held.length).toBe(2);
+
+    await page.getByRole('button', { name: 'Resolve' }).click();
+    await expect(page.getByRole('status')).toHaveText('Resolved.');
+    hold = false;
+    for (const m of held.splice(0)) toPage!(m);
+    await expect(transcript.getByText('Sending…')).toHaveCount(0);
+    await expect(transcript.getByText(text)).toHaveCount(1);
+    await expect(page.getByRole('status')).toHaveText('Resolved.');
+  } finally {
+    visitor.close();
+  }
+});

@@ -9,7 +9,7 @@ type Page = NonNullable<Awaited<ReturnType<typeof inboxConversationPage>>>;
 type Message = { id: string; author: string; author_name: string | null; text: string; created_at: string; declined?: boolean; client_message_id?: string };
 type Typing = { conversation_id: string; name: string; until: string };
 /** A composed reply or note until its acknowledgement: resent with the same id, so it is stored once. */
-type Outgoing = { client_message_id: string; note: boolean; text: string };
+type Outgoing = { client_message_id: string; note: boolean; text: string; step: number };
 
 /** Codes after which the same message is sent again (no answer, the server failed); any other is a refusal. */
 const RESEND_CODES = new Set(['unavailable', 'internal']);
@@ -59,6 +59,8 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
   const mounted = useRef(true);
   /** The messages being sent, by client_message_id: one leaves at its ack, or at its push when the ack was lost. */
   const sending = useRef(new Map<string, Outgoing>());
+  /** Counts the member's sends and actions: a late "Sent." never covers what a later action said. */
+  const steps = useRef(0);
   useEffect(() => {
     mounted.current = true;
     return () => {
@@ -103,6 +105,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
   /** One member action as a socket request; a refusal (the lost "Take over" race) says why. */
   const run = (name: string, payload: object, success: string, after?: () => void) =>
     start(async () => {
+      steps.current++;
       const r = await act(socket.current, name, { conversation_id: id, ...payload });
       if (r.ok) after?.();
       setNotice({ ok: r.ok, text: r.ok ? success : r.error.message });
@@ -124,7 +127,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
   function sent(o: Outgoing) {
     if (!sending.current.has(o.client_message_id)) return;
     settle(o);
-    setNotice({ ok: true, text: o.note ? 'Note added.' : 'Sent.' });
+    if (o.step === steps.current) setNotice({ ok: true, text: o.note ? 'Note added.' : 'Sent.' });
   }
   /** Sends one composed message until it is stored; a refusal puts its text back in the box. */
   const deliver = async (o: Outgoing) => {
@@ -149,7 +152,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
   const send = (note: boolean) => {
     const body = expand(text, page.replies).trim();
     if (!body) return;
-    const o: Outgoing = { client_message_id: newClientMessageId(), note, text: body };
+    const o: Outgoing = { client_message_id: newClientMessageId(), note, text: body, step: ++steps.current };
     setOutgoing((list) => [...list, o]);
     setText('');
     setNotice(null);
