@@ -59,6 +59,8 @@ export async function rankForQuestion(
   earlierQuestions: string[] = [],
   limit = 5,
   endpoint: StoredModelEndpoint | null = null,
+  /** A follow-up's own words are few: read alone, each irregular verb counts in all its forms ("lose" / "lost"). */
+  verbForms: 'always' | 'if declined' = 'if declined',
 ): Promise<RankedPassage[]> {
   const query: RetrievalQuery = [{ text: input.question, weight: 1 }];
   earlierQuestions
@@ -67,7 +69,10 @@ export async function rankForQuestion(
     .forEach((q, i) => {
       query.push({ text: q, weight: i === 0 ? 0.5 : 0.25 });
     });
-  if (!endpoint?.embeddingModel) return findPassages(input.accountId, input.conversationId, query, limit);
+  if (!endpoint?.embeddingModel) {
+    const find = (verbForms: boolean) => findPassages(input.accountId, input.conversationId, query, limit, { verbForms });
+    return verbForms === 'always' ? find(true) : withVerbFormsIfDeclined(find);
+  }
   const [lexical, semantic] = await Promise.all([
     findPassages(input.accountId, input.conversationId, query, FUSION_DEPTH),
     rankByEmbedding(input.accountId, endpoint, [...earlierQuestions.slice(-1), input.question].join('\n'), FUSION_DEPTH).catch((e) => {
@@ -80,6 +85,19 @@ export async function rankForQuestion(
 }
 
 export const relevant = (p: RankedPassage) => isRelevant(p, RELEVANCE_FLOOR);
+
+/**
+ * The ranking, or, when its best passage is not relevant, the ranking that also counts the other
+ * forms of the question's irregular verbs ("lose" meets "lost"): only as a second try, because
+ * counting them everywhere moved answered questions to worse passages ("pay for return shipping"
+ * to a passage where duties are "paid"; BENCHMARKS.md "Answer quality").
+ */
+async function withVerbFormsIfDeclined(find: (verbForms: boolean) => Promise<RankedPassage[]>): Promise<RankedPassage[]> {
+  const ranked = await find(false);
+  if (ranked[0] && relevant(ranked[0])) return ranked;
+  const again = await find(true);
+  return again[0] && relevant(again[0]) ? again : ranked;
+}
 
 /**
  * What a passage is cited as, in the answer's text ("From **…**:") and in its sources (widget,

@@ -136,11 +136,30 @@ export function isRelevant(p: RankedPassage, floor: number): boolean {
   return p.relevance >= floor && p.matched >= Math.min(2, p.asked);
 }
 
-export function rankCandidates(terms: WeightedTerms, corpus: { passages: number; avgLength: number; candidates: CandidatePassage[] }): RankedPassage[] {
+/**
+ * `forms` maps a passage's word to the question's word it is another form of ("lost" → "lose"):
+ * counted as that one word (one document frequency, one share of the question), not as a second one.
+ */
+export function rankCandidates(
+  terms: WeightedTerms,
+  corpus: { passages: number; avgLength: number; candidates: CandidatePassage[] },
+  forms: ReadonlyMap<string, string> = new Map(),
+): RankedPassage[] {
   const n = corpus.passages + BACKGROUND_PASSAGES;
   const avg = corpus.avgLength || 1;
   const df = new Map<string, number>();
-  for (const c of corpus.candidates) for (const t of c.terms) df.set(t.lexeme, (df.get(t.lexeme) ?? 0) + 1);
+  const word = (lexeme: string) => forms.get(lexeme) ?? lexeme;
+  /** Each candidate's text and context counts per question word (its forms summed). */
+  const counted = corpus.candidates.map((c) => {
+    const m = new Map<string, { text: number; context: number }>();
+    for (const t of c.terms) {
+      const k = word(t.lexeme);
+      const had = m.get(k);
+      m.set(k, { text: (had?.text ?? 0) + t.text, context: (had?.context ?? 0) + t.context });
+    }
+    return m;
+  });
+  for (const m of counted) for (const k of m.keys()) df.set(k, (df.get(k) ?? 0) + 1);
   const idf = (lexeme: string) => {
     const d = df.get(lexeme) ?? 0;
     return Math.log(1 + (n - d + 0.5) / (d + 0.5));
@@ -149,19 +168,19 @@ export function rankCandidates(terms: WeightedTerms, corpus: { passages: number;
   for (const [lexeme, w] of terms) information += w * idf(lexeme) * (df.has(lexeme) ? 1 : UNKNOWN_WORD_WEIGHT);
   if (information <= 0) return [];
 
-  const ranked = corpus.candidates.map((c) => {
+  const ranked = corpus.candidates.map((c, n) => {
     let score = 0;
     let covered = 0;
     const evidence: RankedPassage['evidence'] = [];
-    for (const t of c.terms) {
-      const w = terms.get(t.lexeme);
+    for (const [lexeme, t] of counted[n]!) {
+      const w = terms.get(lexeme);
       if (!w) continue;
       const tf = t.text + CONTEXT_WEIGHT * t.context;
       if (tf <= 0) continue;
-      const i = idf(t.lexeme);
+      const i = idf(lexeme);
       score += w * i * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * c.length) / avg)));
       covered += w * i;
-      evidence.push({ lexeme: t.lexeme, share: (w * i) / information });
+      evidence.push({ lexeme, share: (w * i) / information });
     }
     const { terms: _t, length: _l, ...rest } = c;
     return { ...rest, score, relevance: covered / information, matched: evidence.length, asked: terms.size, evidence };

@@ -24,6 +24,7 @@ import { compoundsIn, namesCompound, type Compound } from './compounds';
 import { extractText } from './extract';
 import { documentTitle, splitIntoPassages } from './passages';
 import { dropAbsentSynonyms, expandWithSynonyms } from './synonyms';
+import { irregularVerbStems, otherForms } from './irregular-verbs';
 import { FILLER, rankCandidates, sameWord, withoutConflations, type RankedPassage, type WeightedTerms } from './ranking';
 
 export const KB_MAX_BYTES = bodyLimits.knowledgeDocumentBytes;
@@ -149,7 +150,13 @@ export type RetrievalQuery = Array<{ text: string; weight: number }>;
  * The account's passages (plus the documents uploaded in this conversation) ranked for a question,
  * best first, each with its BM25 score and its relevance (0..1; the answer engines apply the floor).
  */
-export async function findPassages(accountId: number, conversationId: string | null, query: string | RetrievalQuery, limit = 3): Promise<RankedPassage[]> {
+export async function findPassages(
+  accountId: number,
+  conversationId: string | null,
+  query: string | RetrievalQuery,
+  limit = 3,
+  { verbForms = false }: { verbForms?: boolean } = {},
+): Promise<RankedPassage[]> {
   const db = await getDb();
   const parts = typeof query === 'string' ? [{ text: query, weight: 1 }] : query;
   const terms: WeightedTerms = new Map();
@@ -160,10 +167,12 @@ export async function findPassages(accountId: number, conversationId: string | n
     }
   }
   if (terms.size === 0) return [];
-  const used = expandWithSynonyms(terms, await listSynonymStems(db, accountId));
-  const corpus = await matchPassages(db, accountId, conversationId, [...terms.keys()].slice(0, 200));
+  const [groups, verbs] = await Promise.all([listSynonymStems(db, accountId), verbForms ? irregularVerbStems(db) : []]);
+  const used = expandWithSynonyms(terms, groups);
+  const forms = otherForms(terms, verbs);
+  const corpus = await matchPassages(db, accountId, conversationId, [...terms.keys(), ...forms.keys()].slice(0, 200));
   if (used.length > 0) dropAbsentSynonyms(terms, used, new Set(corpus.candidates.flatMap((c) => c.terms.map((t: { lexeme: string }) => t.lexeme))));
-  const ranked = withoutRepeats(rankCandidates(terms, corpus)).slice(0, limit);
+  const ranked = withoutRepeats(rankCandidates(terms, corpus, forms)).slice(0, limit);
   return dropConflations(db, parts.map((p) => p.text.slice(0, 2000)).join('\n'), ranked);
 }
 

@@ -319,7 +319,7 @@ function inlineRange(x: Scan, from: number, to: number, depth: number): Inline[]
 }
 
 /** Text with none of these is all text (most table cells and short lines). */
-const MARKUP = /[`*_~[<\\]|https?:\/\/|  \n/;
+const MARKUP = /[`*_~[<\\]|https?:\/\/| {2}\n/;
 
 function parseInline(text: string, budget: Budget): Inline[] {
   if (!MARKUP.test(text) || budget.left <= 0) return text ? [text] : [];

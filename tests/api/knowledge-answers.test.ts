@@ -14,6 +14,7 @@ import { tryQuestion } from '../../lib/dashboard/knowledge';
 import { addKnowledgeDocument, listKnowledge } from '../../lib/knowledge/service';
 import { addedGoalsMet, evaluateAnswers } from '../eval/run';
 import { createTestAccount } from '../helpers/builders';
+import { addKnowledge, backendToken, connectVisitor, createTestWidgetClient } from '../helpers/widget';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
@@ -139,6 +140,50 @@ describe('built-in answers', () => {
   });
 });
 
+const BAKERY = `# Bluebird Bakery FAQ
+
+## Birthday cakes
+
+We bake birthday cakes in three sizes: small (serves 6) for 25 euros, medium (serves 12) for 40 euros
+and large (serves 20) for 60 euros. Choose sponge or chocolate, with your message piped on top.
+
+## Ordering cakes
+
+Order birthday and celebration cakes at least three days in advance, in the shop or on our website.
+Wedding cakes need four weeks' notice.
+
+## Delivery
+
+We deliver cakes within the city for 5 euros. Collection from the shop is free.
+`;
+
+describe('follow-ups in a widget conversation (issue 28 item 5)', () => {
+  it('"And how many days in advance do I have to order it?" after birthday cakes gets the ordering passage, not the cakes passage again', async (t) => {
+    const acct = await createTestAccount();
+    await addKnowledge(acct.accountId, 'bakery-faq.md', BAKERY);
+    const client = await createTestWidgetClient(acct.accountId, ['example.com']);
+    const visitor = await connectVisitor(server.url, (await backendToken(server.url, client)).access_token, 'https://example.com');
+    t.after(() => visitor.close());
+    type Done = { type: string; answer: string; sources: Array<{ passage: string }> };
+    const first = await visitor.ok<{ conversation_id: string; response_id: string }>('ask', {
+      client_message_id: 'cake-1',
+      text: 'Do you make birthday cakes?',
+    });
+    const one = (await visitor.finished(first.response_id)) as unknown as Done;
+    assert.ok(one.sources[0]?.passage.startsWith('## Birthday cakes'), JSON.stringify(one));
+    const next = await visitor.ok<{ response_id: string }>('ask', {
+      conversation_id: first.conversation_id,
+      client_message_id: 'cake-2',
+      text: 'And how many days in advance do I have to order it?',
+    });
+    const two = (await visitor.finished(next.response_id)) as unknown as Done;
+    assert.equal(two.type, 'answer.done', JSON.stringify(two));
+    assert.ok(two.sources[0]?.passage.startsWith('## Ordering cakes'), JSON.stringify(two.sources));
+    assert.ok(two.answer.includes('three days in advance'), two.answer);
+    assert.ok(!two.answer.includes('three sizes'), `not the first answer's passage again: ${two.answer}`);
+  });
+});
+
 describe('bot settings', () => {
   it('defaults, round trip, and precise errors for bad values', async () => {
     const acct = await createTestAccount();
@@ -184,8 +229,10 @@ describe('the evaluation set (regression guard; BENCHMARKS.md has the measured n
     assert.ok(r.heldOut.wronglyDeclined <= 0.05 + 1e-9, `held-out wrongly declined ${r.heldOut.wronglyDeclined}: ${why}`);
     // Follow-ups (issue 28 item 5): 14 of 22 right and 5 declined before the conversation was used.
     const followWhy = r.followUps.misses.join('\n');
-    assert.ok(r.followUps.right >= 19, `follow-ups right ${r.followUps.right} of ${r.followUps.asked}: ${followWhy}`);
-    assert.equal(r.followUps.declined, 1, followWhy); // "What if I lose it?" after buying a gift card (declined before the follow-up rule too)
+    assert.ok(r.followUps.right >= 22, `follow-ups right ${r.followUps.right} of ${r.followUps.asked}: ${followWhy}`);
+    // "What if I lose it?" after buying a gift card was declined until irregular verbs ("lose" / "lost") counted.
+    assert.equal(r.followUps.declined, 0, followWhy);
+    assert.ok(!followWhy.includes('What if I lose it?'), followWhy);
     // Unrelated next questions (the kettle after a password question): answered as if asked alone; 10 of 12 before the rule.
     assert.equal(r.followUps.unrelated.apart, r.followUps.unrelated.asked, followWhy);
     // Synonym and curated cases: declined (or not curated) before they are added, all met after.

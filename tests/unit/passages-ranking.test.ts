@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CandidatePassage } from '../../db/queries/knowledge';
+import { IRREGULAR_VERBS, otherForms } from '../../lib/knowledge/irregular-verbs';
 import { isRelevant, rankCandidates, sameWord, withoutConflations } from '../../lib/knowledge/ranking';
 
 let ordinal = 0;
@@ -60,6 +61,31 @@ describe('ranking', () => {
     const withUnknown = rankCandidates(words('ship', 'parcel', 'dispatch'), corpus)[0]!.relevance;
     assert.equal(known, 1);
     assert.ok(withUnknown < 1 && withUnknown > 0.6, String(withUnknown));
+  });
+
+  it("another form of the question's verb counts as that word: one share, one document frequency", () => {
+    const corpus = {
+      passages: 20,
+      avgLength: 40,
+      candidates: [passage('Lost cards', { lost: [1, 1], card: 1 }), passage('Cards', { card: 2 }), passage('Both', { lose: 1, lost: 1 })],
+    };
+    const forms = otherForms(words('lose', 'card'), [[['lose'], ['lost']]]);
+    assert.deepEqual([...forms], [['lost', 'lose']]);
+    const ranked = rankCandidates(words('lose', 'card'), corpus, forms);
+    const lost = ranked.find((p) => p.title === 'Lost cards')!;
+    assert.equal(lost.relevance, 1, 'both words of the question covered');
+    assert.deepEqual(lost.evidence.map((e) => e.lexeme).sort(), ['card', 'lose']);
+    assert.equal(ranked.find((p) => p.title === 'Both')!.matched, 1, 'two forms are still one word');
+    assert.equal(
+      rankCandidates(words('lose', 'card'), corpus).find((p) => p.title === 'Lost cards')!.relevance < 1,
+      true,
+      'without the forms "lost" is another word',
+    );
+    assert.ok(IRREGULAR_VERBS.some((v) => v.includes('lose') && v.includes('lost')));
+    assert.ok(
+      IRREGULAR_VERBS.every((v) => v.length >= 2 && v.every((w) => /^[a-z]+$/.test(w))),
+      'each verb has another form, lower-case letters only',
+    );
   });
 
   it('nothing to rank: no words, or no candidates', () => {

@@ -39,7 +39,7 @@ export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
       turns.map((t) => t.question),
       turns.length > 0 ? FOLLOW_UP_DEPTH : 5,
     ),
-    turns.length > 0 ? rankForQuestion(input, [], FOLLOW_UP_DEPTH) : null,
+    turns.length > 0 ? rankForQuestion(input, [], FOLLOW_UP_DEPTH, null, 'always') : null,
   ]);
   const best = !alone
     ? ranked.find((p, i) => i === 0 && relevant(p))
