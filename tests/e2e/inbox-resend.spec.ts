@@ -66,9 +66,9 @@ test('a reply whose ack was lost shows "Sending…", is sent again and stored on
   }
 });
 
-test('an acknowledgement that arrives after a later action does not cover what that action said', async ({ page, baseURL }) => {
+test('Resolve clicked while a reply is still sending waits for it: the reply is stored first, and "Resolved." stays', async ({ page, baseURL }) => {
   const text = `Checking now (${Date.now()}).`;
-  // The reply's acknowledgement and push are held until the member has resolved the conversation.
+  // The reply's acknowledgement and push are held until the member has clicked Resolve.
   const held: string[] = [];
   let hold = true;
   let toPage: ((m: string) => void) | null = null;
@@ -92,12 +92,17 @@ test('an acknowledgement that arrives after a later action does not cover what t
     await expect.poll(() => held.length).toBe(2);
 
     await page.getByRole('button', { name: 'Resolve' }).click();
-    await expect(page.getByRole('status')).toHaveText('Resolved.');
+    await expect(page.getByRole('button', { name: 'Resolve' })).toBeDisabled();
+    await page.waitForTimeout(500);
+    await expect(page.getByRole('status')).not.toHaveText('Resolved.');
     hold = false;
     for (const m of held.splice(0)) toPage!(m);
+    await expect(page.getByRole('status')).toHaveText('Resolved.');
     await expect(transcript.getByText('Sending…')).toHaveCount(0);
     await expect(transcript.getByText(text)).toHaveCount(1);
+    await page.waitForTimeout(500);
     await expect(page.getByRole('status')).toHaveText('Resolved.');
+    await expect(page.locator('main').getByText('Resolved', { exact: true }).first()).toBeVisible();
   } finally {
     visitor.close();
   }

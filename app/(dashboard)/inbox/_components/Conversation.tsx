@@ -61,6 +61,8 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
   const sending = useRef(new Map<string, Outgoing>());
   /** Counts the member's sends and actions: a late "Sent." never covers what a later action said. */
   const steps = useRef(0);
+  /** Messages still being delivered: an action clicked after Send waits for them (the reply, then the Resolve). */
+  const delivering = useRef(new Set<Promise<void>>());
   useEffect(() => {
     mounted.current = true;
     return () => {
@@ -106,6 +108,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
   const run = (name: string, payload: object, success: string, after?: () => void) =>
     start(async () => {
       steps.current++;
+      await Promise.all(delivering.current);
       const r = await act(socket.current, name, { conversation_id: id, ...payload });
       if (r.ok) after?.();
       setNotice({ ok: r.ok, text: r.ok ? success : r.error.message });
@@ -156,7 +159,8 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
     setOutgoing((list) => [...list, o]);
     setText('');
     setNotice(null);
-    void deliver(o);
+    const d = deliver(o).finally(() => delivering.current.delete(d));
+    delivering.current.add(d);
   };
   const matches = text.startsWith('/') ? page.replies.filter((r) => `/${r.shortcut.replace(/^\//, '')}`.startsWith(text.trim())).slice(0, 5) : [];
   const c = page.conversation as typeof page.conversation & { handled_by?: string; assignee?: string | null };
