@@ -11,6 +11,8 @@ import { preciseUtcText, utcText } from './shared';
 /** A conversation's handoff state, locked for the transaction (the transition table reads it). */
 export type HandoffStateRow = {
   id: string;
+  /** The visitor's first question: what a member's notification of a new Waiting conversation says. */
+  title: string;
   status: string;
   handled_by: 'ai' | 'human';
   assignee_id: number | null;
@@ -33,7 +35,7 @@ export async function lockConversationState(tx: Db, accountId: number, conversat
   const [row] = await rows<HandoffStateRow>(
     tx,
     sql`
-    SELECT c.id, c.status, c.handled_by, c.assignee_id, c.waiting_since IS NOT NULL AS waiting, c.csat, c.visitor_email,
+    SELECT c.id, c.title, c.status, c.handled_by, c.assignee_id, c.waiting_since IS NOT NULL AS waiting, c.csat, c.visitor_email,
       au.name AS assignee_name, au.email AS assignee_email, (extract(epoch FROM c.snoozed_until) * 1000)::float8 AS snoozed_until_ms
     FROM conversations c LEFT JOIN admin_users au ON au.id = c.assignee_id
     WHERE c.id = ${conversationId} AND c.account_id = ${accountId}`,

@@ -59,8 +59,8 @@ export async function rankForQuestion(
   earlierQuestions: string[] = [],
   limit = 5,
   endpoint: StoredModelEndpoint | null = null,
-  /** A follow-up's own words are few: read alone, each irregular verb counts in all its forms ("lose" / "lost"). */
-  verbForms: 'always' | 'if declined' = 'if declined',
+  /** Irregular verbs in all their forms: only the built-in engine asks (docs/decisions/model-per-account.md). */
+  verbForms: 'never' | 'always' | 'retry' = 'never',
 ): Promise<RankedPassage[]> {
   const query: RetrievalQuery = [{ text: input.question, weight: 1 }];
   earlierQuestions
@@ -70,8 +70,7 @@ export async function rankForQuestion(
       query.push({ text: q, weight: i === 0 ? 0.5 : 0.25 });
     });
   if (!endpoint?.embeddingModel) {
-    const find = (verbForms: boolean) => findPassages(input.accountId, input.conversationId, query, limit, { verbForms });
-    return verbForms === 'always' ? find(true) : withVerbFormsIfDeclined(find);
+    return findPassages(input.accountId, input.conversationId, query, limit, verbForms === 'retry' ? { mode: 'retry', relevant } : { mode: verbForms });
   }
   const [lexical, semantic] = await Promise.all([
     findPassages(input.accountId, input.conversationId, query, FUSION_DEPTH),
@@ -85,19 +84,6 @@ export async function rankForQuestion(
 }
 
 export const relevant = (p: RankedPassage) => isRelevant(p, RELEVANCE_FLOOR);
-
-/**
- * The ranking, or, when its best passage is not relevant, the ranking that also counts the other
- * forms of the question's irregular verbs ("lose" meets "lost"): only as a second try, because
- * counting them everywhere moved answered questions to worse passages ("pay for return shipping"
- * to a passage where duties are "paid"; BENCHMARKS.md "Answer quality").
- */
-async function withVerbFormsIfDeclined(find: (verbForms: boolean) => Promise<RankedPassage[]>): Promise<RankedPassage[]> {
-  const ranked = await find(false);
-  if (ranked[0] && relevant(ranked[0])) return ranked;
-  const again = await find(true);
-  return again[0] && relevant(again[0]) ? again : ranked;
-}
 
 /**
  * What a passage is cited as, in the answer's text ("From **…**:") and in its sources (widget,

@@ -61,6 +61,7 @@ export type InboxEvent = {
   kind: 'changed' | 'message' | 'note' | 'typing' | 'rated';
   /** For `changed`: the conversation after the change. */
   conversation?: {
+    title: string;
     status: string;
     previous_status: string;
     handled_by: HandledBy;

@@ -189,6 +189,7 @@ async function changed(tx: Db, fx: Effects, accountId: number, conversationId: s
     conversation_id: conversationId,
     kind: 'changed',
     conversation: {
+      title: a.before.title,
       status: c.status,
       previous_status: a.before.status,
       handled_by: c.handled_by,

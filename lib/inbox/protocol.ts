@@ -49,7 +49,8 @@ export type InboxRefusal = { code: InboxRefusalCode; message: string };
 
 /**
  * Server → member events, to the account's room on every instance: `inbox:changed`
- * {conversation_id, conversation?, counts?} (status, handler, assignee, a new message or a rating:
+ * {conversation_id, conversation?, counts?} (status, handler, assignee, a new message or a rating;
+ * `conversation` after a change: title, status, previous_status, handled_by, assignee ids and names:
  * lists re-read their view; a status or assignee change carries `counts`, the account's four and
  * `mine` per assignee id, to apply at once), `inbox:message` {conversation_id, message} (a visitor's or
  * member's message, a system line, an internal note), `inbox:typing` {conversation_id, name, until}.

@@ -1,32 +1,27 @@
 /**
- * English verbs whose past forms the stemmer cannot join to the verb ("lose" / "lost", "pay" /
- * "paid", "buy" / "bought"): each line is the base form, the past tense and the past participle.
- * The Porter stemmer joins only regular endings, so "What if I lose it?" never met "A lost or
- * stolen gift card…". A closed, fixed set of English; kept here rather than pulled from an NLP
- * package (docs/decisions/model-per-account.md "Irregular verbs"). Left out: verbs whose forms are
- * all one word ("put"), and those whose past form is mostly another word in support questions
- * ("ground", "wound", "felt", "bound", "lit").
+ * Irregular English verbs (base, past, participle): the stemmer joins only regular endings, so
+ * "lose" never met "lost" (docs/decisions/model-per-account.md "Irregular verbs", also what is left out).
  */
 import type { Db } from '../../db/client';
 import { stemWords } from '../../db/queries/knowledge-words';
 import { processSlot } from '../core/process';
-import type { WeightedTerms } from './ranking';
+import { FILLER, type WeightedTerms } from './ranking';
 
 const stemsSlot = processSlot<Promise<string[][][]>>('svc.knowledge.irregularVerbStems');
 
 const VERBS = `arise arose arisen|awake awoke awoken|bear bore borne|beat beat beaten|become became become|begin began begun
-|bend bent bent|bite bit bitten|bleed bled bled|blow blew blown|break broke broken|breed bred bred
+|bend bent bent|bleed bled bled|blow blew blown|break broke broken|breed bred bred
 |bring brought brought|build built built|burn burnt burnt|buy bought bought|catch caught caught|choose chose chosen
 |cling clung clung|come came come|creep crept crept|deal dealt dealt|dig dug dug|draw drew drawn|dream dreamt dreamt
 |drink drank drunk|drive drove driven|eat ate eaten|fall fell fallen|feed fed fed|fight fought fought
 |find found found|flee fled fled|fly flew flown|forbid forbade forbidden|forget forgot forgotten
 |forgive forgave forgiven|freeze froze frozen|get got gotten|give gave given|go went gone
 |grow grew grown|hang hung hung|hear heard heard|hide hid hidden|hold held held|keep kept kept|kneel knelt knelt
-|know knew known|lay laid laid|lead led led|lean leant leant|leap leapt leapt|learn learnt learnt|leave left left
+|know knew known|lay laid laid|lead led led|lean leant leant|leap leapt leapt|learn learnt learnt
 |lend lent lent|lose lost lost|make made made|mean meant meant|meet met met
 |mislay mislaid mislaid|mistake mistook mistaken|overpay overpaid overpaid|pay paid paid|prove proved proven
 |rebuild rebuilt rebuilt|redo redid redone|repay repaid repaid|resend resent resent|ride rode ridden|ring rang rung
-|rise rose risen|run ran run|say said said|see saw seen|seek sought sought|sell sold sold|send sent sent|sew sewed sewn
+|rise rose risen|run ran run|say said said|seek sought sought|sell sold sold|send sent sent|sew sewed sewn
 |shake shook shaken|shine shone shone|shoot shot shot|show showed shown|shrink shrank shrunk|sing sang sung
 |sink sank sunk|sit sat sat|sleep slept slept|slide slid slid|speak spoke spoken|spend spent spent|spill spilt spilt
 |spoil spoilt spoilt|stand stood stood|steal stole stolen|stick stuck stuck|sting stung stung|strike struck struck
@@ -60,9 +55,9 @@ export function irregularVerbStems(db: Db): Promise<string[][][]> {
   const words = IRREGULAR_VERBS.flat();
   const made = stemWords(db, words).then((stems) => {
     const byWord = new Map(words.map((w, i) => [w, stems[i]!]));
-    return IRREGULAR_VERBS.map((forms) => forms.map((f) => byWord.get(f)!).filter((s) => s.length > 0)).filter(
-      (group) => new Set(group.map((s) => s.join(' '))).size > 1,
-    );
+    // A form whose stem is question phrasing ("get", "know", "make") would bring that word back as evidence.
+    const kept = (f: string) => byWord.get(f)!.filter((s) => !FILLER.has(s));
+    return IRREGULAR_VERBS.map((forms) => forms.map(kept).filter((s) => s.length > 0)).filter((group) => new Set(group.map((s) => s.join(' '))).size > 1);
   });
   // A failed read (the database away) is tried again by the next question, not kept.
   made.catch(() => stemsSlot.clear());

@@ -168,11 +168,11 @@ export function rankCandidates(
   for (const [lexeme, w] of terms) information += w * idf(lexeme) * (df.has(lexeme) ? 1 : UNKNOWN_WORD_WEIGHT);
   if (information <= 0) return [];
 
-  const ranked = corpus.candidates.map((c, n) => {
+  const ranked = corpus.candidates.map((c, k) => {
     let score = 0;
     let covered = 0;
     const evidence: RankedPassage['evidence'] = [];
-    for (const [lexeme, t] of counted[n]!) {
+    for (const [lexeme, t] of counted[k]!) {
       const w = terms.get(lexeme);
       if (!w) continue;
       const tf = t.text + CONTEXT_WEIGHT * t.context;

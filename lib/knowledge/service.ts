@@ -143,6 +143,13 @@ export async function removeKnowledgeDocument(accountId: number, documentId: str
   return { document_id: documentId, deleted: true };
 }
 
+/**
+ * Whether a passage's other form of the question's irregular verb counts as that word ("lost" for
+ * "lose"): never, always, or only when the ranking without them has no relevant best passage
+ * (docs/decisions/model-per-account.md "Irregular verbs").
+ */
+export type VerbForms = { mode: 'never' } | { mode: 'always' } | { mode: 'retry'; relevant: (p: RankedPassage) => boolean };
+
 /** Text to rank passages for: the question (weight 1) and, optionally, earlier turns (less). */
 export type RetrievalQuery = Array<{ text: string; weight: number }>;
 
@@ -155,7 +162,7 @@ export async function findPassages(
   conversationId: string | null,
   query: string | RetrievalQuery,
   limit = 3,
-  { verbForms = false }: { verbForms?: boolean } = {},
+  verbForms: VerbForms = { mode: 'never' },
 ): Promise<RankedPassage[]> {
   const db = await getDb();
   const parts = typeof query === 'string' ? [{ text: query, weight: 1 }] : query;
@@ -167,13 +174,22 @@ export async function findPassages(
     }
   }
   if (terms.size === 0) return [];
-  const [groups, verbs] = await Promise.all([listSynonymStems(db, accountId), verbForms ? irregularVerbStems(db) : []]);
+  const [groups, verbs] = await Promise.all([listSynonymStems(db, accountId), verbForms.mode === 'never' ? [] : irregularVerbStems(db)]);
   const used = expandWithSynonyms(terms, groups);
   const forms = otherForms(terms, verbs);
   const corpus = await matchPassages(db, accountId, conversationId, [...terms.keys(), ...forms.keys()].slice(0, 200));
-  if (used.length > 0) dropAbsentSynonyms(terms, used, new Set(corpus.candidates.flatMap((c) => c.terms.map((t: { lexeme: string }) => t.lexeme))));
-  const ranked = withoutRepeats(rankCandidates(terms, corpus, forms)).slice(0, limit);
-  return dropConflations(db, parts.map((p) => p.text.slice(0, 2000)).join('\n'), ranked);
+  if (used.length > 0) {
+    const present = new Set(corpus.candidates.flatMap((c) => c.terms.map((t: { lexeme: string }) => forms.get(t.lexeme) ?? t.lexeme)));
+    dropAbsentSynonyms(terms, used, present);
+  }
+  const question = parts.map((p) => p.text.slice(0, 2000)).join('\n');
+  const rank = (f: ReadonlyMap<string, string>) => dropConflations(db, question, withoutRepeats(rankCandidates(terms, corpus, f)).slice(0, limit));
+  if (verbForms.mode !== 'retry' || forms.size === 0) return rank(forms);
+  // The candidates already include the forms' passages: the second ranking costs no second search.
+  const first = await rank(new Map());
+  if (first[0] && verbForms.relevant(first[0])) return first;
+  const again = await rank(forms);
+  return again[0] && verbForms.relevant(again[0]) ? again : first;
 }
 
 /** The ranking with each passage text once (the best-ranked copy): an answer never quotes the same text twice. */

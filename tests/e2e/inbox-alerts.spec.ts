@@ -1,6 +1,7 @@
 /**
  * /inbox tells a member about a NEW Waiting conversation (docs/contracts.md §14): one chime (the
- * page's AudioContext oscillator) and, when the browser allows it, one notification; nothing for
+ * page's AudioContext oscillator) and, when the browser allows it, one notification with the
+ * visitor's question; nothing for
  * the member's own actions, and only the chime when notifications are not allowed. The browser's
  * Notification and audio are replaced by recorders before the page loads.
  */
@@ -69,10 +70,12 @@ test('a new Waiting conversation: one chime and one notification; the member act
   const page = await inboxWithRecorders(context);
   expect(await alertsOf(page)).toEqual({ notifications: [], sounds: 0 });
 
-  const visitor = await handOff(page, `Alerts: where is my parcel ${Date.now()}?`);
+  const question = `Alerts: where is my parcel ${Date.now()}?`;
+  const visitor = await handOff(page, question);
   try {
+    // The notification says what the visitor asked (the conversation's title).
     expect(await alertsOf(page)).toEqual({
-      notifications: [{ title: 'A visitor is waiting', body: 'A conversation is waiting for a person.', tag: 'svc-inbox-waiting' }],
+      notifications: [{ title: 'A visitor is waiting', body: question, tag: 'svc-inbox-waiting' }],
       sounds: 1,
     });
 

@@ -66,7 +66,7 @@ test('a reply whose ack was lost shows "Sending…", is sent again and stored on
   }
 });
 
-test('Resolve clicked while a reply is still sending waits for it: the reply is stored first, and "Resolved." stays', async ({ page, baseURL }) => {
+test('Resolve clicked while the page still waits for a reply\'s acknowledgement waits for it, then "Resolved." stays', async ({ page, baseURL }) => {
   const text = `Checking now (${Date.now()}).`;
   // The reply's acknowledgement and push are held until the member has clicked Resolve.
   const held: string[] = [];

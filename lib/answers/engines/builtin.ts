@@ -38,7 +38,10 @@ export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
       input,
       turns.map((t) => t.question),
       turns.length > 0 ? FOLLOW_UP_DEPTH : 5,
+      null,
+      'retry',
     ),
+    // A follow-up's own words are few: each irregular verb counts in all its forms ("lose" / "lost").
     turns.length > 0 ? rankForQuestion(input, [], FOLLOW_UP_DEPTH, null, 'always') : null,
   ]);
   const best = !alone

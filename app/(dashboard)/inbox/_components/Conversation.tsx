@@ -9,11 +9,13 @@ type Page = NonNullable<Awaited<ReturnType<typeof inboxConversationPage>>>;
 type Message = { id: string; author: string; author_name: string | null; text: string; created_at: string; declined?: boolean; client_message_id?: string };
 type Typing = { conversation_id: string; name: string; until: string };
 /** A composed reply or note until its acknowledgement: resent with the same id, so it is stored once. */
-type Outgoing = { client_message_id: string; note: boolean; text: string; step: number };
+type Outgoing = { client_message_id: string; note: boolean; text: string; step: number; done: Promise<boolean>; finish: (stored: boolean) => void };
 
 /** Codes after which the same message is sent again (no answer, the server failed); any other is a refusal. */
 const RESEND_CODES = new Set(['unavailable', 'internal']);
 const RESEND_MAX_DELAY_MS = 10_000;
+/** An action clicked while messages are sending waits this long at most for them (then goes anyway). */
+const ACTION_WAITS_MS = 20_000;
 
 /** An id for one composed message (getRandomValues also works on a dashboard served over plain http). */
 function newClientMessageId(): string {
@@ -61,8 +63,6 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
   const sending = useRef(new Map<string, Outgoing>());
   /** Counts the member's sends and actions: a late "Sent." never covers what a later action said. */
   const steps = useRef(0);
-  /** Messages still being delivered: an action clicked after Send waits for them (the reply, then the Resolve). */
-  const delivering = useRef(new Set<Promise<void>>());
   useEffect(() => {
     mounted.current = true;
     return () => {
@@ -108,7 +108,8 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
   const run = (name: string, payload: object, success: string, after?: () => void) =>
     start(async () => {
       steps.current++;
-      await Promise.all(delivering.current);
+      // The reply before the Resolve; a refused one stops the action, and its notice stays.
+      if (!(await messagesStored())) return;
       const r = await act(socket.current, name, { conversation_id: id, ...payload });
       if (r.ok) after?.();
       setNotice({ ok: r.ok, text: r.ok ? success : r.error.message });
@@ -122,14 +123,22 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
       void request(socket.current, 'typing', { conversation_id: id });
     }
   };
-  const settle = (o: Outgoing) => {
+  /** Whether the messages being sent are stored (true after ACTION_WAITS_MS or without a connection: the action says why itself). */
+  const messagesStored = async () => {
+    const waiting = [...sending.current.values()].map((o) => o.done);
+    if (waiting.length === 0 || !socket.current?.connected) return true;
+    const stored = await Promise.race([Promise.all(waiting), new Promise<null>((resolve) => setTimeout(() => resolve(null), ACTION_WAITS_MS))]);
+    return stored === null || stored.every(Boolean);
+  };
+  const settle = (o: Outgoing, stored: boolean) => {
+    o.finish(stored);
     sending.current.delete(o.client_message_id);
     setOutgoing((list) => list.filter((x) => x !== o));
   };
   /** A message being sent is stored: it leaves "Sending…" (the transcript has it from the ack or the push). */
   function sent(o: Outgoing) {
     if (!sending.current.has(o.client_message_id)) return;
-    settle(o);
+    settle(o, true);
     if (o.step === steps.current) setNotice({ ok: true, text: o.note ? 'Note added.' : 'Sent.' });
   }
   /** Sends one composed message until it is stored; a refusal puts its text back in the box. */
@@ -144,7 +153,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
         return;
       }
       if (!RESEND_CODES.has(r.error.code)) {
-        settle(o);
+        settle(o, false);
         setText((now) => (now.trim() ? now : o.text));
         setNotice({ ok: false, text: r.error.message });
         return;
@@ -155,12 +164,15 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
   const send = (note: boolean) => {
     const body = expand(text, page.replies).trim();
     if (!body) return;
-    const o: Outgoing = { client_message_id: newClientMessageId(), note, text: body, step: ++steps.current };
+    let finish: (stored: boolean) => void = () => {};
+    const done = new Promise<boolean>((resolve) => {
+      finish = resolve;
+    });
+    const o: Outgoing = { client_message_id: newClientMessageId(), note, text: body, step: ++steps.current, done, finish };
     setOutgoing((list) => [...list, o]);
     setText('');
     setNotice(null);
-    const d = deliver(o).finally(() => delivering.current.delete(d));
-    delivering.current.add(d);
+    void deliver(o);
   };
   const matches = text.startsWith('/') ? page.replies.filter((r) => `/${r.shortcut.replace(/^\//, '')}`.startsWith(text.trim())).slice(0, 5) : [];
   const c = page.conversation as typeof page.conversation & { handled_by?: string; assignee?: string | null };

@@ -27,11 +27,11 @@ function chime() {
   }
 }
 
-function announce(waiting: List['conversations']) {
+/** The chime and, when allowed, a notification with what the visitor asked (the title) when known. */
+function announce(title: string | undefined) {
   chime();
   if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
-  const first = waiting[0];
-  new Notification('A visitor is waiting', { body: first ? first.title || '(untitled)' : 'A conversation is waiting for a person.', tag: 'svc-inbox-waiting' });
+  new Notification('A visitor is waiting', { body: title?.trim() || 'A conversation is waiting for a person.', tag: 'svc-inbox-waiting' });
 }
 
 function ago(iso: string | null) {
@@ -59,7 +59,7 @@ export function InboxList({ initial, memberId }: { initial: List; memberId: numb
       const next = await request<List>(s, 'inbox:list', { view: list.view, limit });
       if (!next) return;
       const fresh = next.view === 'waiting' ? next.conversations.filter((c) => !waitingIds.current.has(c.id)) : [];
-      if ((next.counts.waiting > waitingCount.current || fresh.length > 0) && !announced.current) announce(fresh);
+      if ((next.counts.waiting > waitingCount.current || fresh.length > 0) && !announced.current) announce(fresh[0]?.title);
       announced.current = false;
       waitingCount.current = next.counts.waiting;
       if (next.view === 'waiting') waitingIds.current = new Set(next.conversations.map((c) => c.id));
@@ -69,11 +69,12 @@ export function InboxList({ initial, memberId }: { initial: List; memberId: numb
   );
 
   const socket = useInboxSocket({
-    'inbox:changed': (p: { counts?: AccountInboxCounts }) => {
+    'inbox:changed': (p: { counts?: AccountInboxCounts; conversation?: { title: string; status: string; previous_status: string } }) => {
       if (p.counts) {
         const { mine, ...shared } = p.counts;
         if (shared.waiting > waitingCount.current) {
-          announce([]);
+          const c = p.conversation;
+          announce(c?.status === 'Waiting' && c.previous_status !== 'Waiting' ? c.title : undefined);
           announced.current = true;
         }
         waitingCount.current = shared.waiting;
