@@ -68,15 +68,16 @@ test('a reply whose ack was lost shows "Sending…", is sent again and stored on
 
 test('Resolve clicked while the page still waits for a reply\'s acknowledgement waits for it, then "Resolved." stays', async ({ page, baseURL }) => {
   const text = `Checking now (${Date.now()}).`;
-  // The reply's acknowledgement and push are held until the member has clicked Resolve.
+  // The reply's acknowledgement and push, and every inbox change (whose re-read transcript would
+  // show the reply stored), are held until the member has clicked Resolve.
   const held: string[] = [];
-  let hold = true;
+  let hold = false;
   let toPage: ((m: string) => void) | null = null;
   await page.routeWebSocket(/\/socket\.io\//, (ws) => {
     const server = ws.connectToServer();
     toPage = (m) => ws.send(m);
     server.onMessage((m) => {
-      if (hold && typeof m === 'string' && m.includes(text) && /^4[23]\/inbox,/.test(m)) held.push(m);
+      if (hold && typeof m === 'string' && ((m.includes(text) && /^4[23]\/inbox,/.test(m)) || m.startsWith('42/inbox,["inbox:changed"'))) held.push(m);
       else ws.send(m);
     });
   });
@@ -85,11 +86,13 @@ test('Resolve clicked while the page still waits for a reply\'s acknowledgement 
   try {
     await visitor.pressTalkToAPerson();
     await page.goto(`/inbox/${visitor.conversationId}`);
+    await expect(page.getByRole('button', { name: 'Resolve' })).toBeEnabled();
+    hold = true;
     await page.getByRole('textbox', { name: 'Reply' }).fill(text);
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     const transcript = page.getByRole('region', { name: 'Transcript' });
     await expect(transcript.getByText('Sending…')).toBeVisible();
-    await expect.poll(() => held.length).toBe(2);
+    await expect.poll(() => held.filter((m) => m.includes(text)).length).toBe(2);
 
     await page.getByRole('button', { name: 'Resolve' }).click();
     await expect(page.getByRole('button', { name: 'Resolve' })).toBeDisabled();

@@ -122,7 +122,12 @@ export function InboxList({ initial, memberId }: { initial: List; memberId: numb
                 <span className={c.status === 'Waiting' ? 'badge warn' : c.status === 'Open' ? 'badge' : 'badge off'}>{c.status}</span>
                 <span className={styles.meta}>
                   {c.handled_by === 'human' ? c.assignee_name || c.assignee || 'Unassigned' : 'AI answers'}
-                  {c.waiting_since ? ` · waiting ${ago(c.waiting_since)}` : ''}
+                  {c.waiting_since && (
+                    // The server's "5 s" is the browser's "6 s" a second later: the one text that may differ at hydration.
+                    <time dateTime={c.waiting_since} suppressHydrationWarning>
+                      {` · waiting ${ago(c.waiting_since)}`}
+                    </time>
+                  )}
                 </span>
                 {c.preview && <span className={styles.preview}>{c.preview}</span>}
               </li>
