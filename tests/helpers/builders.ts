@@ -83,7 +83,13 @@ export function api(baseUrl: string, key?: string) {
   return async (pathAndQuery: string, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);
     if (key && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
-    const res = await fetch(`${baseUrl}${pathAndQuery}`, { ...init, headers });
+    const method = (init.method ?? 'GET').toUpperCase();
+    const res = await fetch(`${baseUrl}${pathAndQuery}`, { ...init, headers }).catch((e: Error & { cause?: { code?: string } }) => {
+      // A kept-alive socket the server closed as the request left it (timers late on a busy machine):
+      // like a browser, send an idempotent request once more on a new connection.
+      if ((method === 'GET' || method === 'HEAD') && e.cause?.code === 'ECONNRESET') return fetch(`${baseUrl}${pathAndQuery}`, { ...init, headers });
+      throw e;
+    });
     const text = await res.text();
     let body: any = null;
     try {
