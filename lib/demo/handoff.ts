@@ -17,12 +17,16 @@ import {
 } from '../conversations/handoff';
 import { DEFAULT_HANDOFF_SETTINGS } from '../conversations/handoff-contract';
 import { AppError } from '../core/errors';
+import { getDb } from '../../db/client';
+import { databaseClock, retimeDemoConversation, type DemoMark } from '../../db/queries/demo';
 
 /**
  * The demo's human handoff (docs/contracts.md §14), through the same services as the widget and
  * the inbox: a conversation Waiting in the inbox, one the agent handles (replies, a visitor
  * message, an internal note), a resolved one with a rating and comment; the AI declined the
- * questions it had nothing for. Returns the three conversations' ids.
+ * questions it had nothing for. Each step is then moved to a believable moment (yesterday's
+ * resolved chat, this morning's handled one, a visitor waiting for minutes), so /insights shows
+ * real first-response and resolution times. Returns the three conversations' ids.
  */
 export async function seedHandoffDemo(d: {
   accountId: number;
@@ -42,30 +46,66 @@ export async function seedHandoffDemo(d: {
 
   const visitorOf = () => new Visitor(d.accountId, d.widget);
 
-  const waiting = visitorOf();
-  await waiting.ask('Can I bring my dog to your shop in Hamburg?');
-  await waiting.ask('My parcel arrived with a broken lid, can someone help me?');
-  await requestHandoff(waiting.conversation());
-
-  const handled = visitorOf();
-  await handled.ask('Can I change the delivery address of order 4711?');
-  await requestHandoff(handled.conversation());
-  const h = { conversation_id: handled.id() };
-  await takeOver(agent, h);
-  await replyAsMember(agent, { ...h, text: 'Hi! I can change it while the order has not shipped yet. What is the new address?' });
-  await storeVisitorMessage(handled.conversation(), { client_message_id: randomUUID(), text: 'Lindenstraße 5, 20095 Hamburg, please.' });
-  await replyAsMember(agent, { ...h, text: 'Done: order 4711 now goes to Lindenstraße 5. You get a new confirmation email shortly.' });
-  await addNote(agent, { ...h, text: 'Address changed in the shop system; the customer asked twice before, check the address form.' });
+  const db = await getDb();
+  const start = (await databaseClock(db)).getTime();
+  /** Each step's moment, in minutes before the seeding started. */
+  const timeline = () => {
+    const marks: DemoMark[] = [];
+    return {
+      marks,
+      at: async (minutesAgo: number) => {
+        const now = await databaseClock(db);
+        marks.push({ at: now, shiftMs: start - minutesAgo * 60_000 - now.getTime() });
+      },
+    };
+  };
 
   const resolved = visitorOf();
+  const rt = timeline();
+  await rt.at(27 * 60);
   await resolved.ask('Is the blue kettle back in stock?');
+  await rt.at(27 * 60 - 2);
   await requestHandoff(resolved.conversation());
   const r = { conversation_id: resolved.id() };
+  await rt.at(27 * 60 - 6);
   await replyAsMember(owner, { ...r, text: 'The blue kettle is back next Tuesday. Shall I reserve one for you?' });
+  await rt.at(27 * 60 - 11);
   await storeVisitorMessage(resolved.conversation(), { client_message_id: randomUUID(), text: 'Yes please, thank you!' });
+  await rt.at(27 * 60 - 14);
   await replyAsMember(owner, { ...r, text: 'Reserved under your order number. Have a nice day!' });
+  await rt.at(27 * 60 - 26);
   await resolveConversation(owner, r);
+  await rt.at(27 * 60 - 27);
   await rateConversation(resolved.conversation(), { rating: 5, comment: 'Quick and friendly, thanks!' });
+  await retimeDemoConversation(db, d.accountId, resolved.id(), rt.marks);
+
+  const handled = visitorOf();
+  const ht = timeline();
+  await ht.at(3 * 60);
+  await handled.ask('Can I change the delivery address of order 4711?');
+  await ht.at(3 * 60 - 1);
+  await requestHandoff(handled.conversation());
+  const h = { conversation_id: handled.id() };
+  await ht.at(3 * 60 - 4);
+  await takeOver(agent, h);
+  await replyAsMember(agent, { ...h, text: 'Hi! I can change it while the order has not shipped yet. What is the new address?' });
+  await ht.at(3 * 60 - 9);
+  await storeVisitorMessage(handled.conversation(), { client_message_id: randomUUID(), text: 'Lindenstraße 5, 20095 Hamburg, please.' });
+  await ht.at(3 * 60 - 12);
+  await replyAsMember(agent, { ...h, text: 'Done: order 4711 now goes to Lindenstraße 5. You get a new confirmation email shortly.' });
+  await ht.at(3 * 60 - 14);
+  await addNote(agent, { ...h, text: 'Address changed in the shop system; the customer asked twice before, check the address form.' });
+  await retimeDemoConversation(db, d.accountId, handled.id(), ht.marks);
+
+  const waiting = visitorOf();
+  const wt = timeline();
+  await wt.at(9);
+  await waiting.ask('Can I bring my dog to your shop in Hamburg?');
+  await wt.at(8);
+  await waiting.ask('My parcel arrived with a broken lid, can someone help me?');
+  await wt.at(6);
+  await requestHandoff(waiting.conversation());
+  await retimeDemoConversation(db, d.accountId, waiting.id(), wt.marks);
 
   return { waiting: waiting.id(), handled: handled.id(), resolved: resolved.id() };
 }

@@ -87,6 +87,18 @@ describe('README examples against the demo account', () => {
     );
   });
 
+  it("the demo's handoff figures mean something: first responses after minutes, resolutions after tens of minutes", async () => {
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const r = await fetch(`${server.url}/customer-api/v2/insights?from=${day(-29)}&to=${day(0)}`, { headers: { authorization: `Bearer ${demo.api_key}` } });
+    assert.equal(r.status, 200);
+    const body = (await r.json()) as { handoffs: number; median_first_response_seconds: number | null; median_resolution_seconds: number | null };
+    assert.ok(body.handoffs >= 3, `handoffs: ${body.handoffs}`);
+    const first = body.median_first_response_seconds;
+    const resolution = body.median_resolution_seconds;
+    assert.ok(first !== null && first >= 60 && first <= 30 * 60, `median first response after handoff: ${first} s`);
+    assert.ok(resolution !== null && resolution >= 10 * 60 && resolution <= 3 * 3600, `median time to resolve: ${resolution} s`);
+  });
+
   it('every curl line of the Customer API block answers 200 with records, as printed', async () => {
     const { curls } = readmeExamples();
     assert.ok(curls.length >= 5, `found ${curls.length} curl lines`);
