@@ -72,6 +72,18 @@ for (const { label, viewport } of WIDTHS) {
       await page.goto('/conversations');
       // Other specs add conversations to the shared fixture account: the count is theirs too.
       await expect(page.getByTestId('table-summary')).toContainText(/of \d+ conversations/);
+      await screenshot(page, `rough-conversations-${label}`);
+      // Every column readable: at 1366 px no row grows past 48 px (dates on one line); on a phone the cards fit the screen.
+      const rows = page.locator('table.records tbody tr');
+      await expect(rows.first()).toBeVisible();
+      const heights = await rows.evaluateAll((trs) => trs.map((tr) => tr.getBoundingClientRect().height));
+      if (label === 'desktop')
+        expect(
+          heights.filter((h) => h > 48),
+          `row heights ${heights.join(', ')}`,
+        ).toEqual([]);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow, 'the page never scrolls sideways').toBeLessThanOrEqual(0);
       const asked: string[] = [];
       page.on('request', (r) => {
         if (r.url().includes('/customer-api/v2/conversation?')) asked.push(r.url());
@@ -124,6 +136,9 @@ for (const { label, viewport } of WIDTHS) {
       await expect(page.getByTestId('table-summary')).toHaveText('\u00a0');
       await expect(page.locator('.gridjs-pagination')).toBeHidden();
       await screenshot(page, `rough-responses-empty-${label}`);
+      await page.goto('/widget');
+      await expect(page.getByRole('region', { name: 'Embed snippet' })).toBeVisible();
+      await screenshot(page, `rough-widget-${label}`);
       await page.context().close();
     });
 

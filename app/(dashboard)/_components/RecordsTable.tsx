@@ -147,7 +147,8 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
               : { 'data-label': labelOf.get(c.key), 'data-priority': String(c.priority) },
           formatter: (cell: unknown, row: Cells) => {
             const rec = row.cells[row.cells.length - 1]!.data as Row;
-            if (c.key === 'title') return h('a', { href: `/conversations/${rec.conversation_id}`, className: 'row-title' }, clip(cell, 140) || '(untitled)');
+            if (c.key === 'title')
+              return h('a', { href: `/conversations/${rec.conversation_id}`, className: 'row-title', title: clip(cell, 600) }, clip(cell, 140) || '(untitled)');
             if (c.key === 'question') {
               return h(
                 'a',
@@ -174,9 +175,9 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
             }
             if (c.kind === 'badge') return h('span', { className: cell === 'Open' ? 'badge' : 'badge off' }, String(cell));
             if (c.kind === 'date') {
-              const [d, t] = String(cell ?? '').split(' ');
-              // Date and time may sit on two lines, so the column stays narrow and the texts get the room.
-              return h('time', { dateTime: `${d}T${t}Z` }, h('span', { className: 'nowrap' }, d), ' ', h('span', { className: 'nowrap' }, t));
+              const [d, t = ''] = String(cell ?? '').split(' ');
+              // Minutes are enough in a list (the transcript has the seconds): one short line per date.
+              return h('time', { dateTime: `${d}T${t}Z`, title: `${d} ${t} UTC`, className: 'nowrap' }, `${d} ${t.slice(0, 5)}`);
             }
             return String(cell ?? '');
           },
