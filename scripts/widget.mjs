@@ -1,6 +1,8 @@
 // Widget builds and releases.
 //   node scripts/widget.mjs build            loader.js and legacy 1.0 from lib/widget (part of npm run build)
 //   node scripts/widget.mjs release 2.0.3    a new IMMUTABLE 2.0 bundle in public/chatbot/v/2.0.3/ + releases.json
+//   node scripts/widget.mjs default stable 2.1.1  the track's default in releases.json (what a deployment
+//                                            serves until an operator runs `widget track set`)
 //   node scripts/widget.mjs verify [X.Y.Z]   rebuilds released bundles from their recorded source commit
 //                                            and proves the bytes match (CONTRIBUTING.md (style): provenance)
 import { execFileSync } from 'node:child_process';
@@ -52,7 +54,7 @@ async function verifyRelease(release) {
   }
 }
 
-const [cmd, version] = process.argv.slice(2);
+const [cmd, version, trackVersion] = process.argv.slice(2);
 if (cmd === 'build') {
   await buildTo('lib/widget/loader.ts', 'public/chatbot/loader.js');
   await buildTo('lib/widget/v1.ts', 'public/chat/v0/widget.js');
@@ -90,6 +92,17 @@ if (cmd === 'build') {
   });
   writeFileSync(RELEASES, `${JSON.stringify(releases, null, 2)}\n`);
   console.log(JSON.stringify({ version, integrity }));
+} else if (cmd === 'default') {
+  const releases = JSON.parse(readFileSync(RELEASES, 'utf8'));
+  const track = version;
+  if (!['stable', 'beta', 'lts'].includes(track) || !releases.releases.some((r) => r.version === trackVersion)) {
+    console.error('usage: node scripts/widget.mjs default stable|beta|lts X.Y.Z (a released version)');
+    process.exit(2);
+  }
+  const previous = releases.tracks[track];
+  releases.tracks[track] = trackVersion;
+  writeFileSync(RELEASES, `${JSON.stringify(releases, null, 2)}\n`);
+  console.log(JSON.stringify({ track, version: trackVersion, previous }));
 } else if (cmd === 'verify') {
   const { releases } = JSON.parse(readFileSync(RELEASES, 'utf8'));
   const chosen = version ? releases.filter((r) => r.version === version) : releases;
@@ -105,6 +118,6 @@ if (cmd === 'build') {
   }
   process.exit(failed ? 1 : 0);
 } else {
-  console.error('usage: node scripts/widget.mjs build | release X.Y.Z | verify [X.Y.Z]');
+  console.error('usage: node scripts/widget.mjs build | release X.Y.Z | default TRACK X.Y.Z | verify [X.Y.Z]');
   process.exit(2);
 }

@@ -129,6 +129,12 @@ export async function resolveManifest(kind: string, name: string): Promise<Manif
   return null;
 }
 
+/** The version each track serves now (its stored pointer, else the shipped default). */
+export async function trackVersions(): Promise<Record<Track, string>> {
+  const snap = await snapshot();
+  return Object.fromEntries(TRACKS.map((t) => [t, versionOf(snap, t)])) as Record<Track, string>;
+}
+
 function checkTrack(track: string): Track {
   if (!(TRACKS as readonly string[]).includes(track)) throw new AppError('invalid_request', `track must be one of ${TRACKS.join(', ')}`);
   return track as Track;

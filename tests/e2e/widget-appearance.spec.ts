@@ -225,6 +225,42 @@ test('"Add a comment" after Like: the comment reaches the API and the transcript
   }
 });
 
+test('the default snippet (track stable) loads 2.1: "Talk to a person" and "Add a comment"; /widget says what each track has', async ({ browser }) => {
+  const releases = JSON.parse(fs.readFileSync('lib/widget/releases.json', 'utf8')) as { tracks: Record<string, string> };
+  const page = await freshPage(browser);
+  const errors = consoleErrors(page);
+  await page.goto(hostPage({ sel: 'track', val: 'stable', mode: 'client', client: f.widget.client_id }));
+  await waitForStatus(page, 'connected');
+  expect((await widgetState(page))!.version).toMatch(/^2\.1\./);
+  await openWidget(page);
+  await page.getByRole('textbox', { name: 'Message' }).fill('How do returns work?');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect(page.getByRole('log')).toContainText('30 days for a full refund', { timeout: 15_000 });
+  await page.getByRole('button', { name: 'Dislike', exact: true }).click();
+  await expect(page.getByRole('button', { name: 'Add a comment' })).toBeVisible();
+  await expect(page.getByRole('log').getByRole('button', { name: /talk to a person/i })).toBeVisible();
+  await page.getByRole('button', { name: 'Menu' }).click();
+  await expect(page.getByRole('button', { name: /talk to a person/i }).last()).toBeVisible();
+  expect(errors).toEqual([]);
+  await page.context().close();
+
+  const dash = await freshPage(browser, { width: 1366, height: 900 });
+  await signIn(dash, f.alpha.email, f.alpha.password);
+  await dash.goto('/widget');
+  const snippet = dash.getByRole('region', { name: 'Embed snippet' });
+  await expect(snippet.getByLabel('Track')).toHaveValue('stable');
+  await expect(snippet.getByTestId('snippet-features')).toHaveText(`Widget ${releases.tracks.stable}: everything the preview below shows.`);
+  await snippet.getByLabel('Track').selectOption('lts');
+  await expect(snippet.getByTestId('snippet-features')).toContainText(`Widget ${releases.tracks.lts} lacks what the preview below shows: "Talk to a person"`);
+  await snippet.getByText("What each track's widget has").click();
+  const table = snippet.getByRole('table', { name: 'Features of each release' });
+  await expect(table.getByRole('row', { name: /Comments after Like/ })).toHaveText(/yes.*yes.*no/);
+  await expect(dash.getByTestId('appearance-versions')).toContainText(`the lts track (${releases.tracks.lts})`);
+  await expect(dash.getByTestId('appearance-versions')).not.toContainText('stable');
+  await screenshot(dash, 'widget-track-features-1366');
+  await dash.context().close();
+});
+
 test('after a reload the widget opens at the newest message, with its attachments', async ({ browser }) => {
   test.setTimeout(120_000);
   for (const [label, width, height] of WIDTHS) {

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { describe, it } from 'node:test';
+import { featuresOf } from '../../lib/widget-releases/features';
 
 // Reads what `npm run build` produced (npm test builds first) and the committed releases.
 const releases = JSON.parse(fs.readFileSync('lib/widget/releases.json', 'utf8')) as {
@@ -19,6 +20,33 @@ describe('widget releases and size budgets', () => {
         releases.releases.some((r) => r.version === releases.tracks[track]),
         `${track} → ${releases.tracks[track]}`,
       );
+    }
+  });
+
+  it('stable serves the newest 2.1.x by default, with the desk (handoff, rating, comments, appearance); lts stays on 2.0.x', () => {
+    const newest21 = releases.releases
+      .map((r) => r.version)
+      .filter((v) => v.startsWith('2.1.'))
+      .sort((a, b) => b.localeCompare(a, 'en', { numeric: true }))[0];
+    assert.equal(releases.tracks.stable, newest21);
+    assert.deepEqual(featuresOf(releases.tracks.stable!).lacks, []);
+    assert.match(releases.tracks.lts!, /^2\.0\./);
+    assert.deepEqual(
+      featuresOf('2.0.4').lacks.map((f) => f.key),
+      ['handoff', 'rating', 'comments', 'appearance', 'history', 'handoff_text'],
+    );
+    assert.deepEqual(
+      featuresOf('2.1.0').lacks.map((f) => f.key),
+      ['handoff_text'],
+    );
+    // Every feature the table names is in the bundle of the version it is said to arrive with.
+    const bundle = (v: string) => fs.readFileSync(`public/chatbot/v/${v}/widget.js`, 'utf8');
+    for (const [v, words] of [
+      ['2.1.0', ['Talk to a person', 'Add a comment']],
+      ['2.1.1', ['handoffButtonText']],
+    ] as const) {
+      for (const w of words) assert.ok(bundle(v).includes(w), `${v} has ${w}`);
+      for (const w of words) assert.ok(!bundle('2.0.4').includes(w), `2.0.4 lacks ${w}`);
     }
   });
 

@@ -1,5 +1,6 @@
 'use client';
 import { useActionState, useState, type CSSProperties } from 'react';
+import { featuresOf } from '@/lib/widget-releases/features';
 import { Appearance, APPEARANCE_LABELS, MAX_HANDOFF_BUTTON_TEXT, MAX_RADIUS_PX } from '@/lib/widget-clients/appearance';
 import { saveAppearanceAction } from './actions';
 import styles from './appearance.module.css';
@@ -158,11 +159,14 @@ export function AppearanceSection({
   clients,
   clientId,
   onClientChange,
+  tracks,
 }: {
   clients: Array<{ id: string; name: string; appearance: Appearance }>;
   clientId: string;
   onClientChange: (id: string) => void;
+  tracks: Record<string, string>;
 }) {
+  const without = Object.entries(tracks).filter(([, v]) => featuresOf(v).lacks.some((f) => f.key === 'appearance'));
   const client = clients.find((c) => c.id === clientId) ?? clients[0];
   if (!client) return null;
   return (
@@ -173,6 +177,12 @@ export function AppearanceSection({
       <p className="muted">
         How the widget of a client looks and what it says. Options in the page&apos;s <code>window.svcAIConfig</code> still win.
       </p>
+      {without.length > 0 && (
+        <p className="notice" role="note" data-testid="appearance-versions">
+          The saved appearance and &quot;Talk to a person&quot; reach widgets 2.1 and later: not the{' '}
+          {without.map(([t, v]) => `${t} track (${v})`).join(' or the ')}.
+        </p>
+      )}
       <div className="field" style={{ maxWidth: 360 }}>
         <label htmlFor="appearance-client">Appearance of client</label>
         <select id="appearance-client" value={client.id} onChange={(e) => onClientChange(e.target.value)}>

@@ -1,6 +1,7 @@
 'use client';
 import { useMemo, useState } from 'react';
 import { backendSnippet, pageSnippet, TOKEN_PATH, type TokenMode } from '@/lib/widget-clients/snippets';
+import { featuresOf, WIDGET_FEATURES } from '@/lib/widget-releases/features';
 import { CopyButton } from '../_components/CopyButton';
 
 export type ClientOption = { id: string; name: string };
@@ -13,12 +14,14 @@ export function SnippetGenerator({
   origin,
   clients,
   versions,
+  tracks,
   clientId,
   onClientChange,
 }: {
   origin: string;
   clients: ClientOption[];
   versions: string[];
+  tracks: Record<string, string>;
   clientId: string;
   onClientChange: (id: string) => void;
 }) {
@@ -53,6 +56,7 @@ export function SnippetGenerator({
       }),
     [origin, id, mode, selector, track, version, botName, headerChatName, welcomeTitle, welcomeDescription, questions, upload, themed, primary, background],
   );
+  const exact = versions.find((v) => (selector === 'track' ? v === tracks[track] : v === version || v.startsWith(`${version}.`)));
   const backend = mode === 'client-id' ? '' : backendSnippet({ origin, clientId: id, mode });
   return (
     <section className="panel" aria-labelledby="snippet-heading">
@@ -82,9 +86,9 @@ export function SnippetGenerator({
           <div className="field">
             <label htmlFor="sn-track">Track</label>
             <select id="sn-track" value={track} onChange={(e) => setTrack(e.target.value)}>
-              <option value="stable">stable (production)</option>
-              <option value="beta">beta (staging)</option>
-              <option value="lts">lts (enterprise)</option>
+              <option value="stable">stable (production): {tracks.stable}</option>
+              <option value="beta">beta (staging): {tracks.beta}</option>
+              <option value="lts">lts (enterprise): {tracks.lts}</option>
             </select>
           </div>
         ) : (
@@ -160,7 +164,12 @@ export function SnippetGenerator({
           )}
         </div>
       </details>
+      <details style={{ marginBottom: '.75rem' }}>
+        <summary style={{ cursor: 'pointer', fontWeight: 600 }}>What each track&apos;s widget has</summary>
+        <TrackFeatures tracks={tracks} />
+      </details>
       <h3 style={{ fontSize: '1rem' }}>On every page of your site</h3>
+      {exact && <SnippetFeatures version={exact} />}
       <pre data-testid="snippet" style={CODE}>
         {html}
       </pre>
@@ -180,5 +189,53 @@ export function SnippetGenerator({
         </>
       )}
     </section>
+  );
+}
+
+/** Which of the preview's features the chosen snippet's widget has, so the preview promises nothing the site lacks. */
+function SnippetFeatures({ version }: { version: string }) {
+  const { lacks } = featuresOf(version);
+  if (lacks.length === 0) {
+    return (
+      <p className="muted" data-testid="snippet-features">
+        Widget {version}: everything the preview below shows.
+      </p>
+    );
+  }
+  return (
+    <p className="notice" role="note" data-testid="snippet-features">
+      Widget {version} lacks what the preview below shows: {lacks.map((f) => f.label).join(', ')}. Sites on this snippet will not have them; choose a track or
+      version of 2.1 or later.
+    </p>
+  );
+}
+
+/** The table of features per track: which version each track serves now and what it can do. */
+export function TrackFeatures({ tracks }: { tracks: Record<string, string> }) {
+  return (
+    <div className="table-scroll">
+      <table className="simple" aria-label="Features of each release">
+        <thead>
+          <tr>
+            <th scope="col">Feature</th>
+            {Object.keys(tracks).map((t) => (
+              <th scope="col" key={t}>
+                {t} ({tracks[t]})
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {WIDGET_FEATURES.map((f) => (
+            <tr key={f.key}>
+              <th scope="row">{f.label}</th>
+              {Object.entries(tracks).map(([t, v]) => (
+                <td key={t}>{featuresOf(v).has.includes(f) ? 'yes' : 'no'}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -331,19 +331,21 @@ export function ClientsWorkspace({
   origin,
   clients,
   versions,
+  tracks,
   channels,
 }: {
   origin: string;
   clients: Array<ClientOption & { appearance: Appearance }>;
   versions: string[];
+  tracks: Record<string, string>;
   channels: Array<{ id: number; name: string }>;
 }) {
   const [selected, setSelected] = useState(clients[0]?.id ?? '');
   return (
     <>
       <CreateClientForm channels={channels} onCreated={setSelected} />
-      <SnippetGenerator origin={origin} clients={clients} versions={versions} clientId={selected} onClientChange={setSelected} />
-      <AppearanceSection clients={clients} clientId={selected} onClientChange={setSelected} />
+      <SnippetGenerator origin={origin} clients={clients} versions={versions} tracks={tracks} clientId={selected} onClientChange={setSelected} />
+      <AppearanceSection clients={clients} clientId={selected} onClientChange={setSelected} tracks={tracks} />
     </>
   );
 }

@@ -5,6 +5,7 @@ import { getChannels } from '@/lib/dashboard/service';
 import { storedAppearance } from '@/lib/widget-clients/appearance';
 import { recentRefusals } from '@/lib/widget-clients/refusals';
 import { embedVersions, listClients } from '@/lib/widget-clients/service';
+import { trackVersions } from '@/lib/widget-releases/service';
 import stacked from '../_components/stacked-table.module.css';
 import { RefusalsPanel } from './RefusalsPanel';
 import { ClientRow, ClientsWorkspace } from './WidgetForms';
@@ -13,11 +14,12 @@ export const metadata = { title: 'Widget · svc' };
 
 export default async function WidgetPage() {
   const { accountId } = await requirePageMember('widget.manage');
-  const [clients, channels, sightings, refusals] = await Promise.all([
+  const [clients, channels, sightings, refusals, tracks] = await Promise.all([
     listClients(accountId),
     getChannels(accountId),
     recentSightings(accountId, 30),
     recentRefusals(accountId),
+    trackVersions(),
   ]);
   const h = await headers();
   const origin = `${h.get('x-forwarded-proto') ?? 'http'}://${h.get('host') ?? 'localhost:3000'}`;
@@ -60,6 +62,7 @@ export default async function WidgetPage() {
       <ClientsWorkspace
         origin={origin}
         versions={embedVersions()}
+        tracks={tracks}
         clients={clients.map((c) => ({ id: c.id, name: c.name, appearance: storedAppearance(c.appearance) }))}
         channels={channels.map((c) => ({ id: c.id, name: c.name }))}
       />
