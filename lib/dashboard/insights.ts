@@ -89,7 +89,7 @@ export function figuresOf(r: InsightsRecord, days: DayFigures[]): Figure[] {
     key: `csat_${who}`,
     title,
     value: formatMean(r.csat[who].mean),
-    detail: `${formatShare(r.csat[who].share_4_5)} rated 4–5 · ${formatCount(r.csat[who].responses)} ratings`,
+    detail: `${formatShare(r.csat[who].share_4_5)} rated 4–5 · ${formatCount(r.csat[who].responses)} ${r.csat[who].responses === 1 ? 'rating' : 'ratings'}`,
     definition: `Mean rating (1–5) visitors gave conversations ${which}, and the share of 4 and 5.`,
     unit: 'rating',
     series: [per('Mean rating', (d) => d.csat[who].mean)],

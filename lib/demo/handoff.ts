@@ -23,7 +23,8 @@ import { databaseClock, retimeDemoConversation, type DemoMark } from '../../db/q
 /**
  * The demo's human handoff (docs/contracts.md §14), through the same services as the widget and
  * the inbox: a conversation Waiting in the inbox, one the agent handles (replies, a visitor
- * message, an internal note), a resolved one with a rating and comment; the AI declined the
+ * message, an internal note), a resolved one with a rating and comment, one the AI answered
+ * alone and the visitor rated; the AI declined the
  * questions it had nothing for. Each step is then moved to a believable moment (yesterday's
  * resolved chat, this morning's handled one, a visitor waiting for minutes), so /insights shows
  * real first-response and resolution times. Returns the three conversations' ids.
@@ -78,6 +79,17 @@ export async function seedHandoffDemo(d: {
   await rt.at(27 * 60 - 27);
   await rateConversation(resolved.conversation(), { rating: 5, comment: 'Quick and friendly, thanks!' });
   await retimeDemoConversation(db, d.accountId, resolved.id(), rt.marks);
+
+  // The AI answered, the team closed the conversation, the visitor rated it: CSAT for the AI alone.
+  const aiOnly = visitorOf();
+  const at = timeline();
+  await at.at(2 * 24 * 60);
+  await aiOnly.ask('Can I export my data?');
+  await at.at(2 * 24 * 60 - 12);
+  await resolveConversation(owner, { conversation_id: aiOnly.id() });
+  await at.at(2 * 24 * 60 - 13);
+  await rateConversation(aiOnly.conversation(), { rating: 4, comment: 'Found the export, thanks.' });
+  await retimeDemoConversation(db, d.accountId, aiOnly.id(), at.marks);
 
   const handled = visitorOf();
   const ht = timeline();

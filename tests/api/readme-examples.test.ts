@@ -91,7 +91,13 @@ describe('README examples against the demo account', () => {
     const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
     const r = await fetch(`${server.url}/customer-api/v2/insights?from=${day(-29)}&to=${day(0)}`, { headers: { authorization: `Bearer ${demo.api_key}` } });
     assert.equal(r.status, 200);
-    const body = (await r.json()) as { handoffs: number; median_first_response_seconds: number | null; median_resolution_seconds: number | null };
+    const body = (await r.json()) as {
+      handoffs: number;
+      median_first_response_seconds: number | null;
+      median_resolution_seconds: number | null;
+      csat: { ai: { responses: number }; human: { responses: number } };
+    };
+    assert.ok(body.csat.ai.responses >= 1 && body.csat.human.responses >= 1, `ratings: ${JSON.stringify(body.csat)}`);
     assert.ok(body.handoffs >= 3, `handoffs: ${body.handoffs}`);
     const first = body.median_first_response_seconds;
     const resolution = body.median_resolution_seconds;
