@@ -25,8 +25,8 @@ import { databaseClock, retimeDemoConversation, type DemoMark } from '../../db/q
  * the inbox: a conversation Waiting in the inbox, one the agent handles (replies, a visitor
  * message, an internal note), a resolved one with a rating and comment, one the AI answered
  * alone and the visitor rated; the AI declined the
- * questions it had nothing for. Each step is then moved to a believable moment (yesterday's
- * resolved chat, this morning's handled one, a visitor waiting for minutes), so /insights shows
+ * questions it had nothing for. Each step is then moved to a believable moment (a resolved chat
+ * the day before, one handled three hours before, a visitor waiting for minutes), so /insights shows
  * real first-response and resolution times. Returns the three conversations' ids.
  */
 export async function seedHandoffDemo(d: {
