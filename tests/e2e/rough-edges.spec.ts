@@ -115,6 +115,7 @@ for (const { label, viewport } of WIDTHS) {
 
       await page.goto('/responses');
       await expect(page.getByTestId('table-summary')).toContainText('responses');
+      await screenshot(page, `rough-responses-${label}`);
       if (label === 'desktop') {
         await page.locator('table.records thead').getByRole('button', { name: 'Likes', exact: true }).click();
         await expect(page).toHaveURL(/sort=likes&dir=desc/);

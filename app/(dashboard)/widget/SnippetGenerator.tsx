@@ -86,9 +86,9 @@ export function SnippetGenerator({
           <div className="field">
             <label htmlFor="sn-track">Track</label>
             <select id="sn-track" value={track} onChange={(e) => setTrack(e.target.value)}>
-              <option value="stable">stable (production): {tracks.stable}</option>
-              <option value="beta">beta (staging): {tracks.beta}</option>
-              <option value="lts">lts (enterprise): {tracks.lts}</option>
+              <option value="stable">stable {tracks.stable} (production)</option>
+              <option value="beta">beta {tracks.beta} (staging)</option>
+              <option value="lts">lts {tracks.lts} (enterprise)</option>
             </select>
           </div>
         ) : (
