@@ -46,6 +46,9 @@ export function outboundFetch(limits: OutboundLimits): typeof fetch {
       headers[k] = v;
     });
     const body = requestBody(init.body);
+    if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+    // Uncompressed only: the byte cap then counts what is parsed (no decompression bomb).
+    headers['accept-encoding'] = 'identity';
     const reason = () =>
       deadline.aborted ? new OutboundResponseError(`no complete answer within ${limits.timeoutMs} ms`) : (signal.reason ?? new Error('aborted'));
     return new Promise<Response>((resolve, reject) => {
