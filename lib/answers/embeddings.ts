@@ -10,7 +10,7 @@ import type { StoredModelEndpoint } from '../bot/settings';
 import { effectiveBotSettings } from '../bot/settings';
 import { processSingleton } from '../core/process';
 import type { RankedPassage } from '../knowledge/ranking';
-import { endpointClient } from './endpoint-client';
+import { checkedEmbeddings, EMBEDDINGS_MAX_BYTES, endpointClient } from './endpoint-client';
 
 /** Passages sent in one embeddings request, and embedded per background run at most. */
 const BATCH = 32;
@@ -27,10 +27,11 @@ const EMBED_TIMEOUT_MS = 10_000;
 type Runs = { running: Map<number, Promise<number>>; lastStarted: Map<number, number> };
 const runs = () => processSingleton('svc.embeddingRuns', (): Runs => ({ running: new Map(), lastStarted: new Map() }));
 
-async function embed(endpoint: StoredModelEndpoint, texts: string[]): Promise<number[][]> {
-  const client = await endpointClient(endpoint, { timeoutMs: EMBED_TIMEOUT_MS, maxRetries: 2 });
-  const r = await client.embeddings.create({ model: endpoint.embeddingModel, input: texts, encoding_format: 'float' });
-  return [...r.data].sort((a, b) => a.index - b.index).map((d) => d.embedding as number[]);
+/** The texts' embeddings, each request capped in bytes and time and the whole call by `signal`; refused unless valid. */
+async function embed(endpoint: StoredModelEndpoint, texts: string[], signal?: AbortSignal): Promise<number[][]> {
+  const client = await endpointClient(endpoint, { timeoutMs: EMBED_TIMEOUT_MS, maxRetries: 2, maxBytes: EMBEDDINGS_MAX_BYTES });
+  const r = await client.embeddings.create({ model: endpoint.embeddingModel, input: texts, encoding_format: 'float' }, { signal });
+  return checkedEmbeddings(r, texts.length);
 }
 
 /** Embeds the account's passages that have no embedding under its current model; returns how many it stored. */
@@ -46,7 +47,6 @@ export async function embedPendingPassages(accountId: number): Promise<number> {
       endpoint,
       todo.map((c) => `${c.context}\n${c.content}`),
     );
-    if (vectors.length !== todo.length) throw new Error(`the endpoint returned ${vectors.length} embeddings for ${todo.length} passages`);
     await storeChunkEmbeddings(
       db,
       accountId,
@@ -95,12 +95,18 @@ const cosine = (a: number[], b: number[]) => {
 export type SimilarPassage = Omit<RankedPassage, 'score' | 'relevance' | 'matched' | 'asked' | 'evidence'> & { similarity: number };
 
 /** The account's embedded passages most similar to the text, best first. */
-export async function rankByEmbedding(accountId: number, endpoint: StoredModelEndpoint, text: string, limit: number): Promise<SimilarPassage[]> {
+export async function rankByEmbedding(
+  accountId: number,
+  endpoint: StoredModelEndpoint,
+  text: string,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<SimilarPassage[]> {
   catchUp(accountId);
   const db = await getDb();
   const [passages, [query]] = await Promise.all([
     listEmbeddedPassages(db, accountId, endpoint.embeddingModel, MAX_COMPARED),
-    embed(endpoint, [text.slice(0, 2000)]),
+    embed(endpoint, [text.slice(0, 2000)], signal),
   ]);
   if (!query) return [];
   return passages

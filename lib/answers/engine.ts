@@ -74,7 +74,7 @@ export async function rankForQuestion(
   }
   const [lexical, semantic] = await Promise.all([
     findPassages(input.accountId, input.conversationId, query, FUSION_DEPTH),
-    rankByEmbedding(input.accountId, endpoint, [...earlierQuestions.slice(-1), input.question].join('\n'), FUSION_DEPTH).catch((e) => {
+    rankByEmbedding(input.accountId, endpoint, [...earlierQuestions.slice(-1), input.question].join('\n'), FUSION_DEPTH, input.signal).catch((e) => {
       // BM25 alone still answers; the operator sees why the embeddings were left out.
       console.error(`question embedding failed (account ${input.accountId}): ${(e as Error).message}`);
       return [];

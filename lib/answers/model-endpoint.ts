@@ -11,7 +11,9 @@ import { AppError } from '../core/errors';
 import { sealSecret } from '../core/secrets';
 import { getEnv } from '../env';
 import { scheduleEmbeddings } from './embeddings';
-import { checkEndpointAddress, endpointClient } from './endpoint-client';
+import { UnsafeAddressError } from '../net/address';
+import { OutboundResponseError } from '../net/outbound-fetch';
+import { CHAT_MAX_BYTES, checkedEmbeddings, checkEndpointAddress, EMBEDDINGS_MAX_BYTES, endpointClient, InvalidEmbeddingsError } from './endpoint-client';
 
 const modelName = z
   .string()
@@ -40,11 +42,31 @@ export async function saveModelEndpoint(accountId: number, input: unknown) {
     return getModelEndpointView(accountId);
   }
   await checkEndpointAddress(v.baseUrl);
+  if (!v.apiKey && !v.clearKey) await refuseKeyForAnotherUrl(accountId, v.baseUrl);
   const apiKeySealed = v.apiKey ? sealSecret('model endpoint keys', v.apiKey) : v.clearKey ? null : undefined;
   await storeModelEndpoint(accountId, { baseUrl: v.baseUrl, apiKeySealed, embeddingModel: v.embeddingModel });
   if (v.embeddingModel) scheduleEmbeddings(accountId);
   return getModelEndpointView(accountId);
 }
+
+const sameUrl = (a: string, b: string) => {
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return a === b;
+  }
+};
+
+/**
+ * A stored key goes only to the base URL it was entered for: with another base URL and an empty
+ * key field, the key must be typed again (or cleared), on save and on "Test connection" alike.
+ */
+async function refuseKeyForAnotherUrl(accountId: number, baseUrl: string) {
+  const stored = await getStoredModelEndpoint(accountId);
+  if (stored?.apiKeySealed && !sameUrl(stored.baseUrl, baseUrl))
+    throw new AppError('invalid_request', KEY_FOR_ANOTHER_URL, { errors: [{ param: 'api_key', message: 'enter the key again for the new base URL' }] });
+}
+export const KEY_FOR_ANOTHER_URL = 'The base URL changed: enter the API key again (or clear it). A saved key is only sent to the base URL it was entered for.';
 
 export type ConnectionCheck = { name: 'Address' | 'Chat' | 'Embeddings'; ok: boolean; detail: string };
 
@@ -64,9 +86,13 @@ export async function testModelEndpoint(accountId: number, input: unknown): Prom
     if (!(e instanceof AppError)) throw e;
     return { works: false, checks: [{ name: 'Address', ok: false, detail: e.message }] };
   }
+  if (!v.apiKey && !v.clearKey) await refuseKeyForAnotherUrl(accountId, v.baseUrl);
   const stored = await getStoredModelEndpoint(accountId);
   const apiKeySealed = v.apiKey ? sealSecret('model endpoint keys', v.apiKey) : v.clearKey ? null : (stored?.apiKeySealed ?? null);
-  const client = await endpointClient({ baseUrl: v.baseUrl, apiKeySealed, embeddingModel: v.embeddingModel }, { timeoutMs: TEST_TIMEOUT_MS, maxRetries: 0 });
+  const target = { baseUrl: v.baseUrl, apiKeySealed, embeddingModel: v.embeddingModel };
+  const limits = { timeoutMs: TEST_TIMEOUT_MS, maxRetries: 0 };
+  const client = await endpointClient(target, { ...limits, maxBytes: CHAT_MAX_BYTES });
+  const embedder = await endpointClient(target, { ...limits, maxBytes: EMBEDDINGS_MAX_BYTES });
   const model = (await effectiveBotSettings(accountId)).model || getEnv().LLM_MODEL;
   try {
     const r = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Reply with the word OK.' }], max_tokens: 5 });
@@ -80,13 +106,9 @@ export async function testModelEndpoint(accountId: number, input: unknown): Prom
   }
   if (v.embeddingModel) {
     try {
-      const r = await client.embeddings.create({ model: v.embeddingModel, input: 'Test connection', encoding_format: 'float' });
-      const n = r.data?.[0]?.embedding?.length ?? 0;
-      checks.push(
-        n > 0
-          ? { name: 'Embeddings', ok: true, detail: `model ${v.embeddingModel} answered (${n} dimensions).` }
-          : { name: 'Embeddings', ok: false, detail: `model ${v.embeddingModel}: the endpoint's answer had no embedding.` },
-      );
+      const r = await embedder.embeddings.create({ model: v.embeddingModel, input: 'Test connection', encoding_format: 'float' });
+      const n = checkedEmbeddings(r, 1)[0]!.length;
+      checks.push({ name: 'Embeddings', ok: true, detail: `model ${v.embeddingModel} answered (${n} dimensions).` });
     } catch (e) {
       checks.push({ name: 'Embeddings', ok: false, detail: `model ${v.embeddingModel}: ${describeFailure(e)}` });
     }
@@ -94,16 +116,23 @@ export async function testModelEndpoint(accountId: number, input: unknown): Prom
   return { works: checks.every((c) => c.ok), checks };
 }
 
-/** What went wrong, in our words: the status and what it usually means, never the provider's text. */
+/**
+ * What went wrong, in our words, never the provider's text nor a status code: "Test connection"
+ * must not work as a port scanner, so a connection that failed and one that timed out read alike,
+ * and an answer's status is only told as what it usually means for a model endpoint.
+ */
 export function describeFailure(e: unknown): string {
-  if (e instanceof OpenAI.APIConnectionTimeoutError) return `no answer within ${TEST_TIMEOUT_MS / 1000} seconds.`;
-  if (e instanceof OpenAI.APIConnectionError) return 'could not connect to the base URL.';
-  if (e instanceof OpenAI.APIError) {
+  const cause = e instanceof Error ? e.cause : undefined;
+  if (cause instanceof UnsafeAddressError) return `Base URL: ${cause.message}.`;
+  if (e instanceof InvalidEmbeddingsError) return `the endpoint's embeddings were refused: ${e.message}.`;
+  if (cause instanceof OutboundResponseError && /redirect/.test(cause.message)) return 'the endpoint answered with an error (redirects are not followed).';
+  if (e instanceof OpenAI.APIConnectionError) return `could not connect to the base URL, or no complete answer within ${TEST_TIMEOUT_MS / 1000} seconds.`;
+  if (e instanceof OpenAI.APIError && e.status) {
     const s = e.status;
-    if (s === 401 || s === 403) return `the endpoint refused the key (HTTP ${s}).`;
-    if (s === 404) return 'the endpoint answered HTTP 404: check the base URL (it often ends in /v1) and the model name.';
-    if (s === 429) return 'the endpoint is limiting requests (HTTP 429); try again later.';
-    if (s) return `the endpoint answered HTTP ${s}.`;
+    if (s === 401 || s === 403) return 'the endpoint refused the key.';
+    if (s === 404) return 'the endpoint answered "not found": check the base URL (it often ends in /v1) and the model name.';
+    if (s === 429) return 'the endpoint is limiting requests; try again later.';
+    return 'the endpoint answered with an error.';
   }
   return "the endpoint's answer could not be read.";
 }

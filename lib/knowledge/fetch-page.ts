@@ -40,14 +40,18 @@ export async function fetchPage(raw: string, opts: { maxBytes: number; timeoutMs
         const chunks: Buffer[] = [];
         let seen = 0;
         let truncated = false;
-        const done = () =>
+        const done = () => {
+          const location = typeof res.headers.location === 'string' ? absoluteLocation(res.headers.location, url) : null;
+          // An unreadable Location fails the page (thrown here it escaped the promise and hung the crawl).
+          if (location === undefined) return reject(new Error('the redirect address (Location) could not be read'));
           resolve({
             status: res.statusCode ?? 0,
             contentType: String(res.headers['content-type'] ?? '').toLowerCase(),
-            location: typeof res.headers.location === 'string' ? new URL(res.headers.location, url).toString() : null,
+            location,
             body: Buffer.concat(chunks),
             truncated,
           });
+        };
         res.on('data', (c: Buffer) => {
           if (truncated) return;
           seen += c.length;
@@ -69,4 +73,13 @@ export async function fetchPage(raw: string, opts: { maxBytes: number; timeoutMs
     );
     req.end();
   });
+}
+
+/** A Location header resolved against the request's URL; undefined when it is no URL. */
+function absoluteLocation(location: string, base: URL): string | undefined {
+  try {
+    return new URL(location, base).toString();
+  } catch {
+    return undefined;
+  }
 }

@@ -109,24 +109,27 @@ export async function resolveOutboundUrl(raw: string): Promise<{ url: URL; addre
 /**
  * An http(s) request to `url` that connects to the address just checked, whatever a second DNS
  * answer would say (so rebinding cannot reach a refused address); no agent, redirects not followed.
+ * A null address (the operator's own settings, not an account's) resolves as usual.
  */
 export function requestChecked(
   url: URL,
-  address: CheckedAddress,
+  address: CheckedAddress | null,
   options: Pick<http.RequestOptions, 'method' | 'headers' | 'signal'>,
   onResponse: (res: http.IncomingMessage) => void,
 ): http.ClientRequest {
-  const lookup: LookupFunction = (_host, o, cb) => {
-    if ((o as { all?: boolean }).all) (cb as unknown as (e: null, a: CheckedAddress[]) => void)(null, [address]);
-    else cb(null, address.address, address.family);
-  };
+  const lookup: LookupFunction | undefined = address
+    ? (_host, o, cb) => {
+        if ((o as { all?: boolean }).all) (cb as unknown as (e: null, a: CheckedAddress[]) => void)(null, [address]);
+        else cb(null, address.address, address.family);
+      }
+    : undefined;
   return (url.protocol === 'https:' ? https : http).request(
     {
       protocol: url.protocol,
       hostname: url.hostname.replace(/^\[|\]$/g, ''),
       port: url.port || undefined,
       path: `${url.pathname}${url.search}`,
-      lookup,
+      ...(lookup ? { lookup } : {}),
       agent: false,
       ...options,
     },

@@ -66,6 +66,8 @@ function resetSite() {
     pages.set(`/many/${i}`, { type: 'text/html', body: html(`Page ${i}`, `Number ${i} of the many pages about pastries.`, [`/many/${i + 1}`]) });
   for (let i = 0; i < 10; i++)
     pages.set(`/crawl/${i}`, { type: 'text/html', body: html(`Slow page ${i}`, `Slow page number ${i} about baking.`, [`/crawl/${i + 1}`]), delayMs: 1000 });
+  pages.set('/broken', { type: 'text/html', body: html('Broken links', 'A page with a redirect nobody can read.', ['/bad-location', '/a']) });
+  pages.set('/bad-location', { status: 302, body: '', location: 'http://[not-an-address' });
   pages.set('/slow', { type: 'text/html', body: html('Slow', 'A page that takes its time.'), delayMs: 1500 });
 }
 
@@ -174,6 +176,17 @@ describe('website import', () => {
     await startWebsiteImport(other.accountId, `${base}/sitemap-index.xml`);
     assert.equal((await settled(other.accountId, `${base}/sitemap-index.xml`)).status, 'done');
     assert.deepEqual(await pageUrls(other.accountId), ['/a', '/e'], 'a sitemap index names sitemaps');
+  });
+
+  it('an unreadable Location header fails that page only, and the crawl finishes', async () => {
+    resetSite();
+    const { accountId } = await createTestAccount();
+    requested.length = 0;
+    await startWebsiteImport(accountId, `${base}/broken`);
+    const done = await settled(accountId, `${base}/broken`);
+    assert.equal(done.status, 'done', done.error ?? '');
+    assert.ok(requested.includes('/bad-location'));
+    assert.deepEqual(await pageUrls(accountId), ['/a', '/broken']);
   });
 
   it('stops at KB_CRAWL_MAX_PAGES pages', async () => {

@@ -15,7 +15,8 @@ import { MODEL_UNAVAILABLE } from '../../lib/answers/engines/openai';
 import { saveModelEndpoint, testModelEndpoint } from '../../lib/answers/model-endpoint';
 import { getModelEndpointView, storeModelEndpoint } from '../../lib/bot/settings';
 import { isAppError } from '../../lib/core/errors';
-import { PRIVATE_REFUSED } from '../../lib/net/address';
+import { PRIVATE_REFUSED, UnsafeAddressError } from '../../lib/net/address';
+import { outboundFetch } from '../../lib/net/outbound-fetch';
 import { startFakeModel } from '../fixtures/fake-model';
 import { createTestAccount } from '../helpers/builders';
 import { newDataDir } from '../helpers/data-dir';
@@ -71,6 +72,21 @@ describe('model endpoint address safety', () => {
       assert.deepEqual(tested, { works: false, checks: [{ name: 'Address', ok: false, detail: `${start}${PRIVATE_REFUSED}.` }] });
     });
   }
+
+  it("the SDK's fetch checks every request itself: a loopback URL is refused before any connection", async () => {
+    const fake = await startFakeModel();
+    try {
+      const fetch = outboundFetch({ maxBytes: 1024, timeoutMs: 5000, checkAddress: true });
+      for (const url of [`${fake.url}/chat/completions`, fake.url.replace('127.0.0.1', 'localhost')])
+        await assert.rejects(
+          fetch(url, { method: 'POST', body: '{}' }),
+          (e: unknown) => e instanceof UnsafeAddressError && e.message.includes(PRIVATE_REFUSED),
+        );
+      assert.equal(fake.requests.length, 0);
+    } finally {
+      await fake.close();
+    }
+  });
 
   it('an endpoint stored before its address became refused gets no request; the visitor sees the neutral message', async () => {
     const fake = await startFakeModel();

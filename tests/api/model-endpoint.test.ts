@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { getDb, rows } from '../../db/client';
@@ -15,7 +17,9 @@ import { countChunkEmbeddings } from '../../db/queries/chunk-embeddings';
 import { embedPendingPassages } from '../../lib/answers/embeddings';
 import { rankForQuestion } from '../../lib/answers/engine';
 import { answerEngine } from '../../lib/answers/engines';
-import { saveModelEndpoint, testModelEndpoint } from '../../lib/answers/model-endpoint';
+import { CHAT_MAX_BYTES } from '../../lib/answers/endpoint-client';
+import { MODEL_UNAVAILABLE } from '../../lib/answers/engines/openai';
+import { KEY_FOR_ANOTHER_URL, saveModelEndpoint, testModelEndpoint } from '../../lib/answers/model-endpoint';
 import { effectiveBotSettings, getBotSettings, getModelEndpointView, updateBotSettings } from '../../lib/bot/settings';
 import type { ServerEvent } from '../../lib/chat/protocol';
 import { isAppError } from '../../lib/core/errors';
@@ -47,6 +51,74 @@ after(
   },
   { timeout: 30_000 },
 );
+
+/**
+ * An endpoint that misbehaves by the first part of its path: /redirect answers 307 to /loot (a
+ * hop that must never be taken), /forever streams chat chunks without end, /embed-* return bad
+ * embeddings; everything else answers a chat completion and a valid embedding.
+ */
+let hostile: http.Server;
+let hostileUrl = '';
+const hostileSeen = { loot: 0, foreverBytes: 0, foreverClosed: 0 };
+function startHostile() {
+  hostile = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      const input = (body ? JSON.parse(body) : {}).input;
+      const n = Array.isArray(input) ? input.length : 1;
+      const [, kind] = (req.url ?? '').split('/');
+      const json = (v: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(v));
+      const embeddings = (vectors: unknown[]) => json({ object: 'list', data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })) });
+      if (kind === 'loot') {
+        hostileSeen.loot++;
+        return json({ secret: 'metadata' });
+      }
+      if (kind === 'redirect') return res.writeHead(307, { location: `${hostileUrl}/loot/v1/chat/completions` }).end();
+      if (kind === 'forever') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const chunk = `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content: 'la '.repeat(2000) } }] })}\n\n`;
+        const pump = () => {
+          while (!res.destroyed && res.write(chunk)) hostileSeen.foreverBytes += chunk.length;
+          if (!res.destroyed) res.once('drain', pump);
+        };
+        res.on('close', () => hostileSeen.foreverClosed++);
+        return pump();
+      }
+      if (req.url?.endsWith('/embeddings')) {
+        if (kind === 'embed-wide') return embeddings(Array.from({ length: n }, () => new Array(5000).fill(0.1)));
+        if (kind === 'embed-infinite') {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return res.end('{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,1e999,0.2]}]}');
+        }
+        if (kind === 'embed-count') return embeddings(Array.from({ length: n + 1 }, () => [0.1, 0.2]));
+        if (kind === 'embed-huge') {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write('{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1');
+          return res.end(`${',0.1'.repeat(3 * 1024 * 1024)}]}]}`);
+        }
+        return embeddings([[0.1, 0.2]]);
+      }
+      json({
+        id: 'c',
+        object: 'chat.completion',
+        created: 0,
+        model: 'm',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'stop' }],
+      });
+    });
+  });
+  return new Promise<void>((r) =>
+    hostile.listen(0, '127.0.0.1', () => {
+      hostileUrl = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
+      r();
+    }),
+  );
+}
+before(startHostile);
+after(() => hostile?.close());
 
 const endpoint = (over: Record<string, unknown> = {}) => ({ baseUrl: fake.url, apiKey: '', clearKey: false, embeddingModel: '', ...over });
 const storedKey = async (accountId: number) =>
@@ -92,6 +164,28 @@ describe('the account endpoint: saved, sealed, never returned', () => {
     assert.equal((await effectiveBotSettings(acct.accountId)).endpoint, null);
   });
 
+  it('a stored key is never sent to a changed base URL: saving or testing another URL needs the key again (or cleared)', async () => {
+    const acct = await createTestAccount();
+    await saveModelEndpoint(acct.accountId, endpoint({ apiKey: KEY }));
+    const moved = endpoint({ baseUrl: `${hostileUrl}/elsewhere/v1` });
+    for (const attempt of [saveModelEndpoint(acct.accountId, moved), testModelEndpoint(acct.accountId, moved)]) {
+      await assert.rejects(attempt, (e: unknown) => {
+        assert.ok(isAppError(e) && e.code === 'invalid_request', String(e));
+        assert.equal(e.message, KEY_FOR_ANOTHER_URL);
+        assert.deepEqual(
+          e.errors?.map((x) => x.param),
+          ['api_key'],
+        );
+        return true;
+      });
+    }
+    assert.equal((await getModelEndpointView(acct.accountId)).baseUrl, fake.url, 'nothing changed');
+    assert.equal(openSecret('model endpoint keys', (await storedKey(acct.accountId))!), KEY);
+    assert.equal((await saveModelEndpoint(acct.accountId, { ...moved, clearKey: true })).keySet, false, 'cleared: saved without a key');
+    await saveModelEndpoint(acct.accountId, { ...moved, apiKey: 'sk-new' });
+    assert.equal(openSecret('model endpoint keys', (await storedKey(acct.accountId))!), 'sk-new', 'typed again: saved');
+  });
+
   const BAD: Array<[string, Record<string, unknown>, string]> = [
     ['not a URL', { baseUrl: 'api.example.com/v1' }, 'base_url'],
     ['another scheme', { baseUrl: 'ftp://127.0.0.1/v1' }, 'base_url'],
@@ -127,14 +221,19 @@ describe('Test connection', () => {
       true,
       [/^Chat: model test-chat answered\.$/, /^Embeddings: model fake-embed answered \(256 dimensions\)\.$/],
     ],
-    ['a wrong key', { apiKey: 'sk-wrong' }, false, [/^Chat: model test-chat: the endpoint refused the key \(HTTP 401\)\.$/]],
+    ['a wrong key', { apiKey: 'sk-wrong' }, false, [/^Chat: model test-chat: the endpoint refused the key\.$/]],
     [
       'an unknown embedding model',
       { apiKey: KEY, embeddingModel: 'missing-embed' },
       false,
-      [/^Chat: model test-chat answered/, /^Embeddings: .*HTTP 404: check the base URL/],
+      [/^Chat: model test-chat answered/, /^Embeddings: .*answered "not found": check the base URL/],
     ],
-    ['nothing listening', { baseUrl: 'http://127.0.0.1:9/v1', apiKey: KEY }, false, [/^Chat: model test-chat: could not connect to the base URL\.$/]],
+    [
+      'nothing listening',
+      { baseUrl: 'http://127.0.0.1:9/v1', apiKey: KEY },
+      false,
+      [/^Chat: model test-chat: could not connect to the base URL, or no complete answer within 10 seconds\.$/],
+    ],
   ];
   for (const [name, over, works, lines] of CASES) {
     it(`${name}: says so plainly, never with the provider's text`, async () => {
@@ -200,6 +299,80 @@ describe('answers through the account endpoint', () => {
       })(),
       (e: Error) => e.message === 'The assistant is not available right now. Please try again in a moment.',
     );
+  });
+});
+
+describe('a hostile endpoint: no redirect followed, bounded bodies, embeddings checked', () => {
+  const test = async (path: string, embeddingModel = '') => {
+    const acct = await createTestAccount();
+    await updateBotSettings(acct.accountId, { instructions: '', noAnswerText: '', model: 'test-chat', showSources: true });
+    const r = await testModelEndpoint(acct.accountId, { baseUrl: `${hostileUrl}/${path}/v1`, apiKey: 'sk-h', clearKey: false, embeddingModel });
+    return r.checks.map((c) => `${c.name}: ${c.ok ? 'ok' : c.detail}`);
+  };
+
+  it('a 307 (which would keep the POST) is refused, never followed, and its status is not reported', async () => {
+    assert.deepEqual(await test('redirect'), ['Chat: model test-chat: the endpoint answered with an error (redirects are not followed).']);
+    const acct = await createTestAccount();
+    await addKnowledge(acct.accountId, 'rental.md', RENTAL);
+    await saveModelEndpoint(acct.accountId, endpoint({ baseUrl: `${hostileUrl}/redirect/v1`, apiKey: 'sk-h' }));
+    await assert.rejects(
+      (async () => {
+        const a = await answerEngine().answer({
+          accountId: acct.accountId,
+          conversationId: randomUUID(),
+          question: 'How much is the rental deposit?',
+          signal: AbortSignal.timeout(10_000),
+        });
+        for await (const _ of a.deltas);
+      })(),
+      (e: Error) => e.message === MODEL_UNAVAILABLE,
+    );
+    assert.equal(hostileSeen.loot, 0, 'the redirect target got no request');
+  });
+
+  it('an answer streamed without end is cut at the byte cap: the visitor gets the neutral message, memory stays bounded', async () => {
+    const acct = await createTestAccount();
+    await addKnowledge(acct.accountId, 'rental.md', RENTAL);
+    await saveModelEndpoint(acct.accountId, endpoint({ baseUrl: `${hostileUrl}/forever/v1`, apiKey: 'sk-h' }));
+    const rss = process.memoryUsage().rss;
+    const started = Date.now();
+    let received = 0;
+    await assert.rejects(
+      (async () => {
+        const a = await answerEngine().answer({
+          accountId: acct.accountId,
+          conversationId: randomUUID(),
+          question: 'How much is the rental deposit?',
+          signal: AbortSignal.timeout(60_000),
+        });
+        for await (const d of a.deltas) received += d.length;
+      })(),
+      (e: Error) => e.message === MODEL_UNAVAILABLE,
+    );
+    assert.ok(Date.now() - started < 20_000, 'cut by the byte cap, well before the answer deadline');
+    assert.ok(received <= CHAT_MAX_BYTES, `${received} characters reached the answer`);
+    for (let i = 0; i < 100 && hostileSeen.foreverClosed === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(hostileSeen.foreverClosed, 1, 'the connection was closed');
+    assert.ok(process.memoryUsage().rss - rss < 256 * 1024 * 1024, 'memory stayed bounded');
+  });
+
+  it('embeddings too wide, not finite, of the wrong count or too large are refused, on Test connection and in the background', async () => {
+    assert.deepEqual(await test('embed-wide', 'e'), [
+      'Chat: ok',
+      "Embeddings: model e: the endpoint's embeddings were refused: an embedding must have 1 to 4096 dimensions.",
+    ]);
+    assert.deepEqual(await test('embed-infinite', 'e'), [
+      'Chat: ok',
+      "Embeddings: model e: the endpoint's embeddings were refused: an embedding holds a value that is not a finite number.",
+    ]);
+    assert.deepEqual(await test('embed-count', 'e'), ['Chat: ok', "Embeddings: model e: the endpoint's embeddings were refused: expected 1 embeddings."]);
+    assert.deepEqual(await test('embed-huge', 'e'), ['Chat: ok', "Embeddings: model e: the endpoint's answer could not be read."]);
+    assert.deepEqual(await test('embed-fine', 'e'), ['Chat: ok', 'Embeddings: ok']);
+    const acct = await createTestAccount();
+    await addKnowledge(acct.accountId, 'rental.md', RENTAL);
+    await saveModelEndpoint(acct.accountId, endpoint({ baseUrl: `${hostileUrl}/embed-wide/v1`, apiKey: 'sk-h', embeddingModel: 'e' }));
+    await assert.rejects(embedPendingPassages(acct.accountId), /an embedding must have 1 to 4096 dimensions/);
+    assert.equal(await countChunkEmbeddings(await getDb(), acct.accountId, 'e'), 0);
   });
 });
 

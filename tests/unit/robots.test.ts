@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pageLinks, sitemapEntries } from '../../lib/knowledge/crawl';
-import { parseRobots } from '../../lib/knowledge/robots';
+import { compilePattern, MAX_PATH_CHARS, MAX_ROBOTS_RULES, parseRobots, patternMatches } from '../../lib/knowledge/robots';
 
 const ROBOTS = `# comment
 User-agent: Googlebot
@@ -42,6 +42,48 @@ describe('robots.txt', () => {
   });
   it('an empty Disallow allows everything', () => {
     assert.equal(parseRobots('User-agent: *\nDisallow:\n', 'x').isAllowed('/a'), true);
+  });
+  it('wildcards: * matches any run, $ only at the end, the rest literally', () => {
+    const cases: Array<[string, string, boolean]> = [
+      ['/a*b*c', '/axxbyyc/z', true],
+      ['/a*b*c', '/axxcyyb', false],
+      ['/*.php$', '/x/y.php', true],
+      ['/*.php$', '/x/y.php5', false],
+      ['/a*$', '/a', true],
+      ['/ab*ab$', '/ab', false],
+      ['/ab*ab$', '/abab', true],
+      ['/x.y+(z)?', '/x.y+(z)?q', true],
+      ['/x.y', '/xzy', false],
+      ['/a$b', '/a$b/c', true],
+      ['***', '/anything', true],
+      ['/aab*aabaab', '/aabaabaaabaab', true],
+    ];
+    for (const [pattern, path, expected] of cases) assert.equal(patternMatches(compilePattern(pattern), path), expected, `${pattern} ${path}`);
+  });
+  it('many stars against a long path: linear steps, no catastrophic backtracking (was hours with a RegExp)', () => {
+    const stars = `/${'a*'.repeat(16)}b`;
+    const path = `/${'a'.repeat(63)}`;
+    const robots = parseRobots(`User-agent: *\nDisallow: ${stars}\nDisallow: /${'*a'.repeat(12)}X\n`, 'x');
+    const started = performance.now();
+    assert.equal(robots.isAllowed(path), true);
+    assert.equal(robots.isAllowed(`/${'a'.repeat(35)}`), true);
+    const long = `/${'a'.repeat(MAX_PATH_CHARS - 2)}b`;
+    assert.equal(parseRobots(`User-agent: *\nDisallow: ${stars}\n`, 'x').isAllowed(long), false);
+    assert.ok(performance.now() - started < 1000, 'hang guard');
+    const steps = { n: 0 };
+    assert.equal(patternMatches(compilePattern(stars), long, steps), true);
+    assert.ok(steps.n <= 2 * (long.length + stars.length), `${steps.n} steps for a ${long.length}-character path`);
+  });
+  it('caps: rules beyond the limit are dropped, a long Disallow is cut, a long Allow ignored, a long path refused', () => {
+    const many = Array.from({ length: MAX_ROBOTS_RULES }, (_, i) => `Disallow: /r${i}`).join('\n');
+    const capped = parseRobots(`User-agent: *\n${many}\nDisallow: /beyond\n`, 'x');
+    assert.equal(capped.isAllowed(`/r${MAX_ROBOTS_RULES - 1}`), false);
+    assert.equal(capped.isAllowed('/beyond'), true);
+    const longRule = parseRobots(`User-agent: *\nDisallow: /d${'x'.repeat(600)}\nAllow: /a${'x'.repeat(600)}\nDisallow: /a\n`, 'x');
+    assert.equal(longRule.isAllowed(`/d${'x'.repeat(510)}`), false);
+    assert.equal(longRule.isAllowed(`/a${'x'.repeat(600)}`), false);
+    assert.equal(parseRobots('User-agent: *\nDisallow: /private\n', 'x').isAllowed(`/${'p'.repeat(MAX_PATH_CHARS)}`), false);
+    assert.equal(parseRobots('', 'x').isAllowed(`/${'p'.repeat(MAX_PATH_CHARS)}`), true);
   });
 });
 

@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { answerContext, considered, EngineError, rankForQuestion, relevant, toSource, type Answer, type AnswerInput } from '../engine';
 import { streamWords } from './builtin';
 import type { StoredModelEndpoint } from '../../bot/settings';
-import { endpointClient } from '../endpoint-client';
+import { CHAT_MAX_BYTES, endpointClient, operatorClient } from '../endpoint-client';
 
 /** Where requests go (the account's own endpoint, or the operator's LLM_* settings) and their limits. */
 export type ModelConfig = {
@@ -60,11 +60,8 @@ export async function openAiCompatibleAnswer(input: AnswerInput, cfg: ModelConfi
   const signal = AbortSignal.any([deadline, input.signal]);
   let stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
   try {
-    const limits = { maxRetries: cfg.maxRetries, timeoutMs: cfg.timeoutMs };
-    const client =
-      'own' in cfg.endpoint
-        ? await endpointClient(cfg.endpoint.own, limits)
-        : new OpenAI({ baseURL: cfg.endpoint.baseUrl, apiKey: cfg.endpoint.apiKey || 'unused', maxRetries: limits.maxRetries, timeout: limits.timeoutMs });
+    const limits = { maxRetries: cfg.maxRetries, timeoutMs: cfg.timeoutMs, maxBytes: CHAT_MAX_BYTES };
+    const client = 'own' in cfg.endpoint ? await endpointClient(cfg.endpoint.own, limits) : operatorClient(cfg.endpoint.baseUrl, cfg.endpoint.apiKey, limits);
     stream = await client.chat.completions.create({ model: ctx.settings.model || cfg.model, stream: true, messages }, { signal });
   } catch (e) {
     throw modelFailure(e, deadline, input.accountId);
