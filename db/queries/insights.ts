@@ -273,7 +273,7 @@ export type GapRow = {
 };
 
 /**
- * What the bot failed on in the window, one row per question not dismissed (or answered) since it was asked: declined answers, disliked answers,
+ * What the bot failed on in the window, the newest `limit` rows, one per question not dismissed (or answered) since it was asked: declined answers, disliked answers,
  * and for a handed-off conversation the last question before the handoff (its first question when
  * the visitor asked for a person straight away) with the first member reply after it. `lexemes`
  * are the question's words as the knowledge base's full-text search stems them.
@@ -306,7 +306,8 @@ export async function listGapQuestions(db: Db, accountId: number, w: InsightsWin
        WHERE c.account_id = ${accountId} AND c.handed_off_at >= ${from} AND c.handed_off_at < ${to} ${channel(sql.raw('c.channel_id'))}
        ORDER BY c.handed_off_at DESC LIMIT ${limit})
     ) g
-    WHERE NOT EXISTS (SELECT 1 FROM gap_dismissals d WHERE d.account_id = ${accountId} AND d.question = lower(btrim(g.question)) AND d.dismissed_at >= g.at)`,
+    WHERE NOT EXISTS (SELECT 1 FROM gap_dismissals d WHERE d.account_id = ${accountId} AND d.question = lower(btrim(g.question)) AND d.dismissed_at >= g.at)
+    ORDER BY g.at DESC LIMIT ${limit}`,
   );
 }
 
