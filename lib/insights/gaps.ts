@@ -50,14 +50,14 @@ function synonymMap(common: string[][][], account: string[][][]) {
     }
   }
   const root = (key: string) => canonical.get(key)!;
-  /** The question's stems with each synonym word (all its stems present) replaced by its group's word. */
+  /** The question's stems with each synonym word (all its stems present) replaced by its group's word's stems. */
   return (stems: Set<string>): Set<string> => {
     const out = new Set(stems);
     for (const s of stems)
       for (const w of entries.get(s) ?? [])
         if (w.every((l) => stems.has(l))) {
           for (const l of w) out.delete(l);
-          out.add(root(w.join(' ')));
+          for (const l of root(w.join(' ')).split(' ')) out.add(l);
         }
     return out;
   };
