@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type SQL, sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
 import { utcText } from './shared';
@@ -171,13 +172,11 @@ const REFRESH_DAYS = 31;
  * after the previous refresh committed), it deletes the dirty marks it can see (their writers
  * committed, so the next statements see their changes) and recomputes those days and the days whose
  * `valid_until` passed. A mark committed meanwhile stays for the next read. Today is read live.
+ * False, having done nothing, when another transaction holds the lock (the caller never waits on it holding a connection).
  */
-async function refreshRollup(tx: Db, accountId: number, w: InsightsWindow, wait = true): Promise<boolean> {
-  if (wait) await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('svc.insights'), ${accountId})`);
-  else {
-    const [got] = await rows<{ ok: boolean }>(tx, sql`SELECT pg_try_advisory_xact_lock(hashtext('svc.insights'), ${accountId}) AS ok`);
-    if (!got?.ok) return false;
-  }
+async function refreshRollup(tx: Db, accountId: number, w: InsightsWindow): Promise<boolean> {
+  const [got] = await rows<{ ok: boolean }>(tx, sql`SELECT pg_try_advisory_xact_lock(hashtext('svc.insights'), ${accountId}) AS ok`);
+  if (!got?.ok) return false;
   const due = await rows<{ day: string }>(
     tx,
     sql`
@@ -230,20 +229,25 @@ export async function refreshDirtyInsights(db: Db, accounts: number): Promise<nu
   );
   let done = 0;
   for (const d of dirty) {
-    if (await db.transaction((tx) => refreshRollup(tx, d.account_id, { from: d.from, to: d.to, channelId: null }, false))) done++;
+    if (await db.transaction((tx) => refreshRollup(tx, d.account_id, { from: d.from, to: d.to, channelId: null }))) done++;
   }
   return done;
 }
 
+/** How long a read waits for another refresh of its account before reading the rollup as it is. */
+const REFRESH_WAIT_MS = 30_000;
+
 /**
  * The insights of the account's conversations and responses CREATED in the window, per UTC day
  * (days without any row are absent) and in total (day null): the past days from the rollup
- * (refreshed first where marked dirty), today and later computed live, in one transaction.
+ * (refreshed first where marked dirty), today and later computed live, in one transaction. While
+ * another refresh holds the account, the read gives its connection back and tries again (a pooled
+ * connection waiting on the lock would let a burst of reads take the whole pool); after
+ * REFRESH_WAIT_MS it reads the rollup as it is.
  */
 export async function getInsightsFigures(db: Db, accountId: number, w: InsightsWindow): Promise<InsightsFigures[]> {
-  return db.transaction(async (tx) => {
-    await refreshRollup(tx, accountId, w);
-    return rows<InsightsFigures>(
+  const read = (tx: Db) =>
+    rows<InsightsFigures>(
       tx,
       sql`${figuresFrom(sql`
         SELECT ${ROLLUP_COLUMNS} FROM insights_daily
@@ -252,7 +256,13 @@ export async function getInsightsFigures(db: Db, accountId: number, w: InsightsW
         UNION ALL
         SELECT ${ROLLUP_COLUMNS} FROM (${rollupRows(accountId, dayStart(sql`greatest(${w.from}::date, ${TODAY})`), dayStart(sql`(${w.to}::date + 1)`), null, w.channelId ?? 'all')}) live`)}`,
     );
-  });
+  const until = Date.now() + REFRESH_WAIT_MS;
+  for (let pause = 10; Date.now() < until; pause = Math.min(pause * 2, 250)) {
+    const figures = await db.transaction(async (tx) => ((await refreshRollup(tx, accountId, w)) ? read(tx) : null));
+    if (figures) return figures;
+    await sleep(pause);
+  }
+  return read(db);
 }
 
 /** The same figures computed from the conversations and responses alone, every day live (no rollup): the reference the rollup must equal. */
@@ -273,7 +283,7 @@ export type GapRow = {
 };
 
 /**
- * What the bot failed on in the window, one row per question not dismissed (or answered) since it was asked: declined answers, disliked answers,
+ * What the bot failed on in the window, the newest `limit` rows, one per question not dismissed (or answered) since it was asked: declined answers, disliked answers,
  * and for a handed-off conversation the last question before the handoff (its first question when
  * the visitor asked for a person straight away) with the first member reply after it. `lexemes`
  * are the question's words as the knowledge base's full-text search stems them.
@@ -306,7 +316,8 @@ export async function listGapQuestions(db: Db, accountId: number, w: InsightsWin
        WHERE c.account_id = ${accountId} AND c.handed_off_at >= ${from} AND c.handed_off_at < ${to} ${channel(sql.raw('c.channel_id'))}
        ORDER BY c.handed_off_at DESC LIMIT ${limit})
     ) g
-    WHERE NOT EXISTS (SELECT 1 FROM gap_dismissals d WHERE d.account_id = ${accountId} AND d.question = lower(btrim(g.question)) AND d.dismissed_at >= g.at)`,
+    WHERE NOT EXISTS (SELECT 1 FROM gap_dismissals d WHERE d.account_id = ${accountId} AND d.question = lower(btrim(g.question)) AND d.dismissed_at >= g.at)
+    ORDER BY g.at DESC LIMIT ${limit}`,
   );
 }
 

@@ -2,7 +2,7 @@ import { listChannels } from '../../db/queries/channels';
 import { getDb } from '../../db/client';
 import { AppError } from '../core/errors';
 import { computeInsights, parseInsightsQuery, type DayFigures } from '../insights/service';
-import { listContentGaps } from '../insights/gaps';
+import { GAP_GROUPS_SHOWN, readContentGaps } from '../insights/gaps';
 import { suggestGapSynonyms } from '../insights/synonym-suggestions';
 import type { InsightsQuery, InsightsRecord } from '../insights/contract';
 
@@ -47,9 +47,10 @@ export async function getInsightsPage(accountId: number, params: Params, today =
 /** /insights/gaps: the same window parameters. */
 export async function getGapsPage(accountId: number, params: Params, today = new Date().toISOString().slice(0, 10)) {
   const { query, range, error } = windowOf(params, today);
-  const groups = await listContentGaps(accountId, query);
+  const { groups: all, read, capped } = await readContentGaps(accountId, query);
+  const groups = all.slice(0, GAP_GROUPS_SHOWN);
   const suggestions = await suggestGapSynonyms(accountId, groups);
-  return { query, range, error, groups: groups.map((g, i) => ({ ...g, synonyms: suggestions[i]! })) };
+  return { query, range, error, read, capped, total: all.length, groups: groups.map((g, i) => ({ ...g, synonyms: suggestions[i]! })) };
 }
 
 /** The distinct synonym suggestions of the default window's gaps (section "Synonyms" of /knowledge). */

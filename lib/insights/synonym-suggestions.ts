@@ -13,7 +13,7 @@ type ListWord = { word: string; stems: string[] };
 let listStems: Promise<ListWord[][]> | null = null;
 
 /** The built-in list's words with their stems (static data: stemmed once per process). */
-async function commonSynonymStems(): Promise<ListWord[][]> {
+export async function commonSynonymStems(): Promise<ListWord[][]> {
   listStems ??= (async () => {
     const words = COMMON_SUPPORT_SYNONYMS.flat();
     const stems = await stemWords(openDb() ?? (await getDb()), words);

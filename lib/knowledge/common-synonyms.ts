@@ -1,6 +1,7 @@
 /**
  * Words support visitors use for the same thing, the preferred word of each group first. Not
- * applied to questions: lib/insights/synonym-suggestions.ts offers a pair from here ("postage =
+ * applied to answering questions (only to grouping the content gaps, lib/insights/gaps.ts):
+ * lib/insights/synonym-suggestions.ts offers a pair from here ("postage =
  * shipping") when a content gap's word is nowhere in the knowledge base and another word of its
  * group is; the owner decides with one click (docs/decisions/synonyms.md).
  */

@@ -13,6 +13,7 @@ import { AppError } from '../../lib/core/errors';
 import { listContentGaps } from '../../lib/insights/gaps';
 import { addSuggestedSynonym, suggestGapSynonyms } from '../../lib/insights/synonym-suggestions';
 import { addCuratedAnswer } from '../../lib/knowledge/curated';
+import { addSynonymGroup } from '../../lib/knowledge/synonyms';
 import { addKnowledgeDocument } from '../../lib/knowledge/service';
 import { conversationLine, createTestAccount, importLines, newChannelIds, responseLine } from '../helpers/builders';
 import { newDataDir } from '../helpers/data-dir';
@@ -88,11 +89,11 @@ describe('synonym suggestions from the gaps', () => {
     await declined(other.accountId, ['How much is shipping?', 'Where is my bill?']);
 
     assert.deepEqual(await suggestions(shop.accountId), {
-      'How much is postage?': ['postage = shipping'],
+      // "How much is postage?" is grouped with it (postage ~ shipping, its only word); "ship" is in the
+      // passages, "Canada" is missing but no common synonym of it is.
+      'Do you ship to Canada?': ['postage = shipping'],
       // "bill" is the other account's word, not this one's: this knowledge base says "invoice".
       'Where is my bill?': ['bill = invoice'],
-      // "ship" and "Canada": "ship" is in the passages; "Canada" is missing but no common synonym of it is.
-      'Do you ship to Canada?': [],
       // "voucher" is in a curated answer.
       'Can I pay with a voucher?': [],
       'Is the café open on Sundays?': [],
@@ -125,6 +126,26 @@ describe('synonym suggestions from the gaps', () => {
         () => addSuggestedSynonym(shop.accountId, bad),
         (e) => e instanceof AppError && e.code === 'invalid_request',
       );
+  });
+
+  it('groups paraphrases through synonyms and their shared rare word, not questions that share only a common one', { timeout: 60_000 }, async () => {
+    const shop = await createTestAccount('Shop Co');
+    const PARIS = ['Where is your shop in Paris?', 'Do you have a physical store in Paris?'];
+    await declined(shop.accountId, [...PARIS, 'Where is my order?', 'Do you have a store in Lyon?', 'Do you sell gift cards?']);
+    const grouped = (await listContentGaps(shop.accountId, WINDOW)).map((g) => g.questions.map((q) => q.text).sort());
+    assert.deepEqual(grouped, [[...PARIS].sort(), ['Do you sell gift cards?'], ['Do you have a store in Lyon?'], ['Where is my order?']]);
+
+    // The account's own synonyms count too: "atelier" is this account's word for a shop.
+    await declined(shop.accountId, ['Is there an atelier in Paris?']);
+    assert.equal((await listContentGaps(shop.accountId, WINDOW)).find((g) => g.questions.length > 1)?.questions.length, 2);
+    await addSynonymGroup(shop.accountId, 'atelier, shop');
+    assert.deepEqual(
+      (await listContentGaps(shop.accountId, WINDOW))
+        .find((g) => g.questions.length > 1)!
+        .questions.map((q) => q.text)
+        .sort(),
+      [...PARIS, 'Is there an atelier in Paris?'].sort(),
+    );
   });
 
   it('among several knowledge-base words for a missing one, the one found with the question’s other words', { timeout: 60_000 }, async () => {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
 import { getDb, rows, type Db } from '../../db/client';
 import { toggleFeedback } from '../../db/queries/chat';
 import { getInsightsFigures, getLiveInsightsFigures, refreshDirtyInsights, type InsightsWindow } from '../../db/queries/insights';
@@ -201,6 +202,40 @@ describe('insights rollup', () => {
     await Promise.all([reads(), writes(), refreshDirtyInsights(db, 100), reads(), writes(), refreshDirtyInsights(db, 100), reads()]);
     await assertRollupIsLive(a, 'after concurrent refreshes');
     await assertRollupIsLive(b, 'B after concurrent refreshes');
+  });
+
+  it('reads waiting for another refresh of their account hold no pooled connection', { skip: process.env.TEST_DB !== 'postgres' }, async () => {
+    // Another instance's refresh holds account A's lock in a transaction of its own.
+    const other = postgres(process.env.DATABASE_URL!, { max: 1 });
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const holding = new Promise<void>((r) => (locked = r));
+    const holder = other.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(hashtext('svc.insights'), ${a.acct.accountId})`;
+      locked();
+      await released;
+    });
+    try {
+      await holding;
+      await db.execute(sql`UPDATE conversations SET csat = 3 WHERE id = ${id(a, 'closed4')}`);
+      // Three times the pool's connections (DATABASE_POOL_SIZE, 10 by default) read A's insights at once.
+      const reads = Array.from({ length: 30 }, () => getInsightsFigures(db, a.acct.accountId, WINDOWS(a)[0]!));
+      const t = Date.now();
+      const served = await Promise.race([
+        getInsightsFigures(db, b.acct.accountId, WINDOWS(b)[0]!).then(() => true),
+        new Promise<false>((r) => setTimeout(() => r(false), 5_000)),
+      ]);
+      assert.ok(served, `another account's insights waited ${Date.now() - t} ms behind the reads of A`);
+      release();
+      await holder;
+      const live = await getLiveInsightsFigures(db, a.acct.accountId, WINDOWS(a)[0]!);
+      for (const figures of await Promise.all(reads)) assert.deepEqual(figures, live);
+    } finally {
+      release();
+      await holder.catch(() => {});
+      await other.end();
+    }
   });
 
   it('the background refresh rolls up past dirty days before a read', async () => {

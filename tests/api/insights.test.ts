@@ -313,6 +313,26 @@ describe('content gaps: failed questions grouped by what was asked', () => {
     assert.match(html, /4 conversations/);
   });
 
+  it('the page shows the 100 groups with the most conversations and says how many there are', async () => {
+    const many = await createTestAccount('Many Gaps Co');
+    const [ch] = (await newChannelIds(1)) as [number];
+    const lines: object[] = [];
+    const ids: string[] = [];
+    for (let i = 0; i < 101; i++) {
+      const at = `${D1} 12:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`;
+      const conv = conversationLine({ channel_id: ch, created_at: at, updated_at: at });
+      const r = responseLine(conv, { question: `Do you stock ${['alpha', 'bravo', 'charlie', 'delta'][i % 4]}${i}x${i} widgets?`, created_at: at });
+      lines.push(conv, r);
+      ids.push(r.response_id);
+    }
+    await importLines(many.accountId, lines);
+    await (await getDb()).execute(sql`UPDATE responses SET declined = true WHERE account_id = ${many.accountId}`);
+    const s = await signIn(server.url, many.email, many.password);
+    const html = await (await fetch(`${server.url}/insights/gaps?from=${D1}&to=${D1}`, { headers: { cookie: s.cookie! } })).text();
+    assert.equal([...html.matchAll(/<li class="panel"><h2>/g)].length, 100);
+    assert.match(html.replaceAll('<!-- -->', ''), /101 failed questions: the 100 groups with the most conversations of 101\./);
+  });
+
   it('"Save answer" makes a curated entry the bot answers paraphrases with; the group leaves the gaps; "Dismiss" hides a group', async () => {
     const ask = async (question: string) => {
       const answer = await answerEngine().answer({

@@ -1,6 +1,6 @@
 import { can } from '@/lib/auth/roles';
 import { requirePageMember } from '@/lib/auth/session';
-import { getGapsPage } from '@/lib/dashboard/insights';
+import { formatCount, getGapsPage } from '@/lib/dashboard/insights';
 import { plural } from '@/lib/dashboard/format';
 import { SynonymSuggestions } from '../../_components/SynonymSuggestions';
 import { GapActions } from './GapActions';
@@ -14,7 +14,7 @@ export default async function GapsPage({ searchParams }: { searchParams: Promise
   const { accountId, role } = await requirePageMember('records.read');
   // Agents read the gaps; answering and dismissing them changes the knowledge base.
   const editable = can(role, 'knowledge.write');
-  const { query, range, error, groups } = await getGapsPage(accountId, await searchParams);
+  const { query, range, error, groups, read, capped, total } = await getGapsPage(accountId, await searchParams);
   return (
     <>
       <p>
@@ -26,6 +26,12 @@ export default async function GapsPage({ searchParams }: { searchParams: Promise
         was asked and ranked by conversations affected.
         {!editable && ' An owner or admin can add answers and synonyms for them.'}
       </WindowHead>
+      {(capped || total > groups.length) && (
+        <p className="muted" role="note">
+          {capped ? `Showing the ${formatCount(read)} most recent failed questions of this range` : `${formatCount(read)} failed questions`}
+          {total > groups.length ? `: the ${formatCount(groups.length)} groups with the most conversations of ${formatCount(total)}.` : '.'}
+        </p>
+      )}
       {groups.length === 0 ? (
         <p className="empty panel">Nothing to fill in this range: no declined, disliked or handed-off questions.</p>
       ) : (
