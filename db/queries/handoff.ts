@@ -266,31 +266,26 @@ export async function touchMemberDashboard(db: Db, accountId: number, userId: nu
   return done.length > 0;
 }
 
-/**
- * What availability needs in one round trip: members `online` with a dashboard seen within
- * `withinSeconds`, and the first responses of handoffs in the last `days` days (when handed off,
- * seconds to the first reply), the latest `limit`: the service keeps those within office hours.
- */
-export async function getAvailabilityFacts(
-  db: Db,
-  accountId: number,
-  withinSeconds: number,
-  days: number,
-  limit: number,
-): Promise<{ online: number; first_responses: Array<{ at: string; seconds: number }> }> {
-  const [row] = await rows<{ online: number; first_responses: unknown }>(
+/** Members `online` with a dashboard seen within `withinSeconds`. */
+export async function countOnlineMembers(db: Db, accountId: number, withinSeconds: number): Promise<number> {
+  const [row] = await rows<{ online: number }>(
     db,
     sql`
-    SELECT
-      (SELECT count(*) FROM admin_users WHERE account_id = ${accountId} AND availability = 'online'
-        AND dashboard_seen_at >= now() - make_interval(secs => ${withinSeconds}))::int AS online,
-      (SELECT COALESCE(json_agg(json_build_object('at', ${utcText(sql`f.handed_off_at`)}, 'seconds', f.seconds)), '[]'::json) FROM (
-        SELECT handed_off_at, extract(epoch FROM first_reply_at - handed_off_at)::float8 AS seconds
-        FROM conversations WHERE account_id = ${accountId} AND first_reply_at IS NOT NULL
-        AND handed_off_at >= now() - make_interval(days => ${days}) ORDER BY handed_off_at DESC LIMIT ${limit}) f) AS first_responses`,
+    SELECT count(*)::int AS online FROM admin_users WHERE account_id = ${accountId} AND availability = 'online'
+      AND dashboard_seen_at >= now() - make_interval(secs => ${withinSeconds})`,
   );
-  const f = row?.first_responses ?? [];
-  return { online: row?.online ?? 0, first_responses: (typeof f === 'string' ? JSON.parse(f) : f) as Array<{ at: string; seconds: number }> };
+  return row?.online ?? 0;
+}
+
+/** The latest `limit` first responses after a handoff within `days`: when the handoff was (UTC text) and how long the reply took. */
+export async function listFirstResponses(db: Db, accountId: number, days: number, limit: number): Promise<Array<{ at: string; seconds: number }>> {
+  return rows<{ at: string; seconds: number }>(
+    db,
+    sql`
+    SELECT ${utcText(sql`handed_off_at`)} AS at, extract(epoch FROM first_reply_at - handed_off_at)::float8 AS seconds
+    FROM conversations WHERE account_id = ${accountId} AND first_reply_at IS NOT NULL
+      AND handed_off_at >= now() - make_interval(days => ${days}) ORDER BY handed_off_at DESC LIMIT ${limit}`,
+  );
 }
 
 // ---- handoff settings

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { MAX_QUESTION_CHARS } from '../limits/text';
+import { processSingleton } from '../core/process';
 import { uuidString } from '../core/validation';
 import { INBOX_VIEWS } from '../../db/queries/handoff';
 
@@ -68,13 +69,19 @@ export const DayHours = z
 export type DayHours = z.infer<typeof DayHours>;
 export const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'] as const;
 
+/** Per process (a cache of pure facts): zones found valid, so reading stored settings builds no formatter. */
+const validZones = () => processSingleton('svc.handoffValidZones', () => new Set<string>());
+
 export function isTimeZone(tz: string): boolean {
+  const known = validZones();
+  if (known.has(tz)) return true;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
   } catch {
     return false;
   }
+  if (known.size < 1_000) known.add(tz);
+  return true;
 }
 
 /** Handoff settings (docs/contracts.md §14 "office hours"); `hours` Monday first. */
