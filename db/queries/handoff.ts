@@ -174,10 +174,11 @@ export async function listConversationMessages(
   db: Db,
   accountId: number,
   conversationId: string,
-  o: { withNotes: boolean; after?: string | null; beforeResponseId?: string | null },
+  o: { withNotes: boolean; after?: string | null; beforeResponseId?: string | null; ids?: string[] },
 ): Promise<StoredMessageRow[]> {
   const conds: SQL[] = [sql`m.account_id = ${accountId}`, sql`m.conversation_id = ${conversationId}`];
   if (!o.withNotes) conds.push(sql`m.author <> 'note'`);
+  if (o.ids) conds.push(sql`m.id = ANY(${sql.param(o.ids)}::uuid[])`);
   if (o.after) conds.push(sql`m.created_at > (${o.after}::timestamp AT TIME ZONE 'UTC')`);
   if (o.beforeResponseId) {
     conds.push(sql`m.created_at < (SELECT created_at FROM responses WHERE id = ${o.beforeResponseId} AND conversation_id = ${conversationId})`);
@@ -186,6 +187,14 @@ export async function listConversationMessages(
     db,
     sql`SELECT ${MESSAGE_COLUMNS('m')} FROM conversation_messages m WHERE ${sql.join(conds, sql` AND `)} ORDER BY m.created_at, m.seq`,
   );
+}
+
+/** The visitor's first and latest stored messages (one row when there is one), oldest first. */
+export async function listVisitorMessageEnds(db: Db, accountId: number, conversationId: string): Promise<StoredMessageRow[]> {
+  const of = (order: SQL) => sql`(SELECT ${MESSAGE_COLUMNS('m')} FROM conversation_messages m
+    WHERE m.account_id = ${accountId} AND m.conversation_id = ${conversationId} AND m.author = 'visitor' ORDER BY ${order} LIMIT 1)`;
+  const found = await rows<StoredMessageRow>(db, sql`${of(sql`m.created_at, m.seq`)} UNION ${of(sql`m.created_at DESC, m.seq DESC`)}`);
+  return found.sort((a, b) => (a.sort_at < b.sort_at ? -1 : a.sort_at > b.sort_at ? 1 : a.seq - b.seq));
 }
 
 /** Marks the visitor-facing messages (agent, system) as shown; `ids` null: all of the conversation. Returns how many. */
@@ -264,6 +273,18 @@ export async function touchMemberDashboard(db: Db, accountId: number, userId: nu
     sql`UPDATE admin_users SET dashboard_seen_at = now() WHERE id = ${userId} AND account_id = ${accountId} RETURNING id`,
   );
   return done.length > 0;
+}
+
+/** The visitor's messages in a conversation: its questions (responses) and its stored messages to the team. */
+export async function countVisitorMessages(db: Db, accountId: number, conversationId: string): Promise<number> {
+  const [row] = await rows<{ n: number }>(
+    db,
+    sql`
+    SELECT (c.response_count + (SELECT count(*) FROM conversation_messages m
+      WHERE m.account_id = ${accountId} AND m.conversation_id = ${conversationId} AND m.author = 'visitor'))::int AS n
+    FROM conversations c WHERE c.id = ${conversationId} AND c.account_id = ${accountId}`,
+  );
+  return row?.n ?? 0;
 }
 
 /** Members `online` with a dashboard seen within `withinSeconds`. */

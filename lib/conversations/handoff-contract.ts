@@ -72,6 +72,9 @@ export const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday',
 /** Per process (a cache of pure facts): zones found valid, so reading stored settings builds no formatter. */
 const validZones = () => processSingleton('svc.handoffValidZones', () => new Set<string>());
 
+/** A visitor's messages kept per conversation (questions to the AI and messages to the team); the next is refused (`limit_reached`), members still act on it. */
+export const MAX_VISITOR_MESSAGES = 2_000;
+
 export function isTimeZone(tz: string): boolean {
   const known = validZones();
   if (known.has(tz)) return true;

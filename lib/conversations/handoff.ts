@@ -14,11 +14,12 @@ import {
   deleteCannedReplyRow,
   getAccountMember,
   countOnlineMembers,
+  countVisitorMessages,
   getHandoffSettingsRow,
   getMessageByClientId,
   insertCannedReply,
   insertConversationMessage,
-  listConversationMessages,
+  listVisitorMessageEnds,
   listCannedReplyRows,
   listDueSnoozed,
   listFirstResponses,
@@ -58,6 +59,7 @@ import {
   InboxListInput,
   MarkSeenInput,
   MAX_SNOOZE_DAYS,
+  MAX_VISITOR_MESSAGES,
   MemberTextInput,
   RateInput,
   SnoozeInput,
@@ -307,6 +309,7 @@ export async function storeVisitorMessage(visitor: VisitorConversation, input: u
     await changed(tx, fx, accountId, conversationId, a);
     const after = stateAfter(conversationId, a);
     if (after.handled_by !== 'human') return { ...after, message: null };
+    if ((await countVisitorMessages(tx, accountId, conversationId)) >= MAX_VISITOR_MESSAGES) throw visitorMessagesFull();
     const row = await storeMessage(tx, fx, accountId, conversationId, {
       author: 'visitor',
       authorUserId: null,
@@ -325,6 +328,11 @@ export async function storeVisitorMessage(visitor: VisitorConversation, input: u
     });
     return { ...after, message: toHandoffMessage(row) };
   });
+}
+
+/** The refusal of a visitor's message beyond MAX_VISITOR_MESSAGES (the widget's ask and the team's messages alike). */
+export function visitorMessagesFull(): AppError {
+  return new AppError('limit_reached', `This conversation holds its ${MAX_VISITOR_MESSAGES} messages; start a new conversation to write more.`);
 }
 
 /** The visitor's rating after Resolve, once (csat.submitted). */
@@ -788,13 +796,10 @@ export async function conversationSummary(member: Member, input: unknown): Promi
   if (!(await getConversationById(db, member.accountId, conversation_id))) throw new AppError('not_found', `No conversation with id ${conversation_id}.`);
   const [turns, stored] = await Promise.all([
     listSummaryTurns(db, member.accountId, conversation_id, 1, 4),
-    listConversationMessages(db, member.accountId, conversation_id, { withNotes: false }),
+    listVisitorMessageEnds(db, member.accountId, conversation_id),
   ]);
   // What the visitor asked: the AI's questions and the visitor's stored messages (a handoff in words has no response).
-  const questions = [
-    ...turns.map((t) => ({ text: t.question, at: t.created_at })),
-    ...stored.filter((m) => m.author === 'visitor').map((m) => ({ text: m.text, at: m.created_at })),
-  ]
+  const questions = [...turns.map((t) => ({ text: t.question, at: t.created_at })), ...stored.map((m) => ({ text: m.text, at: m.created_at }))]
     .filter((q) => q.text)
     .sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
   const asked = [...new Set([questions[0]?.text, questions.at(-1)?.text].filter((q): q is string => !!q))];
