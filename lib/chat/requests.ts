@@ -31,16 +31,8 @@ import type { AskAck, ClientRequest, HandoffAck, HistoryMessage, ServerEvent, Up
 import { forWidget, legacyHistory } from './legacy';
 import { asksForPerson } from '../conversations/handoff-phrases';
 import { COMMENTS_PER_RESPONSE } from '../responses/contract';
-import { MAX_VISITOR_MESSAGES } from '../conversations/handoff-contract';
-import {
-  getHandoffSettings,
-  markMessagesSeen,
-  visitorMessagesFull,
-  rateConversation,
-  requestHandoff,
-  setVisitorEmail,
-  storeVisitorMessage,
-} from '../conversations/handoff';
+import { MAX_VISITOR_MESSAGES, visitorMessagesFull } from '../conversations/handoff-contract';
+import { getHandoffSettings, markMessagesSeen, rateConversation, requestHandoff, setVisitorEmail, storeVisitorMessage } from '../conversations/handoff';
 
 // What each widget request does once the socket has admitted and parsed it (lib/chat/handlers.ts).
 

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { MAX_QUESTION_CHARS } from '../limits/text';
+import { AppError } from '../core/errors';
 import { processSingleton } from '../core/process';
 import { uuidString } from '../core/validation';
 import { INBOX_VIEWS } from '../../db/queries/handoff';
@@ -74,6 +75,11 @@ const validZones = () => processSingleton('svc.handoffValidZones', () => new Set
 
 /** A visitor's messages kept per conversation (questions to the AI and messages to the team); the next is refused (`limit_reached`), members still act on it. */
 export const MAX_VISITOR_MESSAGES = 2_000;
+
+/** The refusal of a visitor's message beyond MAX_VISITOR_MESSAGES (the widget's ask and the team's messages alike). */
+export function visitorMessagesFull(): AppError {
+  return new AppError('limit_reached', `This conversation holds its ${MAX_VISITOR_MESSAGES} messages; start a new conversation to write more.`);
+}
 
 export function isTimeZone(tz: string): boolean {
   const known = validZones();

@@ -60,6 +60,7 @@ import {
   MarkSeenInput,
   MAX_SNOOZE_DAYS,
   MAX_VISITOR_MESSAGES,
+  visitorMessagesFull,
   MemberTextInput,
   RateInput,
   SnoozeInput,
@@ -328,11 +329,6 @@ export async function storeVisitorMessage(visitor: VisitorConversation, input: u
     });
     return { ...after, message: toHandoffMessage(row) };
   });
-}
-
-/** The refusal of a visitor's message beyond MAX_VISITOR_MESSAGES (the widget's ask and the team's messages alike). */
-export function visitorMessagesFull(): AppError {
-  return new AppError('limit_reached', `This conversation holds its ${MAX_VISITOR_MESSAGES} messages; start a new conversation to write more.`);
 }
 
 /** The visitor's rating after Resolve, once (csat.submitted). */
