@@ -5,10 +5,10 @@ import { preciseUtcText, utcText } from './shared';
 
 /** The conversation if it belongs to this visitor of this account, else null. */
 export async function getVisitorConversation(db: Db, accountId: number, visitorId: string, conversationId: string) {
-  const [row] = await preparedRows<{ id: string; last_seq: number; channel_id: number; status: string; handled_by: 'ai' | 'human' }>(
+  const [row] = await preparedRows<{ id: string; last_seq: number; channel_id: number; status: string; handled_by: 'ai' | 'human'; response_count: number }>(
     db,
     sql`
-    SELECT id, last_seq, channel_id, status, handled_by FROM conversations
+    SELECT id, last_seq, channel_id, status, handled_by, response_count FROM conversations
     WHERE id = ${conversationId} AND account_id = ${accountId} AND visitor_id = ${visitorId}`,
   );
   return row ?? null;
@@ -305,20 +305,22 @@ export async function toggleFeedback(db: Db, accountId: number, responseId: stri
   });
 }
 
-export async function insertComment(db: Db, accountId: number, responseId: string, visitorId: string, body: string) {
+/** Stores a comment unless the response has `max` already (null then); the count's row lock orders concurrent ones. */
+export async function insertComment(db: Db, accountId: number, responseId: string, visitorId: string, body: string, max: number) {
   return db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;
+    const [counts] = await rows<{ comments: number }>(
+      tx,
+      sql`
+      UPDATE responses SET comments = comments + 1, updated_at = now() WHERE id = ${responseId} AND account_id = ${accountId} AND comments < ${max} RETURNING comments`,
+    );
+    if (!counts) return null;
     const [row] = await rows<{ id: string }>(
       tx,
       sql`
       INSERT INTO response_comments (account_id, response_id, visitor_id, body) VALUES (${accountId}, ${responseId}, ${visitorId}, ${body}) RETURNING id`,
     );
-    const [counts] = await rows<{ comments: number }>(
-      tx,
-      sql`
-      UPDATE responses SET comments = comments + 1, updated_at = now() WHERE id = ${responseId} AND account_id = ${accountId} RETURNING comments`,
-    );
-    return { commentId: row!.id, comments: counts!.comments };
+    return { commentId: row!.id, comments: counts.comments };
   });
 }
 

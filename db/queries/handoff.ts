@@ -174,10 +174,11 @@ export async function listConversationMessages(
   db: Db,
   accountId: number,
   conversationId: string,
-  o: { withNotes: boolean; after?: string | null; beforeResponseId?: string | null },
+  o: { withNotes: boolean; after?: string | null; beforeResponseId?: string | null; ids?: string[] },
 ): Promise<StoredMessageRow[]> {
   const conds: SQL[] = [sql`m.account_id = ${accountId}`, sql`m.conversation_id = ${conversationId}`];
   if (!o.withNotes) conds.push(sql`m.author <> 'note'`);
+  if (o.ids) conds.push(sql`m.id = ANY(${sql.param(o.ids)}::uuid[])`);
   if (o.after) conds.push(sql`m.created_at > (${o.after}::timestamp AT TIME ZONE 'UTC')`);
   if (o.beforeResponseId) {
     conds.push(sql`m.created_at < (SELECT created_at FROM responses WHERE id = ${o.beforeResponseId} AND conversation_id = ${conversationId})`);
@@ -186,6 +187,14 @@ export async function listConversationMessages(
     db,
     sql`SELECT ${MESSAGE_COLUMNS('m')} FROM conversation_messages m WHERE ${sql.join(conds, sql` AND `)} ORDER BY m.created_at, m.seq`,
   );
+}
+
+/** The visitor's first and latest stored messages (one row when there is one), oldest first. */
+export async function listVisitorMessageEnds(db: Db, accountId: number, conversationId: string): Promise<StoredMessageRow[]> {
+  const of = (order: SQL) => sql`(SELECT ${MESSAGE_COLUMNS('m')} FROM conversation_messages m
+    WHERE m.account_id = ${accountId} AND m.conversation_id = ${conversationId} AND m.author = 'visitor' ORDER BY ${order} LIMIT 1)`;
+  const found = await rows<StoredMessageRow>(db, sql`${of(sql`m.created_at, m.seq`)} UNION ${of(sql`m.created_at DESC, m.seq DESC`)}`);
+  return found.sort((a, b) => (a.sort_at < b.sort_at ? -1 : a.sort_at > b.sort_at ? 1 : a.seq - b.seq));
 }
 
 /** Marks the visitor-facing messages (agent, system) as shown; `ids` null: all of the conversation. Returns how many. */
@@ -266,31 +275,38 @@ export async function touchMemberDashboard(db: Db, accountId: number, userId: nu
   return done.length > 0;
 }
 
-/**
- * What availability needs in one round trip: members `online` with a dashboard seen within
- * `withinSeconds`, and the first responses of handoffs in the last `days` days (when handed off,
- * seconds to the first reply), the latest `limit`: the service keeps those within office hours.
- */
-export async function getAvailabilityFacts(
-  db: Db,
-  accountId: number,
-  withinSeconds: number,
-  days: number,
-  limit: number,
-): Promise<{ online: number; first_responses: Array<{ at: string; seconds: number }> }> {
-  const [row] = await rows<{ online: number; first_responses: unknown }>(
+/** The visitor's messages in a conversation: its questions (responses) and its stored messages to the team. */
+export async function countVisitorMessages(db: Db, accountId: number, conversationId: string): Promise<number> {
+  const [row] = await rows<{ n: number }>(
     db,
     sql`
-    SELECT
-      (SELECT count(*) FROM admin_users WHERE account_id = ${accountId} AND availability = 'online'
-        AND dashboard_seen_at >= now() - make_interval(secs => ${withinSeconds}))::int AS online,
-      (SELECT COALESCE(json_agg(json_build_object('at', ${utcText(sql`f.handed_off_at`)}, 'seconds', f.seconds)), '[]'::json) FROM (
-        SELECT handed_off_at, extract(epoch FROM first_reply_at - handed_off_at)::float8 AS seconds
-        FROM conversations WHERE account_id = ${accountId} AND first_reply_at IS NOT NULL
-        AND handed_off_at >= now() - make_interval(days => ${days}) ORDER BY handed_off_at DESC LIMIT ${limit}) f) AS first_responses`,
+    SELECT (c.response_count + (SELECT count(*) FROM conversation_messages m
+      WHERE m.account_id = ${accountId} AND m.conversation_id = ${conversationId} AND m.author = 'visitor'))::int AS n
+    FROM conversations c WHERE c.id = ${conversationId} AND c.account_id = ${accountId}`,
   );
-  const f = row?.first_responses ?? [];
-  return { online: row?.online ?? 0, first_responses: (typeof f === 'string' ? JSON.parse(f) : f) as Array<{ at: string; seconds: number }> };
+  return row?.n ?? 0;
+}
+
+/** Members `online` with a dashboard seen within `withinSeconds`. */
+export async function countOnlineMembers(db: Db, accountId: number, withinSeconds: number): Promise<number> {
+  const [row] = await rows<{ online: number }>(
+    db,
+    sql`
+    SELECT count(*)::int AS online FROM admin_users WHERE account_id = ${accountId} AND availability = 'online'
+      AND dashboard_seen_at >= now() - make_interval(secs => ${withinSeconds})`,
+  );
+  return row?.online ?? 0;
+}
+
+/** The latest `limit` first responses after a handoff within `days`: when the handoff was (UTC text) and how long the reply took. */
+export async function listFirstResponses(db: Db, accountId: number, days: number, limit: number): Promise<Array<{ at: string; seconds: number }>> {
+  return rows<{ at: string; seconds: number }>(
+    db,
+    sql`
+    SELECT ${utcText(sql`handed_off_at`)} AS at, extract(epoch FROM first_reply_at - handed_off_at)::float8 AS seconds
+    FROM conversations WHERE account_id = ${accountId} AND first_reply_at IS NOT NULL
+      AND handed_off_at >= now() - make_interval(days => ${days}) ORDER BY handed_off_at DESC LIMIT ${limit}`,
+  );
 }
 
 // ---- handoff settings

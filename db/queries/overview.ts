@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { rows, type Db } from '../client';
 import { preciseUtcText, utcText } from './shared';
 
@@ -75,23 +75,85 @@ export type TranscriptEntry = {
   answer_message_id: string;
 };
 
-export async function listTranscriptEntries(db: Db, accountId: number, conversationId: string) {
+/** The responses of a conversation, oldest first; `ids`: only these (a page of the transcript). */
+export async function listTranscriptEntries(db: Db, accountId: number, conversationId: string, ids?: string[]) {
+  const only = ids ? sql` AND r.id = ANY(${sql.param(ids)}::uuid[])` : sql``;
   return rows<TranscriptEntry>(
     db,
     sql`
     SELECT r.id, r.question, r.answer, r.error, r.sources, r.likes, r.dislikes, r.comments, r.declined,
       ${utcText(sql`r.created_at`)} AS created_at, r.question_message_id, r.answer_message_id,
       ${preciseUtcText(sql`r.created_at`)} AS sort_at
-    FROM responses r WHERE r.conversation_id = ${conversationId} AND r.account_id = ${accountId} ORDER BY r.created_at, r.id`,
+    FROM responses r WHERE r.conversation_id = ${conversationId} AND r.account_id = ${accountId}${only} ORDER BY r.created_at, r.id`,
   );
 }
 
-export async function listCommentsOfConversation(db: Db, accountId: number, conversationId: string) {
+/** The first `perResponse` comments of each of these responses, oldest first. */
+export async function listCommentsOfResponses(db: Db, accountId: number, responseIds: string[], perResponse: number) {
+  if (responseIds.length === 0) return [];
   return rows<{ response_id: string; body: string; created_at: string }>(
     db,
     sql`
-    SELECT c.response_id, c.body, to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS created_at
-    FROM response_comments c JOIN responses r ON r.id = c.response_id
-    WHERE r.conversation_id = ${conversationId} AND c.account_id = ${accountId} ORDER BY c.created_at`,
+    SELECT response_id, body, created_at FROM (
+      SELECT c.response_id, c.body, to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS created_at, c.created_at AS at, c.id,
+        row_number() OVER (PARTITION BY c.response_id ORDER BY c.created_at, c.id) AS n
+      FROM response_comments c WHERE c.account_id = ${accountId} AND c.response_id = ANY(${sql.param(responseIds)}::uuid[])) x
+    WHERE n <= ${perResponse} ORDER BY at, id`,
   );
+}
+
+/**
+ * A unit of a transcript in the one order of lib/conversations/messages.ts: a response (rank 0,
+ * its question and answer) or a stored message (rank 1), by time, rank, seq, id. `k`: the
+ * microsecond UTC text of its time.
+ */
+export type TranscriptKey = { k: string; rank: number; seq: number; id: string };
+
+const unitsOf = (accountId: number, conversationId: string, withNotes: boolean) => sql`
+  SELECT r.created_at AS at, 0 AS rank, 0::float8 AS seq, r.id::text COLLATE "C" AS id FROM responses r
+  WHERE r.account_id = ${accountId} AND r.conversation_id = ${conversationId}
+  UNION ALL
+  SELECT m.created_at, 1, m.seq::float8, m.id::text COLLATE "C" FROM conversation_messages m
+  WHERE m.account_id = ${accountId} AND m.conversation_id = ${conversationId}${withNotes ? sql`` : sql` AND m.author <> 'note'`}`;
+
+const before = (k: TranscriptKey): SQL =>
+  sql`(u.at, u.rank, u.seq, u.id) < ((${k.k}::timestamp AT TIME ZONE 'UTC'), ${k.rank}::int, ${k.seq}::float8, ${k.id}::text COLLATE "C")`;
+
+/** How many units the conversation's transcript has. */
+export async function countTranscriptUnits(db: Db, accountId: number, conversationId: string, withNotes: boolean): Promise<number> {
+  const [row] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM (${unitsOf(accountId, conversationId, withNotes)}) u`);
+  return row?.n ?? 0;
+}
+
+/** How many units come before this response (its 0-based position); null when it is not the conversation's. */
+export async function transcriptPositionOf(db: Db, accountId: number, conversationId: string, responseId: string, withNotes: boolean): Promise<number | null> {
+  const [row] = await rows<{ n: number }>(
+    db,
+    sql`
+    SELECT (SELECT count(*) FROM (${unitsOf(accountId, conversationId, withNotes)}) u
+      WHERE (u.at, u.rank, u.seq, u.id) < (r.created_at, 0, 0::float8, r.id::text COLLATE "C"))::int AS n
+    FROM responses r WHERE r.id = ${responseId} AND r.account_id = ${accountId} AND r.conversation_id = ${conversationId}`,
+  );
+  return row ? row.n : null;
+}
+
+/** One page of units, oldest first: by position (`offset`), or the newest `limit` before a unit's key. */
+export async function listTranscriptKeys(
+  db: Db,
+  accountId: number,
+  conversationId: string,
+  withNotes: boolean,
+  page: { offset: number; limit: number } | { before: TranscriptKey | null; limit: number },
+): Promise<TranscriptKey[]> {
+  const units = unitsOf(accountId, conversationId, withNotes);
+  const cols = sql`${preciseUtcText(sql`u.at`)} AS k, u.rank, u.seq, u.id`;
+  if ('offset' in page) {
+    return rows<TranscriptKey>(db, sql`SELECT ${cols} FROM (${units}) u ORDER BY u.at, u.rank, u.seq, u.id OFFSET ${page.offset} LIMIT ${page.limit}`);
+  }
+  const newest = await rows<TranscriptKey>(
+    db,
+    sql`SELECT ${cols} FROM (${units}) u ${page.before ? sql`WHERE ${before(page.before)}` : sql``}
+      ORDER BY u.at DESC, u.rank DESC, u.seq DESC, u.id DESC LIMIT ${page.limit}`,
+  );
+  return newest.reverse();
 }

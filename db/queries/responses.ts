@@ -116,24 +116,26 @@ export async function getResponseById(db: Db, accountId: number, responseId: str
   return row ?? null;
 }
 
-/** A response's comments, oldest first (ties by id, so the order never changes between reads). */
-export async function listResponseComments(db: Db, accountId: number, responseId: string) {
+/** A response's first `limit` comments, oldest first (ties by id, so the order never changes between reads). */
+export async function listResponseComments(db: Db, accountId: number, responseId: string, limit: number) {
   return rows<{ text: string; created_at: string }>(
     db,
     sql`
     SELECT c.body AS text, ${utcText(sql`c.created_at`)} AS created_at FROM response_comments c
-    WHERE c.response_id = ${responseId} AND c.account_id = ${accountId} ORDER BY c.created_at ASC, c.id ASC`,
+    WHERE c.response_id = ${responseId} AND c.account_id = ${accountId} ORDER BY c.created_at ASC, c.id ASC LIMIT ${limit}`,
   );
 }
 
 export type AttachmentRow = { id: string; message_id: string | null; filename: string; content_type: string; size: number };
 
-export async function listConversationAttachments(db: Db, accountId: number, conversationId: string): Promise<AttachmentRow[]> {
+/** A conversation's attachments, oldest first; `messageIds`: only those of these messages (a page of the transcript). */
+export async function listConversationAttachments(db: Db, accountId: number, conversationId: string, messageIds?: string[]): Promise<AttachmentRow[]> {
+  const only = messageIds ? sql` AND message_id = ANY(${sql.param(messageIds)}::uuid[])` : sql``;
   return rows<AttachmentRow>(
     db,
     sql`
     SELECT id, message_id, filename, content_type, size FROM attachments
-    WHERE conversation_id = ${conversationId} AND account_id = ${accountId}
+    WHERE conversation_id = ${conversationId} AND account_id = ${accountId}${only}
     ORDER BY created_at ASC, id ASC`,
   );
 }

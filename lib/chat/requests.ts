@@ -30,6 +30,8 @@ import { changeWithEvent, recordConversationCreated, recordResponseEvent, webhoo
 import type { AskAck, ClientRequest, HandoffAck, HistoryMessage, ServerEvent, UploadInfo } from './protocol';
 import { forWidget, legacyHistory } from './legacy';
 import { asksForPerson } from '../conversations/handoff-phrases';
+import { COMMENTS_PER_RESPONSE } from '../responses/contract';
+import { MAX_VISITOR_MESSAGES, visitorMessagesFull } from '../conversations/handoff-contract';
 import { getHandoffSettings, markMessagesSeen, rateConversation, requestHandoff, setVisitorEmail, storeVisitorMessage } from '../conversations/handoff';
 
 // What each widget request does once the socket has admitted and parsed it (lib/chat/handlers.ts).
@@ -128,6 +130,7 @@ export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientReque
     duplicate,
   });
   if (existing) return ack(existing.id, true);
+  if (conv.response_count >= MAX_VISITOR_MESSAGES) throw visitorMessagesFull();
   // While a person handles the conversation the AI never answers (a Resolved or Snoozed one reopens
   // first); a visitor asking for a person in words starts the handoff instead of an answer.
   if (conv.handled_by === 'human' || conv.status !== 'Open' || asksForPerson(req.text)) {
@@ -342,7 +345,8 @@ export async function comment(claims: WidgetClaims, req: ClientRequest<'comment'
   const { db, conversationId } = await answerConversation(claims, req.response_id);
   const { stored, event, queued } = await db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as typeof db;
-    const stored = await insertComment(tx, claims.accountId, req.response_id, claims.visitorId, req.text);
+    const stored = await insertComment(tx, claims.accountId, req.response_id, claims.visitorId, req.text, COMMENTS_PER_RESPONSE);
+    if (!stored) throw new AppError('limit_reached', `An answer takes at most ${COMMENTS_PER_RESPONSE} comments.`);
     const event = await storeEvent(tx, { type: 'comment' as const, conversation_id: conversationId, response_id: req.response_id, comments: stored.comments });
     return { stored, event, queued: await recordResponseEvent(tx, claims.accountId, 'response.feedback', conversationId, req.response_id) };
   });

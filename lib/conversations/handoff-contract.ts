@@ -5,6 +5,8 @@
  */
 import { z } from 'zod';
 import { MAX_QUESTION_CHARS } from '../limits/text';
+import { AppError } from '../core/errors';
+import { processSingleton } from '../core/process';
 import { uuidString } from '../core/validation';
 import { INBOX_VIEWS } from '../../db/queries/handoff';
 
@@ -68,13 +70,27 @@ export const DayHours = z
 export type DayHours = z.infer<typeof DayHours>;
 export const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'] as const;
 
+/** Per process (a cache of pure facts): zones found valid, so reading stored settings builds no formatter. */
+const validZones = () => processSingleton('svc.handoffValidZones', () => new Set<string>());
+
+/** A visitor's messages kept per conversation (questions to the AI and messages to the team); the next is refused (`limit_reached`), members still act on it. */
+export const MAX_VISITOR_MESSAGES = 2_000;
+
+/** The refusal of a visitor's message beyond MAX_VISITOR_MESSAGES (the widget's ask and the team's messages alike). */
+export function visitorMessagesFull(): AppError {
+  return new AppError('limit_reached', `This conversation holds its ${MAX_VISITOR_MESSAGES} messages; start a new conversation to write more.`);
+}
+
 export function isTimeZone(tz: string): boolean {
+  const known = validZones();
+  if (known.has(tz)) return true;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
   } catch {
     return false;
   }
+  if (known.size < 1_000) known.add(tz);
+  return true;
 }
 
 /** Handoff settings (docs/contracts.md §14 "office hours"); `hours` Monday first. */

@@ -13,14 +13,16 @@ import {
   countInboxViews,
   deleteCannedReplyRow,
   getAccountMember,
-  getAvailabilityFacts,
+  countOnlineMembers,
+  countVisitorMessages,
   getHandoffSettingsRow,
   getMessageByClientId,
   insertCannedReply,
   insertConversationMessage,
-  listConversationMessages,
+  listVisitorMessageEnds,
   listCannedReplyRows,
   listDueSnoozed,
+  listFirstResponses,
   listInboxRows,
   listSummaryTurns,
   lockConversationState,
@@ -44,6 +46,7 @@ import {
 import { validate } from '../accounts/service';
 import { requireRole, type Role } from '../auth/roles';
 import { AppError } from '../core/errors';
+import { processSingleton } from '../core/process';
 import { appendLiveEvent, publishEvent, publishInboxEvent, storeEvent, type InboxEvent } from './events';
 import {
   AssignInput,
@@ -56,6 +59,8 @@ import {
   InboxListInput,
   MarkSeenInput,
   MAX_SNOOZE_DAYS,
+  MAX_VISITOR_MESSAGES,
+  visitorMessagesFull,
   MemberTextInput,
   RateInput,
   SnoozeInput,
@@ -83,15 +88,17 @@ export function displayName(m: { name: string | null; email: string | null }): s
 
 // ---- the transaction and what it publishes after the commit
 
-type Effects = { events: ConversationEvent[]; inbox: InboxEvent[]; queued: number };
+/** What a transaction publishes once it commits; `replied`: accounts whose expected wait a first reply changed. */
+type Effects = { events: ConversationEvent[]; inbox: InboxEvent[]; queued: number; replied: number[] };
 
 async function inTransaction<T>(fn: (tx: Db, fx: Effects) => Promise<T>): Promise<T> {
   const db = await getDb();
-  const fx: Effects = { events: [], inbox: [], queued: 0 };
+  const fx: Effects = { events: [], inbox: [], queued: 0, replied: [] };
   const result = await db.transaction(async (tx) => fn(tx as unknown as Db, fx));
   for (const e of fx.events) publishEvent(e);
   for (const e of fx.inbox) publishInboxEvent(e);
   webhookEventsCommitted(fx.queued);
+  for (const accountId of fx.replied) forgetExpectedWait(accountId);
   return result;
 }
 
@@ -173,6 +180,7 @@ async function applyLocked(
 async function changed(tx: Db, fx: Effects, accountId: number, conversationId: string, a: Applied): Promise<void> {
   const c = a.change;
   if (!c) return;
+  if (c.replied) fx.replied.push(accountId);
   const moved = c.status !== a.before.status || c.handled_by !== a.before.handled_by;
   if (moved) {
     await event(tx, fx, { type: 'status', conversation_id: conversationId, status: c.status, handled_by: c.handled_by });
@@ -302,6 +310,7 @@ export async function storeVisitorMessage(visitor: VisitorConversation, input: u
     await changed(tx, fx, accountId, conversationId, a);
     const after = stateAfter(conversationId, a);
     if (after.handled_by !== 'human') return { ...after, message: null };
+    if ((await countVisitorMessages(tx, accountId, conversationId)) >= MAX_VISITOR_MESSAGES) throw visitorMessagesFull();
     const row = await storeMessage(tx, fx, accountId, conversationId, {
       author: 'visitor',
       authorUserId: null,
@@ -569,9 +578,16 @@ const EXPECTED_WAIT_DAYS = 7;
 /** The latest first responses the expected wait considers: enough for a median, bounded for a busy account. */
 const EXPECTED_WAIT_SAMPLE = 2_000;
 
-/** The wall time in a time zone: weekday (0 = Monday) and minutes since midnight. */
-function wallTime(at: Date, timeZone: string): { day: number; minutes: number; y: number; m: number; d: number } {
-  const parts = new Intl.DateTimeFormat('en-US', {
+/** Formatters kept per time zone: building one costs ~50 µs, and an expected wait reads up to EXPECTED_WAIT_SAMPLE instants. */
+const FORMATTERS_KEPT = 256;
+/** Per process by nature (a cache of pure values): the formatter of each time zone, and how many this process built. */
+const formatters = () => processSingleton('svc.handoffFormatters', () => ({ byZone: new Map<string, Intl.DateTimeFormat>(), built: 0 }));
+
+function formatterOf(timeZone: string): Intl.DateTimeFormat {
+  const f = formatters();
+  let fmt = f.byZone.get(timeZone);
+  if (fmt) return fmt;
+  fmt = new Intl.DateTimeFormat('en-US', {
     timeZone,
     weekday: 'short',
     year: 'numeric',
@@ -580,7 +596,21 @@ function wallTime(at: Date, timeZone: string): { day: number; minutes: number; y
     hour: 'numeric',
     minute: 'numeric',
     hourCycle: 'h23',
-  }).formatToParts(at);
+  });
+  f.built++;
+  if (f.byZone.size >= FORMATTERS_KEPT) f.byZone.delete(f.byZone.keys().next().value!);
+  f.byZone.set(timeZone, fmt);
+  return fmt;
+}
+
+/** How many time-zone formatters this process has built (the handoff bench and test read it). */
+export function timeZoneFormattersBuilt(): number {
+  return formatters().built;
+}
+
+/** The wall time in a time zone: weekday (0 = Monday) and minutes since midnight. */
+function wallTime(at: Date, timeZone: string): { day: number; minutes: number; y: number; m: number; d: number } {
+  const parts = formatterOf(timeZone).formatToParts(at);
   const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
   const day = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].indexOf(get('weekday'));
   return { day, minutes: Number(get('hour')) * 60 + Number(get('minute')), y: Number(get('year')), m: Number(get('month')), d: Number(get('day')) };
@@ -600,11 +630,15 @@ function instantOf(y: number, m: number, d: number, minutes: number, timeZone: s
 
 const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 
+function openAt(s: HandoffSettings, w: { day: number; minutes: number }): boolean {
+  const today = s.hours[w.day];
+  return !!today?.open && minutesOf(today.opens) <= w.minutes && w.minutes < minutesOf(today.closes);
+}
+
 /** Whether `now` is within office hours, and if not the next opening (null: none in the coming week). */
 export function officeHours(s: HandoffSettings, now: Date): { open: boolean; next: Date | null } {
   const w = wallTime(now, s.time_zone);
-  const today = s.hours[w.day];
-  if (today?.open && minutesOf(today.opens) <= w.minutes && w.minutes < minutesOf(today.closes)) return { open: true, next: null };
+  if (openAt(s, w)) return { open: true, next: null };
   for (let ahead = 0; ahead <= 7; ahead++) {
     const day = s.hours[(w.day + ahead) % 7];
     if (!day?.open) continue;
@@ -616,29 +650,53 @@ export function officeHours(s: HandoffSettings, now: Date): { open: boolean; nex
   return { open: false, next: null };
 }
 
+/** Per process (docs/decisions/handoff.md): each account's expected wait, read at most once a minute and dropped when a first reply commits here. */
+const EXPECTED_WAIT_TTL_MS = 60_000;
+const EXPECTED_WAITS_KEPT = 10_000;
+type ExpectedWait = { settings: string; until: number; seconds: number | null };
+const expectedWaits = () => processSingleton('svc.handoffExpectedWaits', () => new Map<number, ExpectedWait>());
+
+/** The median first response of the last 7 days within office hours (seconds), null when none; cached per account for a minute. */
+async function expectedWaitOf(db: Db, accountId: number, s: HandoffSettings): Promise<number | null> {
+  const cache = expectedWaits();
+  const settings = JSON.stringify([s.time_zone, s.hours]);
+  const now = Date.now();
+  const hit = cache.get(accountId);
+  if (hit && hit.settings === settings && hit.until > now) return hit.seconds;
+  const responses = await listFirstResponses(db, accountId, EXPECTED_WAIT_DAYS, EXPECTED_WAIT_SAMPLE);
+  // The expected wait counts first responses within office hours (docs/contracts.md §14): a night's wait says nothing of the day's.
+  const waits = responses
+    .filter((f) => openAt(s, wallTime(new Date(`${f.at.replace(' ', 'T')}Z`), s.time_zone)))
+    .map((f) => f.seconds)
+    .sort((a, b) => a - b);
+  const median = waits.length === 0 ? null : Math.round((waits[(waits.length - 1) >> 1]! + waits[waits.length >> 1]!) / 2);
+  if (cache.size >= EXPECTED_WAITS_KEPT) for (const [k, v] of cache) if (v.until <= now || cache.size >= EXPECTED_WAITS_KEPT) cache.delete(k);
+  cache.set(accountId, { settings, until: now + EXPECTED_WAIT_TTL_MS, seconds: median });
+  return median;
+}
+
+/** A first reply changed the account's median: this process reads it again (other instances within the minute). */
+function forgetExpectedWait(accountId: number): void {
+  expectedWaits().delete(accountId);
+}
+
 /**
  * "Is anyone there?" (docs/decisions/handoff.md): a person is promised only with handoff on, within
  * office hours in the account's IANA time zone, and a member `online` with a dashboard seen in the
- * last 10 minutes. Expected wait: the median first response of the last 7 days, null when none.
+ * last 10 minutes. Expected wait: the median first response of the last 7 days, null when none;
+ * computed only when a person is promised.
  */
 export async function availabilityOf(db: Db, accountId: number, now: Date): Promise<AvailabilityInfo> {
   const s = await readSettings(db, accountId);
   if (!s.enabled) return { enabled: false, available: false, until: null, away_text: s.away_text, expected_wait_seconds: null };
   const hours = officeHours(s, now);
-  const facts = await getAvailabilityFacts(db, accountId, ONLINE_WITHIN_SECONDS, EXPECTED_WAIT_DAYS, EXPECTED_WAIT_SAMPLE);
-  const available = hours.open && facts.online > 0;
-  // The expected wait counts first responses within office hours (docs/contracts.md §14): a night's wait says nothing of the day's.
-  const waits = facts.first_responses
-    .filter((f) => officeHours(s, new Date(`${f.at.replace(' ', 'T')}Z`)).open)
-    .map((f) => f.seconds)
-    .sort((a, b) => a - b);
-  const median = waits.length === 0 ? null : (waits[(waits.length - 1) >> 1]! + waits[waits.length >> 1]!) / 2;
+  const available = hours.open && (await countOnlineMembers(db, accountId, ONLINE_WITHIN_SECONDS)) > 0;
   return {
     enabled: true,
     available,
     until: hours.open ? null : (hours.next?.toISOString() ?? null),
     away_text: s.away_text,
-    expected_wait_seconds: available && median !== null ? Math.round(median) : null,
+    expected_wait_seconds: available ? await expectedWaitOf(db, accountId, s) : null,
   };
 }
 
@@ -734,13 +792,10 @@ export async function conversationSummary(member: Member, input: unknown): Promi
   if (!(await getConversationById(db, member.accountId, conversation_id))) throw new AppError('not_found', `No conversation with id ${conversation_id}.`);
   const [turns, stored] = await Promise.all([
     listSummaryTurns(db, member.accountId, conversation_id, 1, 4),
-    listConversationMessages(db, member.accountId, conversation_id, { withNotes: false }),
+    listVisitorMessageEnds(db, member.accountId, conversation_id),
   ]);
   // What the visitor asked: the AI's questions and the visitor's stored messages (a handoff in words has no response).
-  const questions = [
-    ...turns.map((t) => ({ text: t.question, at: t.created_at })),
-    ...stored.filter((m) => m.author === 'visitor').map((m) => ({ text: m.text, at: m.created_at })),
-  ]
+  const questions = [...turns.map((t) => ({ text: t.question, at: t.created_at })), ...stored.map((m) => ({ text: m.text, at: m.created_at }))]
     .filter((q) => q.text)
     .sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
   const asked = [...new Set([questions[0]?.text, questions.at(-1)?.text].filter((q): q is string => !!q))];

@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  /** A per-conversation or per-answer cap is full (comments per answer, visitor messages per conversation): retrying does not help. */
+  limit_reached: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

@@ -28,7 +28,8 @@ export const TYPING_SHOWN_MS = 10_000;
  * `conversation:take_over` / `hand_back` / `resolve` {conversation_id}, `conversation:assign`
  * {conversation_id, member_id}, `conversation:reply` / `note` {conversation_id, client_message_id, text} (a resend
  * with the same id answers with the first message),
- * `conversation:snooze` {conversation_id, until}. Acks: `{ok: true, …}` or `{ok: false, error: {code, message}}`.
+ * `conversation:snooze` {conversation_id, until}; `conversation:messages` {conversation_id, before} → the
+ * messages before the cursor a page gave ("Load earlier") and `earlier`, the next cursor or null. Acks: `{ok: true, …}` or `{ok: false, error: {code, message}}`.
  */
 export const INBOX_REQUESTS = [
   'inbox:list',
@@ -40,6 +41,7 @@ export const INBOX_REQUESTS = [
   'conversation:hand_back',
   'conversation:resolve',
   'conversation:snooze',
+  'conversation:messages',
 ] as const;
 export type InboxRequestName = (typeof INBOX_REQUESTS)[number];
 

@@ -1,6 +1,9 @@
 import type { DashboardSession } from '../auth/session';
 import { processSingleton } from '../core/process';
-import { getTranscript } from '../dashboard/service';
+import { requireRole } from '../auth/roles';
+import { validate } from '../accounts/service';
+import { AppError } from '../core/errors';
+import { getLatestMessages } from '../dashboard/service';
 import { listAccountMembers } from '../team/service';
 import {
   addNote,
@@ -19,7 +22,12 @@ import {
 } from '../conversations/handoff';
 import { getDb } from '../../db/client';
 import { getAccountMember, memberClientIdsOf } from '../../db/queries/handoff';
+import { z } from 'zod';
+import { ConversationRef } from '../conversations/handoff-contract';
 import type { InboxRequestName, InboxView } from './protocol';
+
+/** "Load earlier" on /inbox/<id>: `before` is the `earlier` cursor the conversation's last page gave (server only: the page's client imports ./protocol). */
+const EarlierMessagesInput = ConversationRef.extend({ before: z.string({ error: 'is required' }).min(1, 'is required').max(200) });
 
 /** A page of one view and every view's count, as this member sees them (Mine is theirs). */
 export async function listInboxView(member: DashboardSession, input: unknown) {
@@ -45,9 +53,19 @@ async function typing(member: DashboardSession, input: unknown) {
   return {};
 }
 
+/** "Load earlier": the units of the conversation before the cursor the last page gave. */
+async function earlierMessages(member: DashboardSession, input: unknown) {
+  requireRole(member, 'records.read');
+  const v = validate(EarlierMessagesInput, input);
+  const page = await getLatestMessages(member.accountId, v.conversation_id, v.before);
+  if (!page) throw new AppError('not_found', `No conversation with id ${v.conversation_id}.`);
+  return { conversation_id: v.conversation_id, messages: page.messages, earlier: page.earlier };
+}
+
 /** Each `/inbox` request: one call of the handoff core, which validates the payload. */
 export const INBOX_HANDLERS: Record<InboxRequestName, (member: DashboardSession, input: unknown) => Promise<object>> = {
   'inbox:list': listInboxView,
+  'conversation:messages': earlierMessages,
   typing,
   'conversation:take_over': takeOver,
   'conversation:assign': assignConversation,
@@ -74,9 +92,12 @@ export async function inboxPage(member: DashboardSession, view: InboxView) {
   return { list, availability };
 }
 
-/** What /inbox/<id> renders: record, messages, summary, the account's members and canned replies; null when not this account's. */
+/**
+ * What /inbox/<id> renders: record, the newest messages (`earlier`: the cursor of the ones before,
+ * null when none), summary, the account's members and canned replies; null when not this account's.
+ */
 export async function inboxConversationPage(member: DashboardSession, conversationId: string) {
-  const transcript = await getTranscript(member.accountId, conversationId);
+  const transcript = await getLatestMessages(member.accountId, conversationId);
   if (!transcript) return null;
   const [summary, { members }, replies, sent] = await Promise.all([
     conversationSummary(member, { conversation_id: transcript.conversation.id }),

@@ -38,10 +38,13 @@ export const RESPONSE_EXAMPLE: ResponseRecord = {
   declined: false,
 };
 
+/** Comments stored per answer: the widget's next one is refused (`limit_reached`), and every reader lists at most these. */
+export const COMMENTS_PER_RESPONSE = 20;
+
 export const ResponseComment = z.object({ text: z.string(), created_at: Timestamp }).meta({ id: 'ResponseComment' });
 
-/** One response as `GET /response/{id}` gives it: the record and its comments' texts, oldest first. */
-export const ResponseDetail = ResponseRecord.extend({ comment_list: z.array(ResponseComment) }).meta({ id: 'ResponseDetail' });
+/** One response as `GET /response/{id}` gives it: the record and its comments' texts, oldest first (at most COMMENTS_PER_RESPONSE). */
+export const ResponseDetail = ResponseRecord.extend({ comment_list: z.array(ResponseComment).max(COMMENTS_PER_RESPONSE) }).meta({ id: 'ResponseDetail' });
 export type ResponseDetail = z.infer<typeof ResponseDetail>;
 
 export const RESPONSE_DETAIL_EXAMPLE: ResponseDetail = {

@@ -2,7 +2,7 @@ import { getDb, openDb } from '../../db/client';
 import { getResponseById, listResponseComments, listResponsesWithCount, type ResponseFilter, type ResponseRow } from '../../db/queries/responses';
 import { AppError } from '../core/errors';
 import { gridjsCells, pageWindowOf, parseListQuery, parseSingleQuery, recordsEnvelope, type Envelope, type ListQuery } from '../api/list-query';
-import { ResponseListQuery, type RESPONSE_SORT_KEYS, type ResponseDetail, type ResponseRecord } from './contract';
+import { COMMENTS_PER_RESPONSE, ResponseListQuery, type RESPONSE_SORT_KEYS, type ResponseDetail, type ResponseRecord } from './contract';
 
 type SortKey = (typeof RESPONSE_SORT_KEYS)[number];
 
@@ -51,5 +51,5 @@ export async function getResponse(accountId: number, responseId: string, params:
   if (!row) throw new AppError('not_found', `No response with id ${responseId}.`);
   const record = toResponseRecord(row);
   if (format === 'gridjs') return gridjsCells(record);
-  return { ...record, comment_list: await listResponseComments(db, accountId, responseId) } satisfies ResponseDetail;
+  return { ...record, comment_list: await listResponseComments(db, accountId, responseId, COMMENTS_PER_RESPONSE) } satisfies ResponseDetail;
 }

@@ -471,6 +471,46 @@ describe('availability, settings and the inbox', () => {
     );
   });
 
+  it('handoff:request builds one date formatter per time zone, not one per first response (issue 33 item 6)', async () => {
+    const db = await getDb();
+    const zones = ['Europe/Berlin', 'America/New_York'];
+    const visitors: Array<{ accountId: number; conversationId: string }> = [];
+    for (const [i, zone] of zones.entries()) {
+      const t = await team();
+      await touchDashboard(t.ann);
+      const hours = Array(7).fill({ open: true, opens: '00:00', closes: '24:00' });
+      await saveHandoffSettings(t.owner, { enabled: true, time_zone: zone, hours, away_text: '' });
+      const id = await conversation(t);
+      // 2,000 first responses of the last days (the sample the expected wait reads), each answered in 90 s (or 150 s).
+      await db.execute(sql`
+        INSERT INTO conversations (id, account_id, channel_id, title, created_at, updated_at, handed_off_at, first_reply_at)
+        SELECT gen_random_uuid(), ${t.accountId}, c.channel_id, 'planted', now(), now(), now() - make_interval(mins => g), now() - make_interval(mins => g) + make_interval(secs => ${90 + 60 * i})
+        FROM generate_series(1, 2000) g, (SELECT channel_id FROM conversations WHERE id = ${id}) c`);
+      visitors.push({ accountId: t.accountId, conversationId: id });
+    }
+    const Original = Intl.DateTimeFormat;
+    let built = 0;
+    Intl.DateTimeFormat = new Proxy(Original, {
+      construct(target, args, newTarget) {
+        built++;
+        return Reflect.construct(target, args, newTarget);
+      },
+    });
+    try {
+      const started = performance.now();
+      for (let n = 0; n < 20; n++) {
+        const r = await requestHandoff(visitors[n % 2]!);
+        assert.equal(r.availability.expected_wait_seconds, n % 2 === 0 ? 90 : 150);
+      }
+      assert.ok(
+        built <= zones.length,
+        `${built} formatters built for 20 requests in ${zones.length} time zones (${Math.round(performance.now() - started)} ms)`,
+      );
+    } finally {
+      Intl.DateTimeFormat = Original;
+    }
+  });
+
   it('inbox views and counts, paged by cursor; the summary says what was asked and declined', async () => {
     const t = await team();
     const ids: string[] = [];

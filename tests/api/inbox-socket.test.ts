@@ -17,7 +17,11 @@ import { signIn, signOut } from '../helpers/signin';
 import { connectOutcome, sleep, TRANSPORTS } from '../helpers/widget';
 import { waitingConversation, type Member as CoreMember } from '../helpers/handoff';
 import { storeVisitorMessage } from '../../lib/conversations/handoff';
-import { getTranscript } from '../../lib/dashboard/service';
+import { getLatestMessages, getTranscript } from '../../lib/dashboard/service';
+import { INBOX_PAGE_SIZE, TRANSCRIPT_PAGE_SIZE } from '../../lib/dashboard/transcript-pages';
+import { MAX_VISITOR_MESSAGES } from '../../lib/conversations/handoff-contract';
+import { sql } from 'drizzle-orm';
+import { getDb } from '../../db/client';
 
 type Actor = CoreMember & { email: string; name: string };
 
@@ -306,6 +310,76 @@ describe("a member's reply and note are stored exactly once, however often they 
     const payload = { conversation_id: conv.id, text: 'No id' };
     const [x, y] = [await s.ok<Sent>('conversation:reply', payload), await s.ok<Sent>('conversation:reply', payload)];
     assert.notEqual(x.message.id, y.message.id, 'each send is a message, as before');
+  });
+});
+
+describe('a long conversation: paged for members, full for the visitor (issue 33 item 7)', () => {
+  /** Transcript units: a question and its answer are one, any other message one. */
+  type Earlier = { messages: Array<{ message_id: string; response_id: string | null; content: string }>; earlier: string | null };
+  const units = (messages: Array<{ response_id: string | null; message_id: string }>) => new Set(messages.map((m) => m.response_id ?? m.message_id)).size;
+
+  it('5,000 messages: the first load is the newest page and says there are earlier ones; "Load earlier" walks back by cursor; the visitor is refused at the cap', async () => {
+    const acct = await createTestAccount();
+    const alice = await member(acct);
+    const a = await connect(alice);
+    const conv = await waitingConversation(acct.accountId);
+    await conv.takeOver(alice.actor);
+    const total = 5_000;
+    // Planted in one statement, older than the take-over: 2,000 of them the visitor's (the cap), the rest the member's.
+    await (await getDb()).execute(sql`
+      INSERT INTO conversation_messages (account_id, conversation_id, author, author_user_id, author_name, text, created_at)
+      SELECT ${acct.accountId}, ${conv.id}, CASE WHEN g % 5 < 2 THEN 'visitor' ELSE 'agent' END,
+        CASE WHEN g % 5 < 2 THEN NULL ELSE ${alice.actor.userId}::int END, CASE WHEN g % 5 < 2 THEN NULL ELSE 'Alice' END,
+        'planted ' || g, now() - interval '1 hour' + make_interval(secs => g / 10.0)
+      FROM generate_series(1, ${total}) g`);
+
+    const first = (await getLatestMessages(acct.accountId, conv.id))!;
+    assert.ok(units(first.messages) <= INBOX_PAGE_SIZE, `${units(first.messages)} units on the first load`);
+    assert.ok(first.earlier, 'it says there are earlier messages');
+    assert.match(first.messages.at(-1)!.content, /joined/, 'the newest message last');
+    assert.ok(first.messages.some((m) => m.content === `planted ${total}`));
+
+    const seen = new Set(first.messages.map((m) => m.message_id));
+    let before: string | undefined = first.earlier;
+    for (let pages = 0; before; pages++) {
+      assert.ok(pages < total, 'the cursor ends');
+      const page: Earlier = await a.ok<Earlier>('conversation:messages', { conversation_id: conv.id, before });
+      assert.ok(units(page.messages) <= INBOX_PAGE_SIZE);
+      for (const m of page.messages) {
+        assert.ok(!seen.has(m.message_id), `${m.content} once`);
+        seen.add(m.message_id);
+      }
+      before = page.earlier ?? undefined;
+    }
+    const everything = (await getTranscript(acct.accountId, conv.id))!;
+    assert.equal(seen.size, total + 3, 'every message once: the planted ones, the question and its answer, the joined line');
+    // The transcript page reads one page too: the newest, and it says how many there are.
+    assert.ok(units(everything.messages) <= TRANSCRIPT_PAGE_SIZE);
+    assert.equal(everything.page.total, total + 2);
+    assert.equal(everything.page.page, everything.page.pages);
+    const oldest = (await getTranscript(acct.accountId, conv.id, { page: '1' }))!;
+    assert.equal(oldest.messages[0]!.author, 'visitor', 'page 1 starts with the first question');
+
+    for (const [payload, message] of [
+      [{ conversation_id: conv.id, before: 'nope' }, /before: is not a cursor/],
+      [{ conversation_id: conv.id }, /before/],
+      [{ conversation_id: randomUUID(), before: first.earlier }, /No conversation/],
+    ] as const) {
+      const r = await a.request('conversation:messages', payload);
+      assert.equal(r.ok, false);
+      assert.match((r as { error: { message: string } }).error.message, message);
+    }
+
+    // The visitor's 2,001st message (2,000 stored and one question) is refused with a code; members still reply.
+    await assert.rejects(
+      storeVisitorMessage({ accountId: acct.accountId, conversationId: conv.id }, { client_message_id: 'v-full', text: 'one more' }),
+      (e) => {
+        assert.equal((e as { code?: string }).code, 'limit_reached');
+        assert.match((e as Error).message, new RegExp(`${MAX_VISITOR_MESSAGES}`));
+        return true;
+      },
+    );
+    await a.ok('conversation:reply', { conversation_id: conv.id, client_message_id: 'm-after-full', text: 'Still here for you.' });
   });
 });
 

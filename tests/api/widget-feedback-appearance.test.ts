@@ -5,7 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { getDb } from '../../db/client';
 import { AppError } from '../../lib/core/errors';
+import { MAX_VISITOR_MESSAGES } from '../../lib/conversations/handoff-contract';
+import { COMMENTS_PER_RESPONSE } from '../../lib/responses/contract';
 import { getTranscript } from '../../lib/dashboard/service';
 import { setClientAppearance } from '../../lib/widget-clients/service';
 import { assertProblem, TS_RE, V2 } from '../helpers/api-fixtures';
@@ -89,6 +93,56 @@ describe('comments', () => {
     // Another account's key sees nothing of it.
     const other = await createTestAccount();
     assertProblem(await api(server.url, other.key)(`${V2}/response/${ack.response_id}`), 404);
+  });
+
+  it('an answer with 1,000 comments: the next is refused with limit_reached, and comment_list and the transcript show the first 20 (issue 33 item 7)', async (t) => {
+    const { acct, visitor, get } = await setup();
+    t.after(() => visitor.close());
+    const ack = await answered(visitor, 'c-many');
+    const db = await getDb();
+    await db.execute(sql`
+      INSERT INTO response_comments (account_id, response_id, visitor_id, body, created_at)
+      SELECT ${acct.accountId}, ${ack.response_id}, 'planted', 'comment ' || g, now() - interval '1 hour' + make_interval(secs => g)
+      FROM generate_series(1, 1000) g`);
+    await db.execute(sql`UPDATE responses SET comments = 1000 WHERE id = ${ack.response_id}`);
+
+    const refused = await visitor.request('comment', { response_id: ack.response_id, text: 'One more?' });
+    assert.equal(refused.ok, false);
+    if (!refused.ok) {
+      assert.equal(refused.error.code, 'limit_reached');
+      assert.match(refused.error.message, new RegExp(`at most ${COMMENTS_PER_RESPONSE} comments`));
+    }
+    const one = await get(`${V2}/response/${ack.response_id}`);
+    assert.equal(one.body.comments, 1000, 'the count stays what it is');
+    assert.equal(one.body.comment_list.length, COMMENTS_PER_RESPONSE);
+    assert.equal(one.body.comment_list[0].text, 'comment 1', 'oldest first');
+    const transcript = await getTranscript(acct.accountId, ack.conversation_id);
+    assert.equal(transcript!.messages.find((m) => m.author === 'ai')!.commentTexts.length, COMMENTS_PER_RESPONSE);
+
+    // A fresh answer takes 20 comments over the socket, then refuses the 21st.
+    const fresh = await answered(visitor, 'c-twenty', 'Do you deliver on Saturdays?');
+    for (let i = 1; i <= COMMENTS_PER_RESPONSE; i++) {
+      const r = await visitor.ok<{ comments: number }>('comment', { response_id: fresh.response_id, text: `note ${i}` });
+      assert.equal(r.comments, i);
+    }
+    const over = await visitor.request('comment', { response_id: fresh.response_id, text: 'note 21' });
+    assert.equal(over.ok ? 'ok' : over.error.code, 'limit_reached');
+    assert.equal((await get(`${V2}/response/${fresh.response_id}`)).body.comments, COMMENTS_PER_RESPONSE);
+  });
+
+  it(`a conversation holding ${MAX_VISITOR_MESSAGES} questions refuses the next ask with limit_reached (a retry of a stored one is still acknowledged)`, async (t) => {
+    const { visitor } = await setup();
+    t.after(() => visitor.close());
+    const ack = await answered(visitor, 'q-first');
+    await (await getDb()).execute(sql`UPDATE conversations SET response_count = ${MAX_VISITOR_MESSAGES} WHERE id = ${ack.conversation_id}`);
+    const r = await visitor.request('ask', { conversation_id: ack.conversation_id, client_message_id: 'q-over', text: 'And on Sundays?' });
+    assert.equal(r.ok ? 'ok' : r.error.code, 'limit_reached');
+    const again = await visitor.ok<{ response_id: string; duplicate: boolean }>('ask', {
+      conversation_id: ack.conversation_id,
+      client_message_id: 'q-first',
+      text: 'When do you deliver?',
+    });
+    assert.deepEqual([again.response_id, again.duplicate], [ack.response_id, true]);
   });
 
   it('a response without comments has an empty comment_list', async (t) => {

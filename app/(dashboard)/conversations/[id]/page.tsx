@@ -3,7 +3,6 @@ import { attachmentUrl } from '@/lib/api/links';
 import { requirePageMember } from '@/lib/auth/session';
 import { getTranscript } from '@/lib/dashboard/service';
 import { plural } from '@/lib/dashboard/format';
-import { pageOfTranscript, type TranscriptPage as PageOfTranscript } from '@/lib/dashboard/transcript-pages';
 import { Markdown } from '../../_components/Markdown';
 
 export const metadata = { title: 'Transcript · svc' };
@@ -22,8 +21,10 @@ function size(n: number) {
   return n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
+type PageOf = NonNullable<Awaited<ReturnType<typeof getTranscript>>>['page'];
+
 /** Older/newer links of a long transcript (nothing when it fits on one page). */
-function Pager({ p }: { p: PageOfTranscript<unknown> }) {
+function Pager({ p }: { p: PageOf }) {
   if (p.pages === 1) return null;
   const link = (page: number, label: string, rel?: string) =>
     page >= 1 && page <= p.pages && page !== p.page ? (
@@ -37,7 +38,7 @@ function Pager({ p }: { p: PageOfTranscript<unknown> }) {
     <nav className="pager" aria-label="Transcript pages">
       {link(1, '« Oldest')} {link(p.page - 1, '‹ Older', 'prev')}{' '}
       <span>
-        Responses {p.first + 1}–{p.first + p.entries.length} of {p.total} · page {p.page} of {p.pages}
+        Responses {p.first + 1}–{p.first + p.units} of {p.total} · page {p.page} of {p.pages}
       </span>{' '}
       {link(p.page + 1, 'Newer ›', 'next')} {link(p.pages, 'Newest »')}
     </nav>
@@ -53,10 +54,9 @@ export default async function TranscriptPage({
 }) {
   const { accountId } = await requirePageMember('records.read');
   const { id } = await params;
-  const transcript = await getTranscript(accountId, id);
+  const transcript = await getTranscript(accountId, id, await searchParams);
   if (!transcript) notFound();
-  const { conversation: c, messages } = transcript;
-  const pageOf = pageOfTranscript(byResponse(messages), await searchParams);
+  const { conversation: c, messages, page: pageOf } = transcript;
   return (
     <>
       <p>
@@ -71,7 +71,7 @@ export default async function TranscriptPage({
       <Pager p={pageOf} />
       <section className="panel" aria-label="Transcript">
         {messages.length === 0 && <p className="empty">This conversation has no questions yet.</p>}
-        {pageOf.entries.map(({ id: responseId, pair }) => (
+        {byResponse(messages).map(({ id: responseId, pair }) => (
           <article key={responseId} id={`r-${responseId}`}>
             {pair.map((m) =>
               m.author === 'system' ? (

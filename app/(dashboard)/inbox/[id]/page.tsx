@@ -41,7 +41,7 @@ export default async function InboxConversationPage({ params }: { params: Promis
           <dd>{summary.sources.length > 0 ? summary.sources.map((s) => s.title).join(', ') : 'none'}</dd>
         </dl>
       </section>
-      <Conversation page={page} me={{ userId: member.userId, email: member.email, name: member.name || member.email.split('@')[0]! }} />
+      <Conversation key={c.id} page={page} me={{ userId: member.userId, email: member.email, name: member.name || member.email.split('@')[0]! }} />
     </>
   );
 }

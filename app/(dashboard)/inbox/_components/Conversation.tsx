@@ -29,8 +29,8 @@ const SNOOZE_HOURS = [1, 4, 24] as const;
 const TYPING_EVERY_MS = 2_000;
 
 /** The transcript's messages; an AI answer carries its response's stored declined flag. */
-function flat(page: Page): Message[] {
-  return page.messages.map((m) => ({
+function flat(messages: Page['messages']): Message[] {
+  return messages.map((m) => ({
     id: m.message_id,
     author: m.author,
     author_name: m.author_name,
@@ -38,6 +38,13 @@ function flat(page: Page): Message[] {
     created_at: m.created_at,
     declined: m.declined,
   }));
+}
+
+/** A re-read page holds the newest messages: those shown already (loaded earlier, or pushed) stay, each as the page has it now. */
+function merged(shown: Message[], fresh: Message[]): Message[] {
+  const now = new Map(fresh.map((m) => [m.id, m]));
+  const known = new Set(shown.map((m) => m.id));
+  return [...shown.map((m) => now.get(m.id) ?? m), ...fresh.filter((m) => !known.has(m.id))];
 }
 
 /** `/shortcut` at the start of the box becomes its canned reply's text. */
@@ -50,7 +57,10 @@ function expand(text: string, replies: Page['replies']): string {
 export function Conversation({ page, me }: { page: Page; me: { userId: number; email: string; name: string } }) {
   const router = useRouter();
   const id = page.conversation.id;
-  const [messages, setMessages] = useState<Message[]>(() => flat(page));
+  const [messages, setMessages] = useState<Message[]>(() => flat(page.messages));
+  /** The cursor of the messages before the oldest shown (null: none); the page's, then each "Load earlier"'s. */
+  const [earlier, setEarlier] = useState<string | null>(page.earlier);
+  const [loadingEarlier, setLoadingEarlier] = useState(false);
   const [text, setText] = useState('');
   const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
   const [typing, setTyping] = useState<Typing | null>(null);
@@ -71,7 +81,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
   }, []);
 
   useEffect(() => {
-    setMessages(flat(page));
+    setMessages((shown) => merged(shown, flat(page.messages)));
     // A re-read transcript may already hold a message whose ack was lost: it leaves "Sending…".
     for (const cid of page.sent) {
       const o = sending.current.get(cid);
@@ -81,7 +91,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
   // Braces: scrollIntoView returns a promise in recent Chromium, and an effect may return only a cleanup.
   useEffect(() => {
     end.current?.scrollIntoView({ block: 'nearest' });
-  }, [messages.length, outgoing.length]);
+  }, [messages.at(-1)?.id, outgoing.length]);
   useEffect(() => {
     if (!typing) return;
     const t = setTimeout(() => setTyping(null), Math.max(0, Date.parse(typing.until) - Date.now()));
@@ -114,6 +124,26 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
       if (r.ok) after?.();
       setNotice({ ok: r.ok, text: r.ok ? success : r.error.message });
     });
+
+  /** "Load earlier": the page before the oldest shown, above it (the view stays where it is). */
+  const loadEarlier = async () => {
+    if (!earlier || loadingEarlier) return;
+    setLoadingEarlier(true);
+    const r = await act<{ messages: Page['messages']; earlier: string | null }>(socket.current, 'conversation:messages', {
+      conversation_id: id,
+      before: earlier,
+    });
+    setLoadingEarlier(false);
+    if (!r.ok) {
+      setNotice({ ok: false, text: r.error.message });
+      return;
+    }
+    setMessages((shown) => {
+      const known = new Set(shown.map((m) => m.id));
+      return [...flat(r.messages).filter((m) => !known.has(m.id)), ...shown];
+    });
+    setEarlier(r.earlier);
+  };
 
   const onType = (value: string) => {
     setText(value);
@@ -240,6 +270,14 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
         {notice?.text}
       </p>
       <section className="panel" aria-label="Transcript">
+        {earlier && (
+          <p className={styles.earlier}>
+            <span className="muted">Earlier messages are not shown.</span>{' '}
+            <button type="button" className="btn secondary" disabled={loadingEarlier} onClick={() => void loadEarlier()}>
+              {loadingEarlier ? 'Loading…' : 'Load earlier'}
+            </button>
+          </p>
+        )}
         {messages.length === 0 && <p className="empty">No messages yet.</p>}
         {messages.map((m) =>
           m.author === 'system' ? (
