@@ -3,7 +3,7 @@ import { rows, type Db } from '../client';
 import { mails } from '../schema';
 
 export type MailInput = { to: string; subject: string; text: string; html: string };
-export type ClaimedMail = { id: number; to: string; subject: string; text: string; html: string; attempts: number };
+export type ClaimedMail = { id: number; account_id: number; to: string; subject: string; text: string; html: string; attempts: number };
 
 /** Mail of no account (sign-up): one more turn in the outbox's rotation. */
 export const NO_ACCOUNT = 0;
@@ -45,7 +45,7 @@ export async function claimDueMails(db: Db, limit: number, leaseSeconds: number)
     )
     UPDATE mails m SET lease_until = now() + make_interval(secs => ${leaseSeconds}), attempts = m.attempts + 1
     FROM due WHERE m.id = due.id
-    RETURNING m.id, m."to", m.subject, m.text, m.html, m.attempts`,
+    RETURNING m.id, m.account_id, m."to", m.subject, m.text, m.html, m.attempts`,
   );
 }
 
