@@ -1,6 +1,6 @@
 import type { Namespace, Server, Socket } from 'socket.io';
 import { sessionFromCookieHeader, type DashboardSession } from '../auth/session';
-import { dashboardUrl } from '../auth/session-secret';
+import { isOwnOrigin } from '../auth/origin';
 import { SESSIONS_TOPIC } from '../auth/session-events';
 import { can } from '../auth/roles';
 import { onInvalidation } from '../cache/invalidation';
@@ -27,20 +27,6 @@ async function memberOf(socket: Socket): Promise<DashboardSession | null> {
   const session = await sessionFromCookieHeader(socket.request.headers.cookie ?? null);
   if (!session || session.mustSetUpTwoFactor || !can(session.role, 'records.read')) return null;
   return session;
-}
-
-/**
- * A browser always sends Origin: a handshake from another site's page (which would carry the
- * member's cookie) is refused. Allowed: the dashboard's address, or the address the request came to.
- */
-export function isOwnOrigin(origin: string | undefined, host: string | undefined): boolean {
-  if (origin === undefined) return true; // not a browser: no ambient cookie to abuse
-  try {
-    const o = new URL(origin);
-    return o.origin === new URL(dashboardUrl('/')).origin || (!!host && o.host === host);
-  } catch {
-    return false;
-  }
 }
 
 /** Re-reads the socket's session now; ends the socket when it no longer holds. */

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { createAdminUser } from '../../lib/accounts/service';
 import { removeMember, setRequireTwoFactor, type Actor as TeamActor } from '../../lib/team/service';
 import { changeMyPassword } from '../../lib/team/profile';
+import { isOwnOrigin } from '../../lib/auth/origin';
 import type { Role } from '../../lib/auth/roles';
 import { createTestAccount, type TestAccount } from '../helpers/builders';
 import { connectMember, inboxSocket, type InboxMember } from '../helpers/inbox';
@@ -98,6 +99,20 @@ describe('who may connect to /inbox', () => {
 });
 
 describe('the handshake comes from the dashboard itself', () => {
+  it('which Origin is the dashboard: a table', () => {
+    const cases: Array<[string | undefined, string | undefined, boolean]> = [
+      [undefined, '127.0.0.1:3000', true], // not a browser
+      ['http://127.0.0.1:3000', '127.0.0.1:3000', true],
+      ['https://desk.example', 'desk.example', true], // behind a proxy that forwards `Host $host`
+      ['https://desk.example:8443', 'desk.example', true],
+      ['https://attacker.example', 'desk.example', false],
+      ['https://desk.example.attacker.example', 'desk.example', false],
+      ['null', '127.0.0.1:3000', false],
+      ['http://127.0.0.1:3001', '127.0.0.1:3000', false],
+    ];
+    for (const [origin, host, ok] of cases) assert.equal(isOwnOrigin(origin, host), ok, `${origin} → ${host}`);
+  });
+
   for (const transport of TRANSPORTS) {
     it(`refuses a page of another origin (${transport}); accepts the dashboard's own`, async () => {
       const agent = await member(await createTestAccount());
