@@ -151,6 +151,8 @@ const EnvSchema = z.object({
   MAILS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).default(3),
   /** Handoff mail (lib/mail/handoff-notifier.ts): a conversation Waiting this long emails the members who asked for it. */
   HANDOFF_EMAIL_AFTER_SECONDS: z.coerce.number().min(0.1).max(86_400).default(120),
+  /** A member gets at most one waiting mail this often; what waits meanwhile comes in their next mail, listed. */
+  HANDOFF_EMAIL_MEMBER_WINDOW_SECONDS: z.coerce.number().min(0.1).max(86_400).default(600),
   /** A member's reply the visitor has not seen this long is emailed to the address they gave. */
   HANDOFF_REPLY_EMAIL_AFTER_SECONDS: z.coerce.number().min(0.1).max(86_400).default(120),
 });

@@ -55,11 +55,14 @@ export async function revokeSessionsOfUser(db: Db, userId: number, except?: stri
   return revoked.length;
 }
 
-export async function revokeAdminSession(db: Db, sessionId: string): Promise<void> {
-  await db
+/** Ends a session; returns its user's id (null when it was already ended). */
+export async function revokeAdminSession(db: Db, sessionId: string): Promise<number | null> {
+  const [row] = await db
     .update(adminSessions)
     .set({ revokedAt: sql`now()` })
-    .where(and(eq(adminSessions.id, sessionId), isNull(adminSessions.revokedAt)));
+    .where(and(eq(adminSessions.id, sessionId), isNull(adminSessions.revokedAt)))
+    .returning({ userId: adminSessions.userId });
+  return row?.userId ?? null;
 }
 
 /**

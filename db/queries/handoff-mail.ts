@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
-import { utcText } from './shared';
+import { preciseUtcText, utcText } from './shared';
 
 /**
  * The handoff's mail (lib/mail/handoff-notifier.ts): which waiting conversations and unseen member
@@ -12,30 +12,104 @@ const after = (seconds: number) => sql`now() - make_interval(secs => ${seconds})
 const waitingDue = (seconds: number) =>
   sql`c.status = 'Waiting' AND c.waiting_since <= ${after(seconds)} AND (c.waiting_mailed_at IS NULL OR c.waiting_mailed_at < c.waiting_since)`;
 
-/** Conversations Waiting at least `seconds` whose waiting episode was not mailed yet, longest waiting first. */
-export async function listDueWaitingConversations(db: Db, seconds: number, limit: number): Promise<Array<{ id: string; account_id: number }>> {
-  return rows(db, sql`SELECT c.id, c.account_id FROM conversations c WHERE ${waitingDue(seconds)} ORDER BY c.waiting_since, c.id LIMIT ${limit}`);
+/**
+ * Accounts with waiting mail to write, at most `limit`: a conversation Waiting `seconds` whose episode
+ * was not announced yet, or a member whose window has passed with announced conversations still Waiting.
+ */
+export async function listAccountsWithWaitingMail(db: Db, seconds: number, windowSeconds: number, limit: number): Promise<number[]> {
+  const found = await rows<{ account_id: number }>(
+    db,
+    sql`
+    (SELECT DISTINCT c.account_id FROM conversations c WHERE ${waitingDue(seconds)})
+    UNION
+    (SELECT DISTINCT u.account_id FROM admin_users u
+      WHERE u.notify_email AND u.waiting_mail_at <= ${after(windowSeconds)}
+        AND EXISTS (SELECT 1 FROM conversations c WHERE c.account_id = u.account_id AND c.status = 'Waiting' AND c.waiting_mailed_at > u.waiting_mail_at))
+    LIMIT ${limit}`,
+  );
+  return found.map((r) => r.account_id);
 }
 
-export type ClaimedWaiting = { id: string; title: string; account_name: string; waiting_since: string };
+/** The account's Waiting conversations most likely to be mailed alone (due ones first), for their summaries. */
+export async function listWaitingMailCandidates(db: Db, accountId: number, seconds: number, limit: number): Promise<string[]> {
+  const found = await rows<{ id: string }>(
+    db,
+    sql`
+    SELECT c.id FROM conversations c WHERE c.account_id = ${accountId} AND c.status = 'Waiting' AND c.waiting_since <= ${after(seconds)}
+    ORDER BY (c.waiting_mailed_at IS NULL OR c.waiting_mailed_at < c.waiting_since) DESC, c.waiting_since DESC LIMIT ${limit}`,
+  );
+  return found.map((r) => r.id);
+}
 
 /**
- * Marks the conversation's waiting episode as mailed when it is still due; null when it is not
- * (claimed by another instance, mailed, taken over meanwhile). Call it in the mail's transaction.
+ * Serialises, until the transaction ends, the waiting mail of one account on every instance: what is
+ * announced and when each member was mailed are stamped with clock_timestamp() under this lock, so a
+ * member's next mail lists exactly what was announced after their last one.
  */
-export async function claimWaitingConversation(tx: Db, accountId: number, conversationId: string, seconds: number): Promise<ClaimedWaiting | null> {
-  const [row] = await rows<ClaimedWaiting>(
+export async function lockAccountWaitingMail(tx: Db, accountId: number): Promise<void> {
+  await rows(tx, sql`SELECT pg_advisory_xact_lock(hashtext(${`waiting-mail:${accountId}`}))::text`);
+}
+
+/** Marks the waiting episodes of the account's due conversations as announced (at most `limit`); returns how many. */
+export async function announceDueWaitingConversations(tx: Db, accountId: number, seconds: number, limit: number): Promise<number> {
+  const done = await rows<{ id: string }>(
     tx,
     sql`
     WITH due AS (
-      SELECT c.id FROM conversations c WHERE c.id = ${conversationId} AND c.account_id = ${accountId} AND ${waitingDue(seconds)}
+      SELECT c.id FROM conversations c WHERE c.account_id = ${accountId} AND ${waitingDue(seconds)}
+      ORDER BY c.waiting_since LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
     )
-    UPDATE conversations c SET waiting_mailed_at = now() FROM due, accounts a
-    WHERE c.id = due.id AND a.id = c.account_id
-    RETURNING c.id, c.title, a.name AS account_name, ${utcText(sql`c.waiting_since`)} AS waiting_since`,
+    UPDATE conversations c SET waiting_mailed_at = clock_timestamp() FROM due WHERE c.id = due.id RETURNING c.id`,
   );
-  return row ?? null;
+  return done.length;
+}
+
+export type WaitingMailMember = NotifiedMember & { since: string };
+
+/**
+ * The account's members who want the waiting mail, whose last one is `windowSeconds` old (or who never
+ * got one) and who have announced conversations still Waiting since then: stamps them as mailed now
+ * and returns them with `since`, the time their mail covers from. Call it under lockAccountWaitingMail.
+ */
+export async function claimMembersForWaitingMail(tx: Db, accountId: number, windowSeconds: number): Promise<WaitingMailMember[]> {
+  return rows<WaitingMailMember>(
+    tx,
+    sql`
+    WITH due AS (
+      SELECT u.id, COALESCE(u.waiting_mail_at, clock_timestamp() - make_interval(secs => ${windowSeconds})) AS since FROM admin_users u
+      WHERE u.account_id = ${accountId} AND u.notify_email
+        AND (u.waiting_mail_at IS NULL OR u.waiting_mail_at <= clock_timestamp() - make_interval(secs => ${windowSeconds}))
+      FOR UPDATE
+    )
+    UPDATE admin_users u SET waiting_mail_at = clock_timestamp() FROM due
+    WHERE u.id = due.id
+      AND EXISTS (SELECT 1 FROM conversations c WHERE c.account_id = ${accountId} AND c.status = 'Waiting' AND c.waiting_mailed_at > due.since)
+    RETURNING u.id, u.email, u.name, u.role, ${preciseUtcText(sql`due.since`)} AS since`,
+  );
+}
+
+export type AnnouncedWaiting = { id: string; title: string; waiting_since: string };
+
+/** The account's conversations announced after `since` and still Waiting, longest waiting first (at most `limit`), and how many in all. */
+export async function listAnnouncedWaiting(
+  tx: Db,
+  accountId: number,
+  since: string,
+  limit: number,
+): Promise<{ total: number; conversations: AnnouncedWaiting[] }> {
+  const where = sql`c.account_id = ${accountId} AND c.status = 'Waiting' AND c.waiting_mailed_at > (${since}::timestamp AT TIME ZONE 'UTC')`;
+  const [count] = await rows<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM conversations c WHERE ${where}`);
+  const conversations = await rows<AnnouncedWaiting>(
+    tx,
+    sql`SELECT c.id, c.title, ${utcText(sql`c.waiting_since`)} AS waiting_since FROM conversations c WHERE ${where} ORDER BY c.waiting_since, c.id LIMIT ${limit}`,
+  );
+  return { total: count?.n ?? 0, conversations };
+}
+
+export async function getAccountName(db: Db, accountId: number): Promise<string> {
+  const [a] = await rows<{ name: string }>(db, sql`SELECT name FROM accounts WHERE id = ${accountId}`);
+  return a?.name ?? '';
 }
 
 export type NotifiedMember = { id: number; email: string; name: string; role: 'owner' | 'admin' | 'agent' };

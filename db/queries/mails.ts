@@ -3,30 +3,49 @@ import { rows, type Db } from '../client';
 import { mails } from '../schema';
 
 export type MailInput = { to: string; subject: string; text: string; html: string };
-export type ClaimedMail = { id: number; to: string; subject: string; text: string; html: string; attempts: number };
+export type ClaimedMail = { id: number; account_id: number; to: string; subject: string; text: string; html: string; attempts: number };
 
-/** Writes a mail to the outbox; call it with the transaction of the change that causes the mail. */
-export async function insertMail(db: Db, m: MailInput): Promise<void> {
-  await db.insert(mails).values(m);
+/** Mail of no account (sign-up): one more turn in the outbox's rotation. */
+export const NO_ACCOUNT = 0;
+
+/** Writes a mail for `accountId` (NO_ACCOUNT for none) to the outbox; call it with the transaction of the change that causes the mail. */
+export async function insertMail(db: Db, accountId: number, m: MailInput): Promise<void> {
+  await db.insert(mails).values({ ...m, accountId });
 }
 
 /**
  * Leases up to `limit` due mails for `leaseSeconds` (FOR UPDATE SKIP LOCKED: each goes to one
- * instance); a lease that lapses (its sender died) makes the mail due again.
+ * instance); a lease that lapses (its sender died) makes the mail due again. Fair as the webhooks
+ * claim: it walks the accounts that have pending mail (one probe each of `mails_claim_idx`, NO_ACCOUNT
+ * among them), reads each one's oldest due mails, and takes every account's oldest before any
+ * account's second, so one account's backlog never delays another account's mail.
  */
 export async function claimDueMails(db: Db, limit: number, leaseSeconds: number): Promise<ClaimedMail[]> {
   return rows<ClaimedMail>(
     db,
     sql`
-    WITH due AS (
+    WITH RECURSIVE accts AS (
+      (SELECT account_id FROM mails WHERE status = 'pending' ORDER BY account_id LIMIT 1)
+      UNION ALL
+      SELECT (SELECT m.account_id FROM mails m WHERE m.status = 'pending' AND m.account_id > accts.account_id ORDER BY m.account_id LIMIT 1)
+      FROM accts WHERE accts.account_id IS NOT NULL
+    ), heads AS (
+      SELECT h.id, h.next_attempt_at, row_number() OVER (PARTITION BY accts.account_id ORDER BY h.next_attempt_at, h.id) AS rn
+      FROM accts CROSS JOIN LATERAL (
+        SELECT m.id, m.next_attempt_at FROM mails m
+        WHERE m.account_id = accts.account_id AND m.status = 'pending' AND m.next_attempt_at <= now()
+          AND (m.lease_until IS NULL OR m.lease_until < now())
+        ORDER BY m.next_attempt_at, m.id LIMIT ${limit}
+      ) h
+    ), due AS (
       SELECT id FROM mails
-      WHERE status = 'pending' AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
-      ORDER BY next_attempt_at, id LIMIT ${limit}
+      WHERE id IN (SELECT id FROM heads ORDER BY rn, next_attempt_at, id LIMIT ${limit})
+        AND status = 'pending' AND (lease_until IS NULL OR lease_until < now())
       FOR UPDATE SKIP LOCKED
     )
     UPDATE mails m SET lease_until = now() + make_interval(secs => ${leaseSeconds}), attempts = m.attempts + 1
     FROM due WHERE m.id = due.id
-    RETURNING m.id, m."to", m.subject, m.text, m.html, m.attempts`,
+    RETURNING m.id, m.account_id, m."to", m.subject, m.text, m.html, m.attempts`,
   );
 }
 

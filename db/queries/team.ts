@@ -66,8 +66,13 @@ export async function setMemberName(db: Db, userId: number, name: string): Promi
   await db.update(adminUsers).set({ name }).where(eq(adminUsers.id, userId));
 }
 
+/** Sets a user's password; every reset link of theirs dies with the old one (call it in a transaction). */
 export async function setPasswordHash(db: Db, userId: number, passwordHash: string): Promise<void> {
   await db.update(adminUsers).set({ passwordHash }).where(eq(adminUsers.id, userId));
+  await db
+    .update(emailTokens)
+    .set({ usedAt: sql`now()` })
+    .where(and(eq(emailTokens.userId, userId), eq(emailTokens.kind, 'reset'), isNull(emailTokens.usedAt)));
 }
 
 export async function getUserById(db: Db, userId: number) {
@@ -160,6 +165,16 @@ export async function revokeInvitation(db: Db, accountId: number, id: string): P
     .where(and(eq(invitations.accountId, accountId), eq(invitations.id, id), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)))
     .returning({ id: invitations.id });
   return rows.length > 0;
+}
+
+/** Revokes the pending invitations `userId` sent (their removal); returns how many. */
+export async function revokeInvitationsBy(db: Db, accountId: number, userId: number): Promise<number> {
+  const rows = await db
+    .update(invitations)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(invitations.accountId, accountId), eq(invitations.invitedBy, userId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)))
+    .returning({ id: invitations.id });
+  return rows.length;
 }
 
 /** A pending invitation by its token's hash (not accepted, revoked or expired), or null. */

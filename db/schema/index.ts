@@ -67,6 +67,8 @@ export const adminUsers = pgTable(
     availability: text('availability').notNull().default('online'),
     dashboardSeenAt: ts('dashboard_seen_at'),
     notifyEmail: boolean('notify_email').notNull().default(true),
+    /** When this member was last mailed about waiting conversations (one mail a window, lib/mail/handoff-notifier.ts). */
+    waitingMailAt: ts('waiting_mail_at'),
   },
   (t) => [
     uniqueIndex('admin_users_email_idx').on(t.email),
@@ -140,6 +142,8 @@ export const mails = pgTable(
   'mails',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
+    /** The account the mail is for, 0 for none (sign-up): the claim takes accounts in turn. */
+    accountId: integer('account_id').notNull().default(0),
     to: text('to').notNull(),
     subject: text('subject').notNull(),
     text: text('text').notNull(),
@@ -153,7 +157,7 @@ export const mails = pgTable(
     sentAt: ts('sent_at'),
   },
   (t) => [
-    index('mails_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
+    index('mails_claim_idx').on(t.accountId, t.nextAttemptAt, t.id).where(sql`status = 'pending'`),
     index('mails_to_idx').on(t.to, t.createdAt),
     index('mails_created_idx').on(t.createdAt),
   ],

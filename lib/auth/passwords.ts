@@ -6,7 +6,12 @@ const R = 8;
 const P = 1;
 const KEYLEN = 32;
 
+/** Hashes computed by this process (each takes a thread-pool slot; the metrics and the token-first tests read it). */
+let derived = 0;
+export const passwordHashesComputed = () => derived;
+
 function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
+  derived++;
   return new Promise((resolve, reject) => {
     scrypt(password.normalize('NFC'), salt, KEYLEN, { N: n, r, p, maxmem: 128 * n * r * 2 }, (err, key) => (err ? reject(err) : resolve(key)));
   });

@@ -11,6 +11,7 @@ import { PEER_IP_HEADER, PEER_PROTO_HEADER } from '../net/client-address';
 import { SignInThrottled, verifyAdminCredentials, type SignedInAdmin } from './admin-signin';
 import { signTicket, verifyTicket } from './email-tokens';
 import { signInError } from './signin-errors';
+import { sessionsOfUserChanged } from './session-events';
 import { checkSecondFactor, CodeThrottled } from './two-factor';
 import { getUserById } from '../../db/queries/team';
 import { randomBase62 } from './api-keys';
@@ -135,7 +136,8 @@ export function authOptions(opts: { secureCookies?: boolean } = {}): NextAuthOpt
     },
     events: {
       async signOut({ token }) {
-        if (typeof token?.sid === 'string') await revokeAdminSession(await getDb(), token.sid);
+        const userId = typeof token?.sid === 'string' ? await revokeAdminSession(await getDb(), token.sid) : null;
+        if (userId !== null) await sessionsOfUserChanged(userId); // its open inbox sockets close now
       },
     },
   };

@@ -1,5 +1,7 @@
 import type { Namespace, Server, Socket } from 'socket.io';
 import { sessionFromCookieHeader, type DashboardSession } from '../auth/session';
+import { isOwnOrigin } from '../auth/origin';
+import { SESSIONS_TOPIC } from '../auth/session-events';
 import { can } from '../auth/roles';
 import { onInvalidation } from '../cache/invalidation';
 import { fromDatabaseError, isAppError } from '../core/errors';
@@ -25,6 +27,18 @@ async function memberOf(socket: Socket): Promise<DashboardSession | null> {
   const session = await sessionFromCookieHeader(socket.request.headers.cookie ?? null);
   if (!session || session.mustSetUpTwoFactor || !can(session.role, 'records.read')) return null;
   return session;
+}
+
+/** Re-reads the socket's session now; ends the socket when it no longer holds. */
+function recheck(socket: Socket) {
+  const data = socket.data as InboxSocketData;
+  memberOf(socket).then(
+    (member) => {
+      if (!member || member.userId !== data.member?.userId || member.accountId !== data.member.accountId) revoke(socket, 'your dashboard session has ended');
+      else data.member = member;
+    },
+    () => {}, // the database is away: the next event or minute re-checks
+  );
 }
 
 function revoke(socket: Socket, message: string) {
@@ -62,6 +76,9 @@ export function attachInboxNamespace(io: Server): Namespace {
 
   nsp.use((socket, next) => {
     if (isDraining()) return next(refusal('draining', 'server draining: reconnect to another instance'));
+    if (!isOwnOrigin(socket.handshake.headers.origin, socket.handshake.headers.host)) {
+      return next(refusal('unauthenticated', 'this page may not open the inbox: open the dashboard itself'));
+    }
     memberOf(socket).then(
       (member) => {
         if (!member) return next(refusal('unauthenticated', 'sign in to the dashboard first'));
@@ -119,6 +136,13 @@ export function attachInboxNamespace(io: Server): Namespace {
   onInvalidation(MEMBER_TOPIC, (userId) => {
     for (const s of nsp.sockets.values())
       if (String((s.data as InboxSocketData).member?.userId) === userId) revoke(s, 'you are no longer a member of this account');
+  });
+  // A sign-out, a new password or a two-factor requirement: the sockets concerned re-check at once, everywhere.
+  onInvalidation(SESSIONS_TOPIC, (id) => {
+    for (const s of nsp.sockets.values()) {
+      const m = (s.data as InboxSocketData).member;
+      if (m && (id === `user:${m.userId}` || id === `account:${m.accountId}`)) recheck(s);
+    }
   });
   // Drain: members' pages are told, their transport closes, and socket.io-client reconnects elsewhere.
   onDrain(() => {

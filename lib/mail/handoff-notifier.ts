@@ -1,10 +1,15 @@
 import { getDb, type Db } from '../../db/client';
 import {
+  announceDueWaitingConversations,
+  claimMembersForWaitingMail,
   claimUnseenReplies,
-  claimWaitingConversation,
+  getAccountName,
+  listAccountsWithWaitingMail,
+  listAnnouncedWaiting,
   listConversationsWithUnseenReplies,
-  listDueWaitingConversations,
   listMembersNotifiedByEmail,
+  listWaitingMailCandidates,
+  lockAccountWaitingMail,
 } from '../../db/queries/handoff-mail';
 import { insertMail } from '../../db/queries/mails';
 import { dashboardUrl } from '../auth/session-secret';
@@ -12,44 +17,80 @@ import { conversationSummary, displayName, type ConversationSummary } from '../c
 import { getLogger } from '../core/logger';
 import { processLoop } from '../core/loop';
 import { getEnv } from '../env';
-import { unseenRepliesMail, waitingConversationMail } from './templates';
+import { unseenRepliesMail, waitingConversationMail, waitingDigestMail } from './templates';
 import { wakeMailWorker } from './worker';
 
 /**
  * The handoff's mail, one loop on every instance (docs/decisions/handoff-mail.md): members are
- * mailed about a conversation Waiting for HANDOFF_EMAIL_AFTER_SECONDS (once per waiting episode),
+ * mailed about conversations Waiting for HANDOFF_EMAIL_AFTER_SECONDS, each member at most once per
+ * HANDOFF_EMAIL_MEMBER_WINDOW_SECONDS (one conversation: its summary; more: a digest listing them);
  * visitors about member replies their widget has not shown for HANDOFF_REPLY_EMAIL_AFTER_SECONDS
- * (once per message, one mail per conversation). Each mail is written to the durable outbox in the transaction that claims its
- * cause with FOR UPDATE SKIP LOCKED, so two instances never write the same mail.
+ * (once per message, one mail per conversation). Each mail is written to the durable outbox in the
+ * transaction that claims its cause, so two instances never write the same mail.
  */
 const BATCH = 50;
+/** Conversations a digest names (the rest are counted); episodes announced per account and pass. */
+export const DIGEST_LISTED = 50;
+const ANNOUNCE_PER_PASS = 1000;
+const SUMMARIES = 3;
 
-/** Mails the members about conversations waiting too long; returns how many conversations it claimed. */
-export async function mailWaitingConversations(afterSeconds = getEnv().HANDOFF_EMAIL_AFTER_SECONDS): Promise<number> {
+/** Mails the members about conversations waiting too long; returns how many waiting mails it wrote. */
+export async function mailWaitingConversations(
+  afterSeconds = getEnv().HANDOFF_EMAIL_AFTER_SECONDS,
+  windowSeconds = getEnv().HANDOFF_EMAIL_MEMBER_WINDOW_SECONDS,
+): Promise<number> {
   const db = await getDb();
-  let claimed = 0;
-  await eachConversation(await listDueWaitingConversations(db, afterSeconds, BATCH), 'waiting mail', async (c) => {
-    const members = await listMembersNotifiedByEmail(db, c.account_id);
-    // Read before the claim's transaction: the embedded database has one connection.
-    const summary = members[0]
-      ? await conversationSummary({ accountId: c.account_id, userId: members[0].id, role: members[0].role }, { conversation_id: c.id })
-      : null;
-    const wrote = await inTransaction(db, async (tx) => {
-      const w = await claimWaitingConversation(tx, c.account_id, c.id, afterSeconds);
-      if (!w) return -1;
-      const minutes = Math.floor((Date.now() - Date.parse(w.waiting_since)) / 60_000);
-      for (const m of members) await insertMail(tx, waitingConversationMail(m.email, waitingMailFacts(w, minutes, summary)));
-      return members.length;
-    });
-    if (wrote >= 0) claimed++;
-  });
-  return claimed;
+  let written = 0;
+  for (const accountId of await listAccountsWithWaitingMail(db, afterSeconds, windowSeconds, BATCH)) {
+    try {
+      written += await mailWaitingOfAccount(db, accountId, afterSeconds, windowSeconds);
+    } catch (e) {
+      getLogger().warn({ err: e, accountId }, `handoff notifier: waiting mail of account ${accountId} not written; retrying at the next pass`);
+    }
+  }
+  return written;
 }
 
-const waitingMailFacts = (w: { id: string; title: string; account_name: string }, minutes: number, s: ConversationSummary | null) => ({
-  accountName: w.account_name,
+async function mailWaitingOfAccount(db: Db, accountId: number, afterSeconds: number, windowSeconds: number): Promise<number> {
+  // Read before the transaction: the embedded database has one connection.
+  const [reader] = await listMembersNotifiedByEmail(db, accountId);
+  const summaries = new Map<string, ConversationSummary>();
+  if (reader) {
+    for (const id of await listWaitingMailCandidates(db, accountId, afterSeconds, SUMMARIES)) {
+      summaries.set(id, await conversationSummary({ accountId, userId: reader.id, role: reader.role }, { conversation_id: id }));
+    }
+  }
+  const accountName = await getAccountName(db, accountId);
+  return inTransaction(db, async (tx) => {
+    await lockAccountWaitingMail(tx, accountId);
+    await announceDueWaitingConversations(tx, accountId, afterSeconds, ANNOUNCE_PER_PASS);
+    let n = 0;
+    for (const m of await claimMembersForWaitingMail(tx, accountId, windowSeconds)) {
+      const { total, conversations } = await listAnnouncedWaiting(tx, accountId, m.since, DIGEST_LISTED);
+      const [one] = conversations;
+      if (!one) continue;
+      const mail =
+        total === 1
+          ? waitingConversationMail(m.email, waitingMailFacts(accountName, one, summaries.get(one.id) ?? null))
+          : waitingDigestMail(m.email, {
+              accountName,
+              total,
+              conversations: conversations.map((c) => ({ title: c.title, minutes: minutesSince(c.waiting_since), url: dashboardUrl(`/inbox/${c.id}`) })),
+              url: dashboardUrl('/inbox'),
+            });
+      await insertMail(tx, accountId, mail);
+      n++;
+    }
+    return n;
+  });
+}
+
+const minutesSince = (utc: string) => Math.max(0, Math.floor((Date.now() - Date.parse(`${utc.replace(' ', 'T')}Z`)) / 60_000));
+
+const waitingMailFacts = (accountName: string, w: { id: string; title: string; waiting_since: string }, s: ConversationSummary | null) => ({
+  accountName,
   title: w.title,
-  minutes,
+  minutes: minutesSince(w.waiting_since),
   asked: s?.asked ?? [],
   answers: s?.answers ?? [],
   sources: (s?.sources ?? []).map((x) => x.title),
@@ -65,7 +106,7 @@ export async function mailUnseenReplies(afterSeconds = getEnv().HANDOFF_REPLY_EM
       const r = await claimUnseenReplies(tx, c.account_id, c.id, afterSeconds);
       if (!r) return false;
       const replies = r.replies.map((m) => ({ name: displayName({ name: m.author_name, email: null }), text: m.text }));
-      await insertMail(tx, unseenRepliesMail(r.visitor_email, { accountName: r.account_name, replies }));
+      await insertMail(tx, c.account_id, unseenRepliesMail(r.visitor_email, { accountName: r.account_name, replies }));
       return true;
     });
     if (wrote) mailed++;

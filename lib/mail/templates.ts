@@ -4,6 +4,25 @@ import type { MailInput } from '../../db/queries/mails';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
+/** Links in text that others wrote (account and member names, titles, visitors' words): mails must not carry them. */
+const LINKISH = /\b(?:[a-z][a-z0-9+.-]*:\/\/|www\.)\S*|\b[\w-]+(?:\.[\w-]+)+\/\S*/gi;
+
+/**
+ * Text someone else chose, as one line of at most `max` characters without links: svc's mails are
+ * not a relay for arbitrary text (HTML is escaped by `mail` below).
+ */
+export function quoted(s: string, max: number): string {
+  const line = s
+    .replace(/[\p{Cc}\p{Cf}\u2028\u2029]+/gu, ' ')
+    .replace(LINKISH, '[link removed]')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
+}
+const NAME = 60;
+const TITLE = 120;
+const WORDS = 1000;
+
 function mail(to: string, subject: string, lines: string[], link: { url: string; label: string } | null, after: string[]): MailInput {
   const text = [...lines, ...(link ? ['', link.url] : []), '', ...after].join('\n');
   const para = (l: string) => `<p>${escapeHtml(l)}</p>`;
@@ -16,11 +35,12 @@ function mail(to: string, subject: string, lines: string[], link: { url: string;
 }
 
 export function invitationMail(to: string, v: { accountName: string; inviter: string; role: string; url: string }): MailInput {
+  const account = quoted(v.accountName, NAME);
   return mail(
     to,
-    `You are invited to ${v.accountName} on svc`,
+    `You are invited to ${account} on svc`,
     [
-      `${v.inviter} invited you to join ${v.accountName} on svc as ${v.role === 'agent' ? 'an agent' : `an ${v.role}`}.`,
+      `${quoted(v.inviter, NAME)} invited you to join ${account} on svc as ${v.role === 'agent' ? 'an agent' : `an ${v.role}`}.`,
       'Accept the invitation within 7 days:',
     ],
     { url: v.url, label: 'Accept invitation' },
@@ -38,10 +58,25 @@ export function passwordResetMail(to: string, v: { url: string }): MailInput {
   );
 }
 
+/** To an address that already has a user, instead of a confirmation (the sign-up form answers the same either way). */
+export function signupTakenMail(to: string, v: { url: string }): MailInput {
+  return mail(
+    to,
+    'Your svc account',
+    ['Someone tried to sign up for svc with this address, which already has an account. To get in, sign in or choose a new password:'],
+    { url: v.url, label: 'Sign in' },
+    ['If it was not you, ignore this email: nothing changed.'],
+  );
+}
+
 export function signupMail(to: string, v: { accountName: string; url: string }): MailInput {
-  return mail(to, 'Confirm your svc account', [`Confirm the svc account ${v.accountName} within 24 hours:`], { url: v.url, label: 'Confirm account' }, [
-    'If you did not sign up, ignore this email: nothing is created.',
-  ]);
+  return mail(
+    to,
+    'Confirm your svc account',
+    [`Confirm the svc account ${quoted(v.accountName, NAME)} within 24 hours:`],
+    { url: v.url, label: 'Confirm account' },
+    ['If you did not sign up, ignore this email: nothing is created.'],
+  );
 }
 
 /** To members: a conversation has waited for a person (docs/contracts.md §14 "notifications"). */
@@ -61,12 +96,14 @@ export function waitingConversationMail(
   const last = v.answers.at(-1);
   return mail(
     to,
-    `Waiting for a person: ${v.title}`,
+    `Waiting for a person: ${quoted(v.title, TITLE)}`,
     [
-      `A visitor of ${v.accountName} has waited ${waited} for a person and nobody has taken the conversation yet.`,
-      ...v.asked.map((q, i) => `${i === 0 ? 'Asked' : 'Lately asked'}: ${q}`),
-      ...(last ? [last.declined ? 'The assistant declined: nothing in the knowledge base answered it.' : `The assistant answered: ${last.answer}`] : []),
-      ...(v.sources.length > 0 ? [`Sources it used: ${v.sources.join(', ')}`] : []),
+      `A visitor of ${quoted(v.accountName, NAME)} has waited ${waited} for a person and nobody has taken the conversation yet.`,
+      ...v.asked.map((q, i) => `${i === 0 ? 'Asked' : 'Lately asked'}: ${quoted(q, WORDS)}`),
+      ...(last
+        ? [last.declined ? 'The assistant declined: nothing in the knowledge base answered it.' : `The assistant answered: ${quoted(last.answer, WORDS)}`]
+        : []),
+      ...(v.sources.length > 0 ? [`Sources it used: ${v.sources.map((x) => quoted(x, TITLE)).join(', ')}`] : []),
     ],
     { url: v.url, label: 'Open the conversation' },
     ['You get this email because "Email me when a conversation waits" is on in your profile.'],
@@ -75,14 +112,35 @@ export function waitingConversationMail(
 
 /** To the visitor: the replies their widget has not shown (they left their address while the team was away). */
 export function unseenRepliesMail(to: string, v: { accountName: string; replies: Array<{ name: string; text: string }> }): MailInput {
+  const account = quoted(v.accountName, NAME);
   return mail(
     to,
-    `${v.accountName} replied to your question`,
+    `${account} replied to your question`,
     [
-      `You asked ${v.accountName} for a person and left this address. ${v.replies.length === 1 ? 'Their reply' : 'Their replies'}:`,
-      ...v.replies.map((r) => `${r.name}: ${r.text}`),
+      `You asked ${account} for a person and left this address. ${v.replies.length === 1 ? 'Their reply' : 'Their replies'}:`,
+      // A member's own words to the visitor who asked (links included), only bounded in length.
+      ...v.replies.map((r) => `${quoted(r.name, NAME)}: ${r.text.length > 4 * WORDS ? `${r.text.slice(0, 4 * WORDS - 1)}…` : r.text}`),
     ],
     null,
     ['To answer, go back to the chat on their website.'],
+  );
+}
+
+/** To a member: the conversations that began waiting since their last waiting mail (one mail a window, not one per conversation). */
+export function waitingDigestMail(
+  to: string,
+  v: { accountName: string; total: number; conversations: Array<{ title: string; minutes: number; url: string }>; url: string },
+): MailInput {
+  const more = v.total - v.conversations.length;
+  return mail(
+    to,
+    `${v.total} conversations waiting for a person`,
+    [
+      `${v.total} conversations of ${quoted(v.accountName, NAME)} began waiting for a person since your last email and nobody has taken them yet:`,
+      ...v.conversations.map((c) => `${quoted(c.title, TITLE)} (waiting ${c.minutes < 1 ? 'less than a minute' : `${c.minutes} min`}): ${c.url}`),
+      ...(more > 0 ? [`and ${more} more.`] : []),
+    ],
+    { url: v.url, label: 'Open the inbox' },
+    ['You get at most one such email every few minutes because "Email me when a conversation waits" is on in your profile.'],
   );
 }

@@ -10,8 +10,10 @@ import { getLimiter } from '../limits/limiter';
 import { passwordResetMail } from '../mail/templates';
 import { writeBoundedMail } from '../mail/outbox';
 import { addressLimitKey } from '../net/client-address';
+import { limitPasswordForm } from './form-limits';
 import { hashLinkToken, LINK_TOKEN_RE, newLinkToken } from '../auth/email-tokens';
 import { hashPassword } from '../auth/passwords';
+import { sessionsOfUserChanged } from '../auth/session-events';
 import { dashboardUrl } from '../auth/session-secret';
 
 /**
@@ -32,7 +34,7 @@ export async function requestPasswordReset(input: { email: unknown }, ip: string
   const user = await getAdminUserByEmail(await getDb(), email);
   if (!user) return answer;
   const { token, hash } = newLinkToken();
-  await writeBoundedMail(passwordResetMail(email, { url: dashboardUrl(`/reset-password/${token}`) }), (tx) =>
+  await writeBoundedMail(user.accountId, passwordResetMail(email, { url: dashboardUrl(`/reset-password/${token}`) }), (tx) =>
     insertEmailToken(tx, { tokenHash: hash, kind: 'reset', userId: user.id, expiresAt: new Date(Date.now() + RESET_LINK_MINUTES * 60_000) }),
   );
   return answer;
@@ -42,18 +44,23 @@ export async function isResetLinkValid(token: string): Promise<boolean> {
   return LINK_TOKEN_RE.test(token) && peekEmailToken(await getDb(), hashLinkToken(token), 'reset');
 }
 
-/** Sets the new password once per link and ends every session of that user. */
-export async function resetPassword(token: string, input: { password: unknown }) {
+/** Sets the new password once per link and ends every session and every other reset link of that user. */
+export async function resetPassword(token: string, input: { password: unknown }, ip: string) {
+  await limitPasswordForm(ip);
   const { password } = validate(z.object({ password: Password }), input);
   const gone = new AppError('not_found', 'This reset link is not valid any more (used or expired); ask for a new one.');
+  // The token first: a forged or used link never costs a hash.
   if (!LINK_TOKEN_RE.test(token)) throw gone;
-  const passwordHash = await hashPassword(password);
   const db = await getDb();
-  return db.transaction(async (tx) => {
+  if (!(await peekEmailToken(db, hashLinkToken(token), 'reset'))) throw gone;
+  const passwordHash = await hashPassword(password);
+  const done = await db.transaction(async (tx) => {
     const t = tx as unknown as Db;
     const row = await consumeEmailToken(t, hashLinkToken(token), 'reset');
     if (!row?.userId) throw gone;
     await setPasswordHash(t, row.userId, passwordHash);
     return { user_id: row.userId, sessions_revoked: await revokeSessionsOfUser(t, row.userId) };
   });
+  await sessionsOfUserChanged(done.user_id);
+  return done;
 }

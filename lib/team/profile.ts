@@ -8,6 +8,7 @@ import { validate } from '../accounts/service';
 import { AppError } from '../core/errors';
 import { hashPassword, verifyPassword } from '../auth/passwords';
 import { recoveryCodesLeft } from '../auth/two-factor';
+import { sessionsOfUserChanged } from '../auth/session-events';
 
 /** The signed-in member's own settings (/profile). */
 export type Me = { userId: number; accountId: number; sessionId: string };
@@ -51,5 +52,6 @@ export async function changeMyPassword(me: Me, input: { current: unknown; passwo
     await setPasswordHash(tx as unknown as Db, me.userId, passwordHash);
     return revokeSessionsOfUser(tx as unknown as Db, me.userId, me.sessionId);
   });
+  await sessionsOfUserChanged(me.userId);
   return { other_sessions_ended: ended };
 }

@@ -1,6 +1,5 @@
 import { getDb, type Db } from '../../db/client';
-import { getAccountById, getAdminUserByEmail, insertAdminUser, lockAccountForWrite } from '../../db/queries/accounts';
-import { insertMail } from '../../db/queries/mails';
+import { getAccountById, insertAdminUser, lockAccountForWrite } from '../../db/queries/accounts';
 import {
   deleteMember,
   getAccountOwner,
@@ -12,6 +11,7 @@ import {
   lockMember,
   markInvitationAccepted,
   revokeInvitation as revokeInvitationRow,
+  revokeInvitationsBy,
   setMemberRole,
   setRequireTwoFactor as setRequireTwoFactorRow,
 } from '../../db/queries/team';
@@ -20,12 +20,14 @@ import { AppError } from '../core/errors';
 import { publishInvalidation } from '../cache/invalidation';
 import { hashLinkToken, LINK_TOKEN_RE, newLinkToken, signTicket } from '../auth/email-tokens';
 import { hashPassword } from '../auth/passwords';
+import { sessionsOfAccountChanged } from '../auth/session-events';
 import { canAssignRole, requireRole, type Role } from '../auth/roles';
 import { dashboardUrl } from '../auth/session-secret';
 import { getEnv } from '../env';
 import { getLimiter } from '../limits/limiter';
 import { invitationMail } from '../mail/templates';
-import { wakeMailWorker } from '../mail/worker';
+import { writeBoundedMail } from '../mail/outbox';
+import { limitPasswordForm } from './form-limits';
 import { AcceptInvitationInput, ChangeRoleInput, InvitationIdInput, InviteInput, MemberIdInput } from './contract';
 
 /** The team of an account (docs/contracts.md §13). `actor` is the signed-in member; every rule is checked here, for every door. */
@@ -51,15 +53,22 @@ export async function inviteMember(actor: Actor, input: { email: unknown; role: 
   const v = validate(InviteInput, input);
   if (!canAssignRole(actor.role, v.role)) throw new AppError('forbidden', 'Your role may not invite with this role.');
   const db = await getDb();
-  if (await getAdminUserByEmail(db, v.email)) throw new AppError('conflict', `${v.email} already belongs to a user.`);
+  // No "already a user" answer: it would tell any admin who has an account here (the acceptance refuses it).
   await getLimiter('team:invitations', { points: getEnv().INVITATIONS_PER_HOUR, durationSeconds: 3600 }).enforce(
     String(actor.accountId),
     'invitations from this account',
   );
   const account = await getAccountById(db, actor.accountId);
   const { token, hash } = newLinkToken();
-  const invitation = await db.transaction(async (tx) => {
-    const row = await insertInvitation(asDb(tx), {
+  let id = '';
+  const mail = invitationMail(v.email, {
+    accountName: account?.name ?? 'svc',
+    inviter: actor.name || actor.email,
+    role: v.role,
+    url: dashboardUrl(`/invite/${token}`),
+  });
+  const written = await writeBoundedMail(actor.accountId, mail, async (tx) => {
+    const row = await insertInvitation(tx, {
       accountId: actor.accountId,
       email: v.email,
       role: v.role,
@@ -67,19 +76,10 @@ export async function inviteMember(actor: Actor, input: { email: unknown; role: 
       invitedBy: actor.userId,
       expiresAt: new Date(Date.now() + INVITATION_DAYS * 86_400_000),
     });
-    await insertMail(
-      asDb(tx),
-      invitationMail(v.email, {
-        accountName: account?.name ?? 'svc',
-        inviter: actor.name || actor.email,
-        role: v.role,
-        url: dashboardUrl(`/invite/${token}`),
-      }),
-    );
-    return row;
+    id = row.id;
   });
-  wakeMailWorker();
-  return { id: invitation.id, email: v.email, role: v.role };
+  if (!written) throw new AppError('rate_limited', 'Too many emails to this address in the last hour; try again later.');
+  return { id, email: v.email, role: v.role };
 }
 
 export async function revokeInvitation(actor: Actor, input: { id: unknown }) {
@@ -125,6 +125,8 @@ export async function removeMember(actor: Actor, input: { userId: unknown }) {
   const db = await getDb();
   const removed = await db.transaction(async (tx) => {
     await lockNonOwner(asDb(tx), actor.accountId, v.userId, 'The owner cannot be removed; they transfer ownership first.');
+    // What they invited leaves with them: an admin removed for cause cannot come back through a pending link.
+    await revokeInvitationsBy(asDb(tx), actor.accountId, v.userId);
     await deleteMember(asDb(tx), actor.accountId, v.userId);
     return { user_id: v.userId, removed: true as const };
   });
@@ -152,6 +154,7 @@ export async function transferOwnership(actor: Actor, input: { userId: unknown }
 export async function setRequireTwoFactor(actor: Actor, on: boolean) {
   requireRole(actor, 'team.own');
   await setRequireTwoFactorRow(await getDb(), actor.accountId, on);
+  if (on) await sessionsOfAccountChanged(actor.accountId); // members without two-factor leave the inbox now
   return { require_two_factor: on };
 }
 
@@ -169,12 +172,15 @@ export async function getInvitationByToken(token: string) {
  * Accepts an invitation once: creates the member and returns a sign-in ticket the browser
  * exchanges for a session. A used, revoked, expired or forged link is a 404.
  */
-export async function acceptInvitation(token: string, input: { name: unknown; password: unknown }) {
+export async function acceptInvitation(token: string, input: { name: unknown; password: unknown }, ip: string) {
+  await limitPasswordForm(ip);
   const v = validate(AcceptInvitationInput, input);
   const gone = () => new AppError('not_found', 'This invitation link is not valid any more (used, revoked or expired); ask for a new one.');
+  // The token first: a forged, used or revoked link never costs a hash.
   if (!LINK_TOKEN_RE.test(token)) throw gone();
-  const passwordHash = await hashPassword(v.password);
   const db = await getDb();
+  if (!(await getPendingInvitationByHash(db, hashLinkToken(token)))) throw gone();
+  const passwordHash = await hashPassword(v.password);
   const user = await db.transaction(async (tx) => {
     const inv = await getPendingInvitationByHash(asDb(tx), hashLinkToken(token));
     if (!inv || !(await markInvitationAccepted(asDb(tx), inv.id))) throw gone();

@@ -6,16 +6,17 @@ import { AccountName, Email, Password } from '../accounts/contract';
 import { createAccountWithOwner, validate } from '../accounts/service';
 import { AppError } from '../core/errors';
 import { hashLinkToken, LINK_TOKEN_RE, newLinkToken, signTicket } from '../auth/email-tokens';
-import { writeBoundedMail } from '../mail/outbox';
+import { NO_ACCOUNT, writeBoundedMail } from '../mail/outbox';
 import { hashPassword } from '../auth/passwords';
 import { dashboardUrl } from '../auth/session-secret';
 import { getEnv } from '../env';
-import { signupMail } from '../mail/templates';
+import { signupMail, signupTakenMail } from '../mail/templates';
+import { limitPasswordForm } from './form-limits';
 
 /**
  * Sign-up (docs/contracts.md §13, SIGNUP=open): nothing is created until the emailed link (valid 24 h)
  * is opened; then the account and its owner are created and the owner is signed in. The answer
- * is the same whether or not the address already has a user (no mail is sent then).
+ * is the same whether or not the address already has a user (who gets a 'you already have an account' mail).
  */
 export const SIGNUP_HOURS = 24;
 export const SIGNUP_ANSWER = 'Check your email: we sent a link to confirm your account. It is valid for 24 hours.';
@@ -26,13 +27,18 @@ export function requireSignupOpen(): void {
   if (getEnv().SIGNUP !== 'open') throw new AppError('not_found', 'Sign-up is closed on this service.');
 }
 
-export async function requestSignup(input: { accountName: unknown; email: unknown; password: unknown }) {
+export async function requestSignup(input: { accountName: unknown; email: unknown; password: unknown }, ip: string) {
   requireSignupOpen();
+  await limitPasswordForm(ip);
   const v = validate(SignupInput, input);
-  if (await getAdminUserByEmail(await getDb(), v.email)) return { message: SIGNUP_ANSWER };
-  const { token, hash } = newLinkToken();
+  // The same work for a taken address (a hash and a bounded mail), so neither the answer nor its time tells.
   const payload: Pending = { name: v.accountName, email: v.email, passwordHash: await hashPassword(v.password) };
-  await writeBoundedMail(signupMail(v.email, { accountName: v.accountName, url: dashboardUrl(`/signup/confirm/${token}`) }), (tx) =>
+  if (await getAdminUserByEmail(await getDb(), v.email)) {
+    await writeBoundedMail(NO_ACCOUNT, signupTakenMail(v.email, { url: dashboardUrl('/login') }), async () => {});
+    return { message: SIGNUP_ANSWER };
+  }
+  const { token, hash } = newLinkToken();
+  await writeBoundedMail(NO_ACCOUNT, signupMail(v.email, { accountName: v.accountName, url: dashboardUrl(`/signup/confirm/${token}`) }), (tx) =>
     insertEmailToken(tx, { tokenHash: hash, kind: 'signup', payload, expiresAt: new Date(Date.now() + SIGNUP_HOURS * 3_600_000) }),
   );
   return { message: SIGNUP_ANSWER };

@@ -90,9 +90,9 @@ describe('CLI: mail list', () => {
   it('prints the outbox newest first, filtered by --to, with to, subject, text, created_at, sent_at', async () => {
     const to = `someone-${randomUUID()}@example.test`;
     await inDb(async (db) => {
-      await insertMail(db, { to, subject: 'first', text: 'one', html: '<p>one</p>' });
-      await insertMail(db, { to, subject: 'second', text: 'two', html: '<p>two</p>' });
-      await insertMail(db, { to: `other-${randomUUID()}@example.test`, subject: 'elsewhere', text: '3', html: '3' });
+      await insertMail(db, 0, { to, subject: 'first', text: 'one', html: '<p>one</p>' });
+      await insertMail(db, 0, { to, subject: 'second', text: 'two', html: '<p>two</p>' });
+      await insertMail(db, 0, { to: `other-${randomUUID()}@example.test`, subject: 'elsewhere', text: '3', html: '3' });
     });
     const out = parseSuccess(await runCli(['mail', 'list', '--to', to.toUpperCase()]));
     const mails = out.mails as Array<Record<string, unknown>>;

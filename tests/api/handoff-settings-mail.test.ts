@@ -41,6 +41,8 @@ import { startSmtpServer, type ReceivedMail, type SmtpServer } from '../helpers/
 const AFTER_SECONDS = 1;
 /** Two replies sent one after the other must fall in one window even when the machine is busy. */
 const REPLY_AFTER_SECONDS = 3;
+/** A member's waiting mails are at least this far apart (a test moves a member's last mail back to end it). */
+const WINDOW_SECONDS = 600;
 let server: TestServer;
 let smtp: SmtpServer;
 const received: ReceivedMail[] = [];
@@ -53,6 +55,7 @@ before(
       MAIL_RETRY_BASE_MS: '300',
       HANDOFF_EMAIL_AFTER_SECONDS: String(AFTER_SECONDS),
       HANDOFF_REPLY_EMAIL_AFTER_SECONDS: String(REPLY_AFTER_SECONDS),
+      HANDOFF_EMAIL_MEMBER_WINDOW_SECONDS: String(WINDOW_SECONDS),
     });
   },
   { timeout: 120_000 },
@@ -92,6 +95,11 @@ async function conversation(t: Team, question: string): Promise<{ id: string; ti
   const c = conversationLine({ channel_id: t.channel, status: 'Open', title });
   await importLines(t.accountId, [c, responseLine(c, { question, answer: 'I could not find that.' })]);
   return { id: c.conversation_id, title };
+}
+
+/** Moves the member's last waiting mail back past the window (instead of waiting WINDOW_SECONDS). */
+async function endMailWindow(userId: number) {
+  await rows(await getDb(), sql`UPDATE admin_users SET waiting_mail_at = now() - interval '1 day' WHERE id = ${userId} RETURNING id`);
 }
 
 const visitor = (t: Team, id: string) => ({ accountId: t.accountId, conversationId: id });
@@ -200,7 +208,8 @@ describe('the waiting mail', () => {
     assert.equal(mailsTo(t.agent.email, c.title).length, 1, 'once');
     assert.equal(mailsTo(t.admin.email).length, 0, 'the admin turned it off');
 
-    // A new waiting episode (handed back, asked again) is mailed again.
+    // A new waiting episode (handed back, asked again) is mailed again, once the owner's window has passed.
+    await endMailWindow(t.owner.userId);
     await handBack(t.owner, { conversation_id: c.id });
     await requestHandoff(visitor(t, c.id));
     await smtp.waitFor((m) => m.envelopeTo.includes(t.owner.email) && m.subject.includes(c.title) && mailsTo(t.owner.email, c.title).length === 2);
@@ -226,15 +235,54 @@ describe('the waiting mail', () => {
     );
     const claimed = await Promise.all([mailWaitingConversations(), mailWaitingConversations(), mailWaitingConversations(), mailWaitingConversations()]);
     assert.ok(claimed.every((n) => n >= 0));
-    const written = await rows<{ to: string; subject: string; n: number }>(
+    const written = await rows<{ to: string; n: number }>(
       db,
-      sql`SELECT "to", subject, count(*)::int AS n FROM mails WHERE subject LIKE 'Waiting for a person: Parcel %' AND "to" IN (${t.owner.email}, ${t.admin.email}, ${t.agent.email}) GROUP BY 1, 2`,
+      sql`SELECT "to", count(*)::int AS n FROM mails WHERE subject ILIKE '%waiting for a person%' AND "to" IN (${t.owner.email}, ${t.admin.email}, ${t.agent.email}) GROUP BY 1`,
     );
-    assert.equal(written.length, cs.length * 3, 'every member of this account wants it (all on by default)');
+    assert.equal(written.length, 3, 'one mail to each member (all on by default), not one per conversation');
     assert.ok(
       written.every((w) => w.n === 1),
       JSON.stringify(written.filter((w) => w.n !== 1)),
     );
+  });
+
+  it('200 waiting conversations of one account: at most one mail per member per window; the next one lists what waited meanwhile', {
+    timeout: 120_000,
+  }, async () => {
+    const t = await team('Flood Co');
+    await setMyEmailNotifications({ ...t.admin, sessionId: '' }, { notify_email: false });
+    await setMyEmailNotifications({ ...t.agent, sessionId: '' }, { notify_email: false });
+    const lines = Array.from({ length: 200 }, (_, i) =>
+      conversationLine({ channel_id: t.channel, status: 'Open', title: `Flood ${i} ${randomUUID().slice(0, 8)}` }),
+    );
+    await importLines(t.accountId, lines);
+    const titles = new Set(lines.map((c) => c.title as string));
+    for (const c of lines) await requestHandoff(visitor(t, c.conversation_id));
+    const db = await getDb();
+    const ids = sql.param(lines.map((c) => c.conversation_id));
+    await rows(db, sql`UPDATE conversations SET waiting_since = now() - interval '1 hour' WHERE id = ANY(${ids}::uuid[]) RETURNING id`);
+    await mailWaitingConversations();
+    await mailWaitingConversations();
+    const announced = async () =>
+      (await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM conversations WHERE id = ANY(${ids}::uuid[]) AND waiting_mailed_at IS NOT NULL`))[0]!.n;
+    assert.equal(await announced(), 200);
+    const owners = async () => rows<{ subject: string; text: string }>(db, sql`SELECT subject, text FROM mails WHERE "to" = ${t.owner.email} ORDER BY id`);
+    const first = await owners();
+    assert.equal(first.length, 1, 'one mail within the window, not 200');
+    // The window ends: the next pass mails what began waiting since the first mail, as a digest.
+    await endMailWindow(t.owner.userId);
+    await mailWaitingConversations();
+    const all = await owners();
+    assert.equal(all.length, 2);
+    const digest = all[1]!;
+    assert.equal(digest.subject, '200 conversations waiting for a person');
+    const listed = [...titles].filter((x) => digest.text.includes(x));
+    assert.equal(listed.length, 50, 'the digest names the 50 longest waiting');
+    assert.match(digest.text, /and 150 more\./);
+    assert.match(digest.text, /\/inbox\n/);
+    const got = await smtp.waitFor((m) => m.envelopeTo.includes(t.owner.email) && m.subject === digest.subject);
+    assert.match(got.html ?? '', /200 conversations of Flood Co/);
+    assert.equal(mailsTo(t.admin.email).length + mailsTo(t.agent.email).length, 0, 'they turned it off');
   });
 });
 
@@ -319,15 +367,18 @@ describe('several instances', { skip: process.env.TEST_DB !== 'postgres' && 'nee
       SMTP_URL: smtp.url,
       HANDOFF_EMAIL_AFTER_SECONDS: '0.5',
       HANDOFF_REPLY_EMAIL_AFTER_SECONDS: '0.5',
+      HANDOFF_EMAIL_MEMBER_WINDOW_SECONDS: '1',
     });
     try {
       const t = await team('Cluster Co');
       const cs = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => conversation(t, `Cluster question ${i}`)));
       await Promise.all(cs.map((c) => requestHandoff(visitor(t, c.id))));
       const members = [t.owner.email, t.admin.email, t.agent.email];
-      for (const c of cs) for (const to of members) await smtp.waitFor((m) => m.envelopeTo.includes(to) && m.subject.includes(c.title), 30_000);
+      // One mail or a digest per member and window: each conversation is named in exactly one of a member's mails.
+      const naming = (to: string, title: string) => received.filter((m) => m.envelopeTo.includes(to) && m.text.includes(title));
+      for (const c of cs) for (const to of members) await smtp.waitFor((m) => m.envelopeTo.includes(to) && m.text.includes(c.title), 30_000);
       await sleep(2000);
-      for (const c of cs) for (const to of members) assert.equal(mailsTo(to, c.title).length, 1, `${to} about ${c.title}`);
+      for (const c of cs) for (const to of members) assert.equal(naming(to, c.title).length, 1, `${to} about ${c.title}`);
     } finally {
       await cluster.close();
     }

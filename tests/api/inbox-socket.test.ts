@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createAdminUser } from '../../lib/accounts/service';
-import { removeMember } from '../../lib/team/service';
+import { removeMember, setRequireTwoFactor, type Actor as TeamActor } from '../../lib/team/service';
+import { changeMyPassword } from '../../lib/team/profile';
+import { isOwnOrigin } from '../../lib/auth/origin';
 import type { Role } from '../../lib/auth/roles';
 import { createTestAccount, type TestAccount } from '../helpers/builders';
 import { connectMember, inboxSocket, type InboxMember } from '../helpers/inbox';
@@ -96,6 +98,42 @@ describe('who may connect to /inbox', () => {
       const s = await connect(agent, transport);
       const list = await s.ok<{ counts: Record<string, number> }>('inbox:list', { view: 'waiting' });
       assert.deepEqual(Object.keys(list.counts).sort(), ['all_open', 'mine', 'resolved', 'unassigned', 'waiting']);
+    });
+  }
+});
+
+describe('the handshake comes from the dashboard itself', () => {
+  it('which Origin is the dashboard: a table', () => {
+    const cases: Array<[string | undefined, string | undefined, boolean]> = [
+      [undefined, '127.0.0.1:3000', true], // not a browser
+      ['http://127.0.0.1:3000', '127.0.0.1:3000', true],
+      ['https://desk.example', 'desk.example', true], // behind a proxy that forwards `Host $host`
+      ['https://desk.example:8443', 'desk.example', true],
+      ['https://attacker.example', 'desk.example', false],
+      ['https://desk.example.attacker.example', 'desk.example', false],
+      ['null', '127.0.0.1:3000', false],
+      ['http://127.0.0.1:3001', '127.0.0.1:3000', false],
+    ];
+    for (const [origin, host, ok] of cases) assert.equal(isOwnOrigin(origin, host), ok, `${origin} → ${host}`);
+  });
+
+  for (const transport of TRANSPORTS) {
+    it(`refuses a page of another origin (${transport}); accepts the dashboard's own`, async () => {
+      const agent = await member(await createTestAccount());
+      const foreign = inboxSocket(server.url, agent.cookie, transport, { origin: 'https://attacker.example' });
+      try {
+        const outcome = await connectOutcome(foreign);
+        assert.equal(outcome.connected, false);
+        assert.equal(outcome.code, 'unauthenticated');
+      } finally {
+        foreign.close();
+      }
+      const own = inboxSocket(server.url, agent.cookie, transport, { origin: new URL(server.url).origin });
+      try {
+        assert.equal((await connectOutcome(own)).connected, true);
+      } finally {
+        own.close();
+      }
     });
   }
 });
@@ -402,6 +440,23 @@ describe('a member who loses access is cut off at once', () => {
     await signOut(server.url, agent.cookie);
     s.socket.emit('inbox:list', { view: 'mine' }, () => assert.fail('an ended session must not be answered'));
     await s.until(() => s.revoked !== undefined && s.disconnected !== undefined, 'the revocation');
+  });
+
+  it('a sign-out, a password change or a two-factor requirement ends open sockets at once, without waiting for an event', async () => {
+    const acct = await createTestAccount();
+    const [a, b, c] = [await member(acct), await member(acct), await member(acct)];
+    const [sa, sb, sc] = [await connect(a), await connect(b), await connect(c)];
+    await signOut(server.url, a.cookie);
+    await sa.until(() => sa.revoked !== undefined && sa.disconnected !== undefined, 'the sign-out');
+    await changeMyPassword(
+      { userId: b.actor.userId, accountId: acct.accountId, sessionId: 'another-device' },
+      { current: PASSWORD, password: 'a changed password' },
+    );
+    await sb.until(() => sb.revoked !== undefined && sb.disconnected !== undefined, 'the password change');
+    assert.equal(sc.revoked, undefined, 'a colleague stays');
+    const ownerActor: TeamActor = { accountId: acct.accountId, userId: 0, role: 'owner', email: acct.email, name: '' };
+    await setRequireTwoFactor(ownerActor, true);
+    await sc.until(() => sc.revoked !== undefined && sc.disconnected !== undefined, 'the two-factor requirement');
   });
 
   it('a new connection of the ended session is refused', async () => {

@@ -7,12 +7,18 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { getDb, rows } from '../../db/client';
-import { claimDueMails, insertMail } from '../../db/queries/mails';
+import { claimDueMails, insertMail, NO_ACCOUNT } from '../../db/queries/mails';
 import { listMails } from '../../lib/mail/service';
+import { invitationMail, signupMail } from '../../lib/mail/templates';
+import { startMailWorker, stopMailWorker } from '../../lib/mail/worker';
 import { confirmSignup, requestSignup, SIGNUP_ANSWER } from '../../lib/team/signup';
 import { listAccountMembers } from '../../lib/team/service';
+import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { signInWith } from '../helpers/signin';
+
+/** The client address of this file's password forms (each address may submit 20 in 10 minutes). */
+const IP = '203.0.113.11';
 
 let server: TestServer;
 before(
@@ -44,7 +50,7 @@ describe('sign-up without SMTP_URL', () => {
     assert.equal(page.status, 200);
     assert.match(await page.text(), /Account name/);
     const email = `founder-${randomUUID()}@example.test`;
-    assert.deepEqual(await requestSignup({ accountName: 'Fresh Co', email, password: 'founder password' }), { message: SIGNUP_ANSWER });
+    assert.deepEqual(await requestSignup({ accountName: 'Fresh Co', email, password: 'founder password' }, IP), { message: SIGNUP_ANSWER });
     const mail = await loggedMailTo(email);
     assert.equal(mail.sent_at, null);
     const token = mail.text.match(/\/signup\/confirm\/([0-9A-Za-z]+)/)![1]!;
@@ -65,10 +71,10 @@ describe('sign-up without SMTP_URL', () => {
   it('the same answer for a taken address (no mail), a bad form is a precise error, and mails to one address are bounded', async () => {
     const email = `twice-${randomUUID()}@example.test`;
     for (let i = 0; i < 5; i++)
-      assert.deepEqual(await requestSignup({ accountName: 'Again', email, password: 'founder password' }), { message: SIGNUP_ANSWER });
+      assert.deepEqual(await requestSignup({ accountName: 'Again', email, password: 'founder password' }, IP), { message: SIGNUP_ANSWER });
     assert.equal((await listMails({ to: email })).mails.length, 2);
     await assert.rejects(
-      requestSignup({ accountName: '', email: 'x', password: 'short' }),
+      requestSignup({ accountName: '', email: 'x', password: 'short' }, IP),
       (e: { code: string; message: string }) =>
         e.code === 'invalid_request' && /accountName/.test(e.message) && /email/.test(e.message) && /password/.test(e.message),
     );
@@ -83,12 +89,51 @@ describe('the outbox with several senders', () => {
     const db = await getDb();
     const to = `many-${randomUUID()}@example.test`;
     // This server's own sender is one more claimant; the four here run at once on separate connections.
-    for (let i = 0; i < 40; i++) await insertMail(db, { to, subject: `m${i}`, text: 't', html: 'h' });
+    for (let i = 0; i < 40; i++) await insertMail(db, 0, { to, subject: `m${i}`, text: 't', html: 'h' });
     const claims = await Promise.all(Array.from({ length: 4 }, () => claimDueMails(db, 15, 60)));
     const ids = claims
       .flat()
       .filter((m) => m.to === to)
       .map((m) => m.id);
     assert.equal(new Set(ids).size, ids.length, 'no mail claimed twice');
+  });
+});
+
+describe('a fair outbox', () => {
+  it("another account's invitation queued after 1,000 mails of a flooding account goes in the first batch; so does a sign-up mail", async () => {
+    const db = await getDb();
+    await stopMailWorker(); // this test claims the batch itself
+    try {
+      const flooding = await createTestAccount('Flooding Co');
+      const other = await createTestAccount('Other Co');
+      const run = randomUUID();
+      await rows(
+        db,
+        sql`INSERT INTO mails (account_id, "to", subject, text, html)
+          SELECT ${flooding.accountId}, 'member-' || i || '-' || ${run} || '@example.test', 'Waiting for a person', 't', 'h' FROM generate_series(1, 1000) i RETURNING id`,
+      );
+      const invitee = `invitee-${run}@example.test`;
+      await insertMail(
+        db,
+        other.accountId,
+        invitationMail(invitee, { accountName: 'Other Co', inviter: 'Olga', role: 'agent', url: 'http://x.test/invite/t' }),
+      );
+      const founder = `founder-${run}@example.test`;
+      await insertMail(db, NO_ACCOUNT, signupMail(founder, { accountName: 'New Co', url: 'http://x.test/signup/confirm/t' }));
+      const batch = await claimDueMails(db, 10, 60);
+      assert.ok(
+        batch.some((m) => m.to === invitee),
+        'the invitation is in the first batch',
+      );
+      // Earlier tests may have left account-less mail due: the rotation gives it a turn (its oldest first).
+      assert.ok(
+        batch.some((m) => m.account_id === NO_ACCOUNT),
+        'account-less mail is in the first batch',
+      );
+      assert.ok(batch.filter((m) => m.account_id === flooding.accountId).length <= batch.length - 2, 'the flooding account only gets its turns');
+      await rows(db, sql`UPDATE mails SET status = 'logged' WHERE "to" LIKE ${`%-${run}@example.test`} RETURNING id`);
+    } finally {
+      startMailWorker();
+    }
   });
 });

@@ -11,6 +11,8 @@ import { getDb, rows } from '../../db/client';
 import { createAdminUser } from '../../lib/accounts/service';
 import { requestPasswordReset, resetPassword, RESET_ANSWER } from '../../lib/team/password-reset';
 import { verifyTicket } from '../../lib/auth/email-tokens';
+import { passwordHashesComputed } from '../../lib/auth/passwords';
+import { PASSWORD_FORMS_PER_ADDRESS } from '../../lib/team/form-limits';
 import { beginTwoFactorSetup, confirmTwoFactorSetup, totpCode } from '../../lib/auth/two-factor';
 import type { Role } from '../../lib/auth/roles';
 import {
@@ -24,10 +26,14 @@ import {
   transferOwnership,
   type Actor,
 } from '../../lib/team/service';
+import { changeMyPassword } from '../../lib/team/profile';
 import { createTestAccount, type TestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { signIn, signInWith } from '../helpers/signin';
 import { linkIn, startSmtpServer, type ReceivedMail, type SmtpServer } from '../helpers/smtp';
+
+/** The client address of this file's password forms (each address may submit 20 in 10 minutes). */
+const IP = '203.0.113.10';
 
 const MAILS_PER_ADDRESS = 3;
 let server: TestServer;
@@ -67,6 +73,11 @@ async function member(acct: TestAccount, role: Role): Promise<Member> {
     actor: { accountId: acct.accountId, userId: u.user_id, role, email, name: `${role} person` },
     cookie: await cookieOf(email, PASSWORD),
   };
+}
+
+async function mailCount(): Promise<number> {
+  const [row] = await rows<{ n: number }>(await getDb(), sql`SELECT count(*)::int AS n FROM mails`);
+  return row!.n;
 }
 
 async function owner(acct: TestAccount): Promise<Member> {
@@ -177,14 +188,14 @@ describe('invitations', () => {
     assert.match(invitePage.html, /Join (<!-- -->)?Invite Co/);
     assert.ok((await page('/team', o.cookie)).html.includes(email), 'listed as pending');
 
-    const accepted = await acceptInvitation(token, { name: 'Ivy Invitee', password: 'invitee password' });
+    const accepted = await acceptInvitation(token, { name: 'Ivy Invitee', password: 'invitee password' }, IP);
     const session = await signInWith(server.url, { ticket: accepted.ticket });
     assert.equal(session.ok, true, String(session.error));
     assert.equal((await page('/api-keys', session.cookie!)).status, 404);
     assert.equal((await page('/conversations', session.cookie!)).status, 200);
     assert.ok((await signIn(server.url, email, 'invitee password')).ok, 'the chosen password signs in');
 
-    await assert.rejects(acceptInvitation(token, { name: 'Again', password: 'another password' }), { code: 'not_found' });
+    await assert.rejects(acceptInvitation(token, { name: 'Again', password: 'another password' }, IP), { code: 'not_found' });
     assert.ok((await page(`/invite/${token}`, '')).html.includes('Invitation not valid'));
     const team = await getTeam(o.actor);
     assert.deepEqual(team.members.find((m) => m.email === email)?.name, 'Ivy Invitee');
@@ -195,7 +206,7 @@ describe('invitations', () => {
     const acct = await createTestAccount();
     const o = await owner(acct);
     for (const forged of ['x', 'a'.repeat(43), `${'A'.repeat(42)}!`, '../../etc/passwd']) {
-      await assert.rejects(acceptInvitation(forged, { name: 'F', password: 'long enough pw' }), { code: 'not_found' });
+      await assert.rejects(acceptInvitation(forged, { name: 'F', password: 'long enough pw' }, IP), { code: 'not_found' });
       const r = await page(`/invite/${encodeURIComponent(forged)}`, '');
       assert.ok(r.status === 200 || r.status === 404, `${forged}: ${r.status}`);
       assert.ok(!r.html.includes('name="password"'), forged);
@@ -204,18 +215,25 @@ describe('invitations', () => {
     await inviteMember(o.actor, { email: expiring, role: 'admin' });
     const token = linkIn(await smtp.waitFor((m) => m.envelopeTo.includes(expiring)), '/invite/').split('/invite/')[1]!;
     await (await getDb()).execute(sql`UPDATE invitations SET expires_at = now() - interval '1 second' WHERE email = ${expiring}`);
-    await assert.rejects(acceptInvitation(token, { name: 'Late', password: 'long enough pw' }), { code: 'not_found' });
+    await assert.rejects(acceptInvitation(token, { name: 'Late', password: 'long enough pw' }, IP), { code: 'not_found' });
 
     const revoked = `revoked-${randomUUID()}@example.test`;
     const inv = await inviteMember(o.actor, { email: revoked, role: 'agent' });
     const revokedToken = linkIn(await smtp.waitFor((m) => m.envelopeTo.includes(revoked)), '/invite/').split('/invite/')[1]!;
     await revokeInvitation(o.actor, { id: inv.id });
-    await assert.rejects(acceptInvitation(revokedToken, { name: 'R', password: 'long enough pw' }), { code: 'not_found' });
+    await assert.rejects(acceptInvitation(revokedToken, { name: 'R', password: 'long enough pw' }, IP), { code: 'not_found' });
 
     const other = await createTestAccount();
-    for (const taken of [acct.email, other.email, other.email.toUpperCase()]) {
-      await assert.rejects(inviteMember(o.actor, { email: taken, role: 'agent' }), { code: 'conflict' });
+    // An address with a user is answered and mailed like any other (no "already a user" to enumerate); its link then refuses.
+    const before = await mailCount();
+    for (const taken of [acct.email, other.email]) {
+      const r = await inviteMember(o.actor, { email: taken.toUpperCase(), role: 'agent' });
+      assert.deepEqual(Object.keys(r).sort(), ['email', 'id', 'role']);
+      assert.equal(r.email, taken);
     }
+    assert.equal((await mailCount()) - before, 2, 'the same work: one invitation mail each');
+    const takenToken = linkIn(await smtp.waitFor((m) => m.envelopeTo.includes(other.email) && m.text.includes('/invite/')), '/invite/').split('/invite/')[1]!;
+    await assert.rejects(acceptInvitation(takenToken, { name: 'T', password: 'long enough pw' }, IP), { code: 'conflict' });
     for (const bad of [
       { email: 'nope', role: 'agent' },
       { email: 'a@b.test', role: 'owner' },
@@ -226,6 +244,20 @@ describe('invitations', () => {
     const forgedTicket = await signInWith(server.url, { ticket: 'eyJ1IjoxLCJwIjoic2lnbl9pbiIsImUiOjk5OTk5OTk5OTl9.forged' });
     assert.equal(forgedTicket.ok, false);
     assert.equal(forgedTicket.error, 'ticket_expired');
+  });
+
+  it('names and titles in mails are bounded lines without links or markup (no relay for arbitrary text)', async () => {
+    const acct = await createTestAccount();
+    const o = await owner(acct);
+    const to = `relay-${randomUUID()}@example.test`;
+    const spam = `Win money at http://spam.example/win and www.spam.example <b>now</b>\nSecond line ${'x'.repeat(500)}`;
+    await inviteMember({ ...o.actor, name: spam }, { email: to, role: 'agent' });
+    const m = await smtp.waitFor((x) => x.envelopeTo.includes(to));
+    assert.doesNotMatch(m.text, /spam\.example/);
+    assert.doesNotMatch(m.html ?? '', /<b>|spam\.example/);
+    const inviterLine = m.text.split('\n')[0]!;
+    assert.ok(inviterLine.length < 250, inviterLine);
+    assert.ok(inviterLine.startsWith('Win money at [link removed] and [link removed] <b>now</b> S… invited you to join '), inviterLine);
   });
 
   it('invitations are rate-limited per account', async () => {
@@ -259,6 +291,15 @@ describe('members', () => {
       assert.equal((await fetch(`${server.url}/customer-api/v2/response`, { headers: { cookie } })).status, 401);
     }
     assert.equal((await signIn(server.url, agent.email, PASSWORD)).ok, false);
+
+    // What a removed admin invited leaves with them.
+    const inviter = await member(acct, 'admin');
+    const invitee = `by-removed-${randomUUID()}@example.test`;
+    await inviteMember(inviter.actor, { email: invitee, role: 'agent' });
+    const link = linkIn(await smtp.waitFor((m) => m.envelopeTo.includes(invitee)), '/invite/').split('/invite/')[1]!;
+    await removeMember(o.actor, { userId: inviter.userId });
+    assert.equal((await getTeam(o.actor)).invitations.length, 0);
+    await assert.rejects(acceptInvitation(link, { name: 'Late', password: 'long enough pw' }, IP), { code: 'not_found' });
 
     const admin = await member(acct, 'admin');
     await assert.rejects(removeMember(admin.actor, { userId: o.userId }), { code: 'conflict' });
@@ -299,10 +340,10 @@ describe('password reset', () => {
     assert.ok(mail.html?.includes('/reset-password/'));
     const token = linkIn(mail, '/reset-password/').split('/reset-password/')[1]!;
     assert.ok((await page(`/reset-password/${token}`, '')).html.includes('New password'));
-    const out = await resetPassword(token, { password: 'a new password after reset' });
+    const out = await resetPassword(token, { password: 'a new password after reset' }, IP);
     assert.equal(out.sessions_revoked, 2);
     for (const cookie of [a, b]) assert.equal((await page('/', cookie)).status, 307);
-    await assert.rejects(resetPassword(token, { password: 'yet another password' }), { code: 'not_found' });
+    await assert.rejects(resetPassword(token, { password: 'yet another password' }, IP), { code: 'not_found' });
     assert.ok((await page(`/reset-password/${token}`, '')).html.includes('not valid any more'));
     assert.ok((await signIn(server.url, acct.email, 'a new password after reset')).ok);
 
@@ -312,8 +353,59 @@ describe('password reset', () => {
       '/reset-password/',
     ).split('/reset-password/')[1]!;
     await (await getDb()).execute(sql`UPDATE email_tokens SET expires_at = now() - interval '1 second' WHERE kind = 'reset'`);
-    await assert.rejects(resetPassword(late, { password: 'too late password' }), { code: 'not_found' });
-    await assert.rejects(resetPassword('forged', { password: 'whatever password' }), { code: 'not_found' });
+    await assert.rejects(resetPassword(late, { password: 'too late password' }, IP), { code: 'not_found' });
+    await assert.rejects(resetPassword('forged', { password: 'whatever password' }, IP), { code: 'not_found' });
+  });
+});
+
+describe('reset links after a reset', () => {
+  it('using one reset link, or changing the password, ends every other reset link of that user', async () => {
+    const acct = await createTestAccount();
+    const linkFor = async (ip: string, seen: string[]) => {
+      await requestPasswordReset({ email: acct.email }, ip);
+      const m = await smtp.waitFor((x) => x.envelopeTo.includes(acct.email) && x.text.includes('/reset-password/') && !seen.some((t) => x.text.includes(t)));
+      return linkIn(m, '/reset-password/').split('/reset-password/')[1]!;
+    };
+    const first = await linkFor('10.4.0.1', []);
+    const second = await linkFor('10.4.0.2', [first]);
+    await resetPassword(first, { password: 'the password after reset' }, IP);
+    await assert.rejects(resetPassword(second, { password: 'an older link password' }, IP), { code: 'not_found' });
+
+    const third = await linkFor('10.4.0.3', [first, second]);
+    const [u] = await rows<{ id: number }>(await getDb(), sql`SELECT id FROM admin_users WHERE email = ${acct.email}`);
+    await changeMyPassword(
+      { userId: u!.id, accountId: acct.accountId, sessionId: '' },
+      { current: 'the password after reset', password: 'changed on profile' },
+    );
+    await assert.rejects(resetPassword(third, { password: 'a link from before' }, IP), { code: 'not_found' });
+  });
+});
+
+describe('password forms under load', () => {
+  const wellFormed = () => randomUUID().replaceAll('-', '').padEnd(43, 'x');
+
+  it('a forged, used or revoked link is refused before any password is hashed', async () => {
+    const ip = '203.0.113.20';
+    const before = passwordHashesComputed();
+    for (let i = 0; i < 5; i++) {
+      await assert.rejects(resetPassword(wellFormed(), { password: 'a long enough password' }, ip), { code: 'not_found' });
+      await assert.rejects(acceptInvitation(wellFormed(), { name: 'F', password: 'a long enough password' }, ip), { code: 'not_found' });
+    }
+    assert.equal(passwordHashesComputed() - before, 0);
+  });
+
+  it('one client address may submit PASSWORD_FORMS_PER_ADDRESS password forms in 10 minutes; then a clear 429, other addresses unaffected', async () => {
+    const ip = '203.0.113.21';
+    for (let i = 0; i < PASSWORD_FORMS_PER_ADDRESS; i++) {
+      await assert.rejects(resetPassword(wellFormed(), { password: 'a long enough password' }, ip), { code: 'not_found' });
+    }
+    for (const refused of [
+      resetPassword(wellFormed(), { password: 'a long enough password' }, ip),
+      acceptInvitation(wellFormed(), { name: 'F', password: 'a long enough password' }, ip),
+    ]) {
+      await assert.rejects(refused, (e: { code: string; message: string }) => e.code === 'rate_limited' && /password forms from this address/.test(e.message));
+    }
+    await assert.rejects(resetPassword(wellFormed(), { password: 'a long enough password' }, '203.0.113.22'), { code: 'not_found' });
   });
 });
 

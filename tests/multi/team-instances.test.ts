@@ -47,7 +47,7 @@ describe('team across instances', { skip: !enabled && 'needs TEST_DB=postgres' }
     await createTestAccount();
     const run = randomUUID();
     const db = await getDb();
-    for (let i = 0; i < 30; i++) await insertMail(db, { to: `m${i}-${run}@example.test`, subject: `mail ${i}`, text: `text ${i}`, html: `<p>${i}</p>` });
+    for (let i = 0; i < 30; i++) await insertMail(db, 0, { to: `m${i}-${run}@example.test`, subject: `mail ${i}`, text: `text ${i}`, html: `<p>${i}</p>` });
     for (let i = 0; i < 30; i++) await smtp.waitFor((m) => m.envelopeTo.includes(`m${i}-${run}@example.test`), 60_000);
     await new Promise((r) => setTimeout(r, 2000)); // a second copy would arrive by now
     const mine = smtp.received.filter((m) => m.envelopeTo[0]!.endsWith(`-${run}@example.test`));
