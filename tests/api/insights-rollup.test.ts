@@ -126,6 +126,18 @@ const pastMarks = async (accountId: number) =>
     )
   )[0]!.n;
 
+/** The inbox counts (conversation_counts, kept by triggers) equal a recount of the account's conversations. */
+async function assertCountsExact(accountId: number, label: string) {
+  const q = (from: 'kept' | 'recount') =>
+    rows<{ k: string; n: number }>(
+      db,
+      from === 'kept'
+        ? sql`SELECT status || '/' || handled_by || '/' || assignee_id AS k, n::int AS n FROM conversation_counts WHERE account_id = ${accountId} AND n <> 0 ORDER BY 1`
+        : sql`SELECT status || '/' || handled_by || '/' || COALESCE(assignee_id, 0) AS k, count(*)::int AS n FROM conversations WHERE account_id = ${accountId} GROUP BY 1 ORDER BY 1`,
+    );
+  assert.deepEqual(await q('kept'), await q('recount'), `inbox counts, ${label}`);
+}
+
 type PlanNode = { 'Actual Rows'?: number; 'Actual Loops'?: number; Plans?: PlanNode[] };
 /** Rows produced by every node of a plan, each loop counted: the work a statement did, without a clock. */
 const rowsProduced = (p: PlanNode): number => (p['Actual Rows'] ?? 0) * (p['Actual Loops'] ?? 1) + (p.Plans ?? []).reduce((s, c) => s + rowsProduced(c), 0);
@@ -293,6 +305,7 @@ describe('insights rollup', () => {
   it('equals a full recount after each bulk path: import, counters, status change, responses update, move, delete', async () => {
     const { acct, ch, windows } = await bulkAccount('Rollup bulk', 240, 3);
     await assertWindowsLive(acct.accountId, windows, 'bulk import');
+    await assertCountsExact(acct.accountId, 'bulk import');
     // The counters phase's kind of statement changes nothing insights reads: it marks no day.
     await db.execute(sql`UPDATE conversations SET response_count = response_count + 1 WHERE account_id = ${acct.accountId}`);
     assert.equal(await pastMarks(acct.accountId), 0, 'a counter update marks no day');
@@ -302,14 +315,17 @@ describe('insights rollup', () => {
     );
     assert.ok((await pastMarks(acct.accountId)) > 0);
     await assertWindowsLive(acct.accountId, windows, 'bulk status change');
+    await assertCountsExact(acct.accountId, 'bulk status change');
     await db.execute(sql`UPDATE responses SET dislikes = dislikes + 1, likes = 0 WHERE account_id = ${acct.accountId} AND channel_id = ${ch[1]}`);
     await assertWindowsLive(acct.accountId, windows, 'bulk responses update');
+    await assertCountsExact(acct.accountId, 'bulk responses update');
     // Disliked responses of one day move to conversations of another day (same channel): both days change.
     await db.execute(sql`
       WITH src AS (SELECT id FROM conversations WHERE account_id = ${acct.accountId} AND channel_id = ${ch[1]} AND (created_at AT TIME ZONE 'UTC')::date = ${dayAgo(2)}::date),
            dst AS (SELECT id FROM conversations WHERE account_id = ${acct.accountId} AND channel_id = ${ch[1]} AND (created_at AT TIME ZONE 'UTC')::date = ${dayAgo(4)}::date ORDER BY id LIMIT 1)
       UPDATE responses SET conversation_id = (SELECT id FROM dst) WHERE conversation_id IN (SELECT id FROM src)`);
     await assertWindowsLive(acct.accountId, windows, 'bulk responses move');
+    await assertCountsExact(acct.accountId, 'bulk responses move');
     await db.transaction(async (tx) => {
       const doomed = sql`SELECT id FROM conversations WHERE account_id = ${acct.accountId} AND channel_id = ${ch[0]}`;
       await tx.execute(sql`DELETE FROM responses WHERE conversation_id IN (${doomed})`);
@@ -317,6 +333,7 @@ describe('insights rollup', () => {
       await tx.execute(sql`DELETE FROM conversations WHERE id IN (${doomed})`);
     });
     await assertWindowsLive(acct.accountId, windows, 'bulk delete');
+    await assertCountsExact(acct.accountId, 'bulk delete');
   });
 
   it('equals a full recount after the demo seed', { timeout: 120_000 }, async () => {
@@ -362,7 +379,7 @@ describe('insights rollup', () => {
           });
         const plans = notices
           .map((m) => JSON.parse(m.slice(m.indexOf('{'))) as { 'Query Text': string; Plan: PlanNode })
-          .filter((p) => p['Query Text'].includes('insights_dirty_days'));
+          .filter((p) => /insights_dirty_days|conversation_counts/.test(p['Query Text']));
         assert.ok(plans.length > 0, 'the trigger statement was explained');
         return plans.reduce((s, p) => s + rowsProduced(p.Plan), 0);
       };
@@ -371,6 +388,23 @@ describe('insights rollup', () => {
         `UPDATE conversations SET status = 'Closed' WHERE id IN (SELECT id FROM conversations WHERE account_id = $1 ORDER BY id LIMIT $2)`,
         `UPDATE responses SET likes = likes + 1, dislikes = 1 WHERE id IN (SELECT id FROM responses WHERE account_id = $1 ORDER BY id LIMIT $2)`,
       ];
+      // Every trigger of a bulk update runs once per statement: a per-row trigger upserting the same
+      // counts row n times walks that row's growing chain of versions (quadratic, 62 s at 40,000).
+      const [explained] = await pg
+        .begin(async (tx) => {
+          const r = await tx.unsafe(`EXPLAIN (ANALYZE, FORMAT JSON) ${statements[1]!}`, [acct.accountId, 800]);
+          throw Object.assign(new Error('rollback'), { r });
+        })
+        .catch((e: Error & { r?: Array<{ 'QUERY PLAN': Array<{ Triggers: Array<{ 'Trigger Name': string; Calls: number }> }> }> }) => {
+          if (!e.r) throw e;
+          return e.r;
+        });
+      const calls = explained!['QUERY PLAN'][0]!.Triggers.map((t) => [t['Trigger Name'], t.Calls]);
+      assert.deepEqual(
+        calls.filter(([, n]) => n !== 1),
+        [],
+        `triggers of an 800-row status change: ${JSON.stringify(calls)}`,
+      );
       for (const statement of statements) {
         await triggerWork(statement, 1);
         const small = await triggerWork(statement, 400);
