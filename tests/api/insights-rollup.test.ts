@@ -1,7 +1,9 @@
 /**
  * The insights rollup (insights_daily, docs/decisions/insights.md) against the same figures computed
  * live from the conversations and responses: equal after every kind of change made days after a
- * conversation's creation day, for two accounts on the same days, and under concurrent refreshes.
+ * conversation's creation day, for two accounts on the same days, under concurrent refreshes, and
+ * after every bulk path (import, counters, status change, delete, demo seed); the triggers' work
+ * grows linearly with the rows a statement writes.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -12,6 +14,7 @@ import { getDb, rows, type Db } from '../../db/client';
 import { toggleFeedback } from '../../db/queries/chat';
 import { getInsightsFigures, getLiveInsightsFigures, refreshDirtyInsights, type InsightsWindow } from '../../db/queries/insights';
 import { createAdminUser } from '../../lib/accounts/service';
+import { seedDemoAccount } from '../../lib/demo/seed';
 import { rateConversation, replyAsMember, requestHandoff, resolveConversation, takeOver, type Member } from '../../lib/conversations/handoff';
 import { V2 } from '../helpers/api-fixtures';
 import {
@@ -75,12 +78,69 @@ const WINDOWS = (w: World): InsightsWindow[] => [
 
 /** Every window of the account: the rollup's figures (refreshing what is dirty) equal the live computation. */
 async function assertRollupIsLive(w: World, label: string) {
-  for (const win of WINDOWS(w)) {
-    const rolled = await getInsightsFigures(db, w.acct.accountId, win);
-    const live = await getLiveInsightsFigures(db, w.acct.accountId, win);
+  await assertWindowsLive(w.acct.accountId, WINDOWS(w), label);
+}
+
+async function assertWindowsLive(accountId: number, windows: InsightsWindow[], label: string) {
+  for (const win of windows) {
+    const rolled = await getInsightsFigures(db, accountId, win);
+    const live = await getLiveInsightsFigures(db, accountId, win);
     assert.deepEqual(rolled, live, `${label}: ${JSON.stringify(win)}`);
   }
 }
+
+/** `n` conversations over days 1–6 on two channels, each with `perConversation` responses; some resolved, rated, disliked. */
+async function bulkAccount(name: string, n: number, perConversation: number) {
+  const acct = await createTestAccount(name);
+  const ch = (await newChannelIds(2)) as [number, number];
+  const lines: object[] = [];
+  for (let i = 0; i < n; i++) {
+    const day = 1 + (i % 6);
+    const resolved = i % 3 === 0;
+    const c = conversationLine({
+      channel_id: ch[i % 2]!,
+      created_at: at(day, `10:${String(i % 60).padStart(2, '0')}:00`),
+      updated_at: at(day, '11:00:00'),
+      status: resolved ? 'Resolved' : 'Open',
+      ...(resolved ? { resolved_at: at(day, '12:00:00'), csat: 1 + (i % 5) } : {}),
+    } as Parameters<typeof conversationLine>[0]);
+    lines.push(c);
+    for (let j = 0; j < perConversation; j++)
+      lines.push(responseLine(c, { created_at: at(day, '10:59:00'), likes: j % 2, dislikes: i % 7 === 0 && j === 0 ? 1 : 0 }));
+  }
+  await importLines(acct.accountId, lines);
+  const windows: InsightsWindow[] = [
+    { from: dayAgo(7), to: dayAgo(0), channelId: null },
+    { from: dayAgo(3), to: dayAgo(3), channelId: null },
+    { from: dayAgo(7), to: dayAgo(0), channelId: ch[0] },
+    { from: dayAgo(7), to: dayAgo(0), channelId: ch[1] },
+  ];
+  return { acct, ch, windows };
+}
+
+const pastMarks = async (accountId: number) =>
+  (
+    await rows<{ n: number }>(
+      db,
+      sql`SELECT count(*)::int AS n FROM insights_dirty_days WHERE account_id = ${accountId} AND day < (now() AT TIME ZONE 'UTC')::date`,
+    )
+  )[0]!.n;
+
+/** The inbox counts (conversation_counts, kept by triggers) equal a recount of the account's conversations. */
+async function assertCountsExact(accountId: number, label: string) {
+  const q = (from: 'kept' | 'recount') =>
+    rows<{ k: string; n: number }>(
+      db,
+      from === 'kept'
+        ? sql`SELECT status || '/' || handled_by || '/' || assignee_id AS k, n::int AS n FROM conversation_counts WHERE account_id = ${accountId} AND n <> 0 ORDER BY 1`
+        : sql`SELECT status || '/' || handled_by || '/' || COALESCE(assignee_id, 0) AS k, count(*)::int AS n FROM conversations WHERE account_id = ${accountId} GROUP BY 1 ORDER BY 1`,
+    );
+  assert.deepEqual(await q('kept'), await q('recount'), `inbox counts, ${label}`);
+}
+
+type PlanNode = { 'Actual Rows'?: number; 'Actual Loops'?: number; Plans?: PlanNode[] };
+/** Rows produced by every node of a plan, each loop counted: the work a statement did, without a clock. */
+const rowsProduced = (p: PlanNode): number => (p['Actual Rows'] ?? 0) * (p['Actual Loops'] ?? 1) + (p.Plans ?? []).reduce((s, c) => s + rowsProduced(c), 0);
 
 const totalOf = async (w: World, win = WINDOWS(w)[0]!) => (await getInsightsFigures(db, w.acct.accountId, win)).find((r) => r.day === null)!;
 const id = (w: World, key: string) => w.convs.get(key)!.conversation_id;
@@ -274,5 +334,119 @@ describe('insights rollup', () => {
     assert.equal(rolled!.conversations, 47);
     const exact = live!.median_resolution_seconds!;
     assert.ok(Math.abs(rolled!.median_resolution_seconds! - exact) <= Math.max(1, exact * 0.01), `${rolled!.median_resolution_seconds} vs ${exact}`);
+  });
+
+  it('equals a full recount after each bulk path: import, counters, status change, responses update, move, delete', async () => {
+    const { acct, ch, windows } = await bulkAccount('Rollup bulk', 240, 3);
+    await assertWindowsLive(acct.accountId, windows, 'bulk import');
+    await assertCountsExact(acct.accountId, 'bulk import');
+    // The counters phase's kind of statement changes nothing insights reads: it marks no day.
+    await db.execute(sql`UPDATE conversations SET response_count = response_count + 1 WHERE account_id = ${acct.accountId}`);
+    assert.equal(await pastMarks(acct.accountId), 0, 'a counter update marks no day');
+    await db.execute(sql`UPDATE conversations SET response_count = response_count - 1 WHERE account_id = ${acct.accountId}`);
+    await db.execute(
+      sql`UPDATE conversations SET status = 'Resolved', resolved_at = created_at + interval '2 hours', csat = 4 WHERE account_id = ${acct.accountId} AND channel_id = ${ch[0]} AND status = 'Open'`,
+    );
+    assert.ok((await pastMarks(acct.accountId)) > 0);
+    await assertWindowsLive(acct.accountId, windows, 'bulk status change');
+    await assertCountsExact(acct.accountId, 'bulk status change');
+    await db.execute(sql`UPDATE responses SET dislikes = dislikes + 1, likes = 0 WHERE account_id = ${acct.accountId} AND channel_id = ${ch[1]}`);
+    await assertWindowsLive(acct.accountId, windows, 'bulk responses update');
+    await assertCountsExact(acct.accountId, 'bulk responses update');
+    // Disliked responses of one day move to conversations of another day (same channel): both days change.
+    await db.execute(sql`
+      WITH src AS (SELECT id FROM conversations WHERE account_id = ${acct.accountId} AND channel_id = ${ch[1]} AND (created_at AT TIME ZONE 'UTC')::date = ${dayAgo(2)}::date),
+           dst AS (SELECT id FROM conversations WHERE account_id = ${acct.accountId} AND channel_id = ${ch[1]} AND (created_at AT TIME ZONE 'UTC')::date = ${dayAgo(4)}::date ORDER BY id LIMIT 1)
+      UPDATE responses SET conversation_id = (SELECT id FROM dst) WHERE conversation_id IN (SELECT id FROM src)`);
+    await assertWindowsLive(acct.accountId, windows, 'bulk responses move');
+    await assertCountsExact(acct.accountId, 'bulk responses move');
+    await db.transaction(async (tx) => {
+      const doomed = sql`SELECT id FROM conversations WHERE account_id = ${acct.accountId} AND channel_id = ${ch[0]}`;
+      await tx.execute(sql`DELETE FROM responses WHERE conversation_id IN (${doomed})`);
+      await tx.execute(sql`DELETE FROM conversation_messages WHERE conversation_id IN (${doomed})`);
+      await tx.execute(sql`DELETE FROM conversations WHERE id IN (${doomed})`);
+    });
+    await assertWindowsLive(acct.accountId, windows, 'bulk delete');
+    await assertCountsExact(acct.accountId, 'bulk delete');
+  });
+
+  it('equals a full recount after the demo seed', { timeout: 120_000 }, async () => {
+    const demo = await seedDemoAccount();
+    const windows: InsightsWindow[] = [
+      { from: dayAgo(40), to: dayAgo(0), channelId: null },
+      { from: dayAgo(40), to: dayAgo(1), channelId: demo.channel_ids[0] },
+      { from: dayAgo(40), to: dayAgo(0), channelId: demo.channel_ids[1] },
+    ];
+    await assertWindowsLive(demo.account_id, windows, 'demo seed');
+  });
+
+  // PL/pgSQL plans a trigger's statement once per session, sized by the transition tables of its first
+  // call: after a one-row update, a join of old_rows and new_rows stayed a nested loop and a bulk update
+  // in the same session went quadratic. Rows produced by the trigger statements (auto_explain, no clock)
+  // may at most double (+20 %) when the statement's rows double. auto_explain ships with PostgreSQL;
+  // the embedded build registers only pg_trgm.
+  it('the triggers of a bulk update do linear work', { skip: process.env.TEST_DB !== 'postgres' ? 'auto_explain: PostgreSQL only' : false }, async () => {
+    const { acct } = await bulkAccount('Rollup scaling', 800, 1);
+    const notices: string[] = [];
+    const pg = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: (n) => notices.push(String(n.message)) });
+    try {
+      await pg.unsafe(`LOAD 'auto_explain'`);
+      for (const [k, v] of Object.entries({
+        log_min_duration: '0',
+        log_analyze: 'on',
+        log_timing: 'off',
+        log_nested_statements: 'on',
+        log_format: 'json',
+        log_level: 'notice',
+      })) {
+        await pg.unsafe(`SET auto_explain.${k} = '${v}'`);
+      }
+      const triggerWork = async (statement: string, n: number) => {
+        notices.length = 0;
+        await pg
+          .begin(async (tx) => {
+            await tx.unsafe(statement, [acct.accountId, n]);
+            throw new Error('rollback');
+          })
+          .catch((e: Error) => {
+            if (e.message !== 'rollback') throw e;
+          });
+        const plans = notices
+          .map((m) => JSON.parse(m.slice(m.indexOf('{'))) as { 'Query Text': string; Plan: PlanNode })
+          .filter((p) => /insights_dirty_days|conversation_counts/.test(p['Query Text']));
+        assert.ok(plans.length > 0, 'the trigger statement was explained');
+        return plans.reduce((s, p) => s + rowsProduced(p.Plan), 0);
+      };
+      const statements = [
+        `UPDATE conversations SET response_count = response_count + 1 WHERE id IN (SELECT id FROM conversations WHERE account_id = $1 ORDER BY id LIMIT $2)`,
+        `UPDATE conversations SET status = 'Closed' WHERE id IN (SELECT id FROM conversations WHERE account_id = $1 ORDER BY id LIMIT $2)`,
+        `UPDATE responses SET likes = likes + 1, dislikes = 1 WHERE id IN (SELECT id FROM responses WHERE account_id = $1 ORDER BY id LIMIT $2)`,
+      ];
+      // Every trigger of a bulk update runs once per statement: a per-row trigger upserting the same
+      // counts row n times walks that row's growing chain of versions (quadratic, 62 s at 40,000).
+      const [explained] = await pg
+        .begin(async (tx) => {
+          const r = await tx.unsafe(`EXPLAIN (ANALYZE, FORMAT JSON) ${statements[1]!}`, [acct.accountId, 800]);
+          throw Object.assign(new Error('rollback'), { r });
+        })
+        .catch((e: Error & { r?: Array<{ 'QUERY PLAN': Array<{ Triggers: Array<{ 'Trigger Name': string; Calls: number }> }> }> }) => {
+          if (!e.r) throw e;
+          return e.r;
+        });
+      const calls = explained!['QUERY PLAN'][0]!.Triggers.map((t) => [t['Trigger Name'], t.Calls]);
+      assert.deepEqual(
+        calls.filter(([, n]) => n !== 1),
+        [],
+        `triggers of an 800-row status change: ${JSON.stringify(calls)}`,
+      );
+      for (const statement of statements) {
+        await triggerWork(statement, 1);
+        const small = await triggerWork(statement, 400);
+        const large = await triggerWork(statement, 800);
+        assert.ok(large / small <= 2 * 1.2, `${statement.slice(0, 60)}…: ${small} rows produced at 400, ${large} at 800 (×${(large / small).toFixed(2)})`);
+      }
+    } finally {
+      await pg.end();
+    }
   });
 });
