@@ -167,6 +167,38 @@ function pacedDial() {
 
 const serving = processSlot<boolean>('svc.database.serving');
 
+/** SQL statements and transactions this process has run: the per-answer cost check counts them (tests/api/answer-cost.test.ts). */
+const counts = () =>
+  processSingleton('svc.database.counts', (): { statements: number; transactions: number; log?: string[] } => ({ statements: 0, transactions: 0 }));
+export function databaseCounts(): { statements: number; transactions: number } {
+  const { statements, transactions } = counts();
+  return { statements, transactions };
+}
+/** Keeps the text of every statement run from now on (a profile of a test's requests); stop with the returned function. */
+export function recordStatements(): () => string[] {
+  const log: string[] = [];
+  counts().log = log;
+  return () => {
+    if (counts().log === log) counts().log = undefined;
+    return log;
+  };
+}
+function countStatement(query: string): void {
+  const c = counts();
+  c.statements++;
+  c.log?.push(query);
+}
+// PostgreSQL: the driver's hook sees every round trip (prepared statements and BEGIN/COMMIT too); PGlite: drizzle's logger.
+const countingLogger = { logQuery: countStatement };
+function countTransactions(db: Db): Db {
+  const begin = db.transaction.bind(db);
+  db.transaction = ((...args: Parameters<typeof begin>) => {
+    counts().transactions++;
+    return begin(...args);
+  }) as typeof begin;
+  return db;
+}
+
 /**
  * Called by the server before it opens the database: its connections then carry
  * DATABASE_STATEMENT_TIMEOUT_MS as their `statement_timeout`, so no request holds a connection
@@ -187,6 +219,7 @@ async function openDatabase(): Promise<Database> {
     const bounded = serving.get() === true;
     const client = postgres(env.DATABASE_URL, {
       ...options,
+      ...(env.DATABASE_COUNT_STATEMENTS ? { debug: (_c: number, query: string) => countStatement(query) } : {}),
       max: env.DATABASE_POOL_SIZE,
       // Pending writes wait for one probe while the database is away (lib/ops/database-away), so
       // reconnecting need not back off for the driver's default 20 s once it has returned.
@@ -197,11 +230,11 @@ async function openDatabase(): Promise<Database> {
         ...(bounded ? { statement_timeout: env.DATABASE_STATEMENT_TIMEOUT_MS } : {}),
       },
     });
-    const db = drizzle(client, { schema });
+    const db = countTransactions(drizzle(client, { schema }) as unknown as Db);
     // Migrations may rewrite large tables: on the server they run on a connection of their own without the timeout.
     const migrator = bounded ? postgres(env.DATABASE_URL, { ...options, max: 1, connection: { application_name: poolApplicationName() } }) : client;
     try {
-      await migrate(bounded ? drizzle(migrator, { schema }) : db, { migrationsFolder: migrationsFolder() });
+      await migrate(bounded ? drizzle(migrator, { schema }) : (db as never), { migrationsFolder: migrationsFolder() });
     } catch (e) {
       await client.end({ timeout: 1 }).catch(() => {});
       throw e;
@@ -219,8 +252,8 @@ async function openDatabase(): Promise<Database> {
     const { drizzle } = await import('drizzle-orm/pglite');
     const { migrate } = await import('drizzle-orm/pglite/migrator');
     const client = await PGlite.create(path.join(dataDir, 'pgdata'), { extensions: { pg_trgm } });
-    const db = drizzle(client, { schema });
-    await migrate(db, { migrationsFolder: migrationsFolder() });
+    const db = countTransactions(drizzle(client, { schema, ...(env.DATABASE_COUNT_STATEMENTS ? { logger: countingLogger } : {}) }) as unknown as Db);
+    await migrate(db as never, { migrationsFolder: migrationsFolder() });
     return {
       db: db as unknown as Db,
       kind: 'pglite',

@@ -119,6 +119,8 @@ const EnvSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(10_000),
   /** Alias of OUTBOUND_ALLOW_PRIVATE_NETWORKS (its earlier name). */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolish.default(false),
+  /** 1: count every SQL statement this process sends (svc_db_statements_total; the per-answer cost check and the chat bench read it). */
+  DATABASE_COUNT_STATEMENTS: boolish.default(false),
   /** `json`: structured pino logs with request ids on stdout; `text` (default): plain lines. */
   LOG_FORMAT: z.enum(['text', 'json']).default('text'),
   /** Set: GET /metrics also answers non-loopback peers that send `Authorization: Bearer <token>`. */

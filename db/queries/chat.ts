@@ -14,6 +14,30 @@ export async function getVisitorConversation(db: Db, accountId: number, visitorI
   return row ?? null;
 }
 
+/**
+ * The visitor's conversation for an ask, with the response a retry of `clientMessageId` already
+ * stored (`existing_response_id`): one round trip where the ask once made two.
+ */
+export async function getVisitorConversationForAsk(db: Db, accountId: number, visitorId: string, conversationId: string, clientMessageId: string) {
+  const [row] = await preparedRows<{
+    id: string;
+    last_seq: number;
+    channel_id: number;
+    status: string;
+    handled_by: 'ai' | 'human';
+    response_count: number;
+    existing_response_id: string | null;
+  }>(
+    db,
+    sql`
+    SELECT c.id, c.last_seq, c.channel_id, c.status, c.handled_by, c.response_count,
+      (SELECT r.id FROM responses r WHERE r.conversation_id = c.id AND r.client_message_id = ${clientMessageId}) AS existing_response_id
+    FROM conversations c
+    WHERE c.id = ${conversationId} AND c.account_id = ${accountId} AND c.visitor_id = ${visitorId}`,
+  );
+  return row ?? null;
+}
+
 /** Who answers the conversation now (`ai` or `human`); null when it does not exist. */
 export async function getConversationHandler(db: Db, accountId: number, conversationId: string): Promise<'ai' | 'human' | null> {
   const [row] = await preparedRows<{ handled_by: 'ai' | 'human' }>(
@@ -111,15 +135,6 @@ export async function listEventsAfter(db: Db, conversationId: string, afterSeq: 
     SELECT seq, kind, payload || jsonb_build_object('seq', seq) AS payload FROM conversation_events
     WHERE conversation_id = ${conversationId} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`,
   );
-}
-
-export async function findResponseByClientMessage(db: Db, conversationId: string, clientMessageId: string) {
-  const [row] = await preparedRows<{ id: string }>(
-    db,
-    sql`
-    SELECT id FROM responses WHERE conversation_id = ${conversationId} AND client_message_id = ${clientMessageId}`,
-  );
-  return row ?? null;
 }
 
 /** What a surviving instance needs to answer a question again. */

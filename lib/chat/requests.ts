@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { getDb } from '../../db/client';
 import {
-  findResponseByClientMessage,
   getVisitorConversation,
+  getVisitorConversationForAsk,
   getVisitorResponse,
   insertComment,
   insertQuestion,
@@ -92,10 +92,12 @@ export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientReque
   let conversationId = req.conversation_id;
   // Reads of a conversation the visitor names may overlap the rate-limit check (admission.overlap);
   // nothing is written before it has passed.
-  const reads =
-    conversationId && admission.overlap
-      ? Promise.all([ownConversation(claims, conversationId), findResponseByClientMessage(db, conversationId, req.client_message_id)])
-      : null;
+  const read = (id: string) =>
+    getVisitorConversationForAsk(db, claims.accountId, claims.visitorId, id, req.client_message_id).then((c) => {
+      if (!c) throw notFound('conversation');
+      return c;
+    });
+  const reads = conversationId && admission.overlap ? read(conversationId) : null;
   reads?.catch(() => {}); // a refusal below wins; the reads' own failure is awaited after it
   await admission.check();
   if (!conversationId) {
@@ -118,9 +120,7 @@ export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientReque
     );
     webhookEventsCommitted(queued);
   }
-  const [conv, existing] = reads
-    ? await reads
-    : [await ownConversation(claims, conversationId), await findResponseByClientMessage(db, conversationId, req.client_message_id)];
+  const conv = await (reads ?? read(conversationId));
   join(conversationId);
   const cmid = req.client_message_id;
   const ack = (responseId: string, duplicate: boolean): AskAck => ({
@@ -129,7 +129,7 @@ export async function ask(claims: WidgetClaims, join: JoinRoom, req: ClientReque
     response_id: responseId,
     duplicate,
   });
-  if (existing) return ack(existing.id, true);
+  if (conv.existing_response_id) return ack(conv.existing_response_id, true);
   if (conv.response_count >= MAX_VISITOR_MESSAGES) throw visitorMessagesFull();
   // While a person handles the conversation the AI never answers (a Resolved or Snoozed one reopens
   // first); a visitor asking for a person in words starts the handoff instead of an answer.

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { countPoolConnections } from '../../db/queries/health';
-import { getDatabase, poolApplicationName } from '../../db/client';
+import { databaseCounts, getDatabase, poolApplicationName } from '../../db/client';
 import { getEnv } from '../env';
 import { refusalCounts } from '../limits/limiter';
 import { isDraining } from '../core/drain';
@@ -82,6 +82,20 @@ function create(): State {
       }
     },
   });
+  // Last, so a scrape's own pool query above is counted in the same scrape.
+  const seen = { statements: 0, transactions: 0 };
+  for (const kind of ['statements', 'transactions'] as const) {
+    new Counter({
+      name: `svc_db_${kind}_total`,
+      help: `SQL ${kind} this instance has run (through the query layer; a transaction's BEGIN and COMMIT are not statements here).`,
+      registers: [registry],
+      collect() {
+        const now = databaseCounts()[kind];
+        if (now > seen[kind]) this.inc(now - seen[kind]);
+        seen[kind] = now;
+      },
+    });
+  }
   return state;
 }
 
