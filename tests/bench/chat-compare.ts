@@ -62,7 +62,12 @@ function bench(dir: string): Promise<Figures[]> {
   args.push('--sweep', '', '--no-diagnose', '--no-write', '--no-build');
   return new Promise((resolve, reject) => {
     // The ask limits raised for both sides (an older bench does not raise them itself).
-    const limits = { ASKS_PER_MINUTE_PER_ADDRESS: '1000000', ASKS_PER_MINUTE_PER_VISITOR: '1000000', ASKS_PER_MINUTE_PER_CLIENT: '1000000', WIDGET_SOCKETS_PER_ADDRESS: '1000000' };
+    const limits = {
+      ASKS_PER_MINUTE_PER_ADDRESS: '1000000',
+      ASKS_PER_MINUTE_PER_VISITOR: '1000000',
+      ASKS_PER_MINUTE_PER_CLIENT: '1000000',
+      WIDGET_SOCKETS_PER_ADDRESS: '1000000',
+    };
     const child = spawn(path.join(dir, 'node_modules', '.bin', 'tsx'), args, {
       cwd: dir,
       env: { ...process.env, ...limits },
