@@ -8,6 +8,7 @@ import { sealSecret, openSecret } from '../core/secrets';
 import { getEnv } from '../env';
 import { getLimiter } from '../limits/limiter';
 import { addressLimitKey } from '../net/client-address';
+import { verifyPassword } from './passwords';
 
 /**
  * Two-factor sign-in (docs/contracts.md §13): TOTP per RFC 6238 (SHA-1, 6 digits, 30 s) through otplib;
@@ -46,11 +47,25 @@ function newRecoveryCode(): string {
   return `${chars.slice(0, 5)}-${chars.slice(5)}`;
 }
 
-/** Starts setting up two-factor: a new secret (kept encrypted, not yet on), its URI and QR code. */
-export async function beginTwoFactorSetup(member: { userId: number; email: string }) {
+/**
+ * Starts setting up two-factor: a new secret (kept encrypted, not yet on), its URI and QR code. Asks
+ * for the member's password, so a borrowed session cannot bind the account to someone else's phone;
+ * wrong passwords count like wrong codes.
+ */
+export async function beginTwoFactorSetup(member: { userId: number; email: string }, password: unknown, ip: string) {
   const user = await getUserById(await getDb(), member.userId);
   if (!user) throw new AppError('not_found', 'No such user.');
   if (user.totpEnabledAt) throw new AppError('conflict', 'Two-factor authentication is already on.');
+  try {
+    await refuseIfThrottled(member.userId, ip);
+  } catch (e) {
+    if (e instanceof CodeThrottled) throw new AppError('rate_limited', e.message);
+    throw e;
+  }
+  if (typeof password !== 'string' || password.length > 1024 || !(await verifyPassword(password, user.passwordHash))) {
+    await recordCodeFailure(member.userId, ip);
+    throw new AppError('invalid_request', 'The password is not right.');
+  }
   const secret = generateSecret();
   await setPendingTotpSecret(await getDb(), member.userId, encryptSecret(secret));
   const uri = generateURI({ issuer: 'svc', label: member.email, secret, ...TOTP });

@@ -413,7 +413,7 @@ describe('two-factor sign-in', () => {
   it('password then code; no session before the code; a code is accepted once; a recovery code once; wrong codes are throttled', async () => {
     const acct = await createTestAccount();
     const o = await owner(acct);
-    const setup = await beginTwoFactorSetup({ userId: o.userId, email: o.email });
+    const setup = await beginTwoFactorSetup({ userId: o.userId, email: o.email }, acct.password, '10.4.0.9');
     const [stored] = await rows<{ s: string }>(await getDb(), sql`SELECT totp_secret AS s FROM admin_users WHERE id = ${o.userId}`);
     assert.ok(!stored!.s.includes(setup.secret), 'the secret is encrypted at rest');
     assert.match(setup.qr, /^data:image\/png;base64,/);
@@ -461,7 +461,7 @@ describe('two-factor sign-in', () => {
     }
     assert.equal((await page('/profile', agent.cookie)).status, 200);
     assert.equal((await fetch(`${server.url}/customer-api/v2/response`, { headers: { cookie: agent.cookie } })).status, 403);
-    const setup = await beginTwoFactorSetup({ userId: agent.userId, email: agent.email });
+    const setup = await beginTwoFactorSetup({ userId: agent.userId, email: agent.email }, PASSWORD, '10.5.0.9');
     await confirmTwoFactorSetup({ userId: agent.userId }, await totpCode(setup.secret), '10.5.0.1');
     assert.equal((await page('/', agent.cookie)).status, 200);
   });
@@ -505,14 +505,28 @@ describe('mail outbox', () => {
   });
 });
 
+describe('two-factor set-up', () => {
+  it('needs the member password (a borrowed session cannot bind another phone); wrong ones are throttled like codes', async () => {
+    const acct = await createTestAccount();
+    const o = await owner(acct);
+    const me = { userId: o.userId, email: o.email };
+    for (const wrong of ['not the password', undefined, 'x'.repeat(2000), '', 42]) {
+      await assert.rejects(beginTwoFactorSetup(me, wrong, '10.7.0.1'), { code: 'invalid_request' });
+    }
+    const [pending] = await rows<{ s: string | null }>(await getDb(), sql`SELECT totp_secret AS s FROM admin_users WHERE id = ${o.userId}`);
+    assert.equal(pending!.s, null, 'no secret is stored for a wrong password');
+    await assert.rejects(beginTwoFactorSetup(me, acct.password, '10.7.0.1'), { code: 'rate_limited' });
+  });
+});
+
 describe('two-factor off', () => {
   it('turning two-factor off needs a valid code; afterwards the password alone signs in', async () => {
     const { turnOffTwoFactor } = await import('../../lib/auth/two-factor');
     const acct = await createTestAccount();
     const o = await owner(acct);
-    const setup = await beginTwoFactorSetup({ userId: o.userId, email: o.email });
+    const setup = await beginTwoFactorSetup({ userId: o.userId, email: o.email }, acct.password, '10.4.0.9');
     const { recovery_codes: codes } = await confirmTwoFactorSetup({ userId: o.userId }, await totpCode(setup.secret), '10.6.0.1');
-    await assert.rejects(beginTwoFactorSetup({ userId: o.userId, email: o.email }), { code: 'conflict' });
+    await assert.rejects(beginTwoFactorSetup({ userId: o.userId, email: o.email }, acct.password, '10.4.0.9'), { code: 'conflict' });
     await assert.rejects(turnOffTwoFactor({ userId: o.userId }, '123456', '10.6.0.1'), { code: 'invalid_request' });
     assert.equal((await signIn(server.url, o.email, acct.password)).error?.split(':')[0], 'two_factor_required');
     await turnOffTwoFactor({ userId: o.userId }, codes[0], '10.6.0.1');

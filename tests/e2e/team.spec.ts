@@ -114,6 +114,12 @@ test('password reset: the same answer for any address, a link that works once, t
 test('two-factor: set up with a computed code, then sign in with a code, with a recovery code, and a replayed code is refused', async ({ page }) => {
   await signIn(page, 'admin2@gamma.test', 'gamma-admin-pw-2');
   await page.getByRole('link', { name: 'Profile' }).click();
+  // Set-up asks for the password first: a wrong one is refused and shows no secret.
+  await page.getByLabel('Your password').fill('not my password');
+  await page.getByRole('button', { name: 'Set up two-factor authentication' }).click();
+  await expect(page.locator('p.error[role=alert]')).toContainText('The password is not right.');
+  await expect(page.getByTestId('totp-secret')).toHaveCount(0);
+  await page.getByLabel('Your password').fill('gamma-admin-pw-2');
   await page.getByRole('button', { name: 'Set up two-factor authentication' }).click();
   await expect(page.getByRole('img', { name: 'QR code for your authenticator app' })).toBeVisible();
   const secret = (await page.getByTestId('totp-secret').textContent())!.trim();
@@ -167,6 +173,7 @@ test('the owner requires two-factor: a member without it is sent to /profile bef
     await expect(page).toHaveURL(/\/profile$/);
   }
   await expect(page.locator('p.error[role=alert]')).toContainText('requires two-factor authentication');
+  await page.getByLabel('Your password').fill(f.gamma.password);
   await page.getByRole('button', { name: 'Set up two-factor authentication' }).click();
   const secret = (await page.getByTestId('totp-secret').textContent())!.trim();
   await page.getByLabel('Authentication code').fill(await code(secret));

@@ -107,20 +107,26 @@ export function TwoFactorPanel({ on, codesLeft }: { on: boolean; codesLeft: numb
           <p>
             Two-factor authentication is <strong>off</strong>. With it on, signing in also asks for a code from an authenticator app.
           </p>
-          <button
-            type="button"
-            className="btn"
-            disabled={pending}
-            onClick={() =>
+          <form
+            className="row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              const form = new FormData(e.currentTarget);
               start(async () => {
-                const r = await beginTwoFactorAction();
+                const r = await beginTwoFactorAction(form);
                 if (r?.ok) setSetup({ secret: r.secret, qr: r.qr });
                 else setError(r?.error ?? 'Failed');
-              })
-            }
+              });
+            }}
           >
-            Set up two-factor authentication
-          </button>
+            <div className="field">
+              <label htmlFor="tfa-password">Your password</label>
+              <input id="tfa-password" name="password" type="password" required maxLength={1024} autoComplete="current-password" />
+            </div>
+            <button className="btn" type="submit" disabled={pending}>
+              Set up two-factor authentication
+            </button>
+          </form>
           <FormError error={error} />
         </>
       ) : (

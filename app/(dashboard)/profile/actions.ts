@@ -28,8 +28,8 @@ export async function changePasswordAction(_prev: unknown, form: FormData) {
   return actionResult(async () => changeMyPassword(await me(), { current: form.get('current'), password: form.get('password') }));
 }
 
-export async function beginTwoFactorAction() {
-  return actionResult(async () => beginTwoFactorSetup(await me()));
+export async function beginTwoFactorAction(form: FormData) {
+  return actionResult(async () => beginTwoFactorSetup(await me(), form.get('password'), await ip()));
 }
 
 export async function confirmTwoFactorAction(_prev: unknown, form: FormData) {
