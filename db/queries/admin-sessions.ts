@@ -1,6 +1,7 @@
 import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../client';
 import { adminSessions, adminUsers, teamSettings } from '../schema';
+import { setPasswordHash } from './team';
 
 /** A new dashboard session row; expired rows are swept on the way (sign-ins are rare). */
 export async function insertAdminSession(db: Db, s: { id: string; userId: number; expiresAt: Date }): Promise<void> {
@@ -72,11 +73,11 @@ export async function revokeAdminSession(db: Db, sessionId: string): Promise<num
 export async function setAdminPasswordAndRevokeSessions(db: Db, email: string, passwordHash: string) {
   return db.transaction(async (tx) => {
     const [user] = await tx
-      .update(adminUsers)
-      .set({ passwordHash })
-      .where(eq(adminUsers.email, email))
-      .returning({ id: adminUsers.id, accountId: adminUsers.accountId, email: adminUsers.email });
+      .select({ id: adminUsers.id, accountId: adminUsers.accountId, email: adminUsers.email })
+      .from(adminUsers)
+      .where(eq(adminUsers.email, email));
     if (!user) return null;
+    await setPasswordHash(tx as unknown as Db, user.id, passwordHash);
     const revoked = await tx
       .update(adminSessions)
       .set({ revokedAt: sql`now()` })

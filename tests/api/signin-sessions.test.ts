@@ -5,7 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { getDb, rows } from '../../db/client';
 import { changeAdminPassword } from '../../lib/accounts/admin-password';
+import { requestPasswordReset } from '../../lib/team/password-reset';
 import { createTestAccount, type TestAccount } from '../helpers/builders';
 import { parseSuccess, runCli, testDbKind } from '../helpers/cli';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -67,9 +70,19 @@ describe('sessions end server-side', () => {
     const a = await signedIn(acct);
     const b = await signedIn(acct);
     const keep = await signedIn(bystander);
+    await requestPasswordReset({ email: acct.email }, '198.51.100.61');
+    const liveResetLinks = async () =>
+      (
+        await rows<{ n: number }>(
+          await getDb(),
+          sql`SELECT count(*)::int AS n FROM email_tokens t JOIN admin_users u ON u.id = t.user_id WHERE u.email = ${acct.email} AND t.kind = 'reset' AND t.used_at IS NULL`,
+        )
+      )[0]!.n;
+    assert.equal(await liveResetLinks(), 1);
     const out = await changeAdminPassword({ email: acct.email, password: 'a brand new password' });
     assert.equal(out.email, acct.email);
     assert.equal(out.sessions_revoked, 2);
+    assert.equal(await liveResetLinks(), 0, 'a reset link sent before the change dies with the old password');
     for (const cookie of [a, b]) assert.deepEqual(await reads(cookie).then((r) => [r.page, r.api]), [false, 401]);
     assert.deepEqual(await reads(keep).then((r) => [r.page, r.api]), [true, 200]);
     assert.equal((await signIn(server.url, acct.email, acct.password)).ok, false);
