@@ -168,7 +168,8 @@ describe('the account endpoint: saved, sealed, never returned', () => {
     const acct = await createTestAccount();
     await saveModelEndpoint(acct.accountId, endpoint({ apiKey: KEY }));
     const moved = endpoint({ baseUrl: `${hostileUrl}/elsewhere/v1` });
-    for (const attempt of [saveModelEndpoint(acct.accountId, moved), testModelEndpoint(acct.accountId, moved)]) {
+    // Each attempt starts only when awaited: a second one rejecting meanwhile would be unhandled.
+    for (const attempt of [() => saveModelEndpoint(acct.accountId, moved), () => testModelEndpoint(acct.accountId, moved)]) {
       await assert.rejects(attempt, (e: unknown) => {
         assert.ok(isAppError(e) && e.code === 'invalid_request', String(e));
         assert.equal(e.message, KEY_FOR_ANOTHER_URL);
