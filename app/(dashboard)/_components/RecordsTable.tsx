@@ -176,8 +176,15 @@ export function RecordsTable({ kind, channels = [], initial }: { kind: TableKind
             if (c.kind === 'badge') return h('span', { className: cell === 'Open' ? 'badge' : 'badge off' }, String(cell));
             if (c.kind === 'date') {
               const [d, t = ''] = String(cell ?? '').split(' ');
-              // Minutes are enough in a list (the transcript has the seconds): one short line per date.
-              return h('time', { dateTime: `${d}T${t}Z`, title: `${d} ${t} UTC`, className: 'nowrap' }, `${d} ${t.slice(0, 5)}`);
+              // Minutes are enough in a list (the transcript has the seconds); a wide table keeps the date on
+              // one line (globals.css), a narrower one lets the time go under the date so the texts keep the room.
+              return h(
+                'time',
+                { dateTime: `${d}T${t}Z`, title: `${d} ${t} UTC` },
+                h('span', { className: 'nowrap' }, d),
+                ' ',
+                h('span', { className: 'nowrap' }, t.slice(0, 5)),
+              );
             }
             return String(cell ?? '');
           },
