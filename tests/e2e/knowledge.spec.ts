@@ -44,6 +44,8 @@ async function checkBothWidths(p: Page, name: string) {
   ] as const) {
     await p.setViewportSize({ width, height: 900 });
     await screenshot(p, `${name}-${label}`);
+    // A client-side navigation sets the title as it settles: axe reads the page once it has one.
+    await expect(p).toHaveTitle(/\S/);
     // Left to their owners (issue 28 item 10): the layout's "(owner)" contrast and the "Try a question" table of app/(dashboard)/bot.
     const r = await new AxeBuilder({ page: p }).exclude('.sidebar .account').exclude('[aria-live="polite"] > .table-scroll').analyze();
     expect(r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes[0]?.target}`)).toEqual([]);
