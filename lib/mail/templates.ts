@@ -12,12 +12,16 @@ const LINKISH = /\b(?:[a-z][a-z0-9+.-]*:\/\/|www\.)\S*|\b[\w-]+(?:\.[\w-]+)+\/\S
  * not a relay for arbitrary text (HTML is escaped by `mail` below).
  */
 export function quoted(s: string, max: number): string {
-  const line = s
+  // LINKISH tries a match at every word start, so it only ever sees a bounded prefix.
+  const bound = max * 4 + 64;
+  const cut = s.length > bound;
+  const line = (cut ? s.slice(0, bound) : s)
     .replace(/[\p{Cc}\p{Cf}\u2028\u2029]+/gu, ' ')
     .replace(LINKISH, '[link removed]')
     .replace(/\s+/g, ' ')
     .trim();
-  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
+  if (line.length > max) return `${line.slice(0, max - 1).trimEnd()}…`;
+  return cut ? `${line}…` : line;
 }
 const NAME = 60;
 const TITLE = 120;
