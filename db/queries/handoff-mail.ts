@@ -13,19 +13,23 @@ const waitingDue = (seconds: number) =>
   sql`c.status = 'Waiting' AND c.waiting_since <= ${after(seconds)} AND (c.waiting_mailed_at IS NULL OR c.waiting_mailed_at < c.waiting_since)`;
 
 /**
- * Accounts with waiting mail to write, at most `limit`: a conversation Waiting `seconds` whose episode
+ * Accounts with waiting mail to write, at most `limit`, the longest due first (so a burst of accounts
+ * is served in the order their visitors started waiting): a conversation Waiting `seconds` whose episode
  * was not announced yet, or a member whose window has passed with announced conversations still Waiting.
  */
 export async function listAccountsWithWaitingMail(db: Db, seconds: number, windowSeconds: number, limit: number): Promise<number[]> {
   const found = await rows<{ account_id: number }>(
     db,
     sql`
-    (SELECT DISTINCT c.account_id FROM conversations c WHERE ${waitingDue(seconds)})
-    UNION
-    (SELECT DISTINCT u.account_id FROM admin_users u
+    SELECT d.account_id FROM (
+      SELECT c.account_id, min(c.waiting_since) AS due FROM conversations c WHERE ${waitingDue(seconds)} GROUP BY c.account_id
+      UNION ALL
+      SELECT u.account_id, min(u.waiting_mail_at) AS due FROM admin_users u
       WHERE u.notify_email AND u.waiting_mail_at <= ${after(windowSeconds)}
-        AND EXISTS (SELECT 1 FROM conversations c WHERE c.account_id = u.account_id AND c.status = 'Waiting' AND c.waiting_mailed_at > u.waiting_mail_at))
-    LIMIT ${limit}`,
+        AND EXISTS (SELECT 1 FROM conversations c WHERE c.account_id = u.account_id AND c.status = 'Waiting' AND c.waiting_mailed_at > u.waiting_mail_at)
+      GROUP BY u.account_id
+    ) d
+    GROUP BY d.account_id ORDER BY min(d.due), d.account_id LIMIT ${limit}`,
   );
   return found.map((r) => r.account_id);
 }
@@ -124,14 +128,15 @@ export async function setMemberNotifyEmail(db: Db, accountId: number, userId: nu
   return done.length > 0;
 }
 
-/** Conversations with a visitor address and a member reply unseen and unmailed for `seconds`. */
+/** Conversations with a visitor address and a member reply unseen and unmailed for `seconds`, the oldest reply first. */
 export async function listConversationsWithUnseenReplies(db: Db, seconds: number, limit: number): Promise<Array<{ id: string; account_id: number }>> {
   return rows(
     db,
     sql`
-    SELECT DISTINCT m.conversation_id AS id, m.account_id FROM conversation_messages m
+    SELECT m.conversation_id AS id, m.account_id FROM conversation_messages m
     JOIN conversations c ON c.id = m.conversation_id AND c.visitor_email IS NOT NULL
     WHERE m.author = 'agent' AND m.seen_at IS NULL AND m.mailed_at IS NULL AND m.created_at <= ${after(seconds)}
+    GROUP BY m.conversation_id, m.account_id ORDER BY min(m.created_at), m.conversation_id
     LIMIT ${limit}`,
   );
 }

@@ -29,6 +29,7 @@ import {
 } from '../../lib/conversations/handoff';
 import { DEFAULT_HANDOFF_SETTINGS } from '../../lib/conversations/handoff-contract';
 import { getHandoffFormValues, saveHandoffForm, type HandoffFormValues } from '../../lib/dashboard/handoff-settings';
+import { listAccountsWithWaitingMail } from '../../db/queries/handoff-mail';
 import { mailUnseenReplies, mailWaitingConversations } from '../../lib/mail/handoff-notifier';
 import { setMyEmailNotifications } from '../../lib/team/profile';
 import { seedDemoAccount } from '../../lib/demo/seed';
@@ -244,6 +245,22 @@ describe('the waiting mail', () => {
       written.every((w) => w.n === 1),
       JSON.stringify(written.filter((w) => w.n !== 1)),
     );
+  });
+
+  it('accounts with waiting mail are served the longest waiting first, so a burst of accounts never starves the oldest', async () => {
+    const older = await team('Patient Co');
+    const newer = await team('Hasty Co');
+    const a = await conversation(older, 'Waited long');
+    const b = await conversation(newer, 'Waited a bit');
+    await requestHandoff(visitor(older, a.id));
+    await requestHandoff(visitor(newer, b.id));
+    const db = await getDb();
+    await rows(db, sql`UPDATE conversations SET waiting_since = now() - interval '3 hours' WHERE id = ${a.id} RETURNING id`);
+    await rows(db, sql`UPDATE conversations SET waiting_since = now() - interval '1 hour' WHERE id = ${b.id} RETURNING id`);
+    const due = await listAccountsWithWaitingMail(db, AFTER_SECONDS, WINDOW_SECONDS, 1000);
+    const [i, j] = [due.indexOf(older.accountId), due.indexOf(newer.accountId)];
+    assert.ok(i >= 0 && j >= 0 && i < j, JSON.stringify({ due, older: older.accountId, newer: newer.accountId }));
+    await mailWaitingConversations();
   });
 
   it('200 waiting conversations of one account: at most one mail per member per window; the next one lists what waited meanwhile', {
