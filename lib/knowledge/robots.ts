@@ -7,7 +7,8 @@
  * split on `*` and each piece is found leftmost with KMP, so one comparison costs at most
  * O(path + pattern) steps, and rules, rule values and compared paths are capped.
  */
-export type Robots = { isAllowed(pathAndQuery: string): boolean };
+/** `steps` adds the character comparisons spent, so a caller can budget a page's links. */
+export type Robots = { isAllowed(pathAndQuery: string, steps?: { n: number }): boolean };
 
 /** Rules kept from the chosen groups at most (real files rarely have more than a few hundred). */
 export const MAX_ROBOTS_RULES = 500;
@@ -110,12 +111,13 @@ export function parseRobots(text: string, agent: string): Robots {
     .slice(0, MAX_ROBOTS_RULES)
     .map((r) => ({ allow: r.allow, pattern: compilePattern(r.value), length: r.value.length }));
   return {
-    isAllowed(pathAndQuery: string) {
+    isAllowed(pathAndQuery: string, steps = { n: 0 }) {
       if (pathAndQuery.length > MAX_PATH_CHARS) return rules.length === 0;
       let best: Rule | null = null;
       for (const r of rules) {
+        steps.n++;
         if (best && (r.length < best.length || (r.length === best.length && !r.allow))) continue;
-        if (patternMatches(r.pattern, pathAndQuery)) best = r;
+        if (patternMatches(r.pattern, pathAndQuery, steps)) best = r;
       }
       return best ? best.allow : true;
     },

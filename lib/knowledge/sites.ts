@@ -29,6 +29,9 @@ const PAGE_TIMEOUT_MS = 15_000;
 const MAX_REDIRECTS = 5;
 /** Sitemaps read in one crawl (the start address, or those a sitemap index names). */
 const MAX_SITEMAPS = 20;
+/** robots.txt comparisons spent on one page's links (a few ms) and on a whole crawl (well under a second). */
+const ROBOTS_STEPS_PER_PAGE = 2_000_000;
+const ROBOTS_STEPS_PER_CRAWL = 100_000_000;
 
 const crawlLimiter = () => getLimiter('kb-crawl:account', { points: getEnv().KB_CRAWLS_PER_HOUR, durationSeconds: 3600 });
 
@@ -107,9 +110,18 @@ export async function crawlWebsite(db: Db, site: SiteRow): Promise<void> {
     const robots = await readRobots(start, fetchOpts);
     const queue: string[] = [start.toString()];
     const queued = new Set(queue);
+    // Never more than could be fetched; robots.txt checks are budgeted per page and per crawl (CPU on the main thread).
+    const maxQueued = env.KB_CRAWL_MAX_PAGES * 4;
+    const pageSteps = { n: 0 };
+    let crawlSteps = 0;
     const enqueue = (u: string) => {
       const url = new URL(u);
-      if (url.host !== start.host || queued.has(u) || !robots.isAllowed(`${url.pathname}${url.search}`)) return;
+      if (url.host !== start.host || queued.has(u)) return;
+      if (queued.size >= maxQueued || pageSteps.n > ROBOTS_STEPS_PER_PAGE || crawlSteps + pageSteps.n > ROBOTS_STEPS_PER_CRAWL) {
+        complete = false;
+        return;
+      }
+      if (!robots.isAllowed(`${url.pathname}${url.search}`, pageSteps)) return;
       queued.add(u);
       queue.push(u);
     };
@@ -122,7 +134,9 @@ export async function crawlWebsite(db: Db, site: SiteRow): Promise<void> {
       }
       const address = queue.shift()!;
       seen.add(address);
-      const res = await fetchFollowing(address, start.host, fetchOpts);
+      crawlSteps += pageSteps.n;
+      pageSteps.n = 0;
+      const res = await fetchFollowing(address, start, fetchOpts);
       if (!res) continue;
       if ('redirectedTo' in res) {
         enqueue(res.redirectedTo);
@@ -166,13 +180,17 @@ async function readRobots(start: URL, opts: FetchOpts): Promise<Robots> {
   return res && res.status === 200 && !res.truncated ? parseRobots(res.body.toString('utf8'), CRAWLER_AGENT) : ALLOW_ALL;
 }
 
-/** The page at `address`, or where it redirects to when that is another address on the same host; null when unreachable. */
-async function fetchFollowing(address: string, host: string, opts: FetchOpts): Promise<{ page: FetchedPage } | { redirectedTo: string } | null> {
+/**
+ * The page at `address`, or where it redirects to when that is another address on the same host; null
+ * when unreachable or refused. Only the start address's refusal fails the crawl (a linked page's is skipped).
+ */
+async function fetchFollowing(address: string, start: URL, opts: FetchOpts): Promise<{ page: FetchedPage } | { redirectedTo: string } | null> {
+  const host = start.host;
   let current = address;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     const page = await fetchPage(current, opts).catch((e) => {
       if (opts.signal?.aborted) throw new AppError('unavailable', `The import took longer than ${getEnv().KB_CRAWL_MAX_SECONDS} s and stopped.`);
-      if (e instanceof AppError && hop === 0 && current === address) throw e;
+      if (e instanceof AppError && hop === 0 && current === start.toString()) throw e;
       return null;
     });
     if (!page) return null;

@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { findPassages, listKnowledgeWithVersions } from '../../lib/knowledge/service';
@@ -196,6 +197,27 @@ describe('website import', () => {
     const done = await settled(accountId, `${base}/many/0`);
     assert.equal(done.pages, MAX_PAGES);
     assert.equal((await pageUrls(accountId)).length, MAX_PAGES);
+  });
+
+  it('a hostile robots.txt and a page of thousands of long links cost a bounded time on the main thread', async () => {
+    resetSite();
+    // 500 rules that each scan a whole 2,000-character path before failing: about a million comparisons a link.
+    const rules = Array.from({ length: 500 }, (_, i) => `Disallow: /x*${String.fromCharCode(0x4e00 + i)}`).join('\n');
+    pages.set('/robots.txt', { type: 'text/plain', body: `User-agent: *\n${rules}\n` });
+    const links = Array.from({ length: 3000 }, (_, i) => `/x${'q'.repeat(2000)}${i}`);
+    const anchors = links.map((l) => `<a href="${l}">more</a>`).join(' ');
+    pages.set('/hostile', { type: 'text/html', body: html('Many links', `A page that links everywhere, slowly to check. ${anchors}`, ['/a']) });
+    const { accountId } = await createTestAccount();
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    await startWebsiteImport(accountId, `${base}/hostile`);
+    const done = await settled(accountId, `${base}/hostile`);
+    delay.disable();
+    assert.equal(done.status, 'done', done.error ?? '');
+    const stored = await pageUrls(accountId);
+    assert.ok(stored.includes('/hostile'), JSON.stringify(stored));
+    // Unbudgeted, checking these links held the event loop for seconds; the budget stops within milliseconds.
+    assert.ok(delay.max / 1e6 < 1000, `the event loop stalled ${Math.round(delay.max / 1e6)} ms`);
   });
 
   it('stops after KB_CRAWL_MAX_SECONDS, keeping what it read, and says so', async () => {
