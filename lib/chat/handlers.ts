@@ -8,8 +8,9 @@ import { askAdmissions, chargeRequest, type SocketLimits, type Spender } from '.
 import { roomOf } from './live';
 import type { SocketData } from './middleware';
 import { ClientRequests, MAX_QUESTION_CHARS, PROTOCOL_VERSION, type ClientRequestName, type Refusal, type SessionInfo } from './protocol';
-import { ask, comment, feedback, handoffOf, history, messagesSeen, rating, requestPerson, resume, visitorEmail } from './requests';
-import { isLegacyWidget, legacyRoomOf } from './legacy';
+import { ask, comment, feedback, handoffOf, history, messagesSeen, rating, requestPerson, visitorEmail } from '../visitor/service';
+import { resume } from './requests';
+import { isLegacyWidget, legacyHistory, legacyRoomOf } from './legacy';
 import { recordSighting, sightingVersion } from './sightings';
 import { describeIssues, issueParams } from '../zod-issues';
 
@@ -95,7 +96,10 @@ export function onConnection(socket: Socket, limits: SocketLimits) {
     return ask(claims, join, req, admission());
   });
   handle(socket, limits, who, 'conversation:resume', (req) => resume(claims, join, (e) => socket.emit('event', e), req, legacy));
-  handle(socket, limits, who, 'history', (req) => history(claims, join, req, legacy));
+  handle(socket, limits, who, 'history', async (req) => {
+    const h = await history(claims, join, req);
+    return legacy ? { ...h, messages: legacyHistory(h.messages) } : h;
+  });
   handle(socket, limits, who, 'feedback', (req) => feedback(claims, req));
   handle(socket, limits, who, 'comment', (req) => comment(claims, req));
   handle(socket, limits, who, 'handoff:request', (req) => requestPerson(claims, join, req));

@@ -1,6 +1,6 @@
 import { getEnv } from '../env';
 import { consumeInOrder, getLimiter, throwIfRefused } from '../limits/limiter';
-import type { Admission } from './requests';
+import type { Admission } from '../visitor/service';
 import type { Ack, ClientRequestName } from './protocol';
 
 /** Open widget sockets of this instance per client address and per widget client (per process by nature). */
@@ -54,7 +54,7 @@ export async function chargeRequest(limits: SocketLimits, name: ClientRequestNam
   return null;
 }
 
-/** The admission of each ask of one socket (lib/chat/requests.ts Admission). */
+/** The admission of each ask of one socket (lib/visitor/service.ts Admission). */
 export function askAdmissions(limits: SocketLimits, who: Spender): () => Admission {
   // Points the last ask's check left (the fewest over the three limits); null before the first.
   let askRoom: number | null = null;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WidgetClaims } from '../auth/widget-tokens';
 import type { Role } from '../auth/roles';
-import { ask } from '../chat/requests'; // layer: the demo asks as a visitor's widget does, so its answers (and declines) are real
+import { ask } from '../visitor/service';
 import {
   addNote,
   conversationSummary,

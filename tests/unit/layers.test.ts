@@ -14,6 +14,7 @@ const LAYERS: string[][] = [
   ['lib/server', 'lib/startup'],
   ['lib/customer-api', 'lib/chat', 'lib/inbox', 'lib/widget'],
   ['lib/dashboard', 'lib/demo'],
+  ['lib/visitor'],
   [
     'lib/answers',
     'lib/export',
