@@ -4,8 +4,9 @@ import { preciseUtcText, utcText } from './shared';
 
 /**
  * Human handoff (docs/decisions/handoff.md): a conversation's handoff state, its messages that are
- * not halves of a response, the inbox's views, handoff settings, canned replies and members'
- * availability. Every query takes the account (tenancy); the service decides, these only read and write.
+ * not halves of a response, and the members who act on it (availability, the inbox and canned
+ * replies have files of their own). Every query takes the account (tenancy); the service decides,
+ * these only read and write.
  */
 
 /** A conversation's handoff state, locked for the transaction (the transition table reads it). */
@@ -245,8 +246,6 @@ export async function listDueSnoozed(db: Db, now: string, limit: number): Promis
   );
 }
 
-// ---- members
-
 export type MemberRow = { id: number; name: string; email: string; availability: 'online' | 'away'; dashboard_seen_at: string | null };
 
 export async function getAccountMember(db: Db, accountId: number, userId: number): Promise<MemberRow | null> {
@@ -259,22 +258,6 @@ export async function getAccountMember(db: Db, accountId: number, userId: number
   return row ?? null;
 }
 
-export async function setMemberAvailability(db: Db, accountId: number, userId: number, availability: 'online' | 'away'): Promise<boolean> {
-  const done = await rows<{ id: number }>(
-    db,
-    sql`UPDATE admin_users SET availability = ${availability} WHERE id = ${userId} AND account_id = ${accountId} RETURNING id`,
-  );
-  return done.length > 0;
-}
-
-export async function touchMemberDashboard(db: Db, accountId: number, userId: number): Promise<boolean> {
-  const done = await rows<{ id: number }>(
-    db,
-    sql`UPDATE admin_users SET dashboard_seen_at = now() WHERE id = ${userId} AND account_id = ${accountId} RETURNING id`,
-  );
-  return done.length > 0;
-}
-
 /** The visitor's messages in a conversation: its questions (responses) and its stored messages to the team. */
 export async function countVisitorMessages(db: Db, accountId: number, conversationId: string): Promise<number> {
   const [row] = await rows<{ n: number }>(
@@ -285,228 +268,4 @@ export async function countVisitorMessages(db: Db, accountId: number, conversati
     FROM conversations c WHERE c.id = ${conversationId} AND c.account_id = ${accountId}`,
   );
   return row?.n ?? 0;
-}
-
-/** Members `online` with a dashboard seen within `withinSeconds`. */
-export async function countOnlineMembers(db: Db, accountId: number, withinSeconds: number): Promise<number> {
-  const [row] = await rows<{ online: number }>(
-    db,
-    sql`
-    SELECT count(*)::int AS online FROM admin_users WHERE account_id = ${accountId} AND availability = 'online'
-      AND dashboard_seen_at >= now() - make_interval(secs => ${withinSeconds})`,
-  );
-  return row?.online ?? 0;
-}
-
-/** The latest `limit` first responses after a handoff within `days`: when the handoff was (UTC text) and how long the reply took. */
-export async function listFirstResponses(db: Db, accountId: number, days: number, limit: number): Promise<Array<{ at: string; seconds: number }>> {
-  return rows<{ at: string; seconds: number }>(
-    db,
-    sql`
-    SELECT ${utcText(sql`handed_off_at`)} AS at, extract(epoch FROM first_reply_at - handed_off_at)::float8 AS seconds
-    FROM conversations WHERE account_id = ${accountId} AND first_reply_at IS NOT NULL
-      AND handed_off_at >= now() - make_interval(days => ${days}) ORDER BY handed_off_at DESC LIMIT ${limit}`,
-  );
-}
-
-// ---- handoff settings
-
-export type HandoffSettingsRow = { enabled: boolean; time_zone: string; hours: unknown; away_text: string };
-
-export async function getHandoffSettingsRow(db: Db, accountId: number): Promise<HandoffSettingsRow | null> {
-  const [row] = await rows<HandoffSettingsRow>(db, sql`SELECT enabled, time_zone, hours, away_text FROM handoff_settings WHERE account_id = ${accountId}`);
-  if (row && typeof row.hours === 'string') row.hours = JSON.parse(row.hours);
-  return row ?? null;
-}
-
-export async function upsertHandoffSettings(db: Db, accountId: number, s: HandoffSettingsRow): Promise<void> {
-  await db.execute(sql`
-    INSERT INTO handoff_settings (account_id, enabled, time_zone, hours, away_text, updated_at)
-    VALUES (${accountId}, ${s.enabled}, ${s.time_zone}, ${JSON.stringify(s.hours)}::jsonb, ${s.away_text}, now())
-    ON CONFLICT (account_id) DO UPDATE SET enabled = EXCLUDED.enabled, time_zone = EXCLUDED.time_zone,
-      hours = EXCLUDED.hours, away_text = EXCLUDED.away_text, updated_at = now()`);
-}
-
-// ---- canned replies
-
-export type CannedReplyRow = { id: string; shortcut: string; text: string; created_at: string; updated_at: string };
-const CANNED_COLUMNS = sql`id, shortcut, text, ${utcText(sql`created_at`)} AS created_at, ${utcText(sql`updated_at`)} AS updated_at`;
-
-export async function listCannedReplyRows(db: Db, accountId: number): Promise<CannedReplyRow[]> {
-  return rows(db, sql`SELECT ${CANNED_COLUMNS} FROM canned_replies WHERE account_id = ${accountId} ORDER BY shortcut`);
-}
-
-/** Null: the shortcut is taken in this account. */
-export async function insertCannedReply(db: Db, accountId: number, r: { shortcut: string; text: string }): Promise<CannedReplyRow | null> {
-  const [row] = await rows<CannedReplyRow>(
-    db,
-    sql`
-    INSERT INTO canned_replies (account_id, shortcut, text) VALUES (${accountId}, ${r.shortcut}, ${r.text})
-    ON CONFLICT (account_id, shortcut) DO NOTHING RETURNING ${CANNED_COLUMNS}`,
-  );
-  return row ?? null;
-}
-
-/** 'missing': no such reply in the account; 'taken': another reply has the shortcut. */
-export async function updateCannedReplyRow(
-  db: Db,
-  accountId: number,
-  id: string,
-  r: { shortcut: string; text: string },
-): Promise<CannedReplyRow | 'missing' | 'taken'> {
-  const [clash] = await rows<{ id: string }>(
-    db,
-    sql`SELECT id FROM canned_replies WHERE account_id = ${accountId} AND shortcut = ${r.shortcut} AND id <> ${id}`,
-  );
-  if (clash) return 'taken';
-  const [row] = await rows<CannedReplyRow>(
-    db,
-    sql`
-    UPDATE canned_replies SET shortcut = ${r.shortcut}, text = ${r.text}, updated_at = now()
-    WHERE id = ${id} AND account_id = ${accountId} RETURNING ${CANNED_COLUMNS}`,
-  );
-  return row ?? 'missing';
-}
-
-export async function deleteCannedReplyRow(db: Db, accountId: number, id: string): Promise<boolean> {
-  const done = await rows<{ id: string }>(db, sql`DELETE FROM canned_replies WHERE id = ${id} AND account_id = ${accountId} RETURNING id`);
-  return done.length > 0;
-}
-
-// ---- the inbox
-
-export const INBOX_VIEWS = ['waiting', 'mine', 'unassigned', 'all_open', 'resolved'] as const;
-export type InboxView = (typeof INBOX_VIEWS)[number];
-
-/**
- * Each view: its condition and its order, matching one partial index of migration 0015
- * (Waiting oldest first by waiting_since; Resolved newest first by resolved_at; the rest newest
- * first by updated_at).
- */
-function viewOf(view: InboxView, memberId: number): { where: SQL; col: 'waiting_since' | 'updated_at' | 'resolved_at'; dir: 'ASC' | 'DESC' } {
-  switch (view) {
-    case 'waiting':
-      return { where: sql`c.status = 'Waiting'`, col: 'waiting_since', dir: 'ASC' };
-    case 'mine':
-      return { where: sql`c.status IN ('Open', 'Waiting', 'Snoozed') AND c.assignee_id = ${memberId}`, col: 'updated_at', dir: 'DESC' };
-    case 'unassigned':
-      return { where: sql`c.status IN ('Open', 'Waiting', 'Snoozed') AND c.handled_by = 'human' AND c.assignee_id IS NULL`, col: 'updated_at', dir: 'DESC' };
-    case 'all_open':
-      return { where: sql`c.status = 'Open'`, col: 'updated_at', dir: 'DESC' };
-    case 'resolved':
-      return { where: sql`c.status = 'Resolved'`, col: 'resolved_at', dir: 'DESC' };
-  }
-}
-
-export type InboxRow = {
-  id: string;
-  title: string;
-  status: string;
-  handled_by: 'ai' | 'human';
-  assignee_id: number | null;
-  assignee: string | null;
-  assignee_name: string | null;
-  channel_id: number;
-  waiting_since: string | null;
-  resolved_at: string | null;
-  snoozed_until: string | null;
-  created_at: string;
-  updated_at: string;
-  csat: number | null;
-  preview: string | null;
-  /** The view's sort key, microseconds (the cursor). */
-  sort_k: string;
-};
-
-/** A page of an inbox view after the cursor `(k, id)` (keyset, never OFFSET). */
-export async function listInboxRows(
-  db: Db,
-  accountId: number,
-  memberId: number,
-  view: InboxView,
-  after: { k: string; id: string } | null,
-  limit: number,
-): Promise<InboxRow[]> {
-  const v = viewOf(view, memberId);
-  const col = sql.raw(`c.${v.col}`);
-  const d = sql.raw(v.dir);
-  const cmp = sql.raw(v.dir === 'ASC' ? '>' : '<');
-  const from = after ? sql` AND (${col}, c.id) ${cmp} ((${after.k}::timestamp AT TIME ZONE 'UTC'), ${after.id}::uuid)` : sql``;
-  return rows<InboxRow>(
-    db,
-    sql`
-    SELECT c.id, c.title, c.status, c.handled_by, c.assignee_id, au.email AS assignee, au.name AS assignee_name, c.channel_id,
-      ${utcText(sql`c.waiting_since`)} AS waiting_since, ${utcText(sql`c.resolved_at`)} AS resolved_at,
-      ${utcText(sql`c.snoozed_until`)} AS snoozed_until, ${utcText(sql`c.created_at`)} AS created_at,
-      ${utcText(sql`c.updated_at`)} AS updated_at, c.csat, ${preciseUtcText(col)} AS sort_k,
-      (SELECT x.text FROM (
-        (SELECT m.text, m.created_at FROM conversation_messages m WHERE m.conversation_id = c.id AND m.author IN ('visitor', 'agent')
-          ORDER BY m.created_at DESC LIMIT 1)
-        UNION ALL
-        (SELECT r.question, r.created_at FROM responses r WHERE r.conversation_id = c.id ORDER BY r.created_at DESC LIMIT 1)
-      ) x ORDER BY x.created_at DESC LIMIT 1) AS preview
-    FROM conversations c LEFT JOIN admin_users au ON au.id = c.assignee_id
-    WHERE c.account_id = ${accountId} AND ${v.where}${from}
-    ORDER BY ${col} ${d}, c.id ${d} LIMIT ${limit}`,
-  );
-}
-
-export type InboxCounts = Record<InboxView, number>;
-
-/**
- * The five views' counts in one statement, from conversation_counts (kept exact by the triggers of
- * migration 0015, whatever writes a conversation): a few rows per account, never the conversations.
- */
-export async function countInboxViews(db: Db, accountId: number, memberId: number): Promise<InboxCounts> {
-  const [row] = await rows<InboxCounts>(
-    db,
-    sql`
-    SELECT COALESCE(sum(n) FILTER (WHERE status = 'Waiting'), 0)::int AS waiting,
-      COALESCE(sum(n) FILTER (WHERE status IN ('Open', 'Waiting', 'Snoozed') AND assignee_id = ${memberId}), 0)::int AS mine,
-      COALESCE(sum(n) FILTER (WHERE status IN ('Open', 'Waiting', 'Snoozed') AND handled_by = 'human' AND assignee_id = 0), 0)::int AS unassigned,
-      COALESCE(sum(n) FILTER (WHERE status = 'Open'), 0)::int AS all_open,
-      COALESCE(sum(n) FILTER (WHERE status = 'Resolved'), 0)::int AS resolved
-    FROM conversation_counts WHERE account_id = ${accountId}`,
-  );
-  return row!;
-}
-
-/** The counts every member shares, and "Mine" per assignee (user id → count): what a change pushes to the account's members. */
-export type AccountInboxCounts = Omit<InboxCounts, 'mine'> & { mine: Record<string, number> };
-
-/** countInboxViews for the whole account at once, from conversation_counts (one statement, a few rows). */
-export async function countAccountInboxViews(db: Db, accountId: number): Promise<AccountInboxCounts> {
-  const [row] = await rows<AccountInboxCounts>(
-    db,
-    sql`
-    SELECT COALESCE(sum(n) FILTER (WHERE status = 'Waiting'), 0)::int AS waiting,
-      COALESCE(sum(n) FILTER (WHERE status IN ('Open', 'Waiting', 'Snoozed') AND handled_by = 'human' AND assignee_id = 0), 0)::int AS unassigned,
-      COALESCE(sum(n) FILTER (WHERE status = 'Open'), 0)::int AS all_open,
-      COALESCE(sum(n) FILTER (WHERE status = 'Resolved'), 0)::int AS resolved,
-      (SELECT COALESCE(json_object_agg(m.assignee_id, m.n), '{}'::json) FROM (
-        SELECT assignee_id, sum(n)::int AS n FROM conversation_counts
-        WHERE account_id = ${accountId} AND status IN ('Open', 'Waiting', 'Snoozed') AND assignee_id <> 0 GROUP BY assignee_id) m) AS mine
-    FROM conversation_counts WHERE account_id = ${accountId}`,
-  );
-  const mine = typeof row!.mine === 'string' ? (JSON.parse(row!.mine) as Record<string, number>) : row!.mine;
-  return { ...row!, mine };
-}
-
-// ---- summary
-
-export type SummaryTurn = { question: string; answer: string; declined: boolean; error: string | null; sources: unknown; created_at: string };
-
-/** The conversation's first `first` and last `last` responses (oldest first), for the inbox's summary. */
-export async function listSummaryTurns(db: Db, accountId: number, conversationId: string, first: number, last: number): Promise<SummaryTurn[]> {
-  const cols = sql`r.id, r.question, r.answer, r.declined, r.error, r.sources, ${utcText(sql`r.created_at`)} AS created_at, r.created_at AS at`;
-  const result = await rows<SummaryTurn & { id: string; at: unknown }>(
-    db,
-    sql`
-    SELECT DISTINCT ON (x.at, x.id) x.* FROM (
-      (SELECT ${cols} FROM responses r WHERE r.account_id = ${accountId} AND r.conversation_id = ${conversationId} ORDER BY r.created_at, r.id LIMIT ${first})
-      UNION ALL
-      (SELECT ${cols} FROM responses r WHERE r.account_id = ${accountId} AND r.conversation_id = ${conversationId} ORDER BY r.created_at DESC, r.id DESC LIMIT ${last})
-    ) x ORDER BY x.at, x.id`,
-  );
-  return result.map(({ id: _id, at: _at, ...t }) => ({ ...t, sources: typeof t.sources === 'string' ? JSON.parse(t.sources) : t.sources }));
 }

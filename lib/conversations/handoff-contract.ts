@@ -4,11 +4,12 @@
  * can act on. Outputs are typed in the service.
  */
 import { z } from 'zod';
+import type { Role } from '../auth/roles';
 import { MAX_QUESTION_CHARS } from '../limits/text';
 import { AppError } from '../core/errors';
 import { processSingleton } from '../core/process';
 import { uuidString } from '../core/validation';
-import { INBOX_VIEWS } from '../../db/queries/handoff';
+import { INBOX_VIEWS } from '../../db/queries/inbox';
 
 export const MAX_REPLY_CHARS = 10_000;
 export const MAX_AWAY_TEXT_CHARS = 500;
@@ -120,3 +121,6 @@ export const CannedReplyInput = z.object({
   text: text(MAX_CANNED_TEXT_CHARS),
 });
 export const CannedReplyId = z.object({ id: uuidString('must be a canned reply id (a UUID)') });
+
+/** A signed-in member acting on the account's conversations (lib/team's Actor fits). */
+export type Member = { accountId: number; userId: number; role: Role };

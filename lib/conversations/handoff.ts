@@ -9,54 +9,27 @@
 import { getDb, type Db } from '../../db/client';
 import { getConversationById } from '../../db/queries/conversations';
 import {
-  countAccountInboxViews,
-  countInboxViews,
-  deleteCannedReplyRow,
   getAccountMember,
-  countOnlineMembers,
   countVisitorMessages,
-  getHandoffSettingsRow,
   getMessageByClientId,
-  insertCannedReply,
   insertConversationMessage,
-  listVisitorMessageEnds,
-  listCannedReplyRows,
   listDueSnoozed,
-  listFirstResponses,
-  listInboxRows,
-  listSummaryTurns,
   lockConversationState,
   markConversationMessagesSeen,
   setConversationRating,
   setConversationVisitorEmail,
-  setMemberAvailability,
-  touchMemberDashboard,
-  updateCannedReplyRow,
-  upsertHandoffSettings,
   writeConversationState,
-  type CannedReplyRow,
   type HandoffStateRow,
-  type AccountInboxCounts,
-  type InboxCounts,
-  type InboxRow,
-  type InboxView,
   type MemberRow,
   type StoredMessageRow,
 } from '../../db/queries/handoff';
 import { validate } from '../accounts/service';
-import { requireRole, type Role } from '../auth/roles';
+import { requireRole } from '../auth/roles';
 import { AppError } from '../core/errors';
-import { processSingleton } from '../core/process';
 import { appendLiveEvent, publishEvent, publishInboxEvent, storeEvent, type InboxEvent } from './events';
 import {
   AssignInput,
-  Availability,
-  CannedReplyId,
-  CannedReplyInput,
   ConversationRef,
-  DEFAULT_HANDOFF_SETTINGS,
-  HandoffSettings,
-  InboxListInput,
   MarkSeenInput,
   MAX_SNOOZE_DAYS,
   MAX_VISITOR_MESSAGES,
@@ -67,13 +40,13 @@ import {
   VisitorEmailInput,
   VisitorMessageInput,
 } from './handoff-contract';
+import type { Member } from './handoff-contract';
+import { availabilityOf, forgetExpectedWait, type AvailabilityInfo } from './availability';
 import { recordWebhookEvent, webhookEventsCommitted } from './outbox';
 import { toConversationRecord } from './service';
-import type { ConversationEvent, EventDraft, Source } from './shapes';
+import type { ConversationEvent, EventDraft } from './shapes';
 import { transition, type Action, type Change, type StateOf } from './status';
 
-/** A signed-in member acting on the account's conversations (lib/team's Actor fits). */
-export type Member = { accountId: number; userId: number; role: Role };
 /** The visitor's side: the widget door has checked that the conversation is the visitor's own. */
 export type VisitorConversation = { accountId: number; conversationId: string };
 
@@ -556,295 +529,4 @@ export async function memberTyping(member: Member, input: unknown): Promise<void
   if (!s) throw new AppError('not_found', `No conversation with id ${conversation_id}.`);
   await appendLiveEvent(db, { type: 'agent.typing', conversation_id, name: displayName(me) });
   publishInboxEvent({ account_id: member.accountId, conversation_id, kind: 'typing', name: displayName(me) });
-}
-
-// ---- availability and settings
-
-export type AvailabilityInfo = {
-  /** The account offers a person at all (handoff on). */
-  enabled: boolean;
-  /** A person is promised now: handoff on, within office hours, a member online. */
-  available: boolean;
-  /** When not available because of office hours: the next opening (ISO 8601, UTC); else null. */
-  until: string | null;
-  away_text: string;
-  /** The median first response of the last 7 days (seconds), when available and known. */
-  expected_wait_seconds: number | null;
-};
-
-/** Members count as online with a dashboard seen this recently (and availability `online`). */
-export const ONLINE_WITHIN_SECONDS = 600;
-const EXPECTED_WAIT_DAYS = 7;
-/** The latest first responses the expected wait considers: enough for a median, bounded for a busy account. */
-const EXPECTED_WAIT_SAMPLE = 2_000;
-
-/** Formatters kept per time zone: building one costs ~50 µs, and an expected wait reads up to EXPECTED_WAIT_SAMPLE instants. */
-const FORMATTERS_KEPT = 256;
-/** Per process by nature (a cache of pure values): the formatter of each time zone, and how many this process built. */
-const formatters = () => processSingleton('svc.handoffFormatters', () => ({ byZone: new Map<string, Intl.DateTimeFormat>(), built: 0 }));
-
-function formatterOf(timeZone: string): Intl.DateTimeFormat {
-  const f = formatters();
-  let fmt = f.byZone.get(timeZone);
-  if (fmt) return fmt;
-  fmt = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    weekday: 'short',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    hourCycle: 'h23',
-  });
-  f.built++;
-  if (f.byZone.size >= FORMATTERS_KEPT) f.byZone.delete(f.byZone.keys().next().value!);
-  f.byZone.set(timeZone, fmt);
-  return fmt;
-}
-
-/** How many time-zone formatters this process has built (the handoff bench and test read it). */
-export function timeZoneFormattersBuilt(): number {
-  return formatters().built;
-}
-
-/** The wall time in a time zone: weekday (0 = Monday) and minutes since midnight. */
-function wallTime(at: Date, timeZone: string): { day: number; minutes: number; y: number; m: number; d: number } {
-  const parts = formatterOf(timeZone).formatToParts(at);
-  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
-  const day = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].indexOf(get('weekday'));
-  return { day, minutes: Number(get('hour')) * 60 + Number(get('minute')), y: Number(get('year')), m: Number(get('month')), d: Number(get('day')) };
-}
-
-/** The instant of a wall time in a time zone (two passes settle the zone's offset, DST included). */
-function instantOf(y: number, m: number, d: number, minutes: number, timeZone: string): Date {
-  const guess = Date.UTC(y, m - 1, d, 0, minutes);
-  let t = guess;
-  for (let i = 0; i < 2; i++) {
-    const w = wallTime(new Date(t), timeZone);
-    const asUtc = Date.UTC(w.y, w.m - 1, w.d, 0, w.minutes);
-    t += guess - asUtc;
-  }
-  return new Date(t);
-}
-
-const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
-
-function openAt(s: HandoffSettings, w: { day: number; minutes: number }): boolean {
-  const today = s.hours[w.day];
-  return !!today?.open && minutesOf(today.opens) <= w.minutes && w.minutes < minutesOf(today.closes);
-}
-
-/** Whether `now` is within office hours, and if not the next opening (null: none in the coming week). */
-export function officeHours(s: HandoffSettings, now: Date): { open: boolean; next: Date | null } {
-  const w = wallTime(now, s.time_zone);
-  if (openAt(s, w)) return { open: true, next: null };
-  for (let ahead = 0; ahead <= 7; ahead++) {
-    const day = s.hours[(w.day + ahead) % 7];
-    if (!day?.open) continue;
-    const opens = minutesOf(day.opens);
-    if (ahead === 0 && opens <= w.minutes) continue;
-    const date = new Date(Date.UTC(w.y, w.m - 1, w.d + ahead));
-    return { open: false, next: instantOf(date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate(), opens, s.time_zone) };
-  }
-  return { open: false, next: null };
-}
-
-/** Per process (docs/decisions/handoff.md): each account's expected wait, read at most once a minute and dropped when a first reply commits here. */
-const EXPECTED_WAIT_TTL_MS = 60_000;
-const EXPECTED_WAITS_KEPT = 10_000;
-type ExpectedWait = { settings: string; until: number; seconds: number | null };
-const expectedWaits = () => processSingleton('svc.handoffExpectedWaits', () => new Map<number, ExpectedWait>());
-
-/** The median first response of the last 7 days within office hours (seconds), null when none; cached per account for a minute. */
-async function expectedWaitOf(db: Db, accountId: number, s: HandoffSettings): Promise<number | null> {
-  const cache = expectedWaits();
-  const settings = JSON.stringify([s.time_zone, s.hours]);
-  const now = Date.now();
-  const hit = cache.get(accountId);
-  if (hit && hit.settings === settings && hit.until > now) return hit.seconds;
-  const responses = await listFirstResponses(db, accountId, EXPECTED_WAIT_DAYS, EXPECTED_WAIT_SAMPLE);
-  // The expected wait counts first responses within office hours (docs/contracts.md §14): a night's wait says nothing of the day's.
-  const waits = responses
-    .filter((f) => openAt(s, wallTime(new Date(`${f.at.replace(' ', 'T')}Z`), s.time_zone)))
-    .map((f) => f.seconds)
-    .sort((a, b) => a - b);
-  const median = waits.length === 0 ? null : Math.round((waits[(waits.length - 1) >> 1]! + waits[waits.length >> 1]!) / 2);
-  if (cache.size >= EXPECTED_WAITS_KEPT) for (const [k, v] of cache) if (v.until <= now || cache.size >= EXPECTED_WAITS_KEPT) cache.delete(k);
-  cache.set(accountId, { settings, until: now + EXPECTED_WAIT_TTL_MS, seconds: median });
-  return median;
-}
-
-/** A first reply changed the account's median: this process reads it again (other instances within the minute). */
-function forgetExpectedWait(accountId: number): void {
-  expectedWaits().delete(accountId);
-}
-
-/**
- * "Is anyone there?" (docs/decisions/handoff.md): a person is promised only with handoff on, within
- * office hours in the account's IANA time zone, and a member `online` with a dashboard seen in the
- * last 10 minutes. Expected wait: the median first response of the last 7 days, null when none;
- * computed only when a person is promised.
- */
-export async function availabilityOf(db: Db, accountId: number, now: Date): Promise<AvailabilityInfo> {
-  const s = await readSettings(db, accountId);
-  if (!s.enabled) return { enabled: false, available: false, until: null, away_text: s.away_text, expected_wait_seconds: null };
-  const hours = officeHours(s, now);
-  const available = hours.open && (await countOnlineMembers(db, accountId, ONLINE_WITHIN_SECONDS)) > 0;
-  return {
-    enabled: true,
-    available,
-    until: hours.open ? null : (hours.next?.toISOString() ?? null),
-    away_text: s.away_text,
-    expected_wait_seconds: available ? await expectedWaitOf(db, accountId, s) : null,
-  };
-}
-
-async function readSettings(db: Db, accountId: number): Promise<HandoffSettings> {
-  const row = await getHandoffSettingsRow(db, accountId);
-  if (!row) return DEFAULT_HANDOFF_SETTINGS;
-  const parsed = HandoffSettings.safeParse({ ...row, hours: row.hours ?? DEFAULT_HANDOFF_SETTINGS.hours });
-  return parsed.success ? parsed.data : { ...DEFAULT_HANDOFF_SETTINGS, enabled: row.enabled, away_text: row.away_text };
-}
-
-/** The account's handoff settings (the defaults when never saved). */
-export async function getHandoffSettings(accountId: number): Promise<HandoffSettings> {
-  return readSettings(await getDb(), accountId);
-}
-
-/** Saves the handoff settings (owner and admins: they are bot settings). */
-export async function saveHandoffSettings(member: Member, input: unknown): Promise<HandoffSettings> {
-  requireRole(member, 'bot.manage');
-  const v = validate(HandoffSettings, input);
-  await upsertHandoffSettings(await getDb(), member.accountId, v);
-  return v;
-}
-
-export async function setAvailability(member: Member, availability: unknown): Promise<{ availability: Availability }> {
-  const v = validate(Availability, availability);
-  if (!(await setMemberAvailability(await getDb(), member.accountId, member.userId, v)))
-    throw new AppError('forbidden', 'You are not a member of this account.');
-  return { availability: v };
-}
-
-/** A dashboard socket of the member is open: they count as online for the next 10 minutes. */
-export async function touchDashboard(member: Member): Promise<void> {
-  await touchMemberDashboard(await getDb(), member.accountId, member.userId);
-}
-
-// ---- the inbox
-
-export type InboxPage = { view: InboxView; conversations: InboxItem[]; next_cursor: string | null };
-export type InboxItem = Omit<InboxRow, 'sort_k'>;
-
-const encodeCursor = (r: InboxRow) => Buffer.from(JSON.stringify([r.sort_k, r.id])).toString('base64url');
-function decodeCursor(cursor: string): { k: string; id: string } {
-  try {
-    const [k, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
-    if (typeof k === 'string' && /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/.test(k) && typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id)) return { k, id };
-  } catch {}
-  throw new AppError('invalid_request', 'cursor: is not a cursor this list gave.', {
-    errors: [{ param: 'cursor', message: 'is not a cursor this list gave' }],
-  });
-}
-
-/** A page of an inbox view (waiting, mine, unassigned, all_open, resolved), keyset by an opaque cursor. */
-export async function listInboxConversations(member: Member, input: unknown): Promise<InboxPage> {
-  requireRole(member, 'records.read');
-  const v = validate(InboxListInput, input);
-  const limit = v.limit ?? 25;
-  const page = await listInboxRows(await getDb(), member.accountId, member.userId, v.view, v.cursor ? decodeCursor(v.cursor) : null, limit + 1);
-  const more = page.length > limit;
-  const shown = more ? page.slice(0, limit) : page;
-  return {
-    view: v.view,
-    conversations: shown.map(({ sort_k: _k, ...r }) => r),
-    next_cursor: more ? encodeCursor(shown.at(-1)!) : null,
-  };
-}
-
-/** The five views' counts, in one statement. */
-export async function inboxCounts(accountId: number, memberId: number): Promise<InboxCounts> {
-  return countInboxViews(await getDb(), accountId, memberId);
-}
-
-/** Every member's counts at once ("Mine" per assignee), read once per change and pushed to the account's members. */
-export async function accountInboxCounts(accountId: number): Promise<AccountInboxCounts> {
-  return countAccountInboxViews(await getDb(), accountId);
-}
-
-export type ConversationSummary = {
-  conversation_id: string;
-  /** The visitor's first question and, when there were more, the latest. */
-  asked: string[];
-  /** The AI's answers in the summary's window: declined (the "no answer" text) or answered, with their sources. */
-  answers: Array<{ question: string; answer: string; declined: boolean; failed: boolean; created_at: string }>;
-  declined: number;
-  /** The sources the AI used, each once (document id and title). */
-  sources: Array<{ document_id: string; title: string }>;
-};
-
-/** What the visitor asked, what the AI answered or declined, the sources it used: the top of /inbox/<id>. */
-export async function conversationSummary(member: Member, input: unknown): Promise<ConversationSummary> {
-  requireRole(member, 'records.read');
-  const { conversation_id } = validate(ConversationRef, input);
-  const db = await getDb();
-  if (!(await getConversationById(db, member.accountId, conversation_id))) throw new AppError('not_found', `No conversation with id ${conversation_id}.`);
-  const [turns, stored] = await Promise.all([
-    listSummaryTurns(db, member.accountId, conversation_id, 1, 4),
-    listVisitorMessageEnds(db, member.accountId, conversation_id),
-  ]);
-  // What the visitor asked: the AI's questions and the visitor's stored messages (a handoff in words has no response).
-  const questions = [...turns.map((t) => ({ text: t.question, at: t.created_at })), ...stored.map((m) => ({ text: m.text, at: m.created_at }))]
-    .filter((q) => q.text)
-    .sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
-  const asked = [...new Set([questions[0]?.text, questions.at(-1)?.text].filter((q): q is string => !!q))];
-  const sources = new Map<string, { document_id: string; title: string }>();
-  for (const t of turns)
-    for (const s of (t.sources as Source[] | null) ?? [])
-      if (!sources.has(s.document_id)) sources.set(s.document_id, { document_id: s.document_id, title: s.title });
-  return {
-    conversation_id,
-    asked,
-    answers: turns.map((t) => ({ question: t.question, answer: t.answer, declined: t.declined, failed: t.error !== null, created_at: t.created_at })),
-    declined: turns.filter((t) => t.declined).length,
-    sources: [...sources.values()],
-  };
-}
-
-// ---- canned replies
-
-export type CannedReply = CannedReplyRow;
-
-export async function listCannedReplies(member: Member): Promise<CannedReply[]> {
-  requireRole(member, 'records.read');
-  return listCannedReplyRows(await getDb(), member.accountId);
-}
-
-const shortcutTaken = (shortcut: string) =>
-  new AppError('conflict', `The shortcut /${shortcut} is taken in this account.`, { errors: [{ param: 'shortcut', message: 'is taken in this account' }] });
-
-export async function createCannedReply(member: Member, input: unknown): Promise<CannedReply> {
-  requireRole(member, 'records.read');
-  const v = validate(CannedReplyInput, input);
-  const row = await insertCannedReply(await getDb(), member.accountId, v);
-  if (!row) throw shortcutTaken(v.shortcut);
-  return row;
-}
-
-export async function updateCannedReply(member: Member, input: unknown): Promise<CannedReply> {
-  requireRole(member, 'records.read');
-  const { id } = validate(CannedReplyId, { id: (input as { id?: unknown } | null)?.id });
-  const v = validate(CannedReplyInput, input);
-  const row = await updateCannedReplyRow(await getDb(), member.accountId, id, v);
-  if (row === 'missing') throw new AppError('not_found', `No canned reply with id ${id}.`);
-  if (row === 'taken') throw shortcutTaken(v.shortcut);
-  return row;
-}
-
-export async function deleteCannedReply(member: Member, input: unknown): Promise<{ deleted: true }> {
-  requireRole(member, 'records.read');
-  const { id } = validate(CannedReplyId, input);
-  if (!(await deleteCannedReplyRow(await getDb(), member.accountId, id))) throw new AppError('not_found', `No canned reply with id ${id}.`);
-  return { deleted: true };
 }

@@ -1,6 +1,7 @@
 import { AppError } from '../core/errors';
 import { describeIssues, issueParams } from '../zod-issues';
-import { getHandoffSettings, saveHandoffSettings, type Member } from '../conversations/handoff';
+import { getHandoffSettings, saveHandoffSettings } from '../conversations/availability';
+import type { Member } from '../conversations/handoff-contract';
 import { HandoffSettings, WEEKDAYS } from '../conversations/handoff-contract';
 
 /**

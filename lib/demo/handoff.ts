@@ -2,19 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { WidgetClaims } from '../auth/widget-tokens';
 import type { Role } from '../auth/roles';
 import { ask } from '../visitor/service';
-import {
-  addNote,
-  conversationSummary,
-  createCannedReply,
-  rateConversation,
-  replyAsMember,
-  requestHandoff,
-  resolveConversation,
-  saveHandoffSettings,
-  storeVisitorMessage,
-  takeOver,
-  type Member,
-} from '../conversations/handoff';
+import { addNote, rateConversation, replyAsMember, requestHandoff, resolveConversation, storeVisitorMessage, takeOver } from '../conversations/handoff';
+import { conversationSummary } from '../conversations/inbox-views';
+import { createCannedReply } from '../conversations/canned-replies';
+import { saveHandoffSettings } from '../conversations/availability';
+import type { Member } from '../conversations/handoff-contract';
 import { DEFAULT_HANDOFF_SETTINGS } from '../conversations/handoff-contract';
 import { AppError } from '../core/errors';
 import { getDb } from '../../db/client';

@@ -1,6 +1,6 @@
 import type { Namespace } from 'socket.io';
 import type { InboxEvent } from '../conversations/events';
-import { accountInboxCounts } from '../conversations/handoff';
+import { accountInboxCounts } from '../conversations/inbox-views';
 import { sendLaterThisTurn } from '../redis/client';
 import { TYPING_SHOWN_MS } from './protocol';
 

@@ -4,7 +4,7 @@
  * acknowledgement; the server pushes the changes of the member's account to its room. Request
  * payloads are the handoff core's inputs (lib/conversations/handoff-contract.ts), validated there.
  */
-import type { AccountInboxCounts, InboxView } from '../../db/queries/handoff';
+import type { AccountInboxCounts, InboxView } from '../../db/queries/inbox';
 
 export type { AccountInboxCounts, InboxView };
 

@@ -8,18 +8,16 @@ import { listAccountMembers } from '../team/service';
 import {
   addNote,
   assignConversation,
-  conversationSummary,
   handBack,
-  inboxCounts,
-  listCannedReplies,
-  listInboxConversations,
   memberTyping,
   replyAsMember,
   resolveConversation,
   snoozeConversation,
   takeOver,
-  touchDashboard,
 } from '../conversations/handoff';
+import { conversationSummary, inboxCounts, listInboxConversations } from '../conversations/inbox-views';
+import { listCannedReplies } from '../conversations/canned-replies';
+import { touchDashboard } from '../conversations/availability';
 import { getDb } from '../../db/client';
 import { getAccountMember, memberClientIdsOf } from '../../db/queries/handoff';
 import { z } from 'zod';

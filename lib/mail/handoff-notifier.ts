@@ -13,7 +13,8 @@ import {
 } from '../../db/queries/handoff-mail';
 import { insertMail } from '../../db/queries/mails';
 import { dashboardUrl } from '../auth/session-secret';
-import { conversationSummary, displayName, type ConversationSummary } from '../conversations/handoff';
+import { conversationSummary, type ConversationSummary } from '../conversations/inbox-views';
+import { displayName } from '../conversations/handoff';
 import { getLogger } from '../core/logger';
 import { processLoop } from '../core/loop';
 import { getEnv } from '../env';

@@ -30,7 +30,8 @@ import type { AskAck, HandoffAck, HistoryMessage, Visitor, VisitorRequest } from
 import { asksForPerson } from '../conversations/handoff-phrases';
 import { COMMENTS_PER_RESPONSE } from '../responses/contract';
 import { MAX_VISITOR_MESSAGES, visitorMessagesFull } from '../conversations/handoff-contract';
-import { getHandoffSettings, markMessagesSeen, rateConversation, requestHandoff, setVisitorEmail, storeVisitorMessage } from '../conversations/handoff';
+import { getHandoffSettings } from '../conversations/availability';
+import { markMessagesSeen, rateConversation, requestHandoff, setVisitorEmail, storeVisitorMessage } from '../conversations/handoff';
 
 /**
  * The visitor's operations, one service every door calls (the widget's socket, lib/chat/handlers.ts;

@@ -19,8 +19,8 @@ import {
   resolveConversation,
   storeVisitorMessage,
   takeOver,
-  type Member,
 } from '../../lib/conversations/handoff';
+import type { Member } from '../../lib/conversations/handoff-contract';
 import { api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine, type ConversationLine } from '../helpers/builders';
 import { assertParamError, CONVERSATION_KEYS, MESSAGE_KEYS, V2, type Rec } from '../helpers/api-fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';

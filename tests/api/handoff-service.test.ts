@@ -15,35 +15,25 @@ import { createAdminUser } from '../../lib/accounts/service';
 import type { Role } from '../../lib/auth/roles';
 import { isAppError } from '../../lib/core/errors';
 import { setEventPublisher, setInboxPublisher, type InboxEvent } from '../../lib/conversations/events';
+import { accountInboxCounts, conversationSummary, inboxCounts, listInboxConversations } from '../../lib/conversations/inbox-views';
 import {
-  accountInboxCounts,
   addNote,
   assignConversation,
-  availabilityOf,
-  conversationSummary,
-  createCannedReply,
-  deleteCannedReply,
-  getHandoffSettings,
   handBack,
-  inboxCounts,
-  listCannedReplies,
-  listInboxConversations,
   markMessagesSeen,
   rateConversation,
   replyAsMember,
   requestHandoff,
   resolveConversation,
-  saveHandoffSettings,
-  setAvailability,
   setVisitorEmail,
   snoozeConversation,
   storeVisitorMessage,
   takeOver,
-  touchDashboard,
-  updateCannedReply,
   wakeSnoozedConversations,
-  type Member,
 } from '../../lib/conversations/handoff';
+import { availabilityOf, getHandoffSettings, saveHandoffSettings, setAvailability, touchDashboard } from '../../lib/conversations/availability';
+import { createCannedReply, deleteCannedReply, listCannedReplies, updateCannedReply } from '../../lib/conversations/canned-replies';
+import type { Member } from '../../lib/conversations/handoff-contract';
 import type { ConversationEvent } from '../../lib/conversations/shapes';
 import { WEBHOOK_EVENT_TYPES } from '../../lib/conversations/outbox';
 import { getConversationWithMessages } from '../../lib/conversations/service';

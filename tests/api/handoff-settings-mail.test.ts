@@ -12,21 +12,10 @@ import { sql } from 'drizzle-orm';
 import { getDb, rows } from '../../db/client';
 import { createAdminUser } from '../../lib/accounts/service';
 import type { Role } from '../../lib/auth/roles';
-import {
-  availabilityOf,
-  conversationSummary,
-  inboxCounts,
-  listInboxConversations,
-  handBack,
-  markMessagesSeen,
-  replyAsMember,
-  requestHandoff,
-  saveHandoffSettings,
-  setVisitorEmail,
-  takeOver,
-  touchDashboard,
-  type Member,
-} from '../../lib/conversations/handoff';
+import { availabilityOf, saveHandoffSettings, touchDashboard } from '../../lib/conversations/availability';
+import { conversationSummary, inboxCounts, listInboxConversations } from '../../lib/conversations/inbox-views';
+import { handBack, markMessagesSeen, replyAsMember, requestHandoff, setVisitorEmail, takeOver } from '../../lib/conversations/handoff';
+import type { Member } from '../../lib/conversations/handoff-contract';
 import { DEFAULT_HANDOFF_SETTINGS } from '../../lib/conversations/handoff-contract';
 import { getHandoffFormValues, saveHandoffForm, type HandoffFormValues } from '../../lib/dashboard/handoff-settings';
 import { listAccountsWithWaitingMail } from '../../db/queries/handoff-mail';

@@ -15,7 +15,8 @@ import { toggleFeedback } from '../../db/queries/chat';
 import { getInsightsFigures, getLiveInsightsFigures, refreshDirtyInsights, type InsightsWindow } from '../../db/queries/insights';
 import { createAdminUser } from '../../lib/accounts/service';
 import { seedDemoAccount } from '../../lib/demo/seed';
-import { rateConversation, replyAsMember, requestHandoff, resolveConversation, takeOver, type Member } from '../../lib/conversations/handoff';
+import { rateConversation, replyAsMember, requestHandoff, resolveConversation, takeOver } from '../../lib/conversations/handoff';
+import type { Member } from '../../lib/conversations/handoff-contract';
 import { V2 } from '../helpers/api-fixtures';
 import {
   api,

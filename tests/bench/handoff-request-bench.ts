@@ -13,7 +13,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { closeDatabase, getDb, rows } from '../../db/client';
-import { requestHandoff, saveHandoffSettings, touchDashboard } from '../../lib/conversations/handoff';
+import { requestHandoff } from '../../lib/conversations/handoff';
+import { saveHandoffSettings, touchDashboard } from '../../lib/conversations/availability';
 import { conversationLine, createTestAccount, importLines, newChannelIds, responseLine } from '../helpers/builders';
 
 const N = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 200);

@@ -10,7 +10,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { closeDatabase, getDb, rows } from '../../db/client';
-import { inboxCounts, listInboxConversations, type Member } from '../../lib/conversations/handoff';
+import { inboxCounts, listInboxConversations } from '../../lib/conversations/inbox-views';
+import type { Member } from '../../lib/conversations/handoff-contract';
 import { createTestAccount } from '../helpers/builders';
 
 const N = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 1_000_000);

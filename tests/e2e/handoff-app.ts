@@ -22,6 +22,7 @@ async function main() {
   const { addKnowledgeDocument } = await import('../../lib/knowledge/service');
   const { createWidgetClient } = await import('../../lib/widget-clients/service');
   const handoff = await import('../../lib/conversations/handoff');
+  const availability = await import('../../lib/conversations/availability');
   const { startServer } = await import('../../lib/server/http');
 
   const account = await createAccount({ name: 'Acme Outdoor', adminEmail: 'owner@acme.test', adminPassword: 'acme-owner-password-1' });
@@ -32,7 +33,7 @@ async function main() {
   const widget = await createWidgetClient({ accountId, domains: ['127.0.0.1', 'localhost'] });
   fs.mkdirSync(path.dirname(fixturesFile), { recursive: true });
   fs.writeFileSync(fixturesFile, JSON.stringify({ widget, accountId }, null, 2));
-  await handoff.touchDashboard(member);
+  await availability.touchDashboard(member);
 
   const allDay = { open: true, opens: '00:00', closes: '24:00' };
   const closed = { open: false, opens: '09:00', closes: '17:00' };
@@ -45,7 +46,7 @@ async function main() {
     // Away: no office hours today or ever (`never`), or open all day with the member online again.
     away: async (b) => {
       const owner = { accountId, userId: (await ownerId()) as number, role: 'owner' as const };
-      return handoff.saveHandoffSettings(owner, {
+      return availability.saveHandoffSettings(owner, {
         enabled: true,
         time_zone: 'UTC',
         hours: Array.from({ length: 7 }, (_, i) =>
@@ -56,7 +57,7 @@ async function main() {
     },
     open: async () => {
       const owner = { accountId, userId: (await ownerId()) as number, role: 'owner' as const };
-      return handoff.saveHandoffSettings(owner, { enabled: true, time_zone: 'UTC', hours: Array.from({ length: 7 }, () => allDay), away_text: '' });
+      return availability.saveHandoffSettings(owner, { enabled: true, time_zone: 'UTC', hours: Array.from({ length: 7 }, () => allDay), away_text: '' });
     },
     conversation: async (b) => {
       const { getConversationWithMessages } = await import('../../lib/conversations/service');

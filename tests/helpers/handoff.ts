@@ -1,5 +1,6 @@
 /** Conversations in handoff states for inbox tests, through the handoff core's service (the same one the widget and members use). */
-import { addNote, replyAsMember, requestHandoff, takeOver, type Member } from '../../lib/conversations/handoff';
+import { addNote, replyAsMember, requestHandoff, takeOver } from '../../lib/conversations/handoff';
+import type { Member } from '../../lib/conversations/handoff-contract';
 import { conversationLine, importLines, newChannelIds, responseLine } from './builders';
 
 export type { Member };

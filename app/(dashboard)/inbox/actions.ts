@@ -3,7 +3,8 @@
 import { revalidatePath } from 'next/cache';
 import { requireMember } from '@/lib/auth/session';
 import { actionResult } from '@/lib/dashboard/action-result';
-import { createCannedReply, deleteCannedReply, setAvailability, updateCannedReply } from '@/lib/conversations/handoff';
+import { createCannedReply, deleteCannedReply, updateCannedReply } from '@/lib/conversations/canned-replies';
+import { setAvailability } from '@/lib/conversations/availability';
 
 const member = () => requireMember('records.read');
 const done = <T extends object>(path: string, v: T) => {

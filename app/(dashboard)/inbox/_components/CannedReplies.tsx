@@ -1,6 +1,6 @@
 'use client';
 import { useActionState, useState, useTransition } from 'react';
-import type { CannedReply } from '@/lib/conversations/handoff';
+import type { CannedReply } from '@/lib/conversations/canned-replies';
 import { createReplyAction, deleteReplyAction, updateReplyAction } from '../actions';
 import styles from '../inbox.module.css';
 

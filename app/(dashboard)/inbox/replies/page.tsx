@@ -1,5 +1,5 @@
 import { requirePageMember } from '@/lib/auth/session';
-import { listCannedReplies } from '@/lib/conversations/handoff';
+import { listCannedReplies } from '@/lib/conversations/canned-replies';
 import { CannedReplies } from '../_components/CannedReplies';
 
 export const metadata = { title: 'Canned replies · Inbox · svc' };
