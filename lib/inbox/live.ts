@@ -2,7 +2,7 @@ import type { Namespace } from 'socket.io';
 import type { InboxEvent } from '../conversations/events';
 import { accountInboxCounts } from '../conversations/inbox-views';
 import { sendLaterThisTurn } from '../redis/client';
-import { TYPING_SHOWN_MS } from './protocol';
+import { TYPING_SHOWN_MS, type InboxServerEvents } from './protocol';
 
 /** The room of an account's members on `/inbox`; the Redis adapter carries it to every instance. */
 export function inboxRoom(accountId: number): string {
@@ -22,11 +22,15 @@ export function publishInboxChange(nsp: Namespace) {
     // Members wait on every one of these: they leave at the end of this turn (the counts once read).
     sendLaterThisTurn();
     if (e.kind === 'typing') {
-      room.emit('inbox:typing', { conversation_id: e.conversation_id, name: e.name, until: new Date(Date.now() + TYPING_SHOWN_MS).toISOString() });
+      room.emit('inbox:typing', {
+        conversation_id: e.conversation_id,
+        name: e.name ?? '',
+        until: new Date(Date.now() + TYPING_SHOWN_MS).toISOString(),
+      } satisfies InboxServerEvents['inbox:typing']);
       return;
     }
-    if (e.message) room.emit('inbox:message', { conversation_id: e.conversation_id, message: e.message });
-    const payload = { conversation_id: e.conversation_id, ...(e.conversation ? { conversation: e.conversation } : {}) };
+    if (e.message) room.emit('inbox:message', { conversation_id: e.conversation_id, message: e.message } satisfies InboxServerEvents['inbox:message']);
+    const payload: InboxServerEvents['inbox:changed'] = { conversation_id: e.conversation_id, ...(e.conversation ? { conversation: e.conversation } : {}) };
     if (e.kind !== 'changed') {
       room.emit('inbox:changed', payload);
       return;
@@ -34,7 +38,7 @@ export function publishInboxChange(nsp: Namespace) {
     const read = (countReads.get(e.account_id) ?? Promise.resolve()).then(() =>
       accountInboxCounts(e.account_id)
         .then(
-          (counts) => room.emit('inbox:changed', { ...payload, counts }),
+          (counts) => room.emit('inbox:changed', { ...payload, counts } satisfies InboxServerEvents['inbox:changed']),
           // The database is away: the change goes out without counts and pages re-read when they can.
           () => room.emit('inbox:changed', payload),
         )

@@ -2,9 +2,13 @@
  * The members' live inbox over socket.io namespace `/inbox` (docs/decisions/inbox.md). The
  * handshake carries the dashboard's session cookie; requests go client → server with an
  * acknowledgement; the server pushes the changes of the member's account to its room. Request
- * payloads are the handoff core's inputs (lib/conversations/handoff-contract.ts), validated there.
+ * payloads are parsed by their schemas (./schemas.ts, the core's inputs) before the core is called;
+ * this module holds only types and constants, so the page's client imports it.
  */
+import type { z } from 'zod';
 import type { AccountInboxCounts, InboxView } from '../../db/queries/inbox';
+import type { InboxEvent } from '../conversations/events';
+import type { InboxRequests } from './schemas';
 
 export type { AccountInboxCounts, InboxView };
 
@@ -44,17 +48,28 @@ export const INBOX_REQUESTS = [
   'conversation:messages',
 ] as const;
 export type InboxRequestName = (typeof INBOX_REQUESTS)[number];
+/** A request's payload as the server accepts it. */
+export type InboxRequest<N extends InboxRequestName> = z.infer<(typeof InboxRequests)[N]>;
 
 /** Codes of connect_error's `data.code` and of `session:revoked` / `server:draining`. */
 export type InboxRefusalCode = 'unauthenticated' | 'session_ended' | 'draining' | 'unavailable';
 export type InboxRefusal = { code: InboxRefusalCode; message: string };
 
+/** A conversation after a change, as `inbox:changed` carries it. */
+export type InboxConversationChange = NonNullable<InboxEvent['conversation']>;
+/** A message as `inbox:message` carries it (a member's with its `client_message_id`). */
+export type InboxMessage = NonNullable<InboxEvent['message']>;
+
 /**
- * Server → member events, to the account's room on every instance: `inbox:changed`
- * {conversation_id, conversation?, counts?} (status, handler, assignee, a new message or a rating;
- * `conversation` after a change: title, status, previous_status, handled_by, assignee ids and names:
- * lists re-read their view; a status or assignee change carries `counts`, the account's four and
- * `mine` per assignee id, to apply at once), `inbox:message` {conversation_id, message} (a visitor's or
- * member's message, a system line, an internal note), `inbox:typing` {conversation_id, name, until}.
+ * Server → member events, to the account's room on every instance, by name: `inbox:changed`
+ * (status, handler, assignee, a new message or a rating; `conversation` after a change: lists re-read
+ * their view; a status or assignee change carries `counts`, the account's four and `mine` per
+ * assignee id, to apply at once), `inbox:message` (a visitor's or member's message, a system line,
+ * an internal note), `inbox:typing` (shown until `until`).
  */
-export type InboxServerEvent = 'inbox:changed' | 'inbox:message' | 'inbox:typing';
+export type InboxServerEvents = {
+  'inbox:changed': { conversation_id: string; conversation?: InboxConversationChange; counts?: AccountInboxCounts };
+  'inbox:message': { conversation_id: string; message: InboxMessage };
+  'inbox:typing': { conversation_id: string; name: string; until: string };
+};
+export type InboxServerEvent = keyof InboxServerEvents;

@@ -20,12 +20,8 @@ import { listCannedReplies } from '../conversations/canned-replies';
 import { touchDashboard } from '../conversations/availability';
 import { getDb } from '../../db/client';
 import { getAccountMember, memberClientIdsOf } from '../../db/queries/handoff';
-import { z } from 'zod';
-import { ConversationRef } from '../conversations/handoff-contract';
-import type { InboxRequestName, InboxView } from './protocol';
-
-/** "Load earlier" on /inbox/<id>: `before` is the `earlier` cursor the conversation's last page gave (server only: the page's client imports ./protocol). */
-const EarlierMessagesInput = ConversationRef.extend({ before: z.string({ error: 'is required' }).min(1, 'is required').max(200) });
+import type { InboxRequest, InboxRequestName, InboxView } from './protocol';
+import { EarlierMessagesInput } from './schemas';
 
 /** A page of one view and every view's count, as this member sees them (Mine is theirs). */
 export async function listInboxView(member: DashboardSession, input: unknown) {
@@ -60,8 +56,8 @@ async function earlierMessages(member: DashboardSession, input: unknown) {
   return { conversation_id: v.conversation_id, messages: page.messages, earlier: page.earlier };
 }
 
-/** Each `/inbox` request: one call of the handoff core, which validates the payload. */
-export const INBOX_HANDLERS: Record<InboxRequestName, (member: DashboardSession, input: unknown) => Promise<object>> = {
+/** Each `/inbox` request, its payload parsed by its schema (./schemas.ts): one call of the core. */
+export const INBOX_HANDLERS: { [N in InboxRequestName]: (member: DashboardSession, input: InboxRequest<N>) => Promise<object> } = {
   'inbox:list': listInboxView,
   'conversation:messages': earlierMessages,
   typing,

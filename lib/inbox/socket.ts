@@ -10,7 +10,9 @@ import { MEMBER_TOPIC } from '../team/service';
 import { setInboxPublisher } from '../conversations/events';
 import { inboxRoom, publishInboxChange } from './live';
 import { INBOX_HANDLERS, refreshDashboard } from './requests';
-import { INBOX_NAMESPACE, INBOX_REQUESTS, type InboxRefusal, type InboxRequestName } from './protocol';
+import { INBOX_NAMESPACE, INBOX_REQUESTS, type InboxRefusal, type InboxRequest, type InboxRequestName } from './protocol';
+import { InboxRequests } from './schemas';
+import { describeIssues, issueParams } from '../zod-issues';
 
 /** What an accepted member connection carries (socket.data): the session as last checked. */
 export type InboxSocketData = { member: DashboardSession };
@@ -53,12 +55,17 @@ function errorAck(name: string, e: unknown) {
   return { ok: false, error: { code: 'internal', message: 'Something went wrong; please try again.' } };
 }
 
-/** One request: the session checked (socket.use), the core's answer or its refusal as the acknowledgement. */
-function handle(socket: Socket, name: InboxRequestName) {
-  socket.on(name, async (payload: unknown, ack: unknown) => {
+/** One request: the session checked (socket.use), the payload parsed by its schema, the core's answer or its refusal as the acknowledgement. */
+function handle<N extends InboxRequestName>(socket: Socket, name: N) {
+  socket.on(name as string, async (payload: unknown, ack: unknown) => {
     const reply = typeof ack === 'function' ? (ack as (r: unknown) => void) : () => {};
     try {
-      reply({ ok: true, ...(await INBOX_HANDLERS[name]((socket.data as InboxSocketData).member, payload)) });
+      const parsed = InboxRequests[name].safeParse(payload);
+      if (!parsed.success) {
+        const message = describeIssues(issueParams(parsed.error, { path: 'full', fallback: name }));
+        return reply({ ok: false, error: { code: 'invalid_request', message } });
+      }
+      reply({ ok: true, ...(await INBOX_HANDLERS[name]((socket.data as InboxSocketData).member, parsed.data as InboxRequest<N>)) });
     } catch (e) {
       reply(errorAck(name, e));
     }

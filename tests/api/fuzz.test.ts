@@ -1,7 +1,8 @@
 /**
  * Property-based fuzzing (fast-check) of every Customer API parameter and every widget socket
  * event against a real server. The parameter names come from the operation table
- * (lib/customer-api/operations.ts) and the event names and fields from lib/chat/protocol.ts, so a new
+ * (lib/customer-api/operations.ts) and the event names and fields from lib/chat/protocol.ts and
+ * lib/inbox/schemas.ts (the members' `/inbox`), so a new
  * parameter or event is fuzzed without touching this file. Properties: no 5xx, an answer within
  * a bound, every error is problem+json (HTTP) or `{ ok: false, error: { code, message } }` (acks)
  * and no body leaks internals. Replay a failure with FUZZ_SEED=<seed printed below>.
@@ -14,6 +15,11 @@ import type { z } from 'zod';
 import { API_BASE, CUSTOMER_OPERATIONS, type CustomerOperation } from '../../lib/customer-api/operations';
 import { ALIASES } from '../../lib/api/list-query';
 import { ClientRequests, type ClientRequestName } from '../../lib/chat/protocol';
+import { INBOX_REQUESTS } from '../../lib/inbox/protocol';
+import { InboxRequests } from '../../lib/inbox/schemas';
+import { listAccountMembers } from '../../lib/team/service';
+import { connectMember } from '../helpers/inbox';
+import { signIn } from '../helpers/signin';
 import { conversationLine, createTestAccount, importLines, newChannelIds, responseLine } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { backendToken, connectVisitor, createTestWidgetClient, type Visitor } from '../helpers/widget';
@@ -21,9 +27,13 @@ import { backendToken, connectVisitor, createTestWidgetClient, type Visitor } fr
 const SEED = Number(process.env.FUZZ_SEED ?? Date.UTC(2026, 10, 23) % 2 ** 31);
 const HTTP_RUNS = Number(process.env.FUZZ_HTTP_RUNS ?? 5500);
 const SOCKET_RUNS_PER_EVENT = Number(process.env.FUZZ_SOCKET_RUNS ?? 900);
+/** The inbox's events reach fewer branches (members are signed in, each payload one core call): fewer runs pay for them. */
+const INBOX_RUNS_PER_EVENT = Number(process.env.FUZZ_INBOX_RUNS ?? 200);
 /** No single request may take longer than this (generous: CI has 2 busy cores). */
 const ANSWER_BOUND_MS = 5000;
-console.log(`fuzz: seed ${SEED} (replay with FUZZ_SEED=${SEED}); ${HTTP_RUNS} HTTP cases, ${SOCKET_RUNS_PER_EVENT} per socket event`);
+console.log(
+  `fuzz: seed ${SEED} (replay with FUZZ_SEED=${SEED}); ${HTTP_RUNS} HTTP cases, ${SOCKET_RUNS_PER_EVENT} per widget event, ${INBOX_RUNS_PER_EVENT} per inbox event`,
+);
 
 let server: TestServer;
 before(
@@ -66,7 +76,7 @@ function assertNoInternals(text: string, sent: string, what: string) {
 // ---------------------------------------------------------------- values: valid mixed with garbage
 
 /** Ids that name something: the fuzzed account's records, another account's, and the visitor's own. */
-const known = { uuids: [] as string[], channelIds: [] as number[] };
+const known = { uuids: [] as string[], channelIds: [] as number[], memberIds: [] as number[] };
 
 const CLASSIC_STRINGS = [
   '',
@@ -155,6 +165,7 @@ function enumValues(schema: z.ZodType | undefined): string[] {
 const SCHEMA_ENUMS = [
   ...CUSTOMER_OPERATIONS.flatMap((op) => Object.values({ ...op.query.shape, ...(op.pathParams?.shape ?? {}) }) as z.ZodType[]),
   ...Object.values(ClientRequests).flatMap((s) => Object.values(s.shape) as z.ZodType[]),
+  ...Object.values(InboxRequests).flatMap((s) => Object.values(s.shape) as z.ZodType[]),
 ].flatMap((s) => enumValues(s));
 
 const longString = fc.tuple(fc.constantFrom('a', '%', 'é', '🦄', '\u0000', "'", '9'), fc.integer({ min: 300, max: 3000 })).map(([c, n]) => c.repeat(n));
@@ -357,28 +368,72 @@ const validCandidates = () => [
   'hello?',
   'Thanks, that helped.',
   [],
+  new Date(Date.now() + 3_600_000).toISOString(),
+  ...known.memberIds.slice(-1),
   ...SCHEMA_ENUMS,
 ];
-function validField(name: ClientRequestName, field: string): fc.Arbitrary<unknown> {
-  const schema = (ClientRequests[name].shape as Record<string, z.ZodType>)[field]!;
+type Schemas = Record<string, z.ZodObject>;
+function validField(schemas: Schemas, name: string, field: string): fc.Arbitrary<unknown> {
+  const schema = (schemas[name]!.shape as Record<string, z.ZodType>)[field]!;
   return fc.constant(null).map(() => {
     const ok = validCandidates().filter((v) => v !== undefined && schema.safeParse(v).success);
     return ok[Math.floor(Math.random() * ok.length)];
   });
 }
 
-function eventPayload(name: ClientRequestName): fc.Arbitrary<unknown> {
-  const fields = Object.keys(ClientRequests[name].shape);
+function eventPayload(schemas: Schemas, name: string): fc.Arbitrary<unknown> {
+  const shape = schemas[name]!.shape as Record<string, z.ZodType>;
+  const fields = Object.keys(shape);
   // Every field valid, then some of them replaced by a fuzzed value or dropped.
   const mutated = fc
-    .record(Object.fromEntries(fields.map((f) => [f, fc.oneof({ weight: 3, arbitrary: validField(name, f) }, { weight: 1, arbitrary: fieldValue })])), {
-      requiredKeys: fields.filter(
-        (f) => ClientRequests[name].shape[f as never] && !(ClientRequests[name].shape as Record<string, z.ZodType>)[f]!.safeParse(undefined).success,
-      ),
-    })
+    .record(
+      Object.fromEntries(fields.map((f) => [f, fc.oneof({ weight: 3, arbitrary: validField(schemas, name, f) }, { weight: 1, arbitrary: fieldValue })])),
+      { requiredKeys: fields.filter((f) => !shape[f]!.safeParse(undefined).success) },
+    )
     .chain((o) => fc.dictionary(fc.constantFrom('extra', '__proto__', 'ok', 'seq', 'account_id'), jsonGarbage, { maxKeys: 2 }).map((x) => ({ ...x, ...o })));
   const objectPayload = fc.record(Object.fromEntries(fields.map((f) => [f, fieldValue])), { requiredKeys: [] });
   return fc.oneof({ weight: 4, arbitrary: mutated }, { weight: 2, arbitrary: objectPayload }, { weight: 1, arbitrary: jsonGarbage });
+}
+
+/** An acknowledgement is `{ ok: true, … }` or exactly `{ ok: false, error: { code, message } }`, never `internal`, never an internal detail; counts codes. */
+function assertCleanAck(name: string, sent: string, ack: unknown, codes: Map<string, number>) {
+  assert.ok(ack && typeof ack === 'object', `${name}: ack ${JSON.stringify(ack)}`);
+  const a = ack as { ok: unknown; error?: { code: unknown; message: unknown } };
+  const text = JSON.stringify(ack);
+  if (a.ok === true) {
+    codes.set('ok', (codes.get('ok') ?? 0) + 1);
+  } else {
+    assert.equal(a.ok, false, `${name}: ${text}`);
+    assert.deepEqual(Object.keys(a).sort(), ['error', 'ok'], `${name}: ${text}`);
+    assert.equal(typeof a.error?.code, 'string', text);
+    assert.equal(typeof a.error?.message, 'string', text);
+    assert.ok((a.error!.message as string).length > 0, text);
+    assert.notEqual(a.error!.code, 'internal', `${name} ${sent.slice(0, 300)}: ${text}`);
+    codes.set(a.error!.code as string, (codes.get(a.error!.code as string) ?? 0) + 1);
+  }
+  assertNoInternals(text, sent, `${name} ${sent.slice(0, 200)}`);
+}
+
+/** Sends `runs` generated payloads of `name` through `request`, each acknowledged cleanly within the bound. */
+async function fuzzEvent(schemas: Schemas, name: string, runs: number, request: (name: string, payload: unknown) => Promise<unknown>, why: () => string) {
+  const codes = new Map<string, number>();
+  await fc.assert(
+    fc.asyncProperty(eventPayload(schemas, name), async (payload) => {
+      const sent = JSON.stringify(payload) ?? 'undefined';
+      const started = Date.now();
+      let ack: unknown;
+      try {
+        ack = await request(name, payload);
+      } catch (e) {
+        assert.fail(`${name} ${sent.slice(0, 300)}: no acknowledgement within ${ANSWER_BOUND_MS} ms (${(e as Error).message}; ${why()})`);
+      }
+      assert.ok(Date.now() - started < ANSWER_BOUND_MS);
+      assertCleanAck(name, sent, ack, codes);
+    }),
+    { numRuns: runs, seed: SEED, endOnFailure: true },
+  );
+  console.log(`fuzz socket ${name}: ${JSON.stringify(Object.fromEntries(codes))}`);
+  assert.ok((codes.get('invalid_request') ?? 0) > runs / 10, 'enough invalid requests');
 }
 
 describe('fuzz: every widget socket event', () => {
@@ -392,41 +447,40 @@ describe('fuzz: every widget socket event', () => {
       const own = await visitor.ok<{ conversation_id: string; response_id: string }>('ask', { client_message_id: `seed-${name}`, text: 'hello?' });
       await visitor.finished(own.response_id);
       known.uuids.push(own.conversation_id, own.response_id);
-      const codes = new Map<string, number>();
-      await fc.assert(
-        fc.asyncProperty(eventPayload(name), async (payload) => {
-          const sent = JSON.stringify(payload) ?? 'undefined';
-          const started = Date.now();
-          let ack: unknown;
-          try {
-            ack = await visitor.request(name, payload, ANSWER_BOUND_MS);
-          } catch (e) {
-            assert.fail(
-              `${name} ${sent.slice(0, 300)}: no acknowledgement within ${ANSWER_BOUND_MS} ms (${(e as Error).message}; disconnect: ${visitor.disconnectReason})`,
-            );
-          }
-          assert.ok(Date.now() - started < ANSWER_BOUND_MS);
-          assert.ok(ack && typeof ack === 'object', `${name}: ack ${JSON.stringify(ack)}`);
-          const a = ack as { ok: unknown; error?: { code: unknown; message: unknown } };
-          const text = JSON.stringify(ack);
-          if (a.ok === true) {
-            codes.set('ok', (codes.get('ok') ?? 0) + 1);
-          } else {
-            assert.equal(a.ok, false, `${name}: ${text}`);
-            assert.deepEqual(Object.keys(a).sort(), ['error', 'ok'], `${name}: ${text}`);
-            assert.equal(typeof a.error?.code, 'string', text);
-            assert.equal(typeof a.error?.message, 'string', text);
-            assert.ok((a.error!.message as string).length > 0, text);
-            assert.notEqual(a.error!.code, 'internal', `${name} ${sent.slice(0, 300)}: ${text}`);
-            codes.set(a.error!.code as string, (codes.get(a.error!.code as string) ?? 0) + 1);
-          }
-          assertNoInternals(text, sent, `${name} ${sent.slice(0, 200)}`);
-        }),
-        { numRuns: SOCKET_RUNS_PER_EVENT, seed: SEED, endOnFailure: true },
+      await fuzzEvent(
+        ClientRequests,
+        name,
+        SOCKET_RUNS_PER_EVENT,
+        (n, payload) => visitor.request(n as ClientRequestName, payload, ANSWER_BOUND_MS),
+        () => `disconnect: ${visitor.disconnectReason}`,
       );
-      console.log(`fuzz socket ${name}: ${JSON.stringify(Object.fromEntries(codes))}`);
-      assert.ok((codes.get('invalid_request') ?? 0) > SOCKET_RUNS_PER_EVENT / 10, 'enough invalid requests');
       assert.equal(visitor.socket.connected, true, 'the socket is still open');
+    });
+  }
+});
+
+describe('fuzz: every inbox socket event', () => {
+  for (const name of INBOX_REQUESTS) {
+    it(`acknowledges ${INBOX_RUNS_PER_EVENT} generated '${name}' requests with ok or a clean error`, { timeout: 300_000 }, async (t) => {
+      const acct = await createTestAccount();
+      const signed = await signIn(server.url, acct.email, acct.password);
+      assert.ok(signed.cookie, 'signed in');
+      const member = await connectMember(server.url, signed.cookie);
+      t.after(() => member.close());
+      // Conversations of the member's account, so valid ids reach the core.
+      const [ch] = await newChannelIds(1);
+      const convs = [1, 2].map(() => conversationLine({ channel_id: ch!, title: 'Fuzz inbox' }));
+      await importLines(acct.accountId, convs);
+      known.uuids.push(...convs.map((c) => c.conversation_id));
+      known.memberIds.push(...(await listAccountMembers(acct.accountId)).members.map((m) => m.user_id));
+      await fuzzEvent(
+        InboxRequests,
+        name,
+        INBOX_RUNS_PER_EVENT,
+        (n, payload) => member.request(n, payload, ANSWER_BOUND_MS),
+        () => `disconnect: ${member.disconnected}`,
+      );
+      assert.equal(member.socket.connected, true, 'the socket is still open');
     });
   }
 });

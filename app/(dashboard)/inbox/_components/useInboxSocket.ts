@@ -1,9 +1,9 @@
 'use client';
 import { useEffect, useRef } from 'react';
 import { io, type Socket } from 'socket.io-client';
+import type { InboxServerEvents } from '@/lib/inbox/protocol';
 
-// biome-ignore lint/suspicious/noExplicitAny: each event's payload is typed by its listener
-type Listeners = Partial<Record<'inbox:changed' | 'inbox:message' | 'inbox:typing' | 'connect', (payload: any) => void>>;
+type Listeners = { [N in keyof InboxServerEvents]?: (payload: InboxServerEvents[N]) => void } & { connect?: () => void };
 
 let shared: Socket | null = null;
 
