@@ -25,12 +25,13 @@ export async function getVisitorConversationForAsk(db: Db, accountId: number, vi
     channel_id: number;
     status: string;
     handled_by: 'ai' | 'human';
-    response_count: number;
+    visitor_messages: number;
     existing_response_id: string | null;
   }>(
     db,
     sql`
-    SELECT c.id, c.last_seq, c.channel_id, c.status, c.handled_by, c.response_count,
+    SELECT c.id, c.last_seq, c.channel_id, c.status, c.handled_by,
+      c.response_count + (SELECT count(*) FROM conversation_messages m WHERE m.conversation_id = c.id AND m.author = 'visitor')::int AS visitor_messages,
       (SELECT r.id FROM responses r WHERE r.conversation_id = c.id AND r.client_message_id = ${clientMessageId}) AS existing_response_id
     FROM conversations c
     WHERE c.id = ${conversationId} AND c.account_id = ${accountId} AND c.visitor_id = ${visitorId}`,

@@ -77,9 +77,13 @@ const validZones = () => processSingleton('svc.handoffValidZones', () => new Set
 /** A visitor's messages kept per conversation (questions to the AI and messages to the team); the next is refused (`limit_reached`), members still act on it. */
 export const MAX_VISITOR_MESSAGES = 2_000;
 
-/** The refusal of a visitor's message beyond MAX_VISITOR_MESSAGES (the widget's ask and the team's messages alike). */
-export function visitorMessagesFull(): AppError {
-  return new AppError('limit_reached', `This conversation holds its ${MAX_VISITOR_MESSAGES} messages; start a new conversation to write more.`);
+/**
+ * The one cap rule of a visitor's messages, whichever door and whoever answers: `held` counts the
+ * conversation's questions to the AI and its messages stored for the team (`limit_reached` at the cap).
+ */
+export function refuseWhenVisitorMessagesFull(held: number): void {
+  if (held >= MAX_VISITOR_MESSAGES)
+    throw new AppError('limit_reached', `This conversation holds its ${MAX_VISITOR_MESSAGES} messages; start a new conversation to write more.`);
 }
 
 export function isTimeZone(tz: string): boolean {

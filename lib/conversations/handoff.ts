@@ -32,8 +32,7 @@ import {
   ConversationRef,
   MarkSeenInput,
   MAX_SNOOZE_DAYS,
-  MAX_VISITOR_MESSAGES,
-  visitorMessagesFull,
+  refuseWhenVisitorMessagesFull,
   MemberTextInput,
   RateInput,
   SnoozeInput,
@@ -283,7 +282,7 @@ export async function storeVisitorMessage(visitor: VisitorConversation, input: u
     await changed(tx, fx, accountId, conversationId, a);
     const after = stateAfter(conversationId, a);
     if (after.handled_by !== 'human') return { ...after, message: null };
-    if ((await countVisitorMessages(tx, accountId, conversationId)) >= MAX_VISITOR_MESSAGES) throw visitorMessagesFull();
+    refuseWhenVisitorMessagesFull(await countVisitorMessages(tx, accountId, conversationId));
     const row = await storeMessage(tx, fx, accountId, conversationId, {
       author: 'visitor',
       authorUserId: null,

@@ -29,7 +29,7 @@ import type { UploadInfo } from '../conversations/shapes';
 import type { AskAck, HandoffAck, HistoryMessage, Visitor, VisitorRequest } from './contract';
 import { asksForPerson } from '../conversations/handoff-phrases';
 import { COMMENTS_PER_RESPONSE } from '../responses/contract';
-import { MAX_VISITOR_MESSAGES, visitorMessagesFull } from '../conversations/handoff-contract';
+import { refuseWhenVisitorMessagesFull } from '../conversations/handoff-contract';
 import { getHandoffSettings } from '../conversations/availability';
 import { markMessagesSeen, rateConversation, requestHandoff, setVisitorEmail, storeVisitorMessage } from '../conversations/handoff';
 
@@ -130,7 +130,7 @@ export async function ask(claims: Visitor, join: JoinRoom, req: VisitorRequest<'
     duplicate,
   });
   if (conv.existing_response_id) return ack(conv.existing_response_id, true);
-  if (conv.response_count >= MAX_VISITOR_MESSAGES) throw visitorMessagesFull();
+  refuseWhenVisitorMessagesFull(conv.visitor_messages);
   // While a person handles the conversation the AI never answers (a Resolved or Snoozed one reopens
   // first); a visitor asking for a person in words starts the handoff instead of an answer.
   if (conv.handled_by === 'human' || conv.status !== 'Open' || asksForPerson(req.text)) {
@@ -177,7 +177,7 @@ export async function ask(claims: Visitor, join: JoinRoom, req: VisitorRequest<'
  * acknowledged, one row per client_message_id). Null when the AI handles the conversation after
  * all (the handoff is off, or the conversation reopened to the AI): the caller asks the AI.
  */
-async function storeForPerson(claims: Visitor, conv: OwnConversation, req: VisitorRequest<'ask'>): Promise<AskAck | null> {
+async function storeForPerson(claims: Visitor, conv: { id: string; handled_by: 'ai' | 'human' }, req: VisitorRequest<'ask'>): Promise<AskAck | null> {
   const visitor = { accountId: claims.accountId, conversationId: conv.id };
   const ack = (messageId: string, duplicate: boolean): AskAck => ({
     conversation_id: conv.id,

@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm';
 import { getDb } from '../../db/client';
 import { AppError } from '../../lib/core/errors';
 import { MAX_VISITOR_MESSAGES } from '../../lib/conversations/handoff-contract';
+import { insertConversationMessage } from '../../db/queries/handoff';
 import { COMMENTS_PER_RESPONSE } from '../../lib/responses/contract';
 import { getTranscript } from '../../lib/dashboard/service';
 import { setClientAppearance } from '../../lib/widget-clients/service';
@@ -143,6 +144,23 @@ describe('comments', () => {
       text: 'When do you deliver?',
     });
     assert.deepEqual([again.response_id, again.duplicate], [ack.response_id, true]);
+  });
+
+  it('the cap counts the messages a visitor left for the team too: questions plus stored messages at the cap refuse the next ask', async (t) => {
+    const { visitor, acct } = await setup();
+    t.after(() => visitor.close());
+    const ack = await answered(visitor, 'q-mixed');
+    const db = await getDb();
+    await insertConversationMessage(db, acct.accountId, ack.conversation_id, {
+      author: 'visitor',
+      authorUserId: null,
+      authorName: null,
+      text: 'A message the team kept',
+      clientMessageId: 'kept-1',
+    });
+    await db.execute(sql`UPDATE conversations SET response_count = ${MAX_VISITOR_MESSAGES - 1} WHERE id = ${ack.conversation_id}`);
+    const r = await visitor.request('ask', { conversation_id: ack.conversation_id, client_message_id: 'q-mixed-over', text: 'And on Sundays?' });
+    assert.equal(r.ok ? 'ok' : r.error.code, 'limit_reached');
   });
 
   it('a response without comments has an empty comment_list', async (t) => {
