@@ -144,6 +144,21 @@ const EnvSchema = z.object({
     .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
     .optional(),
   MAIL_FROM: z.string().min(3).default('svc <no-reply@localhost>'),
+  /** Inbound mail (docs/contracts.md §17): the SMTP listener's port (unset: no listener), its address (default HOST), the domain of the accounts' addresses. */
+  INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  INBOUND_SMTP_HOST: z.string().min(1).optional(),
+  INBOUND_MAIL_DOMAIN: z
+    .string()
+    .regex(/^[a-z0-9.-]+$/i, 'must be a domain name')
+    .default('localhost'),
+  /** A message over this many bytes is refused with 552. */
+  INBOUND_MAIL_MAX_BYTES: z.coerce.number().int().min(1024).max(200 * 1024 * 1024).default(26_214_400),
+  /** STARTTLS: the certificate and key files (PEM); unset: plain SMTP only. */
+  INBOUND_SMTP_TLS_CERT: z.string().min(1).optional(),
+  INBOUND_SMTP_TLS_KEY: z.string().min(1).optional(),
+  /** Messages accepted per sending address and per account (answered 451, try later, beyond). */
+  INBOUND_MAILS_PER_SENDER_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
+  INBOUND_MAILS_PER_ACCOUNT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   /** A failed mail is retried after this, doubling each time up to an hour (lib/mail/worker.ts). */
   MAIL_RETRY_BASE_MS: z.coerce.number().min(1).max(3_600_000).default(5000),
   /** `open`: anyone can create an account at /signup; `closed`: accounts come from the CLI. */

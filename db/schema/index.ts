@@ -42,6 +42,8 @@ export const accounts = pgTable('accounts', {
   conversationCount: integer('conversation_count').notNull().default(0),
   responseCount: integer('response_count').notNull().default(0),
   createdAt: ts('created_at').notNull().defaultNow(),
+  /** The local part of the account's inbound mail address (docs/contracts.md §17), unguessable; null until first shown. */
+  inboundLocal: text('inbound_local').unique(),
 });
 
 /**
@@ -160,6 +162,37 @@ export const mails = pgTable(
     index('mails_claim_idx').on(t.accountId, t.nextAttemptAt, t.id).where(sql`status = 'pending'`),
     index('mails_to_idx').on(t.to, t.createdAt),
     index('mails_created_idx').on(t.createdAt),
+  ],
+);
+
+/**
+ * Mail received by svc's SMTP listener (docs/contracts.md §17): the raw message is stored before the
+ * `250`, then processed from here by one instance (a lease), exactly once. `status`: stored (waiting
+ * or leased), done, duplicate (the same Message-ID from the same sender was processed), failed.
+ */
+export const inboundMails = pgTable(
+  'inbound_mails',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    accountId: accountRef(),
+    envelopeFrom: text('envelope_from').notNull(),
+    recipient: text('recipient').notNull(),
+    raw: bytea('raw').notNull(),
+    size: integer('size').notNull(),
+    receivedAt: ts('received_at').notNull().defaultNow(),
+    status: text('status').notNull().default('stored'),
+    attempts: integer('attempts').notNull().default(0),
+    leaseUntil: ts('lease_until'),
+    messageId: text('message_id'),
+    fromAddress: text('from_address'),
+    subject: text('subject'),
+    processedAt: ts('processed_at'),
+    lastError: text('last_error'),
+  },
+  (t) => [
+    index('inbound_mails_claim_idx').on(t.receivedAt, t.id).where(sql`status = 'stored'`),
+    index('inbound_mails_account_idx').on(t.accountId, t.receivedAt),
+    uniqueIndex('inbound_mails_once_idx').on(t.accountId, t.fromAddress, t.messageId).where(sql`status = 'done'`),
   ],
 );
 

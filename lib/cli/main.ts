@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { inboundAddress, regenerateInboundAddress } from '../email/address';
 import { closeDatabase } from '../../db/client';
 import { createAccount, createAdminUser, createApiKey, revokeApiKey, validate } from '../accounts/service';
 import { AccountId } from '../accounts/contract';
@@ -69,6 +70,11 @@ const COMMANDS: Record<string, Command> = {
     usage: 'mail list [--to EMAIL]',
     options: { to: { type: 'string' } },
     run: (v) => listMails({ to: str(v.to) }),
+  },
+  'email address': {
+    usage: 'email address --account ID [--regenerate]',
+    options: { account: { type: 'string' }, regenerate: { type: 'boolean' } },
+    run: (v) => (v.regenerate ? regenerateInboundAddress(accountOf(need(v, 'account'))) : inboundAddress(accountOf(need(v, 'account')))),
   },
   'user password': {
     usage: 'user password --email EMAIL --password PASSWORD',

@@ -79,5 +79,9 @@ export function processLoop(name: string) {
       await loop.stop();
       slot.clear();
     },
+    /** Ends the running loop's pause (work arrived); nothing when it is not running. */
+    wake(): void {
+      slot.get()?.wake();
+    },
   };
 }

@@ -23,6 +23,8 @@ import { startUploadMaintenance } from '../uploads/maintenance';
 import { startWebhookWorker, stopWebhookWorker } from '../webhooks/worker';
 import { startMailWorker, stopMailWorker } from '../mail/worker';
 import { startHandoffNotifier, stopHandoffNotifier } from '../mail/handoff-notifier';
+import { startInboundListener } from '../email/listener';
+import { startInboundProcessor, stopInboundProcessor } from '../email/processor';
 import { startSnoozeSweeper, stopSnoozeSweeper } from '../conversations/snooze-sweeper';
 import { startInsightsRefresher, stopInsightsRefresher } from '../insights/refresher';
 
@@ -69,6 +71,8 @@ export type RunningServer = {
   io: SocketServer;
   demo: DemoAccount | null;
   close: () => Promise<void>;
+  /** The SMTP listener's port (INBOUND_SMTP_PORT may be 0: any); null without a listener. */
+  inboundSmtpPort: number | null;
 };
 
 /**
@@ -131,6 +135,9 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   startHandoffNotifier();
   startSnoozeSweeper();
   startInsightsRefresher();
+  // Inbound mail (docs/contracts.md §17): a listener and the processing of what it stored, when INBOUND_SMTP_PORT is set.
+  const inbound = await startInboundListener();
+  if (inbound) startInboundProcessor();
   const actual = (http.address() as AddressInfo).port;
   provideSessionUrl(actual);
   const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
@@ -146,6 +153,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   const close = () => {
     closing ??= (async () => {
       startDrain();
+      await inbound?.close();
       const left = await finishAnswers(env.SHUTDOWN_GRACE_SECONDS * 1000);
       if (left > 0) console.log(`${left} answer(s) still running after the grace period: released to another instance`);
       await stopWebhookWorker();
@@ -153,6 +161,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       await stopMailWorker();
       await stopSnoozeSweeper();
       await stopInsightsRefresher();
+      await stopInboundProcessor();
       io.close();
       http.closeAllConnections?.();
       await new Promise<void>((resolve) => http.close(() => resolve()));
@@ -166,5 +175,5 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
     })();
     return closing;
   };
-  return { url, port: actual, http, io, demo, close };
+  return { url, port: actual, http, io, demo, close, inboundSmtpPort: inbound?.port ?? null };
 }

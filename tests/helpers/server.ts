@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import { newDataDir } from './data-dir';
 
-export type TestServer = { url: string; dataDir?: string; kind: 'pglite' | 'postgres'; close: () => Promise<void> };
+export type TestServer = { url: string; dataDir?: string; kind: 'pglite' | 'postgres'; close: () => Promise<void>; inboundSmtpPort: number | null };
 
 export async function startTestServer(extraEnv: Record<string, string> = {}): Promise<TestServer> {
   const kind = process.env.TEST_DB === 'postgres' ? 'postgres' : 'pglite';
@@ -38,6 +38,7 @@ export async function startTestServer(extraEnv: Record<string, string> = {}): Pr
     url: server.url,
     dataDir,
     kind,
+    inboundSmtpPort: server.inboundSmtpPort,
     close: async () => {
       await server.close();
       if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });

@@ -12,7 +12,7 @@ import { describe, it } from 'node:test';
 const LAYERS: string[][] = [
   ['app', 'server', 'proxy', 'lib/cli'],
   ['lib/server', 'lib/startup'],
-  ['lib/customer-api', 'lib/chat', 'lib/inbox', 'lib/widget'],
+  ['lib/customer-api', 'lib/chat', 'lib/inbox', 'lib/widget', 'lib/email'],
   ['lib/dashboard', 'lib/demo'],
   ['lib/visitor'],
   [

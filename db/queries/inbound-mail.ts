@@ -1,0 +1,125 @@
+import { sql } from 'drizzle-orm';
+import { rows, type Db } from '../client';
+
+/**
+ * Inbound mail (docs/contracts.md §17, lib/email): the account behind an inbound address, the raw
+ * message stored before the listener's `250`, and its processing from the store (a lease, so one
+ * instance processes each; the same Message-ID from the same sender to one account is done once).
+ */
+
+/** The account whose inbound address has this local part (the recipient check at `RCPT`); null when none. */
+export async function getAccountByInboundLocal(db: Db, local: string): Promise<number | null> {
+  const [row] = await rows<{ id: number }>(db, sql`SELECT id FROM accounts WHERE inbound_local = ${local}`);
+  return row?.id ?? null;
+}
+
+/** The account's inbound local part; `fresh` becomes it when it has none yet (or always, with `replace`). */
+export async function setInboundLocal(db: Db, accountId: number, fresh: string, replace: boolean): Promise<string | null> {
+  const [row] = await rows<{ inbound_local: string }>(
+    db,
+    replace
+      ? sql`UPDATE accounts SET inbound_local = ${fresh} WHERE id = ${accountId} RETURNING inbound_local`
+      : sql`UPDATE accounts SET inbound_local = COALESCE(inbound_local, ${fresh}) WHERE id = ${accountId} RETURNING inbound_local`,
+  );
+  return row?.inbound_local ?? null;
+}
+
+/** Stores a received message; the listener answers `250` only after this returned. */
+export async function insertInboundMail(db: Db, accountId: number, m: { envelopeFrom: string; recipient: string; raw: Buffer }): Promise<number> {
+  const [row] = await rows<{ id: number }>(
+    db,
+    sql`
+    INSERT INTO inbound_mails (account_id, envelope_from, recipient, raw, size)
+    VALUES (${accountId}, ${m.envelopeFrom}, ${m.recipient}, ${m.raw}, ${m.raw.length})
+    RETURNING id::float8 AS id`,
+  );
+  return row!.id;
+}
+
+export type ClaimedInboundMail = { id: number; account_id: number; envelope_from: string; recipient: string; raw: Buffer; attempts: number };
+
+/**
+ * Leases up to `limit` stored messages for `leaseSeconds`, oldest first (FOR UPDATE SKIP LOCKED: each
+ * goes to one instance); a lease that lapses (its instance died) makes the message due again.
+ */
+export async function claimInboundMails(db: Db, limit: number, leaseSeconds: number): Promise<ClaimedInboundMail[]> {
+  const found = await rows<Omit<ClaimedInboundMail, 'raw'> & { raw: Uint8Array | Buffer }>(
+    db,
+    sql`
+    WITH due AS (
+      SELECT id FROM inbound_mails
+      WHERE status = 'stored' AND (lease_until IS NULL OR lease_until < now())
+      ORDER BY received_at, id LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    )
+    UPDATE inbound_mails m SET lease_until = now() + make_interval(secs => ${leaseSeconds}), attempts = m.attempts + 1
+    FROM due WHERE m.id = due.id
+    RETURNING m.id::float8 AS id, m.account_id, m.envelope_from, m.recipient, m.raw, m.attempts`,
+  );
+  return found.map((r) => ({ ...r, raw: Buffer.from(r.raw) }));
+}
+
+/**
+ * Marks a leased message processed with what its headers say, in the caller's transaction: `done`,
+ * or `duplicate` when the account already has the same Message-ID from the same sender done (a
+ * transaction-scoped lock on that triple serialises two instances racing on copies).
+ */
+export async function finishInboundMail(
+  tx: Db,
+  accountId: number,
+  id: number,
+  h: { messageId: string | null; fromAddress: string | null; subject: string | null },
+): Promise<'done' | 'duplicate'> {
+  if (h.messageId && h.fromAddress) {
+    await rows(tx, sql`SELECT pg_advisory_xact_lock(hashtext(${`inbound:${accountId}:${h.fromAddress}:${h.messageId}`}))::text`);
+    const [seen] = await rows<{ id: number }>(
+      tx,
+      sql`SELECT id::float8 AS id FROM inbound_mails WHERE account_id = ${accountId} AND from_address = ${h.fromAddress} AND message_id = ${h.messageId} AND status = 'done' LIMIT 1`,
+    );
+    if (seen) {
+      await rows(
+        tx,
+        sql`UPDATE inbound_mails SET status = 'duplicate', lease_until = NULL, processed_at = now(), message_id = ${h.messageId}, from_address = ${h.fromAddress}, subject = ${h.subject}
+        WHERE id = ${id} AND account_id = ${accountId} RETURNING id`,
+      );
+      return 'duplicate';
+    }
+  }
+  await rows(
+    tx,
+    sql`UPDATE inbound_mails SET status = 'done', lease_until = NULL, processed_at = now(), last_error = NULL, message_id = ${h.messageId}, from_address = ${h.fromAddress}, subject = ${h.subject}
+    WHERE id = ${id} AND account_id = ${accountId} RETURNING id`,
+  );
+  return 'done';
+}
+
+/** A processing attempt failed: due again after its lease (`final`: given up, kept for the team to read). */
+export async function failInboundMail(db: Db, accountId: number, id: number, error: string, final: boolean): Promise<void> {
+  await rows(
+    db,
+    sql`UPDATE inbound_mails SET last_error = ${error.slice(0, 1000)}, status = ${final ? 'failed' : 'stored'}
+    WHERE id = ${id} AND account_id = ${accountId} RETURNING id`,
+  );
+}
+
+export type InboundMailRow = {
+  id: number;
+  envelope_from: string;
+  from_address: string | null;
+  message_id: string | null;
+  subject: string | null;
+  status: string;
+  size: number;
+  received_at: string;
+};
+
+/** The account's received mail, newest first (CLI `email list`). */
+export async function listInboundMails(db: Db, accountId: number, limit: number): Promise<InboundMailRow[]> {
+  return rows<InboundMailRow>(
+    db,
+    sql`
+    SELECT id::float8 AS id, envelope_from, from_address, message_id, subject, status, size,
+      to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS received_at
+    FROM inbound_mails WHERE account_id = ${accountId} ORDER BY received_at DESC, id DESC LIMIT ${limit}`,
+  );
+}

@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import { getDb } from '../../db/client';
+import { getAccountByInboundLocal, setInboundLocal } from '../../db/queries/inbound-mail';
+import { AppError } from '../core/errors';
+import { getEnv } from '../env';
+
+/**
+ * The accounts' inbound addresses (docs/contracts.md §17): `<local>@INBOUND_MAIL_DOMAIN`, the local
+ * part 16 random base-32 characters (80 bits: unguessable), made when first asked for.
+ */
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
+
+function freshLocal(): string {
+  const bytes = randomBytes(16);
+  let out = '';
+  for (const b of bytes) out += ALPHABET[b & 31];
+  return out;
+}
+
+export const addressOf = (local: string) => `${local}@${getEnv().INBOUND_MAIL_DOMAIN}`;
+
+/** The account's inbound address, made on first use. */
+export async function inboundAddress(accountId: number): Promise<{ address: string }> {
+  const local = await setInboundLocal(await getDb(), accountId, freshLocal(), false);
+  if (!local) throw new AppError('not_found', `No account with id ${accountId}.`);
+  return { address: addressOf(local) };
+}
+
+/** A new inbound address; the old one refuses mail from now on (550 at RCPT). */
+export async function regenerateInboundAddress(accountId: number): Promise<{ address: string }> {
+  const local = await setInboundLocal(await getDb(), accountId, freshLocal(), true);
+  if (!local) throw new AppError('not_found', `No account with id ${accountId}.`);
+  return { address: addressOf(local) };
+}
+
+export type Recipient = { accountId: number; local: string; tag: string | null };
+export type RecipientRefusal = { code: 550 | 553; message: string };
+
+/**
+ * Whose address a `RCPT TO` names: an account's `<local>@INBOUND_MAIL_DOMAIN` (any case), or a
+ * refusal. Another domain is refused as relaying; a `+tag` is refused until svc issues tags (threading).
+ */
+export async function recipientOf(address: string): Promise<Recipient | RecipientRefusal> {
+  const at = address.lastIndexOf('@');
+  if (at <= 0) return { code: 553, message: '5.1.3 Not an address' };
+  const domain = address.slice(at + 1).toLowerCase();
+  if (domain !== getEnv().INBOUND_MAIL_DOMAIN.toLowerCase())
+    return { code: 550, message: '5.7.1 Relaying denied: this server takes mail for its own addresses only' };
+  const [local, tag = null] = address.slice(0, at).toLowerCase().split('+', 2) as [string, string?];
+  if (!/^[a-z2-7]{12,64}$/.test(local) || tag !== null) return { code: 550, message: '5.1.1 No such mailbox' };
+  const accountId = await getAccountByInboundLocal(await getDb(), local);
+  return accountId === null ? { code: 550, message: '5.1.1 No such mailbox' } : { accountId, local, tag };
+}

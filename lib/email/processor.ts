@@ -1,0 +1,64 @@
+import { simpleParser } from 'mailparser';
+import { getDb, type Db } from '../../db/client';
+import { claimInboundMails, failInboundMail, finishInboundMail, type ClaimedInboundMail } from '../../db/queries/inbound-mail';
+import { getLogger } from '../core/logger';
+import { processLoop } from '../core/loop';
+
+/**
+ * Processing of stored inbound mail, one loop on every instance (docs/decisions/email.md): a lease
+ * per message (FOR UPDATE SKIP LOCKED), so each is processed by one instance, and again by another
+ * when its instance died mid-way (the lease lapses). The MIME is read by mailparser (maintained).
+ */
+const BATCH = 10;
+const LEASE_SECONDS = 60;
+/** Attempts before a message that keeps failing is set aside as `failed` (kept, readable). */
+const MAX_ATTEMPTS = 5;
+
+const loop = processLoop('svc.inboundMail');
+
+/** The headers processing reads: the sender's address and the thread's ids. */
+export type InboundHeaders = { messageId: string | null; fromAddress: string | null; subject: string | null };
+
+export async function readHeaders(raw: Buffer): Promise<InboundHeaders> {
+  const m = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
+  const from = m.from?.value.find((a) => a.address)?.address?.toLowerCase() ?? null;
+  return { messageId: m.messageId?.slice(0, 998) ?? null, fromAddress: from, subject: m.subject?.slice(0, 998) ?? null };
+}
+
+async function processOne(db: Db, m: ClaimedInboundMail): Promise<void> {
+  try {
+    const headers = await readHeaders(m.raw);
+    await db.transaction(async (tx) => {
+      await finishInboundMail(tx as unknown as Db, m.account_id, m.id, headers);
+    });
+  } catch (e) {
+    const final = m.attempts >= MAX_ATTEMPTS;
+    getLogger().warn({ err: e, inboundMailId: m.id, final }, `inbound mail ${m.id}: processing failed${final ? '; set aside' : '; retrying after its lease'}`);
+    await failInboundMail(db, m.account_id, m.id, (e as Error).message ?? String(e), final);
+  }
+}
+
+/** One pass: claims a batch and processes it; true when a full batch suggests more is waiting. */
+export async function processInboundMail(): Promise<boolean> {
+  const db = await getDb();
+  const batch = await claimInboundMails(db, BATCH, LEASE_SECONDS);
+  for (const m of batch) await processOne(db, m);
+  return batch.length === BATCH;
+}
+
+export function startInboundProcessor(): void {
+  loop.start({
+    pollMs: 5000,
+    step: () => processInboundMail(),
+    onDown: (e) => getLogger().error({ err: e }, 'inbound mail: a pass failed; retrying'),
+  });
+}
+
+export async function stopInboundProcessor(): Promise<void> {
+  await loop.stop();
+}
+
+/** A message was stored: process it now rather than at the next poll. */
+export function wakeInboundProcessor(): void {
+  loop.wake();
+}

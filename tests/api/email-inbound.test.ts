@@ -1,0 +1,251 @@
+/**
+ * svc's SMTP listener (docs/contracts.md §17) with a real SMTP client (nodemailer) against the real
+ * server: recipients checked at RCPT (550, never a relay), the size (552), the per-sender rate
+ * (451), STARTTLS, the `250` only once the raw message is stored, and processing from the store
+ * exactly once (a duplicate Message-ID is one message; a lapsed lease is processed again).
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import nodemailer from 'nodemailer';
+import { getDb, rows } from '../../db/client';
+import { inboundAddress, regenerateInboundAddress } from '../../lib/email/address';
+import { processInboundMail } from '../../lib/email/processor';
+import { createTestAccount } from '../helpers/builders';
+import { startTestServer, type TestServer } from '../helpers/server';
+
+const DOMAIN = 'mail.svc.test';
+const MAX_BYTES = 64 * 1024;
+const PER_SENDER = 4;
+let server: TestServer;
+let port = 0;
+let tlsDir = '';
+
+before(
+  async () => {
+    tlsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-smtp-tls-'));
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', `/CN=${DOMAIN}`, '-keyout', `${tlsDir}/key.pem`, '-out', `${tlsDir}/cert.pem`],
+      {
+        stdio: 'ignore',
+      },
+    );
+    server = await startTestServer({
+      INBOUND_SMTP_PORT: '0',
+      INBOUND_MAIL_DOMAIN: DOMAIN,
+      INBOUND_MAIL_MAX_BYTES: String(MAX_BYTES),
+      INBOUND_MAILS_PER_SENDER_PER_MINUTE: String(PER_SENDER),
+      INBOUND_SMTP_TLS_CERT: `${tlsDir}/cert.pem`,
+      INBOUND_SMTP_TLS_KEY: `${tlsDir}/key.pem`,
+    });
+    port = server.inboundSmtpPort!;
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await server?.close();
+    if (tlsDir) fs.rmSync(tlsDir, { recursive: true, force: true });
+  },
+  { timeout: 30_000 },
+);
+
+const client = (o: { requireTLS?: boolean; ignoreTLS?: boolean } = {}) =>
+  nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, tls: { rejectUnauthorized: false }, ...o });
+
+/** A mail from a fresh sender (the per-sender rate is per address). */
+function mail(to: string, o: { from?: string; subject?: string; text?: string; messageId?: string } = {}) {
+  return {
+    from: o.from ?? `Ada Visitor <ada-${randomUUID().slice(0, 8)}@example.org>`,
+    to,
+    subject: o.subject ?? 'Where is my order?',
+    text: o.text ?? 'Hello, my order 4711 has not arrived yet.',
+    ...(o.messageId ? { messageId: o.messageId } : {}),
+  };
+}
+
+/** The SMTP reply code of a refused send (nodemailer's `responseCode`). */
+async function refusal(p: Promise<unknown>): Promise<{ code: number; command: string; response: string }> {
+  try {
+    await p;
+  } catch (e) {
+    const err = e as { responseCode?: number; command?: string; response?: string };
+    return { code: err.responseCode ?? 0, command: err.command ?? '', response: err.response ?? '' };
+  }
+  assert.fail('the server accepted what it should refuse');
+}
+
+const stored = async (accountId: number) =>
+  rows<{ id: number; status: string; envelope_from: string; raw: Uint8Array; message_id: string | null; from_address: string | null; subject: string | null }>(
+    await getDb(),
+    sql`SELECT id::float8 AS id, status, envelope_from, raw, message_id, from_address, subject FROM inbound_mails WHERE account_id = ${accountId} ORDER BY id`,
+  );
+
+async function processed(accountId: number, n: number) {
+  for (let i = 0; i < 100; i++) {
+    await processInboundMail();
+    const all = await stored(accountId);
+    if (all.length >= n && all.every((m) => m.status !== 'stored')) return all;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`the account's ${n} mails were not processed: ${JSON.stringify((await stored(accountId)).map((m) => m.status))}`);
+}
+
+describe('inbound addresses', () => {
+  it('each account has one unguessable address at INBOUND_MAIL_DOMAIN; regenerating it retires the old one', async () => {
+    const acct = await createTestAccount();
+    const { address } = await inboundAddress(acct.accountId);
+    assert.match(address, new RegExp(`^[a-z2-7]{16}@${DOMAIN.replace(/\./g, '\\.')}$`));
+    assert.equal((await inboundAddress(acct.accountId)).address, address, 'stable');
+    const other = await inboundAddress((await createTestAccount()).accountId);
+    assert.notEqual(other.address, address);
+    const fresh = await regenerateInboundAddress(acct.accountId);
+    assert.notEqual(fresh.address, address);
+    const old = await refusal(client().sendMail(mail(address)));
+    assert.deepEqual([old.code, old.command], [550, 'RCPT TO']);
+    await client().sendMail(mail(fresh.address));
+  });
+});
+
+describe('the SMTP listener', () => {
+  it('refuses at RCPT an unknown mailbox, a tag svc never issued and any other domain (never a relay)', async () => {
+    const { address } = await inboundAddress((await createTestAccount()).accountId);
+    const local = address.split('@')[0]!;
+    for (const to of [`nobodyhereatall@${DOMAIN}`, `${local}+made-up@${DOMAIN}`, `${local}@example.com`, `postmaster@gmail.com`]) {
+      const r = await refusal(client().sendMail(mail(to)));
+      assert.deepEqual([r.code, r.command], [550, 'RCPT TO'], `${to}: ${r.response}`);
+    }
+  });
+
+  it('acknowledges a message only once its raw text is stored, then processes it once', async () => {
+    const acct = await createTestAccount();
+    const { address } = await inboundAddress(acct.accountId);
+    const sent = await client().sendMail(mail(address.toUpperCase(), { from: 'Ada <ada@example.org>', subject: 'Order 4711' }));
+    assert.match(sent.response, /^250 /);
+    // No wait: the 250 came after the insert.
+    const [row] = await stored(acct.accountId);
+    assert.ok(row, 'stored before the 250');
+    assert.equal(row.envelope_from, 'ada@example.org');
+    assert.match(Buffer.from(row.raw).toString('utf8'), /my order 4711 has not arrived/);
+    const [done] = await processed(acct.accountId, 1);
+    assert.deepEqual([done!.status, done!.from_address, done!.subject, done!.message_id], ['done', 'ada@example.org', 'Order 4711', sent.messageId]);
+  });
+
+  it('the same Message-ID from the same sender twice is one message; from another sender it is another', async () => {
+    const acct = await createTestAccount();
+    const { address } = await inboundAddress(acct.accountId);
+    const messageId = `<${randomUUID()}@example.org>`;
+    await client().sendMail(mail(address, { from: 'bob@example.org', messageId }));
+    await client().sendMail(mail(address, { from: 'bob@example.org', messageId }));
+    await client().sendMail(mail(address, { from: 'carol@example.org', messageId }));
+    const all = await processed(acct.accountId, 3);
+    assert.deepEqual(all.map((m) => m.status).sort(), ['done', 'done', 'duplicate']);
+  });
+
+  it('a message over INBOUND_MAIL_MAX_BYTES is refused with 552 and nothing is stored', async () => {
+    const acct = await createTestAccount();
+    const { address } = await inboundAddress(acct.accountId);
+    const r = await refusal(client().sendMail(mail(address, { text: 'x'.repeat(MAX_BYTES + 10) })));
+    assert.equal(r.code, 552, r.response);
+    assert.equal((await stored(acct.accountId)).length, 0);
+  });
+
+  it('beyond the per-sender rate a sender is told 451 (try later), never dropped silently', async () => {
+    const acct = await createTestAccount();
+    const { address } = await inboundAddress(acct.accountId);
+    const from = `flood-${randomUUID().slice(0, 8)}@example.org`;
+    for (let i = 0; i < PER_SENDER; i++) await client().sendMail(mail(address, { from }));
+    const r = await refusal(client().sendMail(mail(address, { from })));
+    assert.deepEqual([r.code, r.command], [451, 'MAIL FROM'], r.response);
+    assert.equal((await stored(acct.accountId)).length, PER_SENDER);
+  });
+
+  it('offers STARTTLS and takes mail over it', async () => {
+    const acct = await createTestAccount();
+    const { address } = await inboundAddress(acct.accountId);
+    const sent = await client({ requireTLS: true }).sendMail(mail(address));
+    assert.match(sent.response, /^250 /);
+  });
+
+  it('answers commands out of order and garbage with SMTP errors, and keeps serving', async () => {
+    const lines = await talk(['EHLO test', 'RCPT TO:<x@y>', 'DATA', 'MAIL FROM:<not an address', 'NONSENSE', 'QUIT']);
+    const codes = lines.map((l) => Number(l.slice(0, 3)));
+    assert.equal(codes[0], 220);
+    assert.ok(
+      codes.every((c) => c >= 200 && c < 600),
+      lines.join('\n'),
+    );
+    assert.ok(codes.filter((c) => c >= 500).length >= 3, lines.join('\n'));
+    const { address } = await inboundAddress((await createTestAccount()).accountId);
+    await client().sendMail(mail(address));
+  });
+
+  it('a message whose processing instance died (its lease lapsed) is processed by the next pass', async () => {
+    const acct = await createTestAccount();
+    const { address } = await inboundAddress(acct.accountId);
+    const db = await getDb();
+    // Stored and claimed by an instance that then died: its lease still runs, the status is still `stored`.
+    const raw = Buffer.from(
+      `From: ada@example.org\r\nTo: ${address}\r\nSubject: Claimed then lost\r\nMessage-ID: <${randomUUID()}@example.org>\r\n\r\nHello\r\n`,
+    );
+    await rows(
+      db,
+      sql`INSERT INTO inbound_mails (account_id, envelope_from, recipient, raw, size, lease_until, attempts)
+      VALUES (${acct.accountId}, 'ada@example.org', 'x', ${raw}, ${raw.length}, now() + interval '1 hour', 1) RETURNING id`,
+    );
+    await processInboundMail();
+    assert.equal((await stored(acct.accountId))[0]!.status, 'stored', 'leased elsewhere: not taken');
+    await rows(db, sql`UPDATE inbound_mails SET lease_until = now() - interval '1 second' WHERE account_id = ${acct.accountId} RETURNING id`);
+    const [m] = await processed(acct.accountId, 1);
+    assert.deepEqual([m!.status, m!.subject], ['done', 'Claimed then lost']);
+  });
+});
+
+/** A raw SMTP conversation: sends each line after the previous reply and returns every reply's last line. */
+async function talk(commands: string[]): Promise<string[]> {
+  const socket = net.connect(port, '127.0.0.1');
+  const replies: string[] = [];
+  let buffer = '';
+  let waiting: (() => void) | null = null;
+  socket.setEncoding('utf8');
+  socket.on('data', (d: string) => {
+    buffer += d;
+    let nl = buffer.indexOf('\r\n');
+    while (nl >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 2);
+      if (/^\d{3} /.test(line)) {
+        replies.push(line);
+        waiting?.();
+      }
+      nl = buffer.indexOf('\r\n');
+    }
+  });
+  const next = (n: number) =>
+    new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`no reply ${n}: ${replies.join(' | ')}`)), 5000);
+      const check = () => {
+        if (replies.length >= n) {
+          clearTimeout(t);
+          waiting = null;
+          resolve();
+        }
+      };
+      waiting = check;
+      check();
+    });
+  await next(1);
+  for (const [i, c] of commands.entries()) {
+    socket.write(`${c}\r\n`);
+    await next(i + 2);
+  }
+  socket.destroy();
+  return replies;
+}
