@@ -10,6 +10,7 @@ import { Tokenizer } from 'htmlparser2';
 import mammoth from 'mammoth';
 import { getDocumentProxy, getResolvedPDFJS } from 'unpdf';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import { readMail as readMailText } from './mail';
 
 // Loaded when the thread starts (piscina imports this file then), not in a document's time budget.
 getResolvedPDFJS().catch(() => {});
@@ -549,4 +550,9 @@ export async function checkZip(buffer: Buffer, limits: WorkerLimits): Promise<vo
     });
     zip.readEntry();
   });
+}
+
+/** The pool's named task `readMail` (lib/documents/pool.ts readMailInWorker): a received mail, read off the main thread. */
+export function readMail(task: { raw: Uint8Array; replies: boolean }) {
+  return readMailText(task.raw, { replies: task.replies });
 }

@@ -5,6 +5,7 @@ import { AppError } from '../core/errors';
 import { getEnv } from '../env';
 import { processSlot } from '../core/process';
 import type { WorkerResult } from './extract-worker';
+import type { ReadMail } from './mail';
 
 /**
  * Documents are read off the main thread, in a pool of worker threads (piscina), each with a
@@ -115,6 +116,35 @@ export async function extractInWorker(bytes: Uint8Array, contentType: string): P
   }
   if (result.ok) return result.text;
   throw new AppError(result.reason === 'too_large' ? 'payload_too_large' : 'invalid_request', result.detail);
+}
+
+/**
+ * A received mail read in a worker (./mail.ts) under the documents' time and memory limits: the
+ * MIME, the reply's new text, the attachments. A mail the worker cannot read in time is refused.
+ */
+export async function readMailInWorker(raw: Uint8Array): Promise<ReadMail> {
+  const env = getEnv();
+  const d = dispatcher();
+  const release = await acquire(d);
+  let timeout = AbortSignal.timeout(env.DOCUMENT_TIMEOUT_MS);
+  try {
+    try {
+      return (await d.pool.run({ raw, replies: true }, { name: 'readMail', signal: timeout })) as ReadMail;
+    } catch (e) {
+      if (!timeout.aborted) throw e;
+      // The reply parser ran out of time: the mail is read again without it (its whole text kept).
+      timeout = AbortSignal.timeout(env.DOCUMENT_TIMEOUT_MS);
+      return (await d.pool.run({ raw, replies: false }, { name: 'readMail', signal: timeout })) as ReadMail;
+    }
+  } catch (e) {
+    if (timeout.aborted) throw new AppError('payload_too_large', `The mail took longer than ${env.DOCUMENT_TIMEOUT_MS} ms to read; it was stopped.`);
+    if ((e as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+      throw new AppError('payload_too_large', `Reading the mail needed more than ${env.DOCUMENT_WORKER_MEMORY_MB} MB of memory; it was stopped.`);
+    }
+    throw new AppError('invalid_request', `The mail could not be read: ${String((e as Error).message ?? e).slice(0, 200)}`);
+  } finally {
+    release();
+  }
 }
 
 /** Starts the pool (its first thread loads the parsers) before the first document arrives. */

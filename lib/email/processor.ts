@@ -1,13 +1,14 @@
-import { simpleParser } from 'mailparser';
 import { getDb, type Db } from '../../db/client';
 import { claimInboundMails, failInboundMail, finishInboundMail, type ClaimedInboundMail } from '../../db/queries/inbound-mail';
 import { getLogger } from '../core/logger';
 import { processLoop } from '../core/loop';
+import { readMailInWorker } from '../documents/pool';
 
 /**
  * Processing of stored inbound mail, one loop on every instance (docs/decisions/email.md): a lease
  * per message (FOR UPDATE SKIP LOCKED), so each is processed by one instance, and again by another
- * when its instance died mid-way (the lease lapses). The MIME is read by mailparser (maintained).
+ * when its instance died mid-way (the lease lapses). Each mail is read off the main thread
+ * (lib/documents/mail.ts, in the document pool).
  */
 const BATCH = 10;
 const LEASE_SECONDS = 60;
@@ -16,18 +17,10 @@ const MAX_ATTEMPTS = 5;
 
 const loop = processLoop('svc.inboundMail');
 
-/** The headers processing reads: the sender's address and the thread's ids. */
-export type InboundHeaders = { messageId: string | null; fromAddress: string | null; subject: string | null };
-
-export async function readHeaders(raw: Buffer): Promise<InboundHeaders> {
-  const m = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
-  const from = m.from?.value.find((a) => a.address)?.address?.toLowerCase() ?? null;
-  return { messageId: m.messageId?.slice(0, 998) ?? null, fromAddress: from, subject: m.subject?.slice(0, 998) ?? null };
-}
-
 async function processOne(db: Db, m: ClaimedInboundMail): Promise<void> {
   try {
-    const headers = await readHeaders(m.raw);
+    const mail = await readMailInWorker(m.raw);
+    const headers = { messageId: mail.messageId, fromAddress: mail.from?.address ?? null, subject: mail.subject || null };
     await db.transaction(async (tx) => {
       await finishInboundMail(tx as unknown as Db, m.account_id, m.id, headers);
     });

@@ -12,6 +12,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import nodemailer from 'nodemailer';
 import { getDb, rows } from '../../db/client';
@@ -185,6 +186,19 @@ describe('the SMTP listener', () => {
     assert.ok(codes.filter((c) => c >= 500).length >= 3, lines.join('\n'));
     const { address } = await inboundAddress((await createTestAccount()).accountId);
     await client().sendMail(mail(address));
+  });
+
+  it('a mail built to make the reply parser slow is read off the main thread and still processed', async () => {
+    const acct = await createTestAccount();
+    const { address } = await inboundAddress(acct.accountId);
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    await client().sendMail(mail(address, { subject: 'Hostile', text: `${'>'.repeat(60_000)}x` }));
+    const [m] = await processed(acct.accountId, 1);
+    delay.disable();
+    assert.equal(m!.status, 'done');
+    // On the main thread this text cost seconds of pattern matching (docs/decisions/email.md).
+    assert.ok(delay.max / 1e6 < 1000, `the event loop stalled ${Math.round(delay.max / 1e6)} ms`);
   });
 
   it('a message whose processing instance died (its lease lapsed) is processed by the next pass', async () => {
