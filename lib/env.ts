@@ -152,7 +152,12 @@ const EnvSchema = z.object({
     .regex(/^[a-z0-9.-]+$/i, 'must be a domain name')
     .default('localhost'),
   /** A message over this many bytes is refused with 552. */
-  INBOUND_MAIL_MAX_BYTES: z.coerce.number().int().min(1024).max(200 * 1024 * 1024).default(26_214_400),
+  INBOUND_MAIL_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(200 * 1024 * 1024)
+    .default(26_214_400),
   /** STARTTLS: the certificate and key files (PEM); unset: plain SMTP only. */
   INBOUND_SMTP_TLS_CERT: z.string().min(1).optional(),
   INBOUND_SMTP_TLS_KEY: z.string().min(1).optional(),

@@ -12,6 +12,7 @@ CREATE TABLE "inbound_mails" (
 	"message_id" text,
 	"from_address" text,
 	"subject" text,
+	"conversation_id" uuid,
 	"processed_at" timestamp (3) with time zone,
 	"last_error" text
 );

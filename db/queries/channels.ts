@@ -52,3 +52,20 @@ export async function channelBelongsTo(db: Db, accountId: number, channelId: num
   const r = await rows<{ id: number }>(db, sql`SELECT id FROM channels WHERE id = ${channelId} AND account_id = ${accountId}`);
   return r.length > 0;
 }
+
+/** The account's channel named `name` (the first such), made with the next number when it has none. */
+export async function getOrInsertChannelByName(db: Db, accountId: number, name: string): Promise<number> {
+  return db.transaction(async (tx) => {
+    await lockAccountChannels(tx, accountId);
+    const [found] = await rows<{ id: number }>(tx, sql`SELECT id FROM channels WHERE account_id = ${accountId} AND name = ${name} ORDER BY id LIMIT 1`);
+    if (found) return found.id;
+    const [row] = await rows<{ id: number }>(
+      tx,
+      sql`
+      INSERT INTO channels (account_id, id, name)
+      VALUES (${accountId}, COALESCE((SELECT max(id) FROM channels WHERE account_id = ${accountId}), 0) + 1, ${name})
+      RETURNING id`,
+    );
+    return row!.id;
+  });
+}

@@ -67,7 +67,8 @@ async function withRetry<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /** A new widget conversation, counted at once (channel and account counters), in one statement. False: it existed already. */
-export async function insertWidgetConversation(
+/** A visitor's new conversation (the widget's, or a mail's: no client, the sender's address as contact); false when the id exists. */
+export async function insertVisitorConversation(
   db: Db,
   accountId: number,
   v: {
@@ -75,7 +76,8 @@ export async function insertWidgetConversation(
     channelId: number;
     title: string;
     visitorId: string;
-    clientId: string;
+    clientId: string | null;
+    visitorEmail?: string | null;
   },
 ): Promise<boolean> {
   const done = await withRetry(() =>
@@ -83,8 +85,8 @@ export async function insertWidgetConversation(
       db,
       sql`
     WITH c AS (
-      INSERT INTO conversations (id, account_id, channel_id, title, status, created_at, updated_at, visitor_id, client_id)
-      VALUES (${v.id}, ${accountId}, ${v.channelId}, ${v.title}, 'Open', now(), now(), ${v.visitorId}, ${v.clientId})
+      INSERT INTO conversations (id, account_id, channel_id, title, status, created_at, updated_at, visitor_id, client_id, visitor_email)
+      VALUES (${v.id}, ${accountId}, ${v.channelId}, ${v.title}, 'Open', now(), now(), ${v.visitorId}, ${v.clientId}, ${v.visitorEmail ?? null})
       ON CONFLICT (id) DO NOTHING
       RETURNING channel_id
     ), ch AS (

@@ -68,7 +68,7 @@ export async function finishInboundMail(
   tx: Db,
   accountId: number,
   id: number,
-  h: { messageId: string | null; fromAddress: string | null; subject: string | null },
+  h: { messageId: string | null; fromAddress: string | null; subject: string | null; conversationId: string | null },
 ): Promise<'done' | 'duplicate'> {
   if (h.messageId && h.fromAddress) {
     await rows(tx, sql`SELECT pg_advisory_xact_lock(hashtext(${`inbound:${accountId}:${h.fromAddress}:${h.messageId}`}))::text`);
@@ -79,7 +79,8 @@ export async function finishInboundMail(
     if (seen) {
       await rows(
         tx,
-        sql`UPDATE inbound_mails SET status = 'duplicate', lease_until = NULL, processed_at = now(), message_id = ${h.messageId}, from_address = ${h.fromAddress}, subject = ${h.subject}
+        sql`UPDATE inbound_mails SET status = 'duplicate', lease_until = NULL, processed_at = now(), message_id = ${h.messageId}, from_address = ${h.fromAddress}, subject = ${h.subject},
+          conversation_id = ${h.conversationId}
         WHERE id = ${id} AND account_id = ${accountId} RETURNING id`,
       );
       return 'duplicate';
@@ -87,7 +88,8 @@ export async function finishInboundMail(
   }
   await rows(
     tx,
-    sql`UPDATE inbound_mails SET status = 'done', lease_until = NULL, processed_at = now(), last_error = NULL, message_id = ${h.messageId}, from_address = ${h.fromAddress}, subject = ${h.subject}
+    sql`UPDATE inbound_mails SET status = 'done', lease_until = NULL, processed_at = now(), last_error = NULL, message_id = ${h.messageId}, from_address = ${h.fromAddress}, subject = ${h.subject},
+      conversation_id = ${h.conversationId}
     WHERE id = ${id} AND account_id = ${accountId} RETURNING id`,
   );
   return 'done';

@@ -186,6 +186,8 @@ export const inboundMails = pgTable(
     messageId: text('message_id'),
     fromAddress: text('from_address'),
     subject: text('subject'),
+    /** The conversation the message became part of (null: none, e.g. a delivery report). */
+    conversationId: uuid('conversation_id'),
     processedAt: ts('processed_at'),
     lastError: text('last_error'),
   },

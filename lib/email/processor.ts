@@ -3,6 +3,7 @@ import { claimInboundMails, failInboundMail, finishInboundMail, type ClaimedInbo
 import { getLogger } from '../core/logger';
 import { processLoop } from '../core/loop';
 import { readMailInWorker } from '../documents/pool';
+import { conversationFromMail } from './conversation';
 
 /**
  * Processing of stored inbound mail, one loop on every instance (docs/decisions/email.md): a lease
@@ -20,7 +21,9 @@ const loop = processLoop('svc.inboundMail');
 async function processOne(db: Db, m: ClaimedInboundMail): Promise<void> {
   try {
     const mail = await readMailInWorker(m.raw);
-    const headers = { messageId: mail.messageId, fromAddress: mail.from?.address ?? null, subject: mail.subject || null };
+    // A delivery report is no conversation (it reports on a mail svc sent).
+    const conversationId = mail.report ? null : await conversationFromMail(m.account_id, m.id, m.envelope_from, mail);
+    const headers = { messageId: mail.messageId, fromAddress: mail.from?.address ?? null, subject: mail.subject || null, conversationId };
     await db.transaction(async (tx) => {
       await finishInboundMail(tx as unknown as Db, m.account_id, m.id, headers);
     });

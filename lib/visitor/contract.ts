@@ -9,8 +9,8 @@ import { MAX_QUESTION_CHARS } from '../limits/text';
 import { ClientMessageId, ConversationRef, MarkSeenInput, RateInput, VisitorEmailInput } from '../conversations/handoff-contract';
 import type { Author, Source } from '../conversations/shapes';
 
-/** Who asks: the account, the visitor, and the widget client and channel the conversation belongs to. */
-export type Visitor = { accountId: number; visitorId: string; clientId: string; channelId: number };
+/** Who asks: the account, the visitor, the channel of their conversations, and the widget client they came through (null by mail). */
+export type Visitor = { accountId: number; visitorId: string; clientId: string | null; channelId: number };
 
 /** PostgreSQL text cannot hold NUL: refused precisely here rather than failing in the insert. */
 export const NO_NUL = [/^[^\u0000]*$/, 'must not contain NUL characters'] as const;

@@ -6,7 +6,7 @@ import {
   getVisitorResponse,
   insertComment,
   insertQuestion,
-  insertWidgetConversation,
+  insertVisitorConversation,
   listVisitorHistory,
   toggleFeedback,
   type AnswerJob,
@@ -65,13 +65,38 @@ function firstConversationId(accountId: number, visitorId: string, clientMessage
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((Number.parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-function titleOf(question: string): string {
-  const oneLine = question.replace(/\s+/g, ' ').trim();
-  return oneLine.length > 80 ? `${oneLine.slice(0, 79).replace(/\s+\S*$/, '')}…` : oneLine;
-}
-
 function refuseWhileDraining() {
   if (isDraining()) throw new AppError('unavailable', 'This server is restarting; your widget retries on another one.');
+}
+
+/**
+ * A visitor's new conversation with its `conversation.created` webhook event, committed together
+ * (docs/contracts.md §11: an outbox). Idempotent by id: a door retrying the same start creates one.
+ * `email`: the visitor's address when the door knows it (mail).
+ */
+export async function startConversation(visitor: Visitor, v: { id: string; title: string; email: string | null }): Promise<void> {
+  const { queued } = await changeWithEvent(
+    await getDb(),
+    visitor.accountId,
+    'conversation.created',
+    (d) =>
+      insertVisitorConversation(d, visitor.accountId, {
+        id: v.id,
+        channelId: visitor.channelId,
+        title: v.title,
+        visitorId: visitor.visitorId,
+        clientId: visitor.clientId,
+        visitorEmail: v.email,
+      }),
+    (tx, created) => (created ? recordConversationCreated(tx, visitor.accountId, v.id, true) : Promise.resolve(0)),
+  );
+  webhookEventsCommitted(queued);
+}
+
+/** A conversation's title from its first words (at most 80 characters, cut at a word). */
+export function titleOf(question: string): string {
+  const oneLine = question.replace(/\s+/g, ' ').trim();
+  return oneLine.length > 80 ? `${oneLine.slice(0, 79).replace(/\s+\S*$/, '')}…` : oneLine;
 }
 
 /**
@@ -102,23 +127,7 @@ export async function ask(claims: Visitor, join: JoinRoom, req: VisitorRequest<'
   await admission.check();
   if (!conversationId) {
     conversationId = firstConversationId(claims.accountId, claims.visitorId, req.client_message_id);
-    const newId = conversationId;
-    // The conversation and its webhook event commit together (docs/contracts.md §11: an outbox).
-    const { queued } = await changeWithEvent(
-      db,
-      claims.accountId,
-      'conversation.created',
-      (d) =>
-        insertWidgetConversation(d, claims.accountId, {
-          id: newId,
-          channelId: claims.channelId,
-          title: titleOf(req.text),
-          visitorId: claims.visitorId,
-          clientId: claims.clientId,
-        }),
-      (tx, created) => (created ? recordConversationCreated(tx, claims.accountId, newId, true) : Promise.resolve(0)),
-    );
-    webhookEventsCommitted(queued);
+    await startConversation(claims, { id: conversationId, title: titleOf(req.text), email: null });
   }
   const conv = await (reads ?? read(conversationId));
   join(conversationId);

@@ -84,10 +84,35 @@ async function refusal(p: Promise<unknown>): Promise<{ code: number; command: st
 }
 
 const stored = async (accountId: number) =>
-  rows<{ id: number; status: string; envelope_from: string; raw: Uint8Array; message_id: string | null; from_address: string | null; subject: string | null }>(
+  rows<{
+    id: number;
+    status: string;
+    envelope_from: string;
+    raw: Uint8Array;
+    message_id: string | null;
+    from_address: string | null;
+    subject: string | null;
+    conversation_id: string | null;
+  }>(
     await getDb(),
-    sql`SELECT id::float8 AS id, status, envelope_from, raw, message_id, from_address, subject FROM inbound_mails WHERE account_id = ${accountId} ORDER BY id`,
+    sql`SELECT id::float8 AS id, status, envelope_from, raw, message_id, from_address, subject, conversation_id FROM inbound_mails WHERE account_id = ${accountId} ORDER BY id`,
   );
+
+/** A conversation as the tables hold it: its channel's name, title, contact and questions. */
+async function conversationOf(accountId: number, id: string) {
+  const db = await getDb();
+  const [c] = await rows<{ channel: string; title: string; visitor_email: string | null }>(
+    db,
+    sql`SELECT ch.name AS channel, c.title, c.visitor_email FROM conversations c JOIN channels ch ON ch.account_id = c.account_id AND ch.id = c.channel_id
+    WHERE c.id = ${id} AND c.account_id = ${accountId}`,
+  );
+  assert.ok(c, `conversation ${id}`);
+  const questions = await rows<{ question: string }>(
+    db,
+    sql`SELECT question FROM responses WHERE conversation_id = ${id} AND account_id = ${accountId} ORDER BY created_at`,
+  );
+  return { ...c, questions: questions.map((q) => q.question) };
+}
 
 async function processed(accountId: number, n: number) {
   for (let i = 0; i < 100; i++) {
@@ -139,6 +164,23 @@ describe('the SMTP listener', () => {
     assert.deepEqual([done!.status, done!.from_address, done!.subject, done!.message_id], ['done', 'ada@example.org', 'Order 4711', sent.messageId]);
   });
 
+  it("a mail starts a conversation on the account's Email channel: the subject its title, the sender its contact, the new text the visitor's question", async () => {
+    const acct = await createTestAccount();
+    const { address } = await inboundAddress(acct.accountId);
+    const raw = fs.readFileSync('tests/fixtures/mail/gmail-reply.eml', 'utf8').replace('support-inbound@mail.svc.test', address);
+    await client().sendMail({ envelope: { from: 'ada@example.org', to: [address] }, raw });
+    const [m] = await processed(acct.accountId, 1);
+    const c = await conversationOf(acct.accountId, m!.conversation_id!);
+    assert.deepEqual([c.channel, c.title, c.visitor_email], ['Email', 'Re: Your password', 'ada@example.org']);
+    assert.deepEqual(c.questions, ['Thanks, that worked! One more thing: can I change my email address?']);
+    // A second mail of another sender starts its own conversation on the same channel.
+    await client().sendMail(mail(address, { subject: 'Opening hours' }));
+    const all = await processed(acct.accountId, 2);
+    const second = await conversationOf(acct.accountId, all[1]!.conversation_id!);
+    assert.equal(second.channel, 'Email');
+    assert.notEqual(all[1]!.conversation_id, m!.conversation_id);
+  });
+
   it('the same Message-ID from the same sender twice is one message; from another sender it is another', async () => {
     const acct = await createTestAccount();
     const { address } = await inboundAddress(acct.accountId);
@@ -148,6 +190,9 @@ describe('the SMTP listener', () => {
     await client().sendMail(mail(address, { from: 'carol@example.org', messageId }));
     const all = await processed(acct.accountId, 3);
     assert.deepEqual(all.map((m) => m.status).sort(), ['done', 'done', 'duplicate']);
+    const bob = all.filter((m) => m.from_address === 'bob@example.org');
+    assert.equal(bob[0]!.conversation_id, bob[1]!.conversation_id, 'the copy lands in the same conversation');
+    assert.equal((await conversationOf(acct.accountId, bob[0]!.conversation_id!)).questions.length, 1, 'as one message');
   });
 
   it('a message over INBOUND_MAIL_MAX_BYTES is refused with 552 and nothing is stored', async () => {

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import { getDb } from '../../db/client';
+import { getOrInsertChannelByName } from '../../db/queries/channels';
+import type { ReadMail } from '../documents/mail';
+import { MAX_QUESTION_CHARS } from '../limits/text';
+import type { Visitor } from '../visitor/contract';
+import { ask, startConversation, titleOf } from '../visitor/service';
+
+/**
+ * A received mail as the visitor's message (docs/contracts.md §17 "conversation"): through the
+ * visitor's service, as the widget's questions are. Every id is derived from the mail (its
+ * Message-ID and sender, else its stored row), so processing it again after a crash, or a copy on
+ * another instance, lands in the same conversation as the same message.
+ */
+export const EMAIL_CHANNEL = 'Email';
+
+const hex = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** A UUID (version 8, RFC 9562) from a key: the same mail gives the same conversation id. */
+function uuidOf(key: string): string {
+  const h = hex(key);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((Number.parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** The visitor's text of a mail as one question: its new text (else its subject), cut to the question limit. */
+export function questionOf(mail: ReadMail): string {
+  const text = mail.text.trim() || mail.subject || '(an empty mail)';
+  return text.length > MAX_QUESTION_CHARS ? `${text.slice(0, MAX_QUESTION_CHARS - 1)}…` : text;
+}
+
+/** The mail's sender as a visitor of the account's Email channel. */
+async function mailVisitor(accountId: number, sender: string): Promise<Visitor> {
+  const channelId = await getOrInsertChannelByName(await getDb(), accountId, EMAIL_CHANNEL);
+  return { accountId, visitorId: `email:${sender}`, clientId: null, channelId };
+}
+
+/**
+ * Starts the mail's conversation and asks it as the visitor's message; returns the conversation's id.
+ * `rowId` identifies the mail when it has no Message-ID.
+ */
+export async function conversationFromMail(accountId: number, rowId: number, envelopeFrom: string, mail: ReadMail): Promise<string> {
+  const sender = mail.from?.address ?? (envelopeFrom.toLowerCase() || 'unknown');
+  const key = mail.messageId ? `${sender}\n${mail.messageId}` : `row\n${rowId}`;
+  const visitor = await mailVisitor(accountId, sender);
+  const conversationId = uuidOf(`${accountId}\nmail\n${key}`);
+  const question = questionOf(mail);
+  await startConversation(visitor, { id: conversationId, title: mail.subject ? titleOf(mail.subject) : titleOf(question), email: sender });
+  await ask(visitor, () => {}, { conversation_id: conversationId, client_message_id: `mail-${hex(key).slice(0, 40)}`, text: question }, NO_ADMISSION);
+  return conversationId;
+}
+
+/** The listener charged the sender's and the account's rates already (lib/email/listener.ts). */
+const NO_ADMISSION = { check: async () => {}, overlap: false };
