@@ -21,5 +21,6 @@ ALTER TABLE "accounts" ADD COLUMN "inbound_local" text;--> statement-breakpoint
 ALTER TABLE "inbound_mails" ADD CONSTRAINT "inbound_mails_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "inbound_mails_claim_idx" ON "inbound_mails" USING btree ("received_at","id") WHERE status = 'stored';--> statement-breakpoint
 CREATE INDEX "inbound_mails_account_idx" ON "inbound_mails" USING btree ("account_id","received_at");--> statement-breakpoint
+CREATE INDEX "inbound_mails_message_idx" ON "inbound_mails" USING btree ("account_id","message_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "inbound_mails_once_idx" ON "inbound_mails" USING btree ("account_id","from_address","message_id") WHERE status = 'done';--> statement-breakpoint
 ALTER TABLE "accounts" ADD CONSTRAINT "accounts_inbound_local_unique" UNIQUE("inbound_local");

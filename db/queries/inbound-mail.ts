@@ -125,3 +125,19 @@ export async function listInboundMails(db: Db, accountId: number, limit: number)
     FROM inbound_mails WHERE account_id = ${accountId} ORDER BY received_at DESC, id DESC LIMIT ${limit}`,
   );
 }
+
+export type ThreadConversation = { id: string; visitor_id: string | null; channel_id: number };
+
+/** The conversation of the newest mail svc received with one of these Message-IDs (a reply's In-Reply-To and References); null when none. */
+export async function findThreadConversation(db: Db, accountId: number, messageIds: string[]): Promise<ThreadConversation | null> {
+  if (messageIds.length === 0) return null;
+  const [row] = await rows<ThreadConversation>(
+    db,
+    sql`
+    SELECT c.id, c.visitor_id, c.channel_id FROM inbound_mails m
+    JOIN conversations c ON c.id = m.conversation_id AND c.account_id = m.account_id
+    WHERE m.account_id = ${accountId} AND m.message_id = ANY(${sql.param(messageIds)}::text[]) AND m.conversation_id IS NOT NULL
+    ORDER BY m.id DESC LIMIT 1`,
+  );
+  return row ?? null;
+}

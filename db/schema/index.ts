@@ -194,6 +194,7 @@ export const inboundMails = pgTable(
   (t) => [
     index('inbound_mails_claim_idx').on(t.receivedAt, t.id).where(sql`status = 'stored'`),
     index('inbound_mails_account_idx').on(t.accountId, t.receivedAt),
+    index('inbound_mails_message_idx').on(t.accountId, t.messageId),
     uniqueIndex('inbound_mails_once_idx').on(t.accountId, t.fromAddress, t.messageId).where(sql`status = 'done'`),
   ],
 );

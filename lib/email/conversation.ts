@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { getDb } from '../../db/client';
 import { getOrInsertChannelByName } from '../../db/queries/channels';
+import { findThreadConversation } from '../../db/queries/inbound-mail';
 import type { ReadMail } from '../documents/mail';
 import { MAX_QUESTION_CHARS } from '../limits/text';
 import type { Visitor } from '../visitor/contract';
@@ -35,18 +36,33 @@ async function mailVisitor(accountId: number, sender: string): Promise<Visitor> 
 }
 
 /**
- * Starts the mail's conversation and asks it as the visitor's message; returns the conversation's id.
- * `rowId` identifies the mail when it has no Message-ID.
+ * The mail's conversation: the one its thread names (In-Reply-To or References matching a mail svc
+ * received), whoever sends the reply, else a new one; then its text asked as the visitor's message
+ * (a resolved conversation reopens, as in the widget). `rowId` identifies a mail without Message-ID.
  */
 export async function conversationFromMail(accountId: number, rowId: number, envelopeFrom: string, mail: ReadMail): Promise<string> {
   const sender = mail.from?.address ?? (envelopeFrom.toLowerCase() || 'unknown');
   const key = mail.messageId ? `${sender}\n${mail.messageId}` : `row\n${rowId}`;
+  const question = questionOf(mail);
+  const cmid = `mail-${hex(key).slice(0, 40)}`;
+  const thread = await findThreadConversation(await getDb(), accountId, threadIds(mail));
+  if (thread?.visitor_id) {
+    // The thread's visitor asks: a reply from another address (a colleague, an alias) joins it too.
+    const visitor: Visitor = { accountId, visitorId: thread.visitor_id, clientId: null, channelId: thread.channel_id };
+    await ask(visitor, () => {}, { conversation_id: thread.id, client_message_id: cmid, text: question }, NO_ADMISSION);
+    return thread.id;
+  }
   const visitor = await mailVisitor(accountId, sender);
   const conversationId = uuidOf(`${accountId}\nmail\n${key}`);
-  const question = questionOf(mail);
   await startConversation(visitor, { id: conversationId, title: mail.subject ? titleOf(mail.subject) : titleOf(question), email: sender });
-  await ask(visitor, () => {}, { conversation_id: conversationId, client_message_id: `mail-${hex(key).slice(0, 40)}`, text: question }, NO_ADMISSION);
+  await ask(visitor, () => {}, { conversation_id: conversationId, client_message_id: cmid, text: question }, NO_ADMISSION);
   return conversationId;
+}
+
+/** The Message-IDs a reply names, the one it answers first; never its own. */
+function threadIds(mail: ReadMail): string[] {
+  const ids = [...new Set([mail.inReplyTo, ...mail.references.slice().reverse()].filter((x): x is string => !!x))];
+  return ids.filter((id) => id !== mail.messageId);
 }
 
 /** The listener charged the sender's and the account's rates already (lib/email/listener.ts). */

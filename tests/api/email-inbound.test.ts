@@ -18,6 +18,8 @@ import nodemailer from 'nodemailer';
 import { getDb, rows } from '../../db/client';
 import { inboundAddress, regenerateInboundAddress } from '../../lib/email/address';
 import { processInboundMail } from '../../lib/email/processor';
+import { resolveConversation } from '../../lib/conversations/handoff';
+import { listAccountMembers } from '../../lib/team/service';
 import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
 
@@ -179,6 +181,40 @@ describe('the SMTP listener', () => {
     const second = await conversationOf(acct.accountId, all[1]!.conversation_id!);
     assert.equal(second.channel, 'Email');
     assert.notEqual(all[1]!.conversation_id, m!.conversation_id);
+  });
+
+  it('threading: a reply naming a Message-ID svc received joins its conversation, from another address too; a resolved one reopens', async () => {
+    const acct = await createTestAccount();
+    const { address } = await inboundAddress(acct.accountId);
+    const [ada, grace] = ['ada', 'grace'].map((n) => `${n}-${randomUUID().slice(0, 8)}@example.org`);
+    const first = `<${randomUUID()}@example.org>`;
+    await client().sendMail(mail(address, { from: `Ada <${ada}>`, subject: 'Kettle lid', messageId: first }));
+    const [a] = await processed(acct.accountId, 1);
+    // Her colleague answers in the thread (a changed subject, another address): the same conversation.
+    const second = `<${randomUUID()}@example.org>`;
+    await client().sendMail({
+      ...mail(address, { from: `Grace <${grace}>`, subject: 'Fwd: about the lid', messageId: second }),
+      inReplyTo: first,
+      references: [first],
+    });
+    const both = await processed(acct.accountId, 2);
+    assert.equal(both[1]!.conversation_id, a!.conversation_id);
+    assert.equal((await conversationOf(acct.accountId, a!.conversation_id!)).questions.length, 2);
+    // Resolved, then a reply further down the thread (References only): it reopens.
+    const [owner] = (await listAccountMembers(acct.accountId)).members;
+    await resolveConversation({ accountId: acct.accountId, userId: owner!.user_id, role: 'owner' }, { conversation_id: a!.conversation_id });
+    await client().sendMail({
+      ...mail(address, { from: ada, subject: 'Re: Kettle lid', messageId: `<${randomUUID()}@example.org>` }),
+      references: [first, second],
+    });
+    const all = await processed(acct.accountId, 3);
+    assert.equal(all[2]!.conversation_id, a!.conversation_id);
+    const [c] = await rows<{ status: string }>(await getDb(), sql`SELECT status FROM conversations WHERE id = ${a!.conversation_id}`);
+    assert.equal(c!.status, 'Open');
+    // A reply naming ids svc never saw starts a new conversation.
+    await client().sendMail({ ...mail(address, { from: ada, subject: 'New question' }), inReplyTo: '<unknown@example.org>' });
+    const four = await processed(acct.accountId, 4);
+    assert.notEqual(four[3]!.conversation_id, a!.conversation_id);
   });
 
   it('the same Message-ID from the same sender twice is one message; from another sender it is another', async () => {
