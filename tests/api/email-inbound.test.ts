@@ -100,8 +100,8 @@ const stored = async (accountId: number) =>
     sql`SELECT id::float8 AS id, status, envelope_from, raw, message_id, from_address, subject, conversation_id FROM inbound_mails WHERE account_id = ${accountId} ORDER BY id`,
   );
 
-/** A conversation as the tables hold it: its channel's name, title, contact and questions. */
-async function conversationOf(accountId: number, id: string) {
+/** A conversation as the tables hold it once `answers` answers are stored: its channel's name, title, contact and questions. */
+async function conversationOf(accountId: number, id: string, answers = 1) {
   const db = await getDb();
   const [c] = await rows<{ channel: string; title: string; visitor_email: string | null }>(
     db,
@@ -109,10 +109,14 @@ async function conversationOf(accountId: number, id: string) {
     WHERE c.id = ${id} AND c.account_id = ${accountId}`,
   );
   assert.ok(c, `conversation ${id}`);
-  const questions = await rows<{ question: string }>(
-    db,
-    sql`SELECT question FROM responses WHERE conversation_id = ${id} AND account_id = ${accountId} ORDER BY created_at`,
-  );
+  // A response row is written when its answer finishes (the runner works in the background).
+  const read = () =>
+    rows<{ question: string }>(db, sql`SELECT question FROM responses WHERE conversation_id = ${id} AND account_id = ${accountId} ORDER BY created_at`);
+  let questions = await read();
+  for (let i = 0; i < 200 && questions.length < answers; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    questions = await read();
+  }
   return { ...c, questions: questions.map((q) => q.question) };
 }
 
@@ -199,7 +203,7 @@ describe('the SMTP listener', () => {
     });
     const both = await processed(acct.accountId, 2);
     assert.equal(both[1]!.conversation_id, a!.conversation_id);
-    assert.equal((await conversationOf(acct.accountId, a!.conversation_id!)).questions.length, 2);
+    assert.equal((await conversationOf(acct.accountId, a!.conversation_id!, 2)).questions.length, 2);
     // Resolved, then a reply further down the thread (References only): it reopens.
     const [owner] = (await listAccountMembers(acct.accountId)).members;
     await resolveConversation({ accountId: acct.accountId, userId: owner!.user_id, role: 'owner' }, { conversation_id: a!.conversation_id });
