@@ -224,6 +224,30 @@ describe('insights rollup', () => {
     await assertRollupIsLive(b, 'the other account');
   });
 
+  it('follows a thanks, its rewording, a declined answer and a like days later (confirmed and assumed)', async () => {
+    await assertRollupIsLive(a, 'before');
+    const before = await totalOf(a);
+    const thanks = responseLine(a.convs.get('open5')!, { question: 'Thanks a lot!', created_at: at(5, '10:03:00') });
+    await importLines(a.acct.accountId, [a.convs.get('open5')!, thanks]);
+    await assertRollupIsLive(a, 'thanked');
+    const thanked = await totalOf(a);
+    assert.deepEqual(
+      [thanked.ai_resolved, thanked.ai_resolved_confirmed, thanked.ai_involved],
+      [before.ai_resolved, before.ai_resolved_confirmed + 1, before.ai_involved],
+      'a thanks after an answer confirms its AI-resolved conversation',
+    );
+    await db.execute(sql`UPDATE responses SET question = 'Thanks, but why?' WHERE id = ${thanks.response_id}`);
+    await assertRollupIsLive(a, 'reworded');
+    assert.equal((await totalOf(a)).ai_resolved_confirmed, before.ai_resolved_confirmed, 'a question with a negation is no thanks');
+    await db.execute(sql`UPDATE responses SET question = 'Thanks a lot!' WHERE id = ${thanks.response_id}`);
+    await db.execute(sql`UPDATE responses SET declined = true WHERE id = ${a.responses.get('open5')!}`);
+    await assertRollupIsLive(a, 'answer declined');
+    assert.equal((await totalOf(a)).ai_resolved_confirmed, before.ai_resolved_confirmed, 'a thanks after a declined answer confirms nothing');
+    await toggleFeedback(db, a.acct.accountId, a.responses.get('closed4')!, `visitor-${randomUUID()}`, 1);
+    await assertRollupIsLive(a, 'liked');
+    assert.equal((await totalOf(a)).ai_resolved_confirmed, before.ai_resolved_confirmed + 1, 'a like confirms its AI-resolved conversation');
+  });
+
   it("never mixes the other account's rows in", async () => {
     const aBefore = await Promise.all(WINDOWS(a).map((w) => getInsightsFigures(db, a.acct.accountId, w)));
     // B changes the same days (and channel numbers need not differ between accounts).
