@@ -7,10 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
-import { getDb, rows, type Db } from '../../db/client';
+import { getDb, migrationsFolder, rows, type Db } from '../../db/client';
 import { toggleFeedback } from '../../db/queries/chat';
 import { getInsightsFigures, getLiveInsightsFigures, refreshDirtyInsights, type InsightsWindow } from '../../db/queries/insights';
 import { createAdminUser } from '../../lib/accounts/service';
@@ -27,6 +28,7 @@ import {
   type ConversationLine,
   type TestAccount,
 } from '../helpers/builders';
+import { migrationIndex, openScratchDatabase, partialMigrations } from '../helpers/migrations';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 const dayAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
@@ -392,6 +394,39 @@ describe('insights rollup', () => {
     });
     await assertWindowsLive(acct.accountId, windows, 'bulk delete');
     await assertCountsExact(acct.accountId, 'bulk delete');
+  });
+
+  it('migration 0026 marks every rolled-up day dirty: the first read after the upgrade fills the new figures', async () => {
+    const before = partialMigrations(migrationIndex('_honest_resolution'));
+    const scratch = await openScratchDatabase(server.kind);
+    try {
+      await scratch.migrateTo(before);
+      const [c1, c2] = [randomUUID(), randomUUID()];
+      const day = dayAgo(3);
+      await scratch.exec(`INSERT INTO accounts (id, name) VALUES (1, 'One')`);
+      await scratch.exec(`INSERT INTO channels (id, account_id, name) VALUES (1, 1, 'Web')`);
+      await scratch.exec(`INSERT INTO conversations (id, account_id, channel_id, title, status, created_at, updated_at)
+        VALUES ('${c1}', 1, 1, 'thanked', 'Resolved', '${day} 10:00+00', '${day} 10:05+00'), ('${c2}', 1, 1, 'silent', 'Resolved', '${day} 11:00+00', '${day} 11:05+00')`);
+      await scratch.exec(`INSERT INTO responses (id, account_id, conversation_id, channel_id, question, answer, created_at) VALUES
+        ('${randomUUID()}', 1, '${c1}', 1, 'Where is my order?', 'On the Orders page.', '${day} 10:01+00'),
+        ('${randomUUID()}', 1, '${c1}', 1, 'Great, thanks!', 'You are welcome.', '${day} 10:02+00'),
+        ('${randomUUID()}', 1, '${c2}', 1, 'Can I pay by invoice?', 'Yes, for annual plans.', '${day} 11:01+00')`);
+      // The day as the old refresh stored it, its writers' marks gone.
+      await scratch.exec(`DELETE FROM insights_dirty_days`);
+      await scratch.exec(
+        `INSERT INTO insights_daily (account_id, channel_id, day, conversations, ai_resolved) VALUES (1, 0, '${day}', 2, 2), (1, 1, '${day}', 2, 2)`,
+      );
+      await scratch.migrateTo(migrationsFolder());
+      assert.deepEqual(await scratch.exec(`SELECT account_id, to_char(day, 'YYYY-MM-DD') AS day FROM insights_dirty_days`), [{ account_id: 1, day }]);
+      const win: InsightsWindow = { from: day, to: day, channelId: null };
+      const rolled = await getInsightsFigures(scratch.db, 1, win);
+      assert.deepEqual(rolled, await getLiveInsightsFigures(scratch.db, 1, win));
+      const total = rolled.find((r) => r.day === null)!;
+      assert.deepEqual([total.ai_resolved, total.ai_involved, total.ai_resolved_confirmed], [2, 2, 1]);
+    } finally {
+      await scratch.close();
+      fs.rmSync(before, { recursive: true, force: true });
+    }
   });
 
   it('equals a full recount after the demo seed', { timeout: 120_000 }, async () => {
