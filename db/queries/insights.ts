@@ -11,6 +11,8 @@ export type InsightsFigures = {
   day: string | null;
   conversations: number;
   ai_resolved: number;
+  ai_involved: number;
+  ai_resolved_confirmed: number;
   handoffs: number;
   median_first_response_seconds: number | null;
   median_resolution_seconds: number | null;
@@ -32,13 +34,22 @@ const dayStart = (day: SQL) => sql`(${day}::timestamp AT TIME ZONE 'UTC')`;
 /** A duration's histogram bucket: whole seconds below two minutes, then 1 % wide (docs/decisions/insights.md). */
 const bucketOf = (s: SQL) => sql`CASE WHEN ${s} < 120 THEN floor(${s})::int ELSE 120 + floor(100 * ln(${s} / 120))::int END`;
 
+/**
+ * A visitor's thanks, approval or goodbye: a question of at most THANKS_MAX_CHARS matching THANKS and
+ * not NOT_THANKS (a question mark or a negation). Alternations of literals only: linear in the text.
+ */
+const THANKS_MAX_CHARS = 80;
+const THANKS =
+  '\\m(thanks?|thank (you|u)|thx|thnx|tysm|ty|cheers|appreciated?|perfect|great|awesome|excellent|brilliant|wonderful|fantastic|amazing|helpful|got it|that help(s|ed)|(that|it) work(s|ed)|that did it|solved|sorted|all good|all set|bye|goodbye)\\M';
+const NOT_THANKS = "\\?|\\m(not|no|nope|never|but|still|however|wrong|useless|unhelpful)\\M|n[’']t\\M";
+
 /** The channel_id of a day's row over all its channels (channel ids start at 1). */
 const ALL_CHANNELS = 0;
 /** Which rollup rows to compute: every channel's and the all-channels row (refresh), the all-channels row, or one channel's. */
 type RowsOf = 'every' | 'all' | number;
 
 const ROLLUP_COLUMNS = sql.raw(
-  'channel_id, day, conversations, ai_resolved, handoffs, csat_ai_responses, csat_ai_sum, csat_ai_high, csat_human_responses, csat_human_sum, csat_human_high, median_first_response_seconds, median_resolution_seconds, first_response_hist, resolution_hist, declined_answers, likes, dislikes, valid_until',
+  'channel_id, day, conversations, ai_resolved, ai_involved, ai_resolved_confirmed, handoffs, csat_ai_responses, csat_ai_sum, csat_ai_high, csat_human_responses, csat_human_sum, csat_human_high, median_first_response_seconds, median_resolution_seconds, first_response_hist, resolution_hist, declined_answers, likes, dislikes, valid_until',
 );
 
 /**
@@ -46,7 +57,10 @@ const ROLLUP_COLUMNS = sql.raw(
  * conversations and responses created in [lo, hi), optionally only on `days`. This is where every
  * figure is defined: a person was involved when the conversation was ever handed off or is handled
  * by a person now; AI-resolved is closed (any status but Open, Waiting, Snoozed) or idle 30 minutes,
- * with no person and no dislike; `valid_until` is when the first not-yet-idle candidate turns idle.
+ * with no person and no dislike; the AI was involved when it gave at least one answer that was not
+ * declined; an AI-resolved conversation is confirmed when the visitor liked an answer, rated it 4–5,
+ * or thanked (THANKS) after an answer that was not declined; `valid_until` is when the first
+ * not-yet-idle candidate turns idle.
  */
 function rollupRows(accountId: number, lo: SQL, hi: SQL, days: SQL | null, rowsOf: RowsOf): SQL {
   const channelId = typeof rowsOf === 'number' ? rowsOf : null;
@@ -60,10 +74,17 @@ function rollupRows(accountId: number, lo: SQL, hi: SQL, days: SQL | null, rowsO
       SELECT c.channel_id AS own_channel_id, ${utcDay(sql`c.created_at`)} AS day,
         (c.handed_off_at IS NOT NULL OR c.handled_by = 'human') AS person,
         c.status NOT IN ('Open', 'Waiting', 'Snoozed') AS closed,
-        (c.handed_off_at IS NULL AND c.handled_by <> 'human'
-          AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.conversation_id = c.id AND r.dislikes > 0)) AS candidate,
+        (c.handed_off_at IS NULL AND c.handled_by <> 'human' AND NOT COALESCE(ra.disliked, false)) AS candidate,
+        COALESCE(ra.answered, false) AS ai_involved,
+        (COALESCE(ra.liked, false) OR c.csat >= 4 OR COALESCE(ra.last_thanks > ra.first_answer, false)) AS confirmed,
         c.id, c.created_at, c.updated_at, c.resolved_at, c.handed_off_at, c.first_reply_at, c.csat
       FROM conversations c
+      LEFT JOIN LATERAL (
+        SELECT bool_or(NOT r.declined) AS answered, bool_or(r.dislikes > 0) AS disliked, bool_or(r.likes > 0) AS liked,
+          min(r.created_at) FILTER (WHERE NOT r.declined) AS first_answer,
+          max(r.created_at) FILTER (WHERE length(r.question) <= ${THANKS_MAX_CHARS} AND r.question ~* ${THANKS} AND r.question !~* ${NOT_THANKS}) AS last_thanks
+        FROM responses r WHERE r.account_id = ${accountId} AND r.conversation_id = c.id
+      ) ra ON true
       WHERE c.account_id = ${accountId} AND c.created_at >= ${lo} AND c.created_at < ${hi} ${filter('c')}
     ), f AS (
       SELECT k.ch AS channel_id, c.*,
@@ -73,6 +94,8 @@ function rollupRows(accountId: number, lo: SQL, hi: SQL, days: SQL | null, rowsO
     ), cd AS (
       SELECT channel_id, day, count(*)::int AS conversations,
         count(*) FILTER (WHERE candidate AND (closed OR updated_at <= now() - ${IDLE_AFTER}))::int AS ai_resolved,
+        count(*) FILTER (WHERE ai_involved)::int AS ai_involved,
+        count(*) FILTER (WHERE candidate AND confirmed AND (closed OR updated_at <= now() - ${IDLE_AFTER}))::int AS ai_resolved_confirmed,
         count(*) FILTER (WHERE person)::int AS handoffs,
         count(csat) FILTER (WHERE NOT person)::int AS csat_ai_responses,
         COALESCE(sum(csat) FILTER (WHERE NOT person), 0)::int AS csat_ai_sum,
@@ -103,6 +126,7 @@ function rollupRows(accountId: number, lo: SQL, hi: SQL, days: SQL | null, rowsO
       GROUP BY 1, 2
     )
     SELECT channel_id, day, COALESCE(cd.conversations, 0) AS conversations, COALESCE(cd.ai_resolved, 0) AS ai_resolved,
+      COALESCE(cd.ai_involved, 0) AS ai_involved, COALESCE(cd.ai_resolved_confirmed, 0) AS ai_resolved_confirmed,
       COALESCE(cd.handoffs, 0) AS handoffs, COALESCE(cd.csat_ai_responses, 0) AS csat_ai_responses,
       COALESCE(cd.csat_ai_sum, 0) AS csat_ai_sum, COALESCE(cd.csat_ai_high, 0) AS csat_ai_high,
       COALESCE(cd.csat_human_responses, 0) AS csat_human_responses, COALESCE(cd.csat_human_sum, 0) AS csat_human_sum,
@@ -126,6 +150,7 @@ function figuresFrom(src: SQL): SQL {
     WITH src AS (${src}), tot AS (
       SELECT to_char(day, 'YYYY-MM-DD') AS day,
         COALESCE(sum(conversations), 0)::int AS conversations, COALESCE(sum(ai_resolved), 0)::int AS ai_resolved,
+        COALESCE(sum(ai_involved), 0)::int AS ai_involved, COALESCE(sum(ai_resolved_confirmed), 0)::int AS ai_resolved_confirmed,
         COALESCE(sum(handoffs), 0)::int AS handoffs,
         min(median_first_response_seconds) AS median_first_response_seconds, min(median_resolution_seconds) AS median_resolution_seconds,
         COALESCE(sum(csat_ai_responses), 0)::int AS csat_ai_responses,
@@ -155,7 +180,7 @@ function figuresFrom(src: SQL): SQL {
       WHERE p >= before AND p < before + n
       GROUP BY kind
     )
-    SELECT tot.day, tot.conversations, tot.ai_resolved, tot.handoffs,
+    SELECT tot.day, tot.conversations, tot.ai_resolved, tot.ai_involved, tot.ai_resolved_confirmed, tot.handoffs,
       CASE WHEN tot.day IS NULL THEN (SELECT median FROM med WHERE kind = 'f') ELSE tot.median_first_response_seconds END AS median_first_response_seconds,
       CASE WHEN tot.day IS NULL THEN (SELECT median FROM med WHERE kind = 'r') ELSE tot.median_resolution_seconds END AS median_resolution_seconds,
       tot.csat_ai_responses, tot.csat_ai_mean, tot.csat_ai_high, tot.csat_human_responses, tot.csat_human_mean, tot.csat_human_high,
@@ -203,6 +228,7 @@ async function refreshRollup(tx: Db, accountId: number, w: InsightsWindow): Prom
       up AS (
         INSERT INTO insights_daily (account_id, ${ROLLUP_COLUMNS}) SELECT ${accountId}, ${ROLLUP_COLUMNS} FROM fresh
         ON CONFLICT (account_id, day, channel_id) DO UPDATE SET conversations = EXCLUDED.conversations, ai_resolved = EXCLUDED.ai_resolved,
+          ai_involved = EXCLUDED.ai_involved, ai_resolved_confirmed = EXCLUDED.ai_resolved_confirmed,
           handoffs = EXCLUDED.handoffs, csat_ai_responses = EXCLUDED.csat_ai_responses, csat_ai_sum = EXCLUDED.csat_ai_sum,
           csat_ai_high = EXCLUDED.csat_ai_high, csat_human_responses = EXCLUDED.csat_human_responses, csat_human_sum = EXCLUDED.csat_human_sum,
           csat_human_high = EXCLUDED.csat_human_high, median_first_response_seconds = EXCLUDED.median_first_response_seconds,

@@ -854,6 +854,8 @@ export const insightsDaily = pgTable(
     day: date('day').notNull(),
     conversations: integer('conversations').notNull().default(0),
     aiResolved: integer('ai_resolved').notNull().default(0),
+    aiInvolved: integer('ai_involved').notNull().default(0),
+    aiResolvedConfirmed: integer('ai_resolved_confirmed').notNull().default(0),
     handoffs: integer('handoffs').notNull().default(0),
     csatAiResponses: integer('csat_ai_responses').notNull().default(0),
     csatAiSum: integer('csat_ai_sum').notNull().default(0),

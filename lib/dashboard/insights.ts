@@ -105,6 +105,15 @@ export function figuresOf(r: InsightsRecord, days: DayFigures[]): Figure[] {
       series: [per('Conversations', (d) => d.conversations)],
     },
     {
+      key: 'ai_involved',
+      title: 'AI involved',
+      value: formatCount(r.ai_involved),
+      detail: `of ${formatCount(r.conversations)} conversations`,
+      definition: 'Conversations in which the AI gave at least one answer (declined answers do not count).',
+      unit: 'count',
+      series: [per('AI involved', (d) => d.ai_involved)],
+    },
+    {
       key: 'ai_resolved_share',
       title: 'AI-resolved',
       value: formatShare(r.ai_resolved_share),
@@ -112,6 +121,25 @@ export function figuresOf(r: InsightsRecord, days: DayFigures[]): Figure[] {
       definition: 'Share of those conversations resolved, or idle for 30 minutes, with no person involved and no answer disliked.',
       unit: 'share',
       series: [per('AI-resolved', (d) => d.ai_resolved_share)],
+    },
+    {
+      key: 'ai_resolved_confirmed',
+      title: 'AI-resolved, confirmed',
+      value: formatCount(r.ai_resolved_confirmed),
+      detail: `of ${formatCount(r.ai_resolved)} AI-resolved`,
+      definition:
+        'AI-resolved conversations where the visitor liked an answer, rated the conversation 4–5, or thanked after an answer (a short message of thanks, approval or goodbye, with no question or negation).',
+      unit: 'count',
+      series: [per('Confirmed', (d) => d.ai_resolved_confirmed)],
+    },
+    {
+      key: 'ai_resolved_assumed',
+      title: 'AI-resolved, assumed',
+      value: formatCount(r.ai_resolved_assumed),
+      detail: `of ${formatCount(r.ai_resolved)} AI-resolved`,
+      definition: 'The other AI-resolved conversations: closed or idle without a person, but the visitor gave no sign that the answer helped.',
+      unit: 'count',
+      series: [per('Assumed', (d) => d.ai_resolved_assumed)],
     },
     {
       key: 'handoff_rate',

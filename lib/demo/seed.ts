@@ -28,7 +28,7 @@ function ts(d: Date): string {
   return d.toISOString().slice(0, 19).replace('T', ' ');
 }
 
-/** NDJSON lines of a small, believable account: two channels, 24 conversations, ~70 responses. */
+/** NDJSON lines of a small, believable account: two channels, 24 conversations, ~75 responses (five end in a visitor's thanks). */
 export function demoRecords(channelIds: [number, number], now = new Date()): string[] {
   const lines: string[] = [];
   const channels = [
@@ -41,6 +41,8 @@ export function demoRecords(channelIds: [number, number], now = new Date()): str
     const id = randomUUID();
     const n = 1 + ((i * 7) % 5);
     const first = TOPICS[i % TOPICS.length]!;
+    // A few visitors thank the bot at the end: /insights shows AI-resolved conversations confirmed that way.
+    const thanks = [1, 5, 11, 20, 22].includes(i);
     lines.push(
       JSON.stringify({
         type: 'conversation',
@@ -50,7 +52,7 @@ export function demoRecords(channelIds: [number, number], now = new Date()): str
         channel_id: channelId,
         channel_name: channelName,
         created_at: ts(start),
-        updated_at: ts(new Date(start.getTime() + n * 60_000)),
+        updated_at: ts(new Date(start.getTime() + (thanks ? n + 1 : n) * 60_000)),
       }),
     );
     for (let j = 0; j < n; j++) {
@@ -67,6 +69,22 @@ export function demoRecords(channelIds: [number, number], now = new Date()): str
           likes: (i + j) % 3 === 0 ? 1 : 0,
           dislikes: (i + j) % 7 === 0 ? 1 : 0,
           comments: (i + j) % 5 === 0 ? 1 : 0,
+        }),
+      );
+    }
+    if (thanks) {
+      lines.push(
+        JSON.stringify({
+          type: 'response',
+          response_id: randomUUID(),
+          conversation_id: id,
+          question: 'Great, thanks!',
+          answer: 'You are welcome! Anything else I can help with?',
+          channel_id: channelId,
+          created_at: ts(new Date(start.getTime() + n * 60_000)),
+          likes: 0,
+          dislikes: 0,
+          comments: 0,
         }),
       );
     }

@@ -43,6 +43,15 @@ export const InsightsRecord = z
     conversations: z.int().min(0).meta({ description: 'Conversations started in the window' }),
     ai_resolved: z.int().min(0).meta({ description: 'Of those: resolved, or idle 30 minutes, with no person involved and no dislike' }),
     ai_resolved_share: Share,
+    ai_involved: z.int().min(0).meta({ description: 'Of those: the AI gave at least one answer that was not declined' }),
+    ai_resolved_confirmed: z.int().min(0).meta({
+      description:
+        'Of the AI-resolved: the visitor liked an answer, rated the conversation 4–5, or thanked (a message of at most 80 characters of thanks, approval or goodbye, without a question mark or negation, after an answer that was not declined)',
+    }),
+    ai_resolved_assumed: z
+      .int()
+      .min(0)
+      .meta({ description: 'Of the AI-resolved: the rest, with no such sign from the visitor (ai_resolved_confirmed + ai_resolved_assumed = ai_resolved)' }),
     handoffs: z.int().min(0).meta({ description: 'Of those: handed off to a person (ever) or handled by a person' }),
     handoff_rate: Share,
     median_first_response_seconds: z
@@ -71,6 +80,9 @@ export const INSIGHTS_EXAMPLE: InsightsRecord = {
   conversations: 40,
   ai_resolved: 30,
   ai_resolved_share: 0.75,
+  ai_involved: 34,
+  ai_resolved_confirmed: 12,
+  ai_resolved_assumed: 18,
   handoffs: 6,
   handoff_rate: 0.15,
   median_first_response_seconds: 95,

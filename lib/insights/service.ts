@@ -10,6 +10,8 @@ const share = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((pa
 const EMPTY: Omit<InsightsFigures, 'day'> = {
   conversations: 0,
   ai_resolved: 0,
+  ai_involved: 0,
+  ai_resolved_confirmed: 0,
   handoffs: 0,
   median_first_response_seconds: null,
   median_resolution_seconds: null,
@@ -35,6 +37,9 @@ function figuresOf(c: Omit<InsightsFigures, 'day'>) {
     conversations: c.conversations,
     ai_resolved: c.ai_resolved,
     ai_resolved_share: share(c.ai_resolved, c.conversations),
+    ai_involved: c.ai_involved,
+    ai_resolved_confirmed: c.ai_resolved_confirmed,
+    ai_resolved_assumed: c.ai_resolved - c.ai_resolved_confirmed,
     handoffs: c.handoffs,
     handoff_rate: share(c.handoffs, c.conversations),
     median_first_response_seconds: c.median_first_response_seconds,

@@ -4,14 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { getDb, migrationsFolder, rows } from '../../db/client';
 import { allocateChannelIds, insertChannel } from '../../db/queries/channels';
 import { api, conversationLine, createTestAccount, importLines, responseLine, type TestAccount } from '../helpers/builders';
+import { migrationIndex, openScratchDatabase, partialMigrations } from '../helpers/migrations';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
@@ -103,58 +102,10 @@ describe('two accounts with the same channel numbers', () => {
   });
 });
 
-/** Applies migrations [0, upTo) of the committed folder (a copy with a cut journal) to `db`. */
-function partialMigrations(upTo: number): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-mig-'));
-  const src = migrationsFolder();
-  const journal = JSON.parse(fs.readFileSync(path.join(src, 'meta', '_journal.json'), 'utf8')) as { entries: Array<{ idx: number; tag: string }> };
-  journal.entries = journal.entries.filter((e) => e.idx < upTo);
-  fs.mkdirSync(path.join(dir, 'meta'));
-  fs.writeFileSync(path.join(dir, 'meta', '_journal.json'), JSON.stringify(journal));
-  for (const e of journal.entries) fs.copyFileSync(path.join(src, `${e.tag}.sql`), path.join(dir, `${e.tag}.sql`));
-  return dir;
-}
-
 describe('migrating service-wide channel ids to per-account ids', () => {
   it('keeps every channel, conversation, response and widget client, and their links', async () => {
-    const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder(), 'meta', '_journal.json'), 'utf8')) as {
-      entries: Array<{ idx: number; tag: string }>;
-    };
-    const target = journal.entries.find((e) => e.tag.endsWith('_channels_per_account'))!;
-    const before = partialMigrations(target.idx);
-
-    let exec: (q: string) => Promise<Array<Record<string, unknown>>>;
-    let migrateTo: (folder: string) => Promise<void>;
-    let close: () => Promise<void>;
-    if (server.kind === 'postgres') {
-      const { default: postgres } = await import('postgres');
-      const { drizzle } = await import('drizzle-orm/postgres-js');
-      const { migrate } = await import('drizzle-orm/postgres-js/migrator');
-      const admin = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
-      const name = `svc_mig_${Date.now()}_${process.pid}`;
-      await admin.unsafe(`CREATE DATABASE ${name}`);
-      const url = new URL(process.env.DATABASE_URL!);
-      url.pathname = `/${name}`;
-      const client = postgres(url.toString(), { max: 1, onnotice: () => {} });
-      const db = drizzle(client);
-      exec = async (q) => [...(await client.unsafe(q))] as Array<Record<string, unknown>>;
-      migrateTo = (folder) => migrate(db, { migrationsFolder: folder });
-      close = async () => {
-        await client.end();
-        await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await admin.end();
-      };
-    } else {
-      const { PGlite } = await import('@electric-sql/pglite');
-      const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
-      const { drizzle } = await import('drizzle-orm/pglite');
-      const { migrate } = await import('drizzle-orm/pglite/migrator');
-      const client = await PGlite.create({ extensions: { pg_trgm } });
-      const db = drizzle(client);
-      exec = async (q) => (await client.query<Record<string, unknown>>(q)).rows;
-      migrateTo = (folder) => migrate(db, { migrationsFolder: folder });
-      close = () => client.close();
-    }
+    const before = partialMigrations(migrationIndex('_channels_per_account'));
+    const { exec, migrateTo, close } = await openScratchDatabase(server.kind);
     try {
       await migrateTo(before);
       const c1 = randomUUID();

@@ -7,10 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
-import { getDb, rows, type Db } from '../../db/client';
+import { getDb, migrationsFolder, rows, type Db } from '../../db/client';
 import { toggleFeedback } from '../../db/queries/chat';
 import { getInsightsFigures, getLiveInsightsFigures, refreshDirtyInsights, type InsightsWindow } from '../../db/queries/insights';
 import { createAdminUser } from '../../lib/accounts/service';
@@ -28,6 +29,7 @@ import {
   type ConversationLine,
   type TestAccount,
 } from '../helpers/builders';
+import { migrationIndex, openScratchDatabase, partialMigrations } from '../helpers/migrations';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 const dayAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
@@ -225,6 +227,30 @@ describe('insights rollup', () => {
     await assertRollupIsLive(b, 'the other account');
   });
 
+  it('follows a thanks, its rewording, a declined answer and a like days later (confirmed and assumed)', async () => {
+    await assertRollupIsLive(a, 'before');
+    const before = await totalOf(a);
+    const thanks = responseLine(a.convs.get('open5')!, { question: 'Thanks a lot!', created_at: at(5, '10:03:00') });
+    await importLines(a.acct.accountId, [a.convs.get('open5')!, thanks]);
+    await assertRollupIsLive(a, 'thanked');
+    const thanked = await totalOf(a);
+    assert.deepEqual(
+      [thanked.ai_resolved, thanked.ai_resolved_confirmed, thanked.ai_involved],
+      [before.ai_resolved, before.ai_resolved_confirmed + 1, before.ai_involved],
+      'a thanks after an answer confirms its AI-resolved conversation',
+    );
+    await db.execute(sql`UPDATE responses SET question = 'Thanks, but why?' WHERE id = ${thanks.response_id}`);
+    await assertRollupIsLive(a, 'reworded');
+    assert.equal((await totalOf(a)).ai_resolved_confirmed, before.ai_resolved_confirmed, 'a question with a negation is no thanks');
+    await db.execute(sql`UPDATE responses SET question = 'Thanks a lot!' WHERE id = ${thanks.response_id}`);
+    await db.execute(sql`UPDATE responses SET declined = true WHERE id = ${a.responses.get('open5')!}`);
+    await assertRollupIsLive(a, 'answer declined');
+    assert.equal((await totalOf(a)).ai_resolved_confirmed, before.ai_resolved_confirmed, 'a thanks after a declined answer confirms nothing');
+    await toggleFeedback(db, a.acct.accountId, a.responses.get('closed4')!, `visitor-${randomUUID()}`, 1);
+    await assertRollupIsLive(a, 'liked');
+    assert.equal((await totalOf(a)).ai_resolved_confirmed, before.ai_resolved_confirmed + 1, 'a like confirms its AI-resolved conversation');
+  });
+
   it("never mixes the other account's rows in", async () => {
     const aBefore = await Promise.all(WINDOWS(a).map((w) => getInsightsFigures(db, a.acct.accountId, w)));
     // B changes the same days (and channel numbers need not differ between accounts).
@@ -369,6 +395,39 @@ describe('insights rollup', () => {
     });
     await assertWindowsLive(acct.accountId, windows, 'bulk delete');
     await assertCountsExact(acct.accountId, 'bulk delete');
+  });
+
+  it('migration 0026 marks every rolled-up day dirty: the first read after the upgrade fills the new figures', async () => {
+    const before = partialMigrations(migrationIndex('_honest_resolution'));
+    const scratch = await openScratchDatabase(server.kind);
+    try {
+      await scratch.migrateTo(before);
+      const [c1, c2] = [randomUUID(), randomUUID()];
+      const day = dayAgo(3);
+      await scratch.exec(`INSERT INTO accounts (id, name) VALUES (1, 'One')`);
+      await scratch.exec(`INSERT INTO channels (id, account_id, name) VALUES (1, 1, 'Web')`);
+      await scratch.exec(`INSERT INTO conversations (id, account_id, channel_id, title, status, created_at, updated_at)
+        VALUES ('${c1}', 1, 1, 'thanked', 'Resolved', '${day} 10:00+00', '${day} 10:05+00'), ('${c2}', 1, 1, 'silent', 'Resolved', '${day} 11:00+00', '${day} 11:05+00')`);
+      await scratch.exec(`INSERT INTO responses (id, account_id, conversation_id, channel_id, question, answer, created_at) VALUES
+        ('${randomUUID()}', 1, '${c1}', 1, 'Where is my order?', 'On the Orders page.', '${day} 10:01+00'),
+        ('${randomUUID()}', 1, '${c1}', 1, 'Great, thanks!', 'You are welcome.', '${day} 10:02+00'),
+        ('${randomUUID()}', 1, '${c2}', 1, 'Can I pay by invoice?', 'Yes, for annual plans.', '${day} 11:01+00')`);
+      // The day as the old refresh stored it, its writers' marks gone.
+      await scratch.exec(`DELETE FROM insights_dirty_days`);
+      await scratch.exec(
+        `INSERT INTO insights_daily (account_id, channel_id, day, conversations, ai_resolved) VALUES (1, 0, '${day}', 2, 2), (1, 1, '${day}', 2, 2)`,
+      );
+      await scratch.migrateTo(migrationsFolder());
+      assert.deepEqual(await scratch.exec(`SELECT account_id, to_char(day, 'YYYY-MM-DD') AS day FROM insights_dirty_days`), [{ account_id: 1, day }]);
+      const win: InsightsWindow = { from: day, to: day, channelId: null };
+      const rolled = await getInsightsFigures(scratch.db, 1, win);
+      assert.deepEqual(rolled, await getLiveInsightsFigures(scratch.db, 1, win));
+      const total = rolled.find((r) => r.day === null)!;
+      assert.deepEqual([total.ai_resolved, total.ai_involved, total.ai_resolved_confirmed], [2, 2, 1]);
+    } finally {
+      await scratch.close();
+      fs.rmSync(before, { recursive: true, force: true });
+    }
   });
 
   it('equals a full recount after the demo seed', { timeout: 120_000 }, async () => {

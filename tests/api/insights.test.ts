@@ -25,7 +25,7 @@ let ch1: number;
 let ch2: number;
 const conversationIds: string[] = [];
 
-type R = { likes?: number; dislikes?: number; declined?: boolean; at: string };
+type R = { likes?: number; dislikes?: number; declined?: boolean; question?: string; at: string };
 /** One conversation of the history: what insights read, nothing else. Times are UTC. */
 type C = {
   channel: () => number;
@@ -85,6 +85,38 @@ const HISTORY: C[] = [
     csat: 5,
     responses: [{ likes: 1, dislikes: 1, at: `${D2} 14:01:00` }],
   },
+  // AI-resolved and confirmed: the visitor thanked after an answer (the thanks itself was declined).
+  {
+    channel: () => ch2,
+    created: `${D1} 15:00:00`,
+    status: 'Resolved',
+    resolved: `${D1} 15:05:00`,
+    responses: [{ at: `${D1} 15:01:00` }, { question: 'Great, thanks!', declined: true, at: `${D1} 15:02:00` }],
+  },
+  // Idle, thanked only after a declined answer (the thanks got an answer itself): AI involved, AI-resolved assumed.
+  {
+    channel: () => ch1,
+    created: `${D2} 16:00:00`,
+    status: 'Open',
+    responses: [
+      { declined: true, at: `${D2} 16:01:00` },
+      { question: 'ok thank you', at: `${D2} 16:02:00` },
+    ],
+  },
+  // Idle, a short reply with a negation and a question after an answer: assumed. Then one that only got a declined answer: not AI involved.
+  {
+    channel: () => ch1,
+    created: `${D2} 17:00:00`,
+    status: 'Open',
+    responses: [{ at: `${D2} 17:01:00` }, { question: "Thanks, but that's not it?", at: `${D2} 17:02:00` }],
+  },
+  {
+    channel: () => ch1,
+    created: `${D1} 18:00:00`,
+    status: 'Resolved',
+    resolved: `${D1} 18:02:00`,
+    responses: [{ declined: true, question: 'Thanks!', at: `${D1} 18:01:00` }],
+  },
   // Active right now: not idle, so not (yet) AI-resolved.
   { channel: () => ch1, created: `${D2} 20:00:00`, status: 'Open', busyNow: true, responses: [{ at: `${D2} 20:01:00` }] },
   // Outside the window (the day before, and a response of the window's conversation the day after).
@@ -105,6 +137,15 @@ const median = (xs: number[]) => {
   const m = Math.floor(s.length / 2);
   return Math.round(s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2);
 };
+/** The "thanked" rule of docs/decisions/insights.md, as plain JavaScript. */
+const THANKS =
+  /\b(thanks?|thank (you|u)|thx|thnx|tysm|ty|cheers|appreciated?|perfect|great|awesome|excellent|brilliant|wonderful|fantastic|amazing|helpful|got it|that help(s|ed)|(that|it) work(s|ed)|that did it|solved|sorted|all good|all set|bye|goodbye)\b/i;
+const NOT_THANKS = /\?|\b(not|no|nope|never|but|still|however|wrong|useless|unhelpful)\b|n['’]t\b/i;
+const thanked = (c: C) =>
+  c.responses.some((t) => {
+    const q = t.question ?? 'A question?';
+    return q.length <= 80 && THANKS.test(q) && !NOT_THANKS.test(q) && c.responses.some((a) => !a.declined && a.at < t.at);
+  });
 const share = (a: number, b: number) => (b === 0 ? 0 : Math.round((a / b) * 10_000) / 10_000);
 const csatOf = (cs: C[]) => {
   const r = cs.filter((c) => c.csat !== undefined).map((c) => c.csat!);
@@ -124,6 +165,7 @@ function expected(from: string, to: string, channel: number | null): InsightsRec
   const closed = (c: C) => !['Open', 'Waiting', 'Snoozed'].includes(c.status);
   const aiResolved = cs.filter((c) => !person(c) && (closed(c) || !c.busyNow) && !c.responses.some((r) => (r.dislikes ?? 0) > 0));
   const handoffs = cs.filter(person);
+  const confirmed = aiResolved.filter((c) => c.responses.some((r) => (r.likes ?? 0) > 0) || (c.csat ?? 0) >= 4 || thanked(c));
   const days: string[] = [];
   for (let d = from; d <= to; d = new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)) days.push(d);
   return {
@@ -133,6 +175,9 @@ function expected(from: string, to: string, channel: number | null): InsightsRec
     conversations: cs.length,
     ai_resolved: aiResolved.length,
     ai_resolved_share: share(aiResolved.length, cs.length),
+    ai_involved: cs.filter((c) => c.responses.some((r) => !r.declined)).length,
+    ai_resolved_confirmed: confirmed.length,
+    ai_resolved_assumed: aiResolved.length - confirmed.length,
     handoffs: handoffs.length,
     handoff_rate: share(handoffs.length, cs.length),
     median_first_response_seconds: median(cs.filter((c) => c.handedOff && c.firstReply).map((c) => secs(c.handedOff!, c.firstReply!))),
@@ -170,7 +215,7 @@ before(async () => {
     lines.push(conv);
     conversationIds.push(conv.conversation_id);
     for (const r of c.responses) {
-      const line = responseLine(conv, { created_at: r.at, likes: r.likes ?? 0, dislikes: r.dislikes ?? 0 });
+      const line = responseLine(conv, { created_at: r.at, likes: r.likes ?? 0, dislikes: r.dislikes ?? 0, ...(r.question ? { question: r.question } : {}) });
       lines.push(line);
       if (r.declined) later.push(() => db.execute(sql`UPDATE responses SET declined = true WHERE id = ${line.response_id}`));
     }
@@ -236,6 +281,9 @@ describe('insights on a hand-built history', () => {
       {
         conversations: all.conversations,
         ai_resolved: all.ai_resolved,
+        ai_involved: all.ai_involved,
+        confirmed: all.ai_resolved_confirmed,
+        assumed: all.ai_resolved_assumed,
         handoffs: all.handoffs,
         first: all.median_first_response_seconds,
         resolution: all.median_resolution_seconds,
@@ -243,7 +291,19 @@ describe('insights on a hand-built history', () => {
         likes: all.likes,
         dislikes: all.dislikes,
       },
-      { conversations: 8, ai_resolved: 3, handoffs: 3, first: 240, resolution: 1500, declined: 3, likes: 4, dislikes: 2 },
+      {
+        conversations: 12,
+        ai_resolved: 7,
+        ai_involved: 9,
+        confirmed: 3,
+        assumed: 4,
+        handoffs: 3,
+        first: 240,
+        resolution: 900,
+        declined: 6,
+        likes: 4,
+        dislikes: 2,
+      },
     );
     assert.deepEqual(all.csat, { ai: { responses: 3, mean: 3.67, share_4_5: 0.6667 }, human: { responses: 2, mean: 4, share_4_5: 0.5 } });
   });

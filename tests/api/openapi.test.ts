@@ -149,6 +149,18 @@ describe('the OpenAPI document', () => {
     assert.ok(ops.find((o) => o.path === '/response')!.op.parameters.some((p: any) => p.name === 'conversation_id'));
   });
 
+  it('defines the honest resolution figures of the insights (CONTRACTS §20)', () => {
+    const props = (doc.components.schemas.Insights as { properties: Record<string, { type?: string; description?: string }> }).properties;
+    for (const [name, says] of [
+      ['ai_involved', /at least one answer/],
+      ['ai_resolved_confirmed', /liked an answer, rated the conversation 4–5, or thanked/],
+      ['ai_resolved_assumed', /ai_resolved_confirmed \+ ai_resolved_assumed = ai_resolved/],
+    ] as const) {
+      assert.equal(props[name]?.type, 'integer', name);
+      assert.match(props[name]!.description ?? '', says, name);
+    }
+  });
+
   it('has examples that match their own schemas', () => {
     const check = validatorFor(doc);
     for (const { path, method, op } of operations()) {

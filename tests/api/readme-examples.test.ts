@@ -87,7 +87,7 @@ describe('README examples against the demo account', () => {
     );
   });
 
-  it("the demo's handoff figures mean something: first responses after minutes, resolutions after tens of minutes", async () => {
+  it("the demo's handoff figures mean something: first responses after minutes, resolutions after tens of minutes, confirmed and assumed resolutions", async () => {
     const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
     const r = await fetch(`${server.url}/customer-api/v2/insights?from=${day(-29)}&to=${day(0)}`, { headers: { authorization: `Bearer ${demo.api_key}` } });
     assert.equal(r.status, 200);
@@ -96,9 +96,14 @@ describe('README examples against the demo account', () => {
       median_first_response_seconds: number | null;
       median_resolution_seconds: number | null;
       csat: { ai: { responses: number }; human: { responses: number } };
+      ai_involved: number;
+      ai_resolved_confirmed: number;
+      ai_resolved_assumed: number;
     };
     assert.ok(body.csat.ai.responses >= 1 && body.csat.human.responses >= 1, `ratings: ${JSON.stringify(body.csat)}`);
     assert.ok(body.handoffs >= 3, `handoffs: ${body.handoffs}`);
+    // Five visitors end with "Great, thanks!" (two of them the only sign of their conversation): both parts of AI-resolved show.
+    assert.ok(body.ai_involved >= 20 && body.ai_resolved_confirmed >= 5 && body.ai_resolved_assumed >= 1, `honest resolution: ${JSON.stringify(body)}`);
     const first = body.median_first_response_seconds;
     const resolution = body.median_resolution_seconds;
     assert.ok(first !== null && first >= 60 && first <= 30 * 60, `median first response after handoff: ${first} s`);

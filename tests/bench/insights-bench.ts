@@ -102,12 +102,17 @@ async function main() {
     console.log(JSON.stringify(await timed('page 366 days', `${server.url}/insights?from=2025-06-01&to=2026-06-01`, cookie)));
     const plan = await rows<{ 'QUERY PLAN': string }>(
       db,
-      sql`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) SELECT count(*) FROM conversations c WHERE c.account_id = ${a}
-        AND c.created_at >= '2026-05-02' AND c.created_at < '2026-06-01'
-        AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.conversation_id = c.id AND r.dislikes > 0)`,
+      sql`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) SELECT count(*) FILTER (WHERE ra.disliked), count(*) FILTER (WHERE ra.answered)
+        FROM conversations c LEFT JOIN LATERAL (
+          SELECT bool_or(r.dislikes > 0) AS disliked, bool_or(NOT r.declined) AS answered FROM responses r WHERE r.account_id = ${a} AND r.conversation_id = c.id
+        ) ra ON true
+        WHERE c.account_id = ${a} AND c.created_at >= '2026-05-02' AND c.created_at < '2026-06-01'`,
     );
     console.log(
-      JSON.stringify({ plan: '30 days, the no-dislike probe', lines: plan.map((r) => r['QUERY PLAN'].trim()).filter((l) => /Scan|Execution/.test(l)) }),
+      JSON.stringify({
+        plan: "30 days, the per-conversation responses probe (rollupRows' lateral)",
+        lines: plan.map((r) => r['QUERY PLAN'].trim()).filter((l) => /Scan|Execution/.test(l)),
+      }),
     );
   } finally {
     await server.close();

@@ -21,7 +21,16 @@ test.describe('insights', () => {
     await expect(page.getByRole('heading', { name: 'Insights', level: 1 })).toBeVisible();
     await page.goto(OCTOBER);
     const figures = page.locator('section.insights-figure');
-    await expect(figures).toHaveCount(9);
+    await expect(figures).toHaveCount(12);
+    // Honest resolution (docs/contracts.md §15): AI involved and the AI-resolved split, each with its definition.
+    for (const [key, says] of [
+      ['ai_involved', /at least one answer/],
+      ['ai_resolved_confirmed', /liked an answer, rated the conversation 4–5, or thanked/],
+      ['ai_resolved_assumed', /no sign that the answer helped/],
+    ] as const) {
+      const section = figures.filter({ has: page.locator(`[data-figure=${key}]`) });
+      await expect(section.locator('.insights-definition')).toHaveText(says);
+    }
     await expect(page.locator('[data-figure=conversations]')).toHaveText('40');
     for (const section of await figures.all()) {
       await expect(section.locator('.insights-definition')).not.toBeEmpty();
