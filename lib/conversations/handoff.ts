@@ -271,6 +271,19 @@ export async function requestHandoff(visitor: VisitorConversation): Promise<Hand
  * stored and `message` is null: the caller asks the AI as usual (lib/chat's `ask`).
  */
 export async function storeVisitorMessage(visitor: VisitorConversation, input: unknown): Promise<HandoffState & { message: HandoffMessage | null }> {
+  return visitorMessage(visitor, input, false);
+}
+
+/**
+ * A visitor's message kept for the team whoever handles the conversation, never answered by the AI
+ * (mail that must not be answered: auto-replies, bulk mail; docs/contracts.md §17). It moves the
+ * conversation as any visitor message does (a Resolved one reopens).
+ */
+export async function keepVisitorMessage(visitor: VisitorConversation, input: unknown): Promise<HandoffState & { message: HandoffMessage }> {
+  return (await visitorMessage(visitor, input, true)) as HandoffState & { message: HandoffMessage };
+}
+
+async function visitorMessage(visitor: VisitorConversation, input: unknown, keep: boolean): Promise<HandoffState & { message: HandoffMessage | null }> {
   const v = validate(VisitorMessageInput, { ...(input as object), conversation_id: visitor.conversationId });
   const { accountId, conversationId } = visitor;
   return inTransaction(async (tx, fx) => {
@@ -281,7 +294,7 @@ export async function storeVisitorMessage(visitor: VisitorConversation, input: u
     const a = await apply(tx, accountId, conversationId, 'visitor_message', { member_id: null });
     await changed(tx, fx, accountId, conversationId, a);
     const after = stateAfter(conversationId, a);
-    if (after.handled_by !== 'human') return { ...after, message: null };
+    if (after.handled_by !== 'human' && !keep) return { ...after, message: null };
     refuseWhenVisitorMessagesFull(await countVisitorMessages(tx, accountId, conversationId));
     const row = await storeMessage(tx, fx, accountId, conversationId, {
       author: 'visitor',

@@ -5,7 +5,8 @@ import { findThreadConversation } from '../../db/queries/inbound-mail';
 import type { ReadMail } from '../documents/mail';
 import { MAX_QUESTION_CHARS } from '../limits/text';
 import type { Visitor } from '../visitor/contract';
-import { ask, startConversation, titleOf } from '../visitor/service';
+import { ask, leaveMessage, startConversation, titleOf } from '../visitor/service';
+import { getEnv } from '../env';
 
 /**
  * A received mail as the visitor's message (docs/contracts.md §17 "conversation"): through the
@@ -45,17 +46,22 @@ export async function conversationFromMail(accountId: number, rowId: number, env
   const key = mail.messageId ? `${sender}\n${mail.messageId}` : `row\n${rowId}`;
   const question = questionOf(mail);
   const cmid = `mail-${hex(key).slice(0, 40)}`;
+  // Mail that must never be answered is kept for the team: no AI, no person paged (no loops).
+  const deliver = (visitor: Visitor, conversationId: string) =>
+    neverAnswered(mail, sender)
+      ? leaveMessage(visitor, { conversation_id: conversationId, client_message_id: cmid, text: question })
+      : ask(visitor, () => {}, { conversation_id: conversationId, client_message_id: cmid, text: question }, NO_ADMISSION);
   const thread = await findThreadConversation(await getDb(), accountId, threadIds(mail));
   if (thread?.visitor_id) {
     // The thread's visitor asks: a reply from another address (a colleague, an alias) joins it too.
     const visitor: Visitor = { accountId, visitorId: thread.visitor_id, clientId: null, channelId: thread.channel_id };
-    await ask(visitor, () => {}, { conversation_id: thread.id, client_message_id: cmid, text: question }, NO_ADMISSION);
+    await deliver(visitor, thread.id);
     return thread.id;
   }
   const visitor = await mailVisitor(accountId, sender);
   const conversationId = uuidOf(`${accountId}\nmail\n${key}`);
   await startConversation(visitor, { id: conversationId, title: mail.subject ? titleOf(mail.subject) : titleOf(question), email: sender });
-  await ask(visitor, () => {}, { conversation_id: conversationId, client_message_id: cmid, text: question }, NO_ADMISSION);
+  await deliver(visitor, conversationId);
   return conversationId;
 }
 
@@ -67,3 +73,17 @@ function threadIds(mail: ReadMail): string[] {
 
 /** The listener charged the sender's and the account's rates already (lib/email/listener.ts). */
 const NO_ADMISSION = { check: async () => {}, overlap: false };
+
+/** Addresses that answer by themselves, whatever the domain. */
+const ROBOT_SENDER = /^(?:mailer-daemon|postmaster|no-?reply|do-?not-?reply)@/;
+
+/**
+ * Mail never answered (docs/contracts.md §17): auto-replies and bulk mail by their headers, robot
+ * senders, and mail from svc's own sending addresses (its MAIL_FROM, anything at INBOUND_MAIL_DOMAIN).
+ */
+export function neverAnswered(mail: ReadMail, sender: string): boolean {
+  if (mail.automatic || ROBOT_SENDER.test(sender)) return true;
+  const env = getEnv();
+  const own = /<([^<>]+)>\s*$/.exec(env.MAIL_FROM)?.[1] ?? env.MAIL_FROM;
+  return sender === own.trim().toLowerCase() || sender.endsWith(`@${env.INBOUND_MAIL_DOMAIN.toLowerCase()}`);
+}

@@ -31,7 +31,7 @@ import { asksForPerson } from '../conversations/handoff-phrases';
 import { COMMENTS_PER_RESPONSE } from '../responses/contract';
 import { refuseWhenVisitorMessagesFull } from '../conversations/handoff-contract';
 import { getHandoffSettings } from '../conversations/availability';
-import { markMessagesSeen, rateConversation, requestHandoff, setVisitorEmail, storeVisitorMessage } from '../conversations/handoff';
+import { keepVisitorMessage, markMessagesSeen, rateConversation, requestHandoff, setVisitorEmail, storeVisitorMessage } from '../conversations/handoff';
 
 /**
  * The visitor's operations, one service every door calls (the widget's socket, lib/chat/handlers.ts;
@@ -203,6 +203,16 @@ async function storeForPerson(claims: Visitor, conv: { id: string; handled_by: '
   if (asksForPerson(req.text) && (await handoffOf(claims.accountId)).enabled) await requestHandoff(visitor);
   const stored = await storeVisitorMessage(visitor, { client_message_id: req.client_message_id, text: req.text });
   return stored.message ? ack(stored.message.id, false) : null;
+}
+
+/**
+ * A message the visitor leaves that nobody answers by itself: kept in the conversation for the team
+ * (by mail: auto-replies and bulk mail, which must never be answered; docs/contracts.md §17).
+ */
+export async function leaveMessage(claims: Visitor, req: VisitorRequest<'ask'>): Promise<AskAck> {
+  const conv = await ownConversation(claims, req.conversation_id ?? '');
+  const kept = await keepVisitorMessage({ accountId: claims.accountId, conversationId: conv.id }, { client_message_id: req.client_message_id, text: req.text });
+  return { conversation_id: conv.id, client_message_id: req.client_message_id, response_id: kept.message.id, duplicate: false, handled_by: kept.handled_by };
 }
 
 /** Whether the account lets visitors ask for a person (the widget's session says so). */

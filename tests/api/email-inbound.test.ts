@@ -221,6 +221,32 @@ describe('the SMTP listener', () => {
     assert.notEqual(four[3]!.conversation_id, a!.conversation_id);
   });
 
+  it('auto-replies, bulk mail and robot senders are kept for the team and never answered', async () => {
+    const acct = await createTestAccount();
+    const { address } = await inboundAddress(acct.accountId);
+    const ooo = fs.readFileSync('tests/fixtures/mail/auto-reply.eml', 'utf8').replace('support-inbound@mail.svc.test', address);
+    await client().sendMail({ envelope: { from: `ooo-${randomUUID().slice(0, 8)}@example.org`, to: [address] }, raw: ooo });
+    await client().sendMail({ ...mail(address, { from: 'no-reply@shop.example', subject: 'Your newsletter' }), headers: { 'List-Id': '<news.shop.example>' } });
+    await client().sendMail(mail(address, { from: 'mailer-daemon@example.org', subject: 'Undeliverable' }));
+    await client().sendMail(mail(address, { from: `someone@${DOMAIN}`, subject: 'From ourselves' }));
+    const all = await processed(acct.accountId, 4);
+    const db = await getDb();
+    for (const m of all) {
+      const kept = await rows<{ author: string }>(
+        db,
+        sql`SELECT author FROM conversation_messages WHERE conversation_id = ${m.conversation_id} AND account_id = ${acct.accountId}`,
+      );
+      assert.deepEqual(
+        kept.map((k) => k.author),
+        ['visitor'],
+        `${m.subject}: kept as the visitor's message`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    const [n] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM responses WHERE account_id = ${acct.accountId}`);
+    assert.equal(n!.n, 0, 'the AI answered none of them');
+  });
+
   it('the same Message-ID from the same sender twice is one message; from another sender it is another', async () => {
     const acct = await createTestAccount();
     const { address } = await inboundAddress(acct.accountId);
