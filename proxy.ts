@@ -14,6 +14,7 @@ export const config = {
     '/insights/:path*',
     '/api-keys/:path*',
     '/widget/:path*',
+    '/email/:path*',
     '/knowledge/:path*',
     '/webhooks/:path*',
     '/bot/:path*',

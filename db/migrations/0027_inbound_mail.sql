@@ -18,6 +18,8 @@ CREATE TABLE "inbound_mails" (
 );
 --> statement-breakpoint
 ALTER TABLE "accounts" ADD COLUMN "inbound_local" text;--> statement-breakpoint
+ALTER TABLE "accounts" ADD COLUMN "email_ai_answers" boolean DEFAULT true NOT NULL;--> statement-breakpoint
+ALTER TABLE "accounts" ADD COLUMN "email_acknowledge" boolean DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE "inbound_mails" ADD CONSTRAINT "inbound_mails_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "inbound_mails_claim_idx" ON "inbound_mails" USING btree ("received_at","id") WHERE status = 'stored';--> statement-breakpoint
 CREATE INDEX "inbound_mails_account_idx" ON "inbound_mails" USING btree ("account_id","received_at");--> statement-breakpoint

@@ -141,3 +141,22 @@ export async function findThreadConversation(db: Db, accountId: number, messageI
   );
   return row ?? null;
 }
+
+export type EmailSettingsRow = { ai_answers: boolean; acknowledge: boolean; inbound_local: string | null };
+
+/** The account's email settings (/email); null when no such account. */
+export async function getEmailSettingsRow(db: Db, accountId: number): Promise<EmailSettingsRow | null> {
+  const [row] = await rows<EmailSettingsRow>(
+    db,
+    sql`SELECT email_ai_answers AS ai_answers, email_acknowledge AS acknowledge, inbound_local FROM accounts WHERE id = ${accountId}`,
+  );
+  return row ?? null;
+}
+
+export async function setEmailSettingsRow(db: Db, accountId: number, s: { aiAnswers: boolean; acknowledge: boolean }): Promise<boolean> {
+  const done = await rows<{ id: number }>(
+    db,
+    sql`UPDATE accounts SET email_ai_answers = ${s.aiAnswers}, email_acknowledge = ${s.acknowledge} WHERE id = ${accountId} RETURNING id`,
+  );
+  return done.length > 0;
+}

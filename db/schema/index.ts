@@ -44,6 +44,9 @@ export const accounts = pgTable('accounts', {
   createdAt: ts('created_at').notNull().defaultNow(),
   /** The local part of the account's inbound mail address (docs/contracts.md §17), unguessable; null until first shown. */
   inboundLocal: text('inbound_local').unique(),
+  /** /email (docs/contracts.md §17): "AI answers email" (on) and "Acknowledge new emails" (off). */
+  emailAiAnswers: boolean('email_ai_answers').notNull().default(true),
+  emailAcknowledge: boolean('email_acknowledge').notNull().default(false),
 });
 
 /**

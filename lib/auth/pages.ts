@@ -14,6 +14,7 @@ export const DASHBOARD_PAGES: ReadonlyArray<{ path: string; label: string; actio
   { path: '/knowledge', label: 'Knowledge base', action: 'knowledge.read' },
   { path: '/bot', label: 'Bot', action: 'bot.manage' },
   { path: '/widget', label: 'Widget', action: 'widget.manage' },
+  { path: '/email', label: 'Email', action: 'email.manage' },
   { path: '/api-keys', label: 'API keys', action: 'api_keys.manage' },
   { path: '/webhooks', label: 'Webhooks', action: 'webhooks.manage' },
   { path: '/team', label: 'Team', action: 'team.manage' },

@@ -20,6 +20,8 @@ const RULES = {
   'widget.manage': MANAGERS,
   'api_keys.manage': MANAGERS,
   'webhooks.manage': MANAGERS,
+  /** /email: the inbound address and what happens to mail. */
+  'email.manage': MANAGERS,
   'team.manage': MANAGERS,
   /** Transferring ownership and requiring two-factor sign-in. */
   'team.own': ['owner'],

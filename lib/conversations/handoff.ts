@@ -245,11 +245,15 @@ const stateAfter = (conversationId: string, a: Applied): HandoffState => ({
  * nothing and publishes nothing. The visitor is told the expected wait when someone is there,
  * else the away text (handoff.away): the conversation is Waiting either way, so the team finds it.
  */
-export async function requestHandoff(visitor: VisitorConversation): Promise<HandoffState & { availability: AvailabilityInfo }> {
+export async function requestHandoff(
+  visitor: VisitorConversation,
+  o: { byMail: boolean } = { byMail: false },
+): Promise<HandoffState & { availability: AvailabilityInfo }> {
   const { accountId, conversationId } = visitor;
   const db = await getDb();
   const availability = await availabilityOf(db, accountId, new Date());
-  if (!availability.enabled) throw new AppError('forbidden', 'This account does not offer a person to talk to.');
+  // The switch is the widget's button; mail always reaches the team (docs/decisions/email.md).
+  if (!availability.enabled && !o.byMail) throw new AppError('forbidden', 'This account does not offer a person to talk to.');
   return inTransaction(async (tx, fx) => {
     const a = await apply(tx, accountId, conversationId, 'request_handoff', { member_id: null });
     if (a.change) {

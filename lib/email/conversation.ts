@@ -5,7 +5,8 @@ import { findThreadConversation } from '../../db/queries/inbound-mail';
 import type { ReadMail } from '../documents/mail';
 import { MAX_QUESTION_CHARS } from '../limits/text';
 import type { Visitor } from '../visitor/contract';
-import { ask, leaveMessage, startConversation, titleOf } from '../visitor/service';
+import { ask, askPersonByMail, leaveMessage, startConversation, titleOf } from '../visitor/service';
+import { getEmailSettings } from './settings';
 import { getEnv } from '../env';
 
 /**
@@ -46,11 +47,14 @@ export async function conversationFromMail(accountId: number, rowId: number, env
   const key = mail.messageId ? `${sender}\n${mail.messageId}` : `row\n${rowId}`;
   const question = questionOf(mail);
   const cmid = `mail-${hex(key).slice(0, 40)}`;
-  // Mail that must never be answered is kept for the team: no AI, no person paged (no loops).
-  const deliver = (visitor: Visitor, conversationId: string) =>
-    neverAnswered(mail, sender)
-      ? leaveMessage(visitor, { conversation_id: conversationId, client_message_id: cmid, text: question })
-      : ask(visitor, () => {}, { conversation_id: conversationId, client_message_id: cmid, text: question }, NO_ADMISSION);
+  const { ai_answers } = await getEmailSettings(accountId);
+  // Mail that must never be answered is kept for the team: no AI, no person paged (no loops). With
+  // "AI answers email" off, every mail waits for a person.
+  const deliver = (visitor: Visitor, conversationId: string) => {
+    const req = { conversation_id: conversationId, client_message_id: cmid, text: question };
+    if (neverAnswered(mail, sender)) return leaveMessage(visitor, req);
+    return ai_answers ? ask(visitor, () => {}, req, NO_ADMISSION) : askPersonByMail(visitor, req);
+  };
   const thread = await findThreadConversation(await getDb(), accountId, threadIds(mail));
   if (thread?.visitor_id) {
     // The thread's visitor asks: a reply from another address (a colleague, an alias) joins it too.

@@ -215,6 +215,16 @@ export async function leaveMessage(claims: Visitor, req: VisitorRequest<'ask'>):
   return { conversation_id: conv.id, client_message_id: req.client_message_id, response_id: kept.message.id, duplicate: false, handled_by: kept.handled_by };
 }
 
+/** A mail for the team, not the AI (the account's "AI answers email" is off): the conversation waits for a person with the message. */
+export async function askPersonByMail(claims: Visitor, req: VisitorRequest<'ask'>): Promise<AskAck> {
+  const conv = await ownConversation(claims, req.conversation_id ?? '');
+  const visitor = { accountId: claims.accountId, conversationId: conv.id };
+  await requestHandoff(visitor, { byMail: true });
+  const stored = await storeVisitorMessage(visitor, { client_message_id: req.client_message_id, text: req.text });
+  if (!stored.message) throw new AppError('conflict', 'The conversation went back to the assistant meanwhile; the mail is processed again.');
+  return { conversation_id: conv.id, client_message_id: req.client_message_id, response_id: stored.message.id, duplicate: false, handled_by: 'human' };
+}
+
 /** Whether the account lets visitors ask for a person (the widget's session says so). */
 export async function handoffOf(accountId: number): Promise<{ enabled: boolean }> {
   return { enabled: (await getHandoffSettings(accountId)).enabled };

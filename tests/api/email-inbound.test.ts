@@ -18,6 +18,7 @@ import nodemailer from 'nodemailer';
 import { getDb, rows } from '../../db/client';
 import { inboundAddress, regenerateInboundAddress } from '../../lib/email/address';
 import { processInboundMail } from '../../lib/email/processor';
+import { getEmailSettings, saveEmailSettings } from '../../lib/email/settings';
 import { resolveConversation } from '../../lib/conversations/handoff';
 import { listAccountMembers } from '../../lib/team/service';
 import { createTestAccount } from '../helpers/builders';
@@ -245,6 +246,33 @@ describe('the SMTP listener', () => {
     await new Promise((r) => setTimeout(r, 500));
     const [n] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM responses WHERE account_id = ${acct.accountId}`);
     assert.equal(n!.n, 0, 'the AI answered none of them');
+  });
+
+  it('with "AI answers email" off every mail waits for a person in the inbox (the widget\'s handoff switch does not matter)', async () => {
+    const acct = await createTestAccount();
+    const [owner] = (await listAccountMembers(acct.accountId)).members;
+    const member = { accountId: acct.accountId, role: 'owner' as const };
+    await saveEmailSettings(member, { ai_answers: false, acknowledge: false });
+    assert.deepEqual(await getEmailSettings(acct.accountId), { ai_answers: false, acknowledge: false });
+    assert.ok(owner);
+    const { address } = await inboundAddress(acct.accountId);
+    await client().sendMail(mail(address, { subject: 'A person please' }));
+    const [m] = await processed(acct.accountId, 1);
+    const db = await getDb();
+    const [c] = await rows<{ status: string; handled_by: string }>(db, sql`SELECT status, handled_by FROM conversations WHERE id = ${m!.conversation_id}`);
+    assert.deepEqual([c!.status, c!.handled_by], ['Waiting', 'human']);
+    const kept = await rows<{ author: string; text: string }>(
+      db,
+      sql`SELECT author, text FROM conversation_messages WHERE conversation_id = ${m!.conversation_id} AND author = 'visitor'`,
+    );
+    assert.deepEqual(
+      kept.map((k) => k.text),
+      ['Hello, my order 4711 has not arrived yet.'],
+    );
+    const [n] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM responses WHERE account_id = ${acct.accountId}`);
+    assert.equal(n!.n, 0);
+    await assert.rejects(saveEmailSettings({ accountId: acct.accountId, role: 'agent' }, { ai_answers: true, acknowledge: false }), /role/);
+    await assert.rejects(saveEmailSettings(member, { ai_answers: 'yes', acknowledge: false }), /ai_answers/);
   });
 
   it('the same Message-ID from the same sender twice is one message; from another sender it is another', async () => {

@@ -112,6 +112,7 @@ const PAGES: Array<[string, string | null, Role[]]> = [
   ['/widget', 'Widget clients', ['owner', 'admin']],
   ['/api-keys', 'Create API key', ['owner', 'admin']],
   ['/webhooks', 'Add an endpoint', ['owner', 'admin']],
+  ['/email', 'Your inbound address', ['owner', 'admin']],
   ['/team', 'Invite member', ['owner', 'admin']],
 ];
 
@@ -133,7 +134,8 @@ describe('roles on every door', () => {
       }
     }
     const nav = (await page('/', members.agent.cookie)).html;
-    for (const hidden of ['href="/api-keys"', 'href="/webhooks"', 'href="/bot"', 'href="/team"', 'href="/widget"']) assert.ok(!nav.includes(hidden), hidden);
+    for (const hidden of ['href="/api-keys"', 'href="/webhooks"', 'href="/bot"', 'href="/team"', 'href="/widget"', 'href="/email"'])
+      assert.ok(!nav.includes(hidden), hidden);
     assert.ok((await page('/', members.admin.cookie)).html.includes('href="/team"'));
     // The Customer API with an agent's session reads the account's records.
     const api = await fetch(`${server.url}/customer-api/v2/response`, { headers: { cookie: members.agent.cookie } });

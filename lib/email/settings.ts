@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { getDb } from '../../db/client';
+import { getEmailSettingsRow, setEmailSettingsRow } from '../../db/queries/inbound-mail';
+import { validate } from '../accounts/service';
+import { requireRole, type Role } from '../auth/roles';
+import { AppError } from '../core/errors';
+import { getEnv } from '../env';
+import { inboundAddress, regenerateInboundAddress } from './address';
+
+/** The settings of /email (docs/contracts.md §17): "AI answers email" and "Acknowledge new emails". */
+export const EmailSettingsInput = z.object({ ai_answers: z.boolean(), acknowledge: z.boolean() });
+export type EmailSettings = z.infer<typeof EmailSettingsInput>;
+
+type Member = { accountId: number; role: Role };
+
+/** What /email shows: the address, whether this server listens for mail, the settings. */
+export async function emailPage(member: Member) {
+  requireRole(member, 'email.manage');
+  const [{ address }, settings] = await Promise.all([inboundAddress(member.accountId), getEmailSettings(member.accountId)]);
+  return { address, listening: getEnv().INBOUND_SMTP_PORT !== undefined, settings };
+}
+
+export async function getEmailSettings(accountId: number): Promise<EmailSettings> {
+  const row = await getEmailSettingsRow(await getDb(), accountId);
+  if (!row) throw new AppError('not_found', `No account with id ${accountId}.`);
+  return { ai_answers: row.ai_answers, acknowledge: row.acknowledge };
+}
+
+export async function saveEmailSettings(member: Member, input: unknown): Promise<EmailSettings> {
+  requireRole(member, 'email.manage');
+  const v = validate(EmailSettingsInput, input);
+  await setEmailSettingsRow(await getDb(), member.accountId, { aiAnswers: v.ai_answers, acknowledge: v.acknowledge });
+  return v;
+}
+
+/** "Regenerate address": the old address refuses mail from now on. */
+export async function regenerateAddress(member: Member): Promise<{ address: string }> {
+  requireRole(member, 'email.manage');
+  return regenerateInboundAddress(member.accountId);
+}
