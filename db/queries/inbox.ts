@@ -36,6 +36,8 @@ export type InboxRow = {
   assignee: string | null;
   assignee_name: string | null;
   channel_id: number;
+  /** The sender's address of a conversation that came by mail (docs/contracts.md §17); null for the widget's. */
+  email_from: string | null;
   waiting_since: string | null;
   resolved_at: string | null;
   snoozed_until: string | null;
@@ -65,6 +67,7 @@ export async function listInboxRows(
     db,
     sql`
     SELECT c.id, c.title, c.status, c.handled_by, c.assignee_id, au.email AS assignee, au.name AS assignee_name, c.channel_id,
+      CASE WHEN c.visitor_id LIKE 'email:%' THEN c.visitor_email END AS email_from,
       ${utcText(sql`c.waiting_since`)} AS waiting_since, ${utcText(sql`c.resolved_at`)} AS resolved_at,
       ${utcText(sql`c.snoozed_until`)} AS snoozed_until, ${utcText(sql`c.created_at`)} AS created_at,
       ${utcText(sql`c.updated_at`)} AS updated_at, c.csat, ${preciseUtcText(col)} AS sort_k,

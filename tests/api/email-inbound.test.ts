@@ -20,6 +20,7 @@ import { inboundAddress, regenerateInboundAddress } from '../../lib/email/addres
 import { processInboundMail } from '../../lib/email/processor';
 import { getEmailSettings, saveEmailSettings } from '../../lib/email/settings';
 import { resolveConversation } from '../../lib/conversations/handoff';
+import { listInboxConversations } from '../../lib/conversations/inbox-views';
 import { listAccountMembers } from '../../lib/team/service';
 import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -180,6 +181,10 @@ describe('the SMTP listener', () => {
     const c = await conversationOf(acct.accountId, m!.conversation_id!);
     assert.deepEqual([c.channel, c.title, c.visitor_email], ['Email', 'Re: Your password', 'ada@example.org']);
     assert.deepEqual(c.questions, ['Thanks, that worked! One more thing: can I change my email address?']);
+    // In the inbox it is marked as mail, with the sender's address.
+    const [owner] = (await listAccountMembers(acct.accountId)).members;
+    const page = await listInboxConversations({ accountId: acct.accountId, userId: owner!.user_id, role: 'owner' }, { view: 'all_open' });
+    assert.equal(page.conversations.find((x) => x.id === m!.conversation_id)?.email_from, 'ada@example.org');
     // A second mail of another sender starts its own conversation on the same channel.
     await client().sendMail(mail(address, { subject: 'Opening hours' }));
     const all = await processed(acct.accountId, 2);

@@ -121,6 +121,11 @@ export function InboxList({ initial, memberId }: { initial: List; memberId: numb
                 </a>
                 <span className={c.status === 'Waiting' ? 'badge warn' : c.status === 'Open' ? 'badge' : 'badge off'}>{c.status}</span>
                 <span className={styles.meta}>
+                  {c.email_from && (
+                    <>
+                      <span className="badge off">Email</span> {c.email_from} ·{' '}
+                    </>
+                  )}
                   {c.handled_by === 'human' ? c.assignee_name || c.assignee || 'Unassigned' : 'AI answers'}
                   {c.waiting_since && (
                     // The server's "5 s" is the browser's "6 s" a second later: the one text that may differ at hydration.
