@@ -12,6 +12,8 @@ export type HostState = 'writable' | 'read-only' | 'down';
 
 const PROBE_EVERY_MS = 5000;
 const PROBE_TIMEOUT_MS = 3000;
+/** While connections wait for a primary (a promotion under way), probes come this often. */
+const PROBE_WAITING_MS = 250;
 
 /** The hosts of a libpq-style URL (`postgres://u:p@h1:5432,h2:5433/db`), in order; `[::1]:5432` allowed. */
 export function parseHosts(url: string): HostAddress[] {
@@ -94,6 +96,7 @@ export class HostWatch {
   async writable(timeoutMs = Number.POSITIVE_INFINITY): Promise<number> {
     if (this.primary !== null) return this.primary;
     this.start();
+    void this.probeNow();
     let timer: NodeJS.Timeout | undefined;
     try {
       await new Promise<void>((resolve, reject) => {
@@ -130,6 +133,8 @@ export class HostWatch {
       const waiters = this.waiters;
       this.waiters = [];
       for (const w of waiters) w();
+    } else if (this.waiters.length > 0 && this.timer) {
+      setTimeout(() => void this.probeNow(), PROBE_WAITING_MS).unref();
     }
   }
 }
