@@ -213,6 +213,11 @@ export function boundStatementTime(): void {
   serving.set(true);
 }
 
+/** The statement_timeout of the server's connections (null in the CLI and migrations). */
+export function statementTimeoutMs(): number | null {
+  return serving.get() === true ? getEnv().DATABASE_STATEMENT_TIMEOUT_MS : null;
+}
+
 async function openDatabase(): Promise<Database> {
   const env = getEnv();
   if (env.DATABASE_URL) {
