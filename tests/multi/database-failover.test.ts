@@ -25,11 +25,13 @@ describe('database failover', { skip: !enabled && 'needs TEST_DB=postgres' }, ()
 
   before(
     async () => {
-      pg = await ReplicatedCluster.create();
+      pg = await ReplicatedCluster.create({ replica: true });
       redis = await PrivateRedis.create();
       model = await new SlowModel(5, 50).start();
       cluster = await startInstances(2, {
         DATABASE_URL: pg.url,
+        DATABASE_READ_URL: pg.replica!.url,
+        DATABASE_READ_MAX_LAG_SECONDS: '2',
         REDIS_URL: redis.url,
         REDIS_PREFIX: `failover-${process.pid}:`,
         LLM_BASE_URL: model.url,
@@ -39,6 +41,7 @@ describe('database failover', { skip: !enabled && 'needs TEST_DB=postgres' }, ()
         TOKEN_RATE_PER_CLIENT_PER_MINUTE: '100000',
         SOCKET_EVENTS_PER_10S: '1000',
         ASKS_PER_MINUTE_PER_VISITOR: '1000',
+        ASKS_PER_MINUTE_PER_ADDRESS: '100000',
       });
       // This test process creates its data through the same two-host URL.
       process.env.DATABASE_URL = pg.url;
@@ -56,6 +59,42 @@ describe('database failover', { skip: !enabled && 'needs TEST_DB=postgres' }, ()
     },
     { timeout: 60_000 },
   );
+
+  it("reads an API key's lists from the replica, and from the primary while it lags or is stopped", { timeout: 90_000 }, async () => {
+    const { api, createTestAccount } = await import('../helpers/builders');
+    const { addKnowledge } = await import('../helpers/widget');
+    const inst = cluster.instances[0]!;
+    const acct = await createTestAccount();
+    const get = api(inst.url, acct.key);
+    const target = async () => {
+      const text = await (await fetch(`${inst.url}/metrics`)).text();
+      return /svc_db_read_target\{target="replica"\} 1/.test(text) ? 'replica' : /svc_db_read_target\{target="primary"\} 1/.test(text) ? 'primary' : 'none';
+    };
+    const until = async (want: string, what: string) => {
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        assert.equal((await get(`${V2}/response?resultsPerPage=1`)).status, 200, `the list answers while ${what}`);
+        if ((await target()) === want) return;
+        assert.ok(Date.now() < deadline, `reads go to the ${want} ${what}`);
+        await sleep(500);
+      }
+    };
+    await until('replica', 'the replica keeps up');
+    // Replay paused while the primary writes: the lag passes 2 s and reads move to the primary.
+    pg.replica!.sql('select pg_wal_replay_pause()');
+    const writing = setInterval(() => void addKnowledge(acct.accountId, `n${Date.now()}.md`, '# Note\n\nMore text.\n').catch(() => {}), 300);
+    try {
+      await until('primary', 'replay is paused');
+    } finally {
+      clearInterval(writing);
+    }
+    pg.replica!.sql('select pg_wal_replay_resume()');
+    await until('replica', 'replay resumed');
+    pg.replica!.stop();
+    await until('primary', 'the replica is stopped');
+    pg.replica!.start();
+    await until('replica', 'the replica is back');
+  });
 
   it('keeps every acknowledged question across kill -9 of the primary and a promotion', { timeout: 120_000 }, async () => {
     const { api, createTestAccount } = await import('../helpers/builders');
