@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { choosePrimary, HostWatch, type HostState, parseHosts, sqlProbe } from '../../db/hosts';
+import { fromDatabaseError } from '../../lib/core/errors';
 import { freePort } from '../helpers/instances';
 
 describe('database hosts', () => {
@@ -50,6 +51,10 @@ describe('database hosts', () => {
     assert.deepEqual(moves, [1, null, 0]);
     assert.equal(await watch.writable(10), 0);
     watch.stop();
+  });
+
+  it('refuses a write that met a read-only host (25006) as unavailable: it did not happen and may be retried', () => {
+    assert.equal(fromDatabaseError(Object.assign(new Error('cannot execute UPDATE in a read-only transaction'), { code: '25006' }))?.code, 'unavailable');
   });
 
   it('probes a real server: the test PostgreSQL is writable, a closed port is down', async () => {
