@@ -8,7 +8,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { AppError } from '../lib/core/errors';
 import { getEnv } from '../lib/env';
 import { processSingleton, processSlot } from '../lib/core/process';
-import { dialPrimary, hostWatch } from './hosts';
+import { closeHostWatches, dialPrimary, hostWatch } from './hosts';
 import * as schema from './schema';
 
 /** The database handle every query takes. Both drivers share this type. */
@@ -262,7 +262,11 @@ async function openDatabase(): Promise<Database> {
     } finally {
       if (migrator !== client) await migrator.end({ timeout: 5 }).catch(() => {});
     }
-    return { db: db as unknown as Db, kind: 'postgres', close: () => client.end({ timeout: 5 }) };
+    const close = async () => {
+      await client.end({ timeout: 5 });
+      await closeHostWatches();
+    };
+    return { db: db as unknown as Db, kind: 'postgres', close };
   }
 
   const dataDir = path.resolve(env.DATA_DIR);

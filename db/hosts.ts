@@ -196,12 +196,26 @@ export function sqlProbe(url: string, hosts: readonly HostAddress[]): { probe: P
 export function hostWatch(url: string): HostWatch | null {
   const hosts = parseHosts(url);
   if (hosts.length < 2) return null;
-  return processSingleton(`svc.database.hosts ${url}`, () => {
-    const { probe } = sqlProbe(url, hosts);
-    const watch = new HostWatch(hosts, probe);
-    watch.start();
-    return watch;
-  });
+  const open = watches();
+  let entry = open.get(url);
+  if (!entry) {
+    const { probe, end } = sqlProbe(url, hosts);
+    entry = { watch: new HostWatch(hosts, probe), end };
+    entry.watch.start();
+    open.set(url, entry);
+  }
+  return entry.watch;
+}
+
+const watches = () => processSingleton('svc.database.hosts', () => new Map<string, { watch: HostWatch; end: () => Promise<void> }>());
+
+/** Stops every watch and closes its probe connections (with the database: they would keep a CLI process alive). */
+export async function closeHostWatches(): Promise<void> {
+  const open = watches();
+  const entries = [...open.values()];
+  open.clear();
+  for (const e of entries) e.watch.stop();
+  await Promise.all(entries.map((e) => e.end()));
 }
 
 /**
