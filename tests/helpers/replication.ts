@@ -89,9 +89,9 @@ export class ReplicatedCluster {
   standby!: Node;
   replica: Node | null = null;
 
-  /** `DATABASE_URL` naming the primary and the standby, as an operator writes it. */
+  /** `DATABASE_URL` naming both servers, the standby first (where the driver's own host choice failed, issue #38). */
   get url() {
-    return `postgres://postgres@${this.primary.host},${this.standby.host}/postgres?target_session_attrs=read-write`;
+    return `postgres://postgres@${this.standby.host},${this.primary.host}/postgres?target_session_attrs=read-write`;
   }
 
   /** A primary with a synchronous standby, and an asynchronous replica when asked. */
