@@ -8,6 +8,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { AppError } from '../lib/core/errors';
 import { getEnv } from '../lib/env';
 import { processSingleton, processSlot } from '../lib/core/process';
+import { closeHostWatches, dialPrimary, hostWatch } from './hosts';
 import * as schema from './schema';
 
 /** The database handle every query takes. Both drivers share this type. */
@@ -112,6 +113,9 @@ export function migrationsFolder(): string {
   return path.join(process.cwd(), 'db', 'migrations');
 }
 
+/** How long a new connection waits for a writable host before its query is refused `unavailable`. */
+const PRIMARY_WAIT_MS = 10_000;
+
 type DialTarget = { host: string[]; port: number[]; path?: string | false };
 
 function signal(): { promise: Promise<void>; resolve: () => void } {
@@ -128,7 +132,7 @@ function signal(): { promise: Promise<void>; resolve: () => void } {
  * query waits: behind a door that accepts and closes (a container's port while the database in
  * it is down) that was a busy loop of thousands of connections a second.
  */
-function pacedDial() {
+function pacedDial(dial?: () => Promise<net.Socket>) {
   let dead = 0;
   let notBefore = 0;
   let next = 0;
@@ -148,7 +152,7 @@ function pacedDial() {
       clearTimeout(timer);
     }
     const i = next++ % o.host.length;
-    const socket = o.path ? net.connect(o.path) : net.connect(o.port[i] ?? o.port[0]!, o.host[i]);
+    const socket = dial ? await dial() : o.path ? net.connect(o.path) : net.connect(o.port[i] ?? o.port[0]!, o.host[i]);
     let answered = false;
     socket.once('data', () => {
       answered = true;
@@ -209,6 +213,11 @@ export function boundStatementTime(): void {
   serving.set(true);
 }
 
+/** The statement_timeout of the server's connections (null in the CLI and migrations). */
+export function statementTimeoutMs(): number | null {
+  return serving.get() === true ? getEnv().DATABASE_STATEMENT_TIMEOUT_MS : null;
+}
+
 async function openDatabase(): Promise<Database> {
   const env = getEnv();
   if (env.DATABASE_URL) {
@@ -217,6 +226,9 @@ async function openDatabase(): Promise<Database> {
     const { migrate } = await import('drizzle-orm/postgres-js/migrator');
     const options = { onnotice: () => {}, connect_timeout: 10 };
     const bounded = serving.get() === true;
+    // Several hosts: connections go only to the one a probe found writable (db/hosts.ts).
+    const watch = hostWatch(env.DATABASE_URL);
+    const dial = watch ? () => dialPrimary(watch, PRIMARY_WAIT_MS) : () => undefined;
     const client = postgres(env.DATABASE_URL, {
       ...options,
       ...(env.DATABASE_COUNT_STATEMENTS ? { debug: (_c: number, query: string) => countStatement(query) } : {}),
@@ -224,7 +236,7 @@ async function openDatabase(): Promise<Database> {
       // Pending writes wait for one probe while the database is away (lib/ops/database-away), so
       // reconnecting need not back off for the driver's default 20 s once it has returned.
       backoff: (retries: number) => (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, 2),
-      ...({ socket: pacedDial() } as object), // a documented option its types leave out
+      ...({ socket: pacedDial(dial()) } as object), // a documented option its types leave out
       connection: {
         application_name: poolApplicationName(),
         ...(bounded ? { statement_timeout: env.DATABASE_STATEMENT_TIMEOUT_MS } : {}),
@@ -232,8 +244,17 @@ async function openDatabase(): Promise<Database> {
     });
     const db = countTransactions(drizzle(client, { schema }) as unknown as Db);
     // Migrations may rewrite large tables: on the server they run on a connection of their own without the timeout.
-    const migrator = bounded ? postgres(env.DATABASE_URL, { ...options, max: 1, connection: { application_name: poolApplicationName() } }) : client;
+    const migrator = bounded
+      ? postgres(env.DATABASE_URL, {
+          ...options,
+          max: 1,
+          ...({ socket: pacedDial(dial()) } as object),
+          connection: { application_name: poolApplicationName() },
+        })
+      : client;
     try {
+      // An instance started while no host takes writes waits for one rather than failing its migrations.
+      await watch?.writable();
       await migrate(bounded ? drizzle(migrator, { schema }) : (db as never), { migrationsFolder: migrationsFolder() });
     } catch (e) {
       await client.end({ timeout: 1 }).catch(() => {});
@@ -241,7 +262,11 @@ async function openDatabase(): Promise<Database> {
     } finally {
       if (migrator !== client) await migrator.end({ timeout: 5 }).catch(() => {});
     }
-    return { db: db as unknown as Db, kind: 'postgres', close: () => client.end({ timeout: 5 }) };
+    const close = async () => {
+      await client.end({ timeout: 5 });
+      await closeHostWatches();
+    };
+    return { db: db as unknown as Db, kind: 'postgres', close };
   }
 
   const dataDir = path.resolve(env.DATA_DIR);

@@ -12,6 +12,13 @@ const EnvSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
     .optional(),
+  /** A read replica (may name several hosts) for exports, insights and the Customer API's lists (CONTRACTS §19); ignored without DATABASE_URL. */
+  DATABASE_READ_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+    .optional(),
+  /** Replica lag above which those reads go to the primary until it catches up. */
+  DATABASE_READ_MAX_LAG_SECONDS: z.coerce.number().min(0).max(86_400).default(30),
   DATA_DIR: z.string().min(1).default('./.data'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   SVC_DEMO: boolish.default(true),

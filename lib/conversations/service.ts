@@ -1,3 +1,4 @@
+import { onReadDb, type ReadTarget } from '../../db/read';
 import { getDb, openDb } from '../../db/client';
 import {
   getConversationWithTranscript,
@@ -38,10 +39,11 @@ export function conversationFilterOf(q: ListQuery<string>, channelIds: number[])
   return { channelIds, query: q.query, updatedSince: q.updated_since, status: q.status, handledBy: q.handled_by };
 }
 
-export async function listConversationsPage(accountId: number, params: URLSearchParams, linkPath: string): Promise<Envelope<unknown>> {
+export async function listConversationsPage(accountId: number, params: URLSearchParams, linkPath: string, target: ReadTarget): Promise<Envelope<unknown>> {
   const { query: q, channelIds } = parseListQuery<SortKey>(params, ConversationListQuery);
-  const db = openDb() ?? (await getDb());
-  const { count, rows } = await listConversationsWithCount(db, accountId, conversationFilterOf(q, channelIds), q.order_by ?? 'created_at', pageWindowOf(q));
+  const { count, rows } = await onReadDb(target, (db) =>
+    listConversationsWithCount(db, accountId, conversationFilterOf(q, channelIds), q.order_by ?? 'created_at', pageWindowOf(q)),
+  );
   return recordsEnvelope(linkPath, q, count, rows.map(toConversationRecord));
 }
 

@@ -64,7 +64,8 @@ const UNAVAILABLE_NODE_CODES = new Set([
 
 /**
  * Maps database failures to AppErrors by SQLSTATE / driver code, the one place that does so.
- * Connection loss and shutdown become 503 (the driver reconnects by itself); others stay unknown.
+ * Connection loss, shutdown and a read-only server (25006: a standby, or an old primary while the
+ * pool moves to the promoted one; the write did not happen) become 503; others stay unknown.
  */
 export function fromDatabaseError(e: unknown): AppError | undefined {
   if (isAppError(e)) return e;
@@ -72,7 +73,7 @@ export function fromDatabaseError(e: unknown): AppError | undefined {
   for (let err: unknown = e, depth = 0; err && depth < 5; err = (err as { cause?: unknown }).cause, depth++) {
     const code = (err as { code?: unknown }).code;
     if (typeof code !== 'string') continue;
-    if (UNAVAILABLE_NODE_CODES.has(code) || code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(code)) {
+    if (UNAVAILABLE_NODE_CODES.has(code) || code.startsWith('08') || ['57P01', '57P02', '57P03', '53300', '25006'].includes(code)) {
       return new AppError('unavailable', 'The database is unreachable; try again shortly.', { headers: { 'Retry-After': '5' } });
     }
     // statement_timeout (DATABASE_STATEMENT_TIMEOUT_MS) ended the query: the server is overloaded, not the request wrong.

@@ -1,3 +1,4 @@
+import type { ReadTarget } from '../../db/read';
 import { z } from 'zod';
 import type { CustomerPrincipal } from '../auth/customer-api';
 import {
@@ -29,6 +30,11 @@ import { getInsights } from '../insights/service';
 import { API_BASE, ATTACHMENT_PATH, LIST_PATHS } from '../api/links';
 
 export { API_BASE };
+
+/** An API key's heavy reads may go to the read replica; a dashboard session reads its own writes on the primary (CONTRACTS §19). */
+function readTargetOf(principal: CustomerPrincipal): ReadTarget {
+  return principal.via === 'api_key' ? 'replica' : 'primary';
+}
 
 export type OperationContext<P> = {
   principal: CustomerPrincipal;
@@ -99,7 +105,7 @@ export const CUSTOMER_OPERATIONS: readonly CustomerOperation[] = [
     query: ResponseListQuery,
     response: ResponsePage,
     example: { query: { query: 'password', order_by: 'likes', sort: 'DESC', resultsPerPage: '5' }, response: page(RESPONSE_EXAMPLE) },
-    run: ({ principal, query, selfPath }) => listResponsesPage(principal.accountId, query, selfPath),
+    run: ({ principal, query, selfPath }) => listResponsesPage(principal.accountId, query, selfPath, readTargetOf(principal)),
   }),
   // Before '/response/{response_id}': a literal segment wins over a path parameter.
   operation({
@@ -116,7 +122,7 @@ export const CUSTOMER_OPERATIONS: readonly CustomerOperation[] = [
     response: ResponseExportLine,
     download: 'records',
     example: { query: { query: 'password', order_by: 'likes', sort: 'DESC' }, response: RESPONSE_EXAMPLE },
-    run: ({ principal, query }) => exportResponses(principal.accountId, query),
+    run: ({ principal, query }) => exportResponses(principal.accountId, query, readTargetOf(principal)),
   }),
   operation({
     operationId: 'getResponse',
@@ -145,7 +151,7 @@ export const CUSTOMER_OPERATIONS: readonly CustomerOperation[] = [
     query: ConversationListQuery,
     response: ConversationPage,
     example: { query: { order_by: 'response_count', sort: 'DESC', resultsPerPage: '10' }, response: page(CONVERSATION_EXAMPLE) },
-    run: ({ principal, query, selfPath }) => listConversationsPage(principal.accountId, query, selfPath),
+    run: ({ principal, query, selfPath }) => listConversationsPage(principal.accountId, query, selfPath, readTargetOf(principal)),
   }),
   operation({
     operationId: 'exportConversations',
@@ -162,7 +168,7 @@ export const CUSTOMER_OPERATIONS: readonly CustomerOperation[] = [
     response: ConversationExportLine,
     download: 'records',
     example: { query: { order_by: 'response_count', sort: 'DESC', include: 'messages' }, response: CONVERSATION_DETAIL_EXAMPLE },
-    run: ({ principal, query }) => exportConversations(principal.accountId, query),
+    run: ({ principal, query }) => exportConversations(principal.accountId, query, readTargetOf(principal)),
   }),
   operation({
     operationId: 'getConversation',
@@ -213,7 +219,7 @@ export const CUSTOMER_OPERATIONS: readonly CustomerOperation[] = [
     query: InsightsQuery,
     response: InsightsRecord,
     example: { query: { from: INSIGHTS_EXAMPLE.from, to: INSIGHTS_EXAMPLE.to }, response: INSIGHTS_EXAMPLE },
-    run: ({ principal, query }) => getInsights(principal.accountId, query),
+    run: ({ principal, query }) => getInsights(principal.accountId, query, readTargetOf(principal)),
   }),
 ];
 

@@ -40,7 +40,7 @@ function windowOf(params: Params, today: string) {
 
 export async function getInsightsPage(accountId: number, params: Params, today = new Date().toISOString().slice(0, 10)) {
   const { query, range, error } = windowOf(params, today);
-  const [{ record, days }, channels] = await Promise.all([computeInsights(accountId, query), listChannels(await getDb(), accountId)]);
+  const [{ record, days }, channels] = await Promise.all([computeInsights(accountId, query, 'primary'), listChannels(await getDb(), accountId)]);
   return { record, days, channels, range, error };
 }
 

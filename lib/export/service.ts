@@ -1,3 +1,4 @@
+import { readDb, type ReadTarget } from '../../db/read';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -295,17 +296,18 @@ export function setExportKeysetOnly(on: boolean): void {
 }
 
 /** The database's handle, and whether it exports by COPY (PostgreSQL) or by keyset pages (PGlite). */
-async function database(): Promise<{ db: Db; kind: 'pglite' | 'postgres'; copy: boolean }> {
-  const { db, kind } = await getDatabase();
-  return { db, kind, copy: kind === 'postgres' && !keysetOnly.get() };
+async function database(target: ReadTarget): Promise<{ db: Db; kind: 'pglite' | 'postgres'; copy: boolean }> {
+  const { kind } = await getDatabase();
+  return { db: await readDb(target), kind, copy: kind === 'postgres' && !keysetOnly.get() };
 }
 
 /** Runs `start` holding an export slot (or throws the 429); the slot is the body's to release, or released here when starting fails. */
 async function withSlot(
   accountId: number,
+  target: ReadTarget,
   start: (database: { db: Db; kind: 'pglite' | 'postgres'; copy: boolean }, slot: ExportSlot) => Promise<Response>,
 ): Promise<Response> {
-  const opened = await database();
+  const opened = await database(target);
   const slot = await acquireExportSlot(accountId);
   try {
     return await start(opened, slot);
@@ -333,12 +335,12 @@ function attachmentUrlParts(): { prefix: string; suffix: string } {
 }
 
 /** GET /response/export for one account (docs/contracts.md §10): the list's records and order, all pages. */
-export async function exportResponses(accountId: number, params: URLSearchParams): Promise<Response> {
+export async function exportResponses(accountId: number, params: URLSearchParams, target: ReadTarget): Promise<Response> {
   const { q, channelIds, format } = parse(params, ResponseExportQuery);
   const filter = responseFilterOf(q, channelIds);
   const sortKey = (q.order_by ?? 'created_at') as Parameters<typeof listResponsesAfter>[3];
   const dir = q.sort ?? 'DESC';
-  return withSlot(accountId, async ({ db, kind, copy }, slot) => {
+  return withSlot(accountId, target, async ({ db, kind, copy }, slot) => {
     if (copy) {
       const running = await startCopyOut(db, responseExportStatement(accountId, filter, sortKey, dir, format), exportStatementTimeoutMs());
       return copied(running, format === 'csv' ? csvHeader(RESPONSE_CSV_COLUMNS) : '', 'responses', format, slot);
@@ -352,7 +354,7 @@ export async function exportResponses(accountId: number, params: URLSearchParams
 }
 
 /** GET /conversation/export for one account; `include=messages` adds each conversation's messages (NDJSON). */
-export async function exportConversations(accountId: number, params: URLSearchParams): Promise<Response> {
+export async function exportConversations(accountId: number, params: URLSearchParams, target: ReadTarget): Promise<Response> {
   const { q, channelIds, format } = parse(params, ConversationExportQuery);
   const withMessages = q.include === 'messages';
   if (withMessages && format === 'csv') {
@@ -362,7 +364,7 @@ export async function exportConversations(accountId: number, params: URLSearchPa
   const filter = conversationFilterOf(q, channelIds);
   const sortKey = (q.order_by ?? 'created_at') as Parameters<typeof listConversationsAfter>[3];
   const dir = q.sort ?? 'DESC';
-  return withSlot(accountId, async ({ db, kind, copy }, slot) => {
+  return withSlot(accountId, target, async ({ db, kind, copy }, slot) => {
     if (copy) {
       const statement = conversationExportStatement(accountId, filter, sortKey, dir, format, withMessages ? attachmentUrlParts() : null);
       const running = await startCopyOut(db, statement, exportStatementTimeoutMs());

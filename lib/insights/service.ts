@@ -1,4 +1,4 @@
-import { getDb, openDb } from '../../db/client';
+import { onReadDb, type ReadTarget } from '../../db/read';
 import { getInsightsFigures, type InsightsFigures } from '../../db/queries/insights';
 import { AppError } from '../core/errors';
 import { describeIssues, issueParams } from '../zod-issues';
@@ -60,10 +60,9 @@ function* daysOf(from: string, to: string) {
  * The insights of one account for a validated window: the API's record and every figure per UTC
  * day (the page's charts). Both come from the same query, so the page and the API agree.
  */
-export async function computeInsights(accountId: number, q: InsightsQuery): Promise<{ record: InsightsRecord; days: DayFigures[] }> {
-  const db = openDb() ?? (await getDb());
+export async function computeInsights(accountId: number, q: InsightsQuery, target: ReadTarget): Promise<{ record: InsightsRecord; days: DayFigures[] }> {
   const window = { from: q.from, to: q.to, channelId: q.channel_id ?? null };
-  const byDay = new Map((await getInsightsFigures(db, accountId, window)).map((row) => [row.day, row]));
+  const byDay = new Map((await onReadDb(target, (db) => getInsightsFigures(db, accountId, window))).map((row) => [row.day, row]));
   const days = [...daysOf(q.from, q.to)].map((date) => ({ date, ...figuresOf(byDay.get(date) ?? EMPTY) }));
   const record: InsightsRecord = {
     from: q.from,
@@ -91,6 +90,6 @@ export function parseInsightsQuery(params: URLSearchParams): InsightsQuery {
 }
 
 /** GET /customer-api/v2/insights. */
-export async function getInsights(accountId: number, params: URLSearchParams): Promise<InsightsRecord> {
-  return (await computeInsights(accountId, parseInsightsQuery(params))).record;
+export async function getInsights(accountId: number, params: URLSearchParams, target: ReadTarget): Promise<InsightsRecord> {
+  return (await computeInsights(accountId, parseInsightsQuery(params), target)).record;
 }

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { countPoolConnections } from '../../db/queries/health';
 import { databaseCounts, getDatabase, poolApplicationName } from '../../db/client';
+import { readState } from '../../db/read';
 import { getEnv } from '../env';
 import { refusalCounts } from '../limits/limiter';
 import { isDraining } from '../core/drain';
@@ -80,6 +81,29 @@ function create(): State {
       } catch {
         /* database away: /readyz says so; the scrape still answers */
       }
+    },
+  });
+  new Gauge({
+    name: 'svc_db_read_target',
+    help: 'Where exports, insights and the Customer API lists of API keys read now: 1 for the replica or the primary (DATABASE_READ_URL; absent without it).',
+    labelNames: ['target'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const s = await readState().catch(() => null);
+      if (!s) return;
+      this.set({ target: 'replica' }, s.target === 'replica' ? 1 : 0);
+      this.set({ target: 'primary' }, s.target === 'primary' ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'svc_db_replica_lag_seconds',
+    help: "The read replica's replay lag behind the primary, sampled every 2 s (absent while unknown).",
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const s = await readState().catch(() => null);
+      if (s?.lagSeconds != null) this.set(s.lagSeconds);
     },
   });
   // Last, so a scrape's own pool query above is counted in the same scrape.

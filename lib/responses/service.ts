@@ -1,3 +1,4 @@
+import { onReadDb, type ReadTarget } from '../../db/read';
 import { getDb, openDb } from '../../db/client';
 import { getResponseById, listResponseComments, listResponsesWithCount, type ResponseFilter, type ResponseRow } from '../../db/queries/responses';
 import { AppError } from '../core/errors';
@@ -36,10 +37,11 @@ export function responseFilterOf(q: ListQuery<string>, channelIds: number[]): Re
 }
 
 /** GET /response for one account: validated parameters in, the page envelope (links to `linkPath`) out. */
-export async function listResponsesPage(accountId: number, params: URLSearchParams, linkPath: string): Promise<Envelope<unknown>> {
+export async function listResponsesPage(accountId: number, params: URLSearchParams, linkPath: string, target: ReadTarget): Promise<Envelope<unknown>> {
   const { query: q, channelIds } = parseListQuery<SortKey>(params, ResponseListQuery);
-  const db = openDb() ?? (await getDb());
-  const { count, rows } = await listResponsesWithCount(db, accountId, responseFilterOf(q, channelIds), q.order_by ?? 'created_at', pageWindowOf(q));
+  const { count, rows } = await onReadDb(target, (db) =>
+    listResponsesWithCount(db, accountId, responseFilterOf(q, channelIds), q.order_by ?? 'created_at', pageWindowOf(q)),
+  );
   return recordsEnvelope(linkPath, q, count, rows.map(toResponseRecord));
 }
 

@@ -32,7 +32,7 @@ const LAYERS: string[][] = [
   ['lib/conversations', 'lib/responses', 'lib/accounts', 'lib/bot'],
   ['lib/auth', 'lib/limits', 'lib/cache', 'lib/ops', 'lib/api', 'lib/markdown', 'lib/health'],
   ['lib/net', 'lib/redis'],
-  ['db/client', 'db/queries', 'db/schema'],
+  ['db/client', 'db/hosts', 'db/read', 'db/queries', 'db/schema'],
   ['lib/core', 'lib/env'],
   ['lib/zod-issues'],
 ];
