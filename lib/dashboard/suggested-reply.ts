@@ -47,7 +47,14 @@ export async function suggestReply(member: DashboardSession, input: { conversati
   if (!page) throw new AppError('not_found', `No conversation with id ${input.conversation_id}.`);
   const conversationId = page.conversation.id;
   const last = page.messages.findLast((m) => m.author === 'visitor' && m.content.trim());
-  const none: SuggestedReply = { conversation_id: conversationId, message_id: last?.message_id ?? null, question: last?.content ?? null, kind: 'none', draft: null, sources: [] };
+  const none: SuggestedReply = {
+    conversation_id: conversationId,
+    message_id: last?.message_id ?? null,
+    question: last?.content ?? null,
+    kind: 'none',
+    draft: null,
+    sources: [],
+  };
   if (!last) return none;
   const question = last.content.trim();
   const curated = await findCuratedAnswer(member.accountId, question);

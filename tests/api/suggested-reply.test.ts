@@ -123,7 +123,7 @@ describe('suggested reply', () => {
     }
   });
 
-  it("with a model endpoint: a draft grounded in the passages; the passages when the model is too slow", async () => {
+  it('with a model endpoint: a draft grounded in the passages; the passages when the model is too slow', async () => {
     const { acct, agent } = await shopAccount();
     await saveModelEndpoint(acct.accountId, { baseUrl: fake.url, apiKey: '', clearKey: false, embeddingModel: '' });
     const id = await conversationAsking(acct.accountId, 'How many days do I have to return an unused item?');
