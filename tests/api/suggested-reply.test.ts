@@ -98,7 +98,9 @@ describe('suggested reply', () => {
 
     // Never stored: the conversation's messages are as they were.
     const before = (await getLatestMessages(acct.accountId, id))!.messages.length;
+    const t0 = Date.now();
     await suggestReply(agent, { conversation_id: id });
+    assert.ok(Date.now() - t0 < 1_500, `took ${Date.now() - t0} ms`);
     assert.equal((await getLatestMessages(acct.accountId, id))!.messages.length, before);
   });
 
