@@ -11,7 +11,7 @@ import { findCuratedAnswer } from '../knowledge/curated';
 import type { RankedPassage } from '../knowledge/ranking';
 import { getLatestMessages } from './service';
 
-/** The region must show within 1.5 s (docs/contracts.md §20): the model gets what is left of this. */
+/** The region must show within 1.5 s (docs/contracts.md §14): the model gets what is left of this. */
 export const SUGGESTION_BUDGET_MS = 1_200;
 /** Passages a drafted answer is grounded in at most. */
 const MODEL_PASSAGES = 3;

@@ -1,5 +1,5 @@
 /**
- * The suggested reply on /inbox/<id> (docs/contracts.md §20, docs/decisions/inbox.md) on a real
+ * The suggested reply on /inbox/<id> (docs/contracts.md §14, docs/decisions/inbox.md) on a real
  * database: a curated answer wins, else the best passages, else the account's model grounded in
  * them (the passages when it is too slow); "none" for an off-topic message; the visitor's last
  * message is also one stored for a person; another account's conversation is not found; never stored.

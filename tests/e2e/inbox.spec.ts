@@ -3,7 +3,7 @@
  * `handoff:request`, branch handoff-widget) and the
  * conversation arrives in "Waiting" without a reload; the member takes over, replies, writes an
  * internal note, uses a canned reply and resolves; the Suggested reply drafts from the knowledge
- * base into the Reply box and sends nothing (§20). Screenshots and axe at 1366 and 390 px.
+ * base into the Reply box and sends nothing (§14 "suggested reply"). Screenshots and axe at 1366 and 390 px.
  */
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
