@@ -33,7 +33,8 @@ export const TYPING_SHOWN_MS = 10_000;
  * {conversation_id, member_id}, `conversation:reply` / `note` {conversation_id, client_message_id, text} (a resend
  * with the same id answers with the first message),
  * `conversation:snooze` {conversation_id, until}; `conversation:messages` {conversation_id, before} → the
- * messages before the cursor a page gave ("Load earlier") and `earlier`, the next cursor or null. Acks: `{ok: true, …}` or `{ok: false, error: {code, message}}`.
+ * messages before the cursor a page gave ("Load earlier") and `earlier`, the next cursor or null;
+ * `conversation:suggest` {conversation_id} → the suggested reply to the visitor's last message (never sent). Acks: `{ok: true, …}` or `{ok: false, error: {code, message}}`.
  */
 export const INBOX_REQUESTS = [
   'inbox:list',
@@ -46,6 +47,7 @@ export const INBOX_REQUESTS = [
   'conversation:resolve',
   'conversation:snooze',
   'conversation:messages',
+  'conversation:suggest',
 ] as const;
 export type InboxRequestName = (typeof INBOX_REQUESTS)[number];
 /** A request's payload as the server accepts it. */

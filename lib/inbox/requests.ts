@@ -4,6 +4,7 @@ import { requireRole } from '../auth/roles';
 import { validate } from '../accounts/service';
 import { AppError } from '../core/errors';
 import { getLatestMessages } from '../dashboard/service';
+import { suggestReply } from '../dashboard/suggested-reply';
 import { listAccountMembers } from '../team/service';
 import {
   addNote,
@@ -60,6 +61,7 @@ async function earlierMessages(member: DashboardSession, input: unknown) {
 export const INBOX_HANDLERS: { [N in InboxRequestName]: (member: DashboardSession, input: InboxRequest<N>) => Promise<object> } = {
   'inbox:list': listInboxView,
   'conversation:messages': earlierMessages,
+  'conversation:suggest': suggestReply,
   typing,
   'conversation:take_over': takeOver,
   'conversation:assign': assignConversation,

@@ -21,4 +21,5 @@ export const InboxRequests = {
   'conversation:resolve': ConversationRef,
   'conversation:snooze': SnoozeInput,
   'conversation:messages': EarlierMessagesInput,
+  'conversation:suggest': ConversationRef,
 } as const satisfies Record<InboxRequestName, z.ZodObject>;

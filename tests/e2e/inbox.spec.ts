@@ -2,7 +2,8 @@
  * The members' inbox in Chromium (docs/contracts.md §14): a visitor asks for a person (the widget's
  * `handoff:request`, branch handoff-widget) and the
  * conversation arrives in "Waiting" without a reload; the member takes over, replies, writes an
- * internal note, uses a canned reply and resolves. Screenshots and axe at 1366 and 390 px.
+ * internal note, uses a canned reply and resolves; the Suggested reply drafts from the knowledge
+ * base into the Reply box and sends nothing (§14 "suggested reply"). Screenshots and axe at 1366 and 390 px.
  */
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
@@ -54,6 +55,8 @@ test('a Waiting conversation arrives live; take over, reply, note, canned reply,
     await page.waitForURL(`**/inbox/${visitor.conversationId}`);
     await expect(page.getByRole('region', { name: 'Summary' })).toBeVisible();
     await lookAt(page, 'inbox-conversation');
+    await expect(page.getByRole('region', { name: 'Suggested reply' })).toContainText('Nothing relevant in the knowledge base');
+    await expect(page.getByRole('button', { name: 'Use suggestion' })).toHaveCount(0);
 
     await expect(page.getByRole('region', { name: 'Summary' })).toContainText(question);
     await page.getByRole('button', { name: 'Take over' }).click();
@@ -83,6 +86,26 @@ test('a Waiting conversation arrives live; take over, reply, note, canned reply,
     await expect(page.getByRole('status')).toHaveText('Resolved.');
     await expect(page.locator('main').getByText('Resolved', { exact: true }).first()).toBeVisible();
     await lookAt(page, 'inbox-conversation-resolved');
+  } finally {
+    visitor.close();
+  }
+  expect(errors).toEqual([]);
+});
+
+test('a Suggested reply drafts from the knowledge base into the Reply box, sending nothing', async ({ page, baseURL }) => {
+  const errors = collectConsoleErrors(page);
+  await signIn(page, f.alpha.email, f.alpha.password);
+  const visitor = await visitorAsksForAPerson(baseURL!, f.widget, `How many days do I have to return an item for a refund? ${Date.now()}`);
+  try {
+    await visitor.pressTalkToAPerson();
+    await page.goto(`/inbox/${visitor.conversationId}`);
+    const region = page.getByRole('region', { name: 'Suggested reply' });
+    await expect(region).toContainText('within 30 days for a full refund', { timeout: 1_500 });
+    await expect(region).toContainText('Sources: Alpha FAQ');
+    await lookAt(page, 'inbox-suggested-reply');
+    await region.getByRole('button', { name: 'Use suggestion' }).click();
+    await expect(page.getByRole('textbox', { name: 'Reply' })).toHaveValue(/within 30 days for a full refund/);
+    await expect(page.getByRole('region', { name: 'Transcript' }).locator('[class*="agent"]')).toHaveCount(0);
   } finally {
     visitor.close();
   }

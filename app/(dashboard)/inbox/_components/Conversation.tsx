@@ -3,6 +3,7 @@ import { useRouter } from 'next/navigation';
 import { useEffect, useRef, useState, useTransition } from 'react';
 import type { inboxConversationPage } from '@/lib/inbox/requests';
 import { act, request, useInboxSocket } from './useInboxSocket';
+import { SuggestedReply } from './SuggestedReply';
 import styles from '../inbox.module.css';
 
 type Page = NonNullable<Awaited<ReturnType<typeof inboxConversationPage>>>;
@@ -204,6 +205,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
     setNotice(null);
     void deliver(o);
   };
+  const lastVisitorMessage = messages.findLast((m) => m.author === 'visitor')?.id ?? null;
   const matches = text.startsWith('/') ? page.replies.filter((r) => `/${r.shortcut.replace(/^\//, '')}`.startsWith(text.trim())).slice(0, 5) : [];
   const c = page.conversation as typeof page.conversation & { handled_by?: string; assignee?: string | null };
   // Take over is for someone else's (or nobody's) conversation; the assignee is shown by email.
@@ -311,6 +313,14 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
           {typing ? `${typing.name} is typing…` : ''}
         </p>
       </section>
+      <SuggestedReply
+        conversationId={id}
+        lastVisitorMessage={lastVisitorMessage}
+        onUse={(draft) => {
+          setText(draft);
+          document.getElementById('reply')?.focus();
+        }}
+      />
       <form
         className={`panel ${styles.composer}`}
         onSubmit={(e) => {
