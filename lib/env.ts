@@ -169,6 +169,8 @@ const EnvSchema = z.object({
   INBOUND_SMTP_TLS_CERT: z.string().min(1).optional(),
   INBOUND_SMTP_TLS_KEY: z.string().min(1).optional(),
   /** Messages accepted per sending address and per account (answered 451, try later, beyond). */
+  /** How long an instance holds a stored message it processes; another takes it over after (its instance died). */
+  INBOUND_MAIL_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   INBOUND_MAILS_PER_SENDER_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
   INBOUND_MAILS_PER_ACCOUNT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   /** A failed mail is retried after this, doubling each time up to an hour (lib/mail/worker.ts). */

@@ -2,6 +2,7 @@ import { getDb, type Db } from '../../db/client';
 import { claimInboundMails, failInboundMail, finishInboundMail, type ClaimedInboundMail } from '../../db/queries/inbound-mail';
 import { getLogger } from '../core/logger';
 import { processLoop } from '../core/loop';
+import { getEnv } from '../env';
 import { readMailInWorker } from '../documents/pool';
 import { conversationFromMail } from './conversation';
 
@@ -12,7 +13,6 @@ import { conversationFromMail } from './conversation';
  * (lib/documents/mail.ts, in the document pool).
  */
 const BATCH = 10;
-const LEASE_SECONDS = 60;
 /** Attempts before a message that keeps failing is set aside as `failed` (kept, readable). */
 const MAX_ATTEMPTS = 5;
 
@@ -37,7 +37,7 @@ async function processOne(db: Db, m: ClaimedInboundMail): Promise<void> {
 /** One pass: claims a batch and processes it; true when a full batch suggests more is waiting. */
 export async function processInboundMail(): Promise<boolean> {
   const db = await getDb();
-  const batch = await claimInboundMails(db, BATCH, LEASE_SECONDS);
+  const batch = await claimInboundMails(db, BATCH, getEnv().INBOUND_MAIL_LEASE_SECONDS);
   for (const m of batch) await processOne(db, m);
   return batch.length === BATCH;
 }
