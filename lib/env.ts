@@ -171,6 +171,8 @@ const EnvSchema = z.object({
   /** Messages accepted per sending address and per account (answered 451, try later, beyond). */
   /** How long an instance holds a stored message it processes; another takes it over after (its instance died). */
   INBOUND_MAIL_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** The AI's answers mailed to one address per hour at most; beyond, answers stay in the inbox (no loops). */
+  EMAIL_ANSWERS_PER_SENDER_PER_HOUR: z.coerce.number().int().min(0).max(1000).default(5),
   INBOUND_MAILS_PER_SENDER_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
   INBOUND_MAILS_PER_ACCOUNT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   /** A failed mail is retried after this, doubling each time up to an hour (lib/mail/worker.ts). */

@@ -68,7 +68,14 @@ export async function finishInboundMail(
   tx: Db,
   accountId: number,
   id: number,
-  h: { messageId: string | null; fromAddress: string | null; subject: string | null; conversationId: string | null },
+  h: {
+    messageId: string | null;
+    fromAddress: string | null;
+    subject: string | null;
+    conversationId: string | null;
+    clientMessageId: string | null;
+    threadIds: string[];
+  },
 ): Promise<'done' | 'duplicate'> {
   if (h.messageId && h.fromAddress) {
     await rows(tx, sql`SELECT pg_advisory_xact_lock(hashtext(${`inbound:${accountId}:${h.fromAddress}:${h.messageId}`}))::text`);
@@ -89,7 +96,7 @@ export async function finishInboundMail(
   await rows(
     tx,
     sql`UPDATE inbound_mails SET status = 'done', lease_until = NULL, processed_at = now(), last_error = NULL, message_id = ${h.messageId}, from_address = ${h.fromAddress}, subject = ${h.subject},
-      conversation_id = ${h.conversationId}
+      conversation_id = ${h.conversationId}, client_message_id = ${h.clientMessageId}, thread_ids = ${JSON.stringify(h.threadIds)}::jsonb
     WHERE id = ${id} AND account_id = ${accountId} RETURNING id`,
   );
   return 'done';
@@ -159,4 +166,91 @@ export async function setEmailSettingsRow(db: Db, accountId: number, s: { aiAnsw
     sql`UPDATE accounts SET email_ai_answers = ${s.aiAnswers}, email_acknowledge = ${s.acknowledge} WHERE id = ${accountId} RETURNING id`,
   );
   return done.length > 0;
+}
+
+/** The conversation of the account whose Reply-To tag this is; null when none (the tag svc issued in its mails). */
+export async function findTaggedConversation(db: Db, accountId: number, tag: string): Promise<ThreadConversation | null> {
+  const [row] = await rows<ThreadConversation>(
+    db,
+    sql`SELECT id, visitor_id, channel_id FROM conversations WHERE account_id = ${accountId} AND email_tag = ${tag}`,
+  );
+  return row ?? null;
+}
+
+/** The conversation's Reply-To tag, `fresh` when it has none yet. */
+export async function ensureConversationTag(db: Db, accountId: number, conversationId: string, fresh: string): Promise<string> {
+  const [row] = await rows<{ email_tag: string }>(
+    db,
+    sql`UPDATE conversations SET email_tag = COALESCE(email_tag, ${fresh}) WHERE id = ${conversationId} AND account_id = ${accountId} RETURNING email_tag`,
+  );
+  return row!.email_tag;
+}
+
+/** The conversation of a mail svc sent (its Message-ID), for threading; null when none. */
+export async function findSentThreadConversation(db: Db, accountId: number, messageIds: string[]): Promise<ThreadConversation | null> {
+  if (messageIds.length === 0) return null;
+  const [row] = await rows<ThreadConversation>(
+    db,
+    sql`
+    SELECT c.id, c.visitor_id, c.channel_id FROM mails m JOIN conversations c ON c.id = m.conversation_id AND c.account_id = m.account_id
+    WHERE m.account_id = ${accountId} AND m.message_id = ANY(${sql.param(messageIds)}::text[]) ORDER BY m.id DESC LIMIT 1`,
+  );
+  return row ?? null;
+}
+
+export type PendingEmailAnswer = {
+  response_id: string;
+  account_id: number;
+  conversation_id: string;
+  answer: string;
+  declined: boolean;
+  sources: unknown;
+  handled_by: 'ai' | 'human';
+  visitor_email: string | null;
+  account_name: string;
+  inbound_local: string | null;
+  mail_message_id: string | null;
+  mail_subject: string | null;
+  mail_thread_ids: string[] | null;
+  mail_from: string | null;
+};
+
+/**
+ * Answers to mail processed in the last hour not handled yet (email_answers), oldest first, with the
+ * mail they answer (by its question's client message id); `limit` at most. Driven by the recent mail
+ * (inbound_mails_processed_idx), so a pass reads only the last hour's mail, never all responses.
+ */
+export async function listPendingEmailAnswers(db: Db, limit: number): Promise<PendingEmailAnswer[]> {
+  return rows<PendingEmailAnswer>(
+    db,
+    sql`
+    SELECT r.id AS response_id, r.account_id, r.conversation_id, r.answer, r.declined, r.sources, c.handled_by, c.visitor_email,
+      a.name AS account_name, a.inbound_local,
+      im.message_id AS mail_message_id, im.subject AS mail_subject, im.thread_ids AS mail_thread_ids, im.from_address AS mail_from
+    FROM inbound_mails im
+    JOIN responses r ON r.conversation_id = im.conversation_id AND r.client_message_id = im.client_message_id AND r.account_id = im.account_id
+    JOIN conversations c ON c.id = r.conversation_id AND c.account_id = r.account_id
+    JOIN accounts a ON a.id = r.account_id
+    WHERE im.status = 'done' AND im.processed_at > now() - interval '1 hour' AND im.client_message_id IS NOT NULL AND r.error IS NULL
+      AND NOT EXISTS (SELECT 1 FROM email_answers e WHERE e.response_id = r.id)
+    ORDER BY im.processed_at LIMIT ${limit}`,
+  );
+}
+
+/** Records how an answer was handled; false when another instance did it first. */
+export async function markEmailAnswer(db: Db, accountId: number, responseId: string, outcome: 'mailed' | 'handed_off' | 'not_mailed'): Promise<boolean> {
+  const done = await rows<{ response_id: string }>(
+    db,
+    sql`INSERT INTO email_answers (response_id, account_id, outcome) VALUES (${responseId}, ${accountId}, ${outcome}) ON CONFLICT DO NOTHING RETURNING response_id`,
+  );
+  return done.length > 0;
+}
+
+/** Mails to one address in the last hour that carried an AI answer (EMAIL_ANSWERS_PER_SENDER_PER_HOUR). */
+export async function countAnswerMailsTo(db: Db, to: string): Promise<number> {
+  const [row] = await rows<{ n: number }>(
+    db,
+    sql`SELECT count(*)::int AS n FROM mails WHERE "to" = ${to} AND response_id IS NOT NULL AND created_at > now() - interval '1 hour'`,
+  );
+  return row?.n ?? 0;
 }

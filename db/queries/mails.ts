@@ -2,15 +2,59 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
 import { mails } from '../schema';
 
-export type MailInput = { to: string; subject: string; text: string; html: string };
-export type ClaimedMail = { id: number; account_id: number; to: string; subject: string; text: string; html: string; attempts: number };
+/** The headers of a mail in a conversation's thread (docs/contracts.md §17). */
+export type ThreadHeaders = { fromName: string; inReplyTo: string | null; references: string[]; replyTo: string | null };
+export type MailInput = {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** A mail in a conversation's thread: its Message-ID, the conversation, the answer it carries (mailed once), its headers. */
+  thread?: { messageId: string; conversationId: string; responseId: string | null; headers: ThreadHeaders };
+};
+export type ClaimedMail = {
+  id: number;
+  account_id: number;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  attempts: number;
+  message_id: string | null;
+  thread_headers: ThreadHeaders | null;
+};
 
 /** Mail of no account (sign-up): one more turn in the outbox's rotation. */
 export const NO_ACCOUNT = 0;
 
 /** Writes a mail for `accountId` (NO_ACCOUNT for none) to the outbox; call it with the transaction of the change that causes the mail. */
 export async function insertMail(db: Db, accountId: number, m: MailInput): Promise<void> {
-  await db.insert(mails).values({ ...m, accountId });
+  const { thread, ...mail } = m;
+  await db.insert(mails).values({
+    ...mail,
+    accountId,
+    ...(thread ? { messageId: thread.messageId, conversationId: thread.conversationId, responseId: thread.responseId, threadHeaders: thread.headers } : {}),
+  });
+}
+
+/** Writes a thread mail carrying an answer unless that answer was mailed already (two instances racing); true when written. */
+export async function insertAnswerMail(db: Db, accountId: number, m: MailInput & { thread: NonNullable<MailInput['thread']> }): Promise<boolean> {
+  const done = await db
+    .insert(mails)
+    .values({
+      to: m.to,
+      subject: m.subject,
+      text: m.text,
+      html: m.html,
+      accountId,
+      messageId: m.thread.messageId,
+      conversationId: m.thread.conversationId,
+      responseId: m.thread.responseId,
+      threadHeaders: m.thread.headers,
+    })
+    .onConflictDoNothing()
+    .returning({ id: mails.id });
+  return done.length > 0;
 }
 
 /**
@@ -45,7 +89,7 @@ export async function claimDueMails(db: Db, limit: number, leaseSeconds: number)
     )
     UPDATE mails m SET lease_until = now() + make_interval(secs => ${leaseSeconds}), attempts = m.attempts + 1
     FROM due WHERE m.id = due.id
-    RETURNING m.id, m.account_id, m."to", m.subject, m.text, m.html, m.attempts`,
+    RETURNING m.id, m.account_id, m."to", m.subject, m.text, m.html, m.attempts, m.message_id, m.thread_headers`,
   );
 }
 

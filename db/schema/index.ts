@@ -160,8 +160,16 @@ export const mails = pgTable(
     lastError: text('last_error'),
     createdAt: ts('created_at').notNull().defaultNow(),
     sentAt: ts('sent_at'),
+    /** A mail in a conversation's thread (docs/contracts.md §17): its Message-ID, the headers that thread it, the display name of its From. */
+    messageId: text('message_id'),
+    conversationId: uuid('conversation_id'),
+    /** The AI answer it carries: mailed once (unique). */
+    responseId: uuid('response_id'),
+    threadHeaders: jsonb('thread_headers'),
   },
   (t) => [
+    uniqueIndex('mails_response_idx').on(t.responseId),
+    index('mails_message_idx').on(t.accountId, t.messageId),
     index('mails_claim_idx').on(t.accountId, t.nextAttemptAt, t.id).where(sql`status = 'pending'`),
     index('mails_to_idx').on(t.to, t.createdAt),
     index('mails_created_idx').on(t.createdAt),
@@ -191,6 +199,9 @@ export const inboundMails = pgTable(
     subject: text('subject'),
     /** The conversation the message became part of (null: none, e.g. a delivery report). */
     conversationId: uuid('conversation_id'),
+    /** Its question's client message id in that conversation, and the Message-IDs it replies to: what the answer by mail threads on. */
+    clientMessageId: text('client_message_id'),
+    threadIds: jsonb('thread_ids'),
     processedAt: ts('processed_at'),
     lastError: text('last_error'),
   },
@@ -198,9 +209,18 @@ export const inboundMails = pgTable(
     index('inbound_mails_claim_idx').on(t.receivedAt, t.id).where(sql`status = 'stored'`),
     index('inbound_mails_account_idx').on(t.accountId, t.receivedAt),
     index('inbound_mails_message_idx').on(t.accountId, t.messageId),
+    index('inbound_mails_processed_idx').on(t.processedAt).where(sql`status = 'done'`),
     uniqueIndex('inbound_mails_once_idx').on(t.accountId, t.fromAddress, t.messageId).where(sql`status = 'done'`),
   ],
 );
+
+/** An AI answer of a mail conversation, handled once (docs/contracts.md §17): `mailed`, `handed_off` (declined), `not_mailed` (never answered by mail). */
+export const emailAnswers = pgTable('email_answers', {
+  responseId: uuid('response_id').primaryKey(),
+  accountId: accountRef(),
+  outcome: text('outcome').notNull(),
+  at: ts('at').notNull().defaultNow(),
+});
 
 export const apiKeys = pgTable(
   'api_keys',
@@ -261,10 +281,13 @@ export const conversations = pgTable(
     csat: smallint('csat'),
     csatComment: text('csat_comment'),
     visitorEmail: text('visitor_email'),
+    /** The tag of the conversation's Reply-To address `<local>+<tag>@…` (mail; made when svc first mails in it). */
+    emailTag: text('email_tag'),
     /** The waiting episode whose notification mail was written: mailed when >= waiting_since (lib/mail/handoff-notifier.ts). */
     waitingMailedAt: ts('waiting_mailed_at'),
   },
   (t) => [
+    uniqueIndex('conversations_email_tag_idx').on(t.accountId, t.emailTag).where(sql`email_tag IS NOT NULL`),
     foreignKey({ name: 'conversations_channel_fk', columns: [t.accountId, t.channelId], foreignColumns: [channels.accountId, channels.id] }),
     index('conversations_visitor_idx').on(t.visitorId),
     index('conversations_account_created_idx').on(t.accountId, t.createdAt, t.id),

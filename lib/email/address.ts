@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { getDb } from '../../db/client';
-import { getAccountByInboundLocal, setInboundLocal } from '../../db/queries/inbound-mail';
+import { findTaggedConversation, getAccountByInboundLocal, setInboundLocal } from '../../db/queries/inbound-mail';
 import { AppError } from '../core/errors';
 import { getEnv } from '../env';
 
@@ -17,7 +17,10 @@ function freshLocal(): string {
   return out;
 }
 
-export const addressOf = (local: string) => `${local}@${getEnv().INBOUND_MAIL_DOMAIN}`;
+export const addressOf = (local: string, tag?: string) => `${local}${tag ? `+${tag}` : ''}@${getEnv().INBOUND_MAIL_DOMAIN}`;
+
+/** A fresh tag for a conversation's Reply-To (10 base-32 characters). */
+export const freshTag = () => freshLocal().slice(0, 10);
 
 /** The account's inbound address, made on first use. */
 export async function inboundAddress(accountId: number): Promise<{ address: string }> {
@@ -37,8 +40,8 @@ export type Recipient = { accountId: number; local: string; tag: string | null }
 export type RecipientRefusal = { code: 550 | 553; message: string };
 
 /**
- * Whose address a `RCPT TO` names: an account's `<local>@INBOUND_MAIL_DOMAIN` (any case), or a
- * refusal. Another domain is refused as relaying; a `+tag` is refused until svc issues tags (threading).
+ * Whose address a `RCPT TO` names: an account's `<local>@INBOUND_MAIL_DOMAIN` (any case), or
+ * `<local>+<tag>@…` with a tag svc issued, or a refusal. Another domain is refused as relaying.
  */
 export async function recipientOf(address: string): Promise<Recipient | RecipientRefusal> {
   const at = address.lastIndexOf('@');
@@ -47,7 +50,12 @@ export async function recipientOf(address: string): Promise<Recipient | Recipien
   if (domain !== getEnv().INBOUND_MAIL_DOMAIN.toLowerCase())
     return { code: 550, message: '5.7.1 Relaying denied: this server takes mail for its own addresses only' };
   const [local, tag = null] = address.slice(0, at).toLowerCase().split('+', 2) as [string, string?];
-  if (!/^[a-z2-7]{12,64}$/.test(local) || tag !== null) return { code: 550, message: '5.1.1 No such mailbox' };
-  const accountId = await getAccountByInboundLocal(await getDb(), local);
-  return accountId === null ? { code: 550, message: '5.1.1 No such mailbox' } : { accountId, local, tag };
+  const none = { code: 550, message: '5.1.1 No such mailbox' } as const;
+  if (!/^[a-z2-7]{12,64}$/.test(local) || (tag !== null && !/^[a-z2-7]{8,32}$/.test(tag))) return none;
+  const db = await getDb();
+  const accountId = await getAccountByInboundLocal(db, local);
+  if (accountId === null) return none;
+  // A tag is the Reply-To svc gave one conversation in its mails; any other is refused.
+  if (tag !== null && !(await findTaggedConversation(db, accountId, tag))) return none;
+  return { accountId, local, tag };
 }

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { getDb } from '../../db/client';
 import { getOrInsertChannelByName } from '../../db/queries/channels';
-import { findThreadConversation } from '../../db/queries/inbound-mail';
+import { findSentThreadConversation, findTaggedConversation, findThreadConversation } from '../../db/queries/inbound-mail';
 import type { ReadMail } from '../documents/mail';
+import { asksForPerson } from '../conversations/handoff-phrases';
 import { MAX_QUESTION_CHARS } from '../limits/text';
 import type { Visitor } from '../visitor/contract';
 import { ask, askPersonByMail, leaveMessage, startConversation, titleOf } from '../visitor/service';
@@ -42,7 +43,13 @@ async function mailVisitor(accountId: number, sender: string): Promise<Visitor> 
  * received), whoever sends the reply, else a new one; then its text asked as the visitor's message
  * (a resolved conversation reopens, as in the widget). `rowId` identifies a mail without Message-ID.
  */
-export async function conversationFromMail(accountId: number, rowId: number, envelopeFrom: string, mail: ReadMail): Promise<string> {
+export async function conversationFromMail(
+  accountId: number,
+  rowId: number,
+  envelopeFrom: string,
+  mail: ReadMail,
+  tag: string | null,
+): Promise<{ conversationId: string; clientMessageId: string }> {
   const sender = mail.from?.address ?? (envelopeFrom.toLowerCase() || 'unknown');
   const key = mail.messageId ? `${sender}\n${mail.messageId}` : `row\n${rowId}`;
   const question = questionOf(mail);
@@ -53,20 +60,32 @@ export async function conversationFromMail(accountId: number, rowId: number, env
   const deliver = (visitor: Visitor, conversationId: string) => {
     const req = { conversation_id: conversationId, client_message_id: cmid, text: question };
     if (neverAnswered(mail, sender)) return leaveMessage(visitor, req);
-    return ai_answers ? ask(visitor, () => {}, req, NO_ADMISSION) : askPersonByMail(visitor, req);
+    // A mail that asks for a person reaches the team whatever the widget's handoff switch says.
+    return ai_answers && !asksForPerson(question) ? ask(visitor, () => {}, req, NO_ADMISSION) : askPersonByMail(visitor, req);
   };
-  const thread = await findThreadConversation(await getDb(), accountId, threadIds(mail));
+  const thread = await threadOf(accountId, mail, tag);
   if (thread?.visitor_id) {
     // The thread's visitor asks: a reply from another address (a colleague, an alias) joins it too.
     const visitor: Visitor = { accountId, visitorId: thread.visitor_id, clientId: null, channelId: thread.channel_id };
     await deliver(visitor, thread.id);
-    return thread.id;
+    return { conversationId: thread.id, clientMessageId: cmid };
   }
   const visitor = await mailVisitor(accountId, sender);
   const conversationId = uuidOf(`${accountId}\nmail\n${key}`);
   await startConversation(visitor, { id: conversationId, title: mail.subject ? titleOf(mail.subject) : titleOf(question), email: sender });
   await deliver(visitor, conversationId);
-  return conversationId;
+  return { conversationId, clientMessageId: cmid };
+}
+
+/** The conversation a mail continues: by the ids it replies to (mail svc received, then mail svc sent), else by the tagged address it was sent to. */
+async function threadOf(accountId: number, mail: ReadMail, tag: string | null) {
+  const db = await getDb();
+  const ids = threadIds(mail);
+  return (
+    (await findThreadConversation(db, accountId, ids)) ??
+    (await findSentThreadConversation(db, accountId, ids)) ??
+    (tag ? await findTaggedConversation(db, accountId, tag) : null)
+  );
 }
 
 /** The Message-IDs a reply names, the one it answers first; never its own. */

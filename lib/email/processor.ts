@@ -22,8 +22,17 @@ async function processOne(db: Db, m: ClaimedInboundMail): Promise<void> {
   try {
     const mail = await readMailInWorker(m.raw);
     // A delivery report is no conversation (it reports on a mail svc sent).
-    const conversationId = mail.report ? null : await conversationFromMail(m.account_id, m.id, m.envelope_from, mail);
-    const headers = { messageId: mail.messageId, fromAddress: mail.from?.address ?? null, subject: mail.subject || null, conversationId };
+    const tag = m.recipient.includes('+') ? m.recipient.slice(m.recipient.indexOf('+') + 1) : null;
+    const started = mail.report ? null : await conversationFromMail(m.account_id, m.id, m.envelope_from, mail, tag);
+    const headers = {
+      messageId: mail.messageId,
+      fromAddress: mail.from?.address ?? null,
+      subject: mail.subject || null,
+      conversationId: started?.conversationId ?? null,
+      clientMessageId: started?.clientMessageId ?? null,
+      // What an answer's References carry: the thread so far and this mail.
+      threadIds: [...mail.references, ...(mail.messageId ? [mail.messageId] : [])].slice(-20),
+    };
     await db.transaction(async (tx) => {
       await finishInboundMail(tx as unknown as Db, m.account_id, m.id, headers);
     });

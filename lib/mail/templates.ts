@@ -148,3 +148,24 @@ export function waitingDigestMail(
     ['You get at most one such email every few minutes because "Email me when a conversation waits" is on in your profile.'],
   );
 }
+
+/** To a visitor who wrote by mail: the AI's answer in their thread (docs/contracts.md §17), its sources and that a reply reaches the team. */
+export function emailAnswerMail(to: string, v: { accountName: string; subject: string; answer: string; sources: string[] }): Omit<MailInput, 'thread'> {
+  const account = quoted(v.accountName, NAME);
+  const subject = /^re:/i.test(v.subject.trim()) ? v.subject.trim() : `Re: ${v.subject.trim() || `your message to ${account}`}`;
+  return mail(
+    to,
+    quoted(subject, 200),
+    // The answer is the account's own knowledge base quoted by its assistant: kept as written, bounded.
+    [
+      ...plainText(v.answer.length > 4 * WORDS ? `${v.answer.slice(0, 4 * WORDS - 1)}…` : v.answer).split('\n'),
+      ...(v.sources.length > 0 ? ['', `Sources: ${v.sources.map((x) => quoted(x, TITLE)).join(', ')}`] : []),
+    ],
+    null,
+    [`This reply was written automatically by the assistant of ${account}. Answer this email to reach the team.`],
+  );
+}
+
+/** An answer's Markdown emphasis as plain words (`**Returns**` → `Returns`); quotes and lists read well as they are. */
+const plainText = (markdown: string) =>
+  markdown.replace(/\*\*([^*\n]{1,500})\*\*|__([^_\n]{1,500})__/g, (_m, a: string | undefined, b: string | undefined) => a ?? b ?? '');

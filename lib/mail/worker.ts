@@ -60,7 +60,7 @@ async function deliver(loop: BackgroundLoop, transport: Transporter | null, m: C
     return;
   }
   try {
-    await transport.sendMail({ from: getEnv().MAIL_FROM, to: m.to, subject: m.subject, text: m.text, html: m.html });
+    await transport.sendMail({ ...senderOf(m), to: m.to, subject: m.subject, text: m.text, html: m.html });
     await markMailDone(db, m.id, 'sent');
   } catch (e) {
     const delay = mailRetryDelayMs(m.attempts);
@@ -86,4 +86,19 @@ export async function stopMailWorker(): Promise<void> {
 const mailWake = processSlot<() => void>('svc.mailWake');
 export function wakeMailWorker() {
   mailWake.get()?.();
+}
+
+/** From (the account's name as display name for a thread mail), and a thread mail's Message-ID and threading headers. */
+function senderOf(m: ClaimedMail) {
+  const from = getEnv().MAIL_FROM;
+  const h = m.thread_headers;
+  if (!h || !m.message_id) return { from };
+  const address = /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
+  return {
+    from: { name: h.fromName, address },
+    messageId: m.message_id,
+    ...(h.inReplyTo ? { inReplyTo: h.inReplyTo } : {}),
+    ...(h.references.length ? { references: h.references } : {}),
+    ...(h.replyTo ? { replyTo: h.replyTo } : {}),
+  };
 }

@@ -25,6 +25,7 @@ import { startMailWorker, stopMailWorker } from '../mail/worker';
 import { startHandoffNotifier, stopHandoffNotifier } from '../mail/handoff-notifier';
 import { startInboundListener } from '../email/listener';
 import { startInboundProcessor, stopInboundProcessor } from '../email/processor';
+import { startEmailAnswers, stopEmailAnswers } from '../email/answers';
 import { startSnoozeSweeper, stopSnoozeSweeper } from '../conversations/snooze-sweeper';
 import { startInsightsRefresher, stopInsightsRefresher } from '../insights/refresher';
 
@@ -137,7 +138,10 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   startInsightsRefresher();
   // Inbound mail (docs/contracts.md §17): a listener and the processing of what it stored, when INBOUND_SMTP_PORT is set.
   const inbound = await startInboundListener();
-  if (inbound) startInboundProcessor();
+  if (inbound) {
+    startInboundProcessor();
+    startEmailAnswers();
+  }
   const actual = (http.address() as AddressInfo).port;
   provideSessionUrl(actual);
   const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
@@ -162,6 +166,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       await stopSnoozeSweeper();
       await stopInsightsRefresher();
       await stopInboundProcessor();
+      await stopEmailAnswers();
       io.close();
       http.closeAllConnections?.();
       await new Promise<void>((resolve) => http.close(() => resolve()));

@@ -24,13 +24,18 @@ import { listInboxConversations } from '../../lib/conversations/inbox-views';
 import { listAccountMembers } from '../../lib/team/service';
 import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { startSmtpServer, type SmtpServer } from '../helpers/smtp';
+import { addKnowledge } from '../helpers/widget';
 
 const DOMAIN = 'mail.svc.test';
 const MAX_BYTES = 64 * 1024;
 const PER_SENDER = 4;
+const ANSWERS_PER_HOUR = 2;
 let server: TestServer;
 let port = 0;
 let tlsDir = '';
+/** The real SMTP server svc's own mails go to (SMTP_URL). */
+let outbox: SmtpServer;
 
 before(
   async () => {
@@ -42,7 +47,11 @@ before(
         stdio: 'ignore',
       },
     );
+    outbox = await startSmtpServer();
     server = await startTestServer({
+      SMTP_URL: outbox.url,
+      MAIL_FROM: 'svc <support@svc.example>',
+      EMAIL_ANSWERS_PER_SENDER_PER_HOUR: String(ANSWERS_PER_HOUR),
       INBOUND_SMTP_PORT: '0',
       INBOUND_MAIL_DOMAIN: DOMAIN,
       INBOUND_MAIL_MAX_BYTES: String(MAX_BYTES),
@@ -57,6 +66,7 @@ before(
 after(
   async () => {
     await server?.close();
+    await outbox?.stop();
     if (tlsDir) fs.rmSync(tlsDir, { recursive: true, force: true });
   },
   { timeout: 30_000 },
@@ -101,6 +111,22 @@ const stored = async (accountId: number) =>
     await getDb(),
     sql`SELECT id::float8 AS id, status, envelope_from, raw, message_id, from_address, subject, conversation_id FROM inbound_mails WHERE account_id = ${accountId} ORDER BY id`,
   );
+
+/** The visitor's messages in a conversation once there are `n`: questions to the AI and messages kept for the team. */
+async function visitorMessagesIn(accountId: number, id: string, n: number): Promise<number> {
+  const db = await getDb();
+  let found = 0;
+  for (let i = 0; i < 200 && found < n; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 50));
+    const [row] = await rows<{ n: number }>(
+      db,
+      sql`SELECT ((SELECT count(*) FROM chat_answers WHERE conversation_id = ${id} AND account_id = ${accountId})
+        + (SELECT count(*) FROM conversation_messages WHERE conversation_id = ${id} AND account_id = ${accountId} AND author = 'visitor'))::int AS n`,
+    );
+    found = row!.n;
+  }
+  return found;
+}
 
 /** A conversation as the tables hold it once `answers` answers are stored: its channel's name, title, contact and questions. */
 async function conversationOf(accountId: number, id: string, answers = 1) {
@@ -209,7 +235,8 @@ describe('the SMTP listener', () => {
     });
     const both = await processed(acct.accountId, 2);
     assert.equal(both[1]!.conversation_id, a!.conversation_id);
-    assert.equal((await conversationOf(acct.accountId, a!.conversation_id!, 2)).questions.length, 2);
+    // Two visitor messages: questions to the AI, or (the AI declined the first: no knowledge here) kept for the person now handling it.
+    assert.equal(await visitorMessagesIn(acct.accountId, a!.conversation_id!, 2), 2);
     // Resolved, then a reply further down the thread (References only): it reopens.
     const [owner] = (await listAccountMembers(acct.accountId)).members;
     await resolveConversation({ accountId: acct.accountId, userId: owner!.user_id, role: 'owner' }, { conversation_id: a!.conversation_id });
@@ -220,7 +247,8 @@ describe('the SMTP listener', () => {
     const all = await processed(acct.accountId, 3);
     assert.equal(all[2]!.conversation_id, a!.conversation_id);
     const [c] = await rows<{ status: string }>(await getDb(), sql`SELECT status FROM conversations WHERE id = ${a!.conversation_id}`);
-    assert.equal(c!.status, 'Open');
+    assert.notEqual(c!.status, 'Resolved');
+    assert.equal(await visitorMessagesIn(acct.accountId, a!.conversation_id!, 3), 3);
     // A reply naming ids svc never saw starts a new conversation.
     await client().sendMail({ ...mail(address, { from: ada, subject: 'New question' }), inReplyTo: '<unknown@example.org>' });
     const four = await processed(acct.accountId, 4);
@@ -407,3 +435,70 @@ async function talk(commands: string[]): Promise<string[]> {
   socket.destroy();
   return replies;
 }
+
+describe("the AI's answers by mail", () => {
+  it('answers in the thread within 30 s: Re: subject, In-Reply-To/References, sources, the automatic line, From the account, Reply-To the tagged address; a reply to it joins the conversation', {
+    timeout: 60_000,
+  }, async () => {
+    const acct = await createTestAccount('Bluebird Bakery');
+    await addKnowledge(acct.accountId, 'returns.md', '# Returns\n\nYou can return any item within 30 days for a full refund.\n');
+    const { address } = await inboundAddress(acct.accountId);
+    const ada = `ada-${randomUUID().slice(0, 8)}@example.org`;
+    const asked = `<${randomUUID()}@example.org>`;
+    const started = Date.now();
+    await client().sendMail(mail(address, { from: `Ada <${ada}>`, subject: 'Returns', text: 'How many days do I have to return an item?', messageId: asked }));
+    const answer = await outbox.waitFor((m) => m.envelopeTo.includes(ada), 30_000);
+    assert.ok(Date.now() - started < 30_000);
+    assert.equal(answer.subject, 'Re: Returns');
+    assert.match(answer.text, /30 days for a full refund/);
+    assert.match(answer.text, /Sources: Returns/);
+    assert.doesNotMatch(answer.text, /\*\*/, 'no Markdown emphasis marks in the mail');
+    assert.match(answer.text, /written automatically by the assistant of Bluebird Bakery\. Answer this email to reach the team\./);
+    assert.match(answer.from, /Bluebird Bakery/);
+    assert.equal(answer.inReplyTo, asked);
+    assert.deepEqual(answer.references, [asked]);
+    assert.match(answer.messageId ?? '', new RegExp(`@${DOMAIN.replace(/\./g, '\\.')}>$`));
+    const local = address.split('@')[0]!;
+    assert.match(answer.replyTo ?? '', new RegExp(`^${local}\\+[a-z2-7]{10}@${DOMAIN.replace(/\./g, '\\.')}$`));
+    // Ada answers svc's mail (to its Reply-To, naming its Message-ID): the same conversation.
+    await client().sendMail({
+      from: ada,
+      to: answer.replyTo!,
+      subject: 'Re: Returns',
+      text: 'And do you pay the postage?',
+      inReplyTo: answer.messageId!,
+      references: [asked, answer.messageId!],
+    });
+    const all = await processed(acct.accountId, 2);
+    assert.equal(all[1]!.conversation_id, all[0]!.conversation_id);
+    // Even with the headers stripped, the tagged address alone threads it.
+    await client().sendMail({ from: ada, to: answer.replyTo!, subject: 'one more', text: 'Thanks!' });
+    const three = await processed(acct.accountId, 3);
+    assert.equal(three[2]!.conversation_id, all[0]!.conversation_id);
+  });
+
+  it('a question the AI declines waits for a person and gets no AI mail; beyond EMAIL_ANSWERS_PER_SENDER_PER_HOUR answers are not mailed', {
+    timeout: 60_000,
+  }, async () => {
+    const acct = await createTestAccount();
+    await addKnowledge(acct.accountId, 'hours.md', '# Opening hours\n\nWe are open Monday to Friday from nine to five.\n');
+    const { address } = await inboundAddress(acct.accountId);
+    const bob = `bob-${randomUUID().slice(0, 8)}@example.org`;
+    await client().sendMail(mail(address, { from: bob, subject: 'Quantum physics', text: 'Can you explain the theory of quantum chromodynamics?' }));
+    const [m] = await processed(acct.accountId, 1);
+    const db = await getDb();
+    let status = '';
+    for (let i = 0; i < 100 && status !== 'Waiting'; i++) {
+      status = (await rows<{ status: string }>(db, sql`SELECT status FROM conversations WHERE id = ${m!.conversation_id}`))[0]!.status;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(status, 'Waiting');
+    // The hourly cap: three answerable questions from one sender, two answers mailed.
+    const carol = `carol-${randomUUID().slice(0, 8)}@example.org`;
+    for (let i = 0; i < ANSWERS_PER_HOUR + 1; i++) await client().sendMail(mail(address, { from: carol, subject: `Hours ${i}`, text: 'When are you open?' }));
+    await processed(acct.accountId, 2 + ANSWERS_PER_HOUR);
+    await new Promise((r) => setTimeout(r, 5000));
+    assert.equal(outbox.received.filter((x) => x.envelopeTo.includes(carol)).length, ANSWERS_PER_HOUR);
+    assert.equal(outbox.received.filter((x) => x.envelopeTo.includes(bob)).length, 0, 'the declined question got no AI mail');
+  });
+});

@@ -23,6 +23,10 @@ const server = new SMTPServer({
             subject: m.subject,
             text: m.text,
             html: m.html || null,
+            messageId: m.messageId ?? null,
+            inReplyTo: m.inReplyTo ?? null,
+            references: Array.isArray(m.references) ? m.references : m.references ? [m.references] : [],
+            replyTo: m.replyTo?.value[0]?.address ?? null,
           })}\n`,
         );
         cb();

@@ -2,7 +2,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
-export type ReceivedMail = { envelopeTo: string[]; from: string; to: string; subject: string; text: string; html: string | null };
+export type ReceivedMail = {
+  envelopeTo: string[];
+  from: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string | null;
+  /** Threading headers (mail in a conversation's thread). */
+  messageId: string | null;
+  inReplyTo: string | null;
+  references: string[];
+  replyTo: string | null;
+};
 
 export type SmtpServer = {
   port: number;
