@@ -13,7 +13,9 @@ if (!file) throw new Error('usage: tsx tests/bench/profile-top.ts FILE.cpuprofil
 const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const self = new Map<number, number>();
-profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+profile.samples.forEach((id, i) => {
+  self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
 const total = (profile.endTime - profile.startTime) / 1000;
 
 /** A file's package (node_modules/<name>), the repo folder (lib/knowledge), node's internals or the engine's own work. */
