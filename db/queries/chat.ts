@@ -39,15 +39,6 @@ export async function getVisitorConversationForAsk(db: Db, accountId: number, vi
   return row ?? null;
 }
 
-/** Who answers the conversation now (`ai` or `human`); null when it does not exist. */
-export async function getConversationHandler(db: Db, accountId: number, conversationId: string): Promise<'ai' | 'human' | null> {
-  const [row] = await preparedRows<{ handled_by: 'ai' | 'human' }>(
-    db,
-    sql`SELECT handled_by FROM conversations WHERE id = ${conversationId} AND account_id = ${accountId}`,
-  );
-  return row?.handled_by ?? null;
-}
-
 /**
  * Retries a statement that lost a deadlock or serialization race. Chat writes touch the hot
  * counter rows of the account in ONE statement (no explicit lock held across round trips); an
@@ -202,10 +193,12 @@ export type NewChatResponse = {
 
 /**
  * Stores an answered (or failed) question with its finishing event (next seq), closes its
- * in-flight row and keeps every counter exact, in ONE statement. Returns the event's seq, or
- * null when the response was already stored (by this or another instance): then nothing changes,
- * so each question gets exactly one answer.done or answer.error. `seqsBefore` seqs are taken
- * just before the event's (for the answer's last, unstored delta).
+ * in-flight row and keeps every counter exact, in ONE statement. Returns the event's seq and
+ * kind, or null when the response was already stored (by this or another instance): then nothing
+ * changes, so each question gets exactly one answer.done or answer.error. `seqsBefore` seqs are
+ * taken just before the event's (for the answer's last, unstored delta). With `handedOver`, a
+ * conversation a person handles when the statement runs gets that error and event instead (no
+ * seqs before): the AI's text never follows "<name> joined", and no round trip asks first.
  */
 export async function insertChatResponse(
   db: Db,
@@ -213,19 +206,28 @@ export async function insertChatResponse(
   r: NewChatResponse,
   event: { kind: string; payload: object },
   seqsBefore: 0 | 1 = 0,
-): Promise<number | null> {
+  handedOver: { error: string; kind: string; payload: object } | null = null,
+): Promise<{ seq: number; kind: string } | null> {
+  const human = handedOver
+    ? sql`EXISTS (SELECT 1 FROM conversations WHERE id = ${r.conversationId} AND account_id = ${accountId} AND handled_by = 'human')`
+    : sql`false`;
   const result = await withRetry(() =>
-    preparedRows<{ seq: number }>(
+    preparedRows<{ seq: number; kind: string }>(
       db,
       sql`
-    WITH ins AS (
+    WITH h AS (SELECT ${human} AS human), ins AS (
       INSERT INTO responses (id, account_id, conversation_id, channel_id, question, answer, error, client_message_id,
         question_message_id, answer_message_id, sources, declined, created_at, updated_at)
-      VALUES (${r.id}, ${accountId}, ${r.conversationId}, ${r.channelId}, ${r.question}, ${r.answer}, ${r.error},
-        ${r.clientMessageId}, ${r.questionMessageId}, ${r.answerMessageId}, ${JSON.stringify(r.sources)}::jsonb, ${r.declined}, now(), now())
+      VALUES (${r.id}, ${accountId}, ${r.conversationId}, ${r.channelId}, ${r.question},
+        CASE WHEN (SELECT human FROM h) THEN '' ELSE ${r.answer} END,
+        CASE WHEN (SELECT human FROM h) THEN ${handedOver?.error ?? null}::text ELSE ${r.error}::text END,
+        ${r.clientMessageId}, ${r.questionMessageId}, ${r.answerMessageId},
+        CASE WHEN (SELECT human FROM h) THEN '[]'::jsonb ELSE ${JSON.stringify(r.sources)}::jsonb END,
+        CASE WHEN (SELECT human FROM h) THEN false ELSE ${r.declined}::boolean END, now(), now())
       ON CONFLICT (conversation_id, client_message_id) DO NOTHING RETURNING id
     ), conv AS (
-      UPDATE conversations SET response_count = response_count + 1, updated_at = now(), last_seq = last_seq + 1 + ${seqsBefore}::int
+      UPDATE conversations SET response_count = response_count + 1, updated_at = now(),
+        last_seq = last_seq + 1 + CASE WHEN (SELECT human FROM h) THEN 0 ELSE ${seqsBefore}::int END
       WHERE id = ${r.conversationId} AND EXISTS (SELECT 1 FROM ins) RETURNING last_seq
     ), ch AS (
       UPDATE channels SET response_count = response_count + 1 WHERE account_id = ${accountId} AND id = ${r.channelId} AND EXISTS (SELECT 1 FROM ins) RETURNING id
@@ -235,10 +237,13 @@ export async function insertChatResponse(
       UPDATE chat_answers SET finished_at = now() WHERE response_id = ${r.id} AND EXISTS (SELECT 1 FROM ins) RETURNING response_id
     )
     INSERT INTO conversation_events (conversation_id, seq, kind, payload)
-    SELECT ${r.conversationId}, last_seq, ${event.kind}, ${JSON.stringify(event.payload)}::jsonb FROM conv RETURNING seq`,
+    SELECT ${r.conversationId}, last_seq,
+      CASE WHEN (SELECT human FROM h) THEN ${handedOver?.kind ?? null}::text ELSE ${event.kind}::text END,
+      CASE WHEN (SELECT human FROM h) THEN ${JSON.stringify(handedOver?.payload ?? null)}::jsonb ELSE ${JSON.stringify(event.payload)}::jsonb END
+    FROM conv RETURNING seq, kind`,
     ),
   );
-  return result[0]?.seq ?? null;
+  return result[0] ? { seq: Number(result[0].seq), kind: result[0].kind } : null;
 }
 
 /** Extends the leases this owner holds on unfinished answers. */

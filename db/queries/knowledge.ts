@@ -276,39 +276,84 @@ export const passageScope = (conversationId: string | null) =>
 
 /**
  * Every passage the account (and, with a conversation, the documents uploaded in it) holds that
- * contains any of `lexemes`, plus the passage count and mean length of that scope: BM25 needs no
- * more, since a word's document frequency is the number of candidates containing it.
+ * contains any of `lexemes`, plus the passage count and mean length of that scope (one statement:
+ * each row carries them, and one row of nulls stands for no match): BM25 needs no more, since a
+ * word's document frequency is the number of candidates containing it.
  */
 export async function matchPassages(db: Db, accountId: number, conversationId: string | null, lexemes: string[]) {
+  if (lexemes.length === 0) return { passages: 0, avgLength: 0, candidates: [] as CandidatePassage[] };
   const scope = passageScope(conversationId);
-  const [stats] = await preparedRows<{ n: number; avg_length: number }>(
-    db,
-    sql`
-    SELECT count(*)::int AS n, coalesce(avg(length(c.tsv)), 0)::float8 AS avg_length
-    FROM kb_chunks c JOIN kb_documents d ON d.id = c.document_id
-    WHERE c.account_id = ${accountId} AND ${scope}`,
-  );
-  if (lexemes.length === 0 || !stats || stats.n === 0) return { passages: 0, avgLength: 0, candidates: [] as CandidatePassage[] };
   // Lexemes quoted as tsquery literals: taken as they are, never re-parsed.
   const query = lexemes.map((l) => `'${l.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`).join(' | ');
   const wanted = sql.param(lexemes);
-  const found = await preparedRows<Omit<CandidatePassage, 'terms'> & { terms: CandidatePassage['terms'] | string }>(
+  const found = await preparedRows<
+    Omit<CandidatePassage, 'terms' | 'document_id'> & { document_id: string | null; terms: CandidatePassage['terms'] | string; n: number; avg_length: number }
+  >(
     db,
     sql`
-    SELECT c.document_id, d.title, d.filename, c.ordinal, c.content, c.context, length(c.tsv) AS length,
-      d.conversation_id IS NOT NULL AS visitor_file,
-      (SELECT json_agg(json_build_object('lexeme', u.lexeme,
-          'context', cardinality(array_positions(u.weights, 'A')),
-          'text', cardinality(u.positions) - cardinality(array_positions(u.weights, 'A'))))
-       FROM unnest(c.tsv) u WHERE u.lexeme = ANY(${wanted}::text[])) AS terms
-    FROM kb_chunks c JOIN kb_documents d ON d.id = c.document_id
-    WHERE c.account_id = ${accountId} AND ${scope} AND c.tsv @@ ${query}::tsquery`,
+    SELECT s.n, s.avg_length, m.* FROM (
+      SELECT count(*)::int AS n, coalesce(avg(length(c.tsv)), 0)::float8 AS avg_length
+      FROM kb_chunks c JOIN kb_documents d ON d.id = c.document_id
+      WHERE c.account_id = ${accountId} AND ${scope}) s
+    LEFT JOIN LATERAL (
+      SELECT c.document_id, d.title, d.filename, c.ordinal, c.content, c.context, length(c.tsv) AS length,
+        d.conversation_id IS NOT NULL AS visitor_file,
+        (SELECT json_agg(json_build_object('lexeme', u.lexeme,
+            'context', cardinality(array_positions(u.weights, 'A')),
+            'text', cardinality(u.positions) - cardinality(array_positions(u.weights, 'A'))))
+         FROM unnest(c.tsv) u WHERE u.lexeme = ANY(${wanted}::text[])) AS terms
+      FROM kb_chunks c JOIN kb_documents d ON d.id = c.document_id
+      WHERE s.n > 0 AND c.account_id = ${accountId} AND ${scope} AND c.tsv @@ ${query}::tsquery) m ON true`,
   );
-  const candidates = found.map((r) => ({
-    ...r,
-    length: Number(r.length),
-    visitor_file: r.visitor_file === true || String(r.visitor_file) === 't',
-    terms: typeof r.terms === 'string' ? JSON.parse(r.terms) : (r.terms ?? []),
-  }));
-  return { passages: stats.n, avgLength: Number(stats.avg_length), candidates };
+  const stats = found[0];
+  if (!stats || Number(stats.n) === 0) return { passages: 0, avgLength: 0, candidates: [] as CandidatePassage[] };
+  const candidates: CandidatePassage[] = found
+    .filter((r) => r.document_id !== null)
+    .map(({ n: _n, avg_length: _a, ...r }) => ({
+      ...r,
+      document_id: r.document_id!,
+      length: Number(r.length),
+      visitor_file: r.visitor_file === true || String(r.visitor_file) === 't',
+      terms: typeof r.terms === 'string' ? JSON.parse(r.terms) : (r.terms ?? []),
+    }));
+  return { passages: Number(stats.n), avgLength: Number(stats.avg_length), candidates };
+}
+
+/** What ranking needs of a question's texts: each text's stems, its words' written forms, and the account's synonym groups. */
+export type QuestionWords = {
+  /** Each text's english stems (stop words dropped), in the order to_tsvector lists them. */
+  lexemes: string[][];
+  /** Each text's stems with the distinct lower-cased words that stemmed to them. */
+  forms: Array<Map<string, Set<string>>>;
+  /** The account's synonym groups: each word as its stems (listSynonymStems). */
+  synonyms: string[][][];
+};
+
+/** QuestionWords of `texts` in one statement (ranking reads them for every question). */
+export async function readQuestionWords(db: Db, accountId: number, texts: string[]): Promise<QuestionWords> {
+  const list = sql.param(texts);
+  const [row] = await preparedRows<{
+    lexemes: string[][] | string | null;
+    forms: Array<[number, string, string]> | string | null;
+    synonyms: string[][][] | string | null;
+  }>(
+    db,
+    sql`
+    SELECT
+      (SELECT json_agg(ARRAY(SELECT u.lexeme FROM unnest(to_tsvector('english', t.txt)) u) ORDER BY t.n)
+       FROM unnest(${list}::text[]) WITH ORDINALITY AS t(txt, n)) AS lexemes,
+      (SELECT json_agg(json_build_array(t.n, lower(d.token), l.lexeme))
+       FROM unnest(${list}::text[]) WITH ORDINALITY AS t(txt, n), LATERAL ts_debug('english', t.txt) d, LATERAL unnest(d.lexemes) AS l(lexeme)) AS forms,
+      (SELECT json_agg((SELECT jsonb_agg(ARRAY(SELECT u.lexeme FROM unnest(to_tsvector('english', w)) u)) FROM unnest(g.words) w))
+       FROM synonym_groups g WHERE g.account_id = ${accountId}) AS synonyms`,
+  );
+  const json = <T>(v: T | string | null | undefined): T | null => (typeof v === 'string' ? (JSON.parse(v) as T) : (v ?? null));
+  const forms = texts.map(() => new Map<string, Set<string>>());
+  for (const [n, token, lexeme] of json(row?.forms) ?? []) {
+    const m = forms[Number(n) - 1]!;
+    const set = m.get(lexeme) ?? new Set<string>();
+    set.add(token);
+    m.set(lexeme, set);
+  }
+  return { lexemes: json(row?.lexemes) ?? texts.map(() => []), forms, synonyms: json(row?.synonyms) ?? [] };
 }

@@ -1,7 +1,7 @@
 import { getDb } from '../../db/client';
 import { listConversationTurns } from '../../db/queries/conversation-turns';
 import { effectiveBotSettings, type BotSettings, type StoredModelEndpoint } from '../bot/settings';
-import { findPassages, type RetrievalQuery } from '../knowledge/service';
+import { findPassages, findPassagesForEach, type RetrievalQuery } from '../knowledge/service';
 import { isRelevant, type RankedPassage } from '../knowledge/ranking';
 import type { Source } from '../conversations/shapes';
 import { fuseRankings, rankByEmbedding } from './embeddings';
@@ -49,6 +49,23 @@ export async function answerContext(input: AnswerInput, turns: number): Promise<
 /** How deep each list goes before reciprocal rank fusion. */
 const FUSION_DEPTH = 20;
 
+/** Irregular verbs in all their forms: only the built-in engine asks (docs/decisions/model-per-account.md). */
+export type VerbFormsUse = 'never' | 'always' | 'retry';
+
+/** The question (weight 1) and the last two earlier questions (the latest 0.5, the one before 0.25). */
+function retrievalQuery(question: string, earlierQuestions: string[]): RetrievalQuery {
+  const query: RetrievalQuery = [{ text: question, weight: 1 }];
+  earlierQuestions
+    .slice(-2)
+    .reverse()
+    .forEach((q, i) => {
+      query.push({ text: q, weight: i === 0 ? 0.5 : 0.25 });
+    });
+  return query;
+}
+
+const verbFormsOf = (use: VerbFormsUse) => (use === 'retry' ? { mode: 'retry' as const, relevant } : { mode: use });
+
 /**
  * Ranked passages for a question; earlier questions of the conversation join the query with less
  * weight (a follow-up such as "how much does that cost?" is about what came before). With an
@@ -59,19 +76,10 @@ export async function rankForQuestion(
   earlierQuestions: string[] = [],
   limit = 5,
   endpoint: StoredModelEndpoint | null = null,
-  /** Irregular verbs in all their forms: only the built-in engine asks (docs/decisions/model-per-account.md). */
-  verbForms: 'never' | 'always' | 'retry' = 'never',
+  verbForms: VerbFormsUse = 'never',
 ): Promise<RankedPassage[]> {
-  const query: RetrievalQuery = [{ text: input.question, weight: 1 }];
-  earlierQuestions
-    .slice(-2)
-    .reverse()
-    .forEach((q, i) => {
-      query.push({ text: q, weight: i === 0 ? 0.5 : 0.25 });
-    });
-  if (!endpoint?.embeddingModel) {
-    return findPassages(input.accountId, input.conversationId, query, limit, verbForms === 'retry' ? { mode: 'retry', relevant } : { mode: verbForms });
-  }
+  const query = retrievalQuery(input.question, earlierQuestions);
+  if (!endpoint?.embeddingModel) return findPassages(input.accountId, input.conversationId, query, limit, verbFormsOf(verbForms));
   const [lexical, semantic] = await Promise.all([
     findPassages(input.accountId, input.conversationId, query, FUSION_DEPTH),
     rankByEmbedding(input.accountId, endpoint, [...earlierQuestions.slice(-1), input.question].join('\n'), FUSION_DEPTH, input.signal).catch((e) => {
@@ -81,6 +89,18 @@ export async function rankForQuestion(
     }),
   ]);
   return fuseRankings(lexical, semantic).slice(0, limit);
+}
+
+/** Several BM25 rankings of one question (rankForQuestion without embeddings), read from the database together. */
+export async function rankEachForQuestion(
+  input: AnswerInput,
+  rankings: Array<{ earlierQuestions: string[]; limit: number; verbForms: VerbFormsUse }>,
+): Promise<RankedPassage[][]> {
+  return findPassagesForEach(
+    input.accountId,
+    input.conversationId,
+    rankings.map((r) => ({ query: retrievalQuery(input.question, r.earlierQuestions), limit: r.limit, verbForms: verbFormsOf(r.verbForms) })),
+  );
 }
 
 export const relevant = (p: RankedPassage) => isRelevant(p, RELEVANCE_FLOOR);

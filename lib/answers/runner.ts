@@ -1,13 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { getDb } from '../../db/client';
-import {
-  claimExpiredAnswers,
-  getConversationHandler,
-  insertChatResponse,
-  releaseAnswerLeases,
-  renewAnswerLeases,
-  type ClaimedAnswer,
-} from '../../db/queries/chat';
+import { claimExpiredAnswers, insertChatResponse, releaseAnswerLeases, renewAnswerLeases, type ClaimedAnswer } from '../../db/queries/chat';
 import { waitToRetryWrite } from '../ops/database-away';
 import { getEnv } from '../env';
 import { isDraining } from '../core/drain';
@@ -158,19 +151,18 @@ async function storeOutcome(
   outcome: { answer: string; sources: Source[]; showSources: boolean; declined: boolean; tail?: string } | { error: string },
 ) {
   const base = { conversation_id: a.conversation_id, client_message_id: a.client_message_id, response_id: a.response_id };
-  const produced = outcome;
+  const draft =
+    'error' in outcome
+      ? { type: 'answer.error' as const, ...base, message: outcome.error }
+      : { type: 'answer.done' as const, ...base, answer: outcome.answer, sources: outcome.sources, declined: outcome.declined };
+  // A member who took over while the engine ran answers instead: the AI's text never follows "<name> joined".
+  const handedOver = 'error' in outcome ? null : { type: 'answer.error' as const, ...base, message: HANDED_OVER };
+  const tail = 'tail' in outcome ? outcome.tail : undefined;
   for (let attempt = 0; ; attempt++) {
     try {
       const db = await getDb();
-      // A member who took over while the engine ran answers instead: the AI's text never follows "<name> joined".
-      if (!('error' in produced) && (await getConversationHandler(db, a.account_id, a.conversation_id)) === 'human') outcome = { error: HANDED_OVER };
-      const draft =
-        'error' in outcome
-          ? { type: 'answer.error' as const, ...base, message: outcome.error }
-          : { type: 'answer.done' as const, ...base, answer: outcome.answer, sources: outcome.sources, declined: outcome.declined };
-      const tail = 'tail' in outcome ? outcome.tail : undefined;
       // The stored response (answered or failed) and its webhook event commit together.
-      const { result: seq, queued } = await changeWithEvent(
+      const { result: stored, queued } = await changeWithEvent(
         db,
         a.account_id,
         'response.created',
@@ -193,19 +185,24 @@ async function storeOutcome(
             },
             { kind: draft.type, payload: draft },
             tail ? 1 : 0,
+            handedOver && { error: HANDED_OVER, kind: handedOver.type, payload: handedOver },
           ),
         (tx, stored) =>
           stored === null ? Promise.resolve(0) : recordResponseEvent(tx, a.account_id, 'response.created', a.conversation_id, a.response_id, true),
       );
       webhookEventsCommitted(queued);
-      if (seq !== null) {
-        if (tail) publishEvent({ type: 'answer.delta', ...base, text: tail, seq: seq - 1 });
-        // Stored with its sources (the account's record); sent to visitors without them when the account hides them.
-        publishEvent(
-          (draft.type === 'answer.done' && !('error' in outcome) && !outcome.showSources
-            ? { ...draft, sources: [], seq }
-            : { ...draft, seq }) as ConversationEvent,
-        );
+      if (stored !== null) {
+        const { seq } = stored;
+        if (handedOver && stored.kind === handedOver.type) publishEvent({ ...handedOver, seq });
+        else {
+          if (tail) publishEvent({ type: 'answer.delta', ...base, text: tail, seq: seq - 1 });
+          // Stored with its sources (the account's record); sent to visitors without them when the account hides them.
+          publishEvent(
+            (draft.type === 'answer.done' && !('error' in outcome) && !outcome.showSources
+              ? { ...draft, sources: [], seq }
+              : { ...draft, seq }) as ConversationEvent,
+          );
+        }
       }
       return;
     } catch (e) {

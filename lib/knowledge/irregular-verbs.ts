@@ -33,13 +33,38 @@ const VERBS = `arise arose arisen|awake awoke awoken|bear bore borne|beat beat b
 /** Each verb's distinct forms. */
 export const IRREGULAR_VERBS: readonly (readonly string[])[] = VERBS.split('|').map((line) => [...new Set(line.trim().split(' '))]);
 
+/** Each verb group's stems, and which groups every stem is in (built once per list of groups). */
+const indexes = new WeakMap<string[][][], { stems: string[][]; groupsOf: Map<string, number[]> }>();
+
+function indexOf(verbs: string[][][]) {
+  let index = indexes.get(verbs);
+  if (!index) {
+    const stems = verbs.map((group) => group.flat());
+    const groupsOf = new Map<string, number[]>();
+    stems.forEach((group, g) => {
+      for (const s of group) {
+        const list = groupsOf.get(s) ?? [];
+        if (list.at(-1) !== g) list.push(g);
+        groupsOf.set(s, list);
+      }
+    });
+    index = { stems, groupsOf };
+    indexes.set(verbs, index);
+  }
+  return index;
+}
+
 /** For each verb the question uses, its other forms' stems, each mapped to the question's stem ("lost" → "lose"). */
 export function otherForms(terms: WeightedTerms, verbs: string[][][]): Map<string, string> {
   const out = new Map<string, string>();
-  for (const group of verbs) {
-    const stems = group.flat();
-    const asked = stems.find((s) => terms.has(s));
-    if (asked) for (const s of stems) if (!terms.has(s)) out.set(s, asked);
+  if (verbs.length === 0) return out;
+  const { stems, groupsOf } = indexOf(verbs);
+  // The groups the question's words are in, in the list's order (a later group's mapping wins, as in a scan).
+  const touched = [...new Set([...terms.keys()].flatMap((t) => groupsOf.get(t) ?? []))].sort((a, b) => a - b);
+  for (const g of touched) {
+    const group = stems[g]!;
+    const asked = group.find((s) => terms.has(s))!;
+    for (const s of group) if (!terms.has(s)) out.set(s, asked);
   }
   return out;
 }

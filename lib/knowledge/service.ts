@@ -10,11 +10,10 @@ import {
   listPassages,
   matchPassages,
   restoreDocumentVersion,
+  readQuestionWords,
   surfaceForms,
-  textLexemes,
   type NewDocument,
 } from '../../db/queries/knowledge';
-import { listSynonymStems } from '../../db/queries/synonyms';
 import { requireAccount } from '../accounts/service';
 import { AppError } from '../core/errors';
 import { isUuid } from '../core/validation';
@@ -153,6 +152,9 @@ export type VerbForms = { mode: 'never' } | { mode: 'always' } | { mode: 'retry'
 /** Text to rank passages for: the question (weight 1) and, optionally, earlier turns (less). */
 export type RetrievalQuery = Array<{ text: string; weight: number }>;
 
+/** One ranking to make: the text to rank for, how many passages, and the irregular verbs' other forms. */
+export type PassageSearch = { query: string | RetrievalQuery; limit?: number; verbForms?: VerbForms };
+
 /**
  * The account's passages (plus the documents uploaded in this conversation) ranked for a question,
  * best first, each with its BM25 score and its relevance (0..1; the answer engines apply the floor).
@@ -164,89 +166,135 @@ export async function findPassages(
   limit = 3,
   verbForms: VerbForms = { mode: 'never' },
 ): Promise<RankedPassage[]> {
-  const db = await getDb();
-  const parts = typeof query === 'string' ? [{ text: query, weight: 1 }] : query;
-  const terms: WeightedTerms = new Map();
-  for (const part of parts) {
-    for (const { lexeme } of await textLexemes(db, part.text.slice(0, 2000))) {
-      if (FILLER.has(lexeme)) continue;
-      terms.set(lexeme, Math.max(terms.get(lexeme) ?? 0, part.weight));
-    }
-  }
-  if (terms.size === 0) return [];
-  const [groups, verbs] = await Promise.all([listSynonymStems(db, accountId), verbForms.mode === 'never' ? [] : irregularVerbStems(db)]);
-  const used = expandWithSynonyms(terms, groups);
-  const forms = otherForms(terms, verbs);
-  const corpus = await matchPassages(db, accountId, conversationId, [...terms.keys(), ...forms.keys()].slice(0, 200));
-  if (used.length > 0) {
-    const present = new Set(corpus.candidates.flatMap((c) => c.terms.map((t: { lexeme: string }) => forms.get(t.lexeme) ?? t.lexeme)));
-    dropAbsentSynonyms(terms, used, present);
-  }
-  const question = parts.map((p) => p.text.slice(0, 2000)).join('\n');
-  const rank = (f: ReadonlyMap<string, string>) => dropConflations(db, question, withoutRepeats(rankCandidates(terms, corpus, f)).slice(0, limit));
-  if (verbForms.mode !== 'retry' || forms.size === 0) return rank(forms);
-  // The candidates already include the forms' passages: the second ranking costs no second search.
-  const first = await rank(new Map());
-  if (first[0] && verbForms.relevant(first[0])) return first;
-  const again = await rank(forms);
-  return again[0] && verbForms.relevant(again[0]) ? again : first;
+  const [ranked] = await findPassagesForEach(accountId, conversationId, [{ query, limit, verbForms }]);
+  return ranked!;
 }
 
-/** The ranking with each passage text once (the best-ranked copy): an answer never quotes the same text twice. */
-export function withoutRepeats(ranked: RankedPassage[]): RankedPassage[] {
-  const seen = new Set<string>();
-  return ranked.filter((p) => {
-    const key = p.content.replace(/\s+/g, ' ').trim().toLowerCase();
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
+/**
+ * findPassages for several rankings of one question at once (a follow-up is ranked with the
+ * conversation and alone): their texts' words and the account's synonyms are read in one
+ * statement and their passages in another, each ranking then made as if alone.
+ */
+export async function findPassagesForEach(accountId: number, conversationId: string | null, searches: PassageSearch[]): Promise<RankedPassage[][]> {
+  const db = await getDb();
+  const partsOf = searches.map((s) =>
+    (typeof s.query === 'string' ? [{ text: s.query, weight: 1 }] : s.query).map((p) => ({ ...p, text: p.text.slice(0, 2000) })),
+  );
+  const texts = [...new Set(partsOf.flat().map((p) => p.text))];
+  const withVerbs = searches.some((s) => (s.verbForms?.mode ?? 'never') !== 'never');
+  const [words, verbs] = await Promise.all([readQuestionWords(db, accountId, texts), withVerbs ? irregularVerbStems(db) : []]);
+  const prepared = searches.map((s, k) => {
+    const terms: WeightedTerms = new Map();
+    for (const part of partsOf[k]!) {
+      for (const lexeme of words.lexemes[texts.indexOf(part.text)]!) {
+        if (FILLER.has(lexeme)) continue;
+        terms.set(lexeme, Math.max(terms.get(lexeme) ?? 0, part.weight));
+      }
+    }
+    if (terms.size === 0) return null;
+    const used = expandWithSynonyms(terms, words.synonyms);
+    const forms = otherForms(terms, s.verbForms?.mode === 'always' || s.verbForms?.mode === 'retry' ? verbs : []);
+    return { terms, used, forms, wanted: [...terms.keys(), ...forms.keys()].slice(0, 200) };
   });
+  const wanted = [...new Set(prepared.flatMap((p) => p?.wanted ?? []))];
+  const corpus = await matchPassages(db, accountId, conversationId, wanted);
+  return Promise.all(
+    searches.map(async (s, k) => {
+      const p = prepared[k];
+      if (!p) return [];
+      const { terms, used, forms } = p;
+      const own = new Set(p.wanted);
+      // The candidates and words this search alone would have read.
+      const candidates = corpus.candidates
+        .map((c) => (c.terms.every((t) => own.has(t.lexeme)) ? c : { ...c, terms: c.terms.filter((t) => own.has(t.lexeme)) }))
+        .filter((c) => c.terms.length > 0);
+      const mine = { ...corpus, candidates };
+      if (used.length > 0) {
+        const present = new Set(candidates.flatMap((c) => c.terms.map((t) => forms.get(t.lexeme) ?? t.lexeme)));
+        dropAbsentSynonyms(terms, used, present);
+      }
+      const parts = partsOf[k]!;
+      const question = parts.map((part) => part.text).join('\n');
+      const asked = new Map<string, Set<string>>();
+      for (const part of parts) {
+        for (const [lexeme, written] of words.forms[texts.indexOf(part.text)]!) asked.set(lexeme, new Set([...(asked.get(lexeme) ?? []), ...written]));
+      }
+      const limit = s.limit ?? 3;
+      const verbForms = s.verbForms ?? { mode: 'never' };
+      const rank = (f: ReadonlyMap<string, string>) => dropConflations(db, question, asked, withoutRepeats(rankCandidates(terms, mine, f), limit));
+      if (verbForms.mode !== 'retry' || forms.size === 0) return rank(forms);
+      // The candidates already include the forms' passages: the second ranking costs no second search.
+      const first = await rank(new Map());
+      if (first[0] && verbForms.relevant(first[0])) return first;
+      const again = await rank(forms);
+      return again[0] && verbForms.relevant(again[0]) ? again : first;
+    }),
+  );
+}
+
+/** The ranking with each passage text once (the best-ranked copy), its first `limit`: an answer never quotes the same text twice. */
+export function withoutRepeats(ranked: RankedPassage[], limit = Number.POSITIVE_INFINITY): RankedPassage[] {
+  const seen = new Set<string>();
+  const out: RankedPassage[] = [];
+  for (const p of ranked) {
+    if (out.length >= limit) break;
+    const key = p.content.replace(/\s+/g, ' ').trim().toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(p);
+  }
+  return out;
 }
 
 /** How many passages' written forms a process keeps (each a few KB; LRU). */
 const PASSAGE_FORMS_CACHED = 1000;
-const passageFormsCache = new Map<string, Map<string, Set<string>>>();
+const passageFormsCache = new Map<string, Promise<Map<string, Set<string>>>>();
 
 /**
  * The written forms of every word of each passage text. Stemming a text is the same every time,
  * and the same few passages answer most questions, so a process keeps the forms of the passages
  * it has seen, keyed by their text (a changed passage is another key; nothing goes stale): the
  * english parser's walk over each passage (`ts_debug`, ~2.7 ms for 600 characters) was most of
- * PostgreSQL's work per answer. Only unseen passages reach the database.
+ * PostgreSQL's work per answer. Only unseen passages reach the database, once even when rankings
+ * running side by side ask for them (the read in flight is shared).
  */
 async function passageForms(db: Db, texts: string[]): Promise<Array<Map<string, Set<string>>>> {
-  const cached = texts.map((t) => passageFormsCache.get(t));
-  const missing = [...new Set(texts.filter((_, i) => !cached[i]))];
-  const found = missing.length > 0 ? await surfaceForms(db, missing, null) : [];
-  const fresh = new Map(missing.map((t, k) => [t, found[k]!]));
-  return texts.map((t, i) => {
-    const forms = cached[i] ?? fresh.get(t)!;
+  const missing = [...new Set(texts.filter((t) => !passageFormsCache.has(t)))];
+  if (missing.length > 0) {
+    const read = surfaceForms(db, missing, null);
+    missing.forEach((t, k) => {
+      const forms = read.then((found) => found[k]!);
+      // A failed read (the database away) is tried again by the next question, not kept.
+      forms.catch(() => passageFormsCache.get(t) === forms && passageFormsCache.delete(t));
+      passageFormsCache.set(t, forms);
+    });
+  }
+  const pending = texts.map((t) => {
+    const forms = passageFormsCache.get(t)!;
     // Most recently used last: the first key is the one to evict.
     passageFormsCache.delete(t);
     passageFormsCache.set(t, forms);
     if (passageFormsCache.size > PASSAGE_FORMS_CACHED) passageFormsCache.delete(passageFormsCache.keys().next().value!);
     return forms;
   });
+  return Promise.all(pending);
 }
 
 /**
  * The relevance of each ranked passage without the words it shares with the question only through
- * the stemmer (ranking.ts sameWord): the written forms of the question's words and the passage's
- * (title, headings and text) are compared. The question's forms take one query; the passages'
- * come from passageForms.
+ * the stemmer (ranking.ts sameWord): the written forms of the question's words (`written`, read
+ * with its stems) and the passage's (title, headings and text; from passageForms) are compared.
  */
-async function dropConflations(db: Db, question: string, ranked: RankedPassage[]): Promise<RankedPassage[]> {
+async function dropConflations(db: Db, question: string, written: ReadonlyMap<string, Set<string>>, ranked: RankedPassage[]): Promise<RankedPassage[]> {
   if (ranked.length === 0) return ranked;
-  const lexemes = [...new Set(ranked.flatMap((p) => p.evidence.map((e) => e.lexeme)))];
-  const [[asked], passages] = await Promise.all([
-    surfaceForms(db, [question], lexemes),
-    passageForms(
-      db,
-      ranked.map((p) => `${p.context}\n${p.content}`),
-    ),
-  ]);
+  const lexemes = new Set(ranked.flatMap((p) => p.evidence.map((e) => e.lexeme)));
+  const asked = new Map([...written].filter(([l]) => lexemes.has(l)));
+  const passages = await passageForms(
+    db,
+    ranked.map((p) => `${p.context}\n${p.content}`),
+  );
   const compounds = compoundsIn(question);
-  const headOf = (c: Compound) => [...asked!.entries()].find(([, forms]) => forms.has(c.head))?.[0];
+  const headOf = (c: Compound) => [...asked.entries()].find(([, forms]) => forms.has(c.head))?.[0];
   return ranked.map((p, i) => {
     const text = `${p.context}\n${p.content}`;
     // A head word the question uses inside a compound the passage never names is not evidence
@@ -260,7 +308,7 @@ async function dropConflations(db: Db, question: string, ranked: RankedPassage[]
         .map((e) => e.lexeme)
         .filter((l) => {
           if (outOfCompound.includes(l)) return true;
-          const mine = [...(asked!.get(l) ?? [])];
+          const mine = [...(asked.get(l) ?? [])];
           const theirs = [...(passages[i]!.get(l) ?? [])];
           // A form we cannot see (e.g. inside a word ts_debug splits differently) is not held against the passage.
           if (mine.length === 0 || theirs.length === 0) return false;

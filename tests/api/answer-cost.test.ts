@@ -36,6 +36,24 @@ after(
 
 type AskAck = { conversation_id: string; response_id: string };
 
+/** With ANSWER_COST_CPU_PROF=DIR, a CPU profile of the measured questions (docs/benchmarks/answer-path.md). */
+async function startProfile(): Promise<(() => Promise<void>) | null> {
+  const dir = process.env.ANSWER_COST_CPU_PROF;
+  if (!dir) return null;
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, `answer-cost-${server.kind}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
 it('a widget answer costs no more statements and transactions than the baseline allows', { timeout: 60_000 }, async () => {
   const acct = await createTestAccount();
   await addKnowledge(acct.accountId, 'faq.md', FAQ); // the chat benchmark's knowledge and questions
@@ -46,6 +64,8 @@ it('a widget answer costs no more statements and transactions than the baseline 
     const first = await visitor.ok<AskAck>('ask', { client_message_id: 'warm', text: BENCH_QUESTIONS[0] });
     await visitor.finished(first.response_id);
     const stop = recordStatements();
+    const profiler = await startProfile();
+    const cpu = process.cpuUsage();
     const start = databaseCounts();
     for (let i = 0; i < QUESTIONS; i++) {
       const ack = await visitor.ok<AskAck>('ask', { conversation_id: first.conversation_id, client_message_id: `q${i}`, text: BENCH_QUESTIONS[i] });
@@ -53,6 +73,8 @@ it('a widget answer costs no more statements and transactions than the baseline 
       assert.equal(end.type, 'answer.done');
     }
     const end = databaseCounts();
+    const used = process.cpuUsage(cpu);
+    await profiler?.();
     const log = stop();
     const measured = {
       statements: (end.statements - start.statements) / QUESTIONS,
@@ -60,6 +82,8 @@ it('a widget answer costs no more statements and transactions than the baseline 
     };
     const baseline = (JSON.parse(fs.readFileSync(BASELINE, 'utf8')) as Record<string, typeof measured>)[server.kind]!;
     console.log(`answer cost on ${server.kind}: ${JSON.stringify(measured)} per answer (baseline ${JSON.stringify(baseline)})`);
+    // Timed, so printed, never checked: this process is the server and the visitor (and, on PGlite, the database).
+    console.log(`CPU of this process per answer: ${((used.user + used.system) / 1000 / QUESTIONS).toFixed(2)} ms`);
     const byText = new Map<string, number>();
     for (const q of log) byText.set(q.replace(/\s+/g, ' ').slice(0, 160), (byText.get(q.replace(/\s+/g, ' ').slice(0, 160)) ?? 0) + 1);
     const profile = [...byText].sort((a, b) => b[1] - a[1]).map(([q, n]) => `${(n / QUESTIONS).toFixed(2)} × ${q}`);

@@ -29,6 +29,7 @@
  *   --pglite (fresh DATA_DIR instead of PostgreSQL) --pg-url URL --no-build --no-diagnose
  *   --diagnose-conns 2000 --smoke (100,500 connections, 5 s, 50 q/s; writes nothing)
  *   --write / --no-write --timeout-minutes 30
+ *   --cpu-prof DIR (the measured server runs with node --cpu-prof; its profile is written to DIR when it stops)
  *
  * Everything on loopback; the script stops its servers and workers and drops its database, also
  * on failure, Ctrl-C or its own timeout. If the production build is missing it runs
@@ -75,6 +76,7 @@ const { values: argv } = parseArgs({
     'timeout-minutes': { type: 'string' },
     sweep: { type: 'string' },
     'sweep-duration': { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
   strict: true,
 });
@@ -1077,7 +1079,8 @@ async function main() {
     askerTokens = tk.tokens.slice(idleTokens);
 
   // Main server.
-  const server = await startServer(target, 'main', ['--trace-gc']);
+  const cpuProf = argv['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(argv['cpu-prof'])}`] : [];
+  const server = await startServer(target, 'main', ['--trace-gc', ...cpuProf]);
   const idleWorkers: Worker[] = [];
   for (let i = 0; i < opts.workers; i++) idleWorkers.push(await startWorker(`idle-${i}`));
   const asker = await startWorker('asker');

@@ -81,6 +81,22 @@ describe('ranking', () => {
       true,
       'without the forms "lost" is another word',
     );
+    // A stem in two groups: each group the question's words are in counts, a later group's mapping wins (as a scan of the list would).
+    const verbs = [
+      [['lay'], ['laid']],
+      [['lie'], ['lay'], ['lain']],
+      [['sing'], ['sang']],
+    ];
+    assert.deepEqual([...otherForms(words('lay', 'sing'), verbs)].sort(), [
+      ['laid', 'lay'],
+      ['lain', 'lay'],
+      ['lie', 'lay'],
+      ['sang', 'sing'],
+    ]);
+    assert.deepEqual([...otherForms(words('lain'), verbs)].sort(), [
+      ['lay', 'lain'],
+      ['lie', 'lain'],
+    ]);
     assert.ok(IRREGULAR_VERBS.some((v) => v.includes('lose') && v.includes('lost')));
     assert.ok(
       IRREGULAR_VERBS.every((v) => v.length >= 2 && v.every((w) => /^[a-z]+$/.test(w))),

@@ -1,4 +1,4 @@
-import { answerContext, citationTitle, considered, rankForQuestion, RELEVANCE_FLOOR, relevant, toSource, type Answer, type AnswerInput } from '../engine';
+import { answerContext, citationTitle, considered, rankEachForQuestion, RELEVANCE_FLOOR, relevant, toSource, type Answer, type AnswerInput } from '../engine';
 import type { RankedPassage } from '../../knowledge/ranking';
 
 /**
@@ -33,17 +33,15 @@ const TOPIC_COVERAGE = 0.9;
  */
 export async function builtinAnswer(input: AnswerInput): Promise<Answer> {
   const { settings, turns } = await answerContext(input, FOLLOW_UP_TURNS);
-  const [ranked, alone] = await Promise.all([
-    rankForQuestion(
-      input,
-      turns.map((t) => t.question),
-      turns.length > 0 ? FOLLOW_UP_DEPTH : 5,
-      null,
-      'retry',
-    ),
-    // A follow-up's own words are few: each irregular verb counts in all its forms ("lose" / "lost").
-    turns.length > 0 ? rankForQuestion(input, [], FOLLOW_UP_DEPTH, null, 'always') : null,
-  ]);
+  const questions = turns.map((t) => t.question);
+  const [ranked = [], alone = null] =
+    turns.length > 0
+      ? await rankEachForQuestion(input, [
+          { earlierQuestions: questions, limit: FOLLOW_UP_DEPTH, verbForms: 'retry' },
+          // A follow-up's own words are few: each irregular verb counts in all its forms ("lose" / "lost").
+          { earlierQuestions: [], limit: FOLLOW_UP_DEPTH, verbForms: 'always' },
+        ])
+      : await rankEachForQuestion(input, [{ earlierQuestions: [], limit: 5, verbForms: 'retry' }]);
   const best = !alone
     ? ranked.find((p, i) => i === 0 && relevant(p))
     : readsAsFollowUp(input.question, alone)
