@@ -33,18 +33,23 @@ export async function listChannels(db: Db, accountId: number) {
   );
 }
 
+/** Inserts a channel with the account's next number; call it holding lockAccountChannels. */
+async function insertNextChannel(tx: Db, accountId: number, name: string): Promise<number> {
+  const [row] = await rows<{ id: number }>(
+    tx,
+    sql`
+    INSERT INTO channels (account_id, id, name)
+    VALUES (${accountId}, COALESCE((SELECT max(id) FROM channels WHERE account_id = ${accountId}), 0) + 1, ${name})
+    RETURNING id`,
+  );
+  return row!.id;
+}
+
 /** A new channel with the account's next number; returns that number. */
 export async function insertChannel(db: Db, accountId: number, name: string): Promise<number> {
   return db.transaction(async (tx) => {
     await lockAccountChannels(tx, accountId);
-    const [row] = await rows<{ id: number }>(
-      tx,
-      sql`
-      INSERT INTO channels (account_id, id, name)
-      VALUES (${accountId}, COALESCE((SELECT max(id) FROM channels WHERE account_id = ${accountId}), 0) + 1, ${name})
-      RETURNING id`,
-    );
-    return row!.id;
+    return insertNextChannel(tx, accountId, name);
   });
 }
 
@@ -58,14 +63,6 @@ export async function getOrInsertChannelByName(db: Db, accountId: number, name: 
   return db.transaction(async (tx) => {
     await lockAccountChannels(tx, accountId);
     const [found] = await rows<{ id: number }>(tx, sql`SELECT id FROM channels WHERE account_id = ${accountId} AND name = ${name} ORDER BY id LIMIT 1`);
-    if (found) return found.id;
-    const [row] = await rows<{ id: number }>(
-      tx,
-      sql`
-      INSERT INTO channels (account_id, id, name)
-      VALUES (${accountId}, COALESCE((SELECT max(id) FROM channels WHERE account_id = ${accountId}), 0) + 1, ${name})
-      RETURNING id`,
-    );
-    return row!.id;
+    return found ? found.id : insertNextChannel(tx, accountId, name);
   });
 }
