@@ -37,7 +37,9 @@ const code = (secret: string, offsetSeconds = 0) =>
 
 async function signOut(page: Page) {
   await page.getByRole('button', { name: 'Sign out' }).click();
-  await page.waitForURL(/\/login/);
+  // The ended session also revokes the page's inbox socket, which sends the page to /login too: one of
+  // the two navigations is aborted, so wait for where the page ends up rather than for one navigation.
+  await expect(page).toHaveURL(/\/login/, { timeout: 15_000 });
 }
 
 const shots = (page: Page, name: string) => screenshotsAtBothWidths(page, name);
