@@ -254,3 +254,26 @@ export async function countAnswerMailsTo(db: Db, to: string): Promise<number> {
   );
   return row?.n ?? 0;
 }
+
+export type ConversationMailRow = { id: number; from_address: string | null; subject: string | null; received_at: string; size: number };
+
+/** The mail svc received into a conversation, oldest first (at most `limit`): what "Show original" lists. */
+export async function listConversationMails(db: Db, accountId: number, conversationId: string, limit: number): Promise<ConversationMailRow[]> {
+  return rows<ConversationMailRow>(
+    db,
+    sql`
+    SELECT id::float8 AS id, COALESCE(from_address, envelope_from) AS from_address, subject, size,
+      to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS received_at
+    FROM inbound_mails WHERE account_id = ${accountId} AND conversation_id = ${conversationId} AND status IN ('done', 'duplicate')
+    ORDER BY received_at, id LIMIT ${limit}`,
+  );
+}
+
+/** A received mail's raw text, of that conversation of the account only; null otherwise. */
+export async function getInboundMailRaw(db: Db, accountId: number, conversationId: string, id: number): Promise<Buffer | null> {
+  const [row] = await rows<{ raw: Uint8Array }>(
+    db,
+    sql`SELECT raw FROM inbound_mails WHERE id = ${id} AND account_id = ${accountId} AND conversation_id = ${conversationId}`,
+  );
+  return row ? Buffer.from(row.raw) : null;
+}

@@ -26,6 +26,7 @@ import { createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { startSmtpServer, type SmtpServer } from '../helpers/smtp';
 import { addKnowledge } from '../helpers/widget';
+import { signIn } from '../helpers/signin';
 
 const DOMAIN = 'mail.svc.test';
 const MAX_BYTES = 64 * 1024;
@@ -306,6 +307,33 @@ describe('the SMTP listener', () => {
     assert.equal(n!.n, 0);
     await assert.rejects(saveEmailSettings({ accountId: acct.accountId, role: 'agent' }, { ai_answers: true, acknowledge: false }), /role/);
     await assert.rejects(saveEmailSettings(member, { ai_answers: 'yes', acknowledge: false }), /ai_answers/);
+  });
+
+  it('"Show original": the transcript lists the mail received and serves each as it arrived, as plain text, to the account\'s members only', async () => {
+    const acct = await createTestAccount();
+    const { address } = await inboundAddress(acct.accountId);
+    await client().sendMail(mail(address, { subject: 'Original <b>please</b>', text: 'Hello <script>alert(1)</script>' }));
+    const [m] = await processed(acct.accountId, 1);
+    const { cookie } = await signIn(server.url, acct.email, acct.password);
+    const page = await (await fetch(`${server.url}/conversations/${m!.conversation_id}`, { headers: { cookie: cookie! } })).text();
+    assert.match(page, /Show original/);
+    const url = `${server.url}/conversations/${m!.conversation_id}/original/${m!.id}`;
+    const res = await fetch(url, { headers: { cookie: cookie! } });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+    assert.match(await res.text(), /^Subject: Original <b>please<\/b>/m);
+    // Another account's member, a wrong conversation, garbage ids: not found.
+    const other = await createTestAccount();
+    const stranger = await signIn(server.url, other.email, other.password);
+    assert.equal((await fetch(url, { headers: { cookie: stranger.cookie! } })).status, 404);
+    for (const bad of [
+      `/conversations/${randomUUID()}/original/${m!.id}`,
+      `/conversations/${m!.conversation_id}/original/abc`,
+      `/conversations/x/original/99999999999999999999`,
+    ]) {
+      assert.equal((await fetch(`${server.url}${bad}`, { headers: { cookie: cookie! } })).status, 404, bad);
+    }
   });
 
   it('the same Message-ID from the same sender twice is one message; from another sender it is another', async () => {

@@ -2,6 +2,7 @@ import { notFound } from 'next/navigation';
 import { attachmentUrl } from '@/lib/api/links';
 import { requirePageMember } from '@/lib/auth/session';
 import { getTranscript } from '@/lib/dashboard/service';
+import { conversationMails } from '@/lib/email/originals';
 import { plural } from '@/lib/dashboard/format';
 import { Markdown } from '../../_components/Markdown';
 
@@ -57,6 +58,7 @@ export default async function TranscriptPage({
   const transcript = await getTranscript(accountId, id, await searchParams);
   if (!transcript) notFound();
   const { conversation: c, messages, page: pageOf } = transcript;
+  const mails = await conversationMails(accountId, c.id);
   return (
     <>
       <p>
@@ -144,6 +146,23 @@ export default async function TranscriptPage({
         ))}
       </section>
       <Pager p={pageOf} />
+      {mails.length > 0 && (
+        <section className="panel" aria-labelledby="mails-heading">
+          <h2 id="mails-heading" style={{ marginTop: 0 }}>
+            Mail received
+          </h2>
+          <ul className="sources">
+            {mails.map((m) => (
+              <li key={m.id}>
+                {m.received_at} UTC · {m.from_address ?? 'unknown sender'} · {m.subject || '(no subject)'} ({size(m.size)}) ·{' '}
+                <a href={`/conversations/${c.id}/original/${m.id}`} aria-label={`Show original of the mail of ${m.received_at}`}>
+                  Show original
+                </a>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
     </>
   );
 }
