@@ -9,9 +9,10 @@ import { askAsVisitor, fixtures, screenshotsAtBothWidths, signIn } from './fixtu
  */
 const f = fixtures();
 const NOTHING = ['How do I sell my car?', 'Can you tune my piano?'];
+const ANSWERED = 'What are the opening hours of Alpha support?';
 
 test('the responses table badges and filters declined answers; the inbox marks each one', async ({ page, baseURL }) => {
-  const conversationId = await askAsVisitor(baseURL!, f.widget, NOTHING);
+  const conversationId = await askAsVisitor(baseURL!, f.widget, [...NOTHING, ANSWERED]);
   await signIn(page, f.alpha.email, f.alpha.password);
   await page.goto('/responses');
   const summary = page.getByTestId('table-summary');
@@ -40,4 +41,10 @@ test('the responses table badges and filters declined answers; the inbox marks e
   await page.goto(`/inbox/${conversationId}`);
   const transcript = page.getByRole('region', { name: 'Transcript' });
   await expect(transcript.locator('.badge', { hasText: 'Declined' })).toHaveCount(NOTHING.length);
+  // the AI's Markdown is rendered as the widget renders it (its source in bold), never shown raw
+  const answer = transcript.locator('.md').last();
+  await expect(answer.locator('strong').first()).toBeVisible();
+  await expect(answer).not.toContainText('**');
+  await expect(page.getByRole('region', { name: 'Summary' })).toContainText('From Alpha FAQ: Opening hours Alpha support is open');
+  await screenshotsAtBothWidths(page, 'inbox-transcript-markdown');
 });

@@ -1,6 +1,7 @@
 import { notFound } from 'next/navigation';
 import { requirePageMember } from '@/lib/auth/session';
 import { inboxConversationPage } from '@/lib/inbox/requests';
+import { markdownToText } from '@/lib/markdown/markdown';
 import { Conversation } from '../_components/Conversation';
 import styles from '../inbox.module.css';
 
@@ -33,7 +34,7 @@ export default async function InboxConversationPage({ params }: { params: Promis
                 : `answered ${summary.answers.length === 1 ? 'the question' : `${summary.answers.length} questions`}`}
             {last && (
               <p className={styles.quote}>
-                {last.declined && <span className="badge warn">Declined</span>} {last.answer}
+                {last.declined && <span className="badge warn">Declined</span>} {markdownToText(last.answer)}
               </p>
             )}
           </dd>

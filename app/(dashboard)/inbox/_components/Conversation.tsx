@@ -3,6 +3,7 @@ import { useRouter } from 'next/navigation';
 import { useEffect, useRef, useState, useTransition } from 'react';
 import type { inboxConversationPage } from '@/lib/inbox/requests';
 import { act, request, useInboxSocket } from './useInboxSocket';
+import { Markdown } from '../../_components/Markdown';
 import { SuggestedReply } from './SuggestedReply';
 import styles from '../inbox.module.css';
 
@@ -295,7 +296,8 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
                 {m.author === 'ai' && m.declined && <span className="badge warn">Declined</span>}
                 <time dateTime={m.created_at}>{m.created_at.slice(11, 16)} UTC</time>
               </div>
-              <p className={styles.text}>{m.text}</p>
+              {/* The AI writes Markdown (the widget renders it); people's words are shown as typed. */}
+              {m.author === 'ai' ? <Markdown className={styles.answer} text={m.text} /> : <p className={styles.text}>{m.text}</p>}
             </div>
           ),
         )}
