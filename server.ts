@@ -17,6 +17,7 @@ async function main() {
         `  agent login      ${d.agent_email} / ${d.agent_password} (role agent: no API keys, webhooks, widget, bot or team)`,
         `  API key          ${d.api_key}`,
         `  widget client    ${d.widget_client_id} (domains localhost, 127.0.0.1; secret ${d.widget_client_secret})`,
+        `  customers' mail  ${d.email_address} (with INBOUND_SMTP_PORT set; two demo mails are in the inbox)`,
         `  try it           ${demoCurl(server.url, d.api_key)}`,
         '',
         "  README's Customer API examples run as printed after:",

@@ -9,6 +9,7 @@ import { getConversationWithMessages } from '../conversations/service';
 import { attachFileToMessage } from '../uploads/service';
 import { createWidgetClient } from '../widget-clients/service';
 import { listAccountMembers } from '../team/service';
+import { seedEmailDemo } from './email';
 import { seedHandoffDemo } from './handoff';
 
 const TOPICS: Array<[string, string]> = [
@@ -112,6 +113,8 @@ export type DemoAccount = {
   attachment_id: string;
   /** The handoff's demo conversations (lib/demo/handoff.ts): Waiting, handled by the agent, resolved and rated. */
   handoff: { waiting: string; handled: string; resolved: string };
+  /** The account's address for customers' mail (lib/demo/email.ts: two mails received there). */
+  email_address: string;
 };
 
 /** The channel ids README's examples use; an account that cannot have them gets service-allocated ones. */
@@ -151,6 +154,7 @@ export async function seedDemoAccount(): Promise<DemoAccount> {
     agentId: agent.user_id,
     widget: { clientId: widget.client_id, channelId: a },
   });
+  const { address: emailAddress } = await seedEmailDemo(account.account_id);
   const conversationId = busiestConversation(lines);
   const { messages } = (await getConversationWithMessages(account.account_id, conversationId, new URLSearchParams())) as {
     messages: Array<{ message_id: string }>;
@@ -177,6 +181,7 @@ export async function seedDemoAccount(): Promise<DemoAccount> {
     conversation_id: conversationId,
     attachment_id: attachmentId,
     handoff,
+    email_address: emailAddress,
   };
 }
 

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { conversationMails } from '../../lib/email/originals';
 import { demoCurl, demoShellVariables, DEMO_CHANNEL_IDS, seedDemoAccount, type DemoAccount } from '../../lib/demo/seed';
 import { startTestServer, type TestServer } from '../helpers/server';
 
@@ -108,6 +109,21 @@ describe('README examples against the demo account', () => {
     const resolution = body.median_resolution_seconds;
     assert.ok(first !== null && first >= 60 && first <= 30 * 60, `median first response after handoff: ${first} s`);
     assert.ok(resolution !== null && resolution >= 10 * 60 && resolution <= 3 * 3600, `median time to resolve: ${resolution} s`);
+  });
+
+  it('the demo shows the email channel: a mail the AI answered by mail, one waiting for a person, each with its original', async () => {
+    assert.match(demo.email_address, /^[a-z2-7]{16}@/);
+    const r = await fetch(`${server.url}/customer-api/v2/conversation?resultsPerPage=100`, { headers: { authorization: `Bearer ${demo.api_key}` } });
+    assert.equal(r.status, 200);
+    const mails = (
+      (await r.json()) as { results: Array<{ conversation_id: string; title: string; channel_name: string; status: string; response_count: number }> }
+    ).results.filter((c) => c.channel_name === 'Email');
+    const byTitle = Object.fromEntries(mails.map((c) => [c.title, c]));
+    assert.deepEqual(Object.keys(byTitle).sort(), ['Invoice for March', 'Paying by invoice']);
+    assert.equal(byTitle['Paying by invoice']!.response_count, 1, 'the AI answered the payment question');
+    assert.equal(byTitle['Paying by invoice']!.status, 'Open');
+    assert.equal(byTitle['Invoice for March']!.status, 'Waiting', 'the mail asking for a person waits for the team');
+    for (const c of mails) assert.equal((await conversationMails(demo.account_id, c.conversation_id)).length, 1, `${c.title}: its original is kept`);
   });
 
   it('every curl line of the Customer API block answers 200 with records, as printed', async () => {
