@@ -34,7 +34,7 @@ import {
 
 const ORIGIN = 'https://example.com';
 const postgres = process.env.TEST_DB === 'postgres';
-const redisEnv = postgres
+const redisEnv: Record<string, string> = postgres
   ? { REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/13', REDIS_PREFIX: `svc-accdel-${randomUUID().slice(0, 8)}:` }
   : {};
 
