@@ -188,6 +188,12 @@ const EnvSchema = z.object({
   HANDOFF_EMAIL_MEMBER_WINDOW_SECONDS: z.coerce.number().min(0.1).max(86_400).default(600),
   /** A member's reply the visitor has not seen this long is emailed to the address they gave. */
   HANDOFF_REPLY_EMAIL_AFTER_SECONDS: z.coerce.number().min(0.1).max(86_400).default(120),
+  /** Deleting an account (docs/contracts.md §18): rows per DELETE statement, so no statement holds locks long. */
+  ACCOUNT_DELETION_BATCH: z.coerce.number().int().min(1).max(100_000).default(1000),
+  /** How long the instance carrying on a deletion holds it; a deletion left longer (its instance died) is taken over. */
+  ACCOUNT_DELETION_LEASE_SECONDS: z.coerce.number().min(1).max(3600).default(60),
+  /** How often every instance's sweep looks for a deletion nobody carries on. */
+  ACCOUNT_DELETION_SWEEP_SECONDS: z.coerce.number().min(0.1).max(3600).default(60),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

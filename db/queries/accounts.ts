@@ -1,14 +1,19 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
 import { accounts, adminUsers } from '../schema';
+import { accountIsLive } from './account-deletion';
 
 export async function insertAccount(db: Db, name: string): Promise<{ id: number; name: string }> {
   const [row] = await db.insert(accounts).values({ name }).returning({ id: accounts.id, name: accounts.name });
   return row!;
 }
 
+/** A live account (one being deleted is gone for every door). */
 export async function getAccountById(db: Db, accountId: number): Promise<{ id: number; name: string } | null> {
-  const [row] = await db.select({ id: accounts.id, name: accounts.name }).from(accounts).where(eq(accounts.id, accountId));
+  const [row] = await db
+    .select({ id: accounts.id, name: accounts.name })
+    .from(accounts)
+    .where(and(eq(accounts.id, accountId), isNull(accounts.deletedAt)));
   return row ?? null;
 }
 
@@ -27,8 +32,12 @@ export async function insertAdminUser(db: Db, accountId: number, email: string, 
   return row ?? null;
 }
 
+/** A member of a live account by email (the sign-in's lookup). */
 export async function getAdminUserByEmail(db: Db, email: string) {
-  const [row] = await db.select().from(adminUsers).where(eq(adminUsers.email, email));
+  const [row] = await db
+    .select()
+    .from(adminUsers)
+    .where(and(eq(adminUsers.email, email), accountIsLive(adminUsers.accountId)));
   return row ?? null;
 }
 
@@ -37,6 +46,6 @@ export async function getAdminUserByEmail(db: Db, email: string) {
  * account's counters takes it first, so counters stay exact under concurrent writers.
  */
 export async function lockAccountForWrite(db: Db, accountId: number): Promise<boolean> {
-  const found = await rows<{ id: number }>(db, sql`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`);
+  const found = await rows<{ id: number }>(db, sql`SELECT id FROM accounts WHERE id = ${accountId} AND deleted_at IS NULL FOR UPDATE`);
   return found.length > 0;
 }

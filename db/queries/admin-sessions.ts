@@ -2,6 +2,7 @@ import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../client';
 import { adminSessions, adminUsers, teamSettings } from '../schema';
 import { setPasswordHash } from './team';
+import { accountIsLive } from './account-deletion';
 
 /** A new dashboard session row; expired rows are swept on the way (sign-ins are rare). */
 export async function insertAdminSession(db: Db, s: { id: string; userId: number; expiresAt: Date }): Promise<void> {
@@ -27,7 +28,7 @@ export async function getActiveAdminSession(db: Db, sessionId: string) {
     .from(adminSessions)
     .innerJoin(adminUsers, eq(adminUsers.id, adminSessions.userId))
     .leftJoin(teamSettings, eq(teamSettings.accountId, adminUsers.accountId))
-    .where(and(eq(adminSessions.id, sessionId), isNull(adminSessions.revokedAt), gt(adminSessions.expiresAt, sql`now()`)));
+    .where(and(eq(adminSessions.id, sessionId), isNull(adminSessions.revokedAt), gt(adminSessions.expiresAt, sql`now()`), accountIsLive(adminUsers.accountId)));
   return row ?? null;
 }
 

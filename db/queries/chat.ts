@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
+import { accountIsLive } from './account-deletion';
 import { preparedRows } from './prepared';
 import { preciseUtcText, utcText } from './shared';
 
@@ -284,7 +285,7 @@ export async function claimExpiredAnswers(db: Db, owner: string, leaseSeconds: n
     sql`
     UPDATE chat_answers SET owner = ${owner}, lease_until = now() + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1
     WHERE response_id IN (
-      SELECT response_id FROM chat_answers WHERE finished_at IS NULL AND lease_until < now()
+      SELECT response_id FROM chat_answers WHERE finished_at IS NULL AND lease_until < now() AND ${accountIsLive(sql`account_id`)}
       ORDER BY lease_until LIMIT ${limit} FOR UPDATE SKIP LOCKED)
     RETURNING response_id, conversation_id, account_id, client_message_id, job, attempts`,
   );

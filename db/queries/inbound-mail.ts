@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
+import { accountIsLive } from './account-deletion';
 
 /**
  * Inbound mail (docs/contracts.md §17, lib/email): the account behind an inbound address, the raw
@@ -48,7 +49,7 @@ export async function claimInboundMails(db: Db, limit: number, leaseSeconds: num
     sql`
     WITH due AS (
       SELECT id FROM inbound_mails
-      WHERE status = 'stored' AND (lease_until IS NULL OR lease_until < now())
+      WHERE status = 'stored' AND (lease_until IS NULL OR lease_until < now()) AND ${accountIsLive(sql`account_id`)}
       ORDER BY received_at, id LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
     )

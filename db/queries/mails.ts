@@ -1,5 +1,6 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
+import { accountIsLive } from './account-deletion';
 import { mails } from '../schema';
 
 /** The headers of a mail in a conversation's thread (docs/contracts.md §17). */
@@ -77,7 +78,7 @@ export async function claimDueMails(db: Db, limit: number, leaseSeconds: number)
       SELECT h.id, h.next_attempt_at, row_number() OVER (PARTITION BY accts.account_id ORDER BY h.next_attempt_at, h.id) AS rn
       FROM accts CROSS JOIN LATERAL (
         SELECT m.id, m.next_attempt_at FROM mails m
-        WHERE m.account_id = accts.account_id AND m.status = 'pending' AND m.next_attempt_at <= now()
+        WHERE m.account_id = accts.account_id AND m.status = 'pending' AND m.next_attempt_at <= now() AND ${accountIsLive(sql`accts.account_id`)}
           AND (m.lease_until IS NULL OR m.lease_until < now())
         ORDER BY m.next_attempt_at, m.id LIMIT ${limit}
       ) h

@@ -6,11 +6,14 @@ export type Sighting = { clientId: string; accountId: number; origin: string; ve
 export async function addSightings(db: Db, batch: Sighting[]) {
   if (batch.length === 0) return;
   const values = sql.join(
-    batch.map((s) => sql`(${s.clientId}, ${s.accountId}, ${s.origin}, ${s.version}, ${s.day}::date, ${s.count})`),
+    batch.map((s) => sql`(${s.clientId}::text, ${s.accountId}::int, ${s.origin}::text, ${s.version}::text, ${s.day}::date, ${s.count}::int)`),
     sql`, `,
   );
+  // A client deleted since (its account too) drops its sightings rather than failing the others'.
   await db.execute(sql`
-    INSERT INTO widget_sightings (client_id, account_id, origin, widget_version, day, connections) VALUES ${values}
+    INSERT INTO widget_sightings (client_id, account_id, origin, widget_version, day, connections)
+    SELECT v.* FROM (VALUES ${values}) v (client_id, account_id, origin, widget_version, day, connections)
+    WHERE EXISTS (SELECT 1 FROM widget_clients c WHERE c.id = v.client_id)
     ON CONFLICT (client_id, origin, widget_version, day) DO UPDATE SET connections = widget_sightings.connections + excluded.connections`);
 }
 

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../client';
+import { accountIsLive } from './account-deletion';
 import { adminUsers, emailTokens, invitations, recoveryCodes, teamSettings } from '../schema';
 
 /** Members and their sign-in secrets; every query takes the account (tenancy) or a user id it was given by a session. */
@@ -75,8 +76,12 @@ export async function setPasswordHash(db: Db, userId: number, passwordHash: stri
     .where(and(eq(emailTokens.userId, userId), eq(emailTokens.kind, 'reset'), isNull(emailTokens.usedAt)));
 }
 
+/** A member of a live account. */
 export async function getUserById(db: Db, userId: number) {
-  const [row] = await db.select().from(adminUsers).where(eq(adminUsers.id, userId));
+  const [row] = await db
+    .select()
+    .from(adminUsers)
+    .where(and(eq(adminUsers.id, userId), accountIsLive(adminUsers.accountId)));
   return row ?? null;
 }
 

@@ -36,18 +36,26 @@ const conversationRef = () =>
     .references(() => conversations.id);
 
 /** One customer. The two counters are kept exact by every writer (see db/queries/counters.ts). */
-export const accounts = pgTable('accounts', {
-  id: serial('id').primaryKey(),
-  name: text('name').notNull(),
-  conversationCount: integer('conversation_count').notNull().default(0),
-  responseCount: integer('response_count').notNull().default(0),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  /** The local part of the account's inbound mail address (docs/contracts.md §17), unguessable; null until first shown. */
-  inboundLocal: text('inbound_local').unique(),
-  /** /email (docs/contracts.md §17): "AI answers email" (on) and "Acknowledge new emails" (off). */
-  emailAiAnswers: boolean('email_ai_answers').notNull().default(true),
-  emailAcknowledge: boolean('email_acknowledge').notNull().default(false),
-});
+export const accounts = pgTable(
+  'accounts',
+  {
+    id: serial('id').primaryKey(),
+    name: text('name').notNull(),
+    conversationCount: integer('conversation_count').notNull().default(0),
+    responseCount: integer('response_count').notNull().default(0),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    /** The local part of the account's inbound mail address (docs/contracts.md §17), unguessable; null until first shown. */
+    inboundLocal: text('inbound_local').unique(),
+    /** /email (docs/contracts.md §17): "AI answers email" (on) and "Acknowledge new emails" (off). */
+    emailAiAnswers: boolean('email_ai_answers').notNull().default(true),
+    emailAcknowledge: boolean('email_acknowledge').notNull().default(false),
+    /** Set when the owner deleted the account (docs/contracts.md §18): every door refuses it while its rows go in batches. */
+    deletedAt: ts('deleted_at'),
+    /** The instance carrying on the deletion holds it until then; a lapsed lease is taken over by any instance's sweep. */
+    deletionLeaseUntil: ts('deletion_lease_until'),
+  },
+  (t) => [index('accounts_deleted_idx').on(t.id).where(sql`deleted_at IS NOT NULL`)],
+);
 
 /**
  * The members of an account (docs/contracts.md §13). `role` is owner, admin or agent; one owner per

@@ -25,6 +25,8 @@ const RULES = {
   'team.manage': MANAGERS,
   /** Transferring ownership and requiring two-factor sign-in. */
   'team.own': ['owner'],
+  /** Deleting the account with everything in it (docs/contracts.md §18). */
+  'account.delete': ['owner'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Action = keyof typeof RULES;

@@ -13,6 +13,7 @@ import { createWidgetClient, deleteWidgetClientById } from '../widget-clients/se
 import { rollbackTrack, setTrack } from '../widget-releases/service';
 import { listMails } from '../mail/service';
 import { listAccountMembers } from '../team/service';
+import { deleteAccountByOperator } from '../privacy/account-deletion';
 import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints } from '../webhooks/service';
 
 /**
@@ -33,6 +34,14 @@ const COMMANDS: Record<string, Command> = {
     usage: 'account create --name NAME --admin-email EMAIL --admin-password PASSWORD',
     options: { name: { type: 'string' }, 'admin-email': { type: 'string' }, 'admin-password': { type: 'string' } },
     run: (v) => createAccount({ name: need(v, 'name'), adminEmail: need(v, 'admin-email'), adminPassword: need(v, 'admin-password') }),
+  },
+  'account delete': {
+    usage: 'account delete --account ID --confirm NAME',
+    options: { account: { type: 'string' }, confirm: { type: 'string' } },
+    run: (v) =>
+      deleteAccountByOperator({ accountId: accountOf(need(v, 'account')), confirm: need(v, 'confirm') }, (p) =>
+        process.stderr.write(`account delete: ${p.rows} rows of ${p.table}\n`),
+      ),
   },
   'apikey create': {
     usage: 'apikey create --account ID [--name LABEL] [--env live|test]',

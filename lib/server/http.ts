@@ -1,3 +1,4 @@
+import { startAccountDeletionSweep, stopAccountDeletionSweep } from '../privacy/account-deletion';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
@@ -136,6 +137,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   startHandoffNotifier();
   startSnoozeSweeper();
   startInsightsRefresher();
+  startAccountDeletionSweep();
   // Inbound mail (docs/contracts.md §17): a listener and the processing of what it stored, when INBOUND_SMTP_PORT is set.
   const inbound = await startInboundListener();
   if (inbound) {
@@ -165,6 +167,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       await stopMailWorker();
       await stopSnoozeSweeper();
       await stopInsightsRefresher();
+      await stopAccountDeletionSweep();
       await stopInboundProcessor();
       await stopEmailAnswers();
       io.close();
