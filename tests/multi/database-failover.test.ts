@@ -2,7 +2,8 @@
  * The primary dies and its synchronous standby is promoted (CONTRACTS §19): two instances with
  * DATABASE_URL naming both hosts, widget asks on each, `kill -9` of the primary's processes, then
  * `pg_ctl promote`. Every acknowledged question is stored once and answered, the others were
- * refused `unavailable`, no process exits, /readyz is 200 again. Prints the time from kill to the
+ * refused `unavailable`, no process exits, /readyz is 200 again; so is every member's reply sent
+ * through it (a member on one instance, the visitor on the other). Prints the time from kill to the
  * first question acknowledged on the new primary (BENCHMARKS.md).
  */
 import assert from 'node:assert/strict';
@@ -102,6 +103,21 @@ describe('database failover', { skip: !enabled && 'needs TEST_DB=postgres' }, ()
     const acct = await createTestAccount();
     await addKnowledge(acct.accountId, 'warranty.md', '# Warranty\n\nThe flux capacitor warranty lasts two years.\n');
     const client = await createTestWidgetClient(acct.accountId, ['example.com']);
+    // A member on the first instance answers a visitor of the second, replying all through the failover.
+    const { createAdminUser } = await import('../../lib/accounts/service');
+    const { signIn } = await import('../helpers/signin');
+    const { connectMember } = await import('../helpers/inbox');
+    const memberEmail = `ada-${randomUUID()}@example.test`;
+    await createAdminUser({ accountId: acct.accountId, email: memberEmail, password: 'member password', role: 'agent', name: 'Ada' });
+    const member = await connectMember(cluster.urls[0]!, (await signIn(cluster.urls[0]!, memberEmail, 'member password')).cookie!);
+    const human = await connectVisitor(
+      cluster.urls[1]!,
+      (await backendToken(cluster.urls[1]!, client, `v_${randomUUID().replace(/-/g, '')}`)).access_token,
+      ORIGIN,
+    );
+    const handedOff = (await human.ok<{ conversation_id: string }>('ask', { client_message_id: 'human', text: 'Can I speak to a human please?' }))
+      .conversation_id;
+    await member.ok('conversation:take_over', { conversation_id: handedOff });
     const visitors: Visitor[] = [];
     for (const inst of [0, 1, 2, 3].flatMap(() => cluster.instances)) {
       const issued = await backendToken(inst.url, client, `v_${randomUUID().replace(/-/g, '')}`);
@@ -122,6 +138,23 @@ describe('database failover', { skip: !enabled && 'needs TEST_DB=postgres' }, ()
         await sleep(2000);
         promotedAt = Date.now();
         pg.standby.promote();
+      })();
+      // The member replies every 200 ms, resending a reply without an acknowledgement with its client_message_id (as the page does).
+      const replies = { acked: [] as Array<{ text: string; at: number }>, refused: [] as string[] };
+      const replying = (async () => {
+        for (let i = 0; Date.now() - started < 14_000; i++) {
+          const reply = { conversation_id: handedOff, client_message_id: `r-${i}`, text: `reply ${i}` };
+          const send = () =>
+            member.request('conversation:reply', reply, 8000).catch(() => ({ ok: false as const, error: { code: 'timeout', message: 'no acknowledgement' } }));
+          let ack = await send();
+          for (let retry = 0; !ack.ok && ack.error.code === 'timeout' && retry < 5; retry++) ack = await send();
+          if (ack.ok) replies.acked.push({ text: reply.text, at: Date.now() });
+          else {
+            assert.equal(ack.error.code, 'unavailable', JSON.stringify(ack));
+            replies.refused.push(reply.text);
+          }
+          await sleep(200);
+        }
       })();
       // Each visitor asks about 6 times a second (eight visitors, about 50 questions/s in all).
       await Promise.all(
@@ -149,6 +182,7 @@ describe('database failover', { skip: !enabled && 'needs TEST_DB=postgres' }, ()
         }),
       );
       await chaos;
+      await replying;
       const loadSeconds = (Date.now() - started) / 1000;
       const firstAfter = acked.filter((a) => a.at > promotedAt).sort((a, b) => a.at - b.at)[0];
       assert.ok(firstAfter, 'questions were acknowledged after the promotion');
@@ -170,6 +204,16 @@ describe('database failover', { skip: !enabled && 'needs TEST_DB=postgres' }, ()
         const r = await get(`${V2}/response/${a.id}`);
         assert.equal(r.status, 200, `acknowledged question ${a.id} is stored: ${JSON.stringify(r.body)}`);
       }
+      console.log(`failover: the member's replies: ${replies.acked.length} acknowledged, ${replies.refused.length} refused unavailable`);
+      assert.ok(
+        replies.acked.some((r) => r.at > promotedAt),
+        'replies were acknowledged after the promotion',
+      );
+      const thread = await get(`${V2}/conversation/${handedOff}`);
+      assert.equal(thread.status, 200, JSON.stringify(thread.body));
+      const storedReplies = (thread.body.messages as Array<{ author: string; content: string }>).filter((m) => m.author === 'agent').map((m) => m.content);
+      for (const r of replies.acked) assert.equal(storedReplies.filter((t) => t === r.text).length, 1, `acknowledged "${r.text}" stored exactly once`);
+      for (const t of storedReplies) assert.ok(replies.acked.some((r) => r.text === t) || replies.refused.includes(t), `"${t}" was sent`);
       for (const inst of cluster.instances) {
         assert.ok(inst.running, `${inst.name} never exited`);
         const ready = await fetch(`${inst.url}/readyz`);
@@ -177,6 +221,8 @@ describe('database failover', { skip: !enabled && 'needs TEST_DB=postgres' }, ()
       }
     } finally {
       for (const v of visitors) v.close();
+      human.close();
+      member.close();
     }
   });
 });
