@@ -1,9 +1,10 @@
 import { getDb, type Db } from '../../db/client';
 import { getAccountById } from '../../db/queries/accounts';
+import { listMembers } from '../../db/queries/team';
 import { deleteAccountAuditLog, insertAuditEntry, listAuditActors, listAuditEntries, pruneAuditLog } from '../../db/queries/audit';
 import { AppError } from '../core/errors';
 import { describeIssues, issueParams } from '../zod-issues';
-import { type AuditAction, AUDIT_ACTIONS, type AuditBy, type AuditEntry, AuditListInput, MAX_TARGET_CHARS } from './contract';
+import { type AuditAction, AUDIT_ACTIONS, type AuditBy, CLI, SYSTEM, type AuditEntry, AuditListInput, MAX_TARGET_CHARS } from './contract';
 
 /**
  * The audit log (docs/contracts.md §18). recordAudit takes the handle of the transaction that makes
@@ -41,18 +42,39 @@ function toEntry(r: { id: string; at: string; actor: string; action: string; tar
   return { id: Number(r.id), at: r.at, actor: r.actor, action: r.action, target: r.target, ip: r.ip };
 }
 
+export type AuditFilters = { member: string; action: string; before?: number };
+
+/** The /audit page's URL parameters (`member`, `action`, `before`); anything invalid is ignored. */
+export function parseAuditFilters(params: Record<string, string | string[] | undefined>): AuditFilters {
+  const one = (name: string) => {
+    const v = params[name];
+    return (Array.isArray(v) ? v[0] : v) ?? '';
+  };
+  const member = one('member').slice(0, 320);
+  const action = one('action');
+  const before = one('before');
+  return {
+    member,
+    action: (AUDIT_ACTIONS as readonly string[]).includes(action) ? action : '',
+    ...(/^\d{1,15}$/.test(before) ? { before: Number(before) } : {}),
+  };
+}
+
 /** A page of the /audit table: newest first, AUDIT_PAGE_SIZE entries, `next` is the `before` of the following page. */
-export async function auditPage(accountId: number, q: { before?: number; actor?: string; action?: string }) {
+export async function auditPage(accountId: number, f: AuditFilters) {
+  const q = { before: f.before, actor: f.member || undefined, action: f.action || undefined };
   const db = await getDb();
   const found = await listAuditEntries(db, accountId, { ...q, limit: AUDIT_PAGE_SIZE + 1 });
   const entries = found.slice(0, AUDIT_PAGE_SIZE).map(toEntry);
   return { entries, next: found.length > AUDIT_PAGE_SIZE ? entries[entries.length - 1]!.id : null };
 }
 
-/** The choices of the "Member" filter: the account's members and every actor the log names. */
-export async function auditActors(accountId: number, memberEmails: string[]): Promise<string[]> {
-  const seen = await listAuditActors(await getDb(), accountId);
-  return [...new Set([...memberEmails, ...seen])].sort((a, b) => a.localeCompare(b));
+/** The choices of the "Member" filter: the account's members, every actor the log names, `cli` and `system`. */
+export async function auditActors(accountId: number): Promise<string[]> {
+  const db = await getDb();
+  const [members, seen] = await Promise.all([listMembers(db, accountId), listAuditActors(db, accountId)]);
+  const people = [...new Set([...members.map((m) => m.email), ...seen])].filter((a) => a !== CLI.actor && a !== SYSTEM.actor);
+  return [...people.sort((a, b) => a.localeCompare(b)), CLI.actor, SYSTEM.actor];
 }
 
 export const auditActions = (): readonly string[] => AUDIT_ACTIONS;
