@@ -10,7 +10,9 @@ after(() => cliDb.cleanup());
 describe('CLI: audit list', () => {
   it("lists the account's entries newest first in the contract's shape, limited by --limit", async () => {
     const email = `a-${randomUUID()}@example.test`;
-    const account = String(parseSuccess(await runCli(['account', 'create', '--name', 'Audit CLI Co', '--admin-email', email, '--admin-password', 'long enough pw'])).account_id);
+    const account = String(
+      parseSuccess(await runCli(['account', 'create', '--name', 'Audit CLI Co', '--admin-email', email, '--admin-password', 'long enough pw'])).account_id,
+    );
     const key = parseSuccess(await runCli(['apikey', 'create', '--account', account, '--name', 'ci']));
     parseSuccess(await runCli(['apikey', 'revoke', '--key-id', String(key.key_id)]));
     const all = parseSuccess(await runCli(['audit', 'list', '--account', account])) as { entries: Array<Record<string, unknown>> };

@@ -31,10 +31,11 @@ export function AuditTable({ entries, filtered }: { entries: AuditEntry[]; filte
             return h('time', { dateTime: `${d}T${t}Z` }, h('span', { className: 'nowrap' }, d), ' ', h('span', { className: 'nowrap' }, t));
           }
           if (c.id === 'action') return h('code', {}, String(cell));
-          return cell === null || cell === '' ? h('span', { className: 'muted' }, '—') : String(cell);
+          return cell === '' ? h('span', { className: 'muted' }, '—') : String(cell);
         },
       })),
-      data: entries.map((e) => COLUMNS.map((c) => e[c.id])),
+      // Grid.js calls `attributes` with null for the header cell: an entry's missing address is ''.
+      data: entries.map((e) => COLUMNS.map((c) => e[c.id] ?? '')),
       language: { noRecordsFound: filtered ? 'No entries match these filters.' : 'No entries yet.' },
       className: { table: 'records records-audit' },
       autoWidth: false,
