@@ -94,6 +94,8 @@ const EnvSchema = z.object({
     .min(60)
     .max(30 * 86400)
     .default(12 * 3600),
+  /** The audit log (docs/contracts.md §18) keeps an entry this many days; a background loop deletes older ones. */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** Earlier turns of a conversation sent to the model, in tokens (estimated at 4 characters each). */
   LLM_HISTORY_TOKENS: z.coerce.number().int().min(0).default(2000),

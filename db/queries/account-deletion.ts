@@ -5,11 +5,12 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 /**
  * The rows an account holds, table by table, in the order they are deleted: children before their
  * parents, so no batch waits on a foreign key and none cascades into a long statement. `of` picks
- * the account's rows (default: `account_id = the account`); `batch` scales the batch for wide rows.
+ * the account's rows (default: `account_id = the account`); `batch` scales the batch for wide rows;
+ * `unlock` names the transaction-local setting a guarded table's trigger wants before a DELETE.
  * A new table with an account_id column gets a line here (tests/api/account-deletion.test.ts fails
  * until it does).
  */
-type Holding = { table: string; of?: (accountId: number) => SQL; batch?: number };
+type Holding = { table: string; of?: (accountId: number) => SQL; batch?: number; unlock?: string };
 
 const ofUsers = (accountId: number) => sql`user_id IN (SELECT id FROM admin_users WHERE account_id = ${accountId})`;
 const ofConversations = (accountId: number) => sql`conversation_id IN (SELECT id FROM conversations WHERE account_id = ${accountId})`;
@@ -56,6 +57,8 @@ export const ACCOUNT_HOLDINGS: readonly Holding[] = [
   { table: 'recovery_codes', of: ofUsers },
   { table: 'email_tokens', of: ofUsers },
   { table: 'admin_users' },
+  // Append-only for every other door (db/queries/audit.ts); the account's log goes with it (docs/contracts.md §18).
+  { table: 'audit_log', unlock: 'svc.audit_delete' },
 ];
 
 const rowsOf = (h: Holding, accountId: number) => (h.of ? h.of(accountId) : sql`account_id = ${accountId}`);
@@ -64,6 +67,13 @@ const rowsOf = (h: Holding, accountId: number) => (h.of ? h.of(accountId) : sql`
 export async function deleteHoldingBatch(db: Db, h: Holding, accountId: number, limit: number): Promise<number> {
   const table = sql.identifier(h.table);
   const n = Math.max(1, Math.floor(limit * (h.batch ?? 1)));
+  if (h.unlock) {
+    const unlock = h.unlock;
+    return db.transaction(async (t) => {
+      await t.execute(sql`SELECT set_config(${unlock}, 'on', true)`);
+      return deleteHoldingBatch(t as unknown as Db, { ...h, unlock: undefined }, accountId, limit);
+    });
+  }
   const [row] = await rows<{ n: number }>(
     db,
     sql`WITH gone AS (

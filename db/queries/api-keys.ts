@@ -39,10 +39,14 @@ export async function listApiKeys(db: Db, accountId: number) {
     .orderBy(apiKeys.createdAt);
 }
 
-/** Revokes by key id; `accountId` null only for the operator CLI, which may revoke any key. */
+/** Revokes by key id; `accountId` null only for the operator CLI, which may revoke any key. `revoked`: by this call. */
 export async function revokeApiKey(db: Db, accountId: number | null, keyId: string) {
   const cond = accountId === null ? eq(apiKeys.keyId, keyId) : and(eq(apiKeys.keyId, keyId), eq(apiKeys.accountId, accountId));
-  const [existing] = await db.select({ keyId: apiKeys.keyId, revokedAt: apiKeys.revokedAt }).from(apiKeys).where(cond);
+  const [existing] = await db
+    .select({ keyId: apiKeys.keyId, accountId: apiKeys.accountId, name: apiKeys.name, revokedAt: apiKeys.revokedAt })
+    .from(apiKeys)
+    .where(cond)
+    .for('update');
   if (!existing) return null;
   if (!existing.revokedAt) {
     await db
@@ -50,7 +54,7 @@ export async function revokeApiKey(db: Db, accountId: number | null, keyId: stri
       .set({ revokedAt: sql`now()` })
       .where(and(cond, isNull(apiKeys.revokedAt)));
   }
-  return { keyId: existing.keyId };
+  return { keyId: existing.keyId, accountId: existing.accountId, name: existing.name, revoked: !existing.revokedAt };
 }
 
 /** One statement for many keys: last_used_at only moves forward. */

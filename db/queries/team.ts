@@ -163,13 +163,14 @@ export async function listPendingInvitations(db: Db, accountId: number) {
     .orderBy(desc(invitations.createdAt));
 }
 
-export async function revokeInvitation(db: Db, accountId: number, id: string): Promise<boolean> {
+/** Revokes a pending invitation; its email, or null when there was none to revoke. */
+export async function revokeInvitation(db: Db, accountId: number, id: string): Promise<string | null> {
   const rows = await db
     .update(invitations)
     .set({ revokedAt: sql`now()` })
     .where(and(eq(invitations.accountId, accountId), eq(invitations.id, id), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)))
-    .returning({ id: invitations.id });
-  return rows.length > 0;
+    .returning({ email: invitations.email });
+  return rows[0]?.email ?? null;
 }
 
 /** Revokes the pending invitations `userId` sent (their removal); returns how many. */

@@ -58,14 +58,15 @@ export async function listEndpoints(db: Db, accountId: number): Promise<Endpoint
 }
 
 /** Deletes an endpoint (and its deliveries). `accountId` null: the operator's CLI, any account. */
-export async function deleteEndpoint(db: Db, accountId: number | null, endpointId: string): Promise<boolean> {
-  const done = await rows<{ id: string }>(
+/** The deleted endpoint's account and URL, or null (`accountId` null: the operator's CLI, any account). */
+export async function deleteEndpoint(db: Db, accountId: number | null, endpointId: string): Promise<{ accountId: number; url: string } | null> {
+  const done = await rows<{ account_id: number; url: string }>(
     db,
     sql`
     DELETE FROM webhook_endpoints WHERE id = ${endpointId}
-    ${accountId === null ? sql`` : sql`AND account_id = ${accountId}`} RETURNING id`,
+    ${accountId === null ? sql`` : sql`AND account_id = ${accountId}`} RETURNING account_id, url`,
   );
-  return done.length > 0;
+  return done[0] ? { accountId: done[0].account_id, url: done[0].url } : null;
 }
 
 /** A new signing secret; the current one becomes the previous one and keeps signing for `overlapHours`. */

@@ -922,3 +922,26 @@ export const insightsDirtyDays = pgTable(
   },
   (t) => [primaryKey({ name: 'insights_dirty_days_pk', columns: [t.accountId, t.day, t.xid] })],
 );
+
+/**
+ * The account's audit log (docs/contracts.md §18): append-only. Migration 0030's triggers refuse
+ * UPDATE and TRUNCATE, and DELETE unless the transaction set `svc.audit_delete` (the retention
+ * pruner and account deletion, db/queries/audit.ts). `actor` is a member's email, `cli` or `system`.
+ */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    accountId: accountRef(),
+    at: ts('at').notNull().defaultNow(),
+    actor: text('actor').notNull(),
+    action: text('action').notNull(),
+    target: text('target').notNull(),
+    ip: text('ip'),
+  },
+  (t) => [
+    index('audit_log_account_at_idx').on(t.accountId, t.at.desc(), t.id.desc()),
+    index('audit_log_account_action_idx').on(t.accountId, t.action, t.at.desc(), t.id.desc()),
+    index('audit_log_at_idx').on(t.at, t.id),
+  ],
+);

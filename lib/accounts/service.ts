@@ -10,6 +10,8 @@ import { hashPassword } from '../auth/passwords';
 import { getEnv } from '../env';
 import { CreateAccountInput, CreateApiKeyInput, CreateUserInput } from './contract';
 import { describeIssues, issueParams } from '../zod-issues';
+import { recordAudit } from '../audit/service';
+import type { AuditBy } from '../audit/contract';
 
 /** Validates with a schema; the 400 names each field as the caller spelled it. */
 export function validate<T extends z.ZodType>(schema: T, input: unknown, names: Record<string, string> = {}): z.infer<T> {
@@ -46,7 +48,7 @@ export async function createAccountWithOwner(db: Db, v: { name: string; email: s
 }
 
 /** A member of an account (CLI `user create`); an account has one owner, so `owner` is refused when it has one. */
-export async function createAdminUser(input: z.input<typeof CreateUserInput>) {
+export async function createAdminUser(by: AuditBy, input: z.input<typeof CreateUserInput>) {
   const v = validate(CreateUserInput, input, { accountId: 'account' });
   const passwordHash = await hashPassword(v.password);
   const db = await getDb();
@@ -58,29 +60,38 @@ export async function createAdminUser(input: z.input<typeof CreateUserInput>) {
     }
     const user = await insertAdminUser(t, v.accountId, v.email, passwordHash, { role: v.role, name: v.name });
     if (!user) throw new AppError('conflict', `A user with email ${v.email} already exists.`);
+    await recordAudit(t, v.accountId, by, 'member.created', `${user.email} as ${v.role}`);
     return { user_id: user.id, account_id: user.accountId, email: user.email };
   });
 }
 
 /** Creates a key; the full key is in this return value only and never stored. */
-export async function createApiKey(input: z.input<typeof CreateApiKeyInput>) {
+export async function createApiKey(by: AuditBy, input: z.input<typeof CreateApiKeyInput>) {
   const v = validate(CreateApiKeyInput, input, { accountId: 'account' });
   const db = await getDb();
   await requireAccount(db, v.accountId);
   const env = v.env ?? getEnv().SVC_ENV;
   const { key, keyId, secretHash } = generateApiKey(env);
-  await insertApiKey(db, v.accountId, { keyId, name: v.name ?? 'API key', env, secretHash });
+  const name = v.name ?? 'API key';
+  await db.transaction(async (tx) => {
+    await insertApiKey(tx as unknown as Db, v.accountId, { keyId, name, env, secretHash });
+    await recordAudit(tx as unknown as Db, v.accountId, by, 'api_key.created', `${keyId} (${name})`);
+  });
   return { key, key_id: keyId, account_id: v.accountId };
 }
 
 /** Revokes a key at once. `accountId` null is the operator's CLI; the dashboard passes its account. */
-export async function revokeApiKey(accountId: number | null, keyId: string) {
+export async function revokeApiKey(by: AuditBy, accountId: number | null, keyId: string) {
   if (!/^[0-9A-Za-z]{12,64}$/.test(keyId)) {
     throw new AppError('invalid_request', 'key-id: must be the key id (12+ letters and digits)', {
       errors: [{ param: 'key-id', message: 'must be the key id (12+ letters and digits)' }],
     });
   }
-  const done = await revokeApiKeyRow(await getDb(), accountId, keyId);
+  const done = await (await getDb()).transaction(async (tx) => {
+    const row = await revokeApiKeyRow(tx as unknown as Db, accountId, keyId);
+    if (row?.revoked) await recordAudit(tx as unknown as Db, row.accountId, by, 'api_key.revoked', `${row.keyId} (${row.name})`);
+    return row;
+  });
   if (!done) throw new AppError('not_found', `No API key with id ${keyId}.`);
   await publishInvalidation('api-key', done.keyId); // every instance drops its cached copy (lib/auth/customer-api.ts)
   return { key_id: done.keyId, revoked: true as const };

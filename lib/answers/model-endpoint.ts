@@ -6,6 +6,7 @@
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { validate } from '../accounts/service';
+import type { AuditBy } from '../audit/contract';
 import { effectiveBotSettings, getModelEndpointView, getStoredModelEndpoint, storeModelEndpoint } from '../bot/settings';
 import { AppError } from '../core/errors';
 import { sealSecret } from '../core/secrets';
@@ -35,16 +36,16 @@ const NAMES = { baseUrl: 'base_url', apiKey: 'api_key', clearKey: 'clear_key', e
 const TEST_TIMEOUT_MS = 10_000;
 
 /** Saves the endpoint ('' base URL removes it and its key); embeddings of the passages then follow in the background. */
-export async function saveModelEndpoint(accountId: number, input: unknown) {
+export async function saveModelEndpoint(by: AuditBy, accountId: number, input: unknown) {
   const v = validate(ModelEndpointInput, input, NAMES);
   if (!v.baseUrl) {
-    await storeModelEndpoint(accountId, { baseUrl: '', apiKeySealed: null, embeddingModel: '' });
+    await storeModelEndpoint(by, accountId, { baseUrl: '', apiKeySealed: null, embeddingModel: '' });
     return getModelEndpointView(accountId);
   }
   await checkEndpointAddress(v.baseUrl);
   if (!v.apiKey && !v.clearKey) await refuseKeyForAnotherUrl(accountId, v.baseUrl);
   const apiKeySealed = v.apiKey ? sealSecret('model endpoint keys', v.apiKey) : v.clearKey ? null : undefined;
-  await storeModelEndpoint(accountId, { baseUrl: v.baseUrl, apiKeySealed, embeddingModel: v.embeddingModel });
+  await storeModelEndpoint(by, accountId, { baseUrl: v.baseUrl, apiKeySealed, embeddingModel: v.embeddingModel });
   if (v.embeddingModel) scheduleEmbeddings(accountId);
   return getModelEndpointView(accountId);
 }

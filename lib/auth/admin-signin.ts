@@ -6,6 +6,8 @@ import { getEnv } from '../env';
 import { getLimiter } from '../limits/limiter';
 import { addressLimitKey } from '../net/client-address';
 import { dummyPasswordHash, verifyPassword } from './passwords';
+import { recordAudit } from '../audit/service';
+import { memberBy } from '../audit/contract';
 
 /**
  * Sign-in throttling after OWASP's authentication cheat sheet: no hard lock that a stranger can
@@ -59,7 +61,8 @@ export async function recordSignInFailure(email: string, ip: string): Promise<vo
 const exhausted = (left: number | null) => left !== null && left <= 0;
 
 export class SignInThrottled extends Error {}
-export type SignedInAdmin = { id: string; email: string; accountId: number; twoFactor: boolean };
+/** `ip`: the client address of the sign-in, for its audit entry (written with the session row). */
+export type SignedInAdmin = { id: string; email: string; accountId: number; twoFactor: boolean; ip?: string };
 
 /**
  * Checks an admin's credentials. An unknown email and a wrong password take the same time and
@@ -81,6 +84,8 @@ export async function verifyAdminCredentials(email: unknown, password: unknown, 
   const ok = await verifyPassword(pw, user?.passwordHash ?? (await dummyPasswordHash()));
   if (!user || !ok) {
     await recordSignInFailure(normalized, ip);
+    // Only an email of a member is logged (to that member's account); an unknown one has no account to log to.
+    if (user) await recordAudit(await getDb(), user.accountId, memberBy(user.email, ip), 'member.sign_in_failed', user.email);
     return null;
   }
   await l.pair.reset(pairKey(normalized, ip));

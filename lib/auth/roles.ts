@@ -23,6 +23,8 @@ const RULES = {
   /** /email: the inbound address and what happens to mail. */
   'email.manage': MANAGERS,
   'team.manage': MANAGERS,
+  /** /audit: the account's audit log (docs/contracts.md §18). */
+  'audit.read': MANAGERS,
   /** Transferring ownership and requiring two-factor sign-in. */
   'team.own': ['owner'],
   /** Deleting the account with everything in it (docs/contracts.md §18). */

@@ -2,7 +2,9 @@ import type { NextAuthOptions } from 'next-auth';
 import { decode } from 'next-auth/jwt';
 import CredentialsProvider from 'next-auth/providers/credentials';
 import { notFound, redirect } from 'next/navigation';
-import { getDb } from '../../db/client';
+import { getDb, type Db } from '../../db/client';
+import { recordAudit } from '../audit/service';
+import { memberBy, type AuditBy } from '../audit/contract';
 import { getActiveAdminSession, insertAdminSession, revokeAdminSession, touchLastSeen } from '../../db/queries/admin-sessions';
 import { AppError } from '../core/errors';
 import { getEnv, nextAuthSecret } from '../env';
@@ -51,15 +53,15 @@ async function signInStep(c: Record<string, string | undefined>, ip: string): Pr
       const twoFactorUser = verifyTicket(c.ticket, 'two_factor');
       if (twoFactorUser !== null) {
         if (!(await checkSecondFactor(twoFactorUser, c.code, ip))) throw signInError('code_invalid', c.ticket);
-        return signedInUser(twoFactorUser);
+        return signedInUser(twoFactorUser, ip);
       }
       const userId = verifyTicket(c.ticket, 'sign_in');
       if (userId === null) throw signInError('ticket_expired');
-      return signedInUser(userId);
+      return signedInUser(userId, ip);
     }
     const user = await verifyAdminCredentials(c.email, c.password, ip);
     if (user?.twoFactor) throw signInError('two_factor_required', signTicket(Number(user.id), 'two_factor', 300));
-    return user;
+    return user && { ...user, ip };
   } catch (e) {
     if (e instanceof SignInThrottled) throw new Error(e.message);
     if (e instanceof CodeThrottled) throw signInError('throttled');
@@ -67,9 +69,9 @@ async function signInStep(c: Record<string, string | undefined>, ip: string): Pr
   }
 }
 
-async function signedInUser(userId: number): Promise<SignedInAdmin | null> {
+async function signedInUser(userId: number, ip: string): Promise<SignedInAdmin | null> {
   const user = await getUserById(await getDb(), userId);
-  return user ? { id: String(user.id), email: user.email, accountId: user.accountId, twoFactor: !!user.totpEnabledAt } : null;
+  return user ? { id: String(user.id), email: user.email, accountId: user.accountId, twoFactor: !!user.totpEnabledAt, ip } : null;
 }
 
 export function authOptions(opts: { secureCookies?: boolean } = {}): NextAuthOptions {
@@ -105,9 +107,14 @@ export function authOptions(opts: { secureCookies?: boolean } = {}): NextAuthOpt
       async jwt({ token, user }) {
         if (user) {
           const sid = randomBase62(32);
-          await insertAdminSession(await getDb(), { id: sid, userId: Number(user.id), expiresAt: new Date(Date.now() + maxAge * 1000) });
+          const admin = user as unknown as SignedInAdmin;
+          // The session and its audit entry commit together: no session without its sign-in entry.
+          await (await getDb()).transaction(async (tx) => {
+            await insertAdminSession(tx as unknown as Db, { id: sid, userId: Number(user.id), expiresAt: new Date(Date.now() + maxAge * 1000) });
+            await recordAudit(tx as unknown as Db, admin.accountId, memberBy(admin.email, admin.ip), 'member.signed_in', admin.email);
+          });
           token.sid = sid;
-          token.accountId = (user as unknown as { accountId: number }).accountId;
+          token.accountId = admin.accountId;
           token.email = user.email;
         } else if (typeof token.sid !== 'string' || !(await getActiveAdminSession(await getDb(), token.sid))) {
           // next-auth's own GET /api/auth/session would otherwise answer a signed-out cookie with its
@@ -212,13 +219,17 @@ export async function requirePageMember(action: Action, opts: { twoFactorSetup?:
   return session;
 }
 
+/** A member making a change: the session and `by`, their email and client address for the audit log. */
+export type ActingMember = DashboardSession & { by: AuditBy };
+
 /** Every server action calls this (inside actionResult): a refused role is a 403 AppError. */
-export async function requireMember(action: Action): Promise<DashboardSession> {
+export async function requireMember(action: Action): Promise<ActingMember> {
   const session = await getDashboardSession();
   if (!session) redirect('/login');
   if (session.mustSetUpTwoFactor) throw new AppError('forbidden', 'Set up two-factor authentication on your profile first.');
   requireRole(session, action);
-  return session;
+  const { headers } = await import('next/headers');
+  return { ...session, by: memberBy(session.email, (await headers()).get(PEER_IP_HEADER)) };
 }
 
 /** The Customer API's cookie path: the signed-in member reads their own account's records only. */

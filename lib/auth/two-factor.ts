@@ -1,3 +1,5 @@
+import { recordAudit } from '../audit/service';
+import { memberBy } from '../audit/contract';
 import { createHash, randomBytes } from 'node:crypto';
 import { generate, generateSecret, generateURI, verify } from 'otplib';
 import QRCode from 'qrcode';
@@ -139,7 +141,9 @@ export async function checkSecondFactor(userId: number, code: unknown, ip: strin
       ok = await useRecoveryCode(db, userId, hashRecoveryCode(given));
     }
   }
-  if (!ok) await recordCodeFailure(userId, ip);
-  else await limiters().user.reset(`u${userId}`);
+  if (!ok) {
+    await recordCodeFailure(userId, ip);
+    if (user) await recordAudit(db, user.accountId, memberBy(user.email, ip), 'member.sign_in_failed', `${user.email} (authentication code)`);
+  } else await limiters().user.reset(`u${userId}`);
   return ok;
 }

@@ -4,7 +4,9 @@
  * whether visitors see the sources of an answer, and the account's own model endpoint (§16).
  */
 import { z } from 'zod';
-import { getDb } from '../../db/client';
+import { getDb, type Db } from '../../db/client';
+import { recordAudit } from '../audit/service';
+import type { AuditBy } from '../audit/contract';
 import { getBotSettingsRow, upsertBotSettings, upsertModelEndpoint, type StoredModelEndpoint } from '../../db/queries/bot-settings';
 import { requireAccount, validate } from '../accounts/service';
 import { onInvalidation, publishInvalidation } from '../cache/invalidation';
@@ -54,11 +56,21 @@ export async function getStoredModelEndpoint(accountId: number): Promise<StoredM
   return (await readBot(accountId)).endpoint;
 }
 
-/** Stores the account's endpoint (validated and sealed by lib/answers/model-endpoint.ts) and tells every instance. */
-export async function storeModelEndpoint(accountId: number, e: { baseUrl: string; apiKeySealed: string | null | undefined; embeddingModel: string }) {
+/** Stores the account's endpoint (validated and sealed by lib/answers/model-endpoint.ts) with its audit entry, and tells every instance. */
+export async function storeModelEndpoint(
+  by: AuditBy,
+  accountId: number,
+  e: { baseUrl: string; apiKeySealed: string | null | undefined; embeddingModel: string },
+) {
   const db = await getDb();
   await requireAccount(db, accountId);
-  await upsertModelEndpoint(db, accountId, e);
+  // The entry names the address and what happened to the key, never the key.
+  const key = e.apiKeySealed === undefined ? '' : e.apiKeySealed === null ? ', key cleared' : ', key set';
+  const target = e.baseUrl ? `${e.baseUrl}${e.embeddingModel ? ` (embeddings ${e.embeddingModel})` : ''}${key}` : 'own endpoint removed';
+  await db.transaction(async (tx) => {
+    await upsertModelEndpoint(tx as unknown as Db, accountId, e);
+    await recordAudit(tx as unknown as Db, accountId, by, 'model.settings_changed', target);
+  });
   await publishInvalidation(TOPIC, String(accountId));
 }
 
@@ -105,11 +117,25 @@ export async function effectiveBotSettings(accountId: number): Promise<StoredBot
   return { ...s, noAnswerText: s.noAnswerText || DEFAULT_NO_ANSWER_TEXT };
 }
 
-export async function updateBotSettings(accountId: number, input: unknown): Promise<BotSettings> {
+const FIELD_NAMES: Record<keyof BotSettings, string> = {
+  instructions: 'instructions',
+  noAnswerText: 'no_answer_text',
+  model: 'model',
+  showSources: 'show_sources',
+};
+
+/** Saves the settings; the audit entry (written with them) names the fields that changed, and none is written when nothing did. */
+export async function updateBotSettings(by: AuditBy, accountId: number, input: unknown): Promise<BotSettings> {
   const v = validate(BotSettingsInput, input, { noAnswerText: 'no_answer_text', showSources: 'show_sources' });
   const db = await getDb();
   await requireAccount(db, accountId);
-  await upsertBotSettings(db, accountId, v);
+  await db.transaction(async (t) => {
+    const tx = t as unknown as Db;
+    const before = (await getBotSettingsRow(tx, accountId)) ?? DEFAULT_BOT_SETTINGS;
+    await upsertBotSettings(tx, accountId, v);
+    const changed = (Object.keys(FIELD_NAMES) as Array<keyof BotSettings>).filter((k) => before[k] !== v[k]).map((k) => FIELD_NAMES[k]);
+    if (changed.length > 0) await recordAudit(tx, accountId, by, 'bot.settings_changed', changed.join(', '));
+  });
   await publishInvalidation(TOPIC, String(accountId));
   return v;
 }

@@ -14,6 +14,8 @@ import { rollbackTrack, setTrack } from '../widget-releases/service';
 import { listMails } from '../mail/service';
 import { listAccountMembers } from '../team/service';
 import { deleteAccountByOperator } from '../privacy/account-deletion';
+import { CLI } from '../audit/contract';
+import { listAudit } from '../audit/service';
 import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints } from '../webhooks/service';
 
 /**
@@ -46,12 +48,12 @@ const COMMANDS: Record<string, Command> = {
   'apikey create': {
     usage: 'apikey create --account ID [--name LABEL] [--env live|test]',
     options: { account: { type: 'string' }, name: { type: 'string' }, env: { type: 'string' } },
-    run: (v) => createApiKey({ accountId: accountOf(need(v, 'account')), name: str(v.name), env: str(v.env) as 'live' | 'test' | undefined }),
+    run: (v) => createApiKey(CLI, { accountId: accountOf(need(v, 'account')), name: str(v.name), env: str(v.env) as 'live' | 'test' | undefined }),
   },
   'apikey revoke': {
     usage: 'apikey revoke --key-id KEY_ID',
     options: { 'key-id': { type: 'string' } },
-    run: (v) => revokeApiKey(null, need(v, 'key-id')),
+    run: (v) => revokeApiKey(CLI, null, need(v, 'key-id')),
   },
   import: {
     usage: 'import --account ID --file PATH',
@@ -62,7 +64,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'user create --account ID --email EMAIL --password PASSWORD [--role owner|admin|agent] [--name NAME]',
     options: { account: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' } },
     run: (v) =>
-      createAdminUser({
+      createAdminUser(CLI, {
         accountId: accountOf(need(v, 'account')),
         email: need(v, 'email'),
         password: need(v, 'password'),
@@ -83,7 +85,7 @@ const COMMANDS: Record<string, Command> = {
   'email address': {
     usage: 'email address --account ID [--regenerate]',
     options: { account: { type: 'string' }, regenerate: { type: 'boolean' } },
-    run: (v) => (v.regenerate ? regenerateInboundAddress(accountOf(need(v, 'account'))) : inboundAddress(accountOf(need(v, 'account')))),
+    run: (v) => (v.regenerate ? regenerateInboundAddress(CLI, accountOf(need(v, 'account'))) : inboundAddress(accountOf(need(v, 'account')))),
   },
   'user password': {
     usage: 'user password --email EMAIL --password PASSWORD',
@@ -94,7 +96,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'widget client create --account ID --domain HOST [--domain HOST …] [--channel CHANNEL_ID] [--name NAME]',
     options: { account: { type: 'string' }, domain: { type: 'string', multiple: true }, channel: { type: 'string' }, name: { type: 'string' } },
     run: (v) =>
-      createWidgetClient({
+      createWidgetClient(CLI, {
         accountId: accountOf(need(v, 'account')),
         name: typeof v.name === 'string' ? v.name : undefined,
         domains: Array.isArray(v.domain) ? v.domain : [],
@@ -104,7 +106,7 @@ const COMMANDS: Record<string, Command> = {
   'widget client delete': {
     usage: 'widget client delete --client-id ID',
     options: { 'client-id': { type: 'string' } },
-    run: (v) => deleteWidgetClientById(need(v, 'client-id')),
+    run: (v) => deleteWidgetClientById(CLI, need(v, 'client-id')),
   },
   'kb add': {
     usage: 'kb add --account ID --file PATH',
@@ -124,7 +126,7 @@ const COMMANDS: Record<string, Command> = {
   'webhook create': {
     usage: 'webhook create --account ID --url URL [--event TYPE …]',
     options: { account: { type: 'string' }, url: { type: 'string' }, event: { type: 'string', multiple: true } },
-    run: (v) => createWebhookEndpoint({ accountId: accountOf(need(v, 'account')), url: need(v, 'url'), events: Array.isArray(v.event) ? v.event : [] }),
+    run: (v) => createWebhookEndpoint(CLI, { accountId: accountOf(need(v, 'account')), url: need(v, 'url'), events: Array.isArray(v.event) ? v.event : [] }),
   },
   'webhook list': {
     usage: 'webhook list --account ID',
@@ -134,7 +136,12 @@ const COMMANDS: Record<string, Command> = {
   'webhook delete': {
     usage: 'webhook delete --endpoint-id ID',
     options: { 'endpoint-id': { type: 'string' } },
-    run: (v) => deleteWebhookEndpoint(null, need(v, 'endpoint-id')),
+    run: (v) => deleteWebhookEndpoint(CLI, null, need(v, 'endpoint-id')),
+  },
+  'audit list': {
+    usage: 'audit list --account ID [--limit N]',
+    options: { account: { type: 'string' }, limit: { type: 'string' } },
+    run: (v) => listAudit({ accountId: accountOf(need(v, 'account')), limit: v.limit }),
   },
   seed: {
     usage: 'seed --demo [--url URL]',

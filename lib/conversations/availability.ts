@@ -2,6 +2,8 @@
  * Whether a person is there (docs/decisions/handoff.md): the handoff settings, office hours in the
  * account's time zone, members online, the expected wait; members' availability and dashboard presence.
  */
+import { withAudit } from '../audit/service';
+import type { AuditBy } from '../audit/contract';
 import { getDb, type Db } from '../../db/client';
 import {
   countOnlineMembers,
@@ -171,10 +173,18 @@ export async function getHandoffSettings(accountId: number): Promise<HandoffSett
 }
 
 /** Saves the handoff settings (owner and admins: they are bot settings). */
-export async function saveHandoffSettings(member: Member, input: unknown): Promise<HandoffSettings> {
+export async function saveHandoffSettings(by: AuditBy, member: Member, input: unknown): Promise<HandoffSettings> {
   requireRole(member, 'bot.manage');
   const v = validate(HandoffSettings, input);
-  await upsertHandoffSettings(await getDb(), member.accountId, v);
+  const open = v.hours.filter((d) => d.open).length;
+  const target = `${v.enabled ? 'visitors can ask for a person' : 'handoff off'}, ${v.time_zone}, open ${open} day${open === 1 ? '' : 's'} a week`;
+  await withAudit(
+    member.accountId,
+    by,
+    'handoff.settings_changed',
+    (tx) => upsertHandoffSettings(tx, member.accountId, v),
+    () => target,
+  );
   return v;
 }
 

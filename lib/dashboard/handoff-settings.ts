@@ -1,3 +1,4 @@
+import type { AuditBy } from '../audit/contract';
 import { AppError } from '../core/errors';
 import { describeIssues, issueParams } from '../zod-issues';
 import { getHandoffSettings, saveHandoffSettings } from '../conversations/availability';
@@ -38,7 +39,7 @@ export async function getHandoffFormValues(accountId: number): Promise<HandoffFo
   };
 }
 
-export async function saveHandoffForm(member: Member, v: HandoffFormValues): Promise<HandoffFormValues> {
+export async function saveHandoffForm(by: AuditBy, member: Member, v: HandoffFormValues): Promise<HandoffFormValues> {
   const input = {
     enabled: v.enabled,
     time_zone: v.timeZone,
@@ -50,6 +51,6 @@ export async function saveHandoffForm(member: Member, v: HandoffFormValues): Pro
     const errors = issueParams(parsed.error, { path: 'full', names: LABELS });
     throw new AppError('invalid_request', describeIssues(errors), { errors });
   }
-  await saveHandoffSettings(member, parsed.data);
+  await saveHandoffSettings(by, member, parsed.data);
   return getHandoffFormValues(member.accountId);
 }

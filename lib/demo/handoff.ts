@@ -1,3 +1,4 @@
+import { SYSTEM } from '../audit/contract';
 import { randomUUID } from 'node:crypto';
 import type { WidgetClaims } from '../auth/widget-tokens';
 import type { Role } from '../auth/roles';
@@ -29,7 +30,7 @@ export async function seedHandoffDemo(d: {
 }): Promise<{ waiting: string; handled: string; resolved: string }> {
   const owner: Member = { accountId: d.accountId, userId: d.ownerId, role: 'owner' as Role };
   const agent: Member = { accountId: d.accountId, userId: d.agentId, role: 'agent' as Role };
-  await saveHandoffSettings(owner, {
+  await saveHandoffSettings(SYSTEM, owner, {
     ...DEFAULT_HANDOFF_SETTINGS,
     time_zone: 'Europe/Berlin',
     away_text: "We're away right now. Leave your email address and we'll answer there.",

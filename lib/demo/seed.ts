@@ -1,3 +1,4 @@
+import { SYSTEM } from '../audit/contract';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createAccount, createApiKey, createAdminUser } from '../accounts/service';
 import { getDb } from '../../db/client';
@@ -140,13 +141,13 @@ export async function seedDemoAccount(): Promise<DemoAccount> {
   const lines = demoRecords(channels);
   const counts = await importNdjson(account.account_id, { lines });
   const [a] = channels;
-  const key = await createApiKey({ accountId: account.account_id, name: 'Demo key' });
+  const key = await createApiKey(SYSTEM, { accountId: account.account_id, name: 'Demo key' });
   const agentEmail = `agent-${suffix}@svc.local`;
   const agentPassword = randomBytes(9).toString('base64url');
-  const agent = await createAdminUser({ accountId: account.account_id, email: agentEmail, password: agentPassword, role: 'agent', name: 'Demo Agent' });
+  const agent = await createAdminUser(SYSTEM, { accountId: account.account_id, email: agentEmail, password: agentPassword, role: 'agent', name: 'Demo Agent' });
   const faq = TOPICS.map(([q, a]) => `## ${q}\n\n${a.replace(/\*\*|\*/g, '')}`).join('\n\n');
   await addKnowledgeDocument(account.account_id, 'demo-faq.md', Buffer.from(`# Demo Company FAQ\n\n${faq}\n`));
-  const widget = await createWidgetClient({ accountId: account.account_id, domains: ['localhost', '127.0.0.1'], channelId: a });
+  const widget = await createWidgetClient(SYSTEM, { accountId: account.account_id, domains: ['localhost', '127.0.0.1'], channelId: a });
   const owner = (await listAccountMembers(account.account_id)).members.find((m) => m.role === 'owner')!;
   const handoff = await seedHandoffDemo({
     accountId: account.account_id,

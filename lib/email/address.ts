@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { getDb } from '../../db/client';
+import { withAudit } from '../audit/service';
+import type { AuditBy } from '../audit/contract';
 import { findTaggedConversation, getAccountByInboundLocal, setInboundLocal } from '../../db/queries/inbound-mail';
 import { AppError } from '../core/errors';
 import { getEnv } from '../env';
@@ -30,8 +32,14 @@ export async function inboundAddress(accountId: number): Promise<{ address: stri
 }
 
 /** A new inbound address; the old one refuses mail from now on (550 at RCPT). */
-export async function regenerateInboundAddress(accountId: number): Promise<{ address: string }> {
-  const local = await setInboundLocal(await getDb(), accountId, freshLocal(), true);
+export async function regenerateInboundAddress(by: AuditBy, accountId: number): Promise<{ address: string }> {
+  const local = await withAudit(
+    accountId,
+    by,
+    'email.settings_changed',
+    (tx) => setInboundLocal(tx, accountId, freshLocal(), true),
+    (l) => (l ? 'inbound address regenerated' : null),
+  );
   if (!local) throw new AppError('not_found', `No account with id ${accountId}.`);
   return { address: addressOf(local) };
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { getDb } from '../../db/client';
+import { withAudit } from '../audit/service';
+import type { AuditBy } from '../audit/contract';
 import { getEmailSettingsRow, setEmailSettingsRow } from '../../db/queries/inbound-mail';
 import { validate } from '../accounts/service';
 import { requireRole, type Role } from '../auth/roles';
@@ -26,15 +28,22 @@ export async function getEmailSettings(accountId: number): Promise<EmailSettings
   return { ai_answers: row.ai_answers, acknowledge: row.acknowledge };
 }
 
-export async function saveEmailSettings(member: Member, input: unknown): Promise<EmailSettings> {
+export async function saveEmailSettings(by: AuditBy, member: Member, input: unknown): Promise<EmailSettings> {
   requireRole(member, 'email.manage');
   const v = validate(EmailSettingsInput, input);
-  await setEmailSettingsRow(await getDb(), member.accountId, { aiAnswers: v.ai_answers, acknowledge: v.acknowledge });
+  const target = `AI answers email ${v.ai_answers ? 'on' : 'off'}, acknowledge new emails ${v.acknowledge ? 'on' : 'off'}`;
+  await withAudit(
+    member.accountId,
+    by,
+    'email.settings_changed',
+    (tx) => setEmailSettingsRow(tx, member.accountId, { aiAnswers: v.ai_answers, acknowledge: v.acknowledge }),
+    () => target,
+  );
   return v;
 }
 
 /** "Regenerate address": the old address refuses mail from now on. */
-export async function regenerateAddress(member: Member): Promise<{ address: string }> {
+export async function regenerateAddress(by: AuditBy, member: Member): Promise<{ address: string }> {
   requireRole(member, 'email.manage');
-  return regenerateInboundAddress(member.accountId);
+  return regenerateInboundAddress(by, member.accountId);
 }

@@ -28,6 +28,7 @@ import { startInboundListener } from '../email/listener';
 import { startInboundProcessor, stopInboundProcessor } from '../email/processor';
 import { startEmailAnswers, stopEmailAnswers } from '../email/answers';
 import { startSnoozeSweeper, stopSnoozeSweeper } from '../conversations/snooze-sweeper';
+import { startAuditPruner, stopAuditPruner } from '../audit/pruner';
 import { startInsightsRefresher, stopInsightsRefresher } from '../insights/refresher';
 
 /** A socket.io handshake (a new session): its path, and no `sid` of an existing one. */
@@ -136,6 +137,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   startMailWorker();
   startHandoffNotifier();
   startSnoozeSweeper();
+  startAuditPruner();
   startInsightsRefresher();
   startAccountDeletionSweep();
   // Inbound mail (docs/contracts.md §17): a listener and the processing of what it stored, when INBOUND_SMTP_PORT is set.
@@ -166,6 +168,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       await stopHandoffNotifier();
       await stopMailWorker();
       await stopSnoozeSweeper();
+      await stopAuditPruner();
       await stopInsightsRefresher();
       await stopAccountDeletionSweep();
       await stopInboundProcessor();

@@ -28,9 +28,14 @@ import { getLimiter } from '../limits/limiter';
 import { invitationMail } from '../mail/templates';
 import { writeBoundedMail } from '../mail/outbox';
 import { limitPasswordForm } from './form-limits';
+import { recordAudit } from '../audit/service';
+import { memberBy, type AuditBy } from '../audit/contract';
 import { AcceptInvitationInput, ChangeRoleInput, InvitationIdInput, InviteInput, MemberIdInput } from './contract';
 
-/** The team of an account (docs/contracts.md §13). `actor` is the signed-in member; every rule is checked here, for every door. */
+/**
+ * The team of an account (docs/contracts.md §13). `actor` is the signed-in member; every rule is checked here, for every door.
+ * Each change takes `by` (who and from where, lib/audit) and writes its audit entry in its own transaction.
+ */
 export type Actor = { accountId: number; userId: number; role: Role; email: string; name: string };
 
 export const INVITATION_DAYS = 7;
@@ -48,7 +53,7 @@ export async function getTeam(actor: Actor) {
 }
 
 /** Invites an address (rate-limited per account); the mail is written in the same transaction. */
-export async function inviteMember(actor: Actor, input: { email: unknown; role: unknown }) {
+export async function inviteMember(by: AuditBy, actor: Actor, input: { email: unknown; role: unknown }) {
   requireRole(actor, 'team.manage');
   const v = validate(InviteInput, input);
   if (!canAssignRole(actor.role, v.role)) throw new AppError('forbidden', 'Your role may not invite with this role.');
@@ -77,15 +82,21 @@ export async function inviteMember(actor: Actor, input: { email: unknown; role: 
       expiresAt: new Date(Date.now() + INVITATION_DAYS * 86_400_000),
     });
     id = row.id;
+    await recordAudit(tx, actor.accountId, by, 'member.invited', `${v.email} as ${v.role}`);
   });
   if (!written) throw new AppError('rate_limited', 'Too many emails to this address in the last hour; try again later.');
   return { id, email: v.email, role: v.role };
 }
 
-export async function revokeInvitation(actor: Actor, input: { id: unknown }) {
+export async function revokeInvitation(by: AuditBy, actor: Actor, input: { id: unknown }) {
   requireRole(actor, 'team.manage');
   const v = validate(InvitationIdInput, input);
-  if (!(await revokeInvitationRow(await getDb(), actor.accountId, v.id))) throw new AppError('not_found', 'No pending invitation with that id.');
+  const db = await getDb();
+  await db.transaction(async (tx) => {
+    const email = await revokeInvitationRow(asDb(tx), actor.accountId, v.id);
+    if (email === null) throw new AppError('not_found', 'No pending invitation with that id.');
+    await recordAudit(asDb(tx), actor.accountId, by, 'member.invitation_revoked', email);
+  });
   return { id: v.id, revoked: true as const };
 }
 
@@ -104,13 +115,14 @@ async function lockNonOwner(db: Db, accountId: number, userId: number, ownerRefu
 }
 
 /** Owner rules: the owner's role changes only by a transfer, and only the owner may transfer. */
-export async function changeMemberRole(actor: Actor, input: { userId: unknown; role: unknown }) {
+export async function changeMemberRole(by: AuditBy, actor: Actor, input: { userId: unknown; role: unknown }) {
   requireRole(actor, 'team.manage');
   const v = validate(ChangeRoleInput, input);
   const db = await getDb();
   return db.transaction(async (tx) => {
-    await lockNonOwner(asDb(tx), actor.accountId, v.userId, 'The owner keeps their role until they transfer ownership.');
+    const member = await lockNonOwner(asDb(tx), actor.accountId, v.userId, 'The owner keeps their role until they transfer ownership.');
     await setMemberRole(asDb(tx), actor.accountId, v.userId, v.role);
+    if (member.role !== v.role) await recordAudit(asDb(tx), actor.accountId, by, 'member.role_changed', `${member.email}: ${member.role} → ${v.role}`);
     return { user_id: v.userId, role: v.role };
   });
 }
@@ -119,15 +131,16 @@ export async function changeMemberRole(actor: Actor, input: { userId: unknown; r
 export const MEMBER_TOPIC = 'member';
 
 /** Removes a member: their session rows go with them, so every instance refuses them at the next request. */
-export async function removeMember(actor: Actor, input: { userId: unknown }) {
+export async function removeMember(by: AuditBy, actor: Actor, input: { userId: unknown }) {
   requireRole(actor, 'team.manage');
   const v = validate(MemberIdInput, input);
   const db = await getDb();
   const removed = await db.transaction(async (tx) => {
-    await lockNonOwner(asDb(tx), actor.accountId, v.userId, 'The owner cannot be removed; they transfer ownership first.');
+    const member = await lockNonOwner(asDb(tx), actor.accountId, v.userId, 'The owner cannot be removed; they transfer ownership first.');
     // What they invited leaves with them: an admin removed for cause cannot come back through a pending link.
     await revokeInvitationsBy(asDb(tx), actor.accountId, v.userId);
     await deleteMember(asDb(tx), actor.accountId, v.userId);
+    await recordAudit(asDb(tx), actor.accountId, by, 'member.removed', member.email);
     return { user_id: v.userId, removed: true as const };
   });
   await publishInvalidation(MEMBER_TOPIC, String(v.userId)); // open inbox sockets close at once, everywhere
@@ -135,25 +148,31 @@ export async function removeMember(actor: Actor, input: { userId: unknown }) {
 }
 
 /** The owner hands ownership to another member and becomes an admin. */
-export async function transferOwnership(actor: Actor, input: { userId: unknown }) {
+export async function transferOwnership(by: AuditBy, actor: Actor, input: { userId: unknown }) {
   requireRole(actor, 'team.own');
   const v = validate(MemberIdInput, input);
   if (v.userId === actor.userId) throw new AppError('conflict', 'You already own this account.');
   const db = await getDb();
   return db.transaction(async (tx) => {
     await lockAccountForWrite(asDb(tx), actor.accountId);
-    await lockMemberOf(asDb(tx), actor.accountId, v.userId);
+    const member = await lockMemberOf(asDb(tx), actor.accountId, v.userId);
     const owner = await getAccountOwner(asDb(tx), actor.accountId);
     if (owner?.id !== actor.userId) throw new AppError('forbidden', 'Only the owner transfers ownership.');
     await setMemberRole(asDb(tx), actor.accountId, actor.userId, 'admin');
     await setMemberRole(asDb(tx), actor.accountId, v.userId, 'owner');
+    await recordAudit(asDb(tx), actor.accountId, by, 'account.ownership_transferred', `${actor.email} → ${member.email}`);
     return { owner_user_id: v.userId };
   });
 }
 
-export async function setRequireTwoFactor(actor: Actor, on: boolean) {
+export async function setRequireTwoFactor(by: AuditBy, actor: Actor, on: boolean) {
   requireRole(actor, 'team.own');
-  await setRequireTwoFactorRow(await getDb(), actor.accountId, on);
+  const db = await getDb();
+  await db.transaction(async (tx) => {
+    const was = (await getTeamSettings(asDb(tx), actor.accountId)).requireTwoFactor;
+    await setRequireTwoFactorRow(asDb(tx), actor.accountId, on);
+    if (was !== on) await recordAudit(asDb(tx), actor.accountId, by, 'account.two_factor_required_changed', on ? 'required' : 'not required');
+  });
   if (on) await sessionsOfAccountChanged(actor.accountId); // members without two-factor leave the inbox now
   return { require_two_factor: on };
 }
@@ -186,6 +205,7 @@ export async function acceptInvitation(token: string, input: { name: unknown; pa
     if (!inv || !(await markInvitationAccepted(asDb(tx), inv.id))) throw gone();
     const created = await insertAdminUser(asDb(tx), inv.accountId, inv.email, passwordHash, { role: inv.role, name: v.name });
     if (!created) throw new AppError('conflict', `${inv.email} already belongs to a user; sign in instead.`);
+    await recordAudit(asDb(tx), inv.accountId, memberBy(inv.email, ip), 'member.joined', `${inv.email} as ${inv.role}`);
     return created;
   });
   return { user_id: user.id, email: user.email, ticket: signTicket(user.id, 'sign_in', 120) };

@@ -1,5 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { getDb } from '../../db/client';
+import { getDb, type Db } from '../../db/client';
+import { recordAudit, withAudit } from '../audit/service';
+import type { AuditBy } from '../audit/contract';
 import {
   countEndpoints,
   deleteEndpoint,
@@ -27,7 +29,7 @@ import {
 } from './rules';
 import { wakeWebhookWorker } from '../conversations/outbox';
 
-/** Webhook endpoints of an account (docs/contracts.md §11): the CLI and the dashboard call these. */
+/** Webhook endpoints of an account (docs/contracts.md §11): the CLI and the dashboard call these; each change writes its audit entry with it. */
 
 /** `whsec_` + base64 of 32 random bytes (the Standard Webhooks form; the bytes are the HMAC key). */
 function newSecret(): string {
@@ -56,7 +58,7 @@ function endpointId(id: unknown, param = 'endpoint-id'): string {
 
 const notFound = (id: string) => new AppError('not_found', `No webhook endpoint with id ${id}.`);
 
-export async function createWebhookEndpoint(input: { accountId: unknown; url: unknown; events?: unknown }) {
+export async function createWebhookEndpoint(by: AuditBy, input: { accountId: unknown; url: unknown; events?: unknown }) {
   const v = validate(CreateWebhookInput, input, { accountId: 'account', events: 'event' });
   const url = await checkWebhookUrl(v.url);
   const events = v.events && v.events.length > 0 ? WEBHOOK_EVENT_TYPES.filter((t) => v.events!.includes(t)) : [...WEBHOOK_EVENT_TYPES];
@@ -66,7 +68,13 @@ export async function createWebhookEndpoint(input: { accountId: unknown; url: un
     throw new AppError('conflict', `An account may have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`);
   }
   const secret = newSecret();
-  const row = await insertEndpoint(db, v.accountId, { url, events, secret });
+  const row = await withAudit(
+    v.accountId,
+    by,
+    'webhook.created',
+    (tx) => insertEndpoint(tx, v.accountId, { url, events, secret }),
+    (r) => `${r.id} ${r.url}`,
+  );
   return { endpoint_id: row.id, url: row.url, events: row.events, secret };
 }
 
@@ -94,17 +102,30 @@ export async function listWebhookEndpoints(accountId: unknown) {
 }
 
 /** `accountId` null: the operator's CLI (any account); a number: only that account's endpoint. */
-export async function deleteWebhookEndpoint(accountId: number | null, id: unknown) {
+export async function deleteWebhookEndpoint(by: AuditBy, accountId: number | null, id: unknown) {
   const endpoint = endpointId(id);
-  if (!(await deleteEndpoint(await getDb(), accountId, endpoint))) throw notFound(endpoint);
+  const deleted = await (await getDb()).transaction(async (t) => {
+    const tx = t as unknown as Db;
+    const row = await deleteEndpoint(tx, accountId, endpoint);
+    if (row) await recordAudit(tx, row.accountId, by, 'webhook.deleted', `${endpoint} ${row.url}`);
+    return row;
+  });
+  if (!deleted) throw notFound(endpoint);
   return { endpoint_id: endpoint, deleted: true as const };
 }
 
 /** A new secret, shown once; the previous one keeps signing for ROTATION_OVERLAP_HOURS. */
-export async function rotateWebhookSecret(accountId: number, id: unknown) {
+export async function rotateWebhookSecret(by: AuditBy, accountId: number, id: unknown) {
   const endpoint = endpointId(id);
   const secret = newSecret();
-  if (!(await rotateEndpointSecret(await getDb(), accountId, endpoint, secret, ROTATION_OVERLAP_HOURS))) throw notFound(endpoint);
+  const rotated = await withAudit(
+    accountId,
+    by,
+    'webhook.updated',
+    (tx) => rotateEndpointSecret(tx, accountId, endpoint, secret, ROTATION_OVERLAP_HOURS),
+    (done) => (done ? `${endpoint}: secret rotated` : null),
+  );
+  if (!rotated) throw notFound(endpoint);
   return { endpoint_id: endpoint, secret, previous_secret_signs_for_hours: ROTATION_OVERLAP_HOURS };
 }
 
@@ -112,9 +133,15 @@ export async function rotateWebhookSecret(accountId: number, id: unknown) {
  * Pausing holds new deliveries; resuming sends the held ones of the last REPLAY_HOURS (fresh
  * schedule, in order) and marks older ones failed ("Send again" still works on them).
  */
-export async function setWebhookPaused(accountId: number, id: unknown, paused: boolean) {
+export async function setWebhookPaused(by: AuditBy, accountId: number, id: unknown, paused: boolean) {
   const endpoint = endpointId(id);
-  const done = await setEndpointPaused(await getDb(), accountId, endpoint, paused, 'Paused by an admin', REPLAY_HOURS, HELD_TOO_LONG);
+  const done = await withAudit(
+    accountId,
+    by,
+    'webhook.updated',
+    (tx) => setEndpointPaused(tx, accountId, endpoint, paused, 'Paused by an admin', REPLAY_HOURS, HELD_TOO_LONG),
+    (r) => (r ? `${endpoint}: ${paused ? 'paused' : 'resumed'}` : null),
+  );
   if (!done) throw notFound(endpoint);
   if (!paused) wakeWebhookWorker();
   return { endpoint_id: endpoint, status: paused ? ('paused' as const) : ('active' as const), ...(paused ? {} : done) };

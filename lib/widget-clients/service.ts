@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { getDb } from '../../db/client';
+import { getDb, type Db } from '../../db/client';
+import { recordAudit, withAudit } from '../audit/service';
+import type { AuditBy } from '../audit/contract';
 import { releasedVersions } from '../widget-releases/service';
 import { channelBelongsTo, insertChannel } from '../../db/queries/channels';
 import { deleteWidgetClientRow, getWidgetClientForAuth, insertWidgetClient, listWidgetClients, updateWidgetClient } from '../../db/queries/widget-clients';
@@ -14,48 +16,59 @@ import { noteRefusal } from './refusals';
 import { ClientName, CreateWidgetClientInput, Domain, TokenRequest } from './contract';
 import { APPEARANCE_LABELS, Appearance, storedAppearance } from './appearance';
 
-export async function createWidgetClient(input: z.input<typeof CreateWidgetClientInput>) {
+export async function createWidgetClient(by: AuditBy, input: z.input<typeof CreateWidgetClientInput>) {
   const v = validate(CreateWidgetClientInput, input, { accountId: 'account', domains: 'domain', channelId: 'channel', name: 'name' });
   const db = await getDb();
   await requireAccount(db, v.accountId);
-  let channelId = v.channelId;
-  if (channelId !== undefined) {
-    if (!(await channelBelongsTo(db, v.accountId, channelId))) throw new AppError('not_found', `No channel ${channelId} in account ${v.accountId}.`);
-  } else {
-    channelId = await insertChannel(db, v.accountId, 'Website widget');
-  }
   const id = `wc_${randomBase62(16)}`;
   const secret = `wcs_${randomBase62(40)}`;
   const domains = [...new Set(v.domains)];
   const name = v.name ?? domains[0]!;
-  await insertWidgetClient(db, v.accountId, { id, name, secretHash: hashSecret(secret), domains, channelId });
+  const channelId = await db.transaction(async (t) => {
+    const tx = t as unknown as Db;
+    let channel = v.channelId;
+    if (channel !== undefined) {
+      if (!(await channelBelongsTo(tx, v.accountId, channel))) throw new AppError('not_found', `No channel ${channel} in account ${v.accountId}.`);
+    } else {
+      channel = await insertChannel(tx, v.accountId, 'Website widget');
+    }
+    await insertWidgetClient(tx, v.accountId, { id, name, secretHash: hashSecret(secret), domains, channelId: channel });
+    await recordAudit(tx, v.accountId, by, 'widget_client.created', `${id} (${name})`);
+    return channel;
+  });
   return { client_id: id, name, client_secret: secret, domains, channel_id: channelId };
+}
+
+/** An edit of one client and its audit entry ("<id>: <what>"), in one transaction; the 404 when the client is not this account's. */
+async function editClient<T>(by: AuditBy, accountId: number, clientId: string, what: string, change: (tx: Db) => Promise<T | null>): Promise<T> {
+  const row = await withAudit(accountId, by, 'widget_client.updated', change, (r) => (r ? `${clientId}: ${what}` : null));
+  if (!row) throw new AppError('not_found', `No widget client ${clientId}.`);
+  return row;
 }
 
 export async function listClients(accountId: number) {
   return listWidgetClients(await getDb(), accountId);
 }
 
-export async function setClientDomains(accountId: number, clientId: string, domains: string[]) {
+export async function setClientDomains(by: AuditBy, accountId: number, clientId: string, domains: string[]) {
   const v = validate(z.object({ domains: z.array(Domain).min(1, 'give at least one domain').max(100) }), { domains });
-  const row = await updateWidgetClient(await getDb(), accountId, clientId, { domains: [...new Set(v.domains)] });
-  if (!row) throw new AppError('not_found', `No widget client ${clientId}.`);
+  const unique = [...new Set(v.domains)];
+  const row = await editClient(by, accountId, clientId, `domains ${unique.join(', ')}`, (tx) =>
+    updateWidgetClient(tx, accountId, clientId, { domains: unique }),
+  );
   await publishInvalidation('widget-client', clientId); // open sockets of a removed domain close at once, everywhere
   return row;
 }
 
-export async function renameClient(accountId: number, clientId: string, name: string) {
+export async function renameClient(by: AuditBy, accountId: number, clientId: string, name: string) {
   const v = validate(z.object({ name: ClientName }), { name });
-  const row = await updateWidgetClient(await getDb(), accountId, clientId, { name: v.name });
-  if (!row) throw new AppError('not_found', `No widget client ${clientId}.`);
-  return row;
+  return editClient(by, accountId, clientId, `renamed to ${v.name}`, (tx) => updateWidgetClient(tx, accountId, clientId, { name: v.name }));
 }
 
 /** Saves a client's appearance (every field validated; a blank field is unset). */
-export async function setClientAppearance(accountId: number, clientId: string, input: unknown) {
+export async function setClientAppearance(by: AuditBy, accountId: number, clientId: string, input: unknown) {
   const appearance = validate(Appearance, input, APPEARANCE_LABELS);
-  const row = await updateWidgetClient(await getDb(), accountId, clientId, { appearance });
-  if (!row) throw new AppError('not_found', `No widget client ${clientId}.`);
+  const row = await editClient(by, accountId, clientId, 'appearance', (tx) => updateWidgetClient(tx, accountId, clientId, { appearance }));
   return storedAppearance(row.appearance);
 }
 
@@ -68,24 +81,31 @@ export async function appearanceOfClient(clientId: string): Promise<Appearance> 
 }
 
 /** Deletes a client of this account; its open sockets are disconnected at once, on every instance. */
-export async function deleteWidgetClient({ accountId, clientId }: { accountId: number; clientId: string }) {
-  const deleted = await deleteWidgetClientRow(await getDb(), accountId, clientId);
+export async function deleteWidgetClient(by: AuditBy, { accountId, clientId }: { accountId: number; clientId: string }) {
+  const deleted = await withAudit(
+    accountId,
+    by,
+    'widget_client.deleted',
+    (tx) => deleteWidgetClientRow(tx, accountId, clientId),
+    (done) => (done ? clientId : null),
+  );
   if (!deleted) throw new AppError('not_found', `No widget client ${clientId}.`);
   await publishInvalidation('widget-client', clientId); // revokeSockets finds no client and disconnects them
   return { client_id: clientId, deleted: true as const };
 }
 
 /** The operator's CLI door: the client id names its account, so no --account is needed. */
-export async function deleteWidgetClientById(clientId: string) {
+export async function deleteWidgetClientById(by: AuditBy, clientId: string) {
   const client = await getWidgetClientForAuth(await getDb(), clientId);
   if (!client) throw new AppError('not_found', `No widget client ${clientId}.`);
-  return deleteWidgetClient({ accountId: client.accountId, clientId });
+  return deleteWidgetClient(by, { accountId: client.accountId, clientId });
 }
 
-export async function rotateClientSecret(accountId: number, clientId: string) {
+export async function rotateClientSecret(by: AuditBy, accountId: number, clientId: string) {
   const secret = `wcs_${randomBase62(40)}`;
-  const row = await updateWidgetClient(await getDb(), accountId, clientId, { secretHash: hashSecret(secret) });
-  if (!row) throw new AppError('not_found', `No widget client ${clientId}.`);
+  const row = await editClient(by, accountId, clientId, 'secret rotated', (tx) =>
+    updateWidgetClient(tx, accountId, clientId, { secretHash: hashSecret(secret) }),
+  );
   return { client_id: row.id, client_secret: secret };
 }
 

@@ -13,6 +13,7 @@ import { sql } from 'drizzle-orm';
 import { getDb, rows, type Db } from '../../db/client';
 import { ACCOUNT_HOLDINGS } from '../../db/queries/account-deletion';
 import { createAdminUser } from '../../lib/accounts/service';
+import { CLI } from '../../lib/audit/contract';
 import { deleteAccountAsOwner } from '../../lib/privacy/account-deletion';
 import { createWebhookEndpoint } from '../../lib/webhooks/service';
 import { api, conversationLine, createTestAccount, importLines, newChannelIds, responseLine, type TestAccount } from '../helpers/builders';
@@ -68,7 +69,7 @@ type Member = { userId: number; email: string; password: string };
 
 async function member(accountId: number, role: 'admin' | 'agent'): Promise<Member> {
   const email = `${role}-${randomUUID()}@example.test`;
-  const u = await createAdminUser({ accountId, email, password: 'correct horse battery', role });
+  const u = await createAdminUser(CLI, { accountId, email, password: 'correct horse battery', role });
   return { userId: u.user_id, email, password: 'correct horse battery' };
 }
 
@@ -78,7 +79,7 @@ async function filledAccount(name: string): Promise<Filled> {
   const [channel] = await newChannelIds(1);
   const lines = Array.from({ length: 6 }, () => conversationLine({ channel_id: channel! })).flatMap((c) => [c, responseLine(c), responseLine(c)]);
   await importLines(acct.accountId, lines);
-  await createWebhookEndpoint({ accountId: acct.accountId, url: hook.url });
+  await createWebhookEndpoint(CLI, { accountId: acct.accountId, url: hook.url });
   await addKnowledge(acct.accountId, 'returns.md', '# Returns\n\nYou may return any item within 30 days of delivery.');
   const client = await createTestWidgetClient(acct.accountId, ['example.com']);
   const token = await backendToken(server.url, client);

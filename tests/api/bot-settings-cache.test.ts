@@ -4,6 +4,7 @@
  * and on other instances through the invalidation message (PostgreSQL + Redis: a second process);
  * a change whose message is lost is seen within BOT_SETTINGS_CACHE_MS.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -47,7 +48,7 @@ describe('bot settings cache (one process)', () => {
   it('a change through updateBotSettings is used at once; one whose invalidation is lost within a second', async () => {
     const acct = await createTestAccount();
     assert.equal((await effectiveBotSettings(acct.accountId)).showSources, true);
-    await updateBotSettings(acct.accountId, { ...SETTINGS, showSources: false });
+    await updateBotSettings(CLI, acct.accountId, { ...SETTINGS, showSources: false });
     assert.equal((await effectiveBotSettings(acct.accountId)).showSources, false, 'invalidated at once');
 
     // Written behind the cache's back (as if the invalidation message were lost): the cached copy
@@ -109,7 +110,7 @@ describe('bot settings cache (several instances)', { skip: process.env.TEST_DB !
         const text = `Please email us (${attempt}).`;
         const started = performance.now();
         assert.notEqual((await other.read(acct.accountId)).noAnswerText, text);
-        await updateBotSettings(acct.accountId, { ...SETTINGS, noAnswerText: text, showSources: attempt % 2 === 0 });
+        await updateBotSettings(CLI, acct.accountId, { ...SETTINGS, noAnswerText: text, showSources: attempt % 2 === 0 });
         await sleep(50);
         const seen = await other.read(acct.accountId);
         if (performance.now() - started < BOT_SETTINGS_CACHE_MS - 50) {

@@ -3,6 +3,7 @@
  * directions, and every request answers the same through Next and through the direct door
  * (lib/customer-api/direct-door.ts): status, headers and body. Unknown paths are problem+json 404s.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -130,7 +131,7 @@ describe('both doors answer alike', () => {
     const r2 = responseLine(conv, { question: 'Back door?', created_at: '2026-01-01 10:02:00' });
     await importLines(acct.accountId, [conv, r1, r2]);
     const revoked = await createTestAccount();
-    await revokeApiKey(null, revoked.keyId);
+    await revokeApiKey(CLI, null, revoked.keyId);
 
     const auth = (key: string) => ({ authorization: `Bearer ${key}` });
     const cases: Array<{ path: string; init?: RequestInit; status: number }> = [

@@ -4,6 +4,7 @@
  * message), and in any case within a second (the cache bound). PostgreSQL with Redis only: the
  * embedded database belongs to one process.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -80,7 +81,7 @@ describe('API key revocation across instances', { skip }, () => {
     assert.equal((await onB(`${V2}/response`)).status, 200, 'still cached on B');
 
     const revoked = Date.now();
-    await revokeApiKey(null, acct.keyId); // through instance A's services: publishes the invalidation
+    await revokeApiKey(CLI, null, acct.keyId); // through instance A's services: publishes the invalidation
     await sleep(100);
     // 100 ms after: only the invalidation message can explain a refusal (B's copy is good for 1 s).
     assertUnauthorized(await onB(`${V2}/response`));

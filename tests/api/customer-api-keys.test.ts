@@ -1,4 +1,5 @@
 /** Customer API v2 authentication: the 401 table, revocation, environments, last_used_at. */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createApiKey, revokeApiKey } from '../../lib/accounts/service';
@@ -100,14 +101,14 @@ describe('401 Unauthorized', () => {
 
   it("refuses a revoked key at once, while the account's other keys keep working", async () => {
     const { acct, paths } = await accountWithRecord();
-    const second = await createApiKey({ accountId: acct.accountId, name: 'second' });
+    const second = await createApiKey(CLI, { accountId: acct.accountId, name: 'second' });
     const get = api(server.url, acct.key);
     for (const path of paths) assert.equal((await get(path)).status, 200, path);
-    await revokeApiKey(null, acct.keyId);
+    await revokeApiKey(CLI, null, acct.keyId);
     for (const path of paths) assertUnauthorized(await get(path));
     for (const path of paths) assert.equal((await api(server.url, second.key)(path)).status, 200, path);
     // Revoking again changes nothing.
-    await revokeApiKey(null, acct.keyId);
+    await revokeApiKey(CLI, null, acct.keyId);
     assertUnauthorized(await get(`${V2}/response`));
   });
 
@@ -128,7 +129,7 @@ describe('401 Unauthorized', () => {
 
   it('refuses a test-environment key on the live deployment, saying so', async () => {
     const { acct, paths } = await accountWithRecord();
-    const testKey = await createApiKey({ accountId: acct.accountId, env: 'test' });
+    const testKey = await createApiKey(CLI, { accountId: acct.accountId, env: 'test' });
     assert.equal(partsOf(testKey.key).env, 'test');
     for (const path of paths) {
       const res = await api(server.url, testKey.key)(path);
@@ -136,7 +137,7 @@ describe('401 Unauthorized', () => {
       assert.match(res.body.detail, /\btest\b/i, res.body.detail);
       assert.match(res.body.detail, /\blive\b|environment/i, res.body.detail);
     }
-    const liveKey = await createApiKey({ accountId: acct.accountId, env: 'live' });
+    const liveKey = await createApiKey(CLI, { accountId: acct.accountId, env: 'live' });
     assert.equal((await api(server.url, liveKey.key)(`${V2}/response`)).status, 200);
   });
 });
@@ -144,9 +145,9 @@ describe('401 Unauthorized', () => {
 describe('last_used_at', () => {
   it('is recorded after a request, once the usage flush has run', async () => {
     const { acct } = await accountWithRecord();
-    const unused = await createApiKey({ accountId: acct.accountId, name: 'never used' });
-    const revoked = await createApiKey({ accountId: acct.accountId, name: 'revoked' });
-    await revokeApiKey(null, revoked.key_id);
+    const unused = await createApiKey(CLI, { accountId: acct.accountId, name: 'never used' });
+    const revoked = await createApiKey(CLI, { accountId: acct.accountId, name: 'revoked' });
+    await revokeApiKey(CLI, null, revoked.key_id);
     assert.equal(await lastUsedAt(acct.accountId, acct.keyId), null);
 
     const started = Date.now();

@@ -4,6 +4,7 @@
  * (451), STARTTLS, the `250` only once the raw message is stored, and processing from the store
  * exactly once (a duplicate Message-ID is one message; a lapsed lease is processed again).
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -167,7 +168,7 @@ describe('inbound addresses', () => {
     assert.equal((await inboundAddress(acct.accountId)).address, address, 'stable');
     const other = await inboundAddress((await createTestAccount()).accountId);
     assert.notEqual(other.address, address);
-    const fresh = await regenerateInboundAddress(acct.accountId);
+    const fresh = await regenerateInboundAddress(CLI, acct.accountId);
     assert.notEqual(fresh.address, address);
     const old = await refusal(client().sendMail(mail(address)));
     assert.deepEqual([old.code, old.command], [550, 'RCPT TO']);
@@ -286,7 +287,7 @@ describe('the SMTP listener', () => {
     const acct = await createTestAccount();
     const [owner] = (await listAccountMembers(acct.accountId)).members;
     const member = { accountId: acct.accountId, role: 'owner' as const };
-    await saveEmailSettings(member, { ai_answers: false, acknowledge: false });
+    await saveEmailSettings(CLI, member, { ai_answers: false, acknowledge: false });
     assert.deepEqual(await getEmailSettings(acct.accountId), { ai_answers: false, acknowledge: false });
     assert.ok(owner);
     const { address } = await inboundAddress(acct.accountId);
@@ -305,8 +306,8 @@ describe('the SMTP listener', () => {
     );
     const [n] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM responses WHERE account_id = ${acct.accountId}`);
     assert.equal(n!.n, 0);
-    await assert.rejects(saveEmailSettings({ accountId: acct.accountId, role: 'agent' }, { ai_answers: true, acknowledge: false }), /role/);
-    await assert.rejects(saveEmailSettings(member, { ai_answers: 'yes', acknowledge: false }), /ai_answers/);
+    await assert.rejects(saveEmailSettings(CLI, { accountId: acct.accountId, role: 'agent' }, { ai_answers: true, acknowledge: false }), /role/);
+    await assert.rejects(saveEmailSettings(CLI, member, { ai_answers: 'yes', acknowledge: false }), /ai_answers/);
   });
 
   it('"Show original": the transcript lists the mail received and serves each as it arrived, as plain text, to the account\'s members only', async () => {

@@ -5,6 +5,7 @@
  * status and handled_by; imports keep any status and accept the new fields; the OpenAPI document
  * says so; tenancy; bad input.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -48,7 +49,7 @@ async function world() {
   const acct = await createTestAccount('Handoff API Co');
   const [channel] = await newChannelIds(1);
   const email = `ann-${randomUUID()}@example.test`;
-  const u = await createAdminUser({ accountId: acct.accountId, email, password: 'member password 1', role: 'agent', name: AWKWARD });
+  const u = await createAdminUser(CLI, { accountId: acct.accountId, email, password: 'member password 1', role: 'agent', name: AWKWARD });
   const ann: Member = { accountId: acct.accountId, userId: u.user_id, role: 'agent' };
   const lines: ConversationLine[] = [];
   const conv = async (over: Partial<ConversationLine> = {}) => {

@@ -4,6 +4,7 @@
  * messages (idempotent, reopening); ratings; snooze and the sweeper; availability; the inbox's
  * views and counts; canned replies; tenancy; bad input as a table.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -68,7 +69,7 @@ async function team(): Promise<Team> {
   const [owner] = await rows<{ id: number }>(await getDb(), sql`SELECT id FROM admin_users WHERE account_id = ${a.accountId} AND role = 'owner'`);
   const member = async (name: string, role: Role) => {
     const email = `${name.toLowerCase()}-${randomUUID()}@example.test`;
-    const u = await createAdminUser({ accountId: a.accountId, email, password: 'member password 1', role, name });
+    const u = await createAdminUser(CLI, { accountId: a.accountId, email, password: 'member password 1', role, name });
     return { accountId: a.accountId, userId: u.user_id, role, email };
   };
   const [channel] = await newChannelIds(1);
@@ -381,11 +382,11 @@ describe('handoff transitions through the service', () => {
       ['shortcut', () => createCannedReply(t.ann, { shortcut: 'Hello There', text: 'x' }), 'invalid_request', /shortcut: must be 1–32/],
       [
         'time zone',
-        () => saveHandoffSettings(t.owner, { enabled: true, time_zone: 'Mars/Olympus', hours: [], away_text: '' }),
+        () => saveHandoffSettings(CLI, t.owner, { enabled: true, time_zone: 'Mars/Olympus', hours: [], away_text: '' }),
         'invalid_request',
         /time_zone: must be an IANA/,
       ],
-      ['settings need a manager', () => saveHandoffSettings(t.ann, {}), 'forbidden', /role/],
+      ['settings need a manager', () => saveHandoffSettings(CLI, t.ann, {}), 'forbidden', /role/],
       ['marked seen ids', () => markMessagesSeen(visitor, { message_ids: ['x'] }), 'invalid_request', /message_ids/],
     ];
     for (const [name, run, code, message] of cases) {
@@ -415,13 +416,13 @@ describe('availability, settings and the inbox', () => {
     await setAvailability(t.ann, 'online');
 
     const hours = Array.from({ length: 7 }, (_, i) => ({ open: i < 4, opens: '09:00', closes: '17:00' })); // Monday–Thursday
-    await saveHandoffSettings(t.owner, { enabled: true, time_zone: 'Europe/Berlin', hours, away_text: 'Back on Monday.' });
+    await saveHandoffSettings(CLI, t.owner, { enabled: true, time_zone: 'Europe/Berlin', hours, away_text: 'Back on Monday.' });
     const away = await availabilityOf(db, t.accountId, now);
     assert.deepEqual(away, { enabled: true, available: false, until: '2026-11-30T08:00:00.000Z', away_text: 'Back on Monday.', expected_wait_seconds: null });
     const thursday = await availabilityOf(db, t.accountId, new Date('2026-11-26T10:00:00Z'));
     assert.equal(thursday.available, true, '11:00 in Berlin on a Thursday');
 
-    await saveHandoffSettings(t.owner, { enabled: false, time_zone: 'UTC', hours, away_text: '' });
+    await saveHandoffSettings(CLI, t.owner, { enabled: false, time_zone: 'UTC', hours, away_text: '' });
     assert.equal((await availabilityOf(db, t.accountId, now)).enabled, false);
     await rejects(requestHandoff({ accountId: t.accountId, conversationId: await conversation(t) }), 'forbidden');
   });
@@ -447,7 +448,7 @@ describe('availability, settings and the inbox', () => {
     // Open today and yesterday (UTC, Monday first), closed the other days: the long waits two days ago do not count.
     const today = (new Date().getUTCDay() + 6) % 7;
     const hours = Array.from({ length: 7 }, (_, d) => ({ open: d === today || d === (today + 6) % 7, opens: '00:00', closes: '24:00' }));
-    await saveHandoffSettings(t.owner, { enabled: true, time_zone: 'UTC', hours, away_text: 'Back soon.' });
+    await saveHandoffSettings(CLI, t.owner, { enabled: true, time_zone: 'UTC', hours, away_text: 'Back soon.' });
     for (const seconds of [60, 120, 600, 2 * 86_400, 2 * 86_400 + 60]) {
       const id = await conversation(t);
       await requestHandoff({ accountId: t.accountId, conversationId: id });
@@ -469,7 +470,7 @@ describe('availability, settings and the inbox', () => {
       const t = await team();
       await touchDashboard(t.ann);
       const hours = Array(7).fill({ open: true, opens: '00:00', closes: '24:00' });
-      await saveHandoffSettings(t.owner, { enabled: true, time_zone: zone, hours, away_text: '' });
+      await saveHandoffSettings(CLI, t.owner, { enabled: true, time_zone: zone, hours, away_text: '' });
       const id = await conversation(t);
       // 2,000 first responses of the last days (the sample the expected wait reads), each answered in 90 s (or 150 s).
       await db.execute(sql`

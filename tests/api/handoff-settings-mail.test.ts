@@ -5,6 +5,7 @@
  * waiting mail sent once per waiting episode to the members who want it, a member's unseen reply
  * mailed to the visitor once (and not when seen), and concurrent passes never writing a mail twice.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -67,7 +68,7 @@ async function team(name: string): Promise<Team> {
   const member = async (n: string, role: Role): Promise<M> => {
     const email = `${n.toLowerCase()}-${randomUUID()}@example.test`;
     const password = 'member password 1';
-    const u = await createAdminUser({ accountId: a.accountId, email, password, role, name: n });
+    const u = await createAdminUser(CLI, { accountId: a.accountId, email, password, role, name: n });
     return { accountId: a.accountId, userId: u.user_id, role, email, password };
   };
   const [channel] = await newChannelIds(1);
@@ -109,7 +110,7 @@ describe('the /bot "Handoff" settings', () => {
   it('saves and reads back (closing 00:00 is midnight, stored 24:00); refuses bad input naming the form field', async () => {
     const t = await team('Settings Co');
     assert.deepEqual((await getHandoffFormValues(t.accountId)).days[0], { open: true, opens: '00:00', closes: '00:00' }, 'the default: all day');
-    const saved = await saveHandoffForm(t.owner, formValues({ days: dayPatch(6, { open: false, opens: '10:00', closes: '00:00' }) }));
+    const saved = await saveHandoffForm(CLI, t.owner, formValues({ days: dayPatch(6, { open: false, opens: '10:00', closes: '00:00' }) }));
     assert.equal(saved.timeZone, 'Europe/Berlin');
     assert.deepEqual(saved.days[6], { open: false, opens: '10:00', closes: '00:00' });
     const [stored] = await rows<{ hours: unknown }>(await getDb(), sql`SELECT hours FROM handoff_settings WHERE account_id = ${t.accountId}`);
@@ -125,17 +126,17 @@ describe('the /bot "Handoff" settings', () => {
       ['away text too long', formValues({ awayText: 'x'.repeat(501) }), /^Away text: must be at most 500 characters/],
     ];
     for (const [name, input, message] of cases) {
-      await assert.rejects(saveHandoffForm(t.owner, input), (e: { code: string; message: string }) => {
+      await assert.rejects(saveHandoffForm(CLI, t.owner, input), (e: { code: string; message: string }) => {
         assert.equal(e.code, 'invalid_request', name);
         assert.match(e.message, message, name);
         return true;
       });
     }
     // A closed day's times still have to be times, but need not be in order.
-    await saveHandoffForm(t.owner, formValues({ days: dayPatch(5, { open: false, opens: '18:00', closes: '09:00' }) }));
-    await assert.rejects(saveHandoffForm(t.agent, formValues()), { code: 'forbidden' });
-    await assert.rejects(saveHandoffForm(t.admin, formValues({ timeZone: 'Nowhere' })), { code: 'invalid_request' });
-    await saveHandoffForm(t.admin, formValues());
+    await saveHandoffForm(CLI, t.owner, formValues({ days: dayPatch(5, { open: false, opens: '18:00', closes: '09:00' }) }));
+    await assert.rejects(saveHandoffForm(CLI, t.agent, formValues()), { code: 'forbidden' });
+    await assert.rejects(saveHandoffForm(CLI, t.admin, formValues({ timeZone: 'Nowhere' })), { code: 'invalid_request' });
+    await saveHandoffForm(CLI, t.admin, formValues());
   });
 
   it('the page: owners and admins see the section; agents get a 404; /profile offers the mail setting', async () => {
@@ -160,7 +161,7 @@ describe('availability in a non-UTC time zone', () => {
     const hours = DEFAULT_HANDOFF_SETTINGS.hours.map((_, i) =>
       i === 0 ? { open: true, opens: '09:00', closes: '17:00' } : { open: false, opens: '09:00', closes: '17:00' },
     );
-    await saveHandoffSettings(t.owner, { enabled: true, time_zone: 'America/New_York', hours, away_text: 'Back on Monday.' });
+    await saveHandoffSettings(CLI, t.owner, { enabled: true, time_zone: 'America/New_York', hours, away_text: 'Back on Monday.' });
     await touchDashboard(t.agent);
     const db = await getDb();
     const at = (iso: string) => availabilityOf(db, t.accountId, new Date(iso));

@@ -5,6 +5,7 @@
  * member (never answered by the AI, idempotent), resume and history after a reconnect, the rating,
  * the away mode, a 2.0.x widget's translated events, and a table of bad input.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { randomUUID } from 'node:crypto';
@@ -57,7 +58,7 @@ async function setup(opts: { online?: boolean } = {}) {
   const acct = await createTestAccount();
   await addKnowledge(acct.accountId, 'faq.md', FAQ);
   const client = await createTestWidgetClient(acct.accountId, ['example.com']);
-  const user = await createAdminUser({
+  const user = await createAdminUser(CLI, {
     accountId: acct.accountId,
     email: `dana-${acct.accountId}@example.test`,
     password: 'dana-password-12',
@@ -259,7 +260,7 @@ describe('handoff over the widget socket', () => {
   it('with nobody online the visitor is told the team is away and can leave an email', async (t) => {
     const { visitor, member } = await setup({ online: false });
     t.after(() => visitor.close());
-    await saveHandoffSettings(member, { ...DEFAULT_HANDOFF_SETTINGS, away_text: 'We answer within a day.' });
+    await saveHandoffSettings(CLI, member, { ...DEFAULT_HANDOFF_SETTINGS, away_text: 'We answer within a day.' });
     const id = await declinedConversation(visitor);
     const ack = await visitor.ok('handoff:request', { conversation_id: id });
     assert.equal(ack.available, false);
@@ -274,7 +275,7 @@ describe('handoff over the widget socket', () => {
   it('with handoff off: the session says so, the button is refused, and asking in words gets the AI', async (t) => {
     const { visitor, member, client } = await setup();
     t.after(() => visitor.close());
-    await saveHandoffSettings(member, { ...DEFAULT_HANDOFF_SETTINGS, enabled: false });
+    await saveHandoffSettings(CLI, member, { ...DEFAULT_HANDOFF_SETTINGS, enabled: false });
     const issued = await backendToken(server.url, client);
     const off = await connectVisitor(server.url, issued.access_token, ORIGIN);
     t.after(() => off.close());

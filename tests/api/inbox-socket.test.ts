@@ -4,6 +4,7 @@
  * account only, typing, another account's conversation refused, and a removed member or an ended
  * session cut off at once.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -47,7 +48,7 @@ type Member = { actor: Actor; cookie: string };
 async function member(acct: TestAccount, role: Exclude<Role, 'owner'> = 'agent'): Promise<Member> {
   const email = `${role}-${randomUUID()}@example.test`;
   const name = `${role} ${email.slice(role.length + 1, role.length + 5)}`;
-  const u = await createAdminUser({ accountId: acct.accountId, email, password: PASSWORD, role, name });
+  const u = await createAdminUser(CLI, { accountId: acct.accountId, email, password: PASSWORD, role, name });
   const signed = await signIn(server.url, email, PASSWORD);
   assert.ok(signed.cookie, `signed in ${email}`);
   return { actor: { accountId: acct.accountId, userId: u.user_id, role, email, name }, cookie: signed.cookie };
@@ -427,7 +428,7 @@ describe('a member who loses access is cut off at once', () => {
     const agent = await member(acct);
     const s = await connect(agent);
     const ownerActor: Actor = { accountId: acct.accountId, userId: 0, role: 'owner', email: acct.email, name: '' };
-    await removeMember(ownerActor, { userId: agent.actor.userId });
+    await removeMember(CLI, ownerActor, { userId: agent.actor.userId });
     await s.until(() => s.revoked !== undefined && s.disconnected !== undefined, 'the revocation');
     assert.equal(s.revoked!.code, 'session_ended');
   });
@@ -455,7 +456,7 @@ describe('a member who loses access is cut off at once', () => {
     await sb.until(() => sb.revoked !== undefined && sb.disconnected !== undefined, 'the password change');
     assert.equal(sc.revoked, undefined, 'a colleague stays');
     const ownerActor: TeamActor = { accountId: acct.accountId, userId: 0, role: 'owner', email: acct.email, name: '' };
-    await setRequireTwoFactor(ownerActor, true);
+    await setRequireTwoFactor(CLI, ownerActor, true);
     await sc.until(() => sc.revoked !== undefined && sc.disconnected !== undefined, 'the two-factor requirement');
   });
 

@@ -5,6 +5,7 @@
  * after every bulk path (import, counters, status change, delete, demo seed); the triggers' work
  * grows linearly with the rows a statement writes.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -47,7 +48,7 @@ let b: World;
 async function world(name: string): Promise<World> {
   const acct = await createTestAccount(name);
   const ch = (await newChannelIds(2)) as [number, number];
-  const u = await createAdminUser({ accountId: acct.accountId, email: `m-${randomUUID()}@example.test`, password: 'member password 1', role: 'agent' });
+  const u = await createAdminUser(CLI, { accountId: acct.accountId, email: `m-${randomUUID()}@example.test`, password: 'member password 1', role: 'agent' });
   const member: Member = { accountId: acct.accountId, userId: u.user_id, role: 'agent' };
   const convs = new Map<string, ConversationLine>();
   const responses = new Map<string, string>();

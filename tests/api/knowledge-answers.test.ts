@@ -5,6 +5,7 @@
  * turned them off, tenancy and conversation scope, bot settings validation, and the evaluation
  * set's measured quality as a regression guard (BENCHMARKS.md has the numbers).
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_NO_ANSWER_TEXT, getBotSettings, updateBotSettings } from '../../lib/bot/settings';
@@ -104,7 +105,7 @@ describe('built-in answers', () => {
 
   it('declines with the account\'s own "no answer" text; hides sources when the account turned them off', async () => {
     const { acct } = await accountWithFaq();
-    await updateBotSettings(acct.accountId, { instructions: '', noAnswerText: 'Please email help@acme.example.', model: '', showSources: false });
+    await updateBotSettings(CLI, acct.accountId, { instructions: '', noAnswerText: 'Please email help@acme.example.', model: '', showSources: false });
     assert.equal((await ask(acct.accountId, 'How do I sell my car?')).text, 'Please email help@acme.example.');
     const a = await ask(acct.accountId, 'When is the support desk open on Friday?');
     assert.equal(a.declined, false);
@@ -206,7 +207,7 @@ describe('bot settings', () => {
     const acct = await createTestAccount();
     assert.deepEqual(await getBotSettings(acct.accountId), { instructions: '', noAnswerText: '', model: '', showSources: true });
     const saved = { instructions: 'Be brief.', noAnswerText: 'Ask a human.', model: 'gpt-4o-mini', showSources: false };
-    await updateBotSettings(acct.accountId, saved);
+    await updateBotSettings(CLI, acct.accountId, saved);
     assert.deepEqual(await getBotSettings(acct.accountId), saved);
     const BAD: Array<[Record<string, unknown>, RegExp]> = [
       [{ ...saved, instructions: 'x'.repeat(4001) }, /instructions: must be at most 4000/],
@@ -215,13 +216,13 @@ describe('bot settings', () => {
       [{ ...saved, showSources: 'yes' }, /show_sources/],
     ];
     for (const [input, message] of BAD) {
-      await assert.rejects(updateBotSettings(acct.accountId, input), (e: Error & { code?: string }) => {
+      await assert.rejects(updateBotSettings(CLI, acct.accountId, input), (e: Error & { code?: string }) => {
         assert.equal(e.code, 'invalid_request');
         assert.match(e.message, message);
         return true;
       });
     }
-    await assert.rejects(updateBotSettings(2_000_000_000, saved), /No account/);
+    await assert.rejects(updateBotSettings(CLI, 2_000_000_000, saved), /No account/);
   });
 });
 

@@ -5,6 +5,7 @@
  * name's refusal never says what it resolved to, and an endpoint whose address turned private
  * after saving gets no request (the visitor sees the neutral message).
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -56,7 +57,7 @@ describe('model endpoint address safety', () => {
     it(`refuses ${url} on save and on Test connection, naming the setting`, async () => {
       const acct = await createTestAccount();
       const input = { baseUrl: url, apiKey: 'sk-x', clearKey: false, embeddingModel: '' };
-      await assert.rejects(saveModelEndpoint(acct.accountId, input), (e: unknown) => {
+      await assert.rejects(saveModelEndpoint(CLI, acct.accountId, input), (e: unknown) => {
         assert.ok(isAppError(e) && e.code === 'invalid_request', String(e));
         assert.equal(e.message, `${start}${PRIVATE_REFUSED}.`);
         assert.match(e.message, /OUTBOUND_ALLOW_PRIVATE_NETWORKS=1/);
@@ -94,7 +95,7 @@ describe('model endpoint address safety', () => {
       const acct = await createTestAccount();
       await addKnowledge(acct.accountId, 'faq.md', '# FAQ\n\n## Deposit\n\nA deposit of 100 euros per rented item is held on your card.\n');
       // As if the name had resolved to a public address when it was saved.
-      await storeModelEndpoint(acct.accountId, { baseUrl: fake.url, apiKeySealed: null, embeddingModel: '' });
+      await storeModelEndpoint(CLI, acct.accountId, { baseUrl: fake.url, apiKeySealed: null, embeddingModel: '' });
       await assert.rejects(
         answerEngine().answer({
           accountId: acct.accountId,

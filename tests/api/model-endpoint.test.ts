@@ -5,6 +5,7 @@
  * words; answers reach the widget through the account's endpoint with its key and the bot's model;
  * passages get embeddings and retrieval fuses them with BM25; the built-in engine follows a conversation.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -143,7 +144,7 @@ describe('the account endpoint: saved, sealed, never returned', () => {
   it('stores the key sealed; the view says only that one is set; replacing, keeping and clearing it', async () => {
     const acct = await createTestAccount();
     assert.deepEqual(await getModelEndpointView(acct.accountId), { baseUrl: '', keySet: false, embeddingModel: '' });
-    const view = await saveModelEndpoint(acct.accountId, endpoint({ apiKey: KEY, embeddingModel: 'fake-embed' }));
+    const view = await saveModelEndpoint(CLI, acct.accountId, endpoint({ apiKey: KEY, embeddingModel: 'fake-embed' }));
     assert.deepEqual(view, { baseUrl: fake.url, keySet: true, embeddingModel: 'fake-embed' });
     assert.ok(!JSON.stringify(view).includes(KEY));
     const sealed = await storedKey(acct.accountId);
@@ -152,24 +153,24 @@ describe('the account endpoint: saved, sealed, never returned', () => {
     assert.throws(() => openSecret('two-factor secrets', sealed), 'sealed for its purpose only');
     assert.ok(!JSON.stringify(await getBotSettings(acct.accountId)).includes(sealed), 'the settings the page reads hold no key');
 
-    await saveModelEndpoint(acct.accountId, endpoint({ embeddingModel: 'fake-embed' }));
+    await saveModelEndpoint(CLI, acct.accountId, endpoint({ embeddingModel: 'fake-embed' }));
     assert.equal(await storedKey(acct.accountId), sealed, 'an empty key field keeps the stored key');
-    await saveModelEndpoint(acct.accountId, endpoint({ apiKey: 'sk-other' }));
+    await saveModelEndpoint(CLI, acct.accountId, endpoint({ apiKey: 'sk-other' }));
     assert.equal(openSecret('model endpoint keys', (await storedKey(acct.accountId))!), 'sk-other', 'a typed key replaces it');
-    assert.equal((await saveModelEndpoint(acct.accountId, endpoint({ clearKey: true }))).keySet, false);
+    assert.equal((await saveModelEndpoint(CLI, acct.accountId, endpoint({ clearKey: true }))).keySet, false);
     assert.equal(await storedKey(acct.accountId), null);
-    await saveModelEndpoint(acct.accountId, endpoint({ apiKey: KEY }));
-    assert.deepEqual(await saveModelEndpoint(acct.accountId, endpoint({ baseUrl: '' })), { baseUrl: '', keySet: false, embeddingModel: '' });
+    await saveModelEndpoint(CLI, acct.accountId, endpoint({ apiKey: KEY }));
+    assert.deepEqual(await saveModelEndpoint(CLI, acct.accountId, endpoint({ baseUrl: '' })), { baseUrl: '', keySet: false, embeddingModel: '' });
     assert.equal(await storedKey(acct.accountId), null, 'disconnecting drops the key too');
     assert.equal((await effectiveBotSettings(acct.accountId)).endpoint, null);
   });
 
   it('a stored key is never sent to a changed base URL: saving or testing another URL needs the key again (or cleared)', async () => {
     const acct = await createTestAccount();
-    await saveModelEndpoint(acct.accountId, endpoint({ apiKey: KEY }));
+    await saveModelEndpoint(CLI, acct.accountId, endpoint({ apiKey: KEY }));
     const moved = endpoint({ baseUrl: `${hostileUrl}/elsewhere/v1` });
     // Each attempt starts only when awaited: a second one rejecting meanwhile would be unhandled.
-    for (const attempt of [() => saveModelEndpoint(acct.accountId, moved), () => testModelEndpoint(acct.accountId, moved)]) {
+    for (const attempt of [() => saveModelEndpoint(CLI, acct.accountId, moved), () => testModelEndpoint(acct.accountId, moved)]) {
       await assert.rejects(attempt, (e: unknown) => {
         assert.ok(isAppError(e) && e.code === 'invalid_request', String(e));
         assert.equal(e.message, KEY_FOR_ANOTHER_URL);
@@ -182,8 +183,8 @@ describe('the account endpoint: saved, sealed, never returned', () => {
     }
     assert.equal((await getModelEndpointView(acct.accountId)).baseUrl, fake.url, 'nothing changed');
     assert.equal(openSecret('model endpoint keys', (await storedKey(acct.accountId))!), KEY);
-    assert.equal((await saveModelEndpoint(acct.accountId, { ...moved, clearKey: true })).keySet, false, 'cleared: saved without a key');
-    await saveModelEndpoint(acct.accountId, { ...moved, apiKey: 'sk-new' });
+    assert.equal((await saveModelEndpoint(CLI, acct.accountId, { ...moved, clearKey: true })).keySet, false, 'cleared: saved without a key');
+    await saveModelEndpoint(CLI, acct.accountId, { ...moved, apiKey: 'sk-new' });
     assert.equal(openSecret('model endpoint keys', (await storedKey(acct.accountId))!), 'sk-new', 'typed again: saved');
   });
 
@@ -200,7 +201,7 @@ describe('the account endpoint: saved, sealed, never returned', () => {
   for (const [name, over, param] of BAD) {
     it(`refuses ${name} (invalid_request naming ${param}) and stores nothing`, async () => {
       const acct = await createTestAccount();
-      await assert.rejects(saveModelEndpoint(acct.accountId, endpoint(over)), (e: unknown) => {
+      await assert.rejects(saveModelEndpoint(CLI, acct.accountId, endpoint(over)), (e: unknown) => {
         assert.ok(isAppError(e) && e.code === 'invalid_request', String(e));
         assert.deepEqual(
           e.errors?.map((x) => x.param),
@@ -239,7 +240,7 @@ describe('Test connection', () => {
   for (const [name, over, works, lines] of CASES) {
     it(`${name}: says so plainly, never with the provider's text`, async () => {
       const acct = await createTestAccount();
-      await updateBotSettings(acct.accountId, { instructions: '', noAnswerText: '', model: 'test-chat', showSources: true });
+      await updateBotSettings(CLI, acct.accountId, { instructions: '', noAnswerText: '', model: 'test-chat', showSources: true });
       const r = await testModelEndpoint(acct.accountId, endpoint(over));
       assert.equal(r.works, works, JSON.stringify(r));
       assert.deepEqual(
@@ -253,7 +254,7 @@ describe('Test connection', () => {
 
   it('uses the stored key when the key field is empty; an empty base URL is a precise error', async () => {
     const acct = await createTestAccount();
-    await saveModelEndpoint(acct.accountId, endpoint({ apiKey: KEY }));
+    await saveModelEndpoint(CLI, acct.accountId, endpoint({ apiKey: KEY }));
     assert.equal((await testModelEndpoint(acct.accountId, endpoint())).works, true);
     await assert.rejects(testModelEndpoint(acct.accountId, endpoint({ baseUrl: '' })), (e: unknown) => isAppError(e) && e.errors?.[0]?.param === 'base_url');
   });
@@ -264,8 +265,8 @@ describe('answers through the account endpoint', () => {
     const own = await createTestAccount();
     const other = await createTestAccount();
     for (const a of [own, other]) await addKnowledge(a.accountId, 'rental.md', RENTAL);
-    await updateBotSettings(own.accountId, { instructions: 'Be brief.', noAnswerText: '', model: 'account-chat-1', showSources: true });
-    await saveModelEndpoint(own.accountId, endpoint({ apiKey: KEY }));
+    await updateBotSettings(CLI, own.accountId, { instructions: 'Be brief.', noAnswerText: '', model: 'account-chat-1', showSources: true });
+    await saveModelEndpoint(CLI, own.accountId, endpoint({ apiKey: KEY }));
     const ask = async (accountId: number) => {
       const client = await createTestWidgetClient(accountId, ['example.com']);
       const visitor = await connectVisitor(server.url, (await backendToken(server.url, client)).access_token, 'https://example.com');
@@ -287,7 +288,7 @@ describe('answers through the account endpoint', () => {
   it('a failing endpoint: the visitor sees the neutral message, never the provider text', async () => {
     const acct = await createTestAccount();
     await addKnowledge(acct.accountId, 'rental.md', RENTAL);
-    await saveModelEndpoint(acct.accountId, endpoint({ apiKey: 'sk-revoked' }));
+    await saveModelEndpoint(CLI, acct.accountId, endpoint({ apiKey: 'sk-revoked' }));
     await assert.rejects(
       (async () => {
         const a = await answerEngine().answer({
@@ -306,7 +307,7 @@ describe('answers through the account endpoint', () => {
 describe('a hostile endpoint: no redirect followed, bounded bodies, embeddings checked', () => {
   const test = async (path: string, embeddingModel = '') => {
     const acct = await createTestAccount();
-    await updateBotSettings(acct.accountId, { instructions: '', noAnswerText: '', model: 'test-chat', showSources: true });
+    await updateBotSettings(CLI, acct.accountId, { instructions: '', noAnswerText: '', model: 'test-chat', showSources: true });
     const r = await testModelEndpoint(acct.accountId, { baseUrl: `${hostileUrl}/${path}/v1`, apiKey: 'sk-h', clearKey: false, embeddingModel });
     return r.checks.map((c) => `${c.name}: ${c.ok ? 'ok' : c.detail}`);
   };
@@ -315,7 +316,7 @@ describe('a hostile endpoint: no redirect followed, bounded bodies, embeddings c
     assert.deepEqual(await test('redirect'), ['Chat: model test-chat: the endpoint answered with an error (redirects are not followed).']);
     const acct = await createTestAccount();
     await addKnowledge(acct.accountId, 'rental.md', RENTAL);
-    await saveModelEndpoint(acct.accountId, endpoint({ baseUrl: `${hostileUrl}/redirect/v1`, apiKey: 'sk-h' }));
+    await saveModelEndpoint(CLI, acct.accountId, endpoint({ baseUrl: `${hostileUrl}/redirect/v1`, apiKey: 'sk-h' }));
     await assert.rejects(
       (async () => {
         const a = await answerEngine().answer({
@@ -334,7 +335,7 @@ describe('a hostile endpoint: no redirect followed, bounded bodies, embeddings c
   it('an answer streamed without end is cut at the byte cap: the visitor gets the neutral message, memory stays bounded', async () => {
     const acct = await createTestAccount();
     await addKnowledge(acct.accountId, 'rental.md', RENTAL);
-    await saveModelEndpoint(acct.accountId, endpoint({ baseUrl: `${hostileUrl}/forever/v1`, apiKey: 'sk-h' }));
+    await saveModelEndpoint(CLI, acct.accountId, endpoint({ baseUrl: `${hostileUrl}/forever/v1`, apiKey: 'sk-h' }));
     const rss = process.memoryUsage().rss;
     const started = Date.now();
     let received = 0;
@@ -371,7 +372,7 @@ describe('a hostile endpoint: no redirect followed, bounded bodies, embeddings c
     assert.deepEqual(await test('embed-fine', 'e'), ['Chat: ok', 'Embeddings: ok']);
     const acct = await createTestAccount();
     await addKnowledge(acct.accountId, 'rental.md', RENTAL);
-    await saveModelEndpoint(acct.accountId, endpoint({ baseUrl: `${hostileUrl}/embed-wide/v1`, apiKey: 'sk-h', embeddingModel: 'e' }));
+    await saveModelEndpoint(CLI, acct.accountId, endpoint({ baseUrl: `${hostileUrl}/embed-wide/v1`, apiKey: 'sk-h', embeddingModel: 'e' }));
     await assert.rejects(embedPendingPassages(acct.accountId), /an embedding must have 1 to 4096 dimensions/);
     assert.equal(await countChunkEmbeddings(await getDb(), acct.accountId, 'e'), 0);
   });
@@ -382,7 +383,7 @@ describe('retrieval with embeddings', () => {
     const acct = await createTestAccount();
     const doc = await addKnowledge(acct.accountId, 'rental.md', RENTAL);
     await addKnowledge(acct.accountId, 'care.md', '# Care\n\n## Tents\n\nNever pack a tent away wet: hang it to dry completely before storing it.\n');
-    await saveModelEndpoint(acct.accountId, endpoint({ apiKey: KEY, embeddingModel: 'fake-embed' }));
+    await saveModelEndpoint(CLI, acct.accountId, endpoint({ apiKey: KEY, embeddingModel: 'fake-embed' }));
     await embedPendingPassages(acct.accountId);
     assert.equal(await countChunkEmbeddings(await getDb(), acct.accountId, 'fake-embed'), 3);
     assert.equal(await embedPendingPassages(acct.accountId), 0, 'nothing embedded twice');

@@ -4,6 +4,7 @@
  * them (the passages when it is too slow); "none" for an off-topic message; the visitor's last
  * message is also one stored for a person; another account's conversation is not found; never stored.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -59,7 +60,7 @@ after(async () => {
 
 async function agentOf(acct: TestAccount): Promise<DashboardSession> {
   const email = `agent-${Math.random().toString(36).slice(2)}@example.test`;
-  const u = await createAdminUser({ accountId: acct.accountId, email, password: 'agent password 1', role: 'agent', name: 'Agent' });
+  const u = await createAdminUser(CLI, { accountId: acct.accountId, email, password: 'agent password 1', role: 'agent', name: 'Agent' });
   return { accountId: acct.accountId, email, name: 'Agent', userId: u.user_id, sessionId: 'test', role: 'agent', mustSetUpTwoFactor: false };
 }
 
@@ -127,14 +128,14 @@ describe('suggested reply', () => {
 
   it('with a model endpoint: a draft grounded in the passages; the passages when the model is too slow', async () => {
     const { acct, agent } = await shopAccount();
-    await saveModelEndpoint(acct.accountId, { baseUrl: fake.url, apiKey: '', clearKey: false, embeddingModel: '' });
+    await saveModelEndpoint(CLI, acct.accountId, { baseUrl: fake.url, apiKey: '', clearKey: false, embeddingModel: '' });
     const id = await conversationAsking(acct.accountId, 'How many days do I have to return an unused item?');
     const drafted = await suggestReply(agent, { conversation_id: id });
     assert.equal(drafted.kind, 'model');
     assert.match(drafted.draft ?? '', /^Fake answer from /);
     assert.ok(drafted.sources.length >= 1);
 
-    await saveModelEndpoint(acct.accountId, { baseUrl: silentUrl, apiKey: '', clearKey: false, embeddingModel: '' });
+    await saveModelEndpoint(CLI, acct.accountId, { baseUrl: silentUrl, apiKey: '', clearKey: false, embeddingModel: '' });
     const t0 = Date.now();
     const fallback = await suggestReply(agent, { conversation_id: id });
     const took = Date.now() - t0;

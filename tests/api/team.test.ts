@@ -3,6 +3,7 @@
  * database: roles on every page, invitations, removal, ownership, password reset, two-factor
  * sign-in, and mail that survives the SMTP server being down.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -66,7 +67,13 @@ type Member = { userId: number; email: string; actor: Actor; cookie: string };
 
 async function member(acct: TestAccount, role: Role): Promise<Member> {
   const email = `${role}-${randomUUID()}@example.test`;
-  const u = await createAdminUser({ accountId: acct.accountId, email, password: PASSWORD, role: role === 'owner' ? 'admin' : role, name: `${role} person` });
+  const u = await createAdminUser(CLI, {
+    accountId: acct.accountId,
+    email,
+    password: PASSWORD,
+    role: role === 'owner' ? 'admin' : role,
+    name: `${role} person`,
+  });
   return {
     userId: u.user_id,
     email,
@@ -149,12 +156,12 @@ describe('roles on every door', () => {
     const agent = await member(acct, 'agent');
     const cases: Array<[string, (a: Actor) => Promise<unknown>, Role[]]> = [
       ['list the team', (a) => getTeam(a), ['agent']],
-      ['invite', (a) => inviteMember(a, { email: `n-${randomUUID()}@example.test`, role: 'agent' }), ['agent']],
-      ['change a role', (a) => changeMemberRole(a, { userId: agent.userId, role: 'agent' }), ['agent']],
-      ['remove', (a) => removeMember(a, { userId: 2_000_000_000 }), ['agent']],
-      ['revoke an invitation', (a) => revokeInvitation(a, { id: randomUUID() }), ['agent']],
-      ['transfer ownership', (a) => transferOwnership(a, { userId: agent.userId }), ['agent', 'admin']],
-      ['require two-factor', (a) => setRequireTwoFactor(a, false), ['agent', 'admin']],
+      ['invite', (a) => inviteMember(CLI, a, { email: `n-${randomUUID()}@example.test`, role: 'agent' }), ['agent']],
+      ['change a role', (a) => changeMemberRole(CLI, a, { userId: agent.userId, role: 'agent' }), ['agent']],
+      ['remove', (a) => removeMember(CLI, a, { userId: 2_000_000_000 }), ['agent']],
+      ['revoke an invitation', (a) => revokeInvitation(CLI, a, { id: randomUUID() }), ['agent']],
+      ['transfer ownership', (a) => transferOwnership(CLI, a, { userId: agent.userId }), ['agent', 'admin']],
+      ['require two-factor', (a) => setRequireTwoFactor(CLI, a, false), ['agent', 'admin']],
     ];
     for (const [what, run, refused] of cases) {
       for (const m of [agent, admin]) {
@@ -175,7 +182,7 @@ describe('invitations', () => {
     const acct = await createTestAccount('Invite Co');
     const o = await owner(acct);
     const email = `invitee-${randomUUID()}@example.test`;
-    await inviteMember(o.actor, { email, role: 'agent' });
+    await inviteMember(CLI, o.actor, { email, role: 'agent' });
     const mail = await smtp.waitFor((m) => m.envelopeTo.includes(email));
     assert.match(mail.subject, /Invite Co/);
     assert.match(mail.from, /team@example\.test/);
@@ -214,22 +221,22 @@ describe('invitations', () => {
       assert.ok(!r.html.includes('name="password"'), forged);
     }
     const expiring = `late-${randomUUID()}@example.test`;
-    await inviteMember(o.actor, { email: expiring, role: 'admin' });
+    await inviteMember(CLI, o.actor, { email: expiring, role: 'admin' });
     const token = linkIn(await smtp.waitFor((m) => m.envelopeTo.includes(expiring)), '/invite/').split('/invite/')[1]!;
     await (await getDb()).execute(sql`UPDATE invitations SET expires_at = now() - interval '1 second' WHERE email = ${expiring}`);
     await assert.rejects(acceptInvitation(token, { name: 'Late', password: 'long enough pw' }, IP), { code: 'not_found' });
 
     const revoked = `revoked-${randomUUID()}@example.test`;
-    const inv = await inviteMember(o.actor, { email: revoked, role: 'agent' });
+    const inv = await inviteMember(CLI, o.actor, { email: revoked, role: 'agent' });
     const revokedToken = linkIn(await smtp.waitFor((m) => m.envelopeTo.includes(revoked)), '/invite/').split('/invite/')[1]!;
-    await revokeInvitation(o.actor, { id: inv.id });
+    await revokeInvitation(CLI, o.actor, { id: inv.id });
     await assert.rejects(acceptInvitation(revokedToken, { name: 'R', password: 'long enough pw' }, IP), { code: 'not_found' });
 
     const other = await createTestAccount();
     // An address with a user is answered and mailed like any other (no "already a user" to enumerate); its link then refuses.
     const before = await mailCount();
     for (const taken of [acct.email, other.email]) {
-      const r = await inviteMember(o.actor, { email: taken.toUpperCase(), role: 'agent' });
+      const r = await inviteMember(CLI, o.actor, { email: taken.toUpperCase(), role: 'agent' });
       assert.deepEqual(Object.keys(r).sort(), ['email', 'id', 'role']);
       assert.equal(r.email, taken);
     }
@@ -241,7 +248,7 @@ describe('invitations', () => {
       { email: 'a@b.test', role: 'owner' },
       { email: 'a@b.test', role: 'root' },
     ]) {
-      await assert.rejects(inviteMember(o.actor, bad), { code: 'invalid_request' });
+      await assert.rejects(inviteMember(CLI, o.actor, bad), { code: 'invalid_request' });
     }
     const forgedTicket = await signInWith(server.url, { ticket: 'eyJ1IjoxLCJwIjoic2lnbl9pbiIsImUiOjk5OTk5OTk5OTl9.forged' });
     assert.equal(forgedTicket.ok, false);
@@ -253,7 +260,7 @@ describe('invitations', () => {
     const o = await owner(acct);
     const to = `relay-${randomUUID()}@example.test`;
     const spam = `Win money at http://spam.example/win and www.spam.example <b>now</b>\nSecond line ${'x'.repeat(500)}`;
-    await inviteMember({ ...o.actor, name: spam }, { email: to, role: 'agent' });
+    await inviteMember(CLI, { ...o.actor, name: spam }, { email: to, role: 'agent' });
     const m = await smtp.waitFor((x) => x.envelopeTo.includes(to));
     assert.doesNotMatch(m.text, /spam\.example/);
     assert.doesNotMatch(m.html ?? '', /<b>|spam\.example/);
@@ -267,7 +274,7 @@ describe('invitations', () => {
     const o = await owner(acct);
     let refused = 0;
     for (let i = 0; i < 52; i++) {
-      await inviteMember(o.actor, { email: `burst-${i}-${randomUUID()}@example.test`, role: 'agent' }).catch((e: { code: string }) => {
+      await inviteMember(CLI, o.actor, { email: `burst-${i}-${randomUUID()}@example.test`, role: 'agent' }).catch((e: { code: string }) => {
         assert.equal(e.code, 'rate_limited');
         refused++;
       });
@@ -283,9 +290,9 @@ describe('members', () => {
     const agent = await member(acct, 'agent');
     const second = await cookieOf(agent.email, PASSWORD);
     assert.equal((await page('/api-keys', agent.cookie)).status, 404);
-    await changeMemberRole(o.actor, { userId: agent.userId, role: 'admin' });
+    await changeMemberRole(CLI, o.actor, { userId: agent.userId, role: 'admin' });
     assert.equal((await page('/api-keys', agent.cookie)).status, 200, 'promoted at once');
-    await removeMember(o.actor, { userId: agent.userId });
+    await removeMember(CLI, o.actor, { userId: agent.userId });
     for (const cookie of [agent.cookie, second]) {
       const r = await page('/', cookie);
       assert.equal(r.status, 307);
@@ -297,22 +304,22 @@ describe('members', () => {
     // What a removed admin invited leaves with them.
     const inviter = await member(acct, 'admin');
     const invitee = `by-removed-${randomUUID()}@example.test`;
-    await inviteMember(inviter.actor, { email: invitee, role: 'agent' });
+    await inviteMember(CLI, inviter.actor, { email: invitee, role: 'agent' });
     const link = linkIn(await smtp.waitFor((m) => m.envelopeTo.includes(invitee)), '/invite/').split('/invite/')[1]!;
-    await removeMember(o.actor, { userId: inviter.userId });
+    await removeMember(CLI, o.actor, { userId: inviter.userId });
     assert.equal((await getTeam(o.actor)).invitations.length, 0);
     await assert.rejects(acceptInvitation(link, { name: 'Late', password: 'long enough pw' }, IP), { code: 'not_found' });
 
     const admin = await member(acct, 'admin');
-    await assert.rejects(removeMember(admin.actor, { userId: o.userId }), { code: 'conflict' });
-    await assert.rejects(changeMemberRole(admin.actor, { userId: o.userId, role: 'agent' }), { code: 'conflict' });
-    await assert.rejects(changeMemberRole(o.actor, { userId: admin.userId, role: 'owner' }), { code: 'invalid_request' });
-    await transferOwnership(o.actor, { userId: admin.userId });
+    await assert.rejects(removeMember(CLI, admin.actor, { userId: o.userId }), { code: 'conflict' });
+    await assert.rejects(changeMemberRole(CLI, admin.actor, { userId: o.userId, role: 'agent' }), { code: 'conflict' });
+    await assert.rejects(changeMemberRole(CLI, o.actor, { userId: admin.userId, role: 'owner' }), { code: 'invalid_request' });
+    await transferOwnership(CLI, o.actor, { userId: admin.userId });
     const roles = Object.fromEntries((await getTeam(o.actor)).members.map((m) => [m.email, m.role]));
     assert.deepEqual(roles, { [o.email]: 'admin', [admin.email]: 'owner' });
     assert.equal((await page('/team', o.cookie)).html.includes('Require two-factor authentication'), false, 'the former owner has no owner controls');
     await assert.rejects(
-      transferOwnership(o.actor, { userId: admin.userId }),
+      transferOwnership(CLI, o.actor, { userId: admin.userId }),
       { code: 'forbidden' },
       'the former owner (a stale actor) is refused by the database',
     );
@@ -455,7 +462,7 @@ describe('two-factor sign-in', () => {
     const acct = await createTestAccount();
     const o = await owner(acct);
     const agent = await member(acct, 'agent');
-    await setRequireTwoFactor(o.actor, true);
+    await setRequireTwoFactor(CLI, o.actor, true);
     for (const path of ['/', '/conversations', '/knowledge']) {
       const r = await page(path, agent.cookie);
       assert.equal(r.status, 307, path);
@@ -476,7 +483,7 @@ describe('mail outbox', () => {
     const acct = await createTestAccount();
     const o = await owner(acct);
     const emails = Array.from({ length: 5 }, () => `outage-${randomUUID()}@example.test`);
-    for (const email of emails) await inviteMember(o.actor, { email, role: 'agent' });
+    for (const email of emails) await inviteMember(CLI, o.actor, { email, role: 'agent' });
     const pending = async () =>
       rows<{ status: string; attempts: number; last_error: string | null }>(
         await getDb(),

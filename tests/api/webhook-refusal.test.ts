@@ -2,6 +2,7 @@
  * The refusal of a private webhook address, as the dashboard and the CLI get it (docs/contracts.md
  * §16 outbound addresses): it names the setting that allows such addresses, and nothing is stored.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createTestAccount } from '../helpers/builders';
@@ -27,7 +28,7 @@ describe('webhooks: a private address is refused with the setting that allows it
   for (const c of refused) {
     it(c.url, async () => {
       const acct = await createTestAccount();
-      await assert.rejects(createWebhookEndpoint({ accountId: acct.accountId, url: c.url }), (e) => {
+      await assert.rejects(createWebhookEndpoint(CLI, { accountId: acct.accountId, url: c.url }), (e) => {
         assert.ok(isAppError(e), String(e));
         assert.equal(e.code, 'invalid_request');
         assert.match(e.message, /^url: /);

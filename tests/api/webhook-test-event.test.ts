@@ -3,6 +3,7 @@
  * the outbox, signed like every delivery and listed in its delivery log; held while paused; tenancy
  * and bad ids refused precisely.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -49,8 +50,8 @@ describe('webhooks: Send test event', () => {
     const acct = await createTestAccount();
     const rx = await receiver();
     const other = await receiver();
-    const ep = await createWebhookEndpoint({ accountId: acct.accountId, url: rx.url, events: ['response.created'] });
-    await createWebhookEndpoint({ accountId: acct.accountId, url: other.url });
+    const ep = await createWebhookEndpoint(CLI, { accountId: acct.accountId, url: rx.url, events: ['response.created'] });
+    await createWebhookEndpoint(CLI, { accountId: acct.accountId, url: other.url });
 
     const sent = await sendWebhookTestEvent(acct.accountId, ep.endpoint_id);
     assert.deepEqual(Object.keys(sent), ['endpoint_id', 'event_id', 'queued']);
@@ -76,14 +77,14 @@ describe('webhooks: Send test event', () => {
   it('is held while the endpoint is paused and sent on resume', async () => {
     const acct = await createTestAccount();
     const rx = await receiver();
-    const ep = await createWebhookEndpoint({ accountId: acct.accountId, url: rx.url });
-    await setWebhookPaused(acct.accountId, ep.endpoint_id, true);
+    const ep = await createWebhookEndpoint(CLI, { accountId: acct.accountId, url: rx.url });
+    await setWebhookPaused(CLI, acct.accountId, ep.endpoint_id, true);
     await sendWebhookTestEvent(acct.accountId, ep.endpoint_id);
     const [held] = await listWebhookDeliveries(acct.accountId, ep.endpoint_id);
     assert.equal(held!.status, 'held');
     await new Promise((r) => setTimeout(r, 1500));
     assert.equal(rx.received.length, 0, 'nothing sent while paused');
-    await setWebhookPaused(acct.accountId, ep.endpoint_id, false);
+    await setWebhookPaused(CLI, acct.accountId, ep.endpoint_id, false);
     await rx.until((r) => r.length >= 1, 'sent after resume');
   });
 
@@ -98,7 +99,7 @@ describe('webhooks: Send test event', () => {
     it(`refuses: ${c.name}`, async () => {
       const owner = await createTestAccount();
       const rx = await receiver();
-      shared = (await createWebhookEndpoint({ accountId: owner.accountId, url: rx.url })).endpoint_id;
+      shared = (await createWebhookEndpoint(CLI, { accountId: owner.accountId, url: rx.url })).endpoint_id;
       const caller = c.account === 'own' ? owner : await createTestAccount();
       await assert.rejects(sendWebhookTestEvent(caller.accountId, c.id()), (e) => {
         assert.ok(isAppError(e));

@@ -4,6 +4,7 @@
  * claim's plan reads only indexes of webhook_deliveries (no Seq Scan) and one claim stays fast.
  * The data is written with generate_series; no server runs (nothing else claims meanwhile).
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
@@ -32,10 +33,10 @@ describe('webhooks: the claim on a 200k backlog', { skip: !onPostgres && 'Postgr
     const rules = await import('../../lib/webhooks/rules');
     const db = await getDb();
     accountId = (await createTestAccount('Backlog Co')).accountId;
-    const paused = await createWebhookEndpoint({ accountId, url: 'http://127.0.0.1:9/paused', events: ['conversation.created'] });
-    const failing = await createWebhookEndpoint({ accountId, url: 'http://127.0.0.1:9/failing', events: ['conversation.created'] });
-    const fine = await createWebhookEndpoint({ accountId, url: 'http://127.0.0.1:9/fine', events: ['conversation.created'] });
-    await setWebhookPaused(accountId, paused.endpoint_id, true);
+    const paused = await createWebhookEndpoint(CLI, { accountId, url: 'http://127.0.0.1:9/paused', events: ['conversation.created'] });
+    const failing = await createWebhookEndpoint(CLI, { accountId, url: 'http://127.0.0.1:9/failing', events: ['conversation.created'] });
+    const fine = await createWebhookEndpoint(CLI, { accountId, url: 'http://127.0.0.1:9/fine', events: ['conversation.created'] });
+    await setWebhookPaused(CLI, accountId, paused.endpoint_id, true);
 
     // Ids in ascending order and, for a superuser, no per-row foreign-key checks: the 220k rows take seconds, not a minute.
     const started = Date.now();

@@ -3,6 +3,7 @@
  * refused at creation (IP literals, metadata, a name that resolves to loopback) and at delivery
  * (an endpoint stored while allowed is refused by a worker that is not).
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
@@ -138,9 +139,9 @@ describe('CLI: webhook create, list, delete', () => {
       ['http://0x7f.1/', '127.0.0.1 is a loopback address'],
     ];
     for (const [url, why] of cases) {
-      await assert.rejects(createWebhookEndpoint({ accountId: 1, url }), { code: 'invalid_request', message: `url: ${why}; ${PRIVATE_REFUSED}` }, url);
+      await assert.rejects(createWebhookEndpoint(CLI, { accountId: 1, url }), { code: 'invalid_request', message: `url: ${why}; ${PRIVATE_REFUSED}` }, url);
     }
-    await assert.rejects(createWebhookEndpoint({ accountId: 1, url: 'http://localhost:3000/hook' }), {
+    await assert.rejects(createWebhookEndpoint(CLI, { accountId: 1, url: 'http://localhost:3000/hook' }), {
       code: 'invalid_request',
       message: `url: host localhost resolves to a refused address; ${PRIVATE_REFUSED}`,
     });

@@ -5,6 +5,7 @@
  * at most its share of the instance's delivery slots and each claim takes every account's oldest
  * due delivery before any account's second.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -85,12 +86,12 @@ async function pendingOf(accountId: number): Promise<{ pending: number; sending:
 describe('webhooks: one account cannot stall another', () => {
   it("8 tarpit endpoints and a growing backlog on account A; account B's deliveries stay under 2 s", { timeout: 60_000 }, async (t) => {
     const a = await createTestAccount('Tarpit Co');
-    for (let i = 0; i < 8; i++) await createWebhookEndpoint({ accountId: a.accountId, url: await tarpit(), events: ['conversation.created'] });
+    for (let i = 0; i < 8; i++) await createWebhookEndpoint(CLI, { accountId: a.accountId, url: await tarpit(), events: ['conversation.created'] });
     await backlog(a.accountId, 200);
 
     const b = await createTestAccount('Fast Co');
     fast = await new WebhookReceiver().start();
-    await createWebhookEndpoint({ accountId: b.accountId, url: fast.url, events: ['conversation.created'] });
+    await createWebhookEndpoint(CLI, { accountId: b.accountId, url: fast.url, events: ['conversation.created'] });
     const client = await createTestWidgetClient(b.accountId, ['example.com']);
     const v = await connectVisitor(server.url, (await backendToken(server.url, client)).access_token, 'https://example.com');
     t.after(() => v.close());

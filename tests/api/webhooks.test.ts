@@ -5,6 +5,7 @@
  * holds up no other endpoint; the automatic pause; secret rotation; tenancy. A tiny retry base
  * (WEBHOOK_RETRY_BASE_MS) compresses the ≥ 24 h schedule into milliseconds.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -80,7 +81,7 @@ describe('webhooks: events, signatures and data', () => {
   it('signs conversation.created, response.created and response.feedback; data is the Customer API record', async (t) => {
     const acct = await createTestAccount();
     const rx = await receiver();
-    const ep = await createWebhookEndpoint({ accountId: acct.accountId, url: rx.url });
+    const ep = await createWebhookEndpoint(CLI, { accountId: acct.accountId, url: rx.url });
     assert.match(ep.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
     assert.deepEqual(ep.events, [
       'conversation.created',
@@ -91,7 +92,7 @@ describe('webhooks: events, signatures and data', () => {
       'csat.submitted',
     ]);
     const onlyResponses = await receiver();
-    await createWebhookEndpoint({ accountId: acct.accountId, url: onlyResponses.url, events: ['response.created'] });
+    await createWebhookEndpoint(CLI, { accountId: acct.accountId, url: onlyResponses.url, events: ['response.created'] });
     const v = await visitorOf(acct.accountId);
     t.after(() => v.close());
 
@@ -158,7 +159,7 @@ describe('webhooks: events, signatures and data', () => {
     const none = await createTestAccount();
     const some = await createTestAccount();
     const rx = await receiver();
-    await createWebhookEndpoint({ accountId: some.accountId, url: rx.url, events: ['conversation.created'] });
+    await createWebhookEndpoint(CLI, { accountId: some.accountId, url: rx.url, events: ['conversation.created'] });
     for (const acct of [none, some]) {
       const v = await visitorOf(acct.accountId);
       t.after(() => v.close());
@@ -174,7 +175,7 @@ describe('webhooks: events, signatures and data', () => {
   it('a receiver that fails twice gets the same webhook-id three times; the log shows it', async (t) => {
     const acct = await createTestAccount();
     const rx = await receiver((n) => ({ status: n < 2 ? 503 : 200 }));
-    const ep = await createWebhookEndpoint({ accountId: acct.accountId, url: rx.url, events: ['conversation.created'] });
+    const ep = await createWebhookEndpoint(CLI, { accountId: acct.accountId, url: rx.url, events: ['conversation.created'] });
     const v = await visitorOf(acct.accountId);
     t.after(() => v.close());
     await ask(v, 'Hello?');
@@ -207,7 +208,7 @@ describe('webhooks: events, signatures and data', () => {
     const acct = await createTestAccount();
     // The first event fails three times; the rest arrive slowly.
     const rx = await receiver((n) => (n < 3 ? { status: 500 } : { status: 200, delayMs: 20 }));
-    await createWebhookEndpoint({ accountId: acct.accountId, url: rx.url });
+    await createWebhookEndpoint(CLI, { accountId: acct.accountId, url: rx.url });
     const v = await visitorOf(acct.accountId);
     t.after(() => v.close());
     const first = await ask(v, 'First question?');
@@ -249,8 +250,8 @@ describe('webhooks: events, signatures and data', () => {
     const acct = await createTestAccount();
     const slow = await receiver(() => 'hang');
     const fast = await receiver();
-    await createWebhookEndpoint({ accountId: acct.accountId, url: slow.url, events: ['conversation.created'] });
-    await createWebhookEndpoint({ accountId: acct.accountId, url: fast.url, events: ['conversation.created'] });
+    await createWebhookEndpoint(CLI, { accountId: acct.accountId, url: slow.url, events: ['conversation.created'] });
+    await createWebhookEndpoint(CLI, { accountId: acct.accountId, url: fast.url, events: ['conversation.created'] });
     const v = await visitorOf(acct.accountId);
     t.after(() => v.close());
     for (let i = 0; i < 8; i++) await ask(v, `Question number ${i}?`);
@@ -269,7 +270,7 @@ describe('webhooks: retry schedule, automatic pause, manual pause, rotation', ()
     const acct = await createTestAccount();
     let failing = true;
     const rx = await receiver(() => ({ status: failing ? 500 : 200 }));
-    const ep = await createWebhookEndpoint({ accountId: acct.accountId, url: rx.url, events: ['conversation.created'] });
+    const ep = await createWebhookEndpoint(CLI, { accountId: acct.accountId, url: rx.url, events: ['conversation.created'] });
     const v = await visitorOf(acct.accountId);
     t.after(() => v.close());
     await ask(v, 'One?');
@@ -298,7 +299,7 @@ describe('webhooks: retry schedule, automatic pause, manual pause, rotation', ()
     await sleep(300);
     assert.equal(rx.received.length, before, 'nothing is sent while paused');
     failing = false;
-    await setWebhookPaused(acct.accountId, ep.endpoint_id, false);
+    await setWebhookPaused(CLI, acct.accountId, ep.endpoint_id, false);
     await rx.until((r) => r.at(-1)?.status === 200, 'the held event after resuming');
     assert.equal(bodyOf(rx.received.at(-1)!).data.title, 'Two?');
     assert.equal((await listWebhookEndpoints(acct.accountId)).endpoints[0]!.status, 'active');
@@ -307,17 +308,17 @@ describe('webhooks: retry schedule, automatic pause, manual pause, rotation', ()
   it('holds events while an admin pauses it; a rotated secret and the previous one both sign during the overlap', async (t) => {
     const acct = await createTestAccount();
     const rx = await receiver();
-    const ep = await createWebhookEndpoint({ accountId: acct.accountId, url: rx.url, events: ['conversation.created'] });
-    await setWebhookPaused(acct.accountId, ep.endpoint_id, true);
+    const ep = await createWebhookEndpoint(CLI, { accountId: acct.accountId, url: rx.url, events: ['conversation.created'] });
+    await setWebhookPaused(CLI, acct.accountId, ep.endpoint_id, true);
     const v = await visitorOf(acct.accountId);
     t.after(() => v.close());
     await ask(v, 'Held?');
     await sleep(400);
     assert.equal(rx.received.length, 0);
-    const rotated = await rotateWebhookSecret(acct.accountId, ep.endpoint_id);
+    const rotated = await rotateWebhookSecret(CLI, acct.accountId, ep.endpoint_id);
     assert.notEqual(rotated.secret, ep.secret);
     assert.equal(rotated.previous_secret_signs_for_hours, 24);
-    await setWebhookPaused(acct.accountId, ep.endpoint_id, false);
+    await setWebhookPaused(CLI, acct.accountId, ep.endpoint_id, false);
     const [r] = await rx.until((x) => x.length >= 1, 'the held event');
     const h = r!.headers as Record<string, string>;
     assert.equal(h['webhook-signature']!.split(' ').length, 2, 'two signatures during the overlap');
@@ -334,8 +335,8 @@ describe('webhooks: paused endpoints keep no live queue', () => {
     const { getDb, rows } = await import('../../db/client');
     const acct = await createTestAccount();
     const rx = await receiver();
-    const ep = await createWebhookEndpoint({ accountId: acct.accountId, url: rx.url, events: ['conversation.created', 'response.created'] });
-    await setWebhookPaused(acct.accountId, ep.endpoint_id, true);
+    const ep = await createWebhookEndpoint(CLI, { accountId: acct.accountId, url: rx.url, events: ['conversation.created', 'response.created'] });
+    await setWebhookPaused(CLI, acct.accountId, ep.endpoint_id, true);
     const v = await visitorOf(acct.accountId);
     t.after(() => v.close());
     const stale = await ask(v, 'Asked long ago?');
@@ -356,7 +357,12 @@ describe('webhooks: paused endpoints keep no live queue', () => {
     await sleep(300);
     assert.equal(rx.received.length, 0);
 
-    assert.deepEqual(await setWebhookPaused(acct.accountId, ep.endpoint_id, false), { endpoint_id: ep.endpoint_id, status: 'active', replayed: 3, expired: 2 });
+    assert.deepEqual(await setWebhookPaused(CLI, acct.accountId, ep.endpoint_id, false), {
+      endpoint_id: ep.endpoint_id,
+      status: 'active',
+      replayed: 3,
+      expired: 2,
+    });
     const got = await rx.until((r) => r.length >= 3, 'the three fresh held events');
     assert.deepEqual(
       got.map((r) => [bodyOf(r).type, bodyOf(r).data.conversation_id]),
@@ -383,7 +389,7 @@ describe('webhooks: paused endpoints keep no live queue', () => {
     const { importLines, conversationLine, newChannelIds } = await import('../helpers/builders');
     const acct = await createTestAccount();
     const rx = await receiver();
-    const ep = await createWebhookEndpoint({ accountId: acct.accountId, url: rx.url, events: ['conversation.created'] });
+    const ep = await createWebhookEndpoint(CLI, { accountId: acct.accountId, url: rx.url, events: ['conversation.created'] });
     const [ch] = await newChannelIds(1);
     const conv = conversationLine({ channel_id: ch! });
     await importLines(acct.accountId, [conv]);
@@ -403,7 +409,7 @@ describe('webhooks: paused endpoints keep no live queue', () => {
     });
     await wrote;
     let pausedAt = 0;
-    const pausing = setWebhookPaused(acct.accountId, ep.endpoint_id, true).then(() => {
+    const pausing = setWebhookPaused(CLI, acct.accountId, ep.endpoint_id, true).then(() => {
       pausedAt = Date.now();
     });
     await sleep(300);
@@ -429,7 +435,7 @@ describe('webhooks: retention', () => {
     const { pruneWebhookEvents } = await import('../../lib/webhooks/worker');
     const acct = await createTestAccount();
     const rx = await receiver();
-    const ep = await createWebhookEndpoint({ accountId: acct.accountId, url: rx.url, events: ['conversation.created'] });
+    const ep = await createWebhookEndpoint(CLI, { accountId: acct.accountId, url: rx.url, events: ['conversation.created'] });
     const v = await visitorOf(acct.accountId);
     t.after(() => v.close());
     await ask(v, 'Old and delivered?');
@@ -438,7 +444,7 @@ describe('webhooks: retention', () => {
       (l) => l[0]?.status === 'delivered',
       'delivered',
     );
-    await setWebhookPaused(acct.accountId, ep.endpoint_id, true);
+    await setWebhookPaused(CLI, acct.accountId, ep.endpoint_id, true);
     await ask(v, 'Old and still pending?');
     const db = await getDb();
     await db.execute(sql`UPDATE webhook_events SET created_at = now() - make_interval(days => ${RETENTION_DAYS + 1}) WHERE account_id = ${acct.accountId}`);
@@ -449,7 +455,7 @@ describe('webhooks: retention', () => {
       ['held'],
       'the delivered event is gone, the held one kept',
     );
-    await setWebhookPaused(acct.accountId, ep.endpoint_id, false);
+    await setWebhookPaused(CLI, acct.accountId, ep.endpoint_id, false);
     await rx.until((r) => r.length >= 2, 'the kept event after resuming');
   });
 });
@@ -459,29 +465,29 @@ describe('webhooks: tenancy and input', () => {
     const a = await createTestAccount();
     const b = await createTestAccount();
     const rx = await receiver();
-    const ep = await createWebhookEndpoint({ accountId: a.accountId, url: rx.url });
+    const ep = await createWebhookEndpoint(CLI, { accountId: a.accountId, url: rx.url });
     assert.deepEqual((await listWebhookEndpoints(b.accountId)).endpoints, []);
     const notFound = { code: 'not_found', message: `No webhook endpoint with id ${ep.endpoint_id}.` };
-    await assert.rejects(deleteWebhookEndpoint(b.accountId, ep.endpoint_id), notFound);
-    await assert.rejects(rotateWebhookSecret(b.accountId, ep.endpoint_id), notFound);
-    await assert.rejects(setWebhookPaused(b.accountId, ep.endpoint_id, true), notFound);
+    await assert.rejects(deleteWebhookEndpoint(CLI, b.accountId, ep.endpoint_id), notFound);
+    await assert.rejects(rotateWebhookSecret(CLI, b.accountId, ep.endpoint_id), notFound);
+    await assert.rejects(setWebhookPaused(CLI, b.accountId, ep.endpoint_id, true), notFound);
     await assert.rejects(listWebhookDeliveries(b.accountId, ep.endpoint_id), notFound);
     assert.equal((await listWebhookEndpoints(a.accountId)).endpoints[0]!.status, 'active', 'untouched');
-    await assert.rejects(deleteWebhookEndpoint(b.accountId, 'nope'), { code: 'invalid_request', message: /endpoint-id: must be an endpoint id/ });
+    await assert.rejects(deleteWebhookEndpoint(CLI, b.accountId, 'nope'), { code: 'invalid_request', message: /endpoint-id: must be an endpoint id/ });
     for (const [url, message] of [
       ['ftp://example.com/x', 'url: must use http or https, not ftp'],
       ['not a url', 'url: must be an absolute http:// or https:// URL'],
       ['https://user:pw@93.184.215.14/', 'url: must not contain a user name or password'],
       ['', 'url: is required'],
     ]) {
-      await assert.rejects(createWebhookEndpoint({ accountId: a.accountId, url }), { code: 'invalid_request', message }, url);
+      await assert.rejects(createWebhookEndpoint(CLI, { accountId: a.accountId, url }), { code: 'invalid_request', message }, url);
     }
-    await assert.rejects(createWebhookEndpoint({ accountId: a.accountId, url: rx.url, events: ['response.deleted'] }), {
+    await assert.rejects(createWebhookEndpoint(CLI, { accountId: a.accountId, url: rx.url, events: ['response.deleted'] }), {
       code: 'invalid_request',
       message:
         'event: "response.deleted" is not an event type; use conversation.created, response.created, response.feedback, conversation.status_changed, message.created, csat.submitted',
     });
-    assert.deepEqual(await deleteWebhookEndpoint(a.accountId, ep.endpoint_id), { endpoint_id: ep.endpoint_id, deleted: true });
+    assert.deepEqual(await deleteWebhookEndpoint(CLI, a.accountId, ep.endpoint_id), { endpoint_id: ep.endpoint_id, deleted: true });
     assert.deepEqual((await listWebhookEndpoints(a.accountId)).endpoints, []);
   });
 
@@ -489,7 +495,7 @@ describe('webhooks: tenancy and input', () => {
     const { importLines, newChannelIds, conversationLine, responseLine } = await import('../helpers/builders');
     const acct = await createTestAccount();
     const rx = await receiver();
-    await createWebhookEndpoint({ accountId: acct.accountId, url: rx.url });
+    await createWebhookEndpoint(CLI, { accountId: acct.accountId, url: rx.url });
     const [ch] = await newChannelIds(1);
     const conv = conversationLine({ channel_id: ch! });
     await importLines(acct.accountId, [conv, responseLine(conv)]);
@@ -508,7 +514,7 @@ describe("webhooks: README's receiver", () => {
     fs.writeFileSync(path.join(dir, 'receiver.mjs'), code);
     const acct = await createTestAccount();
     const port = await freePort();
-    const ep = await createWebhookEndpoint({ accountId: acct.accountId, url: `http://127.0.0.1:${port}/`, events: ['conversation.created'] });
+    const ep = await createWebhookEndpoint(CLI, { accountId: acct.accountId, url: `http://127.0.0.1:${port}/`, events: ['conversation.created'] });
     const child = spawn(process.execPath, ['receiver.mjs'], {
       cwd: dir,
       env: { ...process.env, PORT: String(port), SVC_WEBHOOK_SECRET: ep.secret },

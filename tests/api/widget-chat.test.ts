@@ -3,6 +3,7 @@
  * streamed answers that land in the Customer API, idempotent retries, resume, feedback, and
  * visitors who can never reach each other's conversations.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { updateBotSettings } from '../../lib/bot/settings';
@@ -250,7 +251,7 @@ describe('widget chat: the account turned "show sources" off', () => {
   it('visitors get no sources (live, resume, history); the stored response keeps them for the account', async (t) => {
     const { acct, issued, visitor, get } = await setup();
     t.after(() => visitor.close());
-    await updateBotSettings(acct.accountId, { instructions: '', noAnswerText: '', model: '', showSources: false });
+    await updateBotSettings(CLI, acct.accountId, { instructions: '', noAnswerText: '', model: '', showSources: false });
     const { ack, end } = await askAndWait(visitor, { client_message_id: 's1', text: 'How do I return a gizmo?' });
     const done = end as Extract<ServerEvent, { type: 'answer.done' }>;
     assert.equal(done.type, 'answer.done');
@@ -282,7 +283,7 @@ describe('widget chat: the account turned "show sources" off', () => {
     assert.equal('sources' in record.body, false);
 
     // Turned back on: what visitors see follows the account's current setting, for earlier answers too.
-    await updateBotSettings(acct.accountId, { instructions: '', noAnswerText: '', model: '', showSources: true });
+    await updateBotSettings(CLI, acct.accountId, { instructions: '', noAnswerText: '', model: '', showSources: true });
     const again = await back.ok<{ messages: Array<{ role: string; sources: Array<{ title: string }> }> }>('history', { conversation_id: ack.conversation_id });
     assert.deepEqual(
       again.messages[1]!.sources.map((s) => s.title),

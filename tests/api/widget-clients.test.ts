@@ -1,4 +1,5 @@
 /** Widget clients: names (create, default, rename, migrated rows) and domains as pasted, through the service the dashboard and CLI use. */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
@@ -29,8 +30,8 @@ const invalid = (pattern: RegExp) => (e: unknown) => e instanceof AppError && e.
 describe('widget client names', () => {
   it('is created with a name, or named after its first domain', async () => {
     const acct = await createTestAccount();
-    const named = await createWidgetClient({ accountId: acct.accountId, name: '  Online shop ', domains: ['shop.example'] });
-    const unnamed = await createWidgetClient({ accountId: acct.accountId, domains: ['https://docs.example/help', 'b.example'] });
+    const named = await createWidgetClient(CLI, { accountId: acct.accountId, name: '  Online shop ', domains: ['shop.example'] });
+    const unnamed = await createWidgetClient(CLI, { accountId: acct.accountId, domains: ['https://docs.example/help', 'b.example'] });
     assert.equal(named.name, 'Online shop');
     assert.equal(unnamed.name, 'docs.example');
     const list = await listClients(acct.accountId);
@@ -46,18 +47,18 @@ describe('widget client names', () => {
   it('renames within the account only; an empty or long name is refused', async () => {
     const acct = await createTestAccount();
     const other = await createTestAccount();
-    const c = await createWidgetClient({ accountId: acct.accountId, domains: ['shop.example'] });
-    assert.equal((await renameClient(acct.accountId, c.client_id, 'Help centre')).name, 'Help centre');
+    const c = await createWidgetClient(CLI, { accountId: acct.accountId, domains: ['shop.example'] });
+    assert.equal((await renameClient(CLI, acct.accountId, c.client_id, 'Help centre')).name, 'Help centre');
     assert.equal((await listClients(acct.accountId))[0]!.name, 'Help centre');
-    await assert.rejects(renameClient(other.accountId, c.client_id, 'Stolen'), (e) => e instanceof AppError && e.code === 'not_found');
-    await assert.rejects(renameClient(acct.accountId, c.client_id, '   '), invalid(/name: give the client a name/));
-    await assert.rejects(renameClient(acct.accountId, c.client_id, 'x'.repeat(81)), invalid(/at most 80 characters/));
+    await assert.rejects(renameClient(CLI, other.accountId, c.client_id, 'Stolen'), (e) => e instanceof AppError && e.code === 'not_found');
+    await assert.rejects(renameClient(CLI, acct.accountId, c.client_id, '   '), invalid(/name: give the client a name/));
+    await assert.rejects(renameClient(CLI, acct.accountId, c.client_id, 'x'.repeat(81)), invalid(/at most 80 characters/));
     assert.equal((await listClients(acct.accountId))[0]!.name, 'Help centre');
   });
 
   it('the migration names existing clients after their first domain', async () => {
     const acct = await createTestAccount();
-    const { channel_id: channel } = await createWidgetClient({ accountId: acct.accountId, domains: ['new.example'] });
+    const { channel_id: channel } = await createWidgetClient(CLI, { accountId: acct.accountId, domains: ['new.example'] });
     const db = await getDb();
     const id = `wc_old${Date.now()}`;
     await insertWidgetClient(db, acct.accountId, {
@@ -81,24 +82,24 @@ describe('widget client names', () => {
 describe('widget client domains as pasted', () => {
   it('reduces URLs, ports and trailing dots to hosts, and removes duplicates', async () => {
     const acct = await createTestAccount();
-    const c = await createWidgetClient({
+    const c = await createWidgetClient(CLI, {
       accountId: acct.accountId,
       domains: ['https://shop.example/path', 'shop.example:8443', 'Shop.Example.', '*.example.org'],
     });
     assert.deepEqual(c.domains, ['shop.example', '*.example.org']);
-    const updated = await setClientDomains(acct.accountId, c.client_id, ['http://localhost:3000/', '127.0.0.1:8080']);
+    const updated = await setClientDomains(CLI, acct.accountId, c.client_id, ['http://localhost:3000/', '127.0.0.1:8080']);
     assert.deepEqual(updated.domains, ['localhost', '127.0.0.1']);
   });
 
   it('refuses what is not a domain with the reason, and keeps the old domains', async () => {
     const acct = await createTestAccount();
-    const c = await createWidgetClient({ accountId: acct.accountId, domains: ['shop.example'] });
+    const c = await createWidgetClient(CLI, { accountId: acct.accountId, domains: ['shop.example'] });
     await assert.rejects(
-      setClientDomains(acct.accountId, c.client_id, ['not a domain!!']),
+      setClientDomains(CLI, acct.accountId, c.client_id, ['not a domain!!']),
       invalid(/"not a domain!!" contains a space: give one domain per line/),
     );
-    await assert.rejects(setClientDomains(acct.accountId, c.client_id, ['*.x']), invalid(/a wildcard needs a domain of two labels/));
-    await assert.rejects(createWidgetClient({ accountId: acct.accountId, domains: ['domain!!'] }), invalid(/domain: "domain!!" is not a host name/));
+    await assert.rejects(setClientDomains(CLI, acct.accountId, c.client_id, ['*.x']), invalid(/a wildcard needs a domain of two labels/));
+    await assert.rejects(createWidgetClient(CLI, { accountId: acct.accountId, domains: ['domain!!'] }), invalid(/domain: "domain!!" is not a host name/));
     assert.deepEqual((await listClients(acct.accountId))[0]!.domains, ['shop.example']);
   });
 });

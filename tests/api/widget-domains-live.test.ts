@@ -1,3 +1,4 @@
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setClientDomains } from '../../lib/widget-clients/service';
@@ -27,7 +28,7 @@ describe('widget domains are checked live', () => {
     const ok = widgetSocket(server.url, { origin: 'https://blog.example.com', auth: { token: issued.access_token } });
     assert.deepEqual(await connectOutcome(ok), { connected: true });
     ok.close();
-    await setClientDomains(acct.accountId, client.client_id, ['shop.example.com']);
+    await setClientDomains(CLI, acct.accountId, client.client_id, ['shop.example.com']);
     const message = await expectRefused(server.url, { origin: 'https://blog.example.com', auth: { token: issued.access_token } });
     assert.match(message, /^domain not allowed: .*no longer registered/);
     const still = widgetSocket(server.url, { origin: 'https://shop.example.com', auth: { token: issued.access_token } });

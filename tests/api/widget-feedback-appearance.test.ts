@@ -3,6 +3,7 @@
  * the widget's history with attachments, and a client's appearance: saved, validated (it is
  * rendered on customers' pages) and served by GET /api/widget/config (docs/contracts.md §16).
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -227,7 +228,7 @@ describe('appearance', () => {
   it('is saved normalised, served with the client id, and absent without one', async () => {
     const acct = await createTestAccount();
     const client = await createTestWidgetClient(acct.accountId);
-    const saved = await setClientAppearance(acct.accountId, client.client_id, {
+    const saved = await setClientAppearance(CLI, acct.accountId, client.client_id, {
       bot_name: ' Bluebird ',
       header_name: '',
       header_icon_url: 'https://cdn.example.com/bird.png',
@@ -264,7 +265,7 @@ describe('appearance', () => {
     assert.equal('appearance' in plain.body, false);
 
     // Saving again replaces: blank fields are unset.
-    assert.deepEqual(await setClientAppearance(acct.accountId, client.client_id, { bot_name: 'Robin' }), { bot_name: 'Robin' });
+    assert.deepEqual(await setClientAppearance(CLI, acct.accountId, client.client_id, { bot_name: 'Robin' }), { bot_name: 'Robin' });
     assert.deepEqual((await config(`?client_id=${client.client_id}`)).body.appearance, { bot_name: 'Robin' });
 
     const fresh = await createTestWidgetClient(acct.accountId);
@@ -288,7 +289,7 @@ describe('appearance', () => {
     const other = await createTestAccount();
     const client = await createTestWidgetClient(acct.accountId);
     await assert.rejects(
-      setClientAppearance(other.accountId, client.client_id, { bot_name: 'Stolen' }),
+      setClientAppearance(CLI, other.accountId, client.client_id, { bot_name: 'Stolen' }),
       (e) => e instanceof AppError && e.code === 'not_found',
     );
   });
@@ -296,7 +297,7 @@ describe('appearance', () => {
   it('refuses what is not plain text, a colour, a safe font, an https address or a bounded radius', async () => {
     const acct = await createTestAccount();
     const client = await createTestWidgetClient(acct.accountId);
-    await setClientAppearance(acct.accountId, client.client_id, { bot_name: 'Kept' });
+    await setClientAppearance(CLI, acct.accountId, client.client_id, { bot_name: 'Kept' });
     const cases: Array<[string, Record<string, unknown>, RegExp]> = [
       ['colour with a rule after it', { primary_color: 'red;} body{display:none' }, /Primary colour: must be a CSS colour/],
       ['colour as a url()', { background_color: 'url(https://evil.test/x.png)' }, /Background colour: must be a CSS colour/],
@@ -338,7 +339,7 @@ describe('appearance', () => {
       ['a number as a name', { bot_name: 5 }, /Bot name/],
     ];
     for (const [name, input, message] of cases) {
-      await assert.rejects(setClientAppearance(acct.accountId, client.client_id, input), invalid(message), name);
+      await assert.rejects(setClientAppearance(CLI, acct.accountId, client.client_id, input), invalid(message), name);
     }
     assert.deepEqual((await config(`?client_id=${client.client_id}`)).body.appearance, { bot_name: 'Kept' }, 'nothing refused was stored');
   });

@@ -1,3 +1,4 @@
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getDb } from '../../db/client';
@@ -259,7 +260,7 @@ describe('hostile sockets: caps, pages and revocation', () => {
     });
     try {
       const started = Date.now();
-      await setClientDomains(acct.accountId, client.client_id, ['other.example.com']);
+      await setClientDomains(CLI, acct.accountId, client.client_id, ['other.example.com']);
       await v.until(() => v.disconnectReason !== undefined, 'the revocation disconnect', 2000);
       assert.ok(Date.now() - started < 1000, 'within a second');
       assert.equal(v.disconnectReason, 'io server disconnect');
@@ -283,9 +284,12 @@ describe('hostile sockets: caps, pages and revocation', () => {
     try {
       const ack = await v.ok<{ conversation_id: string; response_id: string }>('ask', { client_message_id: 'del-1', text: 'anything' });
       await v.finished(ack.response_id);
-      await assert.rejects(deleteWidgetClient({ accountId: other.accountId, clientId: client.client_id }), { code: 'not_found' });
+      await assert.rejects(deleteWidgetClient(CLI, { accountId: other.accountId, clientId: client.client_id }), { code: 'not_found' });
       const started = Date.now();
-      assert.deepEqual(await deleteWidgetClient({ accountId: acct.accountId, clientId: client.client_id }), { client_id: client.client_id, deleted: true });
+      assert.deepEqual(await deleteWidgetClient(CLI, { accountId: acct.accountId, clientId: client.client_id }), {
+        client_id: client.client_id,
+        deleted: true,
+      });
       await v.until(() => v.disconnectReason !== undefined, 'the deletion disconnect', 2000);
       assert.ok(Date.now() - started < 1000, 'within a second');
       assert.equal(v.disconnectReason, 'io server disconnect');

@@ -11,6 +11,7 @@
  *              CPU is not the server's: the in-process `fetch` reader shares the server's thread.
  *   --only=a,b the runs to do, of: ndjson, likes, csv, slow (all by default).
  */
+import { CLI } from '../../lib/audit/contract';
 import { sql } from 'drizzle-orm';
 import { spawn } from 'node:child_process';
 import os from 'node:os';
@@ -120,7 +121,7 @@ async function benchAccount(): Promise<{ accountId: number; key: string }> {
       AND (SELECT count(*) FROM responses r WHERE r.account_id = a.id) = ${N} ORDER BY a.id DESC LIMIT 1`,
     );
     if (found) {
-      const key = await createApiKey({ accountId: found.id, name: 'export bench' });
+      const key = await createApiKey(CLI, { accountId: found.id, name: 'export bench' });
       console.log(JSON.stringify({ reused: N, account: found.id }));
       return { accountId: found.id, key: key.key };
     }

@@ -13,6 +13,7 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/he_bench REDIS_URL=redis://127.0.0.1:6379/9 \
  *     npm run bench:handoff [-- HANDOFFS MEMBERS]
  */
+import { CLI } from '../../lib/audit/contract';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -89,7 +90,7 @@ async function main() {
       10,
       async (i) => {
         const email = `member${i}-${randomUUID()}@bench.test`;
-        await createAdminUser({ accountId: acct.accountId, email, password: 'member password', role: 'agent', name: `Member ${i}` });
+        await createAdminUser(CLI, { accountId: acct.accountId, email, password: 'member password', role: 'agent', name: `Member ${i}` });
         const cookie = (await signIn(A.url, email, 'member password')).cookie!;
         const m = await connectMember(A.url, cookie);
         closers.push(() => m.close());

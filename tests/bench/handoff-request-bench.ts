@@ -8,6 +8,7 @@
  *
  *   TEST_DB=pglite node --import tsx tests/bench/handoff-request-bench.ts [N]
  */
+import { CLI } from '../../lib/audit/contract';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,7 +34,7 @@ async function account(zone: string) {
   const [owner] = await rows<{ id: number }>(db, sql`SELECT id FROM admin_users WHERE account_id = ${a.accountId} AND role = 'owner'`);
   const me = { accountId: a.accountId, userId: owner!.id, role: 'owner' as const };
   await touchDashboard(me);
-  await saveHandoffSettings(me, { enabled: true, time_zone: zone, hours: Array(7).fill({ open: true, opens: '00:00', closes: '24:00' }), away_text: '' });
+  await saveHandoffSettings(CLI, me, { enabled: true, time_zone: zone, hours: Array(7).fill({ open: true, opens: '00:00', closes: '24:00' }), away_text: '' });
   const [channel] = await newChannelIds(1);
   const c = conversationLine({ channel_id: channel! });
   await importLines(a.accountId, [c, responseLine(c, { question: 'Where is my parcel?', answer: 'I could not find that.' })]);

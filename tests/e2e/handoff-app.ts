@@ -5,6 +5,7 @@
  * member. Member actions go through the same core service the inbox calls (lib/conversations/
  * handoff.ts), in this process, so their events reach the widget's socket like an inbox's would.
  */
+import { CLI } from '../../lib/audit/contract';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -27,10 +28,10 @@ async function main() {
 
   const account = await createAccount({ name: 'Acme Outdoor', adminEmail: 'owner@acme.test', adminPassword: 'acme-owner-password-1' });
   const accountId = account.account_id;
-  const dana = await createAdminUser({ accountId, email: 'dana@acme.test', password: 'dana-password-12', name: 'Dana Reyes', role: 'agent' });
+  const dana = await createAdminUser(CLI, { accountId, email: 'dana@acme.test', password: 'dana-password-12', name: 'Dana Reyes', role: 'agent' });
   const member = { accountId, userId: dana.user_id, role: 'agent' as const };
   await addKnowledgeDocument(accountId, 'faq.md', Buffer.from('# Returns\n\nYou can return any tent within 30 days of delivery for a full refund.\n'));
-  const widget = await createWidgetClient({ accountId, domains: ['127.0.0.1', 'localhost'] });
+  const widget = await createWidgetClient(CLI, { accountId, domains: ['127.0.0.1', 'localhost'] });
   fs.mkdirSync(path.dirname(fixturesFile), { recursive: true });
   fs.writeFileSync(fixturesFile, JSON.stringify({ widget, accountId }, null, 2));
   await availability.touchDashboard(member);
@@ -46,7 +47,7 @@ async function main() {
     // Away: no office hours today or ever (`never`), or open all day with the member online again.
     away: async (b) => {
       const owner = { accountId, userId: (await ownerId()) as number, role: 'owner' as const };
-      return availability.saveHandoffSettings(owner, {
+      return availability.saveHandoffSettings(CLI, owner, {
         enabled: true,
         time_zone: 'UTC',
         hours: Array.from({ length: 7 }, (_, i) =>
@@ -57,7 +58,7 @@ async function main() {
     },
     open: async () => {
       const owner = { accountId, userId: (await ownerId()) as number, role: 'owner' as const };
-      return availability.saveHandoffSettings(owner, { enabled: true, time_zone: 'UTC', hours: Array.from({ length: 7 }, () => allDay), away_text: '' });
+      return availability.saveHandoffSettings(CLI, owner, { enabled: true, time_zone: 'UTC', hours: Array.from({ length: 7 }, () => allDay), away_text: '' });
     },
     conversation: async (b) => {
       const { getConversationWithMessages } = await import('../../lib/conversations/service');

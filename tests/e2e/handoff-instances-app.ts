@@ -5,6 +5,7 @@
  * receiver (E2E_WEBHOOK_URL); then instance A on E2E_APP_PORT and B on E2E_APP_PORT + 1, each the
  * production server as `npm start` runs it (tests/helpers/instances.ts).
  */
+import { CLI } from '../../lib/audit/contract';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -44,11 +45,11 @@ async function main() {
     { name: 'Dana Reyes', email: 'dana@acme.test', password: 'dana-password-12' },
     { name: 'Eli Park', email: 'eli@acme.test', password: 'eli-password-1234' },
   ];
-  for (const m of members) await createAdminUser({ accountId, email: m.email, password: m.password, name: m.name, role: 'agent' });
+  for (const m of members) await createAdminUser(CLI, { accountId, email: m.email, password: m.password, name: m.name, role: 'agent' });
   await addKnowledgeDocument(accountId, 'faq.md', Buffer.from('# Returns\n\nYou can return any tent within 30 days of delivery for a full refund.\n'));
-  const widget = await createWidgetClient({ accountId, domains: ['127.0.0.1', 'localhost'] });
-  const key = (await createApiKey({ accountId, name: 'journey key' })).key;
-  if (process.env.E2E_WEBHOOK_URL) await createWebhookEndpoint({ accountId, url: process.env.E2E_WEBHOOK_URL });
+  const widget = await createWidgetClient(CLI, { accountId, domains: ['127.0.0.1', 'localhost'] });
+  const key = (await createApiKey(CLI, { accountId, name: 'journey key' })).key;
+  if (process.env.E2E_WEBHOOK_URL) await createWebhookEndpoint(CLI, { accountId, url: process.env.E2E_WEBHOOK_URL });
   await closeDatabase();
 
   const instances = [

@@ -3,6 +3,7 @@
  * and data (through the same services the seed uses), then the production server.
  * Fixture ids are written to tests/artifacts/e2e-fixtures.json for the specs.
  */
+import { CLI } from '../../lib/audit/contract';
 import fs from 'node:fs';
 import path from 'node:path';
 import { newDataDir } from '../helpers/data-dir';
@@ -81,7 +82,7 @@ async function main() {
       }
     });
     await importNdjson(a.account_id, { lines });
-    const key = await createApiKey({ accountId: a.account_id, name: 'fixture key' });
+    const key = await createApiKey(CLI, { accountId: a.account_id, name: 'fixture key' });
     return { accountId: a.account_id, email, password, key: key.key, conversations, channels: [web, help] };
   }
 
@@ -108,12 +109,12 @@ async function main() {
       '# Alpha FAQ\n\n## Opening hours\n\nAlpha support is open Monday to Friday from 8:00 to 18:00.\n\n## Returns\n\nYou can return any item within 30 days for a full refund.\n',
     ),
   );
-  const widget = await createWidgetClient({ accountId: alpha.accountId, domains: ['127.0.0.1', 'localhost'], channelId: alpha.channels[0]! });
-  const elsewhere = await createWidgetClient({ accountId: alpha.accountId, domains: ['shop.example.com'] });
+  const widget = await createWidgetClient(CLI, { accountId: alpha.accountId, domains: ['127.0.0.1', 'localhost'], channelId: alpha.channels[0]! });
+  const elsewhere = await createWidgetClient(CLI, { accountId: alpha.accountId, domains: ['shop.example.com'] });
   const gamma = await account('Gamma Team', 'owner@gamma.test', 'gamma-password-1', ['Gamma question']);
   const { createAdminUser } = await import('../../lib/accounts/service');
-  await createAdminUser({ accountId: gamma.accountId, email: 'admin2@gamma.test', password: 'gamma-admin-pw-2', name: 'Second Admin' });
-  await createAdminUser({ accountId: gamma.accountId, email: 'forgetful@gamma.test', password: 'gamma-forgot-pw-3', role: 'agent' });
+  await createAdminUser(CLI, { accountId: gamma.accountId, email: 'admin2@gamma.test', password: 'gamma-admin-pw-2', name: 'Second Admin' });
+  await createAdminUser(CLI, { accountId: gamma.accountId, email: 'forgetful@gamma.test', password: 'gamma-forgot-pw-3', role: 'agent' });
   const fixtures = { alpha, beta, gamma, widget, elsewhere, dataDir, mailsFile };
   fs.mkdirSync(path.dirname(fixturesFile), { recursive: true });
   fs.writeFileSync(fixturesFile, JSON.stringify(fixtures, null, 2));

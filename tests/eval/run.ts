@@ -10,6 +10,7 @@
  * Database: DATABASE_URL (PostgreSQL; a fresh account in it) or, unset, a temporary PGlite
  * directory. `--verbose` lists every miss.
  */
+import { CLI } from '../../lib/audit/contract';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -139,7 +140,7 @@ export async function evaluateAnswers(model: EvalModel = null, options: { harder
   }
 
   if (model) {
-    await saveModelEndpoint(accountId, { baseUrl: model.baseUrl, apiKey: model.apiKey, clearKey: false, embeddingModel: model.embeddingModel });
+    await saveModelEndpoint(CLI, accountId, { baseUrl: model.baseUrl, apiKey: model.apiKey, clearKey: false, embeddingModel: model.embeddingModel });
     await embedPendingPassages(accountId);
   }
   const { endpoint } = await effectiveBotSettings(accountId);

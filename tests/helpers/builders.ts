@@ -1,4 +1,5 @@
 /** Test data through the same services the CLI and the demo seed use. */
+import { CLI } from '../../lib/audit/contract';
 import { randomUUID } from 'node:crypto';
 import { createAccount, createApiKey } from '../../lib/accounts/service';
 import { importNdjson } from '../../lib/imports/service';
@@ -10,7 +11,7 @@ export async function createTestAccount(name = 'Test Co'): Promise<TestAccount> 
   const email = `admin-${randomUUID()}@example.test`;
   const password = 'correct horse battery';
   const account = await createAccount({ name, adminEmail: email, adminPassword: password });
-  const key = await createApiKey({ accountId: account.account_id, name: 'test key' });
+  const key = await createApiKey(CLI, { accountId: account.account_id, name: 'test key' });
   return { accountId: account.account_id, key: key.key, keyId: key.key_id, email, password };
 }
 

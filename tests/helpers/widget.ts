@@ -3,6 +3,7 @@
  * tokens from the real endpoint, and real socket.io clients (polling-only or websocket-only)
  * that send an Origin header the way a browser would. Every wait is bounded.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { io, type Socket } from 'socket.io-client';
 import type { Ack, ServerEvent, SessionInfo } from '../../lib/chat/protocol';
@@ -16,7 +17,7 @@ export const TRANSPORTS: Transport[] = ['polling', 'websocket'];
 export type WidgetClient = { client_id: string; client_secret: string; domains: string[]; channel_id: number };
 
 export async function createTestWidgetClient(accountId: number, domains: string[] = ['example.com'], channelId?: number): Promise<WidgetClient> {
-  return createWidgetClient({ accountId, domains, channelId });
+  return createWidgetClient(CLI, { accountId, domains, channelId });
 }
 
 export async function addKnowledge(accountId: number, filename: string, text: string) {

@@ -105,10 +105,11 @@ describe('database failover', { skip: !enabled && 'needs TEST_DB=postgres' }, ()
     const client = await createTestWidgetClient(acct.accountId, ['example.com']);
     // A member on the first instance answers a visitor of the second, replying all through the failover.
     const { createAdminUser } = await import('../../lib/accounts/service');
+    const { CLI } = await import('../../lib/audit/contract');
     const { signIn } = await import('../helpers/signin');
     const { connectMember } = await import('../helpers/inbox');
     const memberEmail = `ada-${randomUUID()}@example.test`;
-    await createAdminUser({ accountId: acct.accountId, email: memberEmail, password: 'member password', role: 'agent', name: 'Ada' });
+    await createAdminUser(CLI, { accountId: acct.accountId, email: memberEmail, password: 'member password', role: 'agent', name: 'Ada' });
     const member = await connectMember(cluster.urls[0]!, (await signIn(cluster.urls[0]!, memberEmail, 'member password')).cookie!);
     const human = await connectVisitor(
       cluster.urls[1]!,

@@ -6,6 +6,7 @@
  * comes back by itself when Redis returns; behind nginx, a drained member's page reconnects to the
  * other instance by itself and carries on (the drain notice itself: tests/multi/inbox-instances.test.ts).
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -71,7 +72,7 @@ describe('handoff through faults', { skip: !enabled && 'needs TEST_DB=postgres a
     const acct = await h.createTestAccount();
     const { createAdminUser } = await import('../../lib/accounts/service');
     const email = `ada-${randomUUID()}@example.test`;
-    await createAdminUser({ accountId: acct.accountId, email, password: 'member password', role: 'agent', name: 'Ada' });
+    await createAdminUser(CLI, { accountId: acct.accountId, email, password: 'member password', role: 'agent', name: 'Ada' });
     const cookie = (await h.signIn(memberOn.url, email, 'member password')).cookie!;
     const member = await h.connectMember(memberOn.url, cookie);
     open.push(member);

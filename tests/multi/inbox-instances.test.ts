@@ -3,6 +3,7 @@
  * (docs/contracts.md §14 "instances"): a member's socket on one instance sees a change made on the
  * other, and two members racing "Take over" on two instances: exactly one wins, the other is told who.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -48,7 +49,7 @@ describe('the inbox across instances', { skip: !onPostgres && 'needs TEST_DB=pos
 
   async function memberOn(acct: TestAccount, inst: Instance, name: string) {
     const email = `${name.toLowerCase()}-${randomUUID()}@example.test`;
-    const u = await createAdminUser({ accountId: acct.accountId, email, password: 'member password', role: 'agent', name });
+    const u = await createAdminUser(CLI, { accountId: acct.accountId, email, password: 'member password', role: 'agent', name });
     const cookie = (await signIn(inst.url, email, 'member password')).cookie!;
     const socket = await connectMember(inst.url, cookie);
     open.push(socket);
@@ -99,7 +100,7 @@ describe('the inbox across instances', { skip: !onPostgres && 'needs TEST_DB=pos
   it('a member removed through another process is cut off on the instance that holds their socket', { timeout: 30_000 }, async () => {
     const acct = await createTestAccount();
     const onB = await memberOn(acct, B, 'Cy');
-    await removeMember({ accountId: acct.accountId, userId: 0, role: 'owner', email: acct.email, name: '' }, { userId: onB.userId });
+    await removeMember(CLI, { accountId: acct.accountId, userId: 0, role: 'owner', email: acct.email, name: '' }, { userId: onB.userId });
     await onB.socket.until(() => onB.socket.revoked !== undefined && onB.socket.disconnected !== undefined, 'the revocation on B', 5000);
     assert.equal(onB.socket.revoked!.code, 'session_ended');
   });

@@ -6,6 +6,7 @@
  * Needs DATABASE_URL (a fresh database: scripts/test.mjs's multi step makes one), REDIS_URL
  * (its own db index; each run its own REDIS_PREFIX) and nginx (.ci/run installs it).
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -235,7 +236,7 @@ describe('several instances behind nginx: operations', { skip: !ready && 'needs 
     const list = (url: string) => request(`${url}/customer-api/v2/conversation?resultsPerPage=1`, { headers: { authorization: `Bearer ${acct.key}` } });
     for (const url of cluster.urls) assert.equal((await list(url)).status, 200); // warm every instance's key cache
     const { revokeApiKey } = await import('../../lib/accounts/service');
-    await revokeApiKey(acct.accountId, acct.keyId);
+    await revokeApiKey(CLI, acct.accountId, acct.keyId);
     const revokedAt = Date.now();
     const stoppedAfter: number[] = [];
     for (const url of cluster.urls) {

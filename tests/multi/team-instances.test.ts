@@ -3,6 +3,7 @@
  * share the mail outbox and deliver each mail once to a real SMTP server process; a removed
  * member's sessions end at once on every instance.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -57,7 +58,7 @@ describe('team across instances', { skip: !enabled && 'needs TEST_DB=postgres' }
   it('removing a member ends their sessions on every instance at once', { timeout: 60_000 }, async () => {
     const acct = await createTestAccount();
     const email = `agent-${randomUUID()}@example.test`;
-    const agent = await createAdminUser({ accountId: acct.accountId, email, password: 'agent password', role: 'agent' });
+    const agent = await createAdminUser(CLI, { accountId: acct.accountId, email, password: 'agent password', role: 'agent' });
     const [a, b] = cluster.urls as [string, string];
     const cookies = [(await signIn(a, email, 'agent password')).cookie!, (await signIn(b, email, 'agent password')).cookie!];
     for (const base of [a, b])
@@ -65,7 +66,7 @@ describe('team across instances', { skip: !enabled && 'needs TEST_DB=postgres' }
         assert.equal((await fetch(`${base}/conversations`, { headers: { cookie }, redirect: 'manual' })).status, 200);
       }
     const [row] = await rows<{ id: number }>(await getDb(), sql`SELECT id FROM admin_users WHERE email = ${acct.email}`);
-    await removeMember({ accountId: acct.accountId, userId: row!.id, role: 'owner', email: acct.email, name: '' }, { userId: agent.user_id });
+    await removeMember(CLI, { accountId: acct.accountId, userId: row!.id, role: 'owner', email: acct.email, name: '' }, { userId: agent.user_id });
     for (const base of [a, b])
       for (const cookie of cookies) {
         const r = await fetch(`${base}/conversations`, { headers: { cookie }, redirect: 'manual' });

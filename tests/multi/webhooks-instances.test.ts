@@ -6,6 +6,7 @@
  * once the database is back. Events are written to the outbox by this process, as the change's
  * transaction does. Every wait is bounded.
  */
+import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { freePort, PrivatePostgres, startInstances, type Cluster, type Instance } from '../helpers/instances';
@@ -54,7 +55,7 @@ describe('webhooks across instances', { skip: !enabled && 'needs TEST_DB=postgre
     const { recordConversationCreated } = await import('../../lib/webhooks/events');
     const { getDb } = await import('../../db/client');
     const acct = await createTestAccount();
-    const ep = await createWebhookEndpoint({ accountId: acct.accountId, url, events: ['conversation.created'] });
+    const ep = await createWebhookEndpoint(CLI, { accountId: acct.accountId, url, events: ['conversation.created'] });
     const [ch] = await newChannelIds(1);
     const convs = Array.from({ length: n }, () => conversationLine({ channel_id: ch! }));
     await importLines(acct.accountId, convs);

@@ -32,7 +32,7 @@ const LAYERS: string[][] = [
   ],
   ['lib/conversations', 'lib/responses', 'lib/accounts', 'lib/bot'],
   ['lib/auth', 'lib/limits', 'lib/cache', 'lib/ops', 'lib/api', 'lib/markdown', 'lib/health'],
-  ['lib/net', 'lib/redis'],
+  ['lib/net', 'lib/redis', 'lib/audit'],
   ['db/client', 'db/hosts', 'db/read', 'db/queries', 'db/schema'],
   ['lib/core', 'lib/env'],
   ['lib/zod-issues'],

@@ -7,8 +7,8 @@ import { getEnv } from '@/lib/env';
 
 export async function createKeyAction(_prev: unknown, form: FormData) {
   return actionResult(async () => {
-    const { accountId } = await requireMember('api_keys.manage');
-    const key = await createApiKey({ accountId, name: String(form.get('name') ?? ''), env: getEnv().SVC_ENV });
+    const { accountId, by } = await requireMember('api_keys.manage');
+    const key = await createApiKey(by, { accountId, name: String(form.get('name') ?? ''), env: getEnv().SVC_ENV });
     revalidatePath('/api-keys');
     return { key: key.key, keyId: key.key_id };
   });
@@ -16,8 +16,8 @@ export async function createKeyAction(_prev: unknown, form: FormData) {
 
 export async function revokeKeyAction(keyId: string) {
   return actionResult(async () => {
-    const { accountId } = await requireMember('api_keys.manage');
-    await revokeApiKey(accountId, keyId);
+    const { accountId, by } = await requireMember('api_keys.manage');
+    await revokeApiKey(by, accountId, keyId);
     revalidatePath('/api-keys');
     return {};
   });

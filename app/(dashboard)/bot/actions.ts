@@ -7,8 +7,8 @@ import { tryQuestion } from '@/lib/dashboard/knowledge';
 
 export async function saveBotSettingsAction(_prev: unknown, form: FormData) {
   return actionResult(async () => {
-    const { accountId } = await requireMember('bot.manage');
-    const saved = await updateBotSettings(accountId, {
+    const { accountId, by } = await requireMember('bot.manage');
+    const saved = await updateBotSettings(by, accountId, {
       instructions: String(form.get('instructions') ?? ''),
       noAnswerText: String(form.get('noAnswerText') ?? ''),
       model: String(form.get('model') ?? ''),

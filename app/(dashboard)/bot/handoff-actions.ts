@@ -8,7 +8,7 @@ import { saveHandoffForm } from '@/lib/dashboard/handoff-settings';
 export async function saveHandoffSettingsAction(_prev: unknown, form: FormData) {
   return actionResult(async () => {
     const member = await requireMember('bot.manage');
-    const saved = await saveHandoffForm(member, {
+    const saved = await saveHandoffForm(member.by, member, {
       enabled: form.get('enabled') === 'on',
       timeZone: String(form.get('timeZone') ?? ''),
       days: WEEKDAYS.map((_, i) => ({

@@ -13,8 +13,8 @@ const endpointFields = (form: FormData) => ({
 
 export async function saveModelEndpointAction(_prev: unknown, form: FormData) {
   return actionResult(async () => {
-    const { accountId } = await requireMember('bot.manage');
-    const saved = await saveModelEndpoint(accountId, endpointFields(form));
+    const { accountId, by } = await requireMember('bot.manage');
+    const saved = await saveModelEndpoint(by, accountId, endpointFields(form));
     revalidatePath('/bot');
     return { saved };
   });

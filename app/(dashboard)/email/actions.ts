@@ -7,7 +7,7 @@ import { regenerateAddress, saveEmailSettings } from '@/lib/email/settings';
 export async function saveEmailSettingsAction(_prev: unknown, form: FormData) {
   return actionResult(async () => {
     const member = await requireMember('email.manage');
-    const saved = await saveEmailSettings(member, { ai_answers: form.get('aiAnswers') === 'on', acknowledge: form.get('acknowledge') === 'on' });
+    const saved = await saveEmailSettings(member.by, member, { ai_answers: form.get('aiAnswers') === 'on', acknowledge: form.get('acknowledge') === 'on' });
     revalidatePath('/email');
     return { saved };
   });
@@ -16,7 +16,7 @@ export async function saveEmailSettingsAction(_prev: unknown, form: FormData) {
 export async function regenerateAddressAction() {
   return actionResult(async () => {
     const member = await requireMember('email.manage');
-    const { address } = await regenerateAddress(member);
+    const { address } = await regenerateAddress(member.by, member);
     revalidatePath('/email');
     return { address };
   });

@@ -12,26 +12,41 @@ const done = <T extends object>(v: T) => {
 export async function inviteMemberAction(_prev: unknown, form: FormData) {
   return actionResult(async () => {
     const actor = await requireMember('team.manage');
-    return done(await inviteMember(actor, { email: form.get('email'), role: form.get('role') }));
+    return done(await inviteMember(actor.by, actor, { email: form.get('email'), role: form.get('role') }));
   });
 }
 
 export async function changeRoleAction(userId: number, role: string) {
-  return actionResult(async () => done(await changeMemberRole(await requireMember('team.manage'), { userId, role })));
+  return actionResult(async () => {
+    const m = await requireMember('team.manage');
+    return done(await changeMemberRole(m.by, m, { userId, role }));
+  });
 }
 
 export async function removeMemberAction(userId: number) {
-  return actionResult(async () => done(await removeMember(await requireMember('team.manage'), { userId })));
+  return actionResult(async () => {
+    const m = await requireMember('team.manage');
+    return done(await removeMember(m.by, m, { userId }));
+  });
 }
 
 export async function revokeInvitationAction(id: string) {
-  return actionResult(async () => done(await revokeInvitation(await requireMember('team.manage'), { id })));
+  return actionResult(async () => {
+    const m = await requireMember('team.manage');
+    return done(await revokeInvitation(m.by, m, { id }));
+  });
 }
 
 export async function transferOwnershipAction(userId: number) {
-  return actionResult(async () => done(await transferOwnership(await requireMember('team.own'), { userId })));
+  return actionResult(async () => {
+    const m = await requireMember('team.own');
+    return done(await transferOwnership(m.by, m, { userId }));
+  });
 }
 
 export async function requireTwoFactorAction(_prev: unknown, form: FormData) {
-  return actionResult(async () => done(await setRequireTwoFactor(await requireMember('team.own'), form.get('require') === 'on')));
+  return actionResult(async () => {
+    const m = await requireMember('team.own');
+    return done(await setRequireTwoFactor(m.by, m, form.get('require') === 'on'));
+  });
 }

@@ -29,9 +29,9 @@ function parse<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
 
 export async function createWebhookAction(_prev: unknown, form: FormData) {
   return actionResult(async () => {
-    const { accountId } = await requireMember('webhooks.manage');
+    const { accountId, by } = await requireMember('webhooks.manage');
     const v = parse(CreateForm, { url: String(form.get('url') ?? ''), events: form.getAll('events').map(String) });
-    const created = await createWebhookEndpoint({ accountId, url: v.url, events: v.events });
+    const created = await createWebhookEndpoint(by, { accountId, url: v.url, events: v.events });
     revalidatePath('/webhooks');
     return { secret: created.secret, endpointId: created.endpoint_id, url: created.url };
   });
@@ -39,8 +39,8 @@ export async function createWebhookAction(_prev: unknown, form: FormData) {
 
 export async function rotateWebhookAction(endpointId: string) {
   return actionResult(async () => {
-    const { accountId } = await requireMember('webhooks.manage');
-    const r = await rotateWebhookSecret(accountId, parse(WebhookEndpointId, endpointId));
+    const { accountId, by } = await requireMember('webhooks.manage');
+    const r = await rotateWebhookSecret(by, accountId, parse(WebhookEndpointId, endpointId));
     revalidatePath('/webhooks');
     return { secret: r.secret, hours: r.previous_secret_signs_for_hours };
   });
@@ -48,8 +48,8 @@ export async function rotateWebhookAction(endpointId: string) {
 
 export async function setWebhookPausedAction(endpointId: string, paused: boolean) {
   return actionResult(async () => {
-    const { accountId } = await requireMember('webhooks.manage');
-    await setWebhookPaused(accountId, parse(WebhookEndpointId, endpointId), parse(z.boolean(), paused));
+    const { accountId, by } = await requireMember('webhooks.manage');
+    await setWebhookPaused(by, accountId, parse(WebhookEndpointId, endpointId), parse(z.boolean(), paused));
     revalidatePath('/webhooks');
     return {};
   });
@@ -57,8 +57,8 @@ export async function setWebhookPausedAction(endpointId: string, paused: boolean
 
 export async function deleteWebhookAction(endpointId: string) {
   return actionResult(async () => {
-    const { accountId } = await requireMember('webhooks.manage');
-    await deleteWebhookEndpoint(accountId, parse(WebhookEndpointId, endpointId));
+    const { accountId, by } = await requireMember('webhooks.manage');
+    await deleteWebhookEndpoint(by, accountId, parse(WebhookEndpointId, endpointId));
     revalidatePath('/webhooks');
     return {};
   });

@@ -10,10 +10,10 @@ const domainsOf = (text: FormDataEntryValue | null) => splitDomainBox(String(tex
 
 export async function createClientAction(_prev: unknown, form: FormData) {
   return actionResult(async () => {
-    const { accountId } = await requireMember('widget.manage');
+    const { accountId, by } = await requireMember('widget.manage');
     const channel = String(form.get('channel') ?? '');
     const name = String(form.get('name') ?? '').trim();
-    const created = await createWidgetClient({
+    const created = await createWidgetClient(by, {
       accountId,
       name: name || undefined,
       domains: domainsOf(form.get('domains')),
@@ -26,8 +26,8 @@ export async function createClientAction(_prev: unknown, form: FormData) {
 
 export async function updateDomainsAction(_prev: unknown, form: FormData) {
   return actionResult(async () => {
-    const { accountId } = await requireMember('widget.manage');
-    const updated = await setClientDomains(accountId, String(form.get('clientId')), domainsOf(form.get('domains')));
+    const { accountId, by } = await requireMember('widget.manage');
+    const updated = await setClientDomains(by, accountId, String(form.get('clientId')), domainsOf(form.get('domains')));
     revalidatePath('/widget');
     return { domains: updated.domains };
   });
@@ -35,8 +35,8 @@ export async function updateDomainsAction(_prev: unknown, form: FormData) {
 
 export async function renameClientAction(_prev: unknown, form: FormData) {
   return actionResult(async () => {
-    const { accountId } = await requireMember('widget.manage');
-    const updated = await renameClient(accountId, String(form.get('clientId')), String(form.get('name') ?? ''));
+    const { accountId, by } = await requireMember('widget.manage');
+    const updated = await renameClient(by, accountId, String(form.get('clientId')), String(form.get('name') ?? ''));
     revalidatePath('/widget');
     return { name: updated.name };
   });
@@ -44,16 +44,16 @@ export async function renameClientAction(_prev: unknown, form: FormData) {
 
 export async function rotateSecretAction(clientId: string) {
   return actionResult(async () => {
-    const { accountId } = await requireMember('widget.manage');
-    const r = await rotateClientSecret(accountId, clientId);
+    const { accountId, by } = await requireMember('widget.manage');
+    const r = await rotateClientSecret(by, accountId, clientId);
     return { secret: r.client_secret };
   });
 }
 
 export async function deleteClientAction(clientId: string) {
   return actionResult(async () => {
-    const { accountId } = await requireMember('widget.manage');
-    await deleteWidgetClient({ accountId, clientId: String(clientId) });
+    const { accountId, by } = await requireMember('widget.manage');
+    await deleteWidgetClient(by, { accountId, clientId: String(clientId) });
     revalidatePath('/widget');
     return {};
   });
@@ -61,9 +61,9 @@ export async function deleteClientAction(clientId: string) {
 
 export async function saveAppearanceAction(_prev: unknown, form: FormData) {
   return actionResult(async () => {
-    const { accountId } = await requireMember('widget.manage');
+    const { accountId, by } = await requireMember('widget.manage');
     const fields = Object.fromEntries(Object.keys(APPEARANCE_LABELS).map((k) => [k, String(form.get(k) ?? '')]));
-    const appearance = await setClientAppearance(accountId, String(form.get('clientId')), fields);
+    const appearance = await setClientAppearance(by, accountId, String(form.get('clientId')), fields);
     revalidatePath('/widget');
     return { appearance };
   });
