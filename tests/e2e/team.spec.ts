@@ -45,6 +45,7 @@ async function signOut(page: Page) {
 const shots = (page: Page, name: string) => screenshotsAtBothWidths(page, name);
 
 test('invite → mail → accept → the agent is signed in and gets the 404 page on what agents may not open', async ({ page, browser }) => {
+  test.setTimeout(120_000);
   await signIn(page, f.gamma.email, f.gamma.password);
   await page.getByRole('link', { name: 'Team' }).click();
   await page.getByRole('button', { name: 'Invite member' }).click();
@@ -71,8 +72,8 @@ test('invite → mail → accept → the agent is signed in and gets the 404 pag
   await expect(p2.getByRole('heading', { name: 'Overview' })).toBeVisible();
   const nav = p2.getByRole('navigation', { name: 'Main' });
   await expect(nav.getByRole('link', { name: 'Conversations' })).toBeVisible();
-  for (const hidden of ['API keys', 'Webhooks', 'Bot', 'Team', 'Widget']) await expect(nav.getByRole('link', { name: hidden, exact: true })).toHaveCount(0);
-  for (const path of ['/api-keys', '/webhooks', '/bot', '/team', '/widget']) {
+  for (const hidden of ['API keys', 'Webhooks', 'Bot', 'Team', 'Widget', 'Audit log']) await expect(nav.getByRole('link', { name: hidden, exact: true })).toHaveCount(0);
+  for (const path of ['/api-keys', '/webhooks', '/bot', '/team', '/widget', '/audit']) {
     const res = await p2.goto(path);
     expect(res?.status(), path).toBe(404);
     await expect(p2.getByRole('heading', { name: 'Not found' })).toBeVisible();
@@ -88,6 +89,18 @@ test('invite → mail → accept → the agent is signed in and gets the 404 pag
   await page.reload();
   await expect(page.getByTestId('member-new.agent@gamma.test')).toContainText('Nina Agent');
   await expect(page.getByTestId('invitation-new.agent@gamma.test')).toHaveCount(0);
+
+  // The audit log (docs/contracts.md §18) names who invited whom, from which address, and who joined.
+  await page.goto('/audit');
+  const invited = page.locator('.gridjs-tbody tr', { hasText: 'member.invited' }).filter({ hasText: 'new.agent@gamma.test' });
+  await expect(invited).toContainText(f.gamma.email);
+  await expect(invited).toContainText(/127\.0\.0\.1/);
+  await expect(page.locator('.gridjs-tbody tr', { hasText: 'member.joined' }).filter({ hasText: 'new.agent@gamma.test' })).toHaveCount(1);
+  await page.getByLabel('Action').selectOption('member.invited');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await expect(page).toHaveURL(/action=member\.invited/);
+  await expect(page.locator('.gridjs-tbody tr', { hasText: 'member.joined' })).toHaveCount(0);
+  await shots(page, 'audit');
 });
 
 test('password reset: the same answer for any address, a link that works once, the new password signs in', async ({ page }) => {
