@@ -8,13 +8,14 @@ CREATE TABLE "answer_test_cases" (
 	"source_kind" text,
 	"source_id" uuid,
 	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"seq" bigserial NOT NULL,
 	"last_passed" boolean,
 	"last_first_source" text,
 	"last_answer" text,
 	"last_run_at" timestamp (3) with time zone,
 	"prev_passed" boolean
 );--> statement-breakpoint
-CREATE INDEX "answer_test_cases_account_idx" ON "answer_test_cases" USING btree ("account_id","created_at");--> statement-breakpoint
+CREATE INDEX "answer_test_cases_account_idx" ON "answer_test_cases" USING btree ("account_id","seq");--> statement-breakpoint
 CREATE TABLE "answer_test_state" (
 	"account_id" integer PRIMARY KEY NOT NULL REFERENCES "accounts"("id"),
 	"kb_version" bigint DEFAULT 0 NOT NULL,

@@ -38,10 +38,11 @@ export async function insertAnswerTestCases(db: Db, accountId: number, cases: Ne
   if (cases.length === 0) return 0;
   const inserted = await rows<{ id: string }>(
     db,
-    sql`INSERT INTO answer_test_cases (account_id, question, expect, value, source_kind, source_id, created_at)
-      SELECT ${accountId}, c.question, c.expect, c.value, c.source_kind, c.source_id::uuid, clock_timestamp() + (c.ord * interval '1 microsecond')
+    sql`INSERT INTO answer_test_cases (account_id, question, expect, value, source_kind, source_id)
+      SELECT ${accountId}, c.question, c.expect, c.value, c.source_kind, c.source_id::uuid
       FROM jsonb_to_recordset(${JSON.stringify(cases.map((c, ord) => ({ ...c, ord })))}::jsonb)
         AS c(question text, expect text, value text, source_kind text, source_id text, ord int)
+      ORDER BY c.ord
       RETURNING id`,
   );
   return inserted.length;
@@ -57,7 +58,7 @@ export async function listAnswerTestCases(db: Db, accountId: number): Promise<An
           WHEN 'curated' THEN (SELECT g.questions[1] FROM curated_answers g WHERE g.account_id = t.account_id AND g.id = t.source_id)
         END AS source_label,
         t.last_passed, t.last_first_source, t.last_answer, ${utcText(sql`t.last_run_at`)} AS last_run_at, t.prev_passed
-      FROM answer_test_cases t WHERE t.account_id = ${accountId} ORDER BY t.created_at, t.id`,
+      FROM answer_test_cases t WHERE t.account_id = ${accountId} ORDER BY t.seq`,
   );
 }
 
@@ -181,7 +182,7 @@ export async function getAnswerTestState(db: Db, accountId: number): Promise<Ans
 export async function listNewlyFailingAnswerTests(db: Db, accountId: number): Promise<string[]> {
   const found = await rows<{ question: string }>(
     db,
-    sql`SELECT question FROM answer_test_cases WHERE account_id = ${accountId} AND prev_passed AND last_passed = false ORDER BY created_at, id`,
+    sql`SELECT question FROM answer_test_cases WHERE account_id = ${accountId} AND prev_passed AND last_passed = false ORDER BY seq`,
   );
   return found.map((r) => r.question);
 }

@@ -934,6 +934,8 @@ export const answerTestCases = pgTable(
     sourceKind: text('source_kind'),
     sourceId: uuid('source_id'),
     createdAt: ts('created_at').notNull().defaultNow(),
+    /** The order cases were added in (several in one import share a created_at). */
+    seq: bigserial('seq', { mode: 'number' }).notNull(),
     lastPassed: boolean('last_passed'),
     lastFirstSource: text('last_first_source'),
     lastAnswer: text('last_answer'),
@@ -941,7 +943,7 @@ export const answerTestCases = pgTable(
     /** The run before the last: "Newly failing" is prev_passed and not last_passed. */
     prevPassed: boolean('prev_passed'),
   },
-  (t) => [index('answer_test_cases_account_idx').on(t.accountId, t.createdAt)],
+  (t) => [index('answer_test_cases_account_idx').on(t.accountId, t.seq)],
 );
 
 /**

@@ -24,7 +24,6 @@ import { requireRole, type Role } from '../auth/roles';
 import { AppError } from '../core/errors';
 import { isUuid } from '../core/validation';
 import { getEnv } from '../env';
-import { describeIssues, issueParams } from '../zod-issues';
 import { ANSWER_TEST_LIMITS, AnswerTestInput, type AnswerTestRun } from './contract';
 import { answerTestsCsv, parseAnswerTestsCsv } from './csv';
 import { withRunSlot } from './slots';
@@ -55,7 +54,7 @@ export async function answerTestSources(actor: AnswerTestActor): Promise<Source[
  */
 function checkedCase(input: AnswerTestInput, sources: Source[], where = ''): NewAnswerTestCase {
   const parsed = AnswerTestInput.safeParse(input);
-  if (!parsed.success) throw new AppError('invalid_request', `${where}${describeIssues(issueParams(parsed.error))}`);
+  if (!parsed.success) throw new AppError('invalid_request', `${where}${parsed.error.issues.map((i) => i.message).join('; ')}`);
   const { expect, source } = parsed.data;
   const question = parsed.data.question.trim().replace(/\s+/g, ' ');
   const value = parsed.data.value.trim();
@@ -162,7 +161,8 @@ export async function exportAnswerTestsCsv(actor: AnswerTestActor): Promise<stri
 /** The answer's first words as plain text (Markdown marks dropped). */
 export function firstWords(text: string): string {
   const plain = text
-    .replace(/[*_`>#|]+/g, ' ')
+    .replace(/\*\*|__|`/g, '')
+    .replace(/[>#|]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
   const words = plain.split(' ');
