@@ -18,12 +18,18 @@ const tmp = process.env.DATABASE_URL ? null : fs.mkdtempSync(path.join(os.tmpdir
 if (tmp) process.env.DATA_DIR = tmp;
 process.env.SVC_DEMO = '0';
 
-const { closeDatabase } = await import('../../db/client');
-const { seedDemoAccount } = await import('../../lib/demo/seed');
-const { importAnswerTestsCsv, runAnswerTests, listAnswerTests } = await import('../../lib/answer-tests/service');
-const { answerEngine } = await import('../../lib/answers/engines');
-const { addKnowledgeDocument } = await import('../../lib/knowledge/service');
-const { createAccount } = await import('../../lib/accounts/service');
+// The modules read DATA_DIR when loaded: imported after it is set.
+async function modules() {
+  const [{ closeDatabase }, { seedDemoAccount }, tests, { answerEngine }, { addKnowledgeDocument }, { createAccount }] = await Promise.all([
+    import('../../db/client'),
+    import('../../lib/demo/seed'),
+    import('../../lib/answer-tests/service'),
+    import('../../lib/answers/engines'),
+    import('../../lib/knowledge/service'),
+    import('../../lib/accounts/service'),
+  ]);
+  return { closeDatabase, seedDemoAccount, ...tests, answerEngine, addKnowledgeDocument, createAccount };
+}
 
 /** The demo FAQ's questions, reworded, as cases of every kind (a fifth decline, a fifth mentions). */
 const ASKED = [
@@ -54,12 +60,12 @@ function csv(n: number): string {
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
-async function visitorAnswers(accountId: number, until: () => boolean): Promise<number[]> {
+async function visitorAnswers(m: Awaited<ReturnType<typeof modules>>, accountId: number, until: () => boolean): Promise<number[]> {
   const times: number[] = [];
   let i = 0;
   while (!until()) {
     const started = performance.now();
-    const a = await answerEngine().answer({
+    const a = await m.answerEngine().answer({
       accountId,
       conversationId: '00000000-0000-0000-0000-000000000000',
       question: ASKED[i++ % ASKED.length]![0],
@@ -72,53 +78,64 @@ async function visitorAnswers(accountId: number, until: () => boolean): Promise<
   return times;
 }
 
-try {
-  const demo = await seedDemoAccount();
-  const owner = { accountId: demo.account_id, role: 'owner' as const };
-  const other = await createAccount({ name: 'Other', adminEmail: `other-${Date.now()}@bench.test`, adminPassword: 'bench password 1' });
-  await addKnowledgeDocument(
-    other.account_id,
-    'faq.md',
-    Buffer.from(`# Other FAQ\n\n${ASKED.map(([q, w]) => `## ${q}\n\nAbout that: ${w}, as described in our help centre.`).join('\n\n')}\n`),
-  );
-  const have = (await listAnswerTests(owner)).cases.length;
-  await importAnswerTestsCsv(owner, csv(CASES - have));
-  const total = (await listAnswerTests(owner)).cases.length;
-
-  // Baseline: the other account's answers with no run going (warm).
-  let stop = false;
-  setTimeout(() => {
-    stop = true;
-  }, 5_000);
-  const idle = await visitorAnswers(other.account_id, () => stop);
-
-  let done = false;
-  const during = visitorAnswers(other.account_id, () => done);
-  const started = performance.now();
-  const run = await runAnswerTests(owner);
-  const seconds = (performance.now() - started) / 1000;
-  done = true;
-  const busy = await during;
-
-  const load = os.loadavg().map((l) => l.toFixed(1));
-  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, load ${load.join(' ')}; ${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}`);
-  console.log(`demo knowledge base: 1 document (${10} sections) + the seed's curated answers: none; cases: ${total}`);
-  console.log(
-    `run of ${total} cases: ${seconds.toFixed(1)} s (${((seconds * 1000) / total).toFixed(0)} ms per case), ${run.passed} passed, ${run.failed} failed`,
-  );
-  console.log(`goal ≤ 30 s: ${seconds <= 30 ? 'met' : 'MISSED'}`);
-  console.log(
-    `another account's answers: idle p50 ${pct(idle, 50).toFixed(1)} ms, p95 ${pct(idle, 95).toFixed(1)} ms (${idle.length}); during the run p50 ${pct(busy, 50).toFixed(1)} ms, p95 ${pct(busy, 95).toFixed(1)} ms, max ${Math.max(...busy).toFixed(1)} ms (${busy.length})`,
-  );
-  if (run.failed > 0)
-    console.log(
-      `failed: ${run.cases
-        .filter((c) => !c.passed)
-        .map((c) => `${c.question} (${c.expect} ${c.value} → ${c.first_source})`)
-        .join('; ')}`,
+async function main() {
+  const m = await modules();
+  const { seedDemoAccount, createAccount, addKnowledgeDocument, listAnswerTests, importAnswerTestsCsv, runAnswerTests } = m;
+  try {
+    const demo = await seedDemoAccount();
+    const owner = { accountId: demo.account_id, role: 'owner' as const };
+    const other = await createAccount({ name: 'Other', adminEmail: `other-${Date.now()}@bench.test`, adminPassword: 'bench password 1' });
+    await addKnowledgeDocument(
+      other.account_id,
+      'faq.md',
+      Buffer.from(`# Other FAQ\n\n${ASKED.map(([q, w]) => `## ${q}\n\nAbout that: ${w}, as described in our help centre.`).join('\n\n')}\n`),
     );
-} finally {
-  await closeDatabase();
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+    const have = (await listAnswerTests(owner)).cases.length;
+    await importAnswerTestsCsv(owner, csv(CASES - have));
+    const total = (await listAnswerTests(owner)).cases.length;
+
+    // Baseline: the other account's answers with no run going (warm).
+    let stop = false;
+    setTimeout(() => {
+      stop = true;
+    }, 5_000);
+    const idle = await visitorAnswers(m, other.account_id, () => stop);
+
+    let done = false;
+    const during = visitorAnswers(m, other.account_id, () => done);
+    const started = performance.now();
+    const run = await runAnswerTests(owner);
+    const seconds = (performance.now() - started) / 1000;
+    done = true;
+    const busy = await during;
+
+    const load = os.loadavg().map((l) => l.toFixed(1));
+    console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, load ${load.join(' ')}; ${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}`);
+    console.log(`demo knowledge base: 1 document (${10} sections) + the seed's curated answers: none; cases: ${total}`);
+    console.log(
+      `run of ${total} cases: ${seconds.toFixed(1)} s (${((seconds * 1000) / total).toFixed(0)} ms per case), ${run.passed} passed, ${run.failed} failed`,
+    );
+    console.log(`goal ≤ 30 s: ${seconds <= 30 ? 'met' : 'MISSED'}`);
+    console.log(
+      `another account's answers: idle p50 ${pct(idle, 50).toFixed(1)} ms, p95 ${pct(idle, 95).toFixed(1)} ms (${idle.length}); during the run p50 ${pct(busy, 50).toFixed(1)} ms, p95 ${pct(busy, 95).toFixed(1)} ms, max ${Math.max(...busy).toFixed(1)} ms (${busy.length})`,
+    );
+    if (run.failed > 0)
+      console.log(
+        `failed: ${run.cases
+          .filter((c) => !c.passed)
+          .map((c) => `${c.question} (${c.expect} ${c.value} → ${c.first_source})`)
+          .join('; ')}`,
+      );
+  } finally {
+    await m.closeDatabase();
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  }
 }
-process.exit(0);
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -36,8 +36,9 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
         answers: <a href="/bot">Bot</a>.
       </p>
       {failing.length > 0 && (
-        <div className="notice" role="alert" data-testid="newly-failing-banner">
-          <strong>Newly failing:</strong> {plural(failing.length, 'answer test', 'answer tests')} passed before the last change and fail now (
+        <div className={`notice ${styles.banner}`} role="alert" data-testid="newly-failing-banner">
+          <strong>Newly failing:</strong> {plural(failing.length, 'answer test', 'answer tests')} passed before the last change and{' '}
+          {failing.length === 1 ? 'fails' : 'fail'} now (
           {failing.slice(0, 3).map((q, i) => (
             <span key={q}>
               {i > 0 && ', '}“{q.length > 80 ? `${q.slice(0, 80)}…` : q}”

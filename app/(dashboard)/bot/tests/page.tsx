@@ -23,7 +23,8 @@ export default async function AnswerTestsPage() {
       </p>
       {newlyFailing > 0 && (
         <p className="notice" role="alert">
-          Newly failing: {newlyFailing} {newlyFailing === 1 ? 'test' : 'tests'} passed in the previous run and fail now.
+          Newly failing:{' '}
+          {newlyFailing === 1 ? '1 test passed in the previous run and fails now.' : `${newlyFailing} tests passed in the previous run and fail now.`}
         </p>
       )}
       <AddAnswerTest sources={sources} full={cases.length >= ANSWER_TEST_LIMITS.cases} />
