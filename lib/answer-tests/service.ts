@@ -200,18 +200,30 @@ async function ask(accountId: number, question: string): Promise<Outcome> {
  * process, cases one after another with a turn of the event loop between them, so visitors'
  * answers on this instance are never queued behind a run.
  */
-export async function runAnswerTests(actor: AnswerTestActor, trigger: 'manual' | 'cli' | 'automatic' = 'manual'): Promise<AnswerTestRun> {
+export async function runAnswerTests(actor: AnswerTestActor, trigger: RunTrigger = 'manual'): Promise<AnswerTestRun> {
   requireRole(actor, 'bot.manage');
   return withRunSlot(async () => {
     const db = await getDb();
     const claimed = await claimAnswerTestRun(db, actor.accountId, LEASE_SECONDS);
     if (!claimed) throw new AppError('conflict', 'The tests of this account are running already; their results show here when they end.');
-    return runClaimed(actor.accountId, claimed.kb_version, trigger);
+    return (await runClaimed(actor.accountId, claimed.kb_version, trigger))!;
   });
 }
 
-/** A run whose lease is held (by runAnswerTests, or the background loop's claim). */
-export async function runClaimed(accountId: number, kbVersion: number, trigger: string): Promise<AnswerTestRun> {
+/** What started a run (the page says so beside the last run). */
+export type RunTrigger = 'manual' | 'cli' | 'automatic' | 'demo';
+
+/**
+ * A run whose lease is held (by runAnswerTests, or the background loop's claim). `stopping` (the
+ * loop's drain) ends it between two cases: nothing is recorded and the lease goes, so the account
+ * stays due and another instance runs it.
+ */
+export async function runClaimed(
+  accountId: number,
+  kbVersion: number,
+  trigger: RunTrigger,
+  stopping: () => boolean = () => false,
+): Promise<AnswerTestRun | null> {
   const db = await getDb();
   let finished = false;
   try {
@@ -220,6 +232,7 @@ export async function runClaimed(accountId: number, kbVersion: number, trigger: 
     const outcomes: Outcome[] = [];
     let renewed = Date.now();
     for (const c of cases) {
+      if (stopping()) return null;
       outcomes.push(await ask(accountId, c.question));
       // A turn of the event loop: a visitor's answer waiting on this instance goes first.
       await new Promise((r) => setImmediate(r));

@@ -16,14 +16,14 @@ const loop = processLoop('svc.answerTests');
 export function startAnswerTestsWorker(): void {
   loop.start({
     pollMs: getEnv().ANSWER_TESTS_POLL_SECONDS * 1000,
-    step: async () => {
+    step: async (handle) => {
       if (!hasFreeRunSlot()) return false;
       return withRunSlot(async () => {
         const due = await claimDueAnswerTestRun(await getDb(), automaticRunTiming());
         if (!due) return false;
         try {
-          const run = await runClaimed(due.account_id, due.kb_version, 'automatic');
-          getLogger().info({ accountId: due.account_id, passed: run.passed, failed: run.failed }, 'answer tests: automatic run');
+          const run = await runClaimed(due.account_id, due.kb_version, 'automatic', () => handle.stopping);
+          if (run) getLogger().info({ accountId: due.account_id, passed: run.passed, failed: run.failed }, 'answer tests: automatic run');
         } catch (e) {
           getLogger().error({ err: e, accountId: due.account_id }, 'answer tests: automatic run failed; retried after its lease');
         }

@@ -134,7 +134,7 @@ async function seedAnswerTests(accountId: number, faqId: string): Promise<void> 
   await addAnswerTest(owner, { question: 'What are your opening hours?', expect: 'mentions', value: 'Monday to Friday' });
   await addAnswerTest(owner, { question: 'Do non-profits get a discount?', expect: 'mentions', value: '30%' });
   await addAnswerTest(owner, { question: 'What will the weather be in Tokyo tomorrow?', expect: 'declines' });
-  await runAnswerTests(owner, 'automatic');
+  await runAnswerTests(owner, 'demo');
 }
 
 /** Creates the demo account through the same services every other account uses. */

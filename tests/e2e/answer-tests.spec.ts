@@ -11,6 +11,8 @@ import { fixtures, screenshotsAtBothWidths, signIn } from './fixtures';
 const f = fixtures();
 
 test('add a test, run it, see it pass; deleting its source makes it "Newly failing" with a banner on /knowledge', async ({ page: p }) => {
+  // Two pages at two widths with axe, an upload, a run and the wait for the automatic one.
+  test.setTimeout(120_000);
   await signIn(p, f.alpha.email, f.alpha.password);
   await p.goto('/knowledge');
   fs.mkdirSync('tests/artifacts', { recursive: true });

@@ -8,6 +8,12 @@ import styles from './tests.module.css';
 
 export const metadata = { title: 'Answer tests · svc' };
 
+const TRIGGERS: Record<string, string> = {
+  automatic: 'after a knowledge-base change',
+  cli: 'from the CLI',
+  demo: 'when the demo account was made',
+  manual: 'by hand',
+};
 const when = (t: string | null) => (t ? `${t.slice(0, 16)} UTC` : '');
 
 export default async function AnswerTestsPage() {
@@ -45,7 +51,7 @@ export default async function AnswerTestsPage() {
               : state?.due
                 ? 'The knowledge base changed: the tests run again within a minute.'
                 : state?.last_run_at
-                  ? `Last run ${when(state.last_run_at)} (${state.last_trigger === 'automatic' ? 'after a knowledge-base change' : state.last_trigger === 'cli' ? 'from the CLI' : 'by hand'}): ${state.last_passed_count} passed, ${state.last_failed_count} failed.`
+                  ? `Last run ${when(state.last_run_at)} (${TRIGGERS[state.last_trigger ?? ''] ?? 'by hand'}): ${state.last_passed_count} passed, ${state.last_failed_count} failed.`
                   : ''}
           </span>
         </div>
