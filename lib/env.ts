@@ -196,6 +196,14 @@ const EnvSchema = z.object({
   ACCOUNT_DELETION_LEASE_SECONDS: z.coerce.number().min(1).max(3600).default(60),
   /** How often every instance's sweep looks for a deletion nobody carries on. */
   ACCOUNT_DELETION_SWEEP_SECONDS: z.coerce.number().min(0.1).max(3600).default(60),
+  /** Answer tests (docs/contracts.md §20): a knowledge-base change is followed by a run once edits pause this long… */
+  ANSWER_TESTS_DEBOUNCE_SECONDS: z.coerce.number().min(0).max(3600).default(10),
+  /** …or at the latest this long after the first unrun change, however many edits follow. */
+  ANSWER_TESTS_MAX_WAIT_SECONDS: z.coerce.number().min(0).max(3600).default(45),
+  /** How often each instance looks for accounts whose tests are due. */
+  ANSWER_TESTS_POLL_SECONDS: z.coerce.number().min(0.1).max(3600).default(5),
+  /** Test runs one process runs at once (each account one at a time, across instances). */
+  ANSWER_TESTS_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -19,6 +19,8 @@ export const ACCOUNT_HOLDINGS: readonly Holding[] = [
   // 256 KiB a row: a tenth of the batch.
   { table: 'upload_chunks', of: (a) => sql`upload_id IN (SELECT id FROM attachments WHERE account_id = ${a})`, batch: 0.1 },
   { table: 'attachments' },
+  // The cases first: with none left, the knowledge base's deletes below count no change to test.
+  { table: 'answer_test_cases' },
   { table: 'kb_chunk_embeddings' },
   { table: 'kb_chunks' },
   { table: 'kb_documents' },
@@ -48,6 +50,7 @@ export const ACCOUNT_HOLDINGS: readonly Holding[] = [
   { table: 'curated_answers' },
   { table: 'synonym_groups' },
   { table: 'gap_dismissals' },
+  { table: 'answer_test_state' },
   { table: 'bot_settings' },
   { table: 'handoff_settings' },
   { table: 'team_settings' },

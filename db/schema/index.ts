@@ -945,3 +945,52 @@ export const auditLog = pgTable(
     index('audit_log_at_idx').on(t.at, t.id),
   ],
 );
+
+/**
+ * An answer test (docs/contracts.md §20): a question and what the answer must do. `answers from`
+ * names its source by `source_kind` and `source_id` (a document's lineage, so a replaced version
+ * still counts, or a curated answer's id) and keeps the source's name at the time in `value`; a
+ * deleted source leaves the case failing, never dangling. The last two runs' results are kept.
+ */
+export const answerTestCases = pgTable(
+  'answer_test_cases',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    accountId: accountRef(),
+    question: text('question').notNull(),
+    /** answers from | declines | mentions */
+    expect: text('expect').notNull(),
+    value: text('value').notNull().default(''),
+    /** document | curated (only for `answers from`) */
+    sourceKind: text('source_kind'),
+    sourceId: uuid('source_id'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    /** The order cases were added in (several in one import share a created_at). */
+    seq: bigserial('seq', { mode: 'number' }).notNull(),
+    lastPassed: boolean('last_passed'),
+    lastFirstSource: text('last_first_source'),
+    lastAnswer: text('last_answer'),
+    lastRunAt: ts('last_run_at'),
+    /** The run before the last: "Newly failing" is prev_passed and not last_passed. */
+    prevPassed: boolean('prev_passed'),
+  },
+  (t) => [index('answer_test_cases_account_idx').on(t.accountId, t.seq)],
+);
+
+/**
+ * Per account: knowledge-base changes not yet tested (`kb_version` counted by triggers on
+ * documents, curated answers and synonyms; `tested_version` the one the last run started from),
+ * the run's lease (one run per account across instances) and the last run's totals.
+ */
+export const answerTestState = pgTable('answer_test_state', {
+  accountId: accountRef().primaryKey(),
+  kbVersion: bigint('kb_version', { mode: 'number' }).notNull().default(0),
+  testedVersion: bigint('tested_version', { mode: 'number' }).notNull().default(0),
+  kbChangedAt: ts('kb_changed_at'),
+  dueSince: ts('due_since'),
+  leaseUntil: ts('lease_until'),
+  lastRunAt: ts('last_run_at'),
+  lastTrigger: text('last_trigger'),
+  lastPassedCount: integer('last_passed_count'),
+  lastFailedCount: integer('last_failed_count'),
+});

@@ -21,6 +21,8 @@ export type Answer = {
   deltas: AsyncIterable<string>;
   declined: boolean;
   considered: ConsideredPassage[];
+  /** The owner's curated answer given as written (it has no passage sources). */
+  curatedId?: string;
 };
 
 /** An answer that could not be produced. Its message is what visitors see: never a provider's text. */

@@ -9,6 +9,7 @@ import { seedDemoAccount, demoCurl, demoShellVariables, serverAddress } from '..
 import { importNdjsonFile } from '../imports/service';
 import { importProgressReporter } from './progress';
 import { addKnowledgeFile } from '../knowledge/service';
+import { runAnswerTestsFromCli } from '../answer-tests/service';
 import { createWidgetClient, deleteWidgetClientById } from '../widget-clients/service';
 import { rollbackTrack, setTrack } from '../widget-releases/service';
 import { listMails } from '../mail/service';
@@ -26,7 +27,13 @@ import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints } fr
 class UsageError extends Error {}
 
 type Options = ParseArgsConfig['options'];
-type Command = { usage: string; options: Options; run: (v: Record<string, string | string[] | boolean | undefined>) => Promise<unknown> };
+type Command = {
+  usage: string;
+  options: Options;
+  run: (v: Record<string, string | string[] | boolean | undefined>) => Promise<unknown>;
+  /** The exit status of a command whose JSON reports a failure (`bot test`: 1 when a case fails); 0 by default. */
+  exitCode?: (result: never) => number;
+};
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 const accountOf = (v: unknown) => validate(AccountId, v, { input: 'account' }) as number;
@@ -112,6 +119,12 @@ const COMMANDS: Record<string, Command> = {
     usage: 'kb add --account ID --file PATH',
     options: { account: { type: 'string' }, file: { type: 'string' } },
     run: (v) => addKnowledgeFile(accountOf(need(v, 'account')), need(v, 'file')),
+  },
+  'bot test': {
+    usage: 'bot test --account ID',
+    options: { account: { type: 'string' } },
+    run: (v) => runAnswerTestsFromCli(accountOf(need(v, 'account'))),
+    exitCode: (run: { failed: number }) => (run.failed > 0 ? 1 : 0),
   },
   'widget track set': {
     usage: 'widget track set --track stable|beta|lts --version X.Y.Z',
@@ -202,7 +215,7 @@ async function main(argv: string[]): Promise<number> {
     const { values } = parseArgs({ args: argv.slice(key.split(' ').length), options: command.options, strict: true, allowPositionals: false });
     const result = await command.run(values);
     process.stdout.write(`${JSON.stringify(result)}\n`);
-    return 0;
+    return command.exitCode?.(result as never) ?? 0;
   } catch (e) {
     if (process.stderr.isTTY) process.stderr.write('\r\x1b[K'); // a progress bar may hold the line
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {

@@ -12,6 +12,7 @@ import { createWidgetClient } from '../widget-clients/service';
 import { listAccountMembers } from '../team/service';
 import { seedEmailDemo } from './email';
 import { seedHandoffDemo } from './handoff';
+import { addAnswerTest, runAnswerTests } from '../answer-tests/service';
 
 const TOPICS: Array<[string, string]> = [
   ['How do I reset my password?', 'Open **Settings → Security** and choose *Reset password*. We email you a link that is valid for one hour.'],
@@ -130,6 +131,16 @@ function busiestConversation(lines: string[]): string {
   return [...counts].sort((a, b) => b[1] - a[1])[0]![0];
 }
 
+/** A few answer tests that pass on the demo's knowledge base (docs/contracts.md §20), run once so /bot/tests shows results. */
+async function seedAnswerTests(accountId: number, faqId: string): Promise<void> {
+  const owner = { accountId, role: 'owner' as const };
+  await addAnswerTest(owner, { question: 'How do I reset my password?', expect: 'answers from', source: `document:${faqId}` });
+  await addAnswerTest(owner, { question: 'What are your opening hours?', expect: 'mentions', value: 'Monday to Friday' });
+  await addAnswerTest(owner, { question: 'Do non-profits get a discount?', expect: 'mentions', value: '30%' });
+  await addAnswerTest(owner, { question: 'What will the weather be in Tokyo tomorrow?', expect: 'declines' });
+  await runAnswerTests(owner, 'demo');
+}
+
 /** Creates the demo account through the same services every other account uses. */
 export async function seedDemoAccount(): Promise<DemoAccount> {
   const suffix = randomBytes(3).toString('hex');
@@ -146,7 +157,8 @@ export async function seedDemoAccount(): Promise<DemoAccount> {
   const agentPassword = randomBytes(9).toString('base64url');
   const agent = await createAdminUser(SYSTEM, { accountId: account.account_id, email: agentEmail, password: agentPassword, role: 'agent', name: 'Demo Agent' });
   const faq = TOPICS.map(([q, a]) => `## ${q}\n\n${a.replace(/\*\*|\*/g, '')}`).join('\n\n');
-  await addKnowledgeDocument(account.account_id, 'demo-faq.md', Buffer.from(`# Demo Company FAQ\n\n${faq}\n`));
+  const kb = await addKnowledgeDocument(account.account_id, 'demo-faq.md', Buffer.from(`# Demo Company FAQ\n\n${faq}\n`));
+  await seedAnswerTests(account.account_id, kb.document_id);
   const widget = await createWidgetClient(SYSTEM, { accountId: account.account_id, domains: ['localhost', '127.0.0.1'], channelId: a });
   const owner = (await listAccountMembers(account.account_id)).members.find((m) => m.role === 'owner')!;
   const handoff = await seedHandoffDemo({

@@ -30,6 +30,7 @@ import { startEmailAnswers, stopEmailAnswers } from '../email/answers';
 import { startSnoozeSweeper, stopSnoozeSweeper } from '../conversations/snooze-sweeper';
 import { startAuditPruner, stopAuditPruner } from '../audit/pruner';
 import { startInsightsRefresher, stopInsightsRefresher } from '../insights/refresher';
+import { startAnswerTestsWorker, stopAnswerTestsWorker } from '../answer-tests/worker';
 
 /** A socket.io handshake (a new session): its path, and no `sid` of an existing one. */
 function isSocketHandshake(url: string | undefined): boolean {
@@ -140,6 +141,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   startAuditPruner();
   startInsightsRefresher();
   startAccountDeletionSweep();
+  startAnswerTestsWorker();
   // Inbound mail (docs/contracts.md §17): a listener and the processing of what it stored, when INBOUND_SMTP_PORT is set.
   const inbound = await startInboundListener();
   if (inbound) {
@@ -171,6 +173,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       await stopAuditPruner();
       await stopInsightsRefresher();
       await stopAccountDeletionSweep();
+      await stopAnswerTestsWorker();
       await stopInboundProcessor();
       await stopEmailAnswers();
       io.close();

@@ -20,6 +20,9 @@ Object.assign(process.env, {
   HOST: '127.0.0.1',
   PORT: String(port),
   WIDGET_TOKEN_TTL_SECONDS: process.env.WIDGET_TOKEN_TTL_SECONDS ?? '86400',
+  // answer-tests.spec waits for the automatic run: seconds, not a minute.
+  ANSWER_TESTS_DEBOUNCE_SECONDS: '1',
+  ANSWER_TESTS_POLL_SECONDS: '0.5',
   // The webhook spec's receiver listens on 127.0.0.1.
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1',
 });

@@ -7,7 +7,14 @@
 import fs from 'node:fs';
 import { newDataDir } from './data-dir';
 
-export type TestServer = { url: string; dataDir?: string; kind: 'pglite' | 'postgres'; close: () => Promise<void>; inboundSmtpPort: number | null };
+export type TestServer = {
+  url: string;
+  dataDir?: string;
+  kind: 'pglite' | 'postgres';
+  /** `keepData`: the embedded database's directory stays (a CLI run afterwards opens it). */
+  close: (opts?: { keepData?: boolean }) => Promise<void>;
+  inboundSmtpPort: number | null;
+};
 
 export async function startTestServer(extraEnv: Record<string, string> = {}): Promise<TestServer> {
   const kind = process.env.TEST_DB === 'postgres' ? 'postgres' : 'pglite';
@@ -39,9 +46,9 @@ export async function startTestServer(extraEnv: Record<string, string> = {}): Pr
     dataDir,
     kind,
     inboundSmtpPort: server.inboundSmtpPort,
-    close: async () => {
+    close: async (opts = {}) => {
       await server.close();
-      if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+      if (dataDir && !opts.keepData) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -14,7 +14,7 @@ const LAYERS: string[][] = [
   ['lib/server', 'lib/startup'],
   ['lib/customer-api', 'lib/chat', 'lib/inbox', 'lib/widget', 'lib/email'],
   ['lib/dashboard', 'lib/demo'],
-  ['lib/visitor'],
+  ['lib/visitor', 'lib/answer-tests'],
   [
     'lib/answers',
     'lib/export',

@@ -1,3 +1,4 @@
+import Link from 'next/link';
 import { requirePageMember } from '@/lib/auth/session';
 import { answerEngineInfo, DEFAULT_NO_ANSWER_TEXT, getBotSettings, getModelEndpointView } from '@/lib/bot/settings';
 import { BotSettingsForm, TryQuestion } from './BotForms';
@@ -15,6 +16,9 @@ export default async function BotPage() {
   return (
     <>
       <h1>Bot</h1>
+      <p className="muted">
+        Questions the bot must keep answering well, run after every knowledge-base change: <Link href="/bot/tests">Answer tests</Link>.
+      </p>
       <EngineSummary engine={info.engine} />
       <BotSettingsForm initial={settings} defaultNoAnswer={DEFAULT_NO_ANSWER_TEXT} defaultModel={info.defaultModel} engine={info.engine} />
       <ModelEndpointForm initial={endpoint} defaultModel={info.defaultModel} />

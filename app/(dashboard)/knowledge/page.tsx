@@ -4,6 +4,7 @@ import { requirePageMember } from '@/lib/auth/session';
 import { documentKind, fileSize, plural } from '@/lib/dashboard/format';
 import { listKnowledgeWithVersions, readKnowledgeDocument } from '@/lib/knowledge/service';
 import { listWebsites } from '@/lib/knowledge/sites';
+import { newlyFailingAnswerTests } from '@/lib/answer-tests/service';
 import { TryQuestion } from '../bot/BotForms';
 import stacked from '../_components/stacked-table.module.css';
 import { DeleteDocumentButton, ImportWebsite, RefreshWhileImporting, RemoveWebsiteButton, RestoreButton, ResyncButton, UploadDocument } from './KnowledgeForms';
@@ -19,10 +20,11 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
   const { accountId, role } = await requirePageMember('knowledge.read');
   const editable = can(role, 'knowledge.write');
   const selected = (await searchParams).document;
-  const [all, sites, reading] = await Promise.all([
+  const [all, sites, reading, failing] = await Promise.all([
     listKnowledgeWithVersions(accountId),
     listWebsites(accountId),
     typeof selected === 'string' ? readKnowledgeDocument(accountId, selected) : null,
+    newlyFailingAnswerTests(accountId),
   ]);
   const docs = all.filter((d) => !d.siteId);
   const importing = sites.some((s) => s.status === 'queued' || s.status === 'crawling');
@@ -33,6 +35,18 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
         The bot answers from these documents and web pages, split into passages. Visitors see each document&apos;s title (its first heading). How the bot
         answers: <a href="/bot">Bot</a>.
       </p>
+      {failing.length > 0 && (
+        <div className={`notice ${styles.banner}`} role="alert" data-testid="newly-failing-banner">
+          <strong>Newly failing:</strong> {plural(failing.length, 'answer test', 'answer tests')} passed before the last change and{' '}
+          {failing.length === 1 ? 'fails' : 'fail'} now (
+          {failing.slice(0, 3).map((q, i) => (
+            <span key={q}>
+              {i > 0 && ', '}“{q.length > 80 ? `${q.slice(0, 80)}…` : q}”
+            </span>
+          ))}
+          {failing.length > 3 ? ', …' : ''}). {can(role, 'bot.manage') && <Link href="/bot/tests">See the answer tests</Link>}
+        </div>
+      )}
       {editable && <UploadDocument />}
       <section className="panel" aria-labelledby="docs-heading">
         <h2 id="docs-heading" style={{ marginTop: 0 }}>

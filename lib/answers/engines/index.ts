@@ -29,7 +29,7 @@ function withCurated(engine: AnswerEngine): AnswerEngine {
       const curated = await findCuratedAnswer(input.accountId, input.question);
       if (!curated) return engine.answer(input);
       const { settings } = await answerContext(input, 0);
-      return { sources: [], showSources: settings.showSources, deltas: streamWords(curated.answer), declined: false, considered: [] };
+      return { sources: [], showSources: settings.showSources, deltas: streamWords(curated.answer), declined: false, considered: [], curatedId: curated.id };
     },
   };
 }
