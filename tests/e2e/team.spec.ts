@@ -72,7 +72,8 @@ test('invite → mail → accept → the agent is signed in and gets the 404 pag
   await expect(p2.getByRole('heading', { name: 'Overview' })).toBeVisible();
   const nav = p2.getByRole('navigation', { name: 'Main' });
   await expect(nav.getByRole('link', { name: 'Conversations' })).toBeVisible();
-  for (const hidden of ['API keys', 'Webhooks', 'Bot', 'Team', 'Widget', 'Audit log']) await expect(nav.getByRole('link', { name: hidden, exact: true })).toHaveCount(0);
+  for (const hidden of ['API keys', 'Webhooks', 'Bot', 'Team', 'Widget', 'Audit log'])
+    await expect(nav.getByRole('link', { name: hidden, exact: true })).toHaveCount(0);
   for (const path of ['/api-keys', '/webhooks', '/bot', '/team', '/widget', '/audit']) {
     const res = await p2.goto(path);
     expect(res?.status(), path).toBe(404);

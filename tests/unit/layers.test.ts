@@ -12,8 +12,9 @@ import { describe, it } from 'node:test';
 const LAYERS: string[][] = [
   ['app', 'server', 'proxy', 'lib/cli'],
   ['lib/server', 'lib/startup'],
+  ['lib/demo'],
   ['lib/customer-api', 'lib/chat', 'lib/inbox', 'lib/widget', 'lib/email'],
-  ['lib/dashboard', 'lib/demo'],
+  ['lib/dashboard'],
   ['lib/visitor', 'lib/answer-tests'],
   [
     'lib/answers',
