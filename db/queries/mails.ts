@@ -161,6 +161,16 @@ export async function failReportedMails(db: Db, accountId: number, messageIds: s
   );
 }
 
+/** The newest mail svc sent in one conversation of the account: `failed` (a report that names no Message-ID came to the conversation's tagged address). */
+export async function failNewestConversationMail(db: Db, accountId: number, conversationId: string, error: string): Promise<ReportedMail[]> {
+  return rows<ReportedMail>(
+    db,
+    sql`UPDATE mails SET status = 'failed', last_error = ${error.slice(0, 1000)}
+    WHERE id = (SELECT id FROM mails WHERE account_id = ${accountId} AND conversation_id = ${conversationId} AND status IN ('sent', 'logged') ORDER BY id DESC LIMIT 1)
+    RETURNING account_id, conversation_id, conversation_message_id`,
+  );
+}
+
 /** The outbox, newest first (CLI `mail list`). */
 export async function listMails(db: Db, o: { to?: string; limit: number }) {
   return db

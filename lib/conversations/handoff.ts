@@ -60,7 +60,10 @@ export type ReplyMailState = 'queued' | 'sent' | 'failed';
  * reply's transaction: an acknowledged reply has its mail, exactly once. True when it wrote one
  * (the conversation is an email conversation).
  */
-export type ReplyMailer = (tx: Db, reply: { accountId: number; conversationId: string; messageId: string; text: string; memberName: string }) => Promise<boolean>;
+export type ReplyMailer = (
+  tx: Db,
+  reply: { accountId: number; conversationId: string; messageId: string; text: string; memberName: string },
+) => Promise<boolean>;
 
 /** A member as visitors see them: the name, else the part of the email before @. */
 export function displayName(m: { name: string | null; email: string | null }): string {
@@ -450,7 +453,9 @@ export async function replyAsMember(
     });
     if (!row) throw new AppError('conflict', 'The message was stored meanwhile; send it again.');
     await event(tx, fx, { type: 'agent.message', conversation_id: v.conversation_id, message_id: row.id, name, text: row.text, created_at: row.created_at });
-    const mailed = mailer ? await mailer(tx, { accountId: member.accountId, conversationId: v.conversation_id, messageId: row.id, text: row.text, memberName: name }) : false;
+    const mailed = mailer
+      ? await mailer(tx, { accountId: member.accountId, conversationId: v.conversation_id, messageId: row.id, text: row.text, memberName: name })
+      : false;
     if (!mailed) return { ...stateAfter(v.conversation_id, a), message: toHandoffMessage(row) };
     // Members see the mail queued with the reply itself.
     for (const e of fx.inbox) if (e.message?.id === row.id) e.message.mail = 'queued';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client';
 import { ensureConversationTag, getReplyMailFacts } from '../../db/queries/inbound-mail';
+import { markReplyMailed } from '../../db/queries/handoff-mail';
 import { insertMail } from '../../db/queries/mails';
 import { replyAsMember, type ReplyMailer } from '../conversations/handoff';
 import type { Member } from '../conversations/handoff-contract';
@@ -38,12 +39,18 @@ export const mailMemberReply: ReplyMailer = async (tx: Db, r) => {
       },
     },
   });
+  await markReplyMailed(tx, r.accountId, r.messageId);
   return true;
 };
 
 /** "Ada (Acme)": the member's name and the account's, one line, bounded (nodemailer quotes it). */
 export function fromNameOf(member: string, account: string): string {
-  const line = (s: string, max: number) => s.replace(/[\p{Cc}\p{Cf}\u2028\u2029]+/gu, ' ').replace(/\s+/g, ' ').trim().slice(0, max);
+  const line = (s: string, max: number) =>
+    s
+      .replace(/[\p{Cc}\p{Cf}\u2028\u2029]+/gu, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, max);
   const m = line(member, 60);
   const a = line(account, 60);
   return m && a && m !== a ? `${m} (${a})` : m || a;

@@ -6,15 +6,7 @@ import { AppError } from '../core/errors';
 import { getLatestMessages } from '../dashboard/service';
 import { suggestReply } from '../dashboard/suggested-reply';
 import { listAccountMembers } from '../team/service';
-import {
-  addNote,
-  assignConversation,
-  handBack,
-  memberTyping,
-  resolveConversation,
-  snoozeConversation,
-  takeOver,
-} from '../conversations/handoff';
+import { addNote, assignConversation, handBack, memberTyping, resolveConversation, snoozeConversation, takeOver } from '../conversations/handoff';
 import { conversationSummary, inboxCounts, listInboxConversations } from '../conversations/inbox-views';
 import { listCannedReplies } from '../conversations/canned-replies';
 import { touchDashboard } from '../conversations/availability';

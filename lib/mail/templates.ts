@@ -115,7 +115,7 @@ export function waitingConversationMail(
 }
 
 /** To the visitor: the replies their widget has not shown (they left their address while the team was away). */
-export function unseenRepliesMail(to: string, v: { accountName: string; replies: Array<{ name: string; text: string }> }): MailInput {
+export function unseenRepliesMail(to: string, v: { accountName: string; replies: Array<{ name: string; text: string }>; answerable?: boolean }): MailInput {
   const account = quoted(v.accountName, NAME);
   return mail(
     to,
@@ -126,7 +126,7 @@ export function unseenRepliesMail(to: string, v: { accountName: string; replies:
       ...v.replies.map((r) => `${quoted(r.name, NAME)}: ${r.text.length > 4 * WORDS ? `${r.text.slice(0, 4 * WORDS - 1)}…` : r.text}`),
     ],
     null,
-    ['To answer, go back to the chat on their website.'],
+    [v.answerable ? 'To answer, reply to this email or go back to the chat on their website.' : 'To answer, go back to the chat on their website.'],
   );
 }
 
@@ -166,7 +166,8 @@ export function emailAnswerMail(to: string, v: { accountName: string; subject: s
 }
 
 /** `Re: <subject>` (once), the subject bounded and on one line. */
-const replySubject = (subject: string, account: string) => quoted(/^re:/i.test(subject.trim()) ? subject.trim() : `Re: ${subject.trim() || `your message to ${account}`}`, 200);
+const replySubject = (subject: string, account: string) =>
+  quoted(/^re:/i.test(subject.trim()) ? subject.trim() : `Re: ${subject.trim() || `your message to ${account}`}`, 200);
 
 /** To a customer who wrote by mail: a member's reply in their thread (docs/contracts.md §17 "members"), the member's words as typed. */
 export function memberReplyMail(to: string, v: { accountName: string; subject: string; text: string }): Omit<MailInput, 'thread'> {

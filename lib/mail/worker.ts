@@ -88,7 +88,12 @@ async function deliver(loop: BackgroundLoop, transport: Transporter | null, m: C
 /** A member reply's mail changed state: the members' inbox shows it (lib/inbox). */
 function publishReplyMail(m: ClaimedMail, state: 'sent' | 'failed', error: string | null): void {
   if (!m.conversation_message_id || !m.conversation_id) return;
-  publishInboxEvent({ account_id: m.account_id, conversation_id: m.conversation_id, kind: 'mail', mail: { message_id: m.conversation_message_id, state, error } });
+  publishInboxEvent({
+    account_id: m.account_id,
+    conversation_id: m.conversation_id,
+    kind: 'mail',
+    mail: { message_id: m.conversation_message_id, state, error },
+  });
 }
 
 export async function stopMailWorker(): Promise<void> {
