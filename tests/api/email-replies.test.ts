@@ -112,8 +112,9 @@ describe("members' replies by mail", () => {
     const reply = { conversation_id: conversationId, client_message_id: `m-${randomUUID()}`, text: 'It left our warehouse today.\nTracking follows.' };
     const ack = await d.member.ok<{ message: { id: string; mail?: string } }>('conversation:reply', reply);
     assert.equal(ack.message.mail, 'queued', 'the ack says the mail is queued');
-    const pushed = d.member.of('inbox:message', conversationId).find((p) => (p.payload.message as { id: string }).id === ack.message.id);
-    assert.equal((pushed?.payload.message as { mail?: string }).mail, 'queued');
+    const pushed = () => d.member.of('inbox:message', conversationId).find((p) => (p.payload.message as { id: string }).id === ack.message.id);
+    await d.member.until(() => pushed() !== undefined, 'the reply on the inbox');
+    assert.equal((pushed()!.payload.message as { mail?: string }).mail, 'queued');
 
     const got = await outbox.waitFor((m) => m.envelopeTo.includes(customer));
     assert.equal(got.subject, 'Re: Where is my order?');
