@@ -184,3 +184,8 @@ export async function claimUnseenReplies(tx: Db, accountId: number, conversation
     replies: replies.map(({ seq: _s, ...r }) => r),
   };
 }
+
+/** A member reply that went out by mail itself (an email conversation): the unseen-replies mail never repeats it. */
+export async function markReplyMailed(tx: Db, accountId: number, messageId: string): Promise<void> {
+  await rows(tx, sql`UPDATE conversation_messages SET mailed_at = now() WHERE id = ${messageId} AND account_id = ${accountId} RETURNING id`);
+}

@@ -278,3 +278,32 @@ export async function getInboundMailRaw(db: Db, accountId: number, conversationI
   );
   return row ? Buffer.from(row.raw) : null;
 }
+
+export type ReplyMailFacts = {
+  visitor_id: string | null;
+  visitor_email: string | null;
+  title: string;
+  account_name: string;
+  inbound_local: string | null;
+  /** The last mail svc received in the conversation: the one a member's reply answers. */
+  mail_message_id: string | null;
+  mail_subject: string | null;
+  mail_thread_ids: string[] | null;
+};
+
+/** What a member's reply mail in an email conversation needs (its address, subject and thread); null when no such conversation. */
+export async function getReplyMailFacts(db: Db, accountId: number, conversationId: string): Promise<ReplyMailFacts | null> {
+  const [row] = await rows<ReplyMailFacts>(
+    db,
+    sql`
+    SELECT c.visitor_id, c.visitor_email, c.title, a.name AS account_name, a.inbound_local,
+      im.message_id AS mail_message_id, im.subject AS mail_subject, im.thread_ids AS mail_thread_ids
+    FROM conversations c JOIN accounts a ON a.id = c.account_id
+    LEFT JOIN LATERAL (
+      SELECT message_id, subject, thread_ids FROM inbound_mails
+      WHERE account_id = c.account_id AND conversation_id = c.id AND status = 'done' ORDER BY id DESC LIMIT 1
+    ) im ON true
+    WHERE c.id = ${conversationId} AND c.account_id = ${accountId}`,
+  );
+  return row ?? null;
+}

@@ -11,7 +11,7 @@ export type MailInput = {
   text: string;
   html: string;
   /** A mail in a conversation's thread: its Message-ID, the conversation, the answer it carries (mailed once), its headers. */
-  thread?: { messageId: string; conversationId: string; responseId: string | null; headers: ThreadHeaders };
+  thread?: { messageId: string; conversationId: string; responseId: string | null; headers: ThreadHeaders; conversationMessageId?: string | null };
 };
 export type ClaimedMail = {
   id: number;
@@ -23,6 +23,8 @@ export type ClaimedMail = {
   attempts: number;
   message_id: string | null;
   thread_headers: ThreadHeaders | null;
+  conversation_id: string | null;
+  conversation_message_id: string | null;
 };
 
 /** Mail of no account (sign-up): one more turn in the outbox's rotation. */
@@ -34,7 +36,15 @@ export async function insertMail(db: Db, accountId: number, m: MailInput): Promi
   await db.insert(mails).values({
     ...mail,
     accountId,
-    ...(thread ? { messageId: thread.messageId, conversationId: thread.conversationId, responseId: thread.responseId, threadHeaders: thread.headers } : {}),
+    ...(thread
+      ? {
+          messageId: thread.messageId,
+          conversationId: thread.conversationId,
+          responseId: thread.responseId,
+          threadHeaders: thread.headers,
+          conversationMessageId: thread.conversationMessageId ?? null,
+        }
+      : {}),
   });
 }
 
@@ -90,7 +100,7 @@ export async function claimDueMails(db: Db, limit: number, leaseSeconds: number)
     )
     UPDATE mails m SET lease_until = now() + make_interval(secs => ${leaseSeconds}), attempts = m.attempts + 1
     FROM due WHERE m.id = due.id
-    RETURNING m.id, m.account_id, m."to", m.subject, m.text, m.html, m.attempts, m.message_id, m.thread_headers`,
+    RETURNING m.id, m.account_id, m."to", m.subject, m.text, m.html, m.attempts, m.message_id, m.thread_headers, m.conversation_id, m.conversation_message_id`,
   );
 }
 
@@ -111,6 +121,54 @@ export async function markMailFailed(db: Db, id: number, error: string, retryInM
       nextAttemptAt: sql`now() + make_interval(secs => ${retryInMs / 1000})`,
     })
     .where(and(eq(mails.id, id), eq(mails.status, 'pending')));
+}
+
+/** A mail that will never go (the receiving server refused it for good): `failed`, with why. */
+export async function markMailRefused(db: Db, id: number, error: string): Promise<void> {
+  await db
+    .update(mails)
+    .set({ status: 'failed', leaseUntil: null, lastError: error.slice(0, 1000) })
+    .where(and(eq(mails.id, id), eq(mails.status, 'pending')));
+}
+
+/** A member reply's mail as the inbox shows it: queued (pending), sent (or kept in the log), failed. */
+export type ReplyMailState = { message_id: string; state: 'queued' | 'sent' | 'failed'; error: string | null };
+const stateOf = sql<ReplyMailState['state']>`CASE WHEN status = 'failed' THEN 'failed' WHEN status IN ('sent', 'logged') THEN 'sent' ELSE 'queued' END`;
+
+/** The mail states of the member replies of one conversation of the account (the inbox's labels), at most `limit`, newest first. */
+export async function listReplyMailStates(db: Db, accountId: number, conversationId: string, limit = 1000): Promise<ReplyMailState[]> {
+  return rows<ReplyMailState>(
+    db,
+    sql`SELECT conversation_message_id AS message_id, ${stateOf} AS state, CASE WHEN status = 'failed' THEN last_error END AS error FROM mails
+    WHERE account_id = ${accountId} AND conversation_id = ${conversationId} AND conversation_message_id IS NOT NULL
+    ORDER BY id DESC LIMIT ${limit}`,
+  );
+}
+
+export type ReportedMail = { account_id: number; conversation_id: string | null; conversation_message_id: string | null };
+
+/**
+ * A delivery report (multipart/report) says these mails of the account failed: they become `failed`
+ * with its reason (a pending one is not sent any more); mails of other accounts are never touched.
+ */
+export async function failReportedMails(db: Db, accountId: number, messageIds: string[], error: string): Promise<ReportedMail[]> {
+  if (messageIds.length === 0) return [];
+  return rows<ReportedMail>(
+    db,
+    sql`UPDATE mails SET status = 'failed', lease_until = NULL, last_error = ${error.slice(0, 1000)}
+    WHERE account_id = ${accountId} AND message_id = ANY(${sql.param(messageIds)}::text[]) AND status <> 'failed'
+    RETURNING account_id, conversation_id, conversation_message_id`,
+  );
+}
+
+/** The newest mail svc sent in one conversation of the account: `failed` (a report that names no Message-ID came to the conversation's tagged address). */
+export async function failNewestConversationMail(db: Db, accountId: number, conversationId: string, error: string): Promise<ReportedMail[]> {
+  return rows<ReportedMail>(
+    db,
+    sql`UPDATE mails SET status = 'failed', last_error = ${error.slice(0, 1000)}
+    WHERE id = (SELECT id FROM mails WHERE account_id = ${accountId} AND conversation_id = ${conversationId} AND status IN ('sent', 'logged') ORDER BY id DESC LIMIT 1)
+    RETURNING account_id, conversation_id, conversation_message_id`,
+  );
 }
 
 /** The outbox, newest first (CLI `mail list`). */

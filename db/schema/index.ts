@@ -174,9 +174,13 @@ export const mails = pgTable(
     /** The AI answer it carries: mailed once (unique). */
     responseId: uuid('response_id'),
     threadHeaders: jsonb('thread_headers'),
+    /** A member's reply it carries (an email conversation): mailed once (unique). */
+    conversationMessageId: uuid('conversation_message_id'),
   },
   (t) => [
     uniqueIndex('mails_response_idx').on(t.responseId),
+    uniqueIndex('mails_conversation_message_idx').on(t.conversationMessageId),
+    index('mails_conversation_idx').on(t.accountId, t.conversationId).where(sql`conversation_id IS NOT NULL`),
     index('mails_message_idx').on(t.accountId, t.messageId),
     index('mails_claim_idx').on(t.accountId, t.nextAttemptAt, t.id).where(sql`status = 'pending'`),
     index('mails_to_idx').on(t.to, t.createdAt),
@@ -217,6 +221,7 @@ export const inboundMails = pgTable(
     index('inbound_mails_claim_idx').on(t.receivedAt, t.id).where(sql`status = 'stored'`),
     index('inbound_mails_account_idx').on(t.accountId, t.receivedAt),
     index('inbound_mails_message_idx').on(t.accountId, t.messageId),
+    index('inbound_mails_conversation_idx').on(t.accountId, t.conversationId).where(sql`conversation_id IS NOT NULL`),
     index('inbound_mails_processed_idx').on(t.processedAt).where(sql`status = 'done'`),
     uniqueIndex('inbound_mails_once_idx').on(t.accountId, t.fromAddress, t.messageId).where(sql`status = 'done'`),
   ],

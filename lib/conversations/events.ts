@@ -53,12 +53,12 @@ export async function storedEventsAfter(db: Db, conversationId: string, afterSeq
  * What members see live (the inbox namespace, lib/inbox/, registers with setInboxPublisher): every
  * committed change of a conversation's handoff state or messages, INCLUDING notes (which never
  * become conversation events). `kind`: `changed` (status, handler or assignee), `message` (a
- * visitor's, member's or system message), `note`, `typing`, `rated`.
+ * visitor's, member's or system message), `note`, `typing`, `rated`, `mail` (a reply's mail was sent or failed).
  */
 export type InboxEvent = {
   account_id: number;
   conversation_id: string;
-  kind: 'changed' | 'message' | 'note' | 'typing' | 'rated';
+  kind: 'changed' | 'message' | 'note' | 'typing' | 'rated' | 'mail';
   /** For `changed`: the conversation after the change. */
   conversation?: {
     title: string;
@@ -70,7 +70,18 @@ export type InboxEvent = {
     assignee_name: string | null;
   };
   /** For `message` and `note`; a member's carries its `client_message_id`, so the sending page matches what it holds as "Sending…". */
-  message?: { id: string; author: Author; author_name: string | null; text: string; created_at: string; client_message_id?: string };
+  message?: {
+    id: string;
+    author: Author;
+    author_name: string | null;
+    text: string;
+    created_at: string;
+    client_message_id?: string;
+    /** A member's reply in an email conversation: its mail's state. */
+    mail?: 'queued' | 'sent' | 'failed';
+  };
+  /** For `mail`: the state of the mail carrying a member's reply (`error`: why it failed). */
+  mail?: { message_id: string; state: 'queued' | 'sent' | 'failed'; error: string | null };
   /** For `typing`: the member's name; for `rated`: unset. */
   name?: string;
   rating?: number;

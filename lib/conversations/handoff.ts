@@ -52,6 +52,18 @@ export type VisitorConversation = { accountId: number; conversationId: string };
 /** What a caller learns of the conversation after an action. */
 export type HandoffState = { conversation_id: string; status: string; handled_by: 'ai' | 'human'; assignee_id: number | null; changed: boolean };
 export type HandoffMessage = { id: string; author: StoredMessageRow['author']; author_name: string | null; text: string; created_at: string };
+/** A member's reply in an email conversation: its mail's state (docs/contracts.md §17 "members"). */
+export type ReplyMailState = 'queued' | 'sent' | 'failed';
+
+/**
+ * Writes the mail that carries a member's reply (the email door, lib/email/replies.ts), in the
+ * reply's transaction: an acknowledged reply has its mail, exactly once. True when it wrote one
+ * (the conversation is an email conversation).
+ */
+export type ReplyMailer = (
+  tx: Db,
+  reply: { accountId: number; conversationId: string; messageId: string; text: string; memberName: string },
+) => Promise<boolean>;
 
 /** A member as visitors see them: the name, else the part of the email before @. */
 export function displayName(m: { name: string | null; email: string | null }): string {
@@ -410,7 +422,11 @@ async function resentMessage(tx: Db, me: MemberRow, accountId: number, conversat
  * transaction. Idempotent on `client_message_id`: a resend answers with the first reply and the
  * conversation as it is now, and changes nothing.
  */
-export async function replyAsMember(member: Member, input: unknown): Promise<HandoffState & { message: HandoffMessage }> {
+export async function replyAsMember(
+  member: Member,
+  input: unknown,
+  mailer?: ReplyMailer,
+): Promise<HandoffState & { message: HandoffMessage & { mail?: ReplyMailState } }> {
   const v = validate(MemberTextInput, input);
   return inTransaction(async (tx, fx) => {
     const me = await requireMember(tx, member);
@@ -437,7 +453,13 @@ export async function replyAsMember(member: Member, input: unknown): Promise<Han
     });
     if (!row) throw new AppError('conflict', 'The message was stored meanwhile; send it again.');
     await event(tx, fx, { type: 'agent.message', conversation_id: v.conversation_id, message_id: row.id, name, text: row.text, created_at: row.created_at });
-    return { ...stateAfter(v.conversation_id, a), message: toHandoffMessage(row) };
+    const mailed = mailer
+      ? await mailer(tx, { accountId: member.accountId, conversationId: v.conversation_id, messageId: row.id, text: row.text, memberName: name })
+      : false;
+    if (!mailed) return { ...stateAfter(v.conversation_id, a), message: toHandoffMessage(row) };
+    // Members see the mail queued with the reply itself.
+    for (const e of fx.inbox) if (e.message?.id === row.id) e.message.mail = 'queued';
+    return { ...stateAfter(v.conversation_id, a), message: { ...toHandoffMessage(row), mail: 'queued' } };
   });
 }
 

@@ -15,6 +15,7 @@ export const MAIL_TEXT_CHARS = 100_000;
  */
 export const REPLY_PARSE_CHARS = 20_000;
 
+export type DeliveryReport = { failed: boolean; reason: string; messageIds: string[] };
 export type MailAttachment = { filename: string; contentType: string; size: number; content: Uint8Array };
 export type ReadMail = {
   messageId: string | null;
@@ -29,6 +30,8 @@ export type ReadMail = {
   automatic: boolean;
   /** A delivery report (multipart/report): no conversation, it reports on another mail. */
   report: boolean;
+  /** What a delivery status report (RFC 3464) says: whether delivery failed, why, and the Message-IDs of the mail it reports on. */
+  delivery: DeliveryReport | null;
   attachments: MailAttachment[];
 };
 
@@ -68,9 +71,50 @@ export async function readMail(raw: Uint8Array, o: { replies: boolean } = { repl
     text: visible || body.trim(),
     automatic: isAutomatic(m.headers as Map<string, unknown>),
     report: contentType === 'multipart/report',
+    delivery: contentType === 'multipart/report' ? deliveryReport(m.headers, m.text ?? '', m.attachments) : null,
     attachments: m.attachments
       .filter((a) => a.contentDisposition !== 'inline' || !a.related)
       .slice(0, 20)
       .map((a) => ({ filename: (a.filename ?? 'attachment').slice(0, 200), contentType: a.contentType, size: a.size, content: new Uint8Array(a.content) })),
+  };
+}
+
+/** Unfolded header fields of a header block (`Name: value` lines, continuation lines joined), first 64 KB. */
+function fields(block: string): Array<[string, string]> {
+  return block
+    .slice(0, 65_536)
+    .replace(/\r?\n[ \t]+/g, ' ')
+    .split(/\r?\n/)
+    .map((l) => /^([A-Za-z0-9-]{1,60}):[ \t]*(.*)$/.exec(l))
+    .filter((x): x is RegExpExecArray => !!x)
+    .map((x) => [x[1]!.toLowerCase(), x[2]!.trim()]);
+}
+
+/**
+ * A delivery status notification (RFC 3464, `report-type=delivery-status`): its per-recipient
+ * `Action` fields (mailparser gives the message/delivery-status part as text, or as an attachment),
+ * the `Diagnostic-Code` or `Status` as the reason, and the Message-ID of the returned message — its
+ * `text/rfc822-headers` or `message/rfc822` part, else an `Original-Message-ID` field.
+ */
+function deliveryReport(headers: Map<string, unknown>, text: string, attachments: Array<{ contentType: string; content: Buffer }>): DeliveryReport {
+  const type = headers.get('content-type') as { params?: Record<string, string> } | undefined;
+  const kind = String(type?.params?.['report-type'] ?? '').toLowerCase();
+  const statusText = [text, ...attachments.filter((a) => a.contentType === 'message/delivery-status').map((a) => a.content.toString('utf8'))].join('\n');
+  const status = fields(statusText);
+  const actions = status.filter(([k]) => k === 'action').map(([, v]) => v.toLowerCase());
+  const returned = attachments.filter((a) => a.contentType === 'text/rfc822-headers' || a.contentType === 'message/rfc822');
+  const ids = [
+    ...returned.flatMap((a) => fields(a.content.toString('utf8').split(/\r?\n\r?\n/, 1)[0] ?? '').filter(([k]) => k === 'message-id')),
+    ...status.filter(([k]) => k === 'original-message-id'),
+  ].flatMap(([, v]) => /<[^<>\s]{1,990}>/.exec(v)?.[0] ?? []);
+  const diagnostic = status.find(([k]) => k === 'diagnostic-code')?.[1] ?? status.find(([k]) => k === 'status')?.[1] ?? '';
+  return {
+    failed: (kind === '' || kind === 'delivery-status') && actions.includes('failed'),
+    reason:
+      diagnostic
+        .replace(/^smtp;\s*/i, '')
+        .replace(/\s+/g, ' ')
+        .slice(0, 300) || 'The receiving server reported the mail undeliverable',
+    messageIds: [...new Set(ids)].slice(0, 10),
   };
 }

@@ -1,28 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import { getDb } from '../../db/client';
 import { withAudit } from '../audit/service';
 import type { AuditBy } from '../audit/contract';
 import { findTaggedConversation, getAccountByInboundLocal, setInboundLocal } from '../../db/queries/inbound-mail';
 import { AppError } from '../core/errors';
 import { getEnv } from '../env';
+import { addressOf, freshLocal } from '../mail/address';
+export { addressOf, freshTag } from '../mail/address';
 
 /**
  * The accounts' inbound addresses (docs/contracts.md §17): `<local>@INBOUND_MAIL_DOMAIN`, the local
  * part 16 random base-32 characters (80 bits: unguessable), made when first asked for.
  */
-const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
-
-function freshLocal(): string {
-  const bytes = randomBytes(16);
-  let out = '';
-  for (const b of bytes) out += ALPHABET[b & 31];
-  return out;
-}
-
-export const addressOf = (local: string, tag?: string) => `${local}${tag ? `+${tag}` : ''}@${getEnv().INBOUND_MAIL_DOMAIN}`;
-
-/** A fresh tag for a conversation's Reply-To (10 base-32 characters). */
-export const freshTag = () => freshLocal().slice(0, 10);
 
 /** The account's inbound address, made on first use. */
 export async function inboundAddress(accountId: number): Promise<{ address: string }> {

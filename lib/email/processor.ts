@@ -1,5 +1,8 @@
 import { getDb, type Db } from '../../db/client';
-import { claimInboundMails, failInboundMail, finishInboundMail, type ClaimedInboundMail } from '../../db/queries/inbound-mail';
+import { claimInboundMails, failInboundMail, findTaggedConversation, finishInboundMail, type ClaimedInboundMail } from '../../db/queries/inbound-mail';
+import { failNewestConversationMail, failReportedMails, type ReportedMail } from '../../db/queries/mails';
+import { publishInboxEvent } from '../conversations/events';
+import type { DeliveryReport } from '../documents/mail';
 import { getLogger } from '../core/logger';
 import { processLoop } from '../core/loop';
 import { getEnv } from '../env';
@@ -33,14 +36,37 @@ async function processOne(db: Db, m: ClaimedInboundMail): Promise<void> {
       // What an answer's References carry: the thread so far and this mail.
       threadIds: [...mail.references, ...(mail.messageId ? [mail.messageId] : [])].slice(-20),
     };
-    await db.transaction(async (tx) => {
-      await finishInboundMail(tx as unknown as Db, m.account_id, m.id, headers);
+    const reported = await db.transaction(async (txRaw) => {
+      const tx = txRaw as unknown as Db;
+      const failed = mail.delivery?.failed ? await failReported(tx, m.account_id, mail.delivery, tag) : [];
+      await finishInboundMail(tx, m.account_id, m.id, headers);
+      return failed;
     });
+    for (const r of reported) {
+      if (r.conversation_id && r.conversation_message_id)
+        publishInboxEvent({
+          account_id: r.account_id,
+          conversation_id: r.conversation_id,
+          kind: 'mail',
+          mail: { message_id: r.conversation_message_id, state: 'failed', error: mail.delivery!.reason },
+        });
+    }
   } catch (e) {
     const final = m.attempts >= MAX_ATTEMPTS;
     getLogger().warn({ err: e, inboundMailId: m.id, final }, `inbound mail ${m.id}: processing failed${final ? '; set aside' : '; retrying after its lease'}`);
     await failInboundMail(db, m.account_id, m.id, (e as Error).message ?? String(e), final);
   }
+}
+
+/**
+ * A delivery report's failure marks the mail it reports on as failed: by the returned message's
+ * Message-ID, else (it names none) the newest mail of the conversation whose tagged address it came
+ * to. Only mails of the account that received the report.
+ */
+async function failReported(tx: Db, accountId: number, d: DeliveryReport, tag: string | null): Promise<ReportedMail[]> {
+  if (d.messageIds.length > 0) return failReportedMails(tx, accountId, d.messageIds, d.reason);
+  const thread = tag ? await findTaggedConversation(tx, accountId, tag) : null;
+  return thread ? failNewestConversationMail(tx, accountId, thread.id, d.reason) : [];
 }
 
 /** One pass: claims a batch and processes it; true when a full batch suggests more is waiting. */

@@ -29,6 +29,10 @@ export function publishInboxChange(nsp: Namespace) {
       } satisfies InboxServerEvents['inbox:typing']);
       return;
     }
+    if (e.kind === 'mail') {
+      if (e.mail) room.emit('inbox:mail', { conversation_id: e.conversation_id, ...e.mail } satisfies InboxServerEvents['inbox:mail']);
+      return;
+    }
     if (e.message) room.emit('inbox:message', { conversation_id: e.conversation_id, message: e.message } satisfies InboxServerEvents['inbox:message']);
     const payload: InboxServerEvents['inbox:changed'] = { conversation_id: e.conversation_id, ...(e.conversation ? { conversation: e.conversation } : {}) };
     if (e.kind !== 'changed') {

@@ -67,11 +67,15 @@ export type InboxMessage = NonNullable<InboxEvent['message']>;
  * (status, handler, assignee, a new message or a rating; `conversation` after a change: lists re-read
  * their view; a status or assignee change carries `counts`, the account's four and `mine` per
  * assignee id, to apply at once), `inbox:message` (a visitor's or member's message, a system line,
- * an internal note), `inbox:typing` (shown until `until`).
+ * an internal note; a member's reply in an email conversation carries `mail`, its mail's state), `inbox:typing` (shown
+ * until `until`), `inbox:mail` (that mail was sent or failed).
  */
 export type InboxServerEvents = {
   'inbox:changed': { conversation_id: string; conversation?: InboxConversationChange; counts?: AccountInboxCounts };
   'inbox:message': { conversation_id: string; message: InboxMessage };
   'inbox:typing': { conversation_id: string; name: string; until: string };
+  'inbox:mail': InboxMailState;
 };
+/** The mail carrying a member's reply in an email conversation: queued, sent or failed (`error`: why). */
+export type InboxMailState = { conversation_id: string } & NonNullable<InboxEvent['mail']>;
 export type InboxServerEvent = keyof InboxServerEvents;

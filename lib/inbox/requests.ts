@@ -6,21 +6,14 @@ import { AppError } from '../core/errors';
 import { getLatestMessages } from '../dashboard/service';
 import { suggestReply } from '../dashboard/suggested-reply';
 import { listAccountMembers } from '../team/service';
-import {
-  addNote,
-  assignConversation,
-  handBack,
-  memberTyping,
-  replyAsMember,
-  resolveConversation,
-  snoozeConversation,
-  takeOver,
-} from '../conversations/handoff';
+import { addNote, assignConversation, handBack, memberTyping, resolveConversation, snoozeConversation, takeOver } from '../conversations/handoff';
 import { conversationSummary, inboxCounts, listInboxConversations } from '../conversations/inbox-views';
 import { listCannedReplies } from '../conversations/canned-replies';
 import { touchDashboard } from '../conversations/availability';
 import { getDb } from '../../db/client';
 import { getAccountMember, memberClientIdsOf } from '../../db/queries/handoff';
+import { listReplyMailStates } from '../../db/queries/mails';
+import { replyByMember } from '../email/replies';
 import type { InboxRequest, InboxRequestName, InboxView } from './protocol';
 import { EarlierMessagesInput } from './schemas';
 
@@ -65,7 +58,7 @@ export const INBOX_HANDLERS: { [N in InboxRequestName]: (member: DashboardSessio
   typing,
   'conversation:take_over': takeOver,
   'conversation:assign': assignConversation,
-  'conversation:reply': replyAsMember,
+  'conversation:reply': replyByMember,
   'conversation:note': addNote,
   'conversation:hand_back': handBack,
   'conversation:resolve': resolveConversation,
@@ -95,11 +88,13 @@ export async function inboxPage(member: DashboardSession, view: InboxView) {
 export async function inboxConversationPage(member: DashboardSession, conversationId: string) {
   const transcript = await getLatestMessages(member.accountId, conversationId);
   if (!transcript) return null;
-  const [summary, { members }, replies, sent] = await Promise.all([
+  const [summary, { members }, replies, sent, mails] = await Promise.all([
     conversationSummary(member, { conversation_id: transcript.conversation.id }),
     listAccountMembers(member.accountId),
     listCannedReplies(member),
     getDb().then((db) => memberClientIdsOf(db, member.accountId, transcript.conversation.id, member.userId)),
+    // The state of each member reply's mail (an email conversation), by message id.
+    getDb().then((db) => listReplyMailStates(db, member.accountId, transcript.conversation.id)),
   ]);
-  return { ...transcript, summary, members: members.map((m) => ({ user_id: m.user_id, name: m.name || m.email })), replies, sent };
+  return { ...transcript, summary, members: members.map((m) => ({ user_id: m.user_id, name: m.name || m.email })), replies, sent, mails };
 }

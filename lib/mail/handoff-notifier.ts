@@ -11,7 +11,10 @@ import {
   listWaitingMailCandidates,
   lockAccountWaitingMail,
 } from '../../db/queries/handoff-mail';
-import { insertMail } from '../../db/queries/mails';
+import { randomUUID } from 'node:crypto';
+import { ensureConversationTag, setInboundLocal } from '../../db/queries/inbound-mail';
+import { insertMail, type MailInput } from '../../db/queries/mails';
+import { addressOf, freshLocal, freshTag } from './address';
 import { dashboardUrl } from '../auth/session-secret';
 import { conversationSummary, type ConversationSummary } from '../conversations/inbox-views';
 import { displayName } from '../conversations/handoff';
@@ -107,13 +110,43 @@ export async function mailUnseenReplies(afterSeconds = getEnv().HANDOFF_REPLY_EM
       const r = await claimUnseenReplies(tx, c.account_id, c.id, afterSeconds);
       if (!r) return false;
       const replies = r.replies.map((m) => ({ name: displayName({ name: m.author_name, email: null }), text: m.text }));
-      await insertMail(tx, c.account_id, unseenRepliesMail(r.visitor_email, { accountName: r.account_name, replies }));
+      const replyTo = await replyAddressOf(tx, c.account_id, c.id);
+      const mail = unseenRepliesMail(r.visitor_email, { accountName: r.account_name, replies, answerable: replyTo !== null });
+      await insertMail(tx, c.account_id, { ...mail, thread: threadOf(c.id, r.account_name, replyTo) });
       return true;
     });
     if (wrote) mailed++;
   });
   return mailed;
 }
+
+/**
+ * Where the visitor's answer to that mail goes (docs/contracts.md §17 "members"): the conversation's
+ * tagged address, when this server receives mail (INBOUND_SMTP_PORT); else null (the mail says to
+ * go back to the chat).
+ */
+async function replyAddressOf(tx: Db, accountId: number, conversationId: string): Promise<string | null> {
+  if (getEnv().INBOUND_SMTP_PORT === undefined) return null;
+  const local = await setInboundLocal(tx, accountId, freshLocal(), false);
+  if (!local) return null;
+  return addressOf(local, await ensureConversationTag(tx, accountId, conversationId, freshTag()));
+}
+
+/** The mail's Message-ID is recorded with its conversation, so an answer to it (In-Reply-To) joins that conversation. */
+const threadOf = (conversationId: string, accountName: string, replyTo: string | null): NonNullable<MailInput['thread']> => ({
+  messageId: `<${randomUUID()}@${getEnv().INBOUND_MAIL_DOMAIN}>`,
+  conversationId,
+  responseId: null,
+  headers: {
+    fromName: accountName
+      .replace(/[\p{Cc}\p{Cf}]+/gu, ' ')
+      .trim()
+      .slice(0, 100),
+    inReplyTo: null,
+    references: [],
+    replyTo,
+  },
+});
 
 /** One conversation's failure is logged and the others go on (it is due again at the next pass). */
 async function eachConversation(list: Array<{ id: string; account_id: number }>, what: string, fn: (c: { id: string; account_id: number }) => Promise<void>) {

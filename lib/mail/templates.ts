@@ -115,7 +115,7 @@ export function waitingConversationMail(
 }
 
 /** To the visitor: the replies their widget has not shown (they left their address while the team was away). */
-export function unseenRepliesMail(to: string, v: { accountName: string; replies: Array<{ name: string; text: string }> }): MailInput {
+export function unseenRepliesMail(to: string, v: { accountName: string; replies: Array<{ name: string; text: string }>; answerable?: boolean }): MailInput {
   const account = quoted(v.accountName, NAME);
   return mail(
     to,
@@ -126,7 +126,7 @@ export function unseenRepliesMail(to: string, v: { accountName: string; replies:
       ...v.replies.map((r) => `${quoted(r.name, NAME)}: ${r.text.length > 4 * WORDS ? `${r.text.slice(0, 4 * WORDS - 1)}…` : r.text}`),
     ],
     null,
-    ['To answer, go back to the chat on their website.'],
+    [v.answerable ? 'To answer, reply to this email or go back to the chat on their website.' : 'To answer, go back to the chat on their website.'],
   );
 }
 
@@ -152,10 +152,9 @@ export function waitingDigestMail(
 /** To a visitor who wrote by mail: the AI's answer in their thread (docs/contracts.md §17), its sources and that a reply reaches the team. */
 export function emailAnswerMail(to: string, v: { accountName: string; subject: string; answer: string; sources: string[] }): Omit<MailInput, 'thread'> {
   const account = quoted(v.accountName, NAME);
-  const subject = /^re:/i.test(v.subject.trim()) ? v.subject.trim() : `Re: ${v.subject.trim() || `your message to ${account}`}`;
   return mail(
     to,
-    quoted(subject, 200),
+    replySubject(v.subject, account),
     // The answer is the account's own knowledge base quoted by its assistant: kept as written, bounded.
     [
       ...plainText(v.answer.length > 4 * WORDS ? `${v.answer.slice(0, 4 * WORDS - 1)}…` : v.answer).split('\n'),
@@ -164,6 +163,15 @@ export function emailAnswerMail(to: string, v: { accountName: string; subject: s
     null,
     [`This reply was written automatically by the assistant of ${account}. Answer this email to reach the team.`],
   );
+}
+
+/** `Re: <subject>` (once), the subject bounded and on one line. */
+const replySubject = (subject: string, account: string) =>
+  quoted(/^re:/i.test(subject.trim()) ? subject.trim() : `Re: ${subject.trim() || `your message to ${account}`}`, 200);
+
+/** To a customer who wrote by mail: a member's reply in their thread (docs/contracts.md §17 "members"), the member's words as typed. */
+export function memberReplyMail(to: string, v: { accountName: string; subject: string; text: string }): Omit<MailInput, 'thread'> {
+  return mail(to, replySubject(v.subject, quoted(v.accountName, NAME)), v.text.split('\n'), null, []);
 }
 
 /** An answer's Markdown emphasis as plain words (`**Returns**` → `Returns`); quotes and lists read well as they are. */

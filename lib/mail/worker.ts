@@ -1,6 +1,7 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import { getDb } from '../../db/client';
-import { claimDueMails, markMailDone, markMailFailed, type ClaimedMail } from '../../db/queries/mails';
+import { claimDueMails, markMailDone, markMailFailed, markMailRefused, type ClaimedMail } from '../../db/queries/mails';
+import { publishInboxEvent } from '../conversations/events';
 import { getEnv } from '../env';
 import { getLogger } from '../core/logger';
 import { startBackgroundLoop, type BackgroundLoop } from '../core/loop';
@@ -57,12 +58,23 @@ async function deliver(loop: BackgroundLoop, transport: Transporter | null, m: C
       `mail (no SMTP_URL, kept in the outbox; see \`mail list\`) to ${m.to}: ${m.subject}\n${m.text}`,
     );
     await markMailDone(db, m.id, 'logged');
+    publishReplyMail(m, 'sent', null);
     return;
   }
   try {
     await transport.sendMail({ ...senderOf(m), to: m.to, subject: m.subject, text: m.text, html: m.html });
     await markMailDone(db, m.id, 'sent');
+    publishReplyMail(m, 'sent', null);
   } catch (e) {
+    const { responseCode: code = 0, command = '' } = e as { responseCode?: number; command?: string };
+    if (code >= 500 && code < 600 && /^(RCPT|DATA)/i.test(command)) {
+      // The receiving server refused this mail for good (5xx at RCPT or DATA); a 5xx at AUTH or MAIL FROM is svc's setup and is retried.
+      const why = String((e as { response?: string }).response ?? (e as Error).message).slice(0, 300);
+      getLogger().warn({ err: e, mailId: m.id }, `mail to ${m.to} refused for good (${why}); not sent`);
+      await markMailRefused(db, m.id, why);
+      publishReplyMail(m, 'failed', why);
+      return;
+    }
     const delay = mailRetryDelayMs(m.attempts);
     getLogger().warn(
       { err: e, mailId: m.id, attempts: m.attempts },
@@ -71,6 +83,17 @@ async function deliver(loop: BackgroundLoop, transport: Transporter | null, m: C
     await markMailFailed(db, m.id, (e as Error).message ?? String(e), delay);
     if (delay < POLL_MS) setTimeout(loop.wake, delay + 1).unref();
   }
+}
+
+/** A member reply's mail changed state: the members' inbox shows it (lib/inbox). */
+function publishReplyMail(m: ClaimedMail, state: 'sent' | 'failed', error: string | null): void {
+  if (!m.conversation_message_id || !m.conversation_id) return;
+  publishInboxEvent({
+    account_id: m.account_id,
+    conversation_id: m.conversation_id,
+    kind: 'mail',
+    mail: { message_id: m.conversation_message_id, state, error },
+  });
 }
 
 export async function stopMailWorker(): Promise<void> {

@@ -1,6 +1,7 @@
 /**
  * A real SMTP server in its own process (smtp-server + mailparser), for mail tests: it prints
  * {"listening": port} once, then one JSON line per delivered message. argv[2]: the port (0 = any).
+ * A recipient `refused-…@` is refused with 550 at RCPT (a mailbox that does not exist).
  */
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
@@ -11,6 +12,11 @@ const server = new SMTPServer({
   logger: false,
   onAuth(auth, _session, cb) {
     cb(null, { user: auth.username });
+  },
+  // A mailbox that does not exist: a recipient starting with `refused-` gets a permanent 550 at RCPT.
+  onRcptTo(address, _session, cb) {
+    if (address.address.startsWith('refused-')) cb(Object.assign(new Error('5.1.1 No such user here'), { responseCode: 550 }));
+    else cb();
   },
   onData(stream, session, cb) {
     simpleParser(stream).then(

@@ -8,8 +8,28 @@ import { SuggestedReply } from './SuggestedReply';
 import styles from '../inbox.module.css';
 
 type Page = NonNullable<Awaited<ReturnType<typeof inboxConversationPage>>>;
-type Message = { id: string; author: string; author_name: string | null; text: string; created_at: string; declined?: boolean; client_message_id?: string };
+type Message = {
+  id: string;
+  author: string;
+  author_name: string | null;
+  text: string;
+  created_at: string;
+  declined?: boolean;
+  client_message_id?: string;
+  mail?: MailState['state'];
+};
 type Typing = { conversation_id: string; name: string; until: string };
+/** The mail carrying a member's reply in an email conversation. */
+type MailState = { state: 'queued' | 'sent' | 'failed'; error: string | null };
+const MAIL_RANK = { queued: 0, sent: 1, failed: 2 } as const;
+const MAIL_LABEL = { queued: 'Queued', sent: 'Sent', failed: 'Failed' } as const;
+const MAIL_TITLE = { queued: 'The email is waiting to be sent', sent: 'Emailed to the customer', failed: '' } as const;
+
+/** States only move forward (queued → sent → failed: a delivery report can fail a sent mail), whatever order they arrive in. */
+function withMail(all: Record<string, MailState>, id: string, next: MailState): Record<string, MailState> {
+  const now = all[id];
+  return now && MAIL_RANK[now.state] >= MAIL_RANK[next.state] ? all : { ...all, [id]: next };
+}
 /** A composed reply or note until its acknowledgement: resent with the same id, so it is stored once. */
 type Outgoing = { client_message_id: string; note: boolean; text: string; step: number; done: Promise<boolean>; finish: (stored: boolean) => void };
 
@@ -60,6 +80,8 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
   const router = useRouter();
   const id = page.conversation.id;
   const [messages, setMessages] = useState<Message[]>(() => flat(page.messages));
+  const [mails, setMails] = useState<Record<string, MailState>>({});
+  const mailed = (messageId: string, next: MailState) => setMails((all) => withMail(all, messageId, next));
   /** The cursor of the messages before the oldest shown (null: none); the page's, then each "Load earlier"'s. */
   const [earlier, setEarlier] = useState<string | null>(page.earlier);
   const [loadingEarlier, setLoadingEarlier] = useState(false);
@@ -84,6 +106,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
 
   useEffect(() => {
     setMessages((shown) => merged(shown, flat(page.messages)));
+    setMails((all) => page.mails.reduce((acc, m) => withMail(acc, m.message_id, { state: m.state, error: m.error }), all));
     // A re-read transcript may already hold a message whose ack was lost: it leaves "Sending…".
     for (const cid of page.sent) {
       const o = sending.current.get(cid);
@@ -104,12 +127,16 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
     'inbox:message': (p: { conversation_id: string; message: Message }) => {
       if (p.conversation_id !== id) return;
       setMessages((list) => (list.some((m) => m.id === p.message.id) ? list : [...list, p.message]));
+      if (p.message.mail) mailed(p.message.id, { state: p.message.mail, error: null });
       const mine = p.message.client_message_id && sending.current.get(p.message.client_message_id);
       if (mine) sent(mine);
       setTyping(null);
     },
     'inbox:changed': (p: { conversation_id: string }) => {
       if (p.conversation_id === id) router.refresh();
+    },
+    'inbox:mail': (p: { conversation_id: string; message_id: string } & MailState) => {
+      if (p.conversation_id === id) mailed(p.message_id, { state: p.state, error: p.error });
     },
     'inbox:typing': (p: Typing) => {
       if (p.conversation_id === id && p.name !== me.name) setTyping(p); // the core names members as visitors see them
@@ -181,6 +208,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
       const r = await act<{ message: Message }>(socket.current, name, { conversation_id: id, client_message_id: o.client_message_id, text: o.text });
       if (r.ok) {
         setMessages((list) => (list.some((m) => m.id === r.message.id) ? list : [...list, r.message]));
+        if (r.message.mail) mailed(r.message.id, { state: r.message.mail, error: null });
         sent(o);
         return;
       }
@@ -295,6 +323,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
                 {m.author === 'note' && <span className="badge off">Internal note</span>}
                 {m.author === 'ai' && m.declined && <span className="badge warn">Declined</span>}
                 <time dateTime={m.created_at}>{m.created_at.slice(11, 16)} UTC</time>
+                {m.author === 'agent' && mails[m.id] && <MailLabel mail={mails[m.id]!} />}
               </div>
               {/* The AI writes Markdown (the widget renders it); people's words are shown as typed. */}
               {m.author === 'ai' ? <Markdown className={styles.answer} text={m.text} /> : <p className={styles.text}>{m.text}</p>}
@@ -369,5 +398,20 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
         </div>
       </form>
     </>
+  );
+}
+
+/** The state of a reply's email: a small muted word; "Failed" in the warning style, its reason on hover. */
+function MailLabel({ mail }: { mail: MailState }) {
+  if (mail.state === 'failed')
+    return (
+      <span className="badge warn" title={mail.error ? `Not delivered: ${mail.error}` : 'Not delivered'} data-mail-state="failed">
+        {MAIL_LABEL.failed}
+      </span>
+    );
+  return (
+    <span className={styles.mailState} title={MAIL_TITLE[mail.state]} data-mail-state={mail.state}>
+      {MAIL_LABEL[mail.state]}
+    </span>
   );
 }
