@@ -188,6 +188,8 @@ const EnvSchema = z.object({
   HANDOFF_EMAIL_MEMBER_WINDOW_SECONDS: z.coerce.number().min(0.1).max(86_400).default(600),
   /** A member's reply the visitor has not seen this long is emailed to the address they gave. */
   HANDOFF_REPLY_EMAIL_AFTER_SECONDS: z.coerce.number().min(0.1).max(86_400).default(120),
+  /** How often each instance looks for conversations past their account's retention (docs/contracts.md §18); a changed setting wakes it at once. */
+  RETENTION_INTERVAL_SECONDS: z.coerce.number().min(0.1).max(86_400).default(3600),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

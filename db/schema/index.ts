@@ -47,6 +47,8 @@ export const accounts = pgTable('accounts', {
   /** /email (docs/contracts.md §17): "AI answers email" (on) and "Acknowledge new emails" (off). */
   emailAiAnswers: boolean('email_ai_answers').notNull().default(true),
   emailAcknowledge: boolean('email_acknowledge').notNull().default(false),
+  /** /privacy (docs/contracts.md §18): conversations whose last message is older than this many days are deleted (null: off). */
+  retentionDays: integer('retention_days'),
 });
 
 /**
@@ -173,6 +175,7 @@ export const mails = pgTable(
     index('mails_claim_idx').on(t.accountId, t.nextAttemptAt, t.id).where(sql`status = 'pending'`),
     index('mails_to_idx').on(t.to, t.createdAt),
     index('mails_created_idx').on(t.createdAt),
+    index('mails_conversation_idx').on(t.conversationId).where(sql`conversation_id IS NOT NULL`),
   ],
 );
 
@@ -211,6 +214,7 @@ export const inboundMails = pgTable(
     index('inbound_mails_message_idx').on(t.accountId, t.messageId),
     index('inbound_mails_processed_idx').on(t.processedAt).where(sql`status = 'done'`),
     uniqueIndex('inbound_mails_once_idx').on(t.accountId, t.fromAddress, t.messageId).where(sql`status = 'done'`),
+    index('inbound_mails_conversation_idx').on(t.conversationId).where(sql`conversation_id IS NOT NULL`),
   ],
 );
 
@@ -307,6 +311,7 @@ export const conversations = pgTable(
     index('conversations_resolved_idx').on(t.accountId, t.resolvedAt, t.id).where(sql`status = 'Resolved'`),
     index('conversations_snoozed_due_idx').on(t.snoozedUntil).where(sql`status = 'Snoozed'`),
     index('conversations_account_status_idx').on(t.accountId, t.status, t.createdAt, t.id),
+    index('conversations_visitor_email_idx').on(t.accountId, sql`lower(${t.visitorEmail})`).where(sql`visitor_email IS NOT NULL`),
   ],
 );
 
@@ -786,7 +791,11 @@ export const webhookEvents = pgTable(
     body: text('body').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
-  (t) => [index('webhook_events_account_idx').on(t.accountId, t.createdAt), index('webhook_events_created_idx').on(t.createdAt)],
+  (t) => [
+    index('webhook_events_account_idx').on(t.accountId, t.createdAt),
+    index('webhook_events_created_idx').on(t.createdAt),
+    index('webhook_events_conversation_idx').on(t.conversationId),
+  ],
 );
 
 /**
@@ -913,4 +922,14 @@ export const insightsDirtyDays = pgTable(
     xid: bigint('xid', { mode: 'number' }).notNull(),
   },
   (t) => [primaryKey({ name: 'insights_dirty_days_pk', columns: [t.accountId, t.day, t.xid] })],
+);
+
+/** Past days a retention or erasure deleted conversations of (migration 0028): their insights_daily rows are kept as they were then, never recomputed. */
+export const insightsKeptDays = pgTable(
+  'insights_kept_days',
+  {
+    accountId: integer('account_id').notNull(),
+    day: date('day').notNull(),
+  },
+  (t) => [primaryKey({ name: 'insights_kept_days_pk', columns: [t.accountId, t.day] })],
 );

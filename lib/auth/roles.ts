@@ -23,6 +23,8 @@ const RULES = {
   /** /email: the inbound address and what happens to mail. */
   'email.manage': MANAGERS,
   'team.manage': MANAGERS,
+  /** /privacy: retention, erasing and exporting a visitor's data. */
+  'privacy.manage': MANAGERS,
   /** Transferring ownership and requiring two-factor sign-in. */
   'team.own': ['owner'],
 } as const satisfies Record<string, readonly Role[]>;

@@ -28,6 +28,7 @@ import { startInboundProcessor, stopInboundProcessor } from '../email/processor'
 import { startEmailAnswers, stopEmailAnswers } from '../email/answers';
 import { startSnoozeSweeper, stopSnoozeSweeper } from '../conversations/snooze-sweeper';
 import { startInsightsRefresher, stopInsightsRefresher } from '../insights/refresher';
+import { startRetentionJob, stopRetentionJob } from '../privacy/retention';
 
 /** A socket.io handshake (a new session): its path, and no `sid` of an existing one. */
 function isSocketHandshake(url: string | undefined): boolean {
@@ -136,6 +137,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   startHandoffNotifier();
   startSnoozeSweeper();
   startInsightsRefresher();
+  startRetentionJob();
   // Inbound mail (docs/contracts.md §17): a listener and the processing of what it stored, when INBOUND_SMTP_PORT is set.
   const inbound = await startInboundListener();
   if (inbound) {
@@ -165,6 +167,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       await stopMailWorker();
       await stopSnoozeSweeper();
       await stopInsightsRefresher();
+      await stopRetentionJob();
       await stopInboundProcessor();
       await stopEmailAnswers();
       io.close();
