@@ -19,6 +19,7 @@ export const config = {
     '/webhooks/:path*',
     '/bot/:path*',
     '/team/:path*',
+    '/privacy/:path*',
     '/profile/:path*',
     '/attachments/:path*',
   ],

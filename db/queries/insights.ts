@@ -223,7 +223,11 @@ async function refreshRollup(tx: Db, accountId: number, w: InsightsWindow): Prom
   await tx.execute(sql`
     WITH squashed AS (DELETE FROM insights_dirty_days WHERE account_id = ${accountId} AND day >= ${TODAY} AND xid <> 0 RETURNING day)
     INSERT INTO insights_dirty_days (account_id, day, xid) SELECT DISTINCT ${accountId}::int, day, 0 FROM squashed ON CONFLICT DO NOTHING`);
-  await recomputeDays(tx, accountId, due.map((d) => d.day));
+  await recomputeDays(
+    tx,
+    accountId,
+    due.map((d) => d.day),
+  );
   return true;
 }
 

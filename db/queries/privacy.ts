@@ -52,7 +52,11 @@ function visitorConversations(accountId: number, who: VisitorRef): SQL {
 }
 
 /** How many conversations the visitor has in the account, and the visitor ids and emails on them. */
-export async function summarizeVisitor(db: Db, accountId: number, who: VisitorRef): Promise<{ conversations: number; visitor_ids: string[]; emails: string[] }> {
+export async function summarizeVisitor(
+  db: Db,
+  accountId: number,
+  who: VisitorRef,
+): Promise<{ conversations: number; visitor_ids: string[]; emails: string[] }> {
   const [row] = await rows<{ conversations: number; visitor_ids: string[]; emails: string[] }>(
     db,
     sql`
@@ -197,7 +201,9 @@ export async function listVisitorFeedback(
       (SELECT csat_comment FROM conversations WHERE account_id = ${accountId} AND id = ${conversationId}) AS csat_comment`,
   );
   const parse = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
-  return row ? { feedback: parse(row.feedback), comments: parse(row.comments), csat_comment: row.csat_comment } : { feedback: [], comments: [], csat_comment: null };
+  return row
+    ? { feedback: parse(row.feedback), comments: parse(row.comments), csat_comment: row.csat_comment }
+    : { feedback: [], comments: [], csat_comment: null };
 }
 
 /** The uploads of a conversation as the export lists them (metadata only). */

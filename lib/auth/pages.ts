@@ -18,5 +18,6 @@ export const DASHBOARD_PAGES: ReadonlyArray<{ path: string; label: string; actio
   { path: '/api-keys', label: 'API keys', action: 'api_keys.manage' },
   { path: '/webhooks', label: 'Webhooks', action: 'webhooks.manage' },
   { path: '/team', label: 'Team', action: 'team.manage' },
+  { path: '/privacy', label: 'Privacy', action: 'privacy.manage' },
   { path: '/profile', label: 'Profile', action: 'records.read' },
 ];

@@ -34,6 +34,12 @@ export async function setRetention(accountId: number, input: unknown): Promise<R
   return { days: v.days };
 }
 
+/** What /privacy shows of retention. */
+export async function retentionPage(member: Member): Promise<Retention> {
+  requireRole(member, 'privacy.manage');
+  return getRetention(member.accountId);
+}
+
 /** "Save retention" on /privacy. */
 export async function saveRetention(member: Member, input: unknown): Promise<Retention> {
   requireRole(member, 'privacy.manage');

@@ -100,7 +100,10 @@ async function exportedConversation(accountId: number, id: string) {
   const db = await getDb();
   const c = await getConversationWithTranscript(db, accountId, id);
   if (!c) return null;
-  const [{ feedback, comments, csat_comment }, uploads] = await Promise.all([listVisitorFeedback(db, accountId, id), listConversationUploads(db, accountId, id)]);
+  const [{ feedback, comments, csat_comment }, uploads] = await Promise.all([
+    listVisitorFeedback(db, accountId, id),
+    listConversationUploads(db, accountId, id),
+  ]);
   const ratings: object[] = feedback.map((f) => ({
     kind: 'answer',
     response_id: f.response_id,
@@ -133,4 +136,27 @@ export async function eraseVisitorAs(member: Member, text: unknown) {
 export async function openVisitorExportAs(member: Member, text: unknown) {
   requireRole(member, 'privacy.manage');
   return openVisitorExport(member.accountId, visitorFromText(text));
+}
+
+/** The export as a file download, written as it is read. */
+export function visitorExportResponse(e: { filename: string; chunks: AsyncIterable<string> }): Response {
+  const it = e.chunks[Symbol.asyncIterator]();
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await it.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+    async cancel() {
+      await it.return?.();
+    },
+  });
+  return new Response(body, {
+    headers: {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Disposition': `attachment; filename="${e.filename}"`,
+      'Cache-Control': 'private, no-store',
+    },
+  });
 }
