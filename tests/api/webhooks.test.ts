@@ -89,6 +89,7 @@ describe('webhooks: events, signatures and data', () => {
       'conversation.status_changed',
       'message.created',
       'csat.submitted',
+      'conversation.deleted',
     ]);
     const onlyResponses = await receiver();
     await createWebhookEndpoint({ accountId: acct.accountId, url: onlyResponses.url, events: ['response.created'] });
@@ -479,7 +480,7 @@ describe('webhooks: tenancy and input', () => {
     await assert.rejects(createWebhookEndpoint({ accountId: a.accountId, url: rx.url, events: ['response.deleted'] }), {
       code: 'invalid_request',
       message:
-        'event: "response.deleted" is not an event type; use conversation.created, response.created, response.feedback, conversation.status_changed, message.created, csat.submitted',
+        'event: "response.deleted" is not an event type; use conversation.created, response.created, response.feedback, conversation.status_changed, message.created, csat.submitted, conversation.deleted',
     });
     assert.deepEqual(await deleteWebhookEndpoint(a.accountId, ep.endpoint_id), { endpoint_id: ep.endpoint_id, deleted: true });
     assert.deepEqual((await listWebhookEndpoints(a.accountId)).endpoints, []);

@@ -28,6 +28,7 @@ const LAYERS: string[][] = [
     'lib/knowledge',
     'lib/documents',
     'lib/insights',
+    'lib/privacy',
   ],
   ['lib/conversations', 'lib/responses', 'lib/accounts', 'lib/bot'],
   ['lib/auth', 'lib/limits', 'lib/cache', 'lib/ops', 'lib/api', 'lib/markdown', 'lib/health'],
