@@ -279,10 +279,39 @@ export async function keepInsightsDays(tx: Db, accountId: number, ids: string[])
   if (days.length === 0) return;
   await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('svc.insights'), ${accountId})`);
   const list = days.map((d) => d.day);
-  await recomputeDays(tx, accountId, list);
   const daySet = sql`${`{${list.join(',')}}`}::date[]`;
+  // Only days not already current are recomputed here (refreshInsightsBeforeDeleting usually did it outside the transaction).
+  const stale = await rows<{ day: string }>(
+    tx,
+    sql`
+    SELECT to_char(d, 'YYYY-MM-DD') AS day FROM unnest(${daySet}) d
+    WHERE EXISTS (SELECT 1 FROM insights_dirty_days m WHERE m.account_id = ${accountId} AND m.day = d)
+      OR NOT EXISTS (SELECT 1 FROM insights_daily r WHERE r.account_id = ${accountId} AND r.day = d AND r.channel_id = ${ALL_CHANNELS})
+      OR EXISTS (SELECT 1 FROM insights_daily r WHERE r.account_id = ${accountId} AND r.day = d AND r.valid_until <= now())
+    ORDER BY 1`,
+  );
+  await recomputeDays(
+    tx,
+    accountId,
+    stale.map((d) => d.day),
+  );
   await tx.execute(sql`DELETE FROM insights_dirty_days WHERE account_id = ${accountId} AND day = ANY(${daySet})`);
   await tx.execute(sql`INSERT INTO insights_kept_days (account_id, day) SELECT ${accountId}, d FROM unnest(${daySet}) d ON CONFLICT DO NOTHING`);
+}
+
+/**
+ * Brings the account's past dirty days up to date outside any deletion's transaction, so the
+ * deletion's own roll-up (keepInsightsDays) finds them current and holds its locks briefly.
+ * False when another refresh of the account holds it (the deletion then recomputes what it needs).
+ */
+export async function refreshInsightsBeforeDeleting(db: Db, accountId: number): Promise<boolean> {
+  const [range] = await rows<{ from: string | null; to: string | null }>(
+    db,
+    sql`SELECT to_char(min(day), 'YYYY-MM-DD') AS from, to_char(max(day), 'YYYY-MM-DD') AS to FROM insights_dirty_days WHERE account_id = ${accountId} AND day < ${TODAY}`,
+  );
+  if (!range?.from || !range.to) return true;
+  const w = { from: range.from, to: range.to, channelId: null };
+  return db.transaction((tx) => refreshRollup(tx as unknown as Db, accountId, w));
 }
 
 /**

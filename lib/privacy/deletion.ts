@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../../db/client';
-import { keepInsightsDays } from '../../db/queries/insights';
+import { keepInsightsDays, refreshInsightsBeforeDeleting } from '../../db/queries/insights';
 import { deleteConversationRows, type DeletedRows } from '../../db/queries/privacy';
 import { webhookEventsCommitted } from '../conversations/outbox';
 import { getLogger } from '../core/logger';
@@ -31,6 +31,7 @@ export async function deleteConversationBatch(
   reason: DeletionReason,
   inBatch?: InBatch,
 ): Promise<DeletedRows> {
+  await refreshInsightsBeforeDeleting(db, accountId);
   const deleted = await db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;
     const ids = await pick(tx);

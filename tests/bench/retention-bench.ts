@@ -1,5 +1,5 @@
 /**
- * Retention on PostgreSQL (docs/contracts.md §18): N expired conversations (default 100,000) with R
+ * Retention on PostgreSQL (docs/contracts.md §18): N expired conversations (default 100,000, over 100 days) with R
  * responses each (default 10: 1M) in one account, deleted by the server's retention job, while the
  * Customer API lists another account's conversations. Reports the deletion rate, the other account's
  * list p99 idle and during the deletion (goal ≤ 2×), and the tables' sizes before, after the
@@ -31,7 +31,7 @@ async function load(db: Db, accountId: number, channelId: number, n: number, age
           INSERT INTO conversations (id, account_id, channel_id, title, status, created_at, updated_at, visitor_id)
           SELECT gen_random_uuid(), ${accountId}, ${channelId}, 'Conversation ' || i, 'Resolved', t, t, 'v' || i
           FROM generate_series(${lo}::int, ${hi}::int) i,
-            LATERAL (SELECT now() - ${age}::int * interval '1 day' - (i % 86400) * interval '1 second' AS t) s
+            LATERAL (SELECT now() - (${age}::int + i % 100) * interval '1 day' - (i % 86400) * interval '1 second' AS t) s
           RETURNING id, created_at
         ), r AS (
           INSERT INTO responses (id, account_id, conversation_id, channel_id, question, answer, created_at, likes)
