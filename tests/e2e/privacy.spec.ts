@@ -23,13 +23,14 @@ test.describe('dashboard privacy', () => {
     await page.getByRole('button', { name: 'Save retention' }).click();
     await expect(page.getByRole('status')).toHaveText('Saved: conversations are kept.');
 
+    const visitor = page.getByRole('region', { name: 'A visitor’s data' });
     await page.getByLabel('Visitor email or id').fill('nobody-at-all@example.test');
     await expect(page.getByRole('button', { name: 'Erase' })).toBeDisabled();
     await page.getByRole('button', { name: 'Find' }).click();
-    await expect(page.getByRole('status')).toHaveText('No conversations found for this visitor.');
+    await expect(visitor.getByRole('status')).toHaveText('No conversations found for this visitor.');
     await expect(page.getByRole('button', { name: 'Erase' })).toBeDisabled();
     await page.getByRole('button', { name: 'Export' }).click();
-    await expect(page.getByRole('alert')).toHaveText('No conversations found for email nobody-at-all@example.test.');
+    await expect(visitor.getByRole('alert')).toHaveText('No conversations found for email nobody-at-all@example.test.');
     await screenshotsAtBothWidths(page, 'privacy');
   });
 });
