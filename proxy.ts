@@ -20,6 +20,7 @@ export const config = {
     '/bot/:path*',
     '/team/:path*',
     '/audit/:path*',
+    '/privacy/:path*',
     '/profile/:path*',
     '/attachments/:path*',
   ],

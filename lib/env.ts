@@ -204,6 +204,8 @@ const EnvSchema = z.object({
   ANSWER_TESTS_POLL_SECONDS: z.coerce.number().min(0.1).max(3600).default(5),
   /** Test runs one process runs at once (each account one at a time, across instances). */
   ANSWER_TESTS_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1),
+  /** How often each instance looks for conversations past their account's retention (docs/contracts.md §18); a changed setting wakes it at once. */
+  RETENTION_INTERVAL_SECONDS: z.coerce.number().min(0.1).max(86_400).default(3600),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -42,6 +42,7 @@ export const ACCOUNT_HOLDINGS: readonly Holding[] = [
   { table: 'conversation_counts' },
   { table: 'insights_dirty_days' },
   { table: 'insights_daily' },
+  { table: 'insights_kept_days' },
   { table: 'widget_clients' },
   { table: 'widget_sightings' },
   { table: 'widget_refusals' },

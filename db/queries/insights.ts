@@ -209,22 +209,35 @@ async function refreshRollup(tx: Db, accountId: number, w: InsightsWindow): Prom
       DELETE FROM insights_dirty_days
       WHERE account_id = ${accountId} AND day >= ${w.from}::date AND day <= ${w.to}::date AND day < ${TODAY}
       RETURNING day
+    ), due AS (
+      SELECT day FROM gone
+      UNION
+      SELECT day FROM insights_daily
+      WHERE account_id = ${accountId} AND day >= ${w.from}::date AND day <= ${w.to}::date AND day < ${TODAY} AND valid_until <= now()
     )
-    SELECT to_char(day, 'YYYY-MM-DD') AS day FROM gone
-    UNION
-    SELECT to_char(day, 'YYYY-MM-DD') FROM insights_daily
-    WHERE account_id = ${accountId} AND day >= ${w.from}::date AND day <= ${w.to}::date AND day < ${TODAY} AND valid_until <= now()
+    SELECT to_char(day, 'YYYY-MM-DD') AS day FROM due
+    WHERE NOT EXISTS (SELECT 1 FROM insights_kept_days k WHERE k.account_id = ${accountId} AND k.day = due.day)
     ORDER BY 1`,
   );
   // Today's marks (one per writing transaction) stay until the day is past: kept to one per day.
   await tx.execute(sql`
     WITH squashed AS (DELETE FROM insights_dirty_days WHERE account_id = ${accountId} AND day >= ${TODAY} AND xid <> 0 RETURNING day)
     INSERT INTO insights_dirty_days (account_id, day, xid) SELECT DISTINCT ${accountId}::int, day, 0 FROM squashed ON CONFLICT DO NOTHING`);
-  for (let i = 0; i < due.length; i += REFRESH_DAYS) {
-    const chunk = due.slice(i, i + REFRESH_DAYS).map((d) => d.day);
-    const days = sql`${`{${chunk.join(',')}}`}::date[]`;
+  await recomputeDays(
+    tx,
+    accountId,
+    due.map((d) => d.day),
+  );
+  return true;
+}
+
+/** Recomputes the account's rollup rows of these past days ('YYYY-MM-DD', ascending) from the rows, inside `tx`. */
+async function recomputeDays(tx: Db, accountId: number, days: string[]): Promise<void> {
+  for (let i = 0; i < days.length; i += REFRESH_DAYS) {
+    const chunk = days.slice(i, i + REFRESH_DAYS);
+    const daySet = sql`${`{${chunk.join(',')}}`}::date[]`;
     await tx.execute(sql`
-      WITH fresh AS (${rollupRows(accountId, dayStart(sql`${chunk[0]}::date`), dayStart(sql`(${chunk.at(-1)}::date + 1)`), days, 'every')}),
+      WITH fresh AS (${rollupRows(accountId, dayStart(sql`${chunk[0]}::date`), dayStart(sql`(${chunk.at(-1)}::date + 1)`), daySet, 'every')}),
       up AS (
         INSERT INTO insights_daily (account_id, ${ROLLUP_COLUMNS}) SELECT ${accountId}, ${ROLLUP_COLUMNS} FROM fresh
         ON CONFLICT (account_id, day, channel_id) DO UPDATE SET conversations = EXCLUDED.conversations, ai_resolved = EXCLUDED.ai_resolved,
@@ -236,10 +249,69 @@ async function refreshRollup(tx: Db, accountId: number, w: InsightsWindow): Prom
           resolution_hist = EXCLUDED.resolution_hist, declined_answers = EXCLUDED.declined_answers, likes = EXCLUDED.likes,
           dislikes = EXCLUDED.dislikes, valid_until = EXCLUDED.valid_until
       )
-      DELETE FROM insights_daily d WHERE d.account_id = ${accountId} AND d.day = ANY(${days})
+      DELETE FROM insights_daily d WHERE d.account_id = ${accountId} AND d.day = ANY(${daySet})
         AND NOT EXISTS (SELECT 1 FROM fresh f WHERE f.channel_id = d.channel_id AND f.day = d.day)`);
   }
-  return true;
+}
+
+/**
+ * Before a retention or erasure deletes conversations (docs/contracts.md §18): the past days their
+ * conversations and responses were created on are rolled up now, as they are, and kept from then
+ * on (insights_kept_days: never recomputed, so the deletes never change them). Inside the deleting
+ * transaction, which sets svc.keep_insights so its deletes mark no day dirty. Waits for another
+ * refresh of the account (short). `ids`: the conversations about to be deleted.
+ */
+export async function keepInsightsDays(tx: Db, accountId: number, ids: string[]): Promise<void> {
+  const idSet = sql`${`{${ids.join(',')}}`}::uuid[]`;
+  const days = await rows<{ day: string }>(
+    tx,
+    sql`
+    WITH touched AS (
+      SELECT ${utcDay(sql`created_at`)} AS day FROM conversations WHERE account_id = ${accountId} AND id = ANY(${idSet})
+      UNION
+      SELECT ${utcDay(sql`created_at`)} FROM responses WHERE account_id = ${accountId} AND conversation_id = ANY(${idSet})
+    )
+    SELECT to_char(day, 'YYYY-MM-DD') AS day FROM touched
+    WHERE day < ${TODAY} AND NOT EXISTS (SELECT 1 FROM insights_kept_days k WHERE k.account_id = ${accountId} AND k.day = touched.day)
+    ORDER BY 1`,
+  );
+  await tx.execute(sql`SELECT set_config('svc.keep_insights', 'on', true)`);
+  if (days.length === 0) return;
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('svc.insights'), ${accountId})`);
+  const list = days.map((d) => d.day);
+  const daySet = sql`${`{${list.join(',')}}`}::date[]`;
+  // Only days not already current are recomputed here (refreshInsightsBeforeDeleting usually did it outside the transaction).
+  const stale = await rows<{ day: string }>(
+    tx,
+    sql`
+    SELECT to_char(d, 'YYYY-MM-DD') AS day FROM unnest(${daySet}) d
+    WHERE EXISTS (SELECT 1 FROM insights_dirty_days m WHERE m.account_id = ${accountId} AND m.day = d)
+      OR NOT EXISTS (SELECT 1 FROM insights_daily r WHERE r.account_id = ${accountId} AND r.day = d AND r.channel_id = ${ALL_CHANNELS})
+      OR EXISTS (SELECT 1 FROM insights_daily r WHERE r.account_id = ${accountId} AND r.day = d AND r.valid_until <= now())
+    ORDER BY 1`,
+  );
+  await recomputeDays(
+    tx,
+    accountId,
+    stale.map((d) => d.day),
+  );
+  await tx.execute(sql`DELETE FROM insights_dirty_days WHERE account_id = ${accountId} AND day = ANY(${daySet})`);
+  await tx.execute(sql`INSERT INTO insights_kept_days (account_id, day) SELECT ${accountId}, d FROM unnest(${daySet}) d ON CONFLICT DO NOTHING`);
+}
+
+/**
+ * Brings the account's past dirty days up to date outside any deletion's transaction, so the
+ * deletion's own roll-up (keepInsightsDays) finds them current and holds its locks briefly.
+ * False when another refresh of the account holds it (the deletion then recomputes what it needs).
+ */
+export async function refreshInsightsBeforeDeleting(db: Db, accountId: number): Promise<boolean> {
+  const [range] = await rows<{ from: string | null; to: string | null }>(
+    db,
+    sql`SELECT to_char(min(day), 'YYYY-MM-DD') AS from, to_char(max(day), 'YYYY-MM-DD') AS to FROM insights_dirty_days WHERE account_id = ${accountId} AND day < ${TODAY}`,
+  );
+  if (!range?.from || !range.to) return true;
+  const w = { from: range.from, to: range.to, channelId: null };
+  return db.transaction((tx) => refreshRollup(tx as unknown as Db, accountId, w));
 }
 
 /**

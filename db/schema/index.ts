@@ -53,6 +53,8 @@ export const accounts = pgTable(
     deletedAt: ts('deleted_at'),
     /** The instance carrying on the deletion holds it until then; a lapsed lease is taken over by any instance's sweep. */
     deletionLeaseUntil: ts('deletion_lease_until'),
+    /** /privacy (docs/contracts.md §18): conversations whose last message is older than this many days are deleted (null: off). */
+    retentionDays: integer('retention_days'),
   },
   (t) => [index('accounts_deleted_idx').on(t.id).where(sql`deleted_at IS NOT NULL`)],
 );
@@ -320,6 +322,7 @@ export const conversations = pgTable(
     index('conversations_resolved_idx').on(t.accountId, t.resolvedAt, t.id).where(sql`status = 'Resolved'`),
     index('conversations_snoozed_due_idx').on(t.snoozedUntil).where(sql`status = 'Snoozed'`),
     index('conversations_account_status_idx').on(t.accountId, t.status, t.createdAt, t.id),
+    index('conversations_visitor_email_idx').on(t.accountId, sql`lower(${t.visitorEmail})`).where(sql`visitor_email IS NOT NULL`),
   ],
 );
 
@@ -799,7 +802,11 @@ export const webhookEvents = pgTable(
     body: text('body').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
-  (t) => [index('webhook_events_account_idx').on(t.accountId, t.createdAt), index('webhook_events_created_idx').on(t.createdAt)],
+  (t) => [
+    index('webhook_events_account_idx').on(t.accountId, t.createdAt),
+    index('webhook_events_created_idx').on(t.createdAt),
+    index('webhook_events_conversation_idx').on(t.conversationId),
+  ],
 );
 
 /**
@@ -999,3 +1006,12 @@ export const answerTestState = pgTable('answer_test_state', {
   lastPassedCount: integer('last_passed_count'),
   lastFailedCount: integer('last_failed_count'),
 });
+/** Past days a retention or erasure deleted conversations of (migration 0028): their insights_daily rows are kept as they were then, never recomputed. */
+export const insightsKeptDays = pgTable(
+  'insights_kept_days',
+  {
+    accountId: integer('account_id').notNull(),
+    day: date('day').notNull(),
+  },
+  (t) => [primaryKey({ name: 'insights_kept_days_pk', columns: [t.accountId, t.day] })],
+);

@@ -19,5 +19,6 @@ export const DASHBOARD_PAGES: ReadonlyArray<{ path: string; label: string; actio
   { path: '/webhooks', label: 'Webhooks', action: 'webhooks.manage' },
   { path: '/team', label: 'Team', action: 'team.manage' },
   { path: '/audit', label: 'Audit log', action: 'audit.read' },
+  { path: '/privacy', label: 'Privacy', action: 'privacy.manage' },
   { path: '/profile', label: 'Profile', action: 'records.read' },
 ];

@@ -25,6 +25,8 @@ const RULES = {
   'team.manage': MANAGERS,
   /** /audit: the account's audit log (docs/contracts.md §18). */
   'audit.read': MANAGERS,
+  /** /privacy: retention, erasing and exporting a visitor's data. */
+  'privacy.manage': MANAGERS,
   /** Transferring ownership and requiring two-factor sign-in. */
   'team.own': ['owner'],
   /** Deleting the account with everything in it (docs/contracts.md §18). */

@@ -18,6 +18,8 @@ import { deleteAccountByOperator } from '../privacy/account-deletion';
 import { CLI } from '../audit/contract';
 import { listAudit } from '../audit/service';
 import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints } from '../webhooks/service';
+import { setRetention } from '../privacy/retention';
+import { eraseVisitor, openVisitorExport } from '../privacy/visitor';
 
 /**
  * The admin CLI (docs/contracts.md §2): `npm run --silent cli -- <command>`. Success: exit 0 and ONE JSON
@@ -156,6 +158,21 @@ const COMMANDS: Record<string, Command> = {
     options: { account: { type: 'string' }, limit: { type: 'string' } },
     run: (v) => listAudit({ accountId: accountOf(need(v, 'account')), limit: v.limit }),
   },
+  'retention set': {
+    usage: 'retention set --account ID --days N|off',
+    options: { account: { type: 'string' }, days: { type: 'string' } },
+    run: (v) => setRetention(CLI, accountOf(need(v, 'account')), { days: daysOption(need(v, 'days')) }),
+  },
+  'privacy erase': {
+    usage: 'privacy erase --account ID (--email EMAIL | --visitor VISITOR_ID)',
+    options: { account: { type: 'string' }, email: { type: 'string' }, visitor: { type: 'string' } },
+    run: (v) => eraseVisitor(CLI, accountOf(need(v, 'account')), visitorOption(v)),
+  },
+  'privacy export': {
+    usage: 'privacy export --account ID (--email EMAIL | --visitor VISITOR_ID)',
+    options: { account: { type: 'string' }, email: { type: 'string' }, visitor: { type: 'string' } },
+    run: async (v) => new JsonChunks((await openVisitorExport(CLI, accountOf(need(v, 'account')), visitorOption(v))).chunks),
+  },
   seed: {
     usage: 'seed --demo [--url URL]',
     options: { demo: { type: 'boolean' }, url: { type: 'string' } },
@@ -180,6 +197,25 @@ function serverUrlOption(raw: unknown): string {
     throw new UsageError(`--url must be an http(s) address such as http://localhost:3000, got ${JSON.stringify(text)}`);
   }
   return text;
+}
+
+/** --days: a whole number of days, or `off`; the service's schema says what is wrong with a number. */
+function daysOption(raw: string): number | null | string {
+  if (raw === 'off') return null;
+  return /^-?\d+$/.test(raw) ? Number(raw) : raw;
+}
+
+/** Exactly one of --email and --visitor. */
+function visitorOption(v: Record<string, unknown>): { email: string } | { visitorId: string } {
+  const email = str(v.email);
+  const visitor = str(v.visitor);
+  if ((email === undefined) === (visitor === undefined)) throw new UsageError('give exactly one of --email and --visitor');
+  return email !== undefined ? { email } : { visitorId: visitor! };
+}
+
+/** A command's JSON written as it is read (a visitor's export), never held whole. */
+class JsonChunks {
+  constructor(readonly chunks: AsyncIterable<string>) {}
 }
 
 function need(v: Record<string, unknown>, name: string): string {
@@ -214,6 +250,11 @@ async function main(argv: string[]): Promise<number> {
   try {
     const { values } = parseArgs({ args: argv.slice(key.split(' ').length), options: command.options, strict: true, allowPositionals: false });
     const result = await command.run(values);
+    if (result instanceof JsonChunks) {
+      for await (const chunk of result.chunks) if (!process.stdout.write(chunk)) await new Promise((r) => process.stdout.once('drain', r));
+      process.stdout.write('\n');
+      return 0;
+    }
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return command.exitCode?.(result as never) ?? 0;
   } catch (e) {

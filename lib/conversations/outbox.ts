@@ -16,6 +16,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'conversation.status_changed',
   'message.created',
   'csat.submitted',
+  'conversation.deleted',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

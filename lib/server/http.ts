@@ -31,6 +31,7 @@ import { startSnoozeSweeper, stopSnoozeSweeper } from '../conversations/snooze-s
 import { startAuditPruner, stopAuditPruner } from '../audit/pruner';
 import { startInsightsRefresher, stopInsightsRefresher } from '../insights/refresher';
 import { startAnswerTestsWorker, stopAnswerTestsWorker } from '../answer-tests/worker';
+import { startRetentionJob, stopRetentionJob } from '../privacy/retention';
 
 /** A socket.io handshake (a new session): its path, and no `sid` of an existing one. */
 function isSocketHandshake(url: string | undefined): boolean {
@@ -142,6 +143,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   startInsightsRefresher();
   startAccountDeletionSweep();
   startAnswerTestsWorker();
+  startRetentionJob();
   // Inbound mail (docs/contracts.md §17): a listener and the processing of what it stored, when INBOUND_SMTP_PORT is set.
   const inbound = await startInboundListener();
   if (inbound) {
@@ -174,6 +176,7 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
       await stopInsightsRefresher();
       await stopAccountDeletionSweep();
       await stopAnswerTestsWorker();
+      await stopRetentionJob();
       await stopInboundProcessor();
       await stopEmailAnswers();
       io.close();

@@ -52,6 +52,7 @@ describe('CLI: webhook create, list, delete', () => {
       'conversation.status_changed',
       'message.created',
       'csat.submitted',
+      'conversation.deleted',
     ]);
     assert.match(String(all.secret), /^whsec_[A-Za-z0-9+/]{43}=$/);
     assert.doesNotThrow(() => new Webhook(String(all.secret)), 'the library accepts the secret');
@@ -106,7 +107,7 @@ describe('CLI: webhook create, list, delete', () => {
       [['webhook', 'create', '--url', 'https://93.184.215.14/'], /^error: missing --account \(usage: .*webhook create --account ID --url URL/],
       [
         ['webhook', 'create', '--account', acct, '--url', 'https://93.184.215.14/', '--event', 'all'],
-        'error: event: "all" is not an event type; use conversation.created, response.created, response.feedback, conversation.status_changed, message.created, csat.submitted',
+        'error: event: "all" is not an event type; use conversation.created, response.created, response.feedback, conversation.status_changed, message.created, csat.submitted, conversation.deleted',
       ],
       [
         ['webhook', 'create', '--account', acct, '--url', 'http://169.254.169.254/latest/meta-data/'],

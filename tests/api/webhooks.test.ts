@@ -90,6 +90,7 @@ describe('webhooks: events, signatures and data', () => {
       'conversation.status_changed',
       'message.created',
       'csat.submitted',
+      'conversation.deleted',
     ]);
     const onlyResponses = await receiver();
     await createWebhookEndpoint(CLI, { accountId: acct.accountId, url: onlyResponses.url, events: ['response.created'] });
@@ -485,7 +486,7 @@ describe('webhooks: tenancy and input', () => {
     await assert.rejects(createWebhookEndpoint(CLI, { accountId: a.accountId, url: rx.url, events: ['response.deleted'] }), {
       code: 'invalid_request',
       message:
-        'event: "response.deleted" is not an event type; use conversation.created, response.created, response.feedback, conversation.status_changed, message.created, csat.submitted',
+        'event: "response.deleted" is not an event type; use conversation.created, response.created, response.feedback, conversation.status_changed, message.created, csat.submitted, conversation.deleted',
     });
     assert.deepEqual(await deleteWebhookEndpoint(CLI, a.accountId, ep.endpoint_id), { endpoint_id: ep.endpoint_id, deleted: true });
     assert.deepEqual((await listWebhookEndpoints(a.accountId)).endpoints, []);
