@@ -149,7 +149,7 @@ const CASES: Case[] = [
   // seed and unknown commands
   { name: 'seed without --demo', args: () => ['seed'], stderr: /--demo/ },
   { name: 'an unknown command', args: () => ['frobnicate'], stderr: /unknown command/i },
-  { name: 'an unknown sub-command', args: () => ['account', 'delete', '--name', 'x'], stderr: /unknown command/i },
+  { name: 'an unknown sub-command', args: () => ['account', 'rename', '--name', 'x'], stderr: /unknown command/i },
   { name: 'no command at all', args: () => [], stderr: /command|usage/i },
 ];
 
