@@ -16,7 +16,9 @@ const nextConfig = {
   typescript: { ignoreBuildErrors: true },
   // Knowledge-base documents are uploaded through a server action: its body is the document
   // (knowledgeDocumentBytes) plus the multipart framing around it (tests/unit/body-limits.test.ts).
-  experimental: { serverActions: { bodySizeLimit: LIMITS.serverActionBodyBytes } },
+  // PRELOAD_PAGES=0 loads each page's code on its first request instead of at start: the API test
+  // files start a server each and visit few pages (docs/testing.md); production keeps the default.
+  experimental: { serverActions: { bodySizeLimit: LIMITS.serverActionBodyBytes }, preloadEntriesOnStart: process.env.PRELOAD_PAGES !== '0' },
   // Cross-origin <script integrity crossorigin> needs CORS; versioned bundles are immutable.
   // Security headers: nosniff everywhere; the dashboard and the API may not be framed and send no
   // full referrer. The widget's public files (/chatbot, /chat) and /api/widget are excluded from the

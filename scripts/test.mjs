@@ -3,7 +3,7 @@
 // (TEST_CONCURRENCY at once, default the core count); each API file gets a database of its own,
 // copied from a migrated template. The multi-instance and browser suites then run alone.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
@@ -121,10 +121,18 @@ if (want('typecheck'))
     go: () => run('typecheck (tsc)', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.']),
   });
 if (want('unit')) jobs.push({ group: 'unit tests', size: 1e9, go: () => run('unit tests', process.execPath, nodeTest(files('tests/unit'))) });
+/**
+ * A file whose subject does not depend on the database (input checks, transport, documents, address
+ * rules) or exists on one only says so in its head: `// One database: PostgreSQL — why`. PGlite is
+ * PostgreSQL's own engine, so the same SQL behaves alike; files about pooling, locks, concurrency or
+ * the driver run on both (docs/testing.md).
+ */
+const oneDatabase = (file) => /^\/\/ One database: (PGlite|PostgreSQL)\b/m.exec(readFileSync(file, 'utf8').slice(0, 4000))?.[1] ?? null;
 for (const file of apiFiles) {
   const size = statSync(file).size;
   const base = path.basename(file);
-  if (pglite) {
+  const single = oneDatabase(file);
+  if (pglite && single !== 'PostgreSQL') {
     jobs.push({
       group: 'API tests on PGlite',
       size,
@@ -134,7 +142,7 @@ for (const file of apiFiles) {
       },
     });
   }
-  if (pg) {
+  if (pg && single !== 'PGlite') {
     jobs.push({
       group: 'API tests on PostgreSQL',
       size,

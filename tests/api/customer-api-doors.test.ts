@@ -1,3 +1,4 @@
+// One database: PostgreSQL — the two doors share one operation table and one query layer
 /**
  * One operation table, two doors: the route files under app/customer-api match the table in both
  * directions, and every request answers the same through Next and through the direct door

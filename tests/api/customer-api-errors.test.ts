@@ -1,3 +1,4 @@
+// One database: PostgreSQL — error shapes of the request checks
 /** Customer API v2 errors and protocol: problem details, 400 tables, 405, HEAD, the public OpenAPI document. */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

@@ -1,3 +1,4 @@
+// One database: PostgreSQL — two server processes share one database
 /**
  * API keys on several instances (docs/contracts.md §5, §9): two server processes on one PostgreSQL and one
  * Redis. A key revoked through one instance is refused by the other at once (the invalidation

@@ -1,3 +1,4 @@
+// One database: PostgreSQL — a TCP proxy in front of a PostgreSQL server
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';

@@ -1,3 +1,4 @@
+// One database: PostgreSQL — what a fuzzed value reaches is the same SQL on either (PGlite is PostgreSQL's own engine); the subject is the refusals
 /**
  * Property-based fuzzing (fast-check) of every Customer API parameter and every widget socket
  * event against a real server. The parameter names come from the operation table

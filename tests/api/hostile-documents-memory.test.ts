@@ -1,3 +1,4 @@
+// One database: PostgreSQL — the limit is the document worker's heap, before anything is stored
 /**
  * The document worker's memory limit (issue 9 item 1, `resourceLimits`): with a LOW heap limit and
  * a LONG wall-clock limit, a small DOCX whose parsing needs far more memory than its size is

@@ -1,3 +1,4 @@
+// One database: PostgreSQL — the limits are the document workers', before anything is stored
 /**
  * Hostile documents (issue 9 item 1): every document is read in a worker thread under a time,
  * memory, inflation and text limit. Each case asserts its refusal (status and a detail naming

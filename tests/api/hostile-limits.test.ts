@@ -1,3 +1,4 @@
+// One database: PostgreSQL — the limits are counted before the database is asked
 /**
  * Hostile input against POST /api/widget/token (issue 9 items 2, 3): limits per address (IPv6 by
  * /64), per client and per visitor, cheap checks before the shared per-client bucket, and the JSON

@@ -1,3 +1,4 @@
+// One database: PostgreSQL — the address rule refuses before anything is fetched or stored
 /**
  * Without OUTBOUND_ALLOW_PRIVATE_NETWORKS, a website import refuses loopback, private, link-local
  * and metadata addresses with the §16 refusal text (naming that setting) and fetches nothing.

@@ -1,3 +1,4 @@
+// One database: PGlite — PGlite's directory lock
 /**
  * PGlite is single-process (docs/contracts.md §1): a CLI run against a DATA_DIR a server holds fails at
  * once with a message naming the directory and the process; a lock left by a dead process is

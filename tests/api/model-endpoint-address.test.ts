@@ -1,3 +1,4 @@
+// One database: PostgreSQL — the address rule refuses before anything is stored
 /**
  * The account's model endpoint obeys the outbound address rule (docs/contracts.md §16): with
  * OUTBOUND_ALLOW_PRIVATE_NETWORKS unset, saving or testing a loopback, private, link-local or

@@ -1,3 +1,4 @@
+// One database: PostgreSQL — the document and its agreement with the answers do not depend on the database
 /**
  * The public OpenAPI document: valid OpenAPI 3.1 by a real validator, complete (operationIds, tags,
  * examples, alias parameters), loadable by browser tools (CORS), rendered at /docs/api from our

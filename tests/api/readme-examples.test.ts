@@ -1,3 +1,4 @@
+// One database: PGlite — the quick start runs on the embedded database
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';

@@ -1,3 +1,4 @@
+// One database: PostgreSQL — the throttle is the limiter's, not the database's
 /**
  * Sign-in throttling (issue 9 item 5, OWASP): per (email, address) and per address refusals, a
  * per-email slow-down that is never a lock, and bounded memory of failed emails. Addresses come

@@ -1,3 +1,4 @@
+// One database: PostgreSQL — routing of paths and queries
 /**
  * A Customer API path with a trailing slash is the same operation, answered by the direct door
  * (no redirect), with a key or the dashboard session, whatever the length of its query; a query

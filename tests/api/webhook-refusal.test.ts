@@ -1,3 +1,4 @@
+// One database: PostgreSQL — the address rule refuses before anything is stored
 /**
  * The refusal of a private webhook address, as the dashboard and the CLI get it (docs/contracts.md
  * §16 outbound addresses): it names the setting that allows such addresses, and nothing is stored.

@@ -1,3 +1,4 @@
+// One database: PostgreSQL — PostgreSQL's query plan on a 200k backlog
 /**
  * The delivery claim on a 200k-row backlog (issue 23 item 3), PostgreSQL only: a paused endpoint
  * with 200,000 held deliveries and a failing endpoint with 20,000 waiting for their retry; the

@@ -1,3 +1,4 @@
+// One database: PostgreSQL — the socket's limits and caps are counted in the process
 import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,3 +1,4 @@
+// One database: PostgreSQL — the token's lifetime and the socket's end
 /**
  * Token lifetime (own server with WIDGET_TOKEN_TTL_SECONDS=2): expires_in follows the override, a
  * connected socket is told and closed when its token expires, and the expired token is refused.

@@ -1,3 +1,4 @@
+// One database: PostgreSQL — refusals at the handshake, from the token and the Origin
 /**
  * The /widget socket refuses every bad token and every foreign Origin at connect, on polling and
  * on websocket, with a connect_error whose message says why (docs/contracts.md §6).

@@ -1,3 +1,4 @@
+// One database: PostgreSQL — token issuing and the Origin rules
 /** POST /api/widget/token (docs/contracts.md §6): backend and client-id modes, registered-domain matching, bad requests. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

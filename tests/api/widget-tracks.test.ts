@@ -1,3 +1,4 @@
+// One database: PostgreSQL — the widget's files and tracks are served from the build
 /** Widget track pointers live in the database (docs/contracts.md §9): CLI set/rollback, the old pointer file migrated without loss. */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -29,6 +29,7 @@ export async function startTestServer(extraEnv: Record<string, string> = {}): Pr
   process.env.SVC_DEMO = '0';
   (process.env as Record<string, string>).NODE_ENV = 'production';
   process.env.HOST = '127.0.0.1';
+  process.env.PRELOAD_PAGES = '0';
   Object.assign(process.env, extraEnv);
   const { startServer } = await import('../../lib/server/http');
   let server: Awaited<ReturnType<typeof startServer>>;
