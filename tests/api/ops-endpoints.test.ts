@@ -1,4 +1,4 @@
-// One database: PostgreSQL — the pool's metrics exist on PostgreSQL only; the rest is the process's
+// One database: PostgreSQL — the pool's metrics are fullest on PostgreSQL (PGlite has one connection); the rest is the process's
 /** GET /readyz, GET /metrics and request ids on one instance (docs/contracts.md §9), on both databases. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
