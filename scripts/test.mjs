@@ -1,7 +1,7 @@
 // `npm test`: production build, then the linter and every suite (docs/testing.md says what runs where and why).
-// Type check, unit tests and each API test file on PGlite and on PostgreSQL are jobs of one pool
-// (TEST_CONCURRENCY at once, default the core count); each API file gets a database of its own,
-// copied from a migrated template. The multi-instance and browser suites then run alone.
+// The browser suite, type check, unit tests and each API test file on PGlite and on PostgreSQL are
+// jobs of one pool (TEST_CONCURRENCY at once, default the core count); each API file gets a
+// database of its own, copied from a migrated template. The multi-instance suite then runs alone.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -160,6 +160,13 @@ for (const file of apiFiles) {
   }
 }
 jobs.sort((a, b) => b.size - a.size);
+// The browser suite mostly waits on the browser and the server (about one core of two): it takes
+// a slot of the pool first and the other slots run the rest beside it.
+if (want('e2e') && existsSync('playwright.config.ts'))
+  jobs.unshift({
+    group: 'browser tests (Playwright, Chromium)',
+    go: () => run('browser tests (Playwright, Chromium)', process.execPath, ['node_modules/@playwright/test/cli.js', 'test']),
+  });
 
 let next = 0;
 async function worker() {
@@ -193,12 +200,6 @@ if (want('multi') && files('tests/multi').length > 0) {
 }
 await admin.end();
 
-if (want('e2e') && existsSync('playwright.config.ts')) {
-  record(
-    'browser tests (Playwright, Chromium)',
-    await run('browser tests (Playwright, Chromium)', process.execPath, ['node_modules/@playwright/test/cli.js', 'test']),
-  );
-}
 
 console.log('\n=== summary ===');
 const groups = new Map();

@@ -232,7 +232,11 @@ test.describe('dashboard', () => {
     page.on('request', (r) => {
       if (r.method() === 'POST') posts.push(r.url());
     });
-    await page.getByLabel('Document', { exact: true }).setInputFiles('tests/artifacts/handbook.md');
+    // Chosen again until the page's script has it: a file set before hydration reaches no handler.
+    await expect(async () => {
+      await page.getByLabel('Document', { exact: true }).setInputFiles('tests/artifacts/handbook.md');
+      await expect(page.getByText('handbook.md (25 MB)')).toBeVisible({ timeout: 2000 });
+    }).toPass({ timeout: 30_000 });
     await page.getByRole('button', { name: 'Upload' }).click();
     // (Next keeps a route announcer with role=alert on every page: the form's message is in the panel.)
     const message = page.getByRole('region', { name: 'Add a document' }).getByRole('alert');
