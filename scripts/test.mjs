@@ -200,7 +200,6 @@ if (want('multi') && files('tests/multi').length > 0) {
 }
 await admin.end();
 
-
 console.log('\n=== summary ===');
 const groups = new Map();
 for (const r of results) {
