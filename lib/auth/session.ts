@@ -226,6 +226,17 @@ export type ActingMember = DashboardSession & { by: AuditBy };
 export async function requireMember(action: Action): Promise<ActingMember> {
   const session = await getDashboardSession();
   if (!session) redirect('/login');
+  return actingMember(session, action);
+}
+
+/** A dashboard route handler's member (a download): the same checks, and 401 problem+json without a session instead of a redirect. */
+export async function requireRouteMember(action: Action): Promise<ActingMember> {
+  const session = await getDashboardSession();
+  if (!session) throw new AppError('unauthorized', 'Sign in first.');
+  return actingMember(session, action);
+}
+
+async function actingMember(session: DashboardSession, action: Action): Promise<ActingMember> {
   if (session.mustSetUpTwoFactor) throw new AppError('forbidden', 'Set up two-factor authentication on your profile first.');
   requireRole(session, action);
   const { headers } = await import('next/headers');

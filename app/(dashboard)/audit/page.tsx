@@ -27,28 +27,8 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       </p>
       <div className="panel table-panel" data-empty={page.entries.length === 0 ? '' : undefined}>
         <form className="toolbar" method="get" action="/audit" role="search">
-          <div className="field">
-            <label htmlFor="audit-member">Member</label>
-            <select id="audit-member" name="member" defaultValue={filters.member}>
-              <option value="">All members</option>
-              {actors.map((a) => (
-                <option key={a} value={a}>
-                  {a}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field">
-            <label htmlFor="audit-action">Action</label>
-            <select id="audit-action" name="action" defaultValue={filters.action}>
-              <option value="">All actions</option>
-              {AUDIT_ACTIONS.map((a) => (
-                <option key={a} value={a}>
-                  {a}
-                </option>
-              ))}
-            </select>
-          </div>
+          <FilterSelect name="member" label="Member" all="All members" value={filters.member} options={actors} />
+          <FilterSelect name="action" label="Action" all="All actions" value={filters.action} options={AUDIT_ACTIONS} />
           <div className="field">
             <button type="submit" className="btn secondary">
               Filter
@@ -62,5 +42,22 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         </nav>
       </div>
     </>
+  );
+}
+
+/** One filter of the toolbar: "All …" (empty) or one of the options. */
+function FilterSelect(p: { name: string; label: string; all: string; value: string | undefined; options: readonly string[] }) {
+  return (
+    <div className="field">
+      <label htmlFor={`audit-${p.name}`}>{p.label}</label>
+      <select id={`audit-${p.name}`} name={p.name} defaultValue={p.value}>
+        <option value="">{p.all}</option>
+        {p.options.map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }
