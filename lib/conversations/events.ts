@@ -53,12 +53,13 @@ export async function storedEventsAfter(db: Db, conversationId: string, afterSeq
  * What members see live (the inbox namespace, lib/inbox/, registers with setInboxPublisher): every
  * committed change of a conversation's handoff state or messages, INCLUDING notes (which never
  * become conversation events). `kind`: `changed` (status, handler or assignee), `message` (a
- * visitor's, member's or system message), `note`, `typing`, `rated`, `mail` (a reply's mail was sent or failed).
+ * visitor's, member's or system message), `note`, `typing`, `rated`, `mail` (a reply's mail was sent
+ * or failed), `deleted` (retention or an erasure removed it: open pages re-read and find it gone).
  */
 export type InboxEvent = {
   account_id: number;
   conversation_id: string;
-  kind: 'changed' | 'message' | 'note' | 'typing' | 'rated' | 'mail';
+  kind: 'changed' | 'message' | 'note' | 'typing' | 'rated' | 'mail' | 'deleted';
   /** For `changed`: the conversation after the change. */
   conversation?: {
     title: string;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Db } from '../../db/client';
 import { keepInsightsDays, refreshInsightsBeforeDeleting } from '../../db/queries/insights';
 import { deleteConversationRows, type DeletedRows } from '../../db/queries/privacy';
+import { publishInboxEvent } from '../conversations/events';
 import { webhookEventsCommitted } from '../conversations/outbox';
 import { getLogger } from '../core/logger';
 import { legacyUploadsDir } from '../uploads/maintenance';
@@ -32,16 +33,18 @@ export async function deleteConversationBatch(
   inBatch?: InBatch,
 ): Promise<DeletedRows> {
   await refreshInsightsBeforeDeleting(db, accountId);
-  const deleted = await db.transaction(async (txRaw) => {
+  const { deleted, ids } = await db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;
     const ids = await pick(tx);
-    if (ids.length === 0) return { conversations: 0, responses: 0, uploads: 0, webhooks: 0, storage_names: [] };
+    if (ids.length === 0) return { deleted: { conversations: 0, responses: 0, uploads: 0, webhooks: 0, storage_names: [] }, ids };
     await keepInsightsDays(tx, accountId, ids);
     const rows = await deleteConversationRows(tx, accountId, ids, reason, new Date().toISOString());
     await inBatch?.(tx, rows, ids);
-    return rows;
+    return { deleted: rows, ids };
   });
   webhookEventsCommitted(deleted.webhooks);
+  // Members with the inbox or a transcript open see it go (their lists re-read once, calmly).
+  for (const id of ids) publishInboxEvent({ account_id: accountId, conversation_id: id, kind: 'deleted' });
   removeLegacyFiles(deleted.storage_names);
   return deleted;
 }

@@ -23,6 +23,7 @@ import { api, conversationLine, createTestAccount, importLines, newChannelIds, r
 import { startTestServer, type TestServer } from '../helpers/server';
 import { eventually } from '../helpers/widget';
 import { signIn } from '../helpers/signin';
+import { connectMember } from '../helpers/inbox';
 
 let server: TestServer;
 let db: Db;
@@ -296,6 +297,18 @@ describe('erasing and exporting a visitor', () => {
     assert.equal(hooks.length, 100);
     assert.ok(hooks.every((h) => h.reason === 'erasure'));
     await assert.rejects(eraseVisitor(CLI, acct.accountId, { visitorId: 'nobody' }), /No conversations found for visitor id nobody\./);
+  });
+
+  it('members with the inbox open are told of each erased conversation (their pages re-read and find it gone)', async () => {
+    const acct = await createTestAccount('Erase Live');
+    const erased = await conversations(acct, 2, 1, { visitorId: 'v-live' });
+    const member = await connectMember(server.url, (await signIn(server.url, acct.email, acct.password)).cookie!);
+    try {
+      await eraseVisitor(CLI, acct.accountId, { visitorId: 'v-live' });
+      await member.until(() => erased.every((c) => member.of('inbox:changed', c.id).length === 1), 'inbox:changed for both erased conversations');
+    } finally {
+      member.close();
+    }
   });
 
   it('the export: the visitor, then each conversation as the Customer API shapes it with ratings, comments and uploads', async () => {
