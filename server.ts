@@ -1,5 +1,5 @@
 /** Entry point: `npm start` (compiled to dist/server.js) and `npm run dev` (tsx). */
-import { demoCurl, demoShellVariables } from './lib/demo/seed';
+import { demoCurl, demoMailCommand, demoShellVariables } from './lib/demo/seed';
 import { getEnv } from './lib/env';
 import { startServer } from './lib/server/http';
 
@@ -17,7 +17,9 @@ async function main() {
         `  agent login      ${d.agent_email} / ${d.agent_password} (role agent: no API keys, webhooks, widget, bot or team)`,
         `  API key          ${d.api_key}`,
         `  widget client    ${d.widget_client_id} (domains localhost, 127.0.0.1; secret ${d.widget_client_secret})`,
-        `  customers' mail  ${d.email_address} (with INBOUND_SMTP_PORT set; two demo mails are in the inbox)`,
+        server.inboundSmtpPort
+          ? `  customers' mail  ${d.email_address} (two demo mails are in the inbox); send one:\n    ${demoMailCommand(d.email_address, server.inboundSmtpPort)}`
+          : `  customers' mail  ${d.email_address} (with INBOUND_SMTP_PORT set; two demo mails are in the inbox)`,
         `  try it           ${demoCurl(server.url, d.api_key)}`,
         '',
         "  README's Customer API examples run as printed after:",

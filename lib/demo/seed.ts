@@ -220,6 +220,12 @@ export async function serverAddress(explicit?: string): Promise<string> {
   return `http://${host}:${env.PORT}`;
 }
 
+/** One line a newcomer pastes to send the demo account a customer's mail (curl speaks SMTP). */
+export function demoMailCommand(address: string, smtpPort: number): string {
+  const mail = `From: you@example.com\\r\\nTo: ${address}\\r\\nSubject: Shipping to Norway\\r\\n\\r\\nHow long does shipping to Norway take?\\r\\n`;
+  return `printf '${mail}' | curl -sS smtp://127.0.0.1:${smtpPort} --mail-from you@example.com --mail-rcpt ${address} -T -`;
+}
+
 export function demoCurl(baseUrl: string, apiKey: string): string {
   return `curl -H "Authorization: Bearer ${apiKey}" "${baseUrl}/customer-api/v2/response?resultsPerPage=5"`;
 }

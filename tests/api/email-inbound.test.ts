@@ -6,7 +6,8 @@
  */
 import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -17,6 +18,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import nodemailer from 'nodemailer';
 import { getDb, rows } from '../../db/client';
+import { demoMailCommand } from '../../lib/demo/seed';
 import { inboundAddress, regenerateInboundAddress } from '../../lib/email/address';
 import { processInboundMail } from '../../lib/email/processor';
 import { getEmailSettings, saveEmailSettings } from '../../lib/email/settings';
@@ -173,6 +175,16 @@ describe('inbound addresses', () => {
     const old = await refusal(client().sendMail(mail(address)));
     assert.deepEqual([old.code, old.command], [550, 'RCPT TO']);
     await client().sendMail(mail(fresh.address));
+  });
+});
+
+describe('the quick start', () => {
+  it('the one line printed at start sends a customer mail (curl over SMTP) that becomes a conversation', async () => {
+    const acct = await createTestAccount();
+    const { address } = await inboundAddress(acct.accountId);
+    await promisify(execFile)('sh', ['-c', demoMailCommand(address, port)]);
+    const [done] = await processed(acct.accountId, 1);
+    assert.deepEqual([done!.status, done!.from_address, done!.subject], ['done', 'you@example.com', 'Shipping to Norway']);
   });
 });
 
