@@ -8,6 +8,9 @@ import { expect, test } from '@playwright/test';
 import { fixtures, screenshotsAtBothWidths, signIn, visitorAsksForAPerson } from './fixtures';
 
 const f = fixtures();
+// The route sees the WebSocket only: until Engine.IO's upgrade packet ("5") the socket still polls
+// over HTTP (for seconds on a loaded machine), and a reply sent then would pass untouched.
+const UPGRADED = 'the inbox socket moved from polling to the WebSocket';
 
 test('a reply whose ack was lost shows "Sending…", is sent again and stored once', async ({ page, baseURL }) => {
   test.setTimeout(90_000); // the page waits 15 s for the lost acknowledgement before it sends again
@@ -18,8 +21,13 @@ test('a reply whose ack was lost shows "Sending…", is sent again and stored on
   // reply the changes that make the page re-read its transcript are held back too (`dropChanged`).
   const lost = new Set<string>();
   let dropChanged = true;
+  let upgraded = false;
   await page.routeWebSocket(/\/socket\.io\//, (ws) => {
     const server = ws.connectToServer();
+    ws.onMessage((m) => {
+      if (m === '5') upgraded = true;
+      server.send(m);
+    });
     server.onMessage((m) => {
       if (dropChanged && typeof m === 'string' && m.startsWith('42/inbox,["inbox:changed"')) return;
       for (const t of [text, text2]) {
@@ -37,6 +45,7 @@ test('a reply whose ack was lost shows "Sending…", is sent again and stored on
   try {
     await visitor.pressTalkToAPerson();
     await page.goto(`/inbox/${visitor.conversationId}`);
+    await expect.poll(() => upgraded, { message: UPGRADED, timeout: 20_000 }).toBe(true);
     await page.getByRole('textbox', { name: 'Reply' }).fill(text);
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     const transcript = page.getByRole('region', { name: 'Transcript' });
@@ -73,9 +82,14 @@ test('Resolve clicked while the page still waits for a reply\'s acknowledgement 
   const held: string[] = [];
   let hold = false;
   let toPage: ((m: string) => void) | null = null;
+  let upgraded = false;
   await page.routeWebSocket(/\/socket\.io\//, (ws) => {
     const server = ws.connectToServer();
     toPage = (m) => ws.send(m);
+    ws.onMessage((m) => {
+      if (m === '5') upgraded = true;
+      server.send(m);
+    });
     server.onMessage((m) => {
       if (hold && typeof m === 'string' && ((m.includes(text) && /^4[23]\/inbox,/.test(m)) || m.startsWith('42/inbox,["inbox:changed"'))) held.push(m);
       else ws.send(m);
@@ -87,6 +101,7 @@ test('Resolve clicked while the page still waits for a reply\'s acknowledgement 
     await visitor.pressTalkToAPerson();
     await page.goto(`/inbox/${visitor.conversationId}`);
     await expect(page.getByRole('button', { name: 'Resolve' })).toBeEnabled();
+    await expect.poll(() => upgraded, { message: UPGRADED, timeout: 20_000 }).toBe(true);
     hold = true;
     await page.getByRole('textbox', { name: 'Reply' }).fill(text);
     await page.getByRole('button', { name: 'Send', exact: true }).click();
