@@ -5,6 +5,7 @@
 // parser's patterns are not linear, so the worker's time limit bounds them.
 import EmailReplyParser from 'email-reply-parser';
 import { simpleParser, type AddressObject } from 'mailparser';
+import { MAX_MESSAGE_ATTACHMENTS } from '../limits/text';
 import { htmlToMarkdown } from './extract-worker';
 
 /** Text kept from one mail at most. */
@@ -15,7 +16,11 @@ export const MAIL_TEXT_CHARS = 100_000;
  */
 export const REPLY_PARSE_CHARS = 20_000;
 
+/** An image shown in the mail's body under this size is decoration (signature logos, icons, tracking pixels), not a file the sender attached. */
+export const INLINE_IMAGE_MIN_BYTES = 10 * 1024;
+
 export type DeliveryReport = { failed: boolean; reason: string; messageIds: string[] };
+/** A file of the mail, its declared type (the upload rules decide the real one by content) and its decoded bytes. */
 export type MailAttachment = { filename: string; contentType: string; size: number; content: Uint8Array };
 export type ReadMail = {
   messageId: string | null;
@@ -32,7 +37,10 @@ export type ReadMail = {
   report: boolean;
   /** What a delivery status report (RFC 3464) says: whether delivery failed, why, and the Message-IDs of the mail it reports on. */
   delivery: DeliveryReport | null;
+  /** The mail's files, at most MAX_MESSAGE_ATTACHMENTS (their bytes together never more than the raw mail's). */
   attachments: MailAttachment[];
+  /** Files of the mail beyond those. */
+  attachmentsLeftOut: number;
 };
 
 const firstAddress = (a: AddressObject | AddressObject[] | undefined) => (Array.isArray(a) ? a[0] : a)?.value.find((v) => v.address);
@@ -60,6 +68,7 @@ export async function readMail(raw: Uint8Array, o: { replies: boolean } = { repl
   const body = (m.text?.trim() ? m.text : m.html ? htmlToMarkdown(m.html, MAIL_TEXT_CHARS) : '').slice(0, MAIL_TEXT_CHARS);
   const visible = o.replies ? new EmailReplyParser().parseReply(body.slice(0, REPLY_PARSE_CHARS)).trim() : '';
   const contentType = String((m.headers.get('content-type') as { value?: string } | undefined)?.value ?? '').toLowerCase();
+  const report = contentType === 'multipart/report';
   return {
     messageId: ids(m.messageId)[0] ?? null,
     inReplyTo: ids(m.inReplyTo)[0] ?? null,
@@ -70,13 +79,38 @@ export async function readMail(raw: Uint8Array, o: { replies: boolean } = { repl
     // A reply that is only quoted history (the parser keeps nothing) keeps its whole text rather than none.
     text: visible || body.trim(),
     automatic: isAutomatic(m.headers as Map<string, unknown>),
-    report: contentType === 'multipart/report',
-    delivery: contentType === 'multipart/report' ? deliveryReport(m.headers, m.text ?? '', m.attachments) : null,
-    attachments: m.attachments
-      .filter((a) => a.contentDisposition !== 'inline' || !a.related)
-      .slice(0, 20)
-      .map((a) => ({ filename: (a.filename ?? 'attachment').slice(0, 200), contentType: a.contentType, size: a.size, content: new Uint8Array(a.content) })),
+    report,
+    delivery: report ? deliveryReport(m.headers, m.text ?? '', m.attachments) : null,
+    // A report's parts are the returned mail and its status, never files of a conversation.
+    ...(report ? { attachments: [], attachmentsLeftOut: 0 } : filesOf(m.attachments, raw.byteLength)),
   };
+}
+
+type ParsedAttachment = { filename?: string; contentType: string; contentDisposition?: string; related?: boolean; size: number; content: Buffer };
+
+/**
+ * The files a sender attached (docs/decisions/email.md): every attachment part, and an image shown
+ * in the body (inline, or related to the HTML) when it has a name and is not tiny. The first
+ * MAX_MESSAGE_ATTACHMENTS cross back to the main thread with their bytes; decoded parts are smaller
+ * than their encoding, so they hold at most the raw mail's size (the bound is kept all the same).
+ */
+function filesOf(parts: ParsedAttachment[], rawBytes: number): { attachments: MailAttachment[]; attachmentsLeftOut: number } {
+  const files = parts.filter(
+    (a) => !((a.related || a.contentDisposition === 'inline') && (!a.filename || (a.contentType.startsWith('image/') && a.size < INLINE_IMAGE_MIN_BYTES))),
+  );
+  const attachments: MailAttachment[] = [];
+  let bytes = 0;
+  for (const a of files.slice(0, MAX_MESSAGE_ATTACHMENTS)) {
+    bytes += a.content.byteLength;
+    if (bytes > rawBytes) break;
+    attachments.push({
+      filename: (a.filename ?? 'attachment').slice(0, 200),
+      contentType: a.contentType,
+      size: a.content.byteLength,
+      content: new Uint8Array(a.content),
+    });
+  }
+  return { attachments, attachmentsLeftOut: files.length - attachments.length };
 }
 
 /** Unfolded header fields of a header block (`Name: value` lines, continuation lines joined), first 64 KB. */

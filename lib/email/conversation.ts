@@ -4,7 +4,10 @@ import { getOrInsertChannelByName } from '../../db/queries/channels';
 import { findSentThreadConversation, findTaggedConversation, findThreadConversation } from '../../db/queries/inbound-mail';
 import type { ReadMail } from '../documents/mail';
 import { asksForPerson } from '../conversations/handoff-phrases';
-import { MAX_QUESTION_CHARS } from '../limits/text';
+import { MAX_MESSAGE_ATTACHMENTS, MAX_QUESTION_CHARS } from '../limits/text';
+import { isAppError } from '../core/errors';
+import { getLogger } from '../core/logger';
+import { storeUploadBytes } from '../uploads/service';
 import type { Visitor } from '../visitor/contract';
 import { ask, askPersonByMail, leaveMessage, startConversation, titleOf } from '../visitor/service';
 import { getEmailSettings } from './settings';
@@ -30,6 +33,46 @@ export function uuidOf(key: string): string {
 export function questionOf(mail: ReadMail): string {
   const text = mail.text.trim() || mail.subject || '(an empty mail)';
   return text.length > MAX_QUESTION_CHARS ? `${text.slice(0, MAX_QUESTION_CHARS - 1)}…` : text;
+}
+
+/** The message's text: the mail's question, then a line for each file not kept, both within the question limit. */
+function withNotes(question: string, notes: string[]): string {
+  if (notes.length === 0) return question;
+  const tail = `\n\n${notes.join('\n')}`;
+  const room = MAX_QUESTION_CHARS - tail.length;
+  return `${question.length > room ? `${question.slice(0, room - 1)}…` : question}${tail}`;
+}
+
+/** Refusals of the upload rules (type, size, quota): the file is left out, the mail still processed. */
+const REFUSED = new Set(['unsupported_media_type', 'payload_too_large']);
+
+/**
+ * The mail's files as uploads of the visitor who sends it, each through the widget's rules and
+ * storage (lib/uploads `storeUploadBytes`), with ids derived from the mail and the file's place in
+ * it: a mail processed again stores none twice, and names only those not on its message yet. A
+ * file the rules refuse gets a line in the message instead (docs/decisions/email.md).
+ */
+async function uploadsOfMail(visitor: Visitor, mailKey: string, mail: ReadMail): Promise<{ ids: string[]; notes: string[] }> {
+  const ids: string[] = [];
+  const notes: string[] = [];
+  for (const [i, a] of mail.attachments.entries()) {
+    try {
+      const upload = await storeUploadBytes(visitor.accountId, {
+        id: uuidOf(`${mailKey}\nattachment\n${i}`),
+        visitorId: visitor.visitorId,
+        filename: a.filename,
+        bytes: a.content,
+      });
+      if (!upload.conversation_id) ids.push(upload.id);
+    } catch (e) {
+      if (!isAppError(e) || !REFUSED.has(e.code)) throw e;
+      getLogger().info({ accountId: visitor.accountId, code: e.code }, `mail attachment not kept: ${e.message}`);
+      notes.push(`[Attachment not kept: ${e.message}]`);
+    }
+  }
+  const more = mail.attachmentsLeftOut;
+  if (more > 0) notes.push(`[${more} more ${more === 1 ? 'attachment' : 'attachments'} not kept: at most ${MAX_MESSAGE_ATTACHMENTS} files per message.]`);
+  return { ids, notes };
 }
 
 /** The mail's sender as a visitor of the account's Email channel. */
@@ -59,7 +102,8 @@ export async function conversationFromMail(
   // Mail that must never be answered is kept for the team: no AI, no person paged (no loops). With
   // "AI answers email" off, every mail waits for a person. True when the mail went to a person.
   const deliver = async (visitor: Visitor, conversationId: string): Promise<boolean> => {
-    const req = { conversation_id: conversationId, client_message_id: cmid, text: question };
+    const files = await uploadsOfMail(visitor, `${accountId}\nmail\n${key}`, mail);
+    const req = { conversation_id: conversationId, client_message_id: cmid, text: withNotes(question, files.notes), attachments: files.ids };
     if (neverAnswered(mail, sender)) {
       await leaveMessage(visitor, req);
       return false;

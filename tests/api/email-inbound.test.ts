@@ -23,7 +23,8 @@ import { getEmailSettings, saveEmailSettings } from '../../lib/email/settings';
 import { resolveConversation } from '../../lib/conversations/handoff';
 import { listInboxConversations } from '../../lib/conversations/inbox-views';
 import { listAccountMembers } from '../../lib/team/service';
-import { createTestAccount } from '../helpers/builders';
+import { api, createTestAccount } from '../helpers/builders';
+import { elfExecutable, mzExecutable, pngOfSize, tinyPdf, tinyPng } from '../fixtures/widget-files';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { startSmtpServer, type SmtpServer } from '../helpers/smtp';
 import { addKnowledge } from '../helpers/widget';
@@ -31,6 +32,8 @@ import { signIn } from '../helpers/signin';
 
 const DOMAIN = 'mail.svc.test';
 const MAX_BYTES = 64 * 1024;
+/** Smaller than a mail may be, so an attachment can be over the upload limit. */
+const UPLOAD_MAX = 16 * 1024;
 const PER_SENDER = 4;
 const ANSWERS_PER_HOUR = 2;
 let server: TestServer;
@@ -57,6 +60,7 @@ before(
       INBOUND_SMTP_PORT: '0',
       INBOUND_MAIL_DOMAIN: DOMAIN,
       INBOUND_MAIL_MAX_BYTES: String(MAX_BYTES),
+      UPLOAD_MAX_BYTES: String(UPLOAD_MAX),
       INBOUND_MAILS_PER_SENDER_PER_MINUTE: String(PER_SENDER),
       INBOUND_SMTP_TLS_CERT: `${tlsDir}/cert.pem`,
       INBOUND_SMTP_TLS_KEY: `${tlsDir}/key.pem`,
@@ -420,6 +424,108 @@ describe('the SMTP listener', () => {
     await rows(db, sql`UPDATE inbound_mails SET lease_until = now() - interval '1 second' WHERE account_id = ${acct.accountId} RETURNING id`);
     const [m] = await processed(acct.accountId, 1);
     assert.deepEqual([m!.status, m!.subject], ['done', 'Claimed then lost']);
+  });
+});
+
+describe("a mail's attachments", () => {
+  type ApiMessage = {
+    role: string;
+    content: string;
+    attachments: Array<{ upload_id: string; filename: string; content_type: string; size: number; url: string }>;
+  };
+  /** The visitor's message of a conversation as the Customer API gives it. */
+  async function visitorMessage(key: string, conversationId: string): Promise<ApiMessage> {
+    const res = await api(server.url, key)(`/customer-api/v2/conversation/${conversationId}`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const message = (res.body.messages as ApiMessage[]).find((m) => m.role === 'user');
+    assert.ok(message, JSON.stringify(res.body.messages));
+    return message;
+  }
+
+  it('a PDF and a PNG are stored by the upload rules and shown with the message (API, inbox, transcript); a tiny inline logo is not; processing again stores none twice', async () => {
+    const acct = await createTestAccount();
+    const { address } = await inboundAddress(acct.accountId);
+    const pdf = tinyPdf('Invoice 4711');
+    await client().sendMail({
+      ...mail(address, { subject: 'Broken lid' }),
+      html: '<p>The lid arrived broken, see the photo.</p><img src="cid:logo@shop.example">',
+      attachments: [
+        { filename: 'invoice.pdf', content: pdf, contentType: 'application/octet-stream' },
+        { filename: 'photo.png', content: tinyPng() },
+        { filename: 'logo.png', content: tinyPng(), cid: 'logo@shop.example' },
+      ],
+    });
+    const [m] = await processed(acct.accountId, 1);
+    assert.equal(m!.status, 'done');
+    // Asked of the AI: the question is listed with its answer (the runner stores both).
+    await conversationOf(acct.accountId, m!.conversation_id!);
+    const message = await visitorMessage(acct.key, m!.conversation_id!);
+    assert.deepEqual(
+      message.attachments.map((a) => [a.filename, a.content_type, a.size]),
+      [
+        ['invoice.pdf', 'application/pdf', pdf.length],
+        ['photo.png', 'image/png', tinyPng().length],
+      ],
+    );
+    assert.doesNotMatch(message.content, /not kept/);
+    const download = await fetch(`${server.url}${message.attachments[0]!.url}`, { headers: { authorization: `Bearer ${acct.key}` } });
+    assert.deepEqual(Buffer.from(await download.arrayBuffer()), pdf);
+    const { cookie } = await signIn(server.url, acct.email, acct.password);
+    for (const page of [`/inbox/${m!.conversation_id}`, `/conversations/${m!.conversation_id}`]) {
+      const html = await (await fetch(`${server.url}${page}`, { headers: { cookie: cookie! } })).text();
+      assert.match(html, /invoice\.pdf/, page);
+      assert.match(html, /photo\.png/, page);
+      assert.doesNotMatch(html, /logo\.png/, page);
+    }
+    // Processed again (its instance died before marking it done): the same message, the same two files.
+    const db = await getDb();
+    await rows(db, sql`UPDATE inbound_mails SET status = 'stored', lease_until = NULL WHERE id = ${m!.id} RETURNING id`);
+    await processed(acct.accountId, 1);
+    assert.equal((await visitorMessage(acct.key, m!.conversation_id!)).attachments.length, 2);
+    const [n] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM attachments WHERE account_id = ${acct.accountId}`);
+    assert.equal(n!.n, 2);
+  });
+
+  it('a disguised executable, a file over UPLOAD_MAX_BYTES and files beyond five are left out with a line each; the mail is processed and keeps the rest', async () => {
+    const acct = await createTestAccount();
+    await saveEmailSettings(CLI, { accountId: acct.accountId, role: 'owner' }, { ai_answers: false, acknowledge: false });
+    const { address } = await inboundAddress(acct.accountId);
+    await client().sendMail({
+      ...mail(address, { subject: 'Files', text: 'Here are the files.' }),
+      attachments: [
+        { filename: 'report.pdf', content: elfExecutable() },
+        { filename: 'setup.pdf', content: mzExecutable() },
+        { filename: 'big.png', content: pngOfSize(UPLOAD_MAX + 1) },
+        { filename: 'notes.txt', content: 'Order 4711, blue kettle.' },
+        { filename: 'a.txt', content: 'a' },
+        { filename: 'b.txt', content: 'b' },
+      ],
+    });
+    const [m] = await processed(acct.accountId, 1);
+    assert.equal(m!.status, 'done');
+    // "AI answers email" off: the message waits for a person, its files with it.
+    const message = await visitorMessage(acct.key, m!.conversation_id!);
+    assert.deepEqual(
+      message.attachments.map((a) => [a.filename, a.content_type]),
+      [
+        ['notes.txt', 'text/plain'],
+        ['a.txt', 'text/plain'],
+      ],
+    );
+    const lines = message.content.split('\n');
+    assert.equal(lines[0], 'Here are the files.');
+    assert.ok(
+      lines.some((l) => /^\[Attachment not kept: report\.pdf: executables are not accepted\./.test(l)),
+      message.content,
+    );
+    assert.ok(
+      lines.some((l) => /^\[Attachment not kept: setup\.pdf: executables are not accepted\./.test(l)),
+      message.content,
+    );
+    assert.ok(lines.includes(`[Attachment not kept: big.png: files may be at most ${UPLOAD_MAX} bytes.]`), message.content);
+    assert.ok(lines.includes('[1 more attachment not kept: at most 5 files per message.]'), message.content);
+    const [n] = await rows<{ n: number }>(await getDb(), sql`SELECT count(*)::int AS n FROM attachments WHERE account_id = ${acct.accountId}`);
+    assert.equal(n!.n, 2, 'nothing of a refused file is stored');
   });
 });
 

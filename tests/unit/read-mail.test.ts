@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
-import { readMail } from '../../lib/documents/mail';
+import MailComposer from 'nodemailer/lib/mail-composer';
+import { INLINE_IMAGE_MIN_BYTES, readMail } from '../../lib/documents/mail';
 
 const fixture = (name: string) => new Uint8Array(fs.readFileSync(`tests/fixtures/mail/${name}.eml`));
 const NEW_TEXT = 'Thanks, that worked! One more thing: can I change my email address?';
@@ -55,5 +56,34 @@ describe('reading a received mail', () => {
     assert.equal(junk.messageId, null);
     const quoted = await readMail(new TextEncoder().encode('From: a@b.c\r\nSubject: x\r\n\r\n> only a quote\r\n'));
     assert.equal(quoted.text, '> only a quote');
+  });
+
+  it('files: attachments and named inline images that are not tiny, the first five with their bytes, the rest counted', async () => {
+    const image = (bytes: number) => Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.alloc(bytes - 4, 1)]);
+    const raw = await new MailComposer({
+      from: 'ada@example.org',
+      subject: 'Files',
+      html: '<p>See <img src="cid:logo"> and <img src="cid:shot"></p>',
+      attachments: [
+        { filename: 'logo.png', content: image(INLINE_IMAGE_MIN_BYTES - 1), cid: 'logo' },
+        { filename: 'screenshot.png', content: image(INLINE_IMAGE_MIN_BYTES), cid: 'shot' },
+        ...['1', '2', '3', '4', '5', '6'].map((n) => ({ filename: `${n}.txt`, content: `file ${n}` })),
+      ],
+    })
+      .compile()
+      .build();
+    const m = await readMail(new Uint8Array(raw));
+    assert.deepEqual(
+      m.attachments.map((a) => [a.filename, a.size]),
+      [
+        ['screenshot.png', INLINE_IMAGE_MIN_BYTES],
+        ['1.txt', 6],
+        ['2.txt', 6],
+        ['3.txt', 6],
+        ['4.txt', 6],
+      ],
+    );
+    assert.equal(Buffer.from(m.attachments[1]!.content).toString(), 'file 1');
+    assert.equal(m.attachmentsLeftOut, 2);
   });
 });
