@@ -23,8 +23,8 @@ export const EMAIL_CHANNEL = 'Email';
 
 const hex = (s: string) => createHash('sha256').update(s).digest('hex');
 
-/** A UUID (version 8, RFC 9562) from a key: the same mail gives the same conversation id. */
-function uuidOf(key: string): string {
+/** A UUID (version 8, RFC 9562) from a key: the same mail gives the same conversation id (and a wait the same acknowledgement key). */
+export function uuidOf(key: string): string {
   const h = hex(key);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((Number.parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
@@ -84,7 +84,8 @@ async function mailVisitor(accountId: number, sender: string): Promise<Visitor> 
 /**
  * The mail's conversation: the one its thread names (In-Reply-To or References matching a mail svc
  * received), whoever sends the reply, else a new one; then its text asked as the visitor's message
- * (a resolved conversation reopens, as in the widget). `rowId` identifies a mail without Message-ID.
+ * (a resolved conversation reopens, as in the widget). `rowId` identifies a mail without Message-ID;
+ * `toPerson`: the mail went to a person, not the AI (its conversation waits for one).
  */
 export async function conversationFromMail(
   accountId: number,
@@ -92,33 +93,39 @@ export async function conversationFromMail(
   envelopeFrom: string,
   mail: ReadMail,
   tag: string | null,
-): Promise<{ conversationId: string; clientMessageId: string }> {
+): Promise<{ conversationId: string; clientMessageId: string; toPerson: boolean }> {
   const sender = mail.from?.address ?? (envelopeFrom.toLowerCase() || 'unknown');
   const key = mail.messageId ? `${sender}\n${mail.messageId}` : `row\n${rowId}`;
   const question = questionOf(mail);
   const cmid = `mail-${hex(key).slice(0, 40)}`;
   const { ai_answers } = await getEmailSettings(accountId);
   // Mail that must never be answered is kept for the team: no AI, no person paged (no loops). With
-  // "AI answers email" off, every mail waits for a person.
-  const deliver = async (visitor: Visitor, conversationId: string) => {
+  // "AI answers email" off, every mail waits for a person. True when the mail went to a person.
+  const deliver = async (visitor: Visitor, conversationId: string): Promise<boolean> => {
     const files = await uploadsOfMail(visitor, `${accountId}\nmail\n${key}`, mail);
     const req = { conversation_id: conversationId, client_message_id: cmid, text: withNotes(question, files.notes), attachments: files.ids };
-    if (neverAnswered(mail, sender)) return leaveMessage(visitor, req);
+    if (neverAnswered(mail, sender)) {
+      await leaveMessage(visitor, req);
+      return false;
+    }
     // A mail that asks for a person reaches the team whatever the widget's handoff switch says.
-    return ai_answers && !asksForPerson(question) ? ask(visitor, () => {}, req, NO_ADMISSION) : askPersonByMail(visitor, req);
+    if (ai_answers && !asksForPerson(question)) {
+      await ask(visitor, () => {}, req, NO_ADMISSION);
+      return false;
+    }
+    await askPersonByMail(visitor, req);
+    return true;
   };
   const thread = await threadOf(accountId, mail, tag);
   if (thread?.visitor_id) {
     // The thread's visitor asks: a reply from another address (a colleague, an alias) joins it too.
     const visitor: Visitor = { accountId, visitorId: thread.visitor_id, clientId: null, channelId: thread.channel_id };
-    await deliver(visitor, thread.id);
-    return { conversationId: thread.id, clientMessageId: cmid };
+    return { conversationId: thread.id, clientMessageId: cmid, toPerson: await deliver(visitor, thread.id) };
   }
   const visitor = await mailVisitor(accountId, sender);
   const conversationId = uuidOf(`${accountId}\nmail\n${key}`);
   await startConversation(visitor, { id: conversationId, title: mail.subject ? titleOf(mail.subject) : titleOf(question), email: sender });
-  await deliver(visitor, conversationId);
-  return { conversationId, clientMessageId: cmid };
+  return { conversationId, clientMessageId: cmid, toPerson: await deliver(visitor, conversationId) };
 }
 
 /** The conversation a mail continues: by the ids it replies to (mail svc received, then mail svc sent), else by the tagged address it was sent to. */

@@ -637,3 +637,103 @@ describe("the AI's answers by mail", () => {
     assert.equal(outbox.received.filter((x) => x.envelopeTo.includes(bob)).length, 0, 'the declined question got no AI mail');
   });
 });
+
+describe('"Acknowledge new emails"', () => {
+  /** svc's mails to an address in the outbox (written, sent or not). */
+  const outboxTo = async (to: string) => (await rows<{ n: number }>(await getDb(), sql`SELECT count(*)::int AS n FROM mails WHERE "to" = ${to}`))[0]!.n;
+
+  /** Once the answers loop has handed the conversation's declined answer to the team (the acknowledgement is written in that step). */
+  async function handedOff(accountId: number, conversationId: string): Promise<void> {
+    const db = await getDb();
+    for (let i = 0; i < 400; i++) {
+      const [row] = await rows<{ n: number }>(
+        db,
+        sql`SELECT count(*)::int AS n FROM email_answers e JOIN responses r ON r.id = e.response_id
+        WHERE r.conversation_id = ${conversationId} AND e.account_id = ${accountId} AND e.outcome = 'handed_off'`,
+      );
+      if (row!.n > 0) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.fail('the declined answer was not handed to the team');
+  }
+
+  const declinable = { subject: 'Quantum physics', text: 'Can you explain the theory of quantum chromodynamics?' };
+
+  it('is off by default: /email shows it unchecked, and a declined question gets no mail at all', { timeout: 60_000 }, async () => {
+    const acct = await createTestAccount();
+    assert.equal((await getEmailSettings(acct.accountId)).acknowledge, false);
+    const { cookie } = await signIn(server.url, acct.email, acct.password);
+    const page = await (await fetch(`${server.url}/email`, { headers: { cookie: cookie! } })).text();
+    const box = /<input[^>]*name="acknowledge"[^>]*>/.exec(page)?.[0];
+    assert.ok(box && page.includes('Acknowledge new emails'), 'the checkbox is on /email');
+    assert.doesNotMatch(box, /checked/);
+    await addKnowledge(acct.accountId, 'hours.md', '# Opening hours\n\nWe are open Monday to Friday from nine to five.\n');
+    const { address } = await inboundAddress(acct.accountId);
+    const dan = `dan-${randomUUID().slice(0, 8)}@example.org`;
+    await client().sendMail(mail(address, { from: dan, ...declinable }));
+    const [m] = await processed(acct.accountId, 1);
+    await handedOff(acct.accountId, m!.conversation_id!);
+    assert.equal(await outboxTo(dan), 0);
+  });
+
+  it('on: a declined question gets one acknowledgement in its thread; a second mail while it waits and an auto-reply get none', {
+    timeout: 60_000,
+  }, async () => {
+    const acct = await createTestAccount('Bluebird Bakery');
+    await saveEmailSettings(CLI, { accountId: acct.accountId, role: 'owner' }, { ai_answers: true, acknowledge: true });
+    await addKnowledge(acct.accountId, 'hours.md', '# Opening hours\n\nWe are open Monday to Friday from nine to five.\n');
+    const { address } = await inboundAddress(acct.accountId);
+    const erin = `erin-${randomUUID().slice(0, 8)}@example.org`;
+    const asked = `<${randomUUID()}@example.org>`;
+    await client().sendMail(mail(address, { from: `Erin <${erin}>`, messageId: asked, ...declinable }));
+    const ack = await outbox.waitFor((x) => x.envelopeTo.includes(erin), 30_000);
+    assert.equal(ack.subject, 'Re: Quantum physics');
+    assert.match(ack.text, /The team of Bluebird Bakery has received it and will answer you by email\./);
+    assert.match(ack.from, /Bluebird Bakery/);
+    assert.equal(ack.inReplyTo, asked);
+    assert.deepEqual(ack.references, [asked]);
+    assert.match(ack.messageId ?? '', new RegExp(`@${DOMAIN.replace(/\./g, '\\.')}>$`));
+    const local = address.split('@')[0]!;
+    assert.match(ack.replyTo ?? '', new RegExp(`^${local}\\+[a-z2-7]{10}@${DOMAIN.replace(/\./g, '\\.')}$`));
+    const [first] = await processed(acct.accountId, 1);
+    const db = await getDb();
+    const status = async () => (await rows<{ status: string }>(db, sql`SELECT status FROM conversations WHERE id = ${first!.conversation_id}`))[0]!.status;
+    assert.equal(await status(), 'Waiting');
+    // Erin answers the acknowledgement, asking for a person: the same wait, no second mail.
+    await client().sendMail({
+      from: erin,
+      to: ack.replyTo!,
+      subject: 'Re: Quantum physics',
+      text: 'I want to talk to a person please.',
+      inReplyTo: ack.messageId!,
+      references: [asked, ack.messageId!],
+    });
+    const two = await processed(acct.accountId, 2);
+    assert.equal(two[1]!.conversation_id, first!.conversation_id);
+    assert.equal(await status(), 'Waiting');
+    assert.equal(await outboxTo(erin), 1, 'one acknowledgement per wait');
+    // An auto-reply asking for a person is kept for the team, never answered.
+    const robot = `frank-${randomUUID().slice(0, 8)}@example.org`;
+    await client().sendMail({
+      ...mail(address, { from: robot, subject: 'Out of office', text: 'I want to talk to a person.' }),
+      headers: { 'Auto-Submitted': 'auto-replied' },
+    });
+    await processed(acct.accountId, 3);
+    assert.equal(await outboxTo(robot), 0);
+    assert.equal(outbox.received.filter((x) => x.envelopeTo.includes(erin)).length, 1);
+  });
+
+  it('on with "AI answers email" off: each mail that waits is acknowledged, within EMAIL_ANSWERS_PER_SENDER_PER_HOUR; an auto-reply is not', async () => {
+    const acct = await createTestAccount();
+    await saveEmailSettings(CLI, { accountId: acct.accountId, role: 'owner' }, { ai_answers: false, acknowledge: true });
+    const { address } = await inboundAddress(acct.accountId);
+    const gina = `gina-${randomUUID().slice(0, 8)}@example.org`;
+    for (let i = 0; i <= ANSWERS_PER_HOUR; i++) await client().sendMail(mail(address, { from: gina, subject: `Order ${i}` }));
+    const robot = `hank-${randomUUID().slice(0, 8)}@example.org`;
+    await client().sendMail({ ...mail(address, { from: robot, subject: 'Automatic reply' }), headers: { 'Auto-Submitted': 'auto-replied' } });
+    const all = await processed(acct.accountId, ANSWERS_PER_HOUR + 2);
+    assert.equal(new Set(all.map((m) => m.conversation_id)).size, ANSWERS_PER_HOUR + 2, 'a conversation each');
+    assert.equal(await outboxTo(gina), ANSWERS_PER_HOUR);
+    assert.equal(await outboxTo(robot), 0);
+  });
+});
