@@ -4,7 +4,7 @@
 // an HTML-only mail as text through this folder's HTML reader. Never on the main thread: the reply
 // parser's patterns are not linear, so the worker's time limit bounds them.
 import EmailReplyParser from 'email-reply-parser';
-import { simpleParser, type AddressObject } from 'mailparser';
+import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { MAX_MESSAGE_ATTACHMENTS } from '../limits/text';
 import { htmlToMarkdown } from './extract-worker';
 
@@ -45,6 +45,16 @@ export type ReadMail = {
 
 const firstAddress = (a: AddressObject | AddressObject[] | undefined) => (Array.isArray(a) ? a[0] : a)?.value.find((v) => v.address);
 
+/** An address as svc uses it (a conversation's contact, the `To` of its mails): one token, no whitespace, control or bracket characters; anything else is no address. */
+const cleanAddress = (a: string | undefined): string | null =>
+  a && /^[^\s\u0000-\u001f\u007f<>()",;:\\[\]]{1,254}@[^\s\u0000-\u001f\u007f<>()",;:\\[\]@]{1,253}$/.test(a) ? a.toLowerCase() : null;
+/** Text of a header (a decoded display name or subject) on one line: an encoded CR/LF never becomes a line of a mail svc writes. */
+const oneLine = (s: string, max: number) =>
+  s
+    .replace(/[\s\u0000-\u001f\u007f]+/g, ' ')
+    .trim()
+    .slice(0, max);
+
 const ids = (v: string | string[] | undefined): string[] =>
   (Array.isArray(v) ? v : v ? v.split(/\s+/) : [])
     .map((s) => s.trim())
@@ -62,10 +72,12 @@ function isAutomatic(h: Map<string, unknown>): boolean {
 
 /** `replies: false` skips the reply parser (the whole text is kept): the fallback when it ran out of time. */
 export async function readMail(raw: Uint8Array, o: { replies: boolean } = { replies: true }): Promise<ReadMail> {
-  const m = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), { skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true });
+  const { m, unreadable } = await parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
   const from = firstAddress(m.from);
-  const replyTo = firstAddress(m.replyTo);
-  const body = (m.text?.trim() ? m.text : m.html ? htmlToMarkdown(m.html, MAIL_TEXT_CHARS) : '').slice(0, MAIL_TEXT_CHARS);
+  const fromAddress = cleanAddress(from?.address);
+  const body = unreadable
+    ? `[The body of this mail could not be read (${unreadable}); "Show original" has it as it arrived.]`
+    : (m.text?.trim() ? m.text : m.html ? htmlToMarkdown(m.html, MAIL_TEXT_CHARS) : '').slice(0, MAIL_TEXT_CHARS);
   const visible = o.replies ? new EmailReplyParser().parseReply(body.slice(0, REPLY_PARSE_CHARS)).trim() : '';
   const contentType = String((m.headers.get('content-type') as { value?: string } | undefined)?.value ?? '').toLowerCase();
   const report = contentType === 'multipart/report';
@@ -73,17 +85,42 @@ export async function readMail(raw: Uint8Array, o: { replies: boolean } = { repl
     messageId: ids(m.messageId)[0] ?? null,
     inReplyTo: ids(m.inReplyTo)[0] ?? null,
     references: ids(m.references),
-    from: from?.address ? { address: from.address.toLowerCase(), name: (from.name ?? '').slice(0, 200) } : null,
-    replyTo: replyTo?.address?.toLowerCase() ?? null,
-    subject: (m.subject ?? '').replace(/\s+/g, ' ').trim().slice(0, 998),
+    from: fromAddress ? { address: fromAddress, name: oneLine(from?.name ?? '', 200) } : null,
+    replyTo: cleanAddress(firstAddress(m.replyTo)?.address),
+    subject: oneLine(m.subject ?? '', 998),
     // A reply that is only quoted history (the parser keeps nothing) keeps its whole text rather than none.
     text: visible || body.trim(),
     automatic: isAutomatic(m.headers as Map<string, unknown>),
     report,
     delivery: report ? deliveryReport(m.headers, m.text ?? '', m.attachments) : null,
     // A report's parts are the returned mail and its status, never files of a conversation.
-    ...(report ? { attachments: [], attachmentsLeftOut: 0 } : filesOf(m.attachments, raw.byteLength)),
+    ...(report || unreadable ? { attachments: [], attachmentsLeftOut: 0 } : filesOf(m.attachments, raw.byteLength)),
   };
+}
+
+/** The first lines of a mail up to its first empty line (its top header), at most 64 KB cut at a line's end. */
+function topHeader(raw: Buffer): Buffer {
+  const window = raw.subarray(0, 65_536);
+  const blank = window.indexOf('\r\n\r\n') >= 0 ? window.indexOf('\r\n\r\n') : window.indexOf('\n\n');
+  if (blank >= 0) return window.subarray(0, blank);
+  const lastLine = window.lastIndexOf('\n');
+  return lastLine > 0 ? window.subarray(0, lastLine) : Buffer.alloc(0);
+}
+
+/**
+ * The MIME by mailparser under its own bounds (at most 1000 parts, 1 MB of header per part: past
+ * either it stops with EMAXLEN). A mail past them is still a mail from its sender: its top header
+ * is read alone and its body named unreadable, so it reaches the team instead of failing every retry.
+ */
+async function parse(raw: Buffer): Promise<{ m: ParsedMail; unreadable: string | null }> {
+  const options = { skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true };
+  try {
+    return { m: await simpleParser(raw, options), unreadable: null };
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'EMAXLEN') throw e;
+    const head = Buffer.concat([topHeader(raw), Buffer.from('\r\n\r\n')]);
+    return { m: await simpleParser(head, options), unreadable: (e as Error).message };
+  }
 }
 
 type ParsedAttachment = { filename?: string; contentType: string; contentDisposition?: string; related?: boolean; size: number; content: Buffer };
