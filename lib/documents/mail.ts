@@ -6,6 +6,7 @@
 import EmailReplyParser from 'email-reply-parser';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { MAX_MESSAGE_ATTACHMENTS } from '../limits/text';
+import { cleanAddress } from './mail-address';
 import { htmlToMarkdown } from './extract-worker';
 
 /** Text kept from one mail at most. */
@@ -45,9 +46,6 @@ export type ReadMail = {
 
 const firstAddress = (a: AddressObject | AddressObject[] | undefined) => (Array.isArray(a) ? a[0] : a)?.value.find((v) => v.address);
 
-/** An address as svc uses it (a conversation's contact, the `To` of its mails): one token, no whitespace, control or bracket characters; anything else is no address. */
-const cleanAddress = (a: string | undefined): string | null =>
-  a && /^[^\s\u0000-\u001f\u007f<>()",;:\\[\]]{1,254}@[^\s\u0000-\u001f\u007f<>()",;:\\[\]@]{1,253}$/.test(a) ? a.toLowerCase() : null;
 /** Text of a header (a decoded display name or subject) on one line: an encoded CR/LF never becomes a line of a mail svc writes. */
 const oneLine = (s: string, max: number) =>
   s

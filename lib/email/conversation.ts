@@ -3,6 +3,7 @@ import { getDb } from '../../db/client';
 import { getOrInsertChannelByName } from '../../db/queries/channels';
 import { findSentThreadConversation, findTaggedConversation, findThreadConversation } from '../../db/queries/inbound-mail';
 import type { ReadMail } from '../documents/mail';
+import { cleanAddress } from '../documents/mail-address';
 import { asksForPerson } from '../conversations/handoff-phrases';
 import { MAX_MESSAGE_ATTACHMENTS, MAX_QUESTION_CHARS } from '../limits/text';
 import { isAppError } from '../core/errors';
@@ -94,7 +95,7 @@ export async function conversationFromMail(
   mail: ReadMail,
   tag: string | null,
 ): Promise<{ conversationId: string; clientMessageId: string; toPerson: boolean }> {
-  const sender = mail.from?.address ?? (envelopeFrom.toLowerCase() || 'unknown');
+  const sender = mail.from?.address ?? cleanAddress(envelopeFrom) ?? 'unknown';
   const key = mail.messageId ? `${sender}\n${mail.messageId}` : `row\n${rowId}`;
   const question = questionOf(mail);
   const cmid = `mail-${hex(key).slice(0, 40)}`;

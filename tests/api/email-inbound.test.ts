@@ -24,7 +24,7 @@ import { resolveConversation } from '../../lib/conversations/handoff';
 import { listInboxConversations } from '../../lib/conversations/inbox-views';
 import { listAccountMembers } from '../../lib/team/service';
 import { api, createTestAccount } from '../helpers/builders';
-import { elfExecutable, mzExecutable, pngOfSize, tinyPdf, tinyPng } from '../fixtures/widget-files';
+import { deflatedRepeat, docxBombLying, elfExecutable, mzExecutable, pngOfSize, tinyPdf, tinyPng, zipDeflated } from '../fixtures/widget-files';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { startSmtpServer, type SmtpServer } from '../helpers/smtp';
 import { addKnowledge } from '../helpers/widget';
@@ -526,6 +526,94 @@ describe("a mail's attachments", () => {
     assert.ok(lines.includes('[1 more attachment not kept: at most 5 files per message.]'), message.content);
     const [n] = await rows<{ n: number }>(await getDb(), sql`SELECT count(*)::int AS n FROM attachments WHERE account_id = ${acct.accountId}`);
     assert.equal(n!.n, 2, 'nothing of a refused file is stored');
+  });
+});
+
+describe('bad input (docs/decisions/email.md "Bad input")', () => {
+  it('a zip bomb is refused by the upload rules, a DOCX bomb by the document limits; the mail is answered and keeps the rest', {
+    timeout: 60_000,
+  }, async () => {
+    const acct = await createTestAccount();
+    await addKnowledge(acct.accountId, 'hours.md', '# Opening hours\n\nWe are open Monday to Friday from nine to five.\n');
+    const { address } = await inboundAddress(acct.accountId);
+    // Each about 12 KB on the wire, 12 MiB once inflated; the DOCX's part claims 1,000 bytes.
+    const zipBomb = zipDeflated([{ name: 'hours.bin', deflated: deflatedRepeat('\0', 12), size: 12 * 1024 * 1024, crc: 0 }]);
+    const docxBomb = docxBombLying(12);
+    assert.ok(zipBomb.length < UPLOAD_MAX && docxBomb.length < UPLOAD_MAX);
+    await client().sendMail({
+      ...mail(address, { subject: 'Hours', text: 'When are you open?' }),
+      attachments: [
+        { filename: 'hours.zip', content: zipBomb },
+        { filename: 'hours.docx', content: docxBomb },
+        { filename: 'notes.txt', content: 'Order 4711.' },
+      ],
+    });
+    const [m] = await processed(acct.accountId, 1);
+    assert.equal(m!.status, 'done');
+    // Answered: the runner read the attached documents (and refused the bomb) before answering.
+    assert.deepEqual((await conversationOf(acct.accountId, m!.conversation_id!)).questions.length, 1);
+    const res = await api(server.url, acct.key)(`/customer-api/v2/conversation/${m!.conversation_id}`);
+    const message = (res.body.messages as Array<{ role: string; content: string; attachments: Array<{ filename: string }> }>).find((x) => x.role === 'user')!;
+    assert.deepEqual(
+      message.attachments.map((a) => a.filename),
+      ['hours.docx', 'notes.txt'],
+    );
+    assert.match(message.content, /\[Attachment not kept: hours\.zip: ZIP archives other than \.docx are not accepted\./);
+    const db = await getDb();
+    const docs = await rows<{ filename: string }>(
+      db,
+      sql`SELECT filename FROM kb_documents WHERE account_id = ${acct.accountId} AND conversation_id = ${m!.conversation_id} ORDER BY filename`,
+    );
+    assert.deepEqual(
+      docs.map((d) => d.filename),
+      ['notes.txt'],
+      'the DOCX bomb was not read into the knowledge base',
+    );
+  });
+
+  it('a 25 MB header is refused with 552 while it arrives, and nothing is stored', async () => {
+    const acct = await createTestAccount();
+    const { address } = await inboundAddress(acct.accountId);
+    // Folded lines of one header field, without SIZE at MAIL FROM: the listener counts the data itself.
+    const header = `X-Filler: ${`${'a'.repeat(76)}\r\n `.repeat(Math.ceil((25 * 1024 * 1024) / 79))}a`;
+    const lines = await talk([
+      'EHLO test',
+      'MAIL FROM:<ada@example.org>',
+      `RCPT TO:<${address}>`,
+      'DATA',
+      `${header}\r\nFrom: ada@example.org\r\n\r\nHello\r\n.`,
+    ]);
+    assert.equal(lines.at(-1)!.slice(0, 3), '552', lines.join('\n'));
+    assert.equal((await stored(acct.accountId)).length, 0);
+    // The listener keeps serving.
+    await client().sendMail(mail(address));
+  });
+
+  it('a From and Subject carrying encoded CR/LF: the acknowledgement has no injected header, one To, its Subject on one line', {
+    timeout: 60_000,
+  }, async () => {
+    const acct = await createTestAccount();
+    await saveEmailSettings(CLI, { accountId: acct.accountId, role: 'owner' }, { ai_answers: false, acknowledge: true });
+    const { address } = await inboundAddress(acct.accountId);
+    const ivy = `ivy-${randomUUID().slice(0, 8)}@example.org`;
+    const injected = `=?utf-8?B?${Buffer.from('x\r\nBcc: victim@evil.test').toString('base64')}?=`;
+    const raw = `From: ${injected} <${ivy}>\r\nTo: ${address}\r\nSubject: ${injected}\r\nMessage-ID: <${randomUUID()}@example.org>\r\n\r\nHello\r\n`;
+    await client().sendMail({ envelope: { from: ivy, to: [address] }, raw });
+    const ack = await outbox.waitFor((x) => x.envelopeTo.includes(ivy), 30_000);
+    assert.deepEqual(ack.envelopeTo, [ivy]);
+    const fields = ack.header.split(/\r?\n(?![ \t])/);
+    assert.ok(!fields.some((f) => /^bcc:/i.test(f)), ack.header);
+    assert.deepEqual(
+      fields.filter((f) => /^subject:/i.test(f)),
+      ['Subject: Re: x Bcc: victim@evil.test'],
+    );
+    assert.equal(fields.filter((f) => /^to:/i.test(f)).length, 1, ack.header);
+    assert.deepEqual(
+      fields.filter((f) => /^to:/i.test(f)),
+      [`To: ${ivy}`],
+    );
+    assert.equal(ack.subject, 'Re: x Bcc: victim@evil.test');
+    assert.equal(outbox.received.filter((x) => x.envelopeTo.includes('victim@evil.test')).length, 0);
   });
 });
 
