@@ -105,7 +105,7 @@ describe('reading a malformed mail (docs/decisions/email.md "Bad input")', () =>
     assert.equal(noBoundary.from?.address, 'ada@example.org');
   });
 
-  it('10,000 parts: read within the document time limit, no file kept, the body named unreadable, the sender kept', async () => {
+  it('10,000 parts, or parts nested 2,000 deep: read within the document time limit, no file kept, the body named unreadable, the sender kept', async () => {
     let parts = '';
     for (let i = 0; i < 10_000; i++) parts += `--zz\r\nContent-Type: text/plain\r\nContent-Disposition: attachment; filename="${i}.txt"\r\n\r\nfile ${i}\r\n`;
     const started = Date.now();
@@ -114,14 +114,26 @@ describe('reading a malformed mail (docs/decisions/email.md "Bad input")', () =>
     assert.ok(Date.now() - started < 10_000, `${Date.now() - started} ms`);
     assert.deepEqual([m.from?.address, m.subject, m.attachments.length], ['ada@example.org', 'Many', 0]);
     assert.match(m.text, /^\[The body of this mail could not be read \(Max allowed child nodes exceeded\)/);
+    // Parts nested 2,000 deep: the same bound, no stack overflow.
+    let nested = '';
+    for (let i = 0; i < 2000; i++) nested += `--b${i}\r\nContent-Type: multipart/mixed; boundary=b${i + 1}\r\n\r\n`;
+    const deep = await readMail(enc(`From: ada@example.org\r\nContent-Type: multipart/mixed; boundary=b0\r\n\r\n${nested}--b2000\r\n\r\ndeep\r\n`));
+    assert.deepEqual([deep.from?.address, /could not be read/.test(deep.text)], ['ada@example.org', true]);
     // Under the parser's bound of parts: the first five files kept, the rest counted.
     const some = parts
       .split('--zz\r\n')
-      .slice(1, 901)
+      .slice(1, 201)
       .map((p) => `--zz\r\n${p}`)
       .join('');
     const read = await readMail(enc(`From: ada@example.org\r\nContent-Type: multipart/mixed; boundary=zz\r\n\r\n${some}--zz--\r\n`));
-    assert.deepEqual([read.attachments.length, read.attachmentsLeftOut], [5, 895]);
+    assert.deepEqual([read.attachments.length, read.attachmentsLeftOut], [5, 195]);
+  });
+
+  it('a line too long for the reply parser (quadratic in its length) keeps the whole text at once', async () => {
+    const started = Date.now();
+    const m = await readMail(enc(`From: ada@example.org\r\n\r\n${'>'.repeat(60_000)}x\r\n`));
+    assert.ok(Date.now() - started < 2000, `${Date.now() - started} ms`);
+    assert.equal(m.text.length, 60_001);
   });
 
   it("a 2 MB header block is past the parser's bound: the top header read alone", async () => {
