@@ -11,10 +11,7 @@ import { htmlToMarkdown } from './extract-worker';
 
 /** Text kept from one mail at most. */
 export const MAIL_TEXT_CHARS = 100_000;
-/**
- * Text the reply parser reads at most: the new text is at the top, and its patterns are quadratic on
- * some lines (90 KB of `>` took 20 s; 20 K characters take about a second).
- */
+/** Text the reply parser reads at most: the new text is at the top, and its patterns are not linear (90 KB of `>` took 20 s). */
 export const REPLY_PARSE_CHARS = 20_000;
 /**
  * The longest line the reply parser is given: its cost grows with the square of a line's length
