@@ -45,6 +45,8 @@ export type ReadMail = {
   attachments: MailAttachment[];
   /** Files of the mail beyond those. */
   attachmentsLeftOut: number;
+  /** Why its body could not be read (past the MIME parser's bounds), else null: its text only says so. */
+  unreadable: string | null;
 };
 
 const firstAddress = (a: AddressObject | AddressObject[] | undefined) => (Array.isArray(a) ? a[0] : a)?.value.find((v) => v.address);
@@ -98,6 +100,7 @@ export async function readMail(raw: Uint8Array, o: { replies: boolean } = { repl
     delivery: report ? deliveryReport(m.headers, m.text ?? '', m.attachments) : null,
     // A report's parts are the returned mail and its status, never files of a conversation.
     ...(report || unreadable ? { attachments: [], attachmentsLeftOut: 0 } : filesOf(m.attachments, raw.byteLength)),
+    unreadable,
   };
 }
 

@@ -109,8 +109,8 @@ export async function conversationFromMail(
       await leaveMessage(visitor, req);
       return false;
     }
-    // A mail that asks for a person reaches the team whatever the widget's handoff switch says.
-    if (ai_answers && !asksForPerson(question)) {
+    // A mail that asks for a person reaches the team whatever the widget's handoff switch says; so does one whose body could not be read (the AI has nothing to answer).
+    if (ai_answers && !asksForPerson(question) && !mail.unreadable) {
       await ask(visitor, () => {}, req, NO_ADMISSION);
       return false;
     }

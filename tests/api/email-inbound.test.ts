@@ -571,6 +571,25 @@ describe('bad input (docs/decisions/email.md "Bad input")', () => {
     );
   });
 
+  it("a mail of 2,000 parts (past the MIME parser's bound) is kept from its sender for a person, its body named unreadable", async () => {
+    const acct = await createTestAccount();
+    await addKnowledge(acct.accountId, 'hours.md', '# Opening hours\n\nWe are open Monday to Friday from nine to five.\n');
+    const { address } = await inboundAddress(acct.accountId);
+    const jo = `jo-${randomUUID().slice(0, 8)}@example.org`;
+    const raw = `From: Jo <${jo}>\r\nTo: ${address}\r\nSubject: Parts\r\nContent-Type: multipart/mixed; boundary=zz\r\n\r\n${'--zz\r\n\r\nx\r\n'.repeat(2000)}--zz--\r\n`;
+    await client().sendMail({ envelope: { from: jo, to: [address] }, raw });
+    const [m] = await processed(acct.accountId, 1);
+    assert.deepEqual([m!.status, m!.from_address, m!.subject], ['done', jo, 'Parts']);
+    const db = await getDb();
+    const [c] = await rows<{ status: string }>(db, sql`SELECT status FROM conversations WHERE id = ${m!.conversation_id}`);
+    assert.equal(c!.status, 'Waiting');
+    const [kept] = await rows<{ text: string }>(
+      db,
+      sql`SELECT text FROM conversation_messages WHERE conversation_id = ${m!.conversation_id} AND account_id = ${acct.accountId} AND author = 'visitor'`,
+    );
+    assert.match(kept!.text, /^\[The body of this mail could not be read/);
+  });
+
   it('a 25 MB header is refused with 552 while it arrives, and nothing is stored', async () => {
     const acct = await createTestAccount();
     const { address } = await inboundAddress(acct.accountId);

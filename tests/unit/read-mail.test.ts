@@ -114,6 +114,7 @@ describe('reading a malformed mail (docs/decisions/email.md "Bad input")', () =>
     assert.ok(Date.now() - started < 10_000, `${Date.now() - started} ms`);
     assert.deepEqual([m.from?.address, m.subject, m.attachments.length], ['ada@example.org', 'Many', 0]);
     assert.match(m.text, /^\[The body of this mail could not be read \(Max allowed child nodes exceeded\)/);
+    assert.equal(m.unreadable, 'Max allowed child nodes exceeded');
     // Parts nested 2,000 deep: the same bound, no stack overflow.
     let nested = '';
     for (let i = 0; i < 2000; i++) nested += `--b${i}\r\nContent-Type: multipart/mixed; boundary=b${i + 1}\r\n\r\n`;
