@@ -247,13 +247,35 @@ export async function markEmailAnswer(db: Db, accountId: number, responseId: str
   return done.length > 0;
 }
 
-/** Mails to one address in the last hour that carried an AI answer (EMAIL_ANSWERS_PER_SENDER_PER_HOUR). */
+/** Mails svc wrote by itself to one address in the last hour — AI answers and acknowledgements, both keyed by response_id (EMAIL_ANSWERS_PER_SENDER_PER_HOUR). */
 export async function countAnswerMailsTo(db: Db, to: string): Promise<number> {
   const [row] = await rows<{ n: number }>(
     db,
     sql`SELECT count(*)::int AS n FROM mails WHERE "to" = ${to} AND response_id IS NOT NULL AND created_at > now() - interval '1 hour'`,
   );
   return row?.n ?? 0;
+}
+
+export type AcknowledgeFacts = {
+  acknowledge: boolean;
+  /** The conversation's wait (waiting_since, UTC to the microsecond) while it is Waiting; null otherwise. */
+  waiting_since: string | null;
+  visitor_email: string | null;
+  account_name: string;
+  inbound_local: string | null;
+};
+
+/** What an acknowledgement of a mail needs: the account's "Acknowledge new emails" and the conversation's wait; null when no such conversation. */
+export async function getAcknowledgeFacts(db: Db, accountId: number, conversationId: string): Promise<AcknowledgeFacts | null> {
+  const [row] = await rows<AcknowledgeFacts>(
+    db,
+    sql`
+    SELECT a.email_acknowledge AS acknowledge, c.visitor_email, a.name AS account_name, a.inbound_local,
+      CASE WHEN c.status = 'Waiting' THEN to_char(c.waiting_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') END AS waiting_since
+    FROM conversations c JOIN accounts a ON a.id = c.account_id
+    WHERE c.id = ${conversationId} AND c.account_id = ${accountId}`,
+  );
+  return row ?? null;
 }
 
 export type ConversationMailRow = { id: number; from_address: string | null; subject: string | null; received_at: string; size: number };

@@ -37,6 +37,35 @@ export async function reserveUpload(
   });
 }
 
+/**
+ * A whole file stored as a complete upload of the visitor (not attached yet) in ONE transaction,
+ * row and chunks, under the account's quota lock (as reserveUpload). The id is the caller's: when
+ * the account has that upload already (stored before a crash), it is returned as it is and nothing
+ * is charged again. Returns the bytes in use when the file does not fit the quota.
+ */
+export async function insertUploadOnce(
+  db: Db,
+  accountId: number,
+  v: { id: string; visitorId: string; filename: string; contentType: string; chunks: Uint8Array[] },
+  quotaBytes: number,
+): Promise<{ upload: UploadRow } | { usedBytes: number }> {
+  return db.transaction(async (txRaw) => {
+    const tx = txRaw as unknown as Db;
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(${QUOTA_LOCK}, ${accountId})`);
+    const [stored] = await rows<UploadRow>(
+      tx,
+      sql`SELECT id, filename, content_type, size, conversation_id FROM attachments WHERE id = ${v.id} AND account_id = ${accountId}`,
+    );
+    if (stored) return { upload: stored };
+    const size = v.chunks.reduce((n, c) => n + c.byteLength, 0);
+    const usedBytes = await accountUploadBytes(tx, accountId);
+    if (usedBytes + size > quotaBytes) return { usedBytes };
+    await tx.insert(attachments).values({ id: v.id, accountId, visitorId: v.visitorId, filename: v.filename, contentType: v.contentType, size });
+    for (const [seq, chunk] of v.chunks.entries()) await insertUploadChunk(tx, v.id, seq, chunk);
+    return { upload: { id: v.id, filename: v.filename, content_type: v.contentType, size, conversation_id: null } };
+  });
+}
+
 /** Bytes the account's uploads hold or have reserved. */
 export async function accountUploadBytes(db: Db, accountId: number): Promise<number> {
   const [row] = await rows<{ bytes: string | number }>(

@@ -173,7 +173,7 @@ export const mails = pgTable(
     /** A mail in a conversation's thread (docs/contracts.md §17): its Message-ID, the headers that thread it, the display name of its From. */
     messageId: text('message_id'),
     conversationId: uuid('conversation_id'),
-    /** The AI answer it carries: mailed once (unique). */
+    /** The AI answer it carries, or the wait an acknowledgement answers (a key derived from it, lib/email/answers.ts): mailed once (unique). */
     responseId: uuid('response_id'),
     threadHeaders: jsonb('thread_headers'),
     /** A member's reply it carries (an email conversation): mailed once (unique). */

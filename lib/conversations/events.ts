@@ -80,6 +80,8 @@ export type InboxEvent = {
     client_message_id?: string;
     /** A member's reply in an email conversation: its mail's state. */
     mail?: 'queued' | 'sent' | 'failed';
+    /** A visitor's files on the message (a widget upload, a mail's attachment). */
+    attachments?: Array<{ id: string; filename: string; content_type: string; size: number }>;
   };
   /** For `mail`: the state of the mail carrying a member's reply (`error`: why it failed). */
   mail?: { message_id: string; state: 'queued' | 'sent' | 'failed'; error: string | null };

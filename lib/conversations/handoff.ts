@@ -23,6 +23,7 @@ import {
   type MemberRow,
   type StoredMessageRow,
 } from '../../db/queries/handoff';
+import { attachUploads } from '../../db/queries/uploads';
 import { validate } from '../accounts/service';
 import { requireRole } from '../auth/roles';
 import { AppError } from '../core/errors';
@@ -43,6 +44,7 @@ import type { Member } from './handoff-contract';
 import { availabilityOf, forgetExpectedWait, type AvailabilityInfo } from './availability';
 import { recordWebhookEvent, webhookEventsCommitted } from './outbox';
 import { toConversationRecord } from './service';
+import type { MessageAttachment } from './messages';
 import type { ConversationEvent, EventDraft } from './shapes';
 import { transition, type Action, type Change, type StateOf } from './status';
 
@@ -199,9 +201,17 @@ async function storeMessage(
   accountId: number,
   conversationId: string,
   m: { author: StoredMessageRow['author']; authorUserId: number | null; authorName: string | null; text: string; clientMessageId?: string | null },
+  attachments: MessageAttachment[] = [],
 ): Promise<StoredMessageRow | null> {
   const row = await insertConversationMessage(tx, accountId, conversationId, { ...m, clientMessageId: m.clientMessageId ?? null });
   if (!row) return null;
+  await attachUploads(
+    tx,
+    accountId,
+    attachments.map((a) => a.id),
+    conversationId,
+    row.id,
+  );
   const message = toHandoffMessage(row);
   if (row.author === 'visitor' || row.author === 'agent') {
     fx.queued += await recordWebhookEvent(tx, accountId, 'message.created', conversationId, async () => ({ conversation_id: conversationId, message }));
@@ -211,7 +221,7 @@ async function storeMessage(
     account_id: accountId,
     conversation_id: conversationId,
     kind: row.author === 'note' ? 'note' : 'message',
-    message: { ...message, ...sentAs },
+    message: { ...message, ...sentAs, ...(attachments.length > 0 ? { attachments } : {}) },
   });
   return row;
 }
@@ -284,10 +294,15 @@ export async function requestHandoff(
  * A visitor's message (idempotent on `client_message_id`). It first moves the conversation per
  * the table (a Resolved or Snoozed one reopens). While a person handles the conversation the
  * message is stored here (visitor.message, message.created); when the AI handles it, nothing is
- * stored and `message` is null: the caller asks the AI as usual (lib/chat's `ask`).
+ * stored and `message` is null: the caller asks the AI as usual (lib/chat's `ask`). `attachments`:
+ * the visitor's own unattached uploads (the visitor's door checked them), attached to the message.
  */
-export async function storeVisitorMessage(visitor: VisitorConversation, input: unknown): Promise<HandoffState & { message: HandoffMessage | null }> {
-  return visitorMessage(visitor, input, false);
+export async function storeVisitorMessage(
+  visitor: VisitorConversation,
+  input: unknown,
+  attachments: MessageAttachment[] = [],
+): Promise<HandoffState & { message: HandoffMessage | null }> {
+  return visitorMessage(visitor, input, false, attachments);
 }
 
 /**
@@ -295,11 +310,20 @@ export async function storeVisitorMessage(visitor: VisitorConversation, input: u
  * (mail that must not be answered: auto-replies, bulk mail; docs/contracts.md §17). It moves the
  * conversation as any visitor message does (a Resolved one reopens).
  */
-export async function keepVisitorMessage(visitor: VisitorConversation, input: unknown): Promise<HandoffState & { message: HandoffMessage }> {
-  return (await visitorMessage(visitor, input, true)) as HandoffState & { message: HandoffMessage };
+export async function keepVisitorMessage(
+  visitor: VisitorConversation,
+  input: unknown,
+  attachments: MessageAttachment[] = [],
+): Promise<HandoffState & { message: HandoffMessage }> {
+  return (await visitorMessage(visitor, input, true, attachments)) as HandoffState & { message: HandoffMessage };
 }
 
-async function visitorMessage(visitor: VisitorConversation, input: unknown, keep: boolean): Promise<HandoffState & { message: HandoffMessage | null }> {
+async function visitorMessage(
+  visitor: VisitorConversation,
+  input: unknown,
+  keep: boolean,
+  attachments: MessageAttachment[],
+): Promise<HandoffState & { message: HandoffMessage | null }> {
   const v = validate(VisitorMessageInput, { ...(input as object), conversation_id: visitor.conversationId });
   const { accountId, conversationId } = visitor;
   return inTransaction(async (tx, fx) => {
@@ -312,13 +336,20 @@ async function visitorMessage(visitor: VisitorConversation, input: unknown, keep
     const after = stateAfter(conversationId, a);
     if (after.handled_by !== 'human' && !keep) return { ...after, message: null };
     refuseWhenVisitorMessagesFull(await countVisitorMessages(tx, accountId, conversationId));
-    const row = await storeMessage(tx, fx, accountId, conversationId, {
-      author: 'visitor',
-      authorUserId: null,
-      authorName: null,
-      text: v.text,
-      clientMessageId: v.client_message_id,
-    });
+    const row = await storeMessage(
+      tx,
+      fx,
+      accountId,
+      conversationId,
+      {
+        author: 'visitor',
+        authorUserId: null,
+        authorName: null,
+        text: v.text,
+        clientMessageId: v.client_message_id,
+      },
+      attachments,
+    );
     if (!row) throw new AppError('conflict', 'The message was stored meanwhile; send it again.');
     await event(tx, fx, {
       type: 'visitor.message',

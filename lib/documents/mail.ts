@@ -4,18 +4,27 @@
 // an HTML-only mail as text through this folder's HTML reader. Never on the main thread: the reply
 // parser's patterns are not linear, so the worker's time limit bounds them.
 import EmailReplyParser from 'email-reply-parser';
-import { simpleParser, type AddressObject } from 'mailparser';
+import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import { MAX_MESSAGE_ATTACHMENTS } from '../limits/text';
+import { cleanAddress } from './mail-address';
 import { htmlToMarkdown } from './extract-worker';
 
 /** Text kept from one mail at most. */
 export const MAIL_TEXT_CHARS = 100_000;
-/**
- * Text the reply parser reads at most: the new text is at the top, and its patterns are quadratic on
- * some lines (90 KB of `>` took 20 s; 20 K characters take about a second).
- */
+/** Text the reply parser reads at most: the new text is at the top, and its patterns are not linear (90 KB of `>` took 20 s). */
 export const REPLY_PARSE_CHARS = 20_000;
+/**
+ * The longest line the reply parser is given: its cost grows with the square of a line's length
+ * (one line of 20,000 `>` took 10 s on a busy machine, 20 lines of 1,000 under 0.4 s). A text with
+ * a longer line is kept whole, as when the parser runs out of time, without spending that time.
+ */
+export const REPLY_PARSE_LINE_CHARS = 2_000;
+
+/** An image shown in the mail's body under this size is decoration (signature logos, icons, tracking pixels), not a file the sender attached. */
+export const INLINE_IMAGE_MIN_BYTES = 10 * 1024;
 
 export type DeliveryReport = { failed: boolean; reason: string; messageIds: string[] };
+/** A file of the mail, its declared type (the upload rules decide the real one by content) and its decoded bytes. */
 export type MailAttachment = { filename: string; contentType: string; size: number; content: Uint8Array };
 export type ReadMail = {
   messageId: string | null;
@@ -32,10 +41,22 @@ export type ReadMail = {
   report: boolean;
   /** What a delivery status report (RFC 3464) says: whether delivery failed, why, and the Message-IDs of the mail it reports on. */
   delivery: DeliveryReport | null;
+  /** The mail's files, at most MAX_MESSAGE_ATTACHMENTS (their bytes together never more than the raw mail's). */
   attachments: MailAttachment[];
+  /** Files of the mail beyond those. */
+  attachmentsLeftOut: number;
+  /** Why its body could not be read (past the MIME parser's bounds), else null: its text only says so. */
+  unreadable: string | null;
 };
 
 const firstAddress = (a: AddressObject | AddressObject[] | undefined) => (Array.isArray(a) ? a[0] : a)?.value.find((v) => v.address);
+
+/** Text of a header (a decoded display name or subject) on one line: an encoded CR/LF never becomes a line of a mail svc writes. */
+const oneLine = (s: string, max: number) =>
+  s
+    .replace(/[\s\u0000-\u001f\u007f]+/g, ' ')
+    .trim()
+    .slice(0, max);
 
 const ids = (v: string | string[] | undefined): string[] =>
   (Array.isArray(v) ? v : v ? v.split(/\s+/) : [])
@@ -54,29 +75,85 @@ function isAutomatic(h: Map<string, unknown>): boolean {
 
 /** `replies: false` skips the reply parser (the whole text is kept): the fallback when it ran out of time. */
 export async function readMail(raw: Uint8Array, o: { replies: boolean } = { replies: true }): Promise<ReadMail> {
-  const m = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), { skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true });
+  const { m, unreadable } = await parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
   const from = firstAddress(m.from);
-  const replyTo = firstAddress(m.replyTo);
-  const body = (m.text?.trim() ? m.text : m.html ? htmlToMarkdown(m.html, MAIL_TEXT_CHARS) : '').slice(0, MAIL_TEXT_CHARS);
-  const visible = o.replies ? new EmailReplyParser().parseReply(body.slice(0, REPLY_PARSE_CHARS)).trim() : '';
+  const fromAddress = cleanAddress(from?.address);
+  const body = unreadable
+    ? `[The body of this mail could not be read (${unreadable}); "Show original" has it as it arrived.]`
+    : (m.text?.trim() ? m.text : m.html ? htmlToMarkdown(m.html, MAIL_TEXT_CHARS) : '').slice(0, MAIL_TEXT_CHARS);
+  const head = body.slice(0, REPLY_PARSE_CHARS);
+  const parsable = o.replies && head.split('\n').every((line) => line.length <= REPLY_PARSE_LINE_CHARS);
+  const visible = parsable ? new EmailReplyParser().parseReply(head).trim() : '';
   const contentType = String((m.headers.get('content-type') as { value?: string } | undefined)?.value ?? '').toLowerCase();
+  const report = contentType === 'multipart/report';
   return {
     messageId: ids(m.messageId)[0] ?? null,
     inReplyTo: ids(m.inReplyTo)[0] ?? null,
     references: ids(m.references),
-    from: from?.address ? { address: from.address.toLowerCase(), name: (from.name ?? '').slice(0, 200) } : null,
-    replyTo: replyTo?.address?.toLowerCase() ?? null,
-    subject: (m.subject ?? '').replace(/\s+/g, ' ').trim().slice(0, 998),
+    from: fromAddress ? { address: fromAddress, name: oneLine(from?.name ?? '', 200) } : null,
+    replyTo: cleanAddress(firstAddress(m.replyTo)?.address),
+    subject: oneLine(m.subject ?? '', 998),
     // A reply that is only quoted history (the parser keeps nothing) keeps its whole text rather than none.
     text: visible || body.trim(),
     automatic: isAutomatic(m.headers as Map<string, unknown>),
-    report: contentType === 'multipart/report',
-    delivery: contentType === 'multipart/report' ? deliveryReport(m.headers, m.text ?? '', m.attachments) : null,
-    attachments: m.attachments
-      .filter((a) => a.contentDisposition !== 'inline' || !a.related)
-      .slice(0, 20)
-      .map((a) => ({ filename: (a.filename ?? 'attachment').slice(0, 200), contentType: a.contentType, size: a.size, content: new Uint8Array(a.content) })),
+    report,
+    delivery: report ? deliveryReport(m.headers, m.text ?? '', m.attachments) : null,
+    // A report's parts are the returned mail and its status, never files of a conversation.
+    ...(report || unreadable ? { attachments: [], attachmentsLeftOut: 0 } : filesOf(m.attachments, raw.byteLength)),
+    unreadable,
   };
+}
+
+/** The first lines of a mail up to its first empty line (its top header), at most 64 KB cut at a line's end. */
+function topHeader(raw: Buffer): Buffer {
+  const window = raw.subarray(0, 65_536);
+  const blank = window.indexOf('\r\n\r\n') >= 0 ? window.indexOf('\r\n\r\n') : window.indexOf('\n\n');
+  if (blank >= 0) return window.subarray(0, blank);
+  const lastLine = window.lastIndexOf('\n');
+  return lastLine > 0 ? window.subarray(0, lastLine) : Buffer.alloc(0);
+}
+
+/**
+ * The MIME by mailparser under its own bounds (at most 1000 parts, 1 MB of header per part: past
+ * either it stops with EMAXLEN). A mail past them is still a mail from its sender: its top header
+ * is read alone and its body named unreadable, so it reaches the team instead of failing every retry.
+ */
+async function parse(raw: Buffer): Promise<{ m: ParsedMail; unreadable: string | null }> {
+  const options = { skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true };
+  try {
+    return { m: await simpleParser(raw, options), unreadable: null };
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'EMAXLEN') throw e;
+    const head = Buffer.concat([topHeader(raw), Buffer.from('\r\n\r\n')]);
+    return { m: await simpleParser(head, options), unreadable: (e as Error).message };
+  }
+}
+
+type ParsedAttachment = { filename?: string; contentType: string; contentDisposition?: string; related?: boolean; size: number; content: Buffer };
+
+/**
+ * The files a sender attached (docs/decisions/email.md): every attachment part, and an image shown
+ * in the body (inline, or related to the HTML) when it has a name and is not tiny. The first
+ * MAX_MESSAGE_ATTACHMENTS cross back to the main thread with their bytes; decoded parts are smaller
+ * than their encoding, so they hold at most the raw mail's size (the bound is kept all the same).
+ */
+function filesOf(parts: ParsedAttachment[], rawBytes: number): { attachments: MailAttachment[]; attachmentsLeftOut: number } {
+  const files = parts.filter(
+    (a) => !((a.related || a.contentDisposition === 'inline') && (!a.filename || (a.contentType.startsWith('image/') && a.size < INLINE_IMAGE_MIN_BYTES))),
+  );
+  const attachments: MailAttachment[] = [];
+  let bytes = 0;
+  for (const a of files.slice(0, MAX_MESSAGE_ATTACHMENTS)) {
+    bytes += a.content.byteLength;
+    if (bytes > rawBytes) break;
+    attachments.push({
+      filename: (a.filename ?? 'attachment').slice(0, 200),
+      contentType: a.contentType,
+      size: a.content.byteLength,
+      content: new Uint8Array(a.content),
+    });
+  }
+  return { attachments, attachmentsLeftOut: files.length - attachments.length };
 }
 
 /** Unfolded header fields of a header block (`Name: value` lines, continuation lines joined), first 64 KB. */

@@ -1,26 +1,38 @@
 import { randomUUID } from 'node:crypto';
 import { getDb, type Db } from '../../db/client';
-import { countAnswerMailsTo, ensureConversationTag, listPendingEmailAnswers, markEmailAnswer, type PendingEmailAnswer } from '../../db/queries/inbound-mail';
-import { insertAnswerMail } from '../../db/queries/mails';
+import {
+  countAnswerMailsTo,
+  ensureConversationTag,
+  getAcknowledgeFacts,
+  listPendingEmailAnswers,
+  markEmailAnswer,
+  type PendingEmailAnswer,
+} from '../../db/queries/inbound-mail';
+import { insertAnswerMail, type MailInput } from '../../db/queries/mails';
 import { requestHandoff } from '../conversations/handoff';
 import { getLogger } from '../core/logger';
 import { processLoop } from '../core/loop';
 import { getEnv } from '../env';
-import { emailAnswerMail } from '../mail/templates';
+import { emailAcknowledgementMail, emailAnswerMail } from '../mail/templates';
 import { wakeMailWorker } from '../mail/worker';
 import { addressOf, freshTag } from './address';
+import { uuidOf } from './conversation';
 
 /**
  * The AI's answers by mail (docs/contracts.md §17 "answering"), one loop on every instance: each
  * answer of a mail conversation is handled once (email_answers, and the outbox's unique answer
  * column): mailed in the thread, or — declined — the conversation waits for a person with no AI
  * mail, or not mailed (a person handles the conversation; the sender got
- * EMAIL_ANSWERS_PER_SENDER_PER_HOUR answers this hour).
+ * EMAIL_ANSWERS_PER_SENDER_PER_HOUR answers this hour). A mail whose conversation goes to a person
+ * gets the account's acknowledgement instead, when "Acknowledge new emails" is on.
  */
 const BATCH = 20;
 const POLL_MS = 2000;
 
 const loop = processLoop('svc.emailAnswers');
+
+/** The mail svc answers: its sender, Message-ID, subject and thread (what threads the answer). */
+export type AnsweredMail = { from: string | null; messageId: string | null; subject: string | null; threadIds: string[] | null };
 
 export async function handleEmailAnswers(): Promise<number> {
   const db = await getDb();
@@ -41,13 +53,18 @@ async function handleOne(db: Db, p: PendingEmailAnswer): Promise<void> {
     await markEmailAnswer(db, p.account_id, p.response_id, 'not_mailed');
     return;
   }
+  const answered: AnsweredMail = { from: p.mail_from, messageId: p.mail_message_id, subject: p.mail_subject, threadIds: p.mail_thread_ids };
   if (p.declined) {
     // Nothing in the knowledge base: the team answers, and the visitor gets no AI mail.
     await requestHandoff({ accountId: p.account_id, conversationId: p.conversation_id }, { byMail: true });
-    await markEmailAnswer(db, p.account_id, p.response_id, 'handed_off');
+    const acknowledged = await db.transaction(async (txRaw) => {
+      const tx = txRaw as unknown as Db;
+      return (await markEmailAnswer(tx, p.account_id, p.response_id, 'handed_off')) && acknowledgeWaiting(tx, p.account_id, p.conversation_id, answered);
+    });
+    if (acknowledged) wakeMailWorker();
     return;
   }
-  if ((await countAnswerMailsTo(db, to)) >= getEnv().EMAIL_ANSWERS_PER_SENDER_PER_HOUR) {
+  if (await senderHadEnough(db, to)) {
     await markEmailAnswer(db, p.account_id, p.response_id, 'not_mailed');
     return;
   }
@@ -55,24 +72,62 @@ async function handleOne(db: Db, p: PendingEmailAnswer): Promise<void> {
   const written = await db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;
     if (!(await markEmailAnswer(tx, p.account_id, p.response_id, 'mailed'))) return false;
-    const tag = await ensureConversationTag(tx, p.account_id, p.conversation_id, freshTag());
     const mail = emailAnswerMail(to, { accountName: p.account_name, subject: p.mail_subject ?? '', answer: p.answer, sources: [...new Set(sources)] });
-    return insertAnswerMail(tx, p.account_id, {
-      ...mail,
-      thread: {
-        messageId: `<${randomUUID()}@${getEnv().INBOUND_MAIL_DOMAIN}>`,
-        conversationId: p.conversation_id,
-        responseId: p.response_id,
-        headers: {
-          fromName: p.account_name.slice(0, 100),
-          inReplyTo: p.mail_message_id,
-          references: (p.mail_thread_ids ?? []).slice(-20),
-          replyTo: addressOf(p.inbound_local!, tag),
-        },
-      },
-    });
+    const thread = { accountId: p.account_id, conversationId: p.conversation_id, accountName: p.account_name, inboundLocal: p.inbound_local! };
+    return mailInThread(tx, thread, answered, p.response_id, mail);
   });
   if (written) wakeMailWorker();
+}
+
+/**
+ * "Acknowledge new emails" (off by default): the mail's conversation now waits for a person, so its
+ * sender gets one short mail in the thread saying the team got it — once per wait (the key derives
+ * from waiting_since: a follow-up while it waits, a reprocessed mail or another instance writes
+ * nothing more), within the sender's EMAIL_ANSWERS_PER_SENDER_PER_HOUR. The caller has checked that
+ * the mail may be answered at all (never auto-replies, bulk mail, robots or svc's own addresses).
+ * In the caller's transaction; true when written.
+ */
+export async function acknowledgeWaiting(tx: Db, accountId: number, conversationId: string, mail: AnsweredMail): Promise<boolean> {
+  const f = await getAcknowledgeFacts(tx, accountId, conversationId);
+  const to = f?.visitor_email ?? mail.from;
+  if (!f?.acknowledge || !f.waiting_since || !f.inbound_local || !to || (await senderHadEnough(tx, to))) return false;
+  const ack = emailAcknowledgementMail(to, { accountName: f.account_name, subject: mail.subject ?? '' });
+  const thread = { accountId, conversationId, accountName: f.account_name, inboundLocal: f.inbound_local };
+  return mailInThread(tx, thread, mail, uuidOf(`${accountId}\nacknowledge\n${conversationId}\n${f.waiting_since}`), ack);
+}
+
+/** The sender got EMAIL_ANSWERS_PER_SENDER_PER_HOUR mails from svc itself this hour (answers and acknowledgements). */
+async function senderHadEnough(db: Db, to: string): Promise<boolean> {
+  return (await countAnswerMailsTo(db, to)) >= getEnv().EMAIL_ANSWERS_PER_SENDER_PER_HOUR;
+}
+
+/**
+ * svc's own mail in the conversation's thread, to the outbox once per `key` (its unique response_id):
+ * `In-Reply-To` the mail it answers, `References` its thread, a Message-ID at INBOUND_MAIL_DOMAIN
+ * (recorded, so replies thread back), `From` the account's name, `Reply-To` the tagged address.
+ */
+async function mailInThread(
+  tx: Db,
+  t: { accountId: number; conversationId: string; accountName: string; inboundLocal: string },
+  answered: AnsweredMail,
+  key: string,
+  mail: Omit<MailInput, 'thread'>,
+): Promise<boolean> {
+  const tag = await ensureConversationTag(tx, t.accountId, t.conversationId, freshTag());
+  return insertAnswerMail(tx, t.accountId, {
+    ...mail,
+    thread: {
+      messageId: `<${randomUUID()}@${getEnv().INBOUND_MAIL_DOMAIN}>`,
+      conversationId: t.conversationId,
+      responseId: key,
+      headers: {
+        fromName: t.accountName.slice(0, 100),
+        inReplyTo: answered.messageId,
+        references: (answered.threadIds ?? []).slice(-20),
+        replyTo: addressOf(t.inboundLocal, tag),
+      },
+    },
+  });
 }
 
 export function startEmailAnswers(): void {

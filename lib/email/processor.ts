@@ -7,6 +7,8 @@ import { getLogger } from '../core/logger';
 import { processLoop } from '../core/loop';
 import { getEnv } from '../env';
 import { readMailInWorker } from '../documents/pool';
+import { wakeMailWorker } from '../mail/worker';
+import { acknowledgeWaiting } from './answers';
 import { conversationFromMail } from './conversation';
 
 /**
@@ -36,12 +38,23 @@ async function processOne(db: Db, m: ClaimedInboundMail): Promise<void> {
       // What an answer's References carry: the thread so far and this mail.
       threadIds: [...mail.references, ...(mail.messageId ? [mail.messageId] : [])].slice(-20),
     };
-    const reported = await db.transaction(async (txRaw) => {
+    const { reported, acknowledged } = await db.transaction(async (txRaw) => {
       const tx = txRaw as unknown as Db;
       const failed = mail.delivery?.failed ? await failReported(tx, m.account_id, mail.delivery, tag) : [];
-      await finishInboundMail(tx, m.account_id, m.id, headers);
-      return failed;
+      const done = (await finishInboundMail(tx, m.account_id, m.id, headers)) === 'done';
+      // In the transaction that marks the mail done: a crash never loses the acknowledgement, and its key keeps it to one.
+      const ack =
+        done && started?.toPerson
+          ? await acknowledgeWaiting(tx, m.account_id, started.conversationId, {
+              from: headers.fromAddress,
+              messageId: headers.messageId,
+              subject: headers.subject,
+              threadIds: headers.threadIds,
+            })
+          : false;
+      return { reported: failed, acknowledged: ack };
     });
+    if (acknowledged) wakeMailWorker();
     for (const r of reported) {
       if (r.conversation_id && r.conversation_message_id)
         publishInboxEvent({

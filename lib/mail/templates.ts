@@ -165,6 +165,18 @@ export function emailAnswerMail(to: string, v: { accountName: string; subject: s
   );
 }
 
+/** To a customer whose mail waits for a person ("Acknowledge new emails", docs/contracts.md §17): the team got it and answers by mail. */
+export function emailAcknowledgementMail(to: string, v: { accountName: string; subject: string }): Omit<MailInput, 'thread'> {
+  const account = quoted(v.accountName, NAME);
+  return mail(
+    to,
+    replySubject(v.subject, account),
+    [`Thank you for your message. The team of ${account} has received it and will answer you by email.`],
+    null,
+    ['This reply was sent automatically. Answer this email to add to your message.'],
+  );
+}
+
 /** `Re: <subject>` (once), the subject bounded and on one line. */
 const replySubject = (subject: string, account: string) =>
   quoted(/^re:/i.test(subject.trim()) ? subject.trim() : `Re: ${subject.trim() || `your message to ${account}`}`, 200);

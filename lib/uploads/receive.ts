@@ -10,7 +10,7 @@ import { requireWidgetToken } from '../auth/widget-request';
 import type { WidgetClaims } from '../auth/widget-tokens';
 import { getEnv } from '../env';
 import { getLimiter } from '../limits/limiter';
-import { SNIFF_BYTES, sniffType, textChecker } from '../documents/sniff';
+import { quotaFull, safeFilename, tooLarge, typeByContent } from './rules';
 import { ChunkWriter } from './storage';
 
 /** Room for the multipart framing around the file (boundaries, part headers). */
@@ -26,12 +26,7 @@ const DISCARD_BYTES = 1024 * 1024 * 1024;
 
 export type UploadInfo = { upload_id: string; filename: string; content_type: string; size: number };
 
-const tooLarge = (max: number) => new AppError('payload_too_large', `Files may be at most ${max} bytes.`);
 const badForm = (detail: string) => new AppError('invalid_request', `${detail} Send multipart/form-data with one file in the field "file".`);
-
-export function safeFilename(name: string | undefined): string {
-  return (name || 'upload').replace(/[\u0000-\u001f\u007f/\\]/g, '_').slice(-200);
-}
 
 /**
  * Per visitor, per address and per client (docs/contracts.md §6, issue 9): a fresh visitor id still
@@ -88,10 +83,7 @@ export async function receiveUpload(req: Request): Promise<UploadInfo> {
     env.UPLOAD_QUOTA_BYTES_PER_ACCOUNT,
   );
   if (!reservation.reserved) {
-    throw new AppError(
-      'payload_too_large',
-      `This account's upload storage is full (${reservation.usedBytes} of ${env.UPLOAD_QUOTA_BYTES_PER_ACCOUNT} bytes in use); unused uploads are deleted after a day.`,
-    );
+    throw quotaFull(reservation.usedBytes, env.UPLOAD_QUOTA_BYTES_PER_ACCOUNT);
   }
   try {
     const writer = new ChunkWriter(db, id);
@@ -104,40 +96,11 @@ export async function receiveUpload(req: Request): Promise<UploadInfo> {
   }
 }
 
-/** Reads the file part: sniffs its type from the first bytes, checks text to its end, writes every byte. */
+/** Reads the file part by the upload rules (./rules.ts: type by content, text to its end), writing every byte. */
 async function storeFile(stream: Readable, filename: string, writer: ChunkWriter): Promise<{ filename: string; contentType: string }> {
-  let head: Buffer[] = [];
-  let headBytes = 0;
-  let contentType: string | null = null;
-  let text: ReturnType<typeof textChecker> | null = null;
-  const notAccepted = (why: string) =>
-    new AppError('unsupported_media_type', `${filename}: ${why}. Allowed: PNG, JPEG, GIF, WebP, PDF, DOCX, text, Markdown, CSV.`);
-  const decide = async (partial: boolean) => {
-    const bytes = Buffer.concat(head);
-    head = [];
-    const sniffed = sniffType(bytes, filename, { partial });
-    if ('rejected' in sniffed) throw notAccepted(sniffed.rejected);
-    contentType = sniffed.contentType;
-    if (contentType.startsWith('text/')) text = textChecker();
-    await write(bytes);
-  };
-  const write = async (chunk: Uint8Array) => {
-    if (text && !text.push(chunk)) throw notAccepted('the text is not valid UTF-8 or contains binary data');
-    await writer.append(chunk);
-  };
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    if (contentType) {
-      await write(chunk);
-    } else {
-      head.push(chunk);
-      headBytes += chunk.length;
-      if (headBytes >= SNIFF_BYTES) await decide(true);
-    }
-  }
-  if (!contentType) await decide(false);
-  else if (text && !(text as ReturnType<typeof textChecker>).end()) throw notAccepted('the text is not valid UTF-8');
+  const contentType = await typeByContent(stream as AsyncIterable<Buffer>, filename, (chunk) => writer.append(chunk));
   await writer.flush();
-  return { filename, contentType: contentType! };
+  return { filename, contentType };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { getDb } from '../../db/client';
-import { countAttachmentDocuments, getAttachmentForAccount, insertAttachedFile, type UploadRow } from '../../db/queries/uploads';
+import { countAttachmentDocuments, getAttachmentForAccount, insertAttachedFile, insertUploadOnce, type UploadRow } from '../../db/queries/uploads';
 import { AppError } from '../core/errors';
 import { getEnv } from '../env';
 import { addKnowledgeDocument } from '../knowledge/service';
@@ -7,6 +7,7 @@ import { getLimiter } from '../limits/limiter';
 import { DOCX_TYPE } from '../documents/sniff';
 import { CHUNK_BYTES, readUploadBytes, uploadByteStream } from './storage';
 import { isUuid } from '../core/validation';
+import { quotaFull, safeFilename, tooLarge, typeByContent } from './rules';
 
 export const UPLOAD_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf', DOCX_TYPE, 'text/plain', 'text/markdown', 'text/csv'];
 
@@ -69,6 +70,30 @@ export async function attachFileToMessage(
   const chunks: Buffer[] = [];
   for (let at = 0; at < v.bytes.length; at += CHUNK_BYTES) chunks.push(v.bytes.subarray(at, at + CHUNK_BYTES));
   return insertAttachedFile(await getDb(), accountId, { ...v, chunks });
+}
+
+/**
+ * A file already in memory (a mail's attachment) stored as an upload of the visitor by the same
+ * rules and in the same chunk rows as the widget's (./rules.ts: type by content, UPLOAD_MAX_BYTES,
+ * the account's quota), ready to attach to their message. `id` is the caller's, derived from what
+ * the file came with, so storing it again (a mail processed twice) returns the stored upload. A
+ * refusal throws the rules' AppError (unsupported_media_type, payload_too_large) and stores nothing.
+ */
+export async function storeUploadBytes(accountId: number, v: { id: string; visitorId: string; filename: string; bytes: Uint8Array }): Promise<UploadRow> {
+  const env = getEnv();
+  const filename = safeFilename(v.filename);
+  if (v.bytes.byteLength > env.UPLOAD_MAX_BYTES) throw tooLarge(env.UPLOAD_MAX_BYTES, filename);
+  const contentType = await typeByContent([v.bytes], filename, async () => {});
+  const chunks: Uint8Array[] = [];
+  for (let at = 0; at < v.bytes.byteLength; at += CHUNK_BYTES) chunks.push(v.bytes.subarray(at, at + CHUNK_BYTES));
+  const r = await insertUploadOnce(
+    await getDb(),
+    accountId,
+    { id: v.id, visitorId: v.visitorId, filename, contentType, chunks },
+    env.UPLOAD_QUOTA_BYTES_PER_ACCOUNT,
+  );
+  if ('usedBytes' in r) throw quotaFull(r.usedBytes, env.UPLOAD_QUOTA_BYTES_PER_ACCOUNT, filename);
+  return r.upload;
 }
 
 /**

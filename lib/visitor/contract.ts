@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { uuidString } from '../core/validation';
-import { MAX_QUESTION_CHARS } from '../limits/text';
+import { MAX_MESSAGE_ATTACHMENTS, MAX_QUESTION_CHARS } from '../limits/text';
 import { ClientMessageId, ConversationRef, MarkSeenInput, RateInput, VisitorEmailInput } from '../conversations/handoff-contract';
 import type { Author, Source } from '../conversations/shapes';
 
@@ -28,7 +28,7 @@ export const VisitorRequests = {
       .min(1, 'must not be empty')
       .max(MAX_QUESTION_CHARS, `must be at most ${MAX_QUESTION_CHARS} characters`)
       .regex(...NO_NUL),
-    attachments: z.array(Uuid).max(5, 'at most 5 attachments').optional(),
+    attachments: z.array(Uuid).max(MAX_MESSAGE_ATTACHMENTS, `at most ${MAX_MESSAGE_ATTACHMENTS} attachments`).optional(),
   }),
   /** The visitor's own conversation, as messages: the newest page, or the page before a response id. */
   history: z.object({ conversation_id: Uuid, before: Uuid.optional() }),

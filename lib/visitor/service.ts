@@ -11,7 +11,7 @@ import {
   toggleFeedback,
   type AnswerJob,
 } from '../../db/queries/chat';
-import { attachUploads, getVisitorUploads } from '../../db/queries/uploads';
+import { attachUploads, getVisitorUploads, type UploadRow } from '../../db/queries/uploads';
 import { listConversationAttachments } from '../../db/queries/responses';
 import { getMessageByClientId } from '../../db/queries/handoff';
 import { AppError } from '../core/errors';
@@ -22,7 +22,7 @@ import { effectiveBotSettings } from '../bot/settings';
 import { sourcesForVisitors } from '../answers/engine';
 import { answerInBackground, instanceId } from '../answers/runner';
 import { publishEvent, storeEvent } from '../conversations/events';
-import { messagesOf, roleOf, type ConversationMessage } from '../conversations/messages';
+import { messagesOf, roleOf, type ConversationMessage, type MessageAttachment } from '../conversations/messages';
 import { listConversationMessages } from '../../db/queries/handoff';
 import { changeWithEvent, recordConversationCreated, recordResponseEvent, webhookEventsCommitted } from '../webhooks/events';
 import type { UploadInfo } from '../conversations/shapes';
@@ -147,9 +147,8 @@ export async function ask(claims: Visitor, join: JoinRoom, req: VisitorRequest<'
     if (toPerson) return toPerson;
   }
 
-  const ids = [...new Set(req.attachments ?? [])];
-  const uploads = await getVisitorUploads(db, claims.accountId, claims.visitorId, ids);
-  if (uploads.length !== ids.length) throw new AppError('not_found', 'An attachment is unknown, not yours, or already used.');
+  const uploads = await visitorUploads(claims, req.attachments);
+  const ids = uploads.map((u) => u.id);
   const attachments: UploadInfo[] = uploads.map((u) => ({ upload_id: u.id, filename: u.filename, content_type: u.content_type, size: u.size }));
   const job: AnswerJob = { question: req.text, channel_id: conv.channel_id, question_message_id: randomUUID(), answer_message_id: randomUUID() };
   const event = { type: 'question' as const, conversation_id: conversationId, client_message_id: cmid, response_id: randomUUID(), text: req.text, attachments };
@@ -181,12 +180,26 @@ export async function ask(claims: Visitor, join: JoinRoom, req: VisitorRequest<'
   return ack(event.response_id, false);
 }
 
+/** The visitor's own complete uploads a message names, not attached elsewhere yet (not_found otherwise). */
+async function visitorUploads(claims: Visitor, ids: string[] | undefined): Promise<UploadRow[]> {
+  const unique = [...new Set(ids ?? [])];
+  if (unique.length === 0) return [];
+  const uploads = await getVisitorUploads(await getDb(), claims.accountId, claims.visitorId, unique);
+  if (uploads.length !== unique.length) throw new AppError('not_found', 'An attachment is unknown, not yours, or already used.');
+  return uploads;
+}
+
+/** The files of a message stored for the team: shown with it in the inbox and the transcript (not read by the AI). */
+async function messageFiles(claims: Visitor, ids: string[] | undefined): Promise<MessageAttachment[]> {
+  return (await visitorUploads(claims, ids)).map((u) => ({ id: u.id, filename: u.filename, content_type: u.content_type, size: u.size }));
+}
+
 /**
  * An ask the team receives instead of the AI: stored as the visitor's message (durable once
  * acknowledged, one row per client_message_id). Null when the AI handles the conversation after
  * all (the handoff is off, or the conversation reopened to the AI): the caller asks the AI.
  */
-async function storeForPerson(claims: Visitor, conv: { id: string; handled_by: 'ai' | 'human' }, req: VisitorRequest<'ask'>): Promise<AskAck | null> {
+async function storeForPerson(claims: Visitor, conv: { id: string }, req: VisitorRequest<'ask'>): Promise<AskAck | null> {
   const visitor = { accountId: claims.accountId, conversationId: conv.id };
   const ack = (messageId: string, duplicate: boolean): AskAck => ({
     conversation_id: conv.id,
@@ -197,11 +210,9 @@ async function storeForPerson(claims: Visitor, conv: { id: string; handled_by: '
   });
   const retried = await getMessageByClientId(await getDb(), claims.accountId, conv.id, req.client_message_id, 'visitor');
   if (retried) return ack(retried.id, true);
-  if (conv.handled_by === 'human' && req.attachments?.length) {
-    throw new AppError('invalid_request', 'attachments: files reach the assistant only; a person handles this conversation, so describe the file in words.');
-  }
+  const files = await messageFiles(claims, req.attachments);
   if (asksForPerson(req.text) && (await handoffOf(claims.accountId)).enabled) await requestHandoff(visitor);
-  const stored = await storeVisitorMessage(visitor, { client_message_id: req.client_message_id, text: req.text });
+  const stored = await storeVisitorMessage(visitor, { client_message_id: req.client_message_id, text: req.text }, files);
   return stored.message ? ack(stored.message.id, false) : null;
 }
 
@@ -211,7 +222,12 @@ async function storeForPerson(claims: Visitor, conv: { id: string; handled_by: '
  */
 export async function leaveMessage(claims: Visitor, req: VisitorRequest<'ask'>): Promise<AskAck> {
   const conv = await ownConversation(claims, req.conversation_id ?? '');
-  const kept = await keepVisitorMessage({ accountId: claims.accountId, conversationId: conv.id }, { client_message_id: req.client_message_id, text: req.text });
+  const files = await messageFiles(claims, req.attachments);
+  const kept = await keepVisitorMessage(
+    { accountId: claims.accountId, conversationId: conv.id },
+    { client_message_id: req.client_message_id, text: req.text },
+    files,
+  );
   return { conversation_id: conv.id, client_message_id: req.client_message_id, response_id: kept.message.id, duplicate: false, handled_by: kept.handled_by };
 }
 
@@ -219,8 +235,9 @@ export async function leaveMessage(claims: Visitor, req: VisitorRequest<'ask'>):
 export async function askPersonByMail(claims: Visitor, req: VisitorRequest<'ask'>): Promise<AskAck> {
   const conv = await ownConversation(claims, req.conversation_id ?? '');
   const visitor = { accountId: claims.accountId, conversationId: conv.id };
+  const files = await messageFiles(claims, req.attachments);
   await requestHandoff(visitor, { byMail: true });
-  const stored = await storeVisitorMessage(visitor, { client_message_id: req.client_message_id, text: req.text });
+  const stored = await storeVisitorMessage(visitor, { client_message_id: req.client_message_id, text: req.text }, files);
   if (!stored.message) throw new AppError('conflict', 'The conversation went back to the assistant meanwhile; the mail is processed again.');
   return { conversation_id: conv.id, client_message_id: req.client_message_id, response_id: stored.message.id, duplicate: false, handled_by: 'human' };
 }

@@ -25,7 +25,8 @@ import { getEmailSettings, saveEmailSettings } from '../../lib/email/settings';
 import { resolveConversation } from '../../lib/conversations/handoff';
 import { listInboxConversations } from '../../lib/conversations/inbox-views';
 import { listAccountMembers } from '../../lib/team/service';
-import { createTestAccount } from '../helpers/builders';
+import { api, createTestAccount } from '../helpers/builders';
+import { deflatedRepeat, docxBombLying, elfExecutable, mzExecutable, pngOfSize, tinyPdf, tinyPng, zipDeflated } from '../fixtures/widget-files';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { startSmtpServer, type SmtpServer } from '../helpers/smtp';
 import { addKnowledge } from '../helpers/widget';
@@ -33,6 +34,8 @@ import { signIn } from '../helpers/signin';
 
 const DOMAIN = 'mail.svc.test';
 const MAX_BYTES = 64 * 1024;
+/** Smaller than a mail may be, so an attachment can be over the upload limit. */
+const UPLOAD_MAX = 16 * 1024;
 const PER_SENDER = 4;
 const ANSWERS_PER_HOUR = 2;
 let server: TestServer;
@@ -59,6 +62,7 @@ before(
       INBOUND_SMTP_PORT: '0',
       INBOUND_MAIL_DOMAIN: DOMAIN,
       INBOUND_MAIL_MAX_BYTES: String(MAX_BYTES),
+      UPLOAD_MAX_BYTES: String(UPLOAD_MAX),
       INBOUND_MAILS_PER_SENDER_PER_MINUTE: String(PER_SENDER),
       INBOUND_SMTP_TLS_CERT: `${tlsDir}/cert.pem`,
       INBOUND_SMTP_TLS_KEY: `${tlsDir}/key.pem`,
@@ -435,6 +439,215 @@ describe('the SMTP listener', () => {
   });
 });
 
+describe("a mail's attachments", () => {
+  type ApiMessage = {
+    role: string;
+    content: string;
+    attachments: Array<{ upload_id: string; filename: string; content_type: string; size: number; url: string }>;
+  };
+  /** The visitor's message of a conversation as the Customer API gives it. */
+  async function visitorMessage(key: string, conversationId: string): Promise<ApiMessage> {
+    const res = await api(server.url, key)(`/customer-api/v2/conversation/${conversationId}`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const message = (res.body.messages as ApiMessage[]).find((m) => m.role === 'user');
+    assert.ok(message, JSON.stringify(res.body.messages));
+    return message;
+  }
+
+  it('a PDF and a PNG are stored by the upload rules and shown with the message (API, inbox, transcript); a tiny inline logo is not; processing again stores none twice', async () => {
+    const acct = await createTestAccount();
+    const { address } = await inboundAddress(acct.accountId);
+    const pdf = tinyPdf('Invoice 4711');
+    await client().sendMail({
+      ...mail(address, { subject: 'Broken lid' }),
+      html: '<p>The lid arrived broken, see the photo.</p><img src="cid:logo@shop.example">',
+      attachments: [
+        { filename: 'invoice.pdf', content: pdf, contentType: 'application/octet-stream' },
+        { filename: 'photo.png', content: tinyPng() },
+        { filename: 'logo.png', content: tinyPng(), cid: 'logo@shop.example' },
+      ],
+    });
+    const [m] = await processed(acct.accountId, 1);
+    assert.equal(m!.status, 'done');
+    // Asked of the AI: the question is listed with its answer (the runner stores both).
+    await conversationOf(acct.accountId, m!.conversation_id!);
+    const message = await visitorMessage(acct.key, m!.conversation_id!);
+    assert.deepEqual(
+      message.attachments.map((a) => [a.filename, a.content_type, a.size]),
+      [
+        ['invoice.pdf', 'application/pdf', pdf.length],
+        ['photo.png', 'image/png', tinyPng().length],
+      ],
+    );
+    assert.doesNotMatch(message.content, /not kept/);
+    const download = await fetch(`${server.url}${message.attachments[0]!.url}`, { headers: { authorization: `Bearer ${acct.key}` } });
+    assert.deepEqual(Buffer.from(await download.arrayBuffer()), pdf);
+    const { cookie } = await signIn(server.url, acct.email, acct.password);
+    for (const page of [`/inbox/${m!.conversation_id}`, `/conversations/${m!.conversation_id}`]) {
+      const html = await (await fetch(`${server.url}${page}`, { headers: { cookie: cookie! } })).text();
+      assert.match(html, /invoice\.pdf/, page);
+      assert.match(html, /photo\.png/, page);
+      assert.doesNotMatch(html, /logo\.png/, page);
+    }
+    // Processed again (its instance died before marking it done): the same message, the same two files.
+    const db = await getDb();
+    await rows(db, sql`UPDATE inbound_mails SET status = 'stored', lease_until = NULL WHERE id = ${m!.id} RETURNING id`);
+    await processed(acct.accountId, 1);
+    assert.equal((await visitorMessage(acct.key, m!.conversation_id!)).attachments.length, 2);
+    const [n] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM attachments WHERE account_id = ${acct.accountId}`);
+    assert.equal(n!.n, 2);
+  });
+
+  it('a disguised executable, a file over UPLOAD_MAX_BYTES and files beyond five are left out with a line each; the mail is processed and keeps the rest', async () => {
+    const acct = await createTestAccount();
+    await saveEmailSettings(CLI, { accountId: acct.accountId, role: 'owner' }, { ai_answers: false, acknowledge: false });
+    const { address } = await inboundAddress(acct.accountId);
+    await client().sendMail({
+      ...mail(address, { subject: 'Files', text: 'Here are the files.' }),
+      attachments: [
+        { filename: 'report.pdf', content: elfExecutable() },
+        { filename: 'setup.pdf', content: mzExecutable() },
+        { filename: 'big.png', content: pngOfSize(UPLOAD_MAX + 1) },
+        { filename: 'notes.txt', content: 'Order 4711, blue kettle.' },
+        { filename: 'a.txt', content: 'a' },
+        { filename: 'b.txt', content: 'b' },
+      ],
+    });
+    const [m] = await processed(acct.accountId, 1);
+    assert.equal(m!.status, 'done');
+    // "AI answers email" off: the message waits for a person, its files with it.
+    const message = await visitorMessage(acct.key, m!.conversation_id!);
+    assert.deepEqual(
+      message.attachments.map((a) => [a.filename, a.content_type]),
+      [
+        ['notes.txt', 'text/plain'],
+        ['a.txt', 'text/plain'],
+      ],
+    );
+    const lines = message.content.split('\n');
+    assert.equal(lines[0], 'Here are the files.');
+    assert.ok(
+      lines.some((l) => /^\[Attachment not kept: report\.pdf: executables are not accepted\./.test(l)),
+      message.content,
+    );
+    assert.ok(
+      lines.some((l) => /^\[Attachment not kept: setup\.pdf: executables are not accepted\./.test(l)),
+      message.content,
+    );
+    assert.ok(lines.includes(`[Attachment not kept: big.png: files may be at most ${UPLOAD_MAX} bytes.]`), message.content);
+    assert.ok(lines.includes('[1 more attachment not kept: at most 5 files per message.]'), message.content);
+    const [n] = await rows<{ n: number }>(await getDb(), sql`SELECT count(*)::int AS n FROM attachments WHERE account_id = ${acct.accountId}`);
+    assert.equal(n!.n, 2, 'nothing of a refused file is stored');
+  });
+});
+
+describe('bad input (docs/decisions/email.md "Bad input")', () => {
+  it('a zip bomb is refused by the upload rules, a DOCX bomb by the document limits; the mail is answered and keeps the rest', {
+    timeout: 60_000,
+  }, async () => {
+    const acct = await createTestAccount();
+    await addKnowledge(acct.accountId, 'hours.md', '# Opening hours\n\nWe are open Monday to Friday from nine to five.\n');
+    const { address } = await inboundAddress(acct.accountId);
+    // Each about 12 KB on the wire, 12 MiB once inflated; the DOCX's part claims 1,000 bytes.
+    const zipBomb = zipDeflated([{ name: 'hours.bin', deflated: deflatedRepeat('\0', 12), size: 12 * 1024 * 1024, crc: 0 }]);
+    const docxBomb = docxBombLying(12);
+    assert.ok(zipBomb.length < UPLOAD_MAX && docxBomb.length < UPLOAD_MAX);
+    await client().sendMail({
+      ...mail(address, { subject: 'Hours', text: 'When are you open?' }),
+      attachments: [
+        { filename: 'hours.zip', content: zipBomb },
+        { filename: 'hours.docx', content: docxBomb },
+        { filename: 'notes.txt', content: 'Order 4711.' },
+      ],
+    });
+    const [m] = await processed(acct.accountId, 1);
+    assert.equal(m!.status, 'done');
+    // Answered: the runner read the attached documents (and refused the bomb) before answering.
+    assert.deepEqual((await conversationOf(acct.accountId, m!.conversation_id!)).questions.length, 1);
+    const res = await api(server.url, acct.key)(`/customer-api/v2/conversation/${m!.conversation_id}`);
+    const message = (res.body.messages as Array<{ role: string; content: string; attachments: Array<{ filename: string }> }>).find((x) => x.role === 'user')!;
+    assert.deepEqual(
+      message.attachments.map((a) => a.filename),
+      ['hours.docx', 'notes.txt'],
+    );
+    assert.match(message.content, /\[Attachment not kept: hours\.zip: ZIP archives other than \.docx are not accepted\./);
+    const db = await getDb();
+    const docs = await rows<{ filename: string }>(
+      db,
+      sql`SELECT filename FROM kb_documents WHERE account_id = ${acct.accountId} AND conversation_id = ${m!.conversation_id} ORDER BY filename`,
+    );
+    assert.deepEqual(
+      docs.map((d) => d.filename),
+      ['notes.txt'],
+      'the DOCX bomb was not read into the knowledge base',
+    );
+  });
+
+  it("a mail of 2,000 parts (past the MIME parser's bound) is kept from its sender for a person, its body named unreadable", async () => {
+    const acct = await createTestAccount();
+    await addKnowledge(acct.accountId, 'hours.md', '# Opening hours\n\nWe are open Monday to Friday from nine to five.\n');
+    const { address } = await inboundAddress(acct.accountId);
+    const jo = `jo-${randomUUID().slice(0, 8)}@example.org`;
+    const raw = `From: Jo <${jo}>\r\nTo: ${address}\r\nSubject: Parts\r\nContent-Type: multipart/mixed; boundary=zz\r\n\r\n${'--zz\r\n\r\nx\r\n'.repeat(2000)}--zz--\r\n`;
+    await client().sendMail({ envelope: { from: jo, to: [address] }, raw });
+    const [m] = await processed(acct.accountId, 1);
+    assert.deepEqual([m!.status, m!.from_address, m!.subject], ['done', jo, 'Parts']);
+    const db = await getDb();
+    const [c] = await rows<{ status: string }>(db, sql`SELECT status FROM conversations WHERE id = ${m!.conversation_id}`);
+    assert.equal(c!.status, 'Waiting');
+    const [kept] = await rows<{ text: string }>(
+      db,
+      sql`SELECT text FROM conversation_messages WHERE conversation_id = ${m!.conversation_id} AND account_id = ${acct.accountId} AND author = 'visitor'`,
+    );
+    assert.match(kept!.text, /^\[The body of this mail could not be read/);
+  });
+
+  it('a 25 MB header is refused with 552 while it arrives, and nothing is stored', async () => {
+    const acct = await createTestAccount();
+    const { address } = await inboundAddress(acct.accountId);
+    // Folded lines of one header field, without SIZE at MAIL FROM: the listener counts the data itself.
+    const header = `X-Filler: ${`${'a'.repeat(76)}\r\n `.repeat(Math.ceil((25 * 1024 * 1024) / 79))}a`;
+    const lines = await talk([
+      'EHLO test',
+      'MAIL FROM:<ada@example.org>',
+      `RCPT TO:<${address}>`,
+      'DATA',
+      `${header}\r\nFrom: ada@example.org\r\n\r\nHello\r\n.`,
+    ]);
+    assert.equal(lines.at(-1)!.slice(0, 3), '552', lines.join('\n'));
+    assert.equal((await stored(acct.accountId)).length, 0);
+    // The listener keeps serving.
+    await client().sendMail(mail(address));
+  });
+
+  it('a From and Subject carrying encoded CR/LF: the acknowledgement has no injected header, one To, its Subject on one line', {
+    timeout: 60_000,
+  }, async () => {
+    const acct = await createTestAccount();
+    await saveEmailSettings(CLI, { accountId: acct.accountId, role: 'owner' }, { ai_answers: false, acknowledge: true });
+    const { address } = await inboundAddress(acct.accountId);
+    const ivy = `ivy-${randomUUID().slice(0, 8)}@example.org`;
+    const injected = `=?utf-8?B?${Buffer.from('x\r\nBcc: victim@evil.test').toString('base64')}?=`;
+    const raw = `From: ${injected} <${ivy}>\r\nTo: ${address}\r\nSubject: ${injected}\r\nMessage-ID: <${randomUUID()}@example.org>\r\n\r\nHello\r\n`;
+    await client().sendMail({ envelope: { from: ivy, to: [address] }, raw });
+    const ack = await outbox.waitFor((x) => x.envelopeTo.includes(ivy), 30_000);
+    assert.deepEqual(ack.envelopeTo, [ivy]);
+    const fields = ack.header.split(/\r?\n(?![ \t])/);
+    assert.ok(!fields.some((f) => /^bcc:/i.test(f)), ack.header);
+    assert.deepEqual(
+      fields.filter((f) => /^subject:/i.test(f)),
+      ['Subject: Re: x Bcc: victim@evil.test'],
+    );
+    assert.equal(fields.filter((f) => /^to:/i.test(f)).length, 1, ack.header);
+    assert.deepEqual(
+      fields.filter((f) => /^to:/i.test(f)),
+      [`To: ${ivy}`],
+    );
+    assert.equal(ack.subject, 'Re: x Bcc: victim@evil.test');
+    assert.equal(outbox.received.filter((x) => x.envelopeTo.includes('victim@evil.test')).length, 0);
+  });
+});
+
 /** A raw SMTP conversation: sends each line after the previous reply and returns every reply's last line. */
 async function talk(commands: string[]): Promise<string[]> {
   const socket = net.connect(port, '127.0.0.1');
@@ -541,5 +754,105 @@ describe("the AI's answers by mail", () => {
     await new Promise((r) => setTimeout(r, 5000));
     assert.equal(outbox.received.filter((x) => x.envelopeTo.includes(carol)).length, ANSWERS_PER_HOUR);
     assert.equal(outbox.received.filter((x) => x.envelopeTo.includes(bob)).length, 0, 'the declined question got no AI mail');
+  });
+});
+
+describe('"Acknowledge new emails"', () => {
+  /** svc's mails to an address in the outbox (written, sent or not). */
+  const outboxTo = async (to: string) => (await rows<{ n: number }>(await getDb(), sql`SELECT count(*)::int AS n FROM mails WHERE "to" = ${to}`))[0]!.n;
+
+  /** Once the answers loop has handed the conversation's declined answer to the team (the acknowledgement is written in that step). */
+  async function handedOff(accountId: number, conversationId: string): Promise<void> {
+    const db = await getDb();
+    for (let i = 0; i < 400; i++) {
+      const [row] = await rows<{ n: number }>(
+        db,
+        sql`SELECT count(*)::int AS n FROM email_answers e JOIN responses r ON r.id = e.response_id
+        WHERE r.conversation_id = ${conversationId} AND e.account_id = ${accountId} AND e.outcome = 'handed_off'`,
+      );
+      if (row!.n > 0) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.fail('the declined answer was not handed to the team');
+  }
+
+  const declinable = { subject: 'Quantum physics', text: 'Can you explain the theory of quantum chromodynamics?' };
+
+  it('is off by default: /email shows it unchecked, and a declined question gets no mail at all', { timeout: 60_000 }, async () => {
+    const acct = await createTestAccount();
+    assert.equal((await getEmailSettings(acct.accountId)).acknowledge, false);
+    const { cookie } = await signIn(server.url, acct.email, acct.password);
+    const page = await (await fetch(`${server.url}/email`, { headers: { cookie: cookie! } })).text();
+    const box = /<input[^>]*name="acknowledge"[^>]*>/.exec(page)?.[0];
+    assert.ok(box && page.includes('Acknowledge new emails'), 'the checkbox is on /email');
+    assert.doesNotMatch(box, /checked/);
+    await addKnowledge(acct.accountId, 'hours.md', '# Opening hours\n\nWe are open Monday to Friday from nine to five.\n');
+    const { address } = await inboundAddress(acct.accountId);
+    const dan = `dan-${randomUUID().slice(0, 8)}@example.org`;
+    await client().sendMail(mail(address, { from: dan, ...declinable }));
+    const [m] = await processed(acct.accountId, 1);
+    await handedOff(acct.accountId, m!.conversation_id!);
+    assert.equal(await outboxTo(dan), 0);
+  });
+
+  it('on: a declined question gets one acknowledgement in its thread; a second mail while it waits and an auto-reply get none', {
+    timeout: 60_000,
+  }, async () => {
+    const acct = await createTestAccount('Bluebird Bakery');
+    await saveEmailSettings(CLI, { accountId: acct.accountId, role: 'owner' }, { ai_answers: true, acknowledge: true });
+    await addKnowledge(acct.accountId, 'hours.md', '# Opening hours\n\nWe are open Monday to Friday from nine to five.\n');
+    const { address } = await inboundAddress(acct.accountId);
+    const erin = `erin-${randomUUID().slice(0, 8)}@example.org`;
+    const asked = `<${randomUUID()}@example.org>`;
+    await client().sendMail(mail(address, { from: `Erin <${erin}>`, messageId: asked, ...declinable }));
+    const ack = await outbox.waitFor((x) => x.envelopeTo.includes(erin), 30_000);
+    assert.equal(ack.subject, 'Re: Quantum physics');
+    assert.match(ack.text, /The team of Bluebird Bakery has received it and will answer you by email\./);
+    assert.match(ack.from, /Bluebird Bakery/);
+    assert.equal(ack.inReplyTo, asked);
+    assert.deepEqual(ack.references, [asked]);
+    assert.match(ack.messageId ?? '', new RegExp(`@${DOMAIN.replace(/\./g, '\\.')}>$`));
+    const local = address.split('@')[0]!;
+    assert.match(ack.replyTo ?? '', new RegExp(`^${local}\\+[a-z2-7]{10}@${DOMAIN.replace(/\./g, '\\.')}$`));
+    const [first] = await processed(acct.accountId, 1);
+    const db = await getDb();
+    const status = async () => (await rows<{ status: string }>(db, sql`SELECT status FROM conversations WHERE id = ${first!.conversation_id}`))[0]!.status;
+    assert.equal(await status(), 'Waiting');
+    // Erin answers the acknowledgement, asking for a person: the same wait, no second mail.
+    await client().sendMail({
+      from: erin,
+      to: ack.replyTo!,
+      subject: 'Re: Quantum physics',
+      text: 'I want to talk to a person please.',
+      inReplyTo: ack.messageId!,
+      references: [asked, ack.messageId!],
+    });
+    const two = await processed(acct.accountId, 2);
+    assert.equal(two[1]!.conversation_id, first!.conversation_id);
+    assert.equal(await status(), 'Waiting');
+    assert.equal(await outboxTo(erin), 1, 'one acknowledgement per wait');
+    // An auto-reply asking for a person is kept for the team, never answered.
+    const robot = `frank-${randomUUID().slice(0, 8)}@example.org`;
+    await client().sendMail({
+      ...mail(address, { from: robot, subject: 'Out of office', text: 'I want to talk to a person.' }),
+      headers: { 'Auto-Submitted': 'auto-replied' },
+    });
+    await processed(acct.accountId, 3);
+    assert.equal(await outboxTo(robot), 0);
+    assert.equal(outbox.received.filter((x) => x.envelopeTo.includes(erin)).length, 1);
+  });
+
+  it('on with "AI answers email" off: each mail that waits is acknowledged, within EMAIL_ANSWERS_PER_SENDER_PER_HOUR; an auto-reply is not', async () => {
+    const acct = await createTestAccount();
+    await saveEmailSettings(CLI, { accountId: acct.accountId, role: 'owner' }, { ai_answers: false, acknowledge: true });
+    const { address } = await inboundAddress(acct.accountId);
+    const gina = `gina-${randomUUID().slice(0, 8)}@example.org`;
+    for (let i = 0; i <= ANSWERS_PER_HOUR; i++) await client().sendMail(mail(address, { from: gina, subject: `Order ${i}` }));
+    const robot = `hank-${randomUUID().slice(0, 8)}@example.org`;
+    await client().sendMail({ ...mail(address, { from: robot, subject: 'Automatic reply' }), headers: { 'Auto-Submitted': 'auto-replied' } });
+    const all = await processed(acct.accountId, ANSWERS_PER_HOUR + 2);
+    assert.equal(new Set(all.map((m) => m.conversation_id)).size, ANSWERS_PER_HOUR + 2, 'a conversation each');
+    assert.equal(await outboxTo(gina), ANSWERS_PER_HOUR);
+    assert.equal(await outboxTo(robot), 0);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * A real SMTP server in its own process (smtp-server + mailparser), for mail tests: it prints
- * {"listening": port} once, then one JSON line per delivered message. argv[2]: the port (0 = any).
+ * {"listening": port} once, then one JSON line per delivered message (parsed, and its header block as it arrived). argv[2]: the port (0 = any).
  * A recipient `refused-…@` is refused with 550 at RCPT (a mailbox that does not exist).
  */
 import { simpleParser } from 'mailparser';
@@ -19,26 +19,35 @@ const server = new SMTPServer({
     else cb();
   },
   onData(stream, session, cb) {
-    simpleParser(stream).then(
-      (m) => {
-        process.stdout.write(
-          `${JSON.stringify({
-            envelopeTo: session.envelope.rcptTo.map((r) => r.address),
-            from: m.from?.text,
-            to: Array.isArray(m.to) ? m.to.map((t) => t.text).join(', ') : m.to?.text,
-            subject: m.subject,
-            text: m.text,
-            html: m.html || null,
-            messageId: m.messageId ?? null,
-            inReplyTo: m.inReplyTo ?? null,
-            references: Array.isArray(m.references) ? m.references : m.references ? [m.references] : [],
-            replyTo: m.replyTo?.value[0]?.address ?? null,
-          })}\n`,
-        );
-        cb();
-      },
-      (e: Error) => cb(e),
-    );
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    new Promise<Buffer>((resolve, reject) => stream.on('end', () => resolve(Buffer.concat(chunks))).on('error', reject))
+      .then(async (raw) => {
+        const head = raw.toString('utf8');
+        const blank = head.search(/\r?\n\r?\n/);
+        return { m: await simpleParser(raw), header: blank >= 0 ? head.slice(0, blank) : head };
+      })
+      .then(
+        ({ m, header }) => {
+          process.stdout.write(
+            `${JSON.stringify({
+              envelopeTo: session.envelope.rcptTo.map((r) => r.address),
+              from: m.from?.text,
+              to: Array.isArray(m.to) ? m.to.map((t) => t.text).join(', ') : m.to?.text,
+              subject: m.subject,
+              text: m.text,
+              html: m.html || null,
+              messageId: m.messageId ?? null,
+              inReplyTo: m.inReplyTo ?? null,
+              references: Array.isArray(m.references) ? m.references : m.references ? [m.references] : [],
+              replyTo: m.replyTo?.value[0]?.address ?? null,
+              header,
+            })}\n`,
+          );
+          cb();
+        },
+        (e: Error) => cb(e),
+      );
   },
 });
 server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => {

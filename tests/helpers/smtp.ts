@@ -14,6 +14,8 @@ export type ReceivedMail = {
   inReplyTo: string | null;
   references: string[];
   replyTo: string | null;
+  /** The header block as it arrived, folded lines and all. */
+  header: string;
 };
 
 export type SmtpServer = {

@@ -59,8 +59,15 @@ export function EmailSettingsForm({ initial }: { initial: EmailSettings }) {
           Off: every mail waits for a person in the <a href="/inbox">inbox</a>.
         </p>
       </div>
-      {/* "Acknowledge new emails" arrives with the AI's answers by mail (docs/decisions/email.md); its setting is kept meanwhile. */}
-      {v.acknowledge && <input type="hidden" name="acknowledge" value="on" />}
+      <div className="field">
+        <label>
+          <input name="acknowledge" type="checkbox" checked={v.acknowledge} onChange={(e) => setV({ ...v, acknowledge: e.target.checked })} /> Acknowledge new
+          emails
+        </label>
+        <p className="muted" style={{ margin: '.25rem 0 0' }}>
+          On: a mail that waits for a person gets one short reply saying your team received it and will answer by email.
+        </p>
+      </div>
       <button className="btn" type="submit" disabled={pending}>
         Save email settings
       </button>

@@ -1,9 +1,9 @@
 import { notFound } from 'next/navigation';
-import { attachmentUrl } from '@/lib/api/links';
 import { requirePageMember } from '@/lib/auth/session';
 import { getTranscript } from '@/lib/dashboard/service';
 import { conversationMails } from '@/lib/email/originals';
-import { plural } from '@/lib/dashboard/format';
+import { fileSize, plural } from '@/lib/dashboard/format';
+import { Attachments } from '../../_components/Attachments';
 import { Markdown } from '../../_components/Markdown';
 
 export const metadata = { title: 'Transcript · svc' };
@@ -16,10 +16,6 @@ function byResponse<M extends { response_id: string | null; message_id: string }
     groups.set(key, [...(groups.get(key) ?? []), m]);
   }
   return [...groups].map(([id, pair]) => ({ id, pair }));
-}
-
-function size(n: number) {
-  return n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
 type PageOf = NonNullable<Awaited<ReturnType<typeof getTranscript>>>['page'];
@@ -95,18 +91,7 @@ export default async function TranscriptPage({
                     <span>{m.created_at} UTC</span>
                   </div>
                   <Markdown className="content" text={m.content} />
-                  {m.attachments.length > 0 && (
-                    <ul className="sources" aria-label="Attachments">
-                      {m.attachments.map((a) => (
-                        <li key={a.id}>
-                          <a href={attachmentUrl(a.id)} download>
-                            {a.filename}
-                          </a>{' '}
-                          ({a.content_type}, {size(a.size)})
-                        </li>
-                      ))}
-                    </ul>
-                  )}
+                  <Attachments files={m.attachments} />
                 </div>
               ) : (
                 <div className="msg assistant" key={m.message_id}>
@@ -154,7 +139,7 @@ export default async function TranscriptPage({
           <ul className="sources">
             {mails.map((m) => (
               <li key={m.id}>
-                {m.received_at} UTC · {m.from_address ?? 'unknown sender'} · {m.subject || '(no subject)'} ({size(m.size)}) ·{' '}
+                {m.received_at} UTC · {m.from_address ?? 'unknown sender'} · {m.subject || '(no subject)'} ({fileSize(m.size)}) ·{' '}
                 <a href={`/conversations/${c.id}/original/${m.id}`} aria-label={`Show original of the mail of ${m.received_at}`}>
                   Show original
                 </a>

@@ -3,6 +3,7 @@ import { useRouter } from 'next/navigation';
 import { useEffect, useRef, useState, useTransition } from 'react';
 import type { inboxConversationPage } from '@/lib/inbox/requests';
 import { act, request, useInboxSocket } from './useInboxSocket';
+import { Attachments } from '../../_components/Attachments';
 import { Markdown } from '../../_components/Markdown';
 import { SuggestedReply } from './SuggestedReply';
 import styles from '../inbox.module.css';
@@ -17,6 +18,7 @@ type Message = {
   declined?: boolean;
   client_message_id?: string;
   mail?: MailState['state'];
+  attachments?: Page['messages'][number]['attachments'];
 };
 type Typing = { conversation_id: string; name: string; until: string };
 /** The mail carrying a member's reply in an email conversation. */
@@ -59,6 +61,7 @@ function flat(messages: Page['messages']): Message[] {
     text: m.content,
     created_at: m.created_at,
     declined: m.declined,
+    attachments: m.attachments,
   }));
 }
 
@@ -327,6 +330,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
               </div>
               {/* The AI writes Markdown (the widget renders it); people's words are shown as typed. */}
               {m.author === 'ai' ? <Markdown className={styles.answer} text={m.text} /> : <p className={styles.text}>{m.text}</p>}
+              {m.attachments && <Attachments files={m.attachments} />}
             </div>
           ),
         )}
