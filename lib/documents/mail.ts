@@ -33,6 +33,8 @@ export type ReadMail = {
   /** What a delivery status report (RFC 3464) says: whether delivery failed, why, and the Message-IDs of the mail it reports on. */
   delivery: DeliveryReport | null;
   attachments: MailAttachment[];
+  /** The `X-Svc-Test` header of svc's own test mail (/email "Send a test email"), else null. */
+  svcTest: string | null;
 };
 
 const firstAddress = (a: AddressObject | AddressObject[] | undefined) => (Array.isArray(a) ? a[0] : a)?.value.find((v) => v.address);
@@ -76,6 +78,10 @@ export async function readMail(raw: Uint8Array, o: { replies: boolean } = { repl
       .filter((a) => a.contentDisposition !== 'inline' || !a.related)
       .slice(0, 20)
       .map((a) => ({ filename: (a.filename ?? 'attachment').slice(0, 200), contentType: a.contentType, size: a.size, content: new Uint8Array(a.content) })),
+    svcTest:
+      String(m.headers.get('x-svc-test') ?? '')
+        .trim()
+        .slice(0, 200) || null,
   };
 }
 
