@@ -329,3 +329,37 @@ export async function getReplyMailFacts(db: Db, accountId: number, conversationI
   );
   return row ?? null;
 }
+
+/** Marks a leased message as svc's own test mail (/email "Send a test email"): processed, no conversation. */
+export async function finishTestMail(
+  db: Db,
+  accountId: number,
+  id: number,
+  h: { messageId: string; fromAddress: string | null; subject: string | null },
+): Promise<void> {
+  await rows(
+    db,
+    sql`UPDATE inbound_mails SET status = 'test', lease_until = NULL, processed_at = now(), last_error = NULL, message_id = ${h.messageId}, from_address = ${h.fromAddress}, subject = ${h.subject}
+    WHERE id = ${id} AND account_id = ${accountId} RETURNING id`,
+  );
+}
+
+/** When the account's test mail with this Message-ID was received (UTC `HH24:MI:SS`), once processed; null before. */
+export async function findTestMailReceived(db: Db, accountId: number, messageId: string): Promise<string | null> {
+  const [row] = await rows<{ at: string }>(
+    db,
+    sql`SELECT to_char(received_at AT TIME ZONE 'UTC', 'HH24:MI:SS') AS at FROM inbound_mails
+    WHERE account_id = ${accountId} AND message_id = ${messageId} AND status = 'test' LIMIT 1`,
+  );
+  return row?.at ?? null;
+}
+
+/** The account's newest test mail received (UTC `HH24:MI:SS`, and its date), or null. */
+export async function newestTestMail(db: Db, accountId: number): Promise<{ at: string; day: string } | null> {
+  const [row] = await rows<{ at: string; day: string }>(
+    db,
+    sql`SELECT to_char(received_at AT TIME ZONE 'UTC', 'HH24:MI:SS') AS at, to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM inbound_mails
+    WHERE account_id = ${accountId} AND status = 'test' ORDER BY received_at DESC, id DESC LIMIT 1`,
+  );
+  return row ?? null;
+}

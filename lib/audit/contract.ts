@@ -27,6 +27,7 @@ export const AUDIT_ACTIONS = [
   'model.settings_changed',
   'handoff.settings_changed',
   'email.settings_changed',
+  'email.test_sent',
   'retention.changed',
   'visitor.erased',
   'visitor.exported',

@@ -47,6 +47,8 @@ export type ReadMail = {
   attachmentsLeftOut: number;
   /** Why its body could not be read (past the MIME parser's bounds), else null: its text only says so. */
   unreadable: string | null;
+  /** The `X-Svc-Test` header of svc's own test mail (/email "Send a test email"), else null. */
+  svcTest: string | null;
 };
 
 const firstAddress = (a: AddressObject | AddressObject[] | undefined) => (Array.isArray(a) ? a[0] : a)?.value.find((v) => v.address);
@@ -101,6 +103,7 @@ export async function readMail(raw: Uint8Array, o: { replies: boolean } = { repl
     // A report's parts are the returned mail and its status, never files of a conversation.
     ...(report || unreadable ? { attachments: [], attachmentsLeftOut: 0 } : filesOf(m.attachments, raw.byteLength)),
     unreadable,
+    svcTest: oneLine(String(m.headers.get('x-svc-test') ?? ''), 200) || null,
   };
 }
 

@@ -34,6 +34,10 @@ const perAccount = () => getLimiter('inbound-mail:account', { points: getEnv().I
 
 export type InboundListener = { port: number; close: () => Promise<void> };
 
+/** Where this process's own listener takes mail (the /email test mail goes there); null when it runs none. */
+let own: { host: string; port: number } | null = null;
+export const ownInboundListener = () => own;
+
 export async function startInboundListener(): Promise<InboundListener | null> {
   const env = getEnv();
   if (env.INBOUND_SMTP_PORT === undefined) return null;
@@ -121,7 +125,15 @@ export async function startInboundListener(): Promise<InboundListener | null> {
   });
   const port = (server.server.address() as AddressInfo).port;
   getLogger().info({ port }, `inbound mail: SMTP listener on ${host}:${port} for @${env.INBOUND_MAIL_DOMAIN}`);
-  return { port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  // A wildcard bind is reached on the loopback address.
+  own = { host: host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '::1' : host, port };
+  return {
+    port,
+    close: () => {
+      own = null;
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 /** One row per recipient account, in one transaction: the `250` means every copy is stored. */

@@ -1,5 +1,12 @@
 import { getDb, type Db } from '../../db/client';
-import { claimInboundMails, failInboundMail, findTaggedConversation, finishInboundMail, type ClaimedInboundMail } from '../../db/queries/inbound-mail';
+import {
+  claimInboundMails,
+  failInboundMail,
+  findTaggedConversation,
+  finishInboundMail,
+  finishTestMail,
+  type ClaimedInboundMail,
+} from '../../db/queries/inbound-mail';
 import { failNewestConversationMail, failReportedMails, type ReportedMail } from '../../db/queries/mails';
 import { publishInboxEvent } from '../conversations/events';
 import type { DeliveryReport } from '../documents/mail';
@@ -10,6 +17,7 @@ import { readMailInWorker } from '../documents/pool';
 import { wakeMailWorker } from '../mail/worker';
 import { acknowledgeWaiting } from './answers';
 import { conversationFromMail } from './conversation';
+import { isSvcTestMail } from './svc-test';
 
 /**
  * Processing of stored inbound mail, one loop on every instance (docs/decisions/email.md): a lease
@@ -26,6 +34,11 @@ const loop = processLoop('svc.inboundMail');
 async function processOne(db: Db, m: ClaimedInboundMail): Promise<void> {
   try {
     const mail = await readMailInWorker(m.raw);
+    // svc's own test mail only says the listener works: no conversation, never answered, nobody paged.
+    if (isSvcTestMail(m.account_id, mail)) {
+      await finishTestMail(db, m.account_id, m.id, { messageId: mail.messageId, fromAddress: mail.from?.address ?? null, subject: mail.subject || null });
+      return;
+    }
     // A delivery report is no conversation (it reports on a mail svc sent).
     const tag = m.recipient.includes('+') ? m.recipient.slice(m.recipient.indexOf('+') + 1) : null;
     const started = mail.report ? null : await conversationFromMail(m.account_id, m.id, m.envelope_from, mail, tag);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { getDb } from '../../db/client';
 import { withAudit } from '../audit/service';
 import type { AuditBy } from '../audit/contract';
-import { getEmailSettingsRow, setEmailSettingsRow } from '../../db/queries/inbound-mail';
+import { getEmailSettingsRow, newestTestMail, setEmailSettingsRow } from '../../db/queries/inbound-mail';
 import { validate } from '../accounts/service';
 import { requireRole, type Role } from '../auth/roles';
 import { AppError } from '../core/errors';
@@ -15,11 +15,15 @@ export type EmailSettings = z.infer<typeof EmailSettingsInput>;
 
 type Member = { accountId: number; role: Role };
 
-/** What /email shows: the address, whether this server listens for mail, the settings. */
+/** What /email shows: the address, whether this server listens for mail, the settings, the newest test mail received. */
 export async function emailPage(member: Member) {
   requireRole(member, 'email.manage');
-  const [{ address }, settings] = await Promise.all([inboundAddress(member.accountId), getEmailSettings(member.accountId)]);
-  return { address, listening: getEnv().INBOUND_SMTP_PORT !== undefined, settings };
+  const [{ address }, settings, lastTest] = await Promise.all([
+    inboundAddress(member.accountId),
+    getEmailSettings(member.accountId),
+    getDb().then((db) => newestTestMail(db, member.accountId)),
+  ]);
+  return { address, listening: getEnv().INBOUND_SMTP_PORT !== undefined, settings, lastTest };
 }
 
 export async function getEmailSettings(accountId: number): Promise<EmailSettings> {

@@ -4,7 +4,8 @@
  * (451), STARTTLS, the `250` only once the raw message is stored, and processing from the store
  * exactly once (a duplicate Message-ID is one message; a lapsed lease is processed again).
  */
-import { CLI } from '../../lib/audit/contract';
+import { CLI, memberBy } from '../../lib/audit/contract';
+import { listAudit } from '../../lib/audit/service';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -22,6 +23,9 @@ import { demoMailCommand } from '../../lib/demo/seed';
 import { inboundAddress, regenerateInboundAddress } from '../../lib/email/address';
 import { processInboundMail } from '../../lib/email/processor';
 import { getEmailSettings, saveEmailSettings } from '../../lib/email/settings';
+import { isSvcTestMail } from '../../lib/email/svc-test';
+import { NOT_LISTENING, sendTestEmail } from '../../lib/email/test-mail';
+import { readMail } from '../../lib/documents/mail';
 import { resolveConversation } from '../../lib/conversations/handoff';
 import { listInboxConversations } from '../../lib/conversations/inbox-views';
 import { listAccountMembers } from '../../lib/team/service';
@@ -754,6 +758,43 @@ describe("the AI's answers by mail", () => {
     await new Promise((r) => setTimeout(r, 5000));
     assert.equal(outbox.received.filter((x) => x.envelopeTo.includes(carol)).length, ANSWERS_PER_HOUR);
     assert.equal(outbox.received.filter((x) => x.envelopeTo.includes(bob)).length, 0, 'the declined question got no AI mail');
+  });
+
+  it('"Send a test email" on /email: the mail arrives through the listener as a test (no conversation, never answered); a forged test header is an ordinary mail; no listener → refused', {
+    timeout: 60_000,
+  }, async () => {
+    const acct = await createTestAccount();
+    const owner = { accountId: acct.accountId, role: 'owner' as const };
+    const by = memberBy(acct.email, '127.0.0.1');
+    const { received_at } = await sendTestEmail(by, owner);
+    assert.match(received_at, /^\d{2}:\d{2}:\d{2}$/);
+    const [m] = await stored(acct.accountId);
+    assert.equal(m!.status, 'test');
+    assert.equal(m!.conversation_id, null);
+    assert.equal(m!.from_address, `svc-test@${DOMAIN}`);
+    assert.match(m!.subject ?? '', /^svc test email \d{2}:\d{2}:\d{2} UTC$/);
+    assert.match(Buffer.from(m!.raw).toString('utf8'), /^Auto-Submitted: auto-generated\r?$/im);
+    const db = await getDb();
+    const count = async (table: string) =>
+      (await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM ${sql.identifier(table)} WHERE account_id = ${acct.accountId}`))[0]!.n;
+    assert.deepEqual([await count('conversations'), await count('mails')], [0, 0], 'no conversation, nothing in the outbox');
+    assert.equal(outbox.received.filter((x) => x.envelopeTo.some((t) => t.includes('svc-test'))).length, 0, 'nothing mailed back');
+    const [member] = (await listAccountMembers(acct.accountId)).members;
+    const inbox = await listInboxConversations({ accountId: acct.accountId, userId: member!.user_id, role: 'owner' }, { view: 'all_open' });
+    assert.equal(inbox.conversations.length, 0, 'nothing waits in the inbox');
+    assert.equal((await listAudit({ accountId: acct.accountId })).entries[0]?.action, 'email.test_sent');
+    // The page: the button, and the time the test mail arrived.
+    const { cookie } = await signIn(server.url, acct.email, acct.password);
+    const html = await (await fetch(`${server.url}/email`, { headers: { cookie: cookie! } })).text();
+    assert.match(html, />Send a test email</);
+    assert.ok(html.includes(`Test email received at <!-- -->${received_at}`) || html.includes(`Test email received at ${received_at}`), 'the result shows');
+    // The header is bound to the account and the Message-ID: a copied or forged one is an ordinary mail.
+    const raw = Buffer.from(m!.raw).toString('utf8');
+    assert.ok(isSvcTestMail(acct.accountId, await readMail(Buffer.from(raw))));
+    assert.ok(!isSvcTestMail(acct.accountId + 1, await readMail(Buffer.from(raw))), 'another account');
+    assert.ok(!isSvcTestMail(acct.accountId, await readMail(Buffer.from(raw.replace(/^X-Svc-Test: .*$/im, 'X-Svc-Test: forged')))), 'a forged header');
+    // No listener in this process: refused with the page's warning.
+    await assert.rejects(sendTestEmail(by, owner, null), (e: Error) => e.message === NOT_LISTENING);
   });
 });
 

@@ -3,7 +3,7 @@ import { useActionState, useState, useTransition } from 'react';
 import type { EmailSettings } from '@/lib/email/settings';
 import { FormResult } from '../_components/FormResult';
 import { submitKeepingInput } from '../_components/submit';
-import { regenerateAddressAction, saveEmailSettingsAction } from './actions';
+import { regenerateAddressAction, saveEmailSettingsAction, sendTestEmailAction } from './actions';
 
 /** "Regenerate address", confirmed first: the old address refuses mail at once. */
 export function RegenerateAddress() {
@@ -73,5 +73,29 @@ export function EmailSettingsForm({ initial }: { initial: EmailSettings }) {
       </button>
       <FormResult state={state} saved="Saved." />
     </form>
+  );
+}
+
+/** "Send a test email": one mail through this server's listener to the address; its arrival time, or the SMTP error. */
+export function SendTestEmail({ listening, lastTest }: { listening: boolean; lastTest: { at: string; day: string } | null }) {
+  const [pending, start] = useTransition();
+  const [result, setResult] = useState<Awaited<ReturnType<typeof sendTestEmailAction>>>(null);
+  return (
+    <div className="field">
+      <button
+        type="button"
+        className="btn secondary"
+        disabled={!listening || pending}
+        onClick={() => start(async () => setResult(await sendTestEmailAction()))}
+      >
+        {pending ? 'Sending a test email…' : 'Send a test email'}
+      </button>
+      <FormResult state={result} saved={result?.ok ? `Test email received at ${result.received_at} UTC.` : null} />
+      {!result && lastTest && (
+        <p className="muted">
+          Test email received at {lastTest.at} UTC on {lastTest.day}.
+        </p>
+      )}
+    </div>
   );
 }

@@ -3,6 +3,7 @@ import { revalidatePath } from 'next/cache';
 import { requireMember } from '@/lib/auth/session';
 import { actionResult } from '@/lib/dashboard/action-result';
 import { regenerateAddress, saveEmailSettings } from '@/lib/email/settings';
+import { sendTestEmail } from '@/lib/email/test-mail';
 
 export async function saveEmailSettingsAction(_prev: unknown, form: FormData) {
   return actionResult(async () => {
@@ -19,5 +20,14 @@ export async function regenerateAddressAction() {
     const { address } = await regenerateAddress(member.by, member);
     revalidatePath('/email');
     return { address };
+  });
+}
+
+export async function sendTestEmailAction() {
+  return actionResult(async () => {
+    const member = await requireMember('email.manage');
+    const { received_at } = await sendTestEmail(member.by, member);
+    revalidatePath('/email');
+    return { received_at };
   });
 }

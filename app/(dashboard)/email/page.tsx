@@ -1,12 +1,12 @@
 import { requirePageMember } from '@/lib/auth/session';
 import { emailPage } from '@/lib/email/settings';
-import { EmailSettingsForm, RegenerateAddress } from './EmailForms';
+import { EmailSettingsForm, RegenerateAddress, SendTestEmail } from './EmailForms';
 
 export const metadata = { title: 'Email · svc' };
 
 export default async function EmailPage() {
   const member = await requirePageMember('email.manage');
-  const { address, listening, settings } = await emailPage(member);
+  const { address, listening, settings, lastTest } = await emailPage(member);
   return (
     <>
       <h1>Email</h1>
@@ -31,6 +31,15 @@ export default async function EmailPage() {
           Microsoft 365 with a forwarding rule on the mailbox, or at your mail host. Keep it private: whoever knows it can open conversations.
         </p>
         <RegenerateAddress />
+      </section>
+      <section className="panel" aria-labelledby="test-heading">
+        <h2 id="test-heading" style={{ marginTop: 0 }}>
+          Test
+        </h2>
+        <p className="muted">
+          Sends one mail through this server's listener to your inbound address and shows it arrive. It starts no conversation and is never answered.
+        </p>
+        <SendTestEmail listening={listening} lastTest={lastTest} />
       </section>
       <section className="panel" aria-labelledby="answers-heading">
         <h2 id="answers-heading" style={{ marginTop: 0 }}>
