@@ -96,6 +96,10 @@ export async function startServer(opts: { dev?: boolean; port?: number; host?: s
   startDocumentPool();
 
   const http = createServer();
+  // Idle connections outlive a proxy's (nginx, load balancers: 60 s), so none is reused just as this
+  // server closes it (Node's 5 s made such reuse a reset under load); Keep-Alive tells clients so.
+  http.keepAliveTimeout = 65_000;
+  http.headersTimeout = 66_000;
   const app = next({ dev: opts.dev ?? false, dir: process.cwd(), hostname: host, port, httpServer: http });
   const handle = app.getRequestHandler();
   await app.prepare();
