@@ -4,6 +4,7 @@ import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 's
 import { getDb } from '../../db/client';
 import { insertInboundMail } from '../../db/queries/inbound-mail';
 import { getLogger } from '../core/logger';
+import { processSingleton } from '../core/process';
 import { getEnv } from '../env';
 import { getLimiter } from '../limits/limiter';
 import { recipientOf, type Recipient } from './address';
@@ -34,9 +35,13 @@ const perAccount = () => getLimiter('inbound-mail:account', { points: getEnv().I
 
 export type InboundListener = { port: number; close: () => Promise<void> };
 
-/** Where this process's own listener takes mail (the /email test mail goes there); null when it runs none. */
-let own: { host: string; port: number } | null = null;
-export const ownInboundListener = () => own;
+/**
+ * Where this process's own listener takes mail (the /email test mail goes there); null when it runs
+ * none. On globalThis: the server starts the listener, the page's server action (Next's bundle, its
+ * own copy of this module) reads it.
+ */
+const ownSlot = () => processSingleton('svc.inboundListener', (): { at: { host: string; port: number } | null } => ({ at: null }));
+export const ownInboundListener = () => ownSlot().at;
 
 export async function startInboundListener(): Promise<InboundListener | null> {
   const env = getEnv();
@@ -126,11 +131,11 @@ export async function startInboundListener(): Promise<InboundListener | null> {
   const port = (server.server.address() as AddressInfo).port;
   getLogger().info({ port }, `inbound mail: SMTP listener on ${host}:${port} for @${env.INBOUND_MAIL_DOMAIN}`);
   // A wildcard bind is reached on the loopback address.
-  own = { host: host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '::1' : host, port };
+  ownSlot().at = { host: host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '::1' : host, port };
   return {
     port,
     close: () => {
-      own = null;
+      ownSlot().at = null;
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { fixtures, screenshot, signIn } from './fixtures';
+import { fixtures, screenshot, screenshotsAtBothWidths, signIn } from './fixtures';
 
 const f = fixtures();
 
@@ -250,6 +250,27 @@ test.describe('dashboard', () => {
     await page.getByLabel('Document', { exact: true }).setInputFiles('tests/artifacts/returns.md');
     await expect(message).toHaveCount(0);
     fs.rmSync('tests/artifacts/handbook.md', { force: true });
+  });
+
+  test('email: the address, "Acknowledge new emails" saved, and a test email shown arriving', async ({ page }) => {
+    await signIn(page, f.alpha.email, f.alpha.password);
+    await page.goto('/email');
+    await expect(page.getByRole('heading', { name: 'Email', exact: true })).toBeVisible();
+    const acknowledge = page.getByLabel('Acknowledge new emails');
+    await expect(acknowledge).not.toBeChecked();
+    await acknowledge.check();
+    await page.getByRole('button', { name: 'Save email settings' }).click();
+    await expect(page.getByText('Saved.')).toBeVisible();
+    await page.reload();
+    await expect(page.getByLabel('Acknowledge new emails')).toBeChecked();
+    await page.getByRole('button', { name: 'Send a test email' }).click();
+    await expect(page.getByText(/Test email received at \d\d:\d\d:\d\d UTC\./).first()).toBeVisible({ timeout: 20_000 });
+    await screenshotsAtBothWidths(page, 'email');
+    await page.getByLabel('Acknowledge new emails').uncheck();
+    await page.getByRole('button', { name: 'Save email settings' }).click();
+    await expect(page.getByText('Saved.')).toBeVisible();
+    await page.reload();
+    await expect(page.getByLabel('Acknowledge new emails')).not.toBeChecked();
   });
 
   test('bot settings: the "no answer" text is saved and used when nothing is relevant', async ({ page }) => {

@@ -25,6 +25,8 @@ Object.assign(process.env, {
   ANSWER_TESTS_POLL_SECONDS: '0.5',
   // The webhook spec's receiver listens on 127.0.0.1.
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1',
+  // /email's "Send a test email" goes through a listener of its own (a free port).
+  INBOUND_SMTP_PORT: '0',
 });
 delete process.env.DATABASE_URL;
 
