@@ -4,7 +4,8 @@ import { accountIsLive } from './account-deletion';
 import { mails } from '../schema';
 
 /** The headers of a mail in a conversation's thread (docs/contracts.md §17). */
-export type ThreadHeaders = { fromName: string; inReplyTo: string | null; references: string[]; replyTo: string | null };
+/** `automatic`: written by svc itself (the AI's answer, an acknowledgement), marked `Auto-Submitted: auto-replied` (RFC 3834). */
+export type ThreadHeaders = { fromName: string; inReplyTo: string | null; references: string[]; replyTo: string | null; automatic?: boolean };
 export type MailInput = {
   to: string;
   subject: string;

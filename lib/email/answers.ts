@@ -125,6 +125,7 @@ async function mailInThread(
         inReplyTo: answered.messageId,
         references: (answered.threadIds ?? []).slice(-20),
         replyTo: addressOf(t.inboundLocal, tag),
+        automatic: true,
       },
     },
   });

@@ -123,5 +123,7 @@ function senderOf(m: ClaimedMail) {
     ...(h.inReplyTo ? { inReplyTo: h.inReplyTo } : {}),
     ...(h.references.length ? { references: h.references } : {}),
     ...(h.replyTo ? { replyTo: h.replyTo } : {}),
+    // Other helpdesks and autoresponders never answer an automatic reply: no loop between two of them.
+    ...(h.automatic ? { headers: { 'Auto-Submitted': 'auto-replied' } } : {}),
   };
 }

@@ -718,6 +718,7 @@ describe("the AI's answers by mail", () => {
     assert.match(answer.messageId ?? '', new RegExp(`@${DOMAIN.replace(/\./g, '\\.')}>$`));
     const local = address.split('@')[0]!;
     assert.match(answer.replyTo ?? '', new RegExp(`^${local}\\+[a-z2-7]{10}@${DOMAIN.replace(/\./g, '\\.')}$`));
+    assert.match(answer.header, /^Auto-Submitted: auto-replied\r?$/im, 'an automatic reply: no helpdesk or autoresponder answers it');
     // Ada answers svc's mail (to its Reply-To, naming its Message-ID): the same conversation.
     await client().sendMail({
       from: ada,

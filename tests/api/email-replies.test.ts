@@ -125,6 +125,7 @@ describe("members' replies by mail", () => {
     assert.deepEqual(got.references, [messageId]);
     assert.match(got.messageId ?? '', new RegExp(`@${DOMAIN.replace(/\./g, '\\.')}>$`));
     assert.match(got.text, /It left our warehouse today\.\nTracking follows\./);
+    assert.doesNotMatch(got.header, /^Auto-Submitted:/im, "a person wrote it: the customer's autoresponder may answer");
     await d.member.until(() => mailPushes(d, conversationId).includes('sent'), 'the Sent state');
     assert.deepEqual(d.member.of('inbox:mail', conversationId).at(-1)!.payload, {
       conversation_id: conversationId,
