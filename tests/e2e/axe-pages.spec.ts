@@ -71,6 +71,7 @@ for (const { label, viewport } of WIDTHS) {
       await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
       if (path === '/conversations' || path === '/responses') await expect(page.getByTestId('table-summary')).not.toHaveText('\u00a0');
       if (path === '/webhooks') await expect(page.getByRole('table', { name: 'Delivery log' })).toBeVisible();
+      await expect(page).toHaveTitle(/\S/); // the title streams in after the page (Next's metadata)
       const violations = serious(await new AxeBuilder({ page }).analyze());
       if (violations.length > 0) found[path] = violations;
       await screenshot(page, `axe-${slug(path)}-${label}`);

@@ -29,6 +29,7 @@ test('the responses table badges and filters declined answers; the inbox marks e
   await expect(page.getByLabel('Declined', { exact: true })).toHaveValue('true');
   await expect(rows.first().locator('.badge.declined')).toBeVisible();
   await screenshotsAtBothWidths(page, 'declined-responses', async (width) => {
+    await expect(page).toHaveTitle(/\S/); // the title streams in after the page (Next's metadata)
     const axe = await new AxeBuilder({ page }).analyze();
     const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
     expect(bad, `axe at ${width} px`).toEqual([]);

@@ -18,6 +18,8 @@ const serious = (r: { violations: Array<{ impact?: string | null; id: string; no
 /** Screenshots and axe at both widths. */
 const lookAt = (page: Page, name: string) =>
   screenshotsAtBothWidths(page, name, async (width) => {
+    // The title streams in after the page (Next's metadata): axe reads the page once it has one.
+    await expect(page).toHaveTitle(/\S/);
     expect.soft(serious(await new AxeBuilder({ page }).analyze()), `${name} at ${width} px`).toEqual([]);
   });
 
