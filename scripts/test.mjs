@@ -41,9 +41,25 @@ function run(name, cmd, args, env = {}) {
       process.stderr.write(err);
       const pass = Number(/^ℹ pass (\d+)/m.exec(out)?.[1] ?? /^\s+(\d+) passed/m.exec(out)?.[1] ?? 0);
       const fail = Number(/^ℹ fail (\d+)/m.exec(out)?.[1] ?? /^\s+(\d+) failed/m.exec(out)?.[1] ?? 0);
-      resolve({ name, ok: code === 0, pass, fail: code === 0 ? fail : Math.max(fail, 1), seconds });
+      resolve({ name, ok: code === 0, pass, fail: code === 0 ? fail : Math.max(fail, 1), seconds, named: namedTests(out) });
     });
   });
+}
+
+/** The failed and flaky tests a job's output names (node's spec reporter: ✖ lines; Playwright's list: its closing lists). */
+function namedTests(out) {
+  const failed = new Set();
+  const flaky = new Set();
+  let list = null;
+  for (const line of out.split('\n')) {
+    const pw = /^\s+\d+ (failed|flaky)$/.exec(line);
+    if (pw) list = pw[1] === 'failed' ? failed : flaky;
+    else if (list && /^\s+\[\w+\] › /.test(line)) list.add(line.trim());
+    else if (list && line.trim() && !/^\s+\d+ (passed|skipped|did not run|interrupted)/.test(line)) list = null;
+    const node = /^\s*✖ (.+?)(?: \([\d.]+m?s\))?$/.exec(line);
+    if (node && !/^failing tests:?$/.test(node[1])) failed.add(node[1]);
+  }
+  return { failed: [...failed], flaky: [...flaky] };
 }
 
 const files = (dir) =>
@@ -220,6 +236,11 @@ for (const [g, s] of groups) {
   );
   pass += s.pass;
   fail += s.fail;
+}
+// Last, so the tail of CI's log names what failed (and what passed only on its retry).
+for (const r of results) {
+  for (const t of r.named?.flaky ?? []) console.log(`flaky (passed on retry) in ${r.name}: ${t}`);
+  if (!r.ok) for (const t of (r.named?.failed ?? []).slice(0, 12)) console.log(`failed in ${r.name}: ${t}`);
 }
 console.log(`${pass} passed, ${fail} failed`);
 process.exit(results.length > 0 && results.every((r) => r.ok) ? 0 : 1);
