@@ -1,13 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { getDb, type Db } from '../../db/client';
-import {
-  countAnswerMailsTo,
-  ensureConversationTag,
-  getAcknowledgeFacts,
-  listPendingEmailAnswers,
-  markEmailAnswer,
-  type PendingEmailAnswer,
-} from '../../db/queries/inbound-mail';
+import { countAnswerMailsTo, getAcknowledgeFacts, listPendingEmailAnswers, markEmailAnswer, type PendingEmailAnswer } from '../../db/queries/inbound-mail';
 import { insertAnswerMail, type MailInput } from '../../db/queries/mails';
 import { requestHandoff } from '../conversations/handoff';
 import { getLogger } from '../core/logger';
@@ -15,8 +7,8 @@ import { processLoop } from '../core/loop';
 import { getEnv } from '../env';
 import { emailAcknowledgementMail, emailAnswerMail } from '../mail/templates';
 import { wakeMailWorker } from '../mail/worker';
-import { addressOf, freshTag } from './address';
 import { uuidOf } from './conversation';
+import { threadOf } from './thread';
 
 /**
  * The AI's answers by mail (docs/contracts.md §17 "answering"), one loop on every instance: each
@@ -101,11 +93,7 @@ async function senderHadEnough(db: Db, to: string): Promise<boolean> {
   return (await countAnswerMailsTo(db, to)) >= getEnv().EMAIL_ANSWERS_PER_SENDER_PER_HOUR;
 }
 
-/**
- * svc's own mail in the conversation's thread, to the outbox once per `key` (its unique response_id):
- * `In-Reply-To` the mail it answers, `References` its thread, a Message-ID at INBOUND_MAIL_DOMAIN
- * (recorded, so replies thread back), `From` the account's name, `Reply-To` the tagged address.
- */
+/** svc's own mail in the conversation's thread, to the outbox once per `key` (its unique response_id). */
 async function mailInThread(
   tx: Db,
   t: { accountId: number; conversationId: string; accountName: string; inboundLocal: string },
@@ -113,22 +101,15 @@ async function mailInThread(
   key: string,
   mail: Omit<MailInput, 'thread'>,
 ): Promise<boolean> {
-  const tag = await ensureConversationTag(tx, t.accountId, t.conversationId, freshTag());
-  return insertAnswerMail(tx, t.accountId, {
-    ...mail,
-    thread: {
-      messageId: `<${randomUUID()}@${getEnv().INBOUND_MAIL_DOMAIN}>`,
-      conversationId: t.conversationId,
-      responseId: key,
-      headers: {
-        fromName: t.accountName.slice(0, 100),
-        inReplyTo: answered.messageId,
-        references: (answered.threadIds ?? []).slice(-20),
-        replyTo: addressOf(t.inboundLocal, tag),
-        automatic: true,
-      },
-    },
-  });
+  const place = {
+    accountId: t.accountId,
+    conversationId: t.conversationId,
+    inboundLocal: t.inboundLocal,
+    messageId: answered.messageId,
+    threadIds: answered.threadIds,
+  };
+  const thread = await threadOf(tx, place, { fromName: t.accountName.slice(0, 100), automatic: true, responseId: key });
+  return insertAnswerMail(tx, t.accountId, { ...mail, thread });
 }
 
 export function startEmailAnswers(): void {

@@ -1,14 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client';
-import { ensureConversationTag, getReplyMailFacts } from '../../db/queries/inbound-mail';
+import { getReplyMailFacts } from '../../db/queries/inbound-mail';
 import { markReplyMailed } from '../../db/queries/handoff-mail';
 import { insertMail } from '../../db/queries/mails';
 import { replyAsMember, type ReplyMailer } from '../conversations/handoff';
 import type { Member } from '../conversations/handoff-contract';
-import { getEnv } from '../env';
 import { memberReplyMail } from '../mail/templates';
 import { wakeMailWorker } from '../mail/worker';
-import { addressOf, freshTag } from './address';
+import { threadOf } from './thread';
 
 /**
  * Members' replies by mail (docs/contracts.md §17 "members"): a reply in an email conversation
@@ -22,23 +20,21 @@ export const mailMemberReply: ReplyMailer = async (tx: Db, r) => {
   if (!f?.visitor_id?.startsWith('email:') || !f.inbound_local) return false;
   const to = f.visitor_email ?? f.visitor_id.slice('email:'.length);
   if (!to.includes('@')) return false;
-  const tag = await ensureConversationTag(tx, r.accountId, r.conversationId, freshTag());
   const mail = memberReplyMail(to, { accountName: f.account_name, subject: f.mail_subject ?? f.title, text: r.text });
-  await insertMail(tx, r.accountId, {
-    ...mail,
-    thread: {
-      messageId: `<${randomUUID()}@${getEnv().INBOUND_MAIL_DOMAIN}>`,
-      conversationId: r.conversationId,
-      responseId: null,
-      conversationMessageId: r.messageId,
-      headers: {
-        fromName: fromNameOf(r.memberName, f.account_name),
-        inReplyTo: f.mail_message_id,
-        references: (f.mail_thread_ids ?? []).slice(-20),
-        replyTo: addressOf(f.inbound_local, tag),
-      },
-    },
+  const place = {
+    accountId: r.accountId,
+    conversationId: r.conversationId,
+    inboundLocal: f.inbound_local,
+    messageId: f.mail_message_id,
+    threadIds: f.mail_thread_ids,
+  };
+  const thread = await threadOf(tx, place, {
+    fromName: fromNameOf(r.memberName, f.account_name),
+    automatic: false,
+    responseId: null,
+    conversationMessageId: r.messageId,
   });
+  await insertMail(tx, r.accountId, { ...mail, thread });
   await markReplyMailed(tx, r.accountId, r.messageId);
   return true;
 };
