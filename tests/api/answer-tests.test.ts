@@ -1,7 +1,8 @@
 /**
  * Answer tests (docs/contracts.md §20) on a real database and one server: each expectation passes
  * and fails as it should, a deleted source makes a case "Newly failing" through the automatic run
- * (and the banner on /knowledge), CSV round trip and refusals, roles and tenancy, and last the CLI's
+ * (and the banner on /knowledge), a burst of edits run once after its pause, a run stopped at shutdown
+ * left due and taken over, CSV round trip and refusals, roles and tenancy, and last the CLI's
  * JSON and exit status.
  */
 import assert from 'node:assert/strict';
@@ -21,8 +22,10 @@ import {
   newlyFailingAnswerTests,
   removeAnswerTest,
   runAnswerTests,
+  runClaimed,
   type AnswerTestActor,
 } from '../../lib/answer-tests/service';
+import { claimAnswerTestRun } from '../../db/queries/answer-tests';
 import { addCuratedAnswer } from '../../lib/knowledge/curated';
 import { addKnowledgeDocument, removeKnowledgeDocument } from '../../lib/knowledge/service';
 import { refusalOf } from '../helpers/app-error';
@@ -147,6 +150,91 @@ describe('answer tests', () => {
     // A run by hand with nothing changed: it still fails, but is no longer newly failing.
     await runAnswerTests(s.owner);
     assert.deepEqual(await newlyFailingAnswerTests(s.acct.accountId), []);
+  });
+
+  /** The account's run state as the database holds it (its own clock). */
+  async function runState(accountId: number) {
+    const [row] = await rows<{
+      kb_version: number;
+      tested_version: number;
+      last_trigger: string | null;
+      last_run_at: string | null;
+      ran_after_last_edit_s: number | null;
+      running: boolean;
+    }>(
+      await getDb(),
+      sql`SELECT kb_version::int AS kb_version, tested_version::int AS tested_version, last_trigger, last_run_at::text AS last_run_at,
+            extract(epoch FROM last_run_at - kb_changed_at)::float8 AS ran_after_last_edit_s, COALESCE(lease_until > now(), false) AS running
+          FROM answer_test_state WHERE account_id = ${accountId}`,
+    );
+    return row!;
+  }
+
+  it('a burst of edits gets one automatic run once the edits pause (or one per ANSWER_TESTS_MAX_WAIT_SECONDS while they go on), testing the last version; then none', async () => {
+    const s = await shop();
+    await addAnswerTest(s.owner, { question: 'Do you have gift cards?', expect: 'answers from', source: `curated:${s.curated}` });
+    await runAnswerTests(s.owner);
+    const manual = (await runState(s.acct.accountId)).last_run_at;
+    // Eight edits 250 ms apart: each resets the 1 s pause the automatic run waits for.
+    const runs = new Set<string>();
+    let polling = true;
+    const poll = (async () => {
+      while (polling) {
+        const st = await runState(s.acct.accountId);
+        if (st.last_trigger === 'automatic' && st.last_run_at && st.last_run_at !== manual) runs.add(st.last_run_at);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    const burstStarted = Date.now();
+    for (let i = 0; i < 8; i++) {
+      await addCuratedAnswer(s.acct.accountId, { questions: [`Burst question ${i}?`], answer: `Burst answer ${i}.` });
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const burstSeconds = (Date.now() - burstStarted) / 1000;
+    const edited = (await runState(s.acct.accountId)).kb_version;
+    let st = await runState(s.acct.accountId);
+    for (const t0 = Date.now(); st.tested_version < edited || st.running; st = await runState(s.acct.accountId)) {
+      assert.ok(Date.now() - t0 < 60_000, 'the automatic run came within 60 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // Nothing changed since: no further run.
+    await new Promise((r) => setTimeout(r, 2000));
+    polling = false;
+    await poll;
+    st = await runState(s.acct.accountId);
+    assert.equal(st.tested_version, edited, 'the last run tested the last edit');
+    assert.equal(st.last_trigger, 'automatic');
+    assert.ok(st.ran_after_last_edit_s! >= 1, `the run waited for the edits to pause 1 s (ran ${st.ran_after_last_edit_s} s after the last)`);
+    // The file's ANSWER_TESTS_MAX_WAIT_SECONDS is 3: a burst longer than that may be run once meanwhile.
+    assert.ok(runs.size >= 1 && runs.size <= 1 + Math.floor(burstSeconds / 3), `${runs.size} automatic runs for a ${burstSeconds.toFixed(1)} s burst`);
+  });
+
+  it("a run told to stop (the loop's drain at shutdown) records nothing and frees the lease; the tests stay due and the automatic run takes them", async () => {
+    const s = await shop();
+    await addAnswerTest(s.owner, { question: 'Do you have gift cards?', expect: 'answers from', source: `curated:${s.curated}` });
+    await addAnswerTest(s.owner, { question: 'How much is express shipping?', expect: 'mentions', value: '9 euros' });
+    await runAnswerTests(s.owner);
+    const before = await runState(s.acct.accountId);
+    await addCuratedAnswer(s.acct.accountId, { questions: ['Do you deliver on Sundays?'], answer: 'No, never on Sundays.' });
+    // Held before the 1 s pause is over, so the background loop leaves this run to us.
+    const claimed = await claimAnswerTestRun(await getDb(), s.acct.accountId, 60);
+    assert.ok(claimed, 'the lease was free');
+    let asked = 0;
+    const run = await runClaimed(s.acct.accountId, claimed.kb_version, 'automatic', () => asked++ >= 1);
+    assert.equal(run, null, 'stopped between two cases');
+    const stopped = await runState(s.acct.accountId);
+    assert.deepEqual(
+      [stopped.running, stopped.last_run_at, stopped.last_trigger, stopped.tested_version < stopped.kb_version],
+      [false, before.last_run_at, 'manual', true],
+      'nothing recorded, the lease free, still due',
+    );
+    let st = stopped;
+    for (const t0 = Date.now(); st.tested_version < stopped.kb_version || st.running; st = await runState(s.acct.accountId)) {
+      assert.ok(Date.now() - t0 < 60_000, 'the automatic run took the stopped one over within 60 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(st.last_trigger, 'automatic');
+    assert.equal((await listAnswerTests(s.owner)).cases.filter((c) => c.passed).length, 2);
   });
 
   it('a CSV round trip keeps every case (formula-like text neutralised on export); bad CSVs are refused whole with a clear message', async () => {
