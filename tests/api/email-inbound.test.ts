@@ -32,7 +32,7 @@ import { listAccountMembers } from '../../lib/team/service';
 import { api, createTestAccount } from '../helpers/builders';
 import { deflatedRepeat, docxBombLying, elfExecutable, mzExecutable, pngOfSize, tinyPdf, tinyPng, zipDeflated } from '../fixtures/widget-files';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { startSmtpServer, type SmtpServer } from '../helpers/smtp';
+import { startSmtpServer, type ReceivedMail, type SmtpServer } from '../helpers/smtp';
 import { addKnowledge } from '../helpers/widget';
 import { signIn } from '../helpers/signin';
 
@@ -40,6 +40,8 @@ const DOMAIN = 'mail.svc.test';
 const MAX_BYTES = 64 * 1024;
 /** Smaller than a mail may be, so an attachment can be over the upload limit. */
 const UPLOAD_MAX = 16 * 1024;
+/** Bytes of uploads an account may hold: two files near the upload limit fill it. */
+const UPLOAD_QUOTA = 24 * 1024;
 const PER_SENDER = 4;
 const ANSWERS_PER_HOUR = 2;
 let server: TestServer;
@@ -67,6 +69,7 @@ before(
       INBOUND_MAIL_DOMAIN: DOMAIN,
       INBOUND_MAIL_MAX_BYTES: String(MAX_BYTES),
       UPLOAD_MAX_BYTES: String(UPLOAD_MAX),
+      UPLOAD_QUOTA_BYTES_PER_ACCOUNT: String(UPLOAD_QUOTA),
       INBOUND_MAILS_PER_SENDER_PER_MINUTE: String(PER_SENDER),
       INBOUND_SMTP_TLS_CERT: `${tlsDir}/cert.pem`,
       INBOUND_SMTP_TLS_KEY: `${tlsDir}/key.pem`,
@@ -543,6 +546,49 @@ describe("a mail's attachments", () => {
     const [n] = await rows<{ n: number }>(await getDb(), sql`SELECT count(*)::int AS n FROM attachments WHERE account_id = ${acct.accountId}`);
     assert.equal(n!.n, 2, 'nothing of a refused file is stored');
   });
+
+  it("a file past the account's UPLOAD_QUOTA_BYTES_PER_ACCOUNT is left out with a line; the mail is processed and keeps the rest; another account's quota is its own", async () => {
+    const acct = await createTestAccount();
+    await saveEmailSettings(CLI, { accountId: acct.accountId, role: 'owner' }, { ai_answers: false, acknowledge: false });
+    const { address } = await inboundAddress(acct.accountId);
+    const size = 10 * 1024;
+    assert.ok(size <= UPLOAD_MAX && 2 * size <= UPLOAD_QUOTA && 3 * size > UPLOAD_QUOTA);
+    const files = [
+      { filename: 'first.png', content: pngOfSize(size) },
+      { filename: 'second.png', content: pngOfSize(size) },
+      { filename: 'third.png', content: pngOfSize(size) },
+      { filename: 'notes.txt', content: 'Order 4711, blue kettle.' },
+    ];
+    await client().sendMail({ ...mail(address, { subject: 'Photos', text: 'Here are the photos.' }), attachments: files });
+    const [m] = await processed(acct.accountId, 1);
+    assert.equal(m!.status, 'done');
+    const message = await visitorMessage(acct.key, m!.conversation_id!);
+    assert.deepEqual(
+      message.attachments.map((a) => [a.filename, a.size]),
+      [
+        ['first.png', size],
+        ['second.png', size],
+        ['notes.txt', 24],
+      ],
+    );
+    assert.deepEqual(message.content.split('\n'), [
+      'Here are the photos.',
+      '',
+      `[Attachment not kept: third.png: this account's upload storage is full (${2 * size} of ${UPLOAD_QUOTA} bytes in use); unused uploads are deleted after a day.]`,
+    ]);
+    const db = await getDb();
+    const [n] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM attachments WHERE account_id = ${acct.accountId}`);
+    assert.equal(n!.n, 3, 'nothing of the refused file is stored');
+    // The quota is per account: another account takes the same file.
+    const other = await createTestAccount();
+    await saveEmailSettings(CLI, { accountId: other.accountId, role: 'owner' }, { ai_answers: false, acknowledge: false });
+    await client().sendMail({ ...mail((await inboundAddress(other.accountId)).address, { subject: 'Photo' }), attachments: [files[2]!] });
+    const [o] = await processed(other.accountId, 1);
+    assert.deepEqual(
+      (await visitorMessage(other.key, o!.conversation_id!)).attachments.map((a) => a.filename),
+      ['third.png'],
+    );
+  });
 });
 
 describe('bad input (docs/decisions/email.md "Bad input")', () => {
@@ -896,5 +942,188 @@ describe('"Acknowledge new emails"', () => {
     assert.equal(new Set(all.map((m) => m.conversation_id)).size, ANSWERS_PER_HOUR + 2, 'a conversation each');
     assert.equal(await outboxTo(gina), ANSWERS_PER_HOUR);
     assert.equal(await outboxTo(robot), 0);
+  });
+});
+
+describe('no mail loop (issue 34): two accounts whose customers forward to each other', () => {
+  const RETURNS = '# Returns\n\nYou can return any item within 30 days for a full refund.\n';
+  /** Silence that ends a loop: no svc mail, nothing in flight. */
+  const QUIET_MS = 5000;
+  /** Fields nodemailer writes itself from what it is given (the body's structure, the addressing, the thread). */
+  const REWRITTEN = /^(?:content-type|content-transfer-encoding|mime-version|from|to|subject|date|message-id|in-reply-to|references|reply-to)$/i;
+  /** What a hostile forwarder drops: every field that says a mail is automatic or bulk. */
+  const AUTOMATIC = /^(?:auto-submitted|precedence|list-[a-z-]+)$/i;
+
+  /** What svc mailed each way, answer or acknowledgement (the test's output). */
+  const said = (loop: { toX: ReceivedMail[]; toY: ReceivedMail[] }) => {
+    const kinds = (ms: ReceivedMail[]) => ms.map((m) => (/has received it/.test(m.text) ? 'acknowledgement' : 'answer')).join(', ') || 'nothing';
+    return `svc mailed ${loop.toX.length + loop.toY.length}: to the mailbox forwarding to B ${kinds(loop.toX)}; to the one forwarding to A ${kinds(loop.toY)}`;
+  };
+
+  /** A header block's fields, unfolded. */
+  const fieldsOf = (header: string) =>
+    header
+      .replace(/\r?\n[ \t]+/g, ' ')
+      .split(/\r?\n/)
+      .filter((l) => l.includes(':'))
+      .map((l) => ({ key: l.slice(0, l.indexOf(':')).trim(), value: l.slice(l.indexOf(':') + 1).trim() }));
+
+  /** The two accounts' mail: what grows while the loop runs, and what is still in flight (unprocessed, being answered, answered but not handled, unsent). */
+  async function mailState(a: number, b: number) {
+    const [s] = await rows<{ received: number; responses: number; handled: number; written: number; busy: number }>(
+      await getDb(),
+      sql`SELECT
+        (SELECT count(*) FROM inbound_mails WHERE account_id IN (${a}, ${b}))::int AS received,
+        (SELECT count(*) FROM responses WHERE account_id IN (${a}, ${b}))::int AS responses,
+        (SELECT count(*) FROM email_answers WHERE account_id IN (${a}, ${b}))::int AS handled,
+        (SELECT count(*) FROM mails WHERE account_id IN (${a}, ${b}))::int AS written,
+        ((SELECT count(*) FROM inbound_mails WHERE account_id IN (${a}, ${b}) AND status = 'stored')
+          + (SELECT count(*) FROM chat_answers WHERE account_id IN (${a}, ${b}) AND finished_at IS NULL)
+          + (SELECT count(*) FROM responses r JOIN inbound_mails im
+              ON im.account_id = r.account_id AND im.conversation_id = r.conversation_id AND im.client_message_id = r.client_message_id
+              WHERE r.account_id IN (${a}, ${b}) AND im.status = 'done' AND r.error IS NULL
+              AND NOT EXISTS (SELECT 1 FROM email_answers e WHERE e.response_id = r.id))
+          + (SELECT count(*) FROM mails WHERE account_id IN (${a}, ${b}) AND status = 'pending'))::int AS busy`,
+    );
+    return s!;
+  }
+
+  /**
+   * Accounts A and B, both automatic mails on and knowledge to answer from. Mailbox `x` forwards
+   * everything to B, `y` to A, each writing the other into From (as a forwarder rewrites From to its
+   * own mailbox), so an answer to a forwarded mail goes on to the other account: the chain closes.
+   * One question from `x` to A starts it; the test relays every svc mail to `x` or `y` with a real
+   * SMTP client until nothing moves for QUIET_MS (at most 40 s), then checks that nothing more comes.
+   */
+  async function mailLoop(x: string, y: string, forwarder: { strip: RegExp | null; thread: boolean }) {
+    const a = await createTestAccount('Bluebird Bakery');
+    const b = await createTestAccount('Redwing Rentals');
+    for (const acct of [a, b]) {
+      await saveEmailSettings(CLI, { accountId: acct.accountId, role: 'owner' }, { ai_answers: true, acknowledge: true });
+      await addKnowledge(acct.accountId, 'returns.md', RETURNS);
+    }
+    const toA = (await inboundAddress(a.accountId)).address;
+    const toB = (await inboundAddress(b.accountId)).address;
+    const route = new Map([
+      [x, { to: toB, from: y }],
+      [y, { to: toA, from: x }],
+    ]);
+    const first = outbox.received.length;
+    const svcMails = () => outbox.received.slice(first).filter((m) => m.envelopeTo.some((t) => route.has(t)));
+    /** Each forwarded mail and svc's SMTP reply to it. */
+    const hops: Array<{ to: string; code: number; response: string }> = [];
+    const forward = async (m: ReceivedMail) => {
+      const r = route.get(m.envelopeTo.find((t) => route.has(t))!)!;
+      const fields = fieldsOf(m.header);
+      const date = fields.find((f) => f.key.toLowerCase() === 'date')?.value;
+      try {
+        const sent = await client().sendMail({
+          envelope: { from: r.from, to: [r.to] },
+          from: r.from,
+          to: m.to,
+          subject: m.subject,
+          text: m.text,
+          ...(m.html ? { html: m.html } : {}),
+          ...(date ? { date } : {}),
+          ...(m.messageId ? { messageId: m.messageId } : {}),
+          ...(m.replyTo ? { replyTo: m.replyTo } : {}),
+          ...(forwarder.thread && m.inReplyTo ? { inReplyTo: m.inReplyTo, references: m.references } : {}),
+          headers: fields.filter((f) => !REWRITTEN.test(f.key) && !forwarder.strip?.test(f.key)),
+        });
+        hops.push({ to: r.to, code: Number(sent.response.slice(0, 3)), response: sent.response });
+      } catch (e) {
+        const err = e as { responseCode?: number; response?: string };
+        hops.push({ to: r.to, code: err.responseCode ?? 0, response: err.response ?? String(e) });
+      }
+    };
+    await client().sendMail(mail(toA, { from: x, subject: 'Returns', text: 'How many days do I have to return an item?' }));
+    const started = Date.now();
+    let relayed = 0;
+    let seen = '';
+    let since = Date.now();
+    let state = await mailState(a.accountId, b.accountId);
+    for (;;) {
+      const mails = svcMails();
+      while (relayed < mails.length) await forward(mails[relayed++]!);
+      state = await mailState(a.accountId, b.accountId);
+      const now = JSON.stringify([relayed, state]);
+      if (now !== seen) [seen, since] = [now, Date.now()];
+      else if (state.busy === 0 && Date.now() - since >= QUIET_MS) break;
+      assert.ok(Date.now() - started < 40_000, `the loop did not go quiet within 40 s: ${now}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    // Quiet: nothing more comes.
+    await new Promise((r) => setTimeout(r, 3000));
+    assert.equal(svcMails().length, relayed, 'no svc mail after the quiet');
+    assert.deepEqual(await mailState(a.accountId, b.accountId), state, 'nothing more received, answered or written after the quiet');
+    // Every forwarded mail was taken (250) and stored; all processed.
+    assert.deepEqual(
+      hops.filter((h) => h.code !== 250),
+      [],
+      'no refusal, not even a 451: each forwarding mailbox sent within INBOUND_MAILS_PER_SENDER_PER_MINUTE',
+    );
+    const atA = await stored(a.accountId);
+    const atB = await stored(b.accountId);
+    assert.equal(atA.length, 1 + hops.filter((h) => h.to === toA).length);
+    assert.equal(atB.length, hops.filter((h) => h.to === toB).length);
+    assert.deepEqual([...new Set([...atA, ...atB].map((m) => m.status))], ['done']);
+    const sent = svcMails();
+    return { a, b, atA, atB, hops, toX: sent.filter((m) => m.envelopeTo.includes(x)), toY: sent.filter((m) => m.envelopeTo.includes(y)) };
+  }
+
+  it('a forwarder that keeps the headers (Auto-Submitted survives, From rewritten): A answers once, B keeps it for the team and mails nothing', {
+    timeout: 60_000,
+  }, async (t) => {
+    const r = randomUUID().slice(0, 8);
+    const [x, y] = [`fwd-to-b-${r}@forward.example`, `fwd-to-a-${r}@forward.example`];
+    const loop = await mailLoop(x, y, { strip: null, thread: true });
+    t.diagnostic(said(loop));
+    assert.equal(loop.toX.length, 1, "A's answer");
+    assert.match(loop.toX[0]!.text, /30 days for a full refund/);
+    assert.equal(loop.toY.length, 0, 'B answers nothing');
+    assert.equal(loop.hops.length, 1);
+    const [kept] = loop.atB;
+    assert.match(Buffer.from(kept!.raw).toString('utf8'), /^Auto-Submitted: auto-replied\r?$/im, 'forwarded as it came');
+    assert.equal(kept!.from_address, y);
+    const db = await getDb();
+    const visitor = await rows<{ author: string }>(
+      db,
+      sql`SELECT author FROM conversation_messages WHERE conversation_id = ${kept!.conversation_id} AND account_id = ${loop.b.accountId}`,
+    );
+    assert.deepEqual(
+      visitor.map((m) => m.author),
+      ['visitor'],
+      "kept as the visitor's message",
+    );
+    const [n] = await rows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM responses WHERE account_id = ${loop.b.accountId}`);
+    assert.equal(n!.n, 0, 'the AI of B was not asked');
+  });
+
+  it('a hostile forwarder (Auto-Submitted, List-* and Precedence stripped; From a constant outside address): at most EMAIL_ANSWERS_PER_SENDER_PER_HOUR mails to each mailbox', {
+    timeout: 60_000,
+  }, async (t) => {
+    const r = randomUUID().slice(0, 8);
+    const [x, y] = [`ada-${r}@example.org`, `sam.rivera-${r}@example.net`];
+    const loop = await mailLoop(x, y, { strip: AUTOMATIC, thread: true });
+    t.diagnostic(said(loop));
+    for (const m of loop.atB) assert.doesNotMatch(Buffer.from(m.raw).toString('utf8'), /^(?:auto-submitted|precedence|list-[a-z-]+):/im);
+    assert.ok(loop.toY.length >= 1, 'B took the stripped mail for a customer and mailed back: the loop ran');
+    assert.ok(loop.toX.length <= ANSWERS_PER_HOUR, `A mailed ${loop.toX.length}`);
+    assert.ok(loop.toY.length <= ANSWERS_PER_HOUR, `B mailed ${loop.toY.length}`);
+  });
+
+  it('a hostile forwarder that also drops the thread (each mail a new conversation): the per-sender cap ends it at EMAIL_ANSWERS_PER_SENDER_PER_HOUR mails each way', {
+    timeout: 60_000,
+  }, async (t) => {
+    const r = randomUUID().slice(0, 8);
+    const [x, y] = [`bea-${r}@example.org`, `tom.hale-${r}@example.net`];
+    const loop = await mailLoop(x, y, { strip: AUTOMATIC, thread: false });
+    t.diagnostic(said(loop));
+    assert.equal(new Set(loop.atA.map((m) => m.conversation_id)).size, loop.atA.length, 'a new conversation each');
+    assert.equal(loop.toX.length, ANSWERS_PER_HOUR);
+    assert.equal(loop.toY.length, ANSWERS_PER_HOUR);
+    // The mail that would have gone on was received, processed and not mailed.
+    assert.equal(loop.atA.length, ANSWERS_PER_HOUR + 1);
+    assert.equal(loop.atB.length, ANSWERS_PER_HOUR);
   });
 });
