@@ -247,11 +247,11 @@ export async function markEmailAnswer(db: Db, accountId: number, responseId: str
   return done.length > 0;
 }
 
-/** Mails svc wrote by itself to one address in the last hour — AI answers and acknowledgements, both keyed by response_id (EMAIL_ANSWERS_PER_SENDER_PER_HOUR). */
-export async function countAnswerMailsTo(db: Db, to: string): Promise<number> {
+/** Mails the account's AI wrote to one address in the last hour — answers and acknowledgements, both keyed by response_id (EMAIL_ANSWERS_PER_SENDER_PER_HOUR). */
+export async function countAnswerMailsTo(db: Db, accountId: number, to: string): Promise<number> {
   const [row] = await rows<{ n: number }>(
     db,
-    sql`SELECT count(*)::int AS n FROM mails WHERE "to" = ${to} AND response_id IS NOT NULL AND created_at > now() - interval '1 hour'`,
+    sql`SELECT count(*)::int AS n FROM mails WHERE "to" = ${to} AND account_id = ${accountId} AND response_id IS NOT NULL AND created_at > now() - interval '1 hour'`,
   );
   return row?.n ?? 0;
 }

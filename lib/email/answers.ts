@@ -56,7 +56,7 @@ async function handleOne(db: Db, p: PendingEmailAnswer): Promise<void> {
     if (acknowledged) wakeMailWorker();
     return;
   }
-  if (await senderHadEnough(db, to)) {
+  if (await senderHadEnough(db, p.account_id, to)) {
     await markEmailAnswer(db, p.account_id, p.response_id, 'not_mailed');
     return;
   }
@@ -82,15 +82,15 @@ async function handleOne(db: Db, p: PendingEmailAnswer): Promise<void> {
 export async function acknowledgeWaiting(tx: Db, accountId: number, conversationId: string, mail: AnsweredMail): Promise<boolean> {
   const f = await getAcknowledgeFacts(tx, accountId, conversationId);
   const to = f?.visitor_email ?? mail.from;
-  if (!f?.acknowledge || !f.waiting_since || !f.inbound_local || !to || (await senderHadEnough(tx, to))) return false;
+  if (!f?.acknowledge || !f.waiting_since || !f.inbound_local || !to || (await senderHadEnough(tx, accountId, to))) return false;
   const ack = emailAcknowledgementMail(to, { accountName: f.account_name, subject: mail.subject ?? '' });
   const thread = { accountId, conversationId, accountName: f.account_name, inboundLocal: f.inbound_local };
   return mailInThread(tx, thread, mail, uuidOf(`${accountId}\nacknowledge\n${conversationId}\n${f.waiting_since}`), ack);
 }
 
-/** The sender got EMAIL_ANSWERS_PER_SENDER_PER_HOUR mails from svc itself this hour (answers and acknowledgements). */
-async function senderHadEnough(db: Db, to: string): Promise<boolean> {
-  return (await countAnswerMailsTo(db, to)) >= getEnv().EMAIL_ANSWERS_PER_SENDER_PER_HOUR;
+/** The account's AI mailed this sender EMAIL_ANSWERS_PER_SENDER_PER_HOUR times this hour (answers and acknowledgements); per account, so no account can mute a sender at another. */
+async function senderHadEnough(db: Db, accountId: number, to: string): Promise<boolean> {
+  return (await countAnswerMailsTo(db, accountId, to)) >= getEnv().EMAIL_ANSWERS_PER_SENDER_PER_HOUR;
 }
 
 /** svc's own mail in the conversation's thread, to the outbox once per `key` (its unique response_id). */

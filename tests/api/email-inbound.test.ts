@@ -805,6 +805,12 @@ describe("the AI's answers by mail", () => {
     await new Promise((r) => setTimeout(r, 5000));
     assert.equal(outbox.received.filter((x) => x.envelopeTo.includes(carol)).length, ANSWERS_PER_HOUR);
     assert.equal(outbox.received.filter((x) => x.envelopeTo.includes(bob)).length, 0, 'the declined question got no AI mail');
+    // The cap is the account's own: another account still answers Carol (a sender spoofing her address at one account never mutes her at another).
+    const other = await createTestAccount();
+    await addKnowledge(other.accountId, 'hours.md', '# Opening hours\n\nWe are open Monday to Friday from nine to five.\n');
+    await client().sendMail(mail((await inboundAddress(other.accountId)).address, { from: carol, subject: 'Hours elsewhere', text: 'When are you open?' }));
+    const elsewhere = await outbox.waitFor((x) => x.envelopeTo.includes(carol) && x.subject === 'Re: Hours elsewhere', 30_000);
+    assert.match(elsewhere.text, /Monday to Friday/);
   });
 
   it('"Send a test email" on /email: the mail arrives through the listener as a test (no conversation, never answered); a forged test header is an ordinary mail; no listener → refused', {
