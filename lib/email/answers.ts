@@ -40,20 +40,20 @@ export async function handleEmailAnswers(): Promise<number> {
 }
 
 async function handleOne(db: Db, p: PendingEmailAnswer): Promise<void> {
-  const to = p.visitor_email ?? p.mail_from;
-  if (p.handled_by === 'human' || !to || !p.inbound_local) {
-    await markEmailAnswer(db, p.account_id, p.response_id, 'not_mailed');
-    return;
-  }
   const answered: AnsweredMail = { from: p.mail_from, messageId: p.mail_message_id, subject: p.mail_subject, threadIds: p.mail_thread_ids };
   if (p.declined) {
-    // Nothing in the knowledge base: the team answers, and the visitor gets no AI mail.
+    // The team answers (no AI mail); before the handled_by check, since another instance's handoff of this very answer sets it (the handoff is idempotent; one mark wins).
     await requestHandoff({ accountId: p.account_id, conversationId: p.conversation_id }, { byMail: true });
     const acknowledged = await db.transaction(async (txRaw) => {
       const tx = txRaw as unknown as Db;
       return (await markEmailAnswer(tx, p.account_id, p.response_id, 'handed_off')) && acknowledgeWaiting(tx, p.account_id, p.conversation_id, answered);
     });
     if (acknowledged) wakeMailWorker();
+    return;
+  }
+  const to = p.visitor_email ?? p.mail_from;
+  if (p.handled_by === 'human' || !to || !p.inbound_local) {
+    await markEmailAnswer(db, p.account_id, p.response_id, 'not_mailed');
     return;
   }
   if (await senderHadEnough(db, p.account_id, to)) {

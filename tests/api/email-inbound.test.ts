@@ -26,7 +26,8 @@ import { getEmailSettings, saveEmailSettings } from '../../lib/email/settings';
 import { isSvcTestMail } from '../../lib/email/svc-test';
 import { NOT_LISTENING, sendTestEmail } from '../../lib/email/test-mail';
 import { readMail } from '../../lib/documents/mail';
-import { resolveConversation } from '../../lib/conversations/handoff';
+import { requestHandoff, resolveConversation } from '../../lib/conversations/handoff';
+import { handleEmailAnswers, startEmailAnswers, stopEmailAnswers } from '../../lib/email/answers';
 import { listInboxConversations } from '../../lib/conversations/inbox-views';
 import { listAccountMembers } from '../../lib/team/service';
 import { api, createTestAccount } from '../helpers/builders';
@@ -887,6 +888,40 @@ describe('"Acknowledge new emails"', () => {
     const [m] = await processed(acct.accountId, 1);
     await handedOff(acct.accountId, m!.conversation_id!);
     assert.equal(await outboxTo(dan), 0);
+  });
+
+  it('a declined answer whose handoff another instance made first is still handed_off and acknowledged (its pass saw the conversation with a person)', {
+    timeout: 60_000,
+  }, async () => {
+    await stopEmailAnswers(); // this process plays the second instance; its own loop must not take the answer first
+    try {
+      const acct = await createTestAccount();
+      await saveEmailSettings(CLI, { accountId: acct.accountId, role: 'owner' }, { ai_answers: true, acknowledge: true });
+      await addKnowledge(acct.accountId, 'hours.md', '# Opening hours\n\nWe are open Monday to Friday from nine to five.\n');
+      const fay = `fay-${randomUUID().slice(0, 8)}@example.org`;
+      await client().sendMail(mail((await inboundAddress(acct.accountId)).address, { from: fay, ...declinable }));
+      const [m] = await processed(acct.accountId, 1);
+      const db = await getDb();
+      let declined = false;
+      for (let i = 0; i < 200 && !declined; i++) {
+        declined =
+          (await rows<{ d: boolean }>(db, sql`SELECT declined AS d FROM responses WHERE conversation_id = ${m!.conversation_id} AND declined`)).length > 0;
+        if (!declined) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(declined, 'the AI declined');
+      // The first instance's step: the handoff committed, its mark not yet written.
+      await requestHandoff({ accountId: acct.accountId, conversationId: m!.conversation_id! }, { byMail: true });
+      await handleEmailAnswers();
+      const [e] = await rows<{ outcome: string }>(
+        db,
+        sql`SELECT e.outcome FROM email_answers e JOIN responses r ON r.id = e.response_id WHERE r.conversation_id = ${m!.conversation_id}`,
+      );
+      assert.equal(e?.outcome, 'handed_off');
+      await outbox.waitFor((x) => x.envelopeTo.includes(fay), 30_000);
+      assert.equal(await outboxTo(fay), 1, 'one acknowledgement');
+    } finally {
+      startEmailAnswers();
+    }
   });
 
   it('on: a declined question gets one acknowledgement in its thread; a second mail while it waits and an auto-reply get none', {
