@@ -19,7 +19,8 @@ import { threadOf } from './thread';
  * gets the account's acknowledgement instead, when "Acknowledge new emails" is on.
  */
 const BATCH = 20;
-const POLL_MS = 2000;
+// An answer is found this long after it is stored at most (the query reads the last hour's processed mail only, by index).
+const POLL_MS = 500;
 
 const loop = processLoop('svc.emailAnswers');
 
