@@ -179,6 +179,8 @@ const EnvSchema = z.object({
   INBOUND_MAILS_PER_ACCOUNT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   /** A failed mail is retried after this, doubling each time up to an hour (lib/mail/worker.ts). */
   MAIL_RETRY_BASE_MS: z.coerce.number().min(1).max(3_600_000).default(5000),
+  /** How long an instance holds a mail it sends; a mail held by an instance that died is sent by another after this. */
+  MAIL_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   /** `open`: anyone can create an account at /signup; `closed`: accounts come from the CLI. */
   SIGNUP: z.enum(['open', 'closed']).default('closed'),
   /** Invitations an account may send per hour; password-reset and sign-up mails to one address per hour. */

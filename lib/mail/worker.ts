@@ -15,7 +15,6 @@ import { processSlot } from '../core/process';
  */
 const POLL_MS = 1000;
 const BATCH = 10;
-const LEASE_SECONDS = 60;
 
 /** The backoff after the n-th failed attempt: base × 2^(n−1), at most an hour. */
 export function mailRetryDelayMs(attempts: number, base = getEnv().MAIL_RETRY_BASE_MS): number {
@@ -37,7 +36,7 @@ export function startMailWorker(): void {
   const loop = startBackgroundLoop({
     pollMs: POLL_MS,
     step: async (l) => {
-      const claimed = await claimDueMails(await getDb(), BATCH, LEASE_SECONDS);
+      const claimed = await claimDueMails(await getDb(), BATCH, getEnv().MAIL_LEASE_SECONDS);
       for (const m of claimed) {
         if (l.stopping) break;
         await deliver(l, transport, m);
