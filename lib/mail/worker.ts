@@ -24,10 +24,25 @@ export function mailRetryDelayMs(attempts: number, base = getEnv().MAIL_RETRY_BA
 type Worker = { loop: BackgroundLoop; transport: Transporter | null };
 const worker = processSlot<Worker>('svc.mailWorker');
 
+/** Connection settings unless SMTP_URL's query names them: a pool of reused connections, and bounds on a silent server. */
+const SMTP_DEFAULTS: Record<string, string> = {
+  pool: 'true',
+  maxConnections: '4',
+  connectionTimeout: '10000',
+  greetingTimeout: '10000',
+  socketTimeout: '30000',
+};
+
 function transportFor(url: string | undefined): Transporter | null {
   if (!url) return null;
+  // nodemailer takes a URL's settings from its query only (an options object beside a URL is ignored).
+  const u = new URL(url);
+  for (const [k, v] of Object.entries(SMTP_DEFAULTS)) if (!u.searchParams.has(k)) u.searchParams.set(k, v);
   // A plain smtp:// peer without STARTTLS (a test server, a local relay) is used as it is.
-  return nodemailer.createTransport(url, { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
+  const transport = nodemailer.createTransport(u.toString());
+  // A pooled connection that fails while idle is replaced; never an unhandled 'error' event.
+  transport.on('error', (e) => getLogger().warn({ err: e }, 'mail: an SMTP connection failed'));
+  return transport;
 }
 
 export function startMailWorker(): void {
@@ -37,10 +52,9 @@ export function startMailWorker(): void {
     pollMs: POLL_MS,
     step: async (l) => {
       const claimed = await claimDueMails(await getDb(), BATCH, getEnv().MAIL_LEASE_SECONDS);
-      for (const m of claimed) {
-        if (l.stopping) break;
-        await deliver(l, transport, m);
-      }
+      // At once, over the pool's connections: a batch takes one mail's time, well within its lease.
+      const failed = (await Promise.allSettled(claimed.map((m) => deliver(l, transport, m)))).find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
       return claimed.length >= BATCH;
     },
     onDown: (e) => getLogger().error({ err: e }, 'mail worker: cannot read the outbox; retrying'),
