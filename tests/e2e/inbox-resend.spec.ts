@@ -57,8 +57,10 @@ test('a reply whose ack was lost shows "Sending…", is sent again and stored on
     await expect(page.getByRole('status')).toHaveText('Sent.', { timeout: 30_000 });
     await expect(transcript.getByText('Sending…')).toHaveCount(0);
     await expect(transcript.getByText(text)).toHaveCount(1);
+    upgraded = false; // the reloaded page's socket polls again until its own upgrade
     await page.reload();
     await expect(page.getByRole('region', { name: 'Transcript' }).getByText(text)).toHaveCount(1);
+    await expect.poll(() => upgraded, { message: UPGRADED, timeout: 20_000 }).toBe(true);
 
     // A lost ack, but the change reaches the page: the re-read transcript holds the reply, which
     // leaves "Sending…" then and there (no copy beside it, no wait for the resend).
