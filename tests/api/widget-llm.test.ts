@@ -287,7 +287,7 @@ describe('OpenAI-compatible engine', () => {
       message: MODEL_UNAVAILABLE,
     },
   ];
-  for (const f of failures) {
+  for (const [i, f] of failures.entries()) {
     it(`tells the visitor a neutral message, logs the provider's, and keeps the question when the model fails: ${f.name}`, async (t) => {
       const { visitor, get } = await setup();
       t.after(() => visitor.close());
@@ -300,7 +300,8 @@ describe('OpenAI-compatible engine', () => {
       t.after(() => {
         console.error = original;
       });
-      const question = `What about the flux capacitor warranty (${f.name})?`;
+      // Numbered, not named: a name the passage lacks ("HTTP") makes the question one the engine declines before the model.
+      const question = `What about the flux capacitor warranty (question ${i + 1})?`;
       const started = Date.now();
       const ack = await visitor.ok<AskAck>('ask', { client_message_id: 'q', text: question });
       const end = await visitor.finished(ack.response_id, TIMEOUT_MS + 5000);
