@@ -2,7 +2,9 @@
  * Retention on PostgreSQL (docs/contracts.md §18): N expired conversations (default 100,000, over 100 days) with R
  * responses each (default 10: 1M) in one account, deleted by the server's retention job, while the
  * Customer API lists another account's conversations. Reports the deletion rate, the other account's
- * list p99 idle and during the deletion (goal ≤ 2×), and the tables' sizes before, after the
+ * list p99 idle and during the deletion (goal ≤ 2×), the other account's writes idle and during it
+ * (a conversation with a response, and an update, back to back on a connection of their own: the
+ * longest stall, goal ≤ 100 ms), and the tables' sizes (heap and indexes) before, after the
  * deletion, after VACUUM, and after a tenth as many rows are written again (space reused). Prints JSON lines.
  *   createdb -h 127.0.0.1 -U postgres retention_bench && TEST_DB=postgres \
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/retention_bench npm run bench:retention -- [N] [R]
@@ -54,14 +56,49 @@ async function load(db: Db, accountId: number, channelId: number, n: number, age
   }
 }
 
-async function sizes(db: Db): Promise<Record<string, number>> {
-  const out: Record<string, number> = {};
+/** Each table's size in MB: all of it, its heap, its indexes (the rest is TOAST). */
+async function sizes(db: Db): Promise<Record<string, { total: number; heap: number; indexes: number }>> {
+  const out: Record<string, { total: number; heap: number; indexes: number }> = {};
   for (const t of TABLES) {
-    const [r] = await rows<{ mb: number }>(db, sql`SELECT round(pg_total_relation_size(${t}::regclass) / 1048576.0, 1)::float8 AS mb`);
-    out[t] = r!.mb;
+    const [r] = await rows<{ total: number; heap: number; indexes: number }>(
+      db,
+      sql`SELECT round(pg_total_relation_size(${t}::regclass) / 1048576.0, 1)::float8 AS total, round(pg_relation_size(${t}::regclass) / 1048576.0, 1)::float8 AS heap,
+            round(pg_indexes_size(${t}::regclass) / 1048576.0, 1)::float8 AS indexes`,
+    );
+    out[t] = r!;
   }
   return out;
 }
+
+/** The other account writing back to back on a connection of its own until `until` says stop: each write's time. */
+async function writeUntil(url: string, accountId: number, channelId: number, until: () => boolean): Promise<number[]> {
+  const w = postgres(url, { max: 1, onnotice: () => {} });
+  const ms: number[] = [];
+  try {
+    while (!until()) {
+      const t = performance.now();
+      await w`WITH c AS (
+          INSERT INTO conversations (id, account_id, channel_id, title, status, created_at, updated_at, visitor_id)
+          VALUES (gen_random_uuid(), ${accountId}, ${channelId}, 'Written during retention', 'Open', now(), now(), 'writer')
+          RETURNING id
+        ) INSERT INTO responses (id, account_id, conversation_id, channel_id, question, answer, created_at, likes)
+        SELECT gen_random_uuid(), ${accountId}, c.id, ${channelId}, 'Is it still there?', 'Yes.', now(), 0 FROM c`;
+      await w`UPDATE conversations SET updated_at = now() WHERE account_id = ${accountId} AND id = (SELECT id FROM conversations WHERE account_id = ${accountId} AND visitor_id = 'v1')`;
+      ms.push(performance.now() - t);
+    }
+  } finally {
+    await w.end();
+  }
+  return ms;
+}
+
+const writes = (ms: number[]) => ({
+  writes: ms.length,
+  p50_ms: p(ms, 0.5),
+  p99_ms: p(ms, 0.99),
+  max_ms: +Math.max(...ms).toFixed(1),
+  over_100_ms: ms.filter((x) => x > 100).length,
+});
 
 function p(ms: number[], q: number): number {
   const s = [...ms].sort((a, b) => a - b);
@@ -105,16 +142,21 @@ async function main() {
     const before = await sizes(db);
 
     const idleEnd = performance.now() + 15_000;
-    const idle = await listUntil(server.url, reader.key, () => performance.now() > idleEnd);
+    const [idle, idleWrites] = await Promise.all([
+      listUntil(server.url, reader.key, () => performance.now() > idleEnd),
+      writeUntil(process.env.DATABASE_URL!, reader.accountId, ch2, () => performance.now() > idleEnd),
+    ]);
 
     let done = false;
     t = performance.now();
     const during = listUntil(server.url, reader.key, () => done);
+    const duringWrites = writeUntil(process.env.DATABASE_URL!, reader.accountId, ch2, () => done);
     await setRetention(CLI, expired.accountId, { days: 30 });
     while ((await remaining(db, expired.accountId)) > 0) await new Promise((r) => setTimeout(r, 250));
     const seconds = (performance.now() - t) / 1000;
     done = true;
     const busy = await during;
+    const busyWrites = await duringWrites;
     const afterDelete = await sizes(db);
     const figures = {
       machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
@@ -127,6 +169,8 @@ async function main() {
       other_list_idle: { requests: idle.length, p50_ms: p(idle, 0.5), p99_ms: p(idle, 0.99) },
       other_list_during: { requests: busy.length, p50_ms: p(busy, 0.5), p99_ms: p(busy, 0.99) },
       p99_ratio: +(p(busy, 0.99) / p(idle, 0.99)).toFixed(2),
+      other_writes_idle: writes(idleWrites),
+      other_writes_during: writes(busyWrites),
     };
     console.log(JSON.stringify(figures));
     // VACUUM outside the app's pool (no statement timeout, no transaction).
