@@ -99,7 +99,18 @@ async function failReported(tx: Db, accountId: number, d: DeliveryReport, tag: s
 export async function processInboundMail(): Promise<boolean> {
   const db = await getDb();
   const batch = await claimInboundMails(db, BATCH, getEnv().INBOUND_MAIL_LEASE_SECONDS);
-  for (const m of batch) await processOne(db, m);
+  // One sender's mails one after another in arrival order (the next finds the conversation the last
+  // one started); different senders at once, so one slow mail holds up only its own sender.
+  const bySender = new Map<string, ClaimedInboundMail[]>();
+  for (const m of [...batch].sort((a, b) => a.id - b.id)) {
+    const key = `${m.account_id}\n${m.envelope_from.toLowerCase()}`;
+    bySender.set(key, [...(bySender.get(key) ?? []), m]);
+  }
+  await Promise.all(
+    [...bySender.values()].map(async (mails) => {
+      for (const m of mails) await processOne(db, m);
+    }),
+  );
   return batch.length === BATCH;
 }
 
