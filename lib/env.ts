@@ -151,6 +151,7 @@ const EnvSchema = z.object({
   SMTP_URL: z
     .string()
     .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
+    .refine((s) => URL.canParse(s), 'must be a URL: percent-encode / # ? @ and % in the user name and password')
     .optional(),
   MAIL_FROM: z.string().min(3).default('svc <no-reply@localhost>'),
   /** Inbound mail (docs/contracts.md §17): the SMTP listener's port (unset: no listener), its address (default HOST), the domain of the accounts' addresses. */

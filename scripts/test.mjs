@@ -46,18 +46,27 @@ function run(name, cmd, args, env = {}) {
   });
 }
 
-/** The failed and flaky tests a job's output names (node's spec reporter: ✖ lines; Playwright's list: its closing lists). */
-function namedTests(out) {
+/** The failed and flaky tests a job's output names (node's spec reporter: its "failing tests" list; Playwright's list: its closing lists). */
+function namedTests(output) {
   const failed = new Set();
   const flaky = new Set();
   let list = null;
-  for (const line of out.split('\n')) {
+  let failing = false;
+  let testAt = false;
+  for (const raw of output.split('\n')) {
+    const line = raw.replace(/\x1b\[[0-9;]*m/g, '');
     const pw = /^\s+\d+ (failed|flaky)$/.exec(line);
     if (pw) list = pw[1] === 'failed' ? failed : flaky;
-    else if (list && /^\s+\[\w+\] › /.test(line)) list.add(line.trim());
+    else if (list && /^\s+\[\w+\] › /.test(line)) list.add(line.trim().replace(/\s*─+$/, ''));
     else if (list && line.trim() && !/^\s+\d+ (passed|skipped|did not run|interrupted)/.test(line)) list = null;
-    const node = /^\s*✖ (.+?)(?: \([\d.]+m?s\))?$/.exec(line);
-    if (node && !/^failing tests:?$/.test(node[1])) failed.add(node[1]);
+    // node: after "✖ failing tests:", each "test at <file>" line is followed by the failed test's name.
+    if (/^✖ failing tests:?$/.test(line.trim())) failing = true;
+    else if (failing && /^test at /.test(line)) testAt = true;
+    else if (testAt) {
+      const node = /^\s*✖ (.+?)(?: \([\d.]+m?s\))?$/.exec(line);
+      if (node) failed.add(node[1]);
+      testAt = false;
+    }
   }
   return { failed: [...failed], flaky: [...flaky] };
 }

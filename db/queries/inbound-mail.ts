@@ -207,6 +207,8 @@ export type PendingEmailAnswer = {
   declined: boolean;
   sources: unknown;
   handled_by: 'ai' | 'human';
+  /** The conversation's status now (a person may have resolved it since the answer). */
+  status: string;
   visitor_email: string | null;
   account_name: string;
   inbound_local: string | null;
@@ -225,7 +227,7 @@ export async function listPendingEmailAnswers(db: Db, limit: number): Promise<Pe
   return rows<PendingEmailAnswer>(
     db,
     sql`
-    SELECT r.id AS response_id, r.account_id, r.conversation_id, r.answer, r.declined, r.sources, c.handled_by, c.visitor_email,
+    SELECT r.id AS response_id, r.account_id, r.conversation_id, r.answer, r.declined, r.sources, c.handled_by, c.status, c.visitor_email,
       a.name AS account_name, a.inbound_local,
       im.message_id AS mail_message_id, im.subject AS mail_subject, im.thread_ids AS mail_thread_ids, im.from_address AS mail_from
     FROM inbound_mails im

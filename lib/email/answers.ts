@@ -44,7 +44,8 @@ async function handleOne(db: Db, p: PendingEmailAnswer): Promise<void> {
   const answered: AnsweredMail = { from: p.mail_from, messageId: p.mail_message_id, subject: p.mail_subject, threadIds: p.mail_thread_ids };
   if (p.declined) {
     // The team answers (no AI mail); before the handled_by check, since another instance's handoff of this very answer sets it (the handoff is idempotent; one mark wins).
-    await requestHandoff({ accountId: p.account_id, conversationId: p.conversation_id }, { byMail: true });
+    // A person who resolved or snoozed the conversation since has dealt with it: it stays as they left it.
+    if (p.status === 'Open' || p.status === 'Waiting') await requestHandoff({ accountId: p.account_id, conversationId: p.conversation_id }, { byMail: true });
     const acknowledged = await db.transaction(async (txRaw) => {
       const tx = txRaw as unknown as Db;
       return (await markEmailAnswer(tx, p.account_id, p.response_id, 'handed_off')) && acknowledgeWaiting(tx, p.account_id, p.conversation_id, answered);

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { getDb } from '../../db/client';
 import { insertInboundMail } from '../../db/queries/inbound-mail';
@@ -122,8 +122,6 @@ export async function startInboundListener(): Promise<InboundListener | null> {
     },
   });
   server.on('error', (e) => getLogger().warn({ err: e }, 'inbound mail: SMTP connection error'));
-  // Replies go out at once: with Nagle's algorithm a reply waited on the client's delayed ACK (40 ms per message, bench:email).
-  server.server.on('connection', (socket: Socket) => socket.setNoDelay(true));
   const host = env.INBOUND_SMTP_HOST ?? env.HOST;
   await new Promise<void>((resolve, reject) => {
     server.server.once('error', reject);

@@ -100,17 +100,21 @@ export async function processInboundMail(): Promise<boolean> {
   const db = await getDb();
   const batch = await claimInboundMails(db, BATCH, getEnv().INBOUND_MAIL_LEASE_SECONDS);
   // One sender's mails one after another in arrival order (the next finds the conversation the last
-  // one started); different senders at once, so one slow mail holds up only its own sender.
+  // one started); different senders at once, so one slow mail holds up only its own sender. Two
+  // senders in one thread within a batch may race, as two instances' batches always could
+  // (docs/decisions/email.md "Processing").
   const bySender = new Map<string, ClaimedInboundMail[]>();
   for (const m of [...batch].sort((a, b) => a.id - b.id)) {
     const key = `${m.account_id}\n${m.envelope_from.toLowerCase()}`;
     bySender.set(key, [...(bySender.get(key) ?? []), m]);
   }
-  await Promise.all(
+  const done = await Promise.allSettled(
     [...bySender.values()].map(async (mails) => {
       for (const m of mails) await processOne(db, m);
     }),
   );
+  const failed = done.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
   return batch.length === BATCH;
 }
 

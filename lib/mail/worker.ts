@@ -31,6 +31,8 @@ const SMTP_DEFAULTS: Record<string, string> = {
   connectionTimeout: '10000',
   greetingTimeout: '10000',
   socketTimeout: '30000',
+  // A mail whose connection closed before its reply is tried once more on another, then left to the outbox's retry.
+  maxRequeues: '1',
 };
 
 function transportFor(url: string | undefined): Transporter | null {
@@ -52,8 +54,18 @@ export function startMailWorker(): void {
     pollMs: POLL_MS,
     step: async (l) => {
       const claimed = await claimDueMails(await getDb(), BATCH, getEnv().MAIL_LEASE_SECONDS);
-      // At once, over the pool's connections: a batch takes one mail's time, well within its lease.
-      const failed = (await Promise.allSettled(claimed.map((m) => deliver(l, transport, m)))).find((r) => r.status === 'rejected');
+      // One conversation's mails one after another (its customer reads them in order); the others at once, over the pool's connections.
+      const threads = new Map<string, ClaimedMail[]>();
+      for (const m of [...claimed].sort((a, b) => a.id - b.id)) {
+        const key = m.conversation_id ?? `mail:${m.id}`;
+        threads.set(key, [...(threads.get(key) ?? []), m]);
+      }
+      const sent = await Promise.allSettled(
+        [...threads.values()].map(async (mails) => {
+          for (const m of mails) await deliver(l, transport, m);
+        }),
+      );
+      const failed = sent.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;
       return claimed.length >= BATCH;
     },

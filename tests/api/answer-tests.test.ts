@@ -186,8 +186,13 @@ describe('answer tests', () => {
       }
     })();
     const burstStarted = Date.now();
+    let firstEdit = '';
     for (let i = 0; i < 8; i++) {
       await addCuratedAnswer(s.acct.accountId, { questions: [`Burst question ${i}?`], answer: `Burst answer ${i}.` });
+      if (i === 0)
+        firstEdit = (
+          await rows<{ at: string }>(await getDb(), sql`SELECT kb_changed_at::text AS at FROM answer_test_state WHERE account_id = ${s.acct.accountId}`)
+        )[0]!.at;
       await new Promise((r) => setTimeout(r, 250));
     }
     const burstSeconds = (Date.now() - burstStarted) / 1000;
@@ -204,7 +209,15 @@ describe('answer tests', () => {
     st = await runState(s.acct.accountId);
     assert.equal(st.tested_version, edited, 'the last run tested the last edit');
     assert.equal(st.last_trigger, 'automatic');
-    assert.ok(st.ran_after_last_edit_s! >= 1, `the run waited for the edits to pause 1 s (ran ${st.ran_after_last_edit_s} s after the last)`);
+    // The last run came once the edits paused 1 s, or (edits slow under load) when the first was 3 s old.
+    const [{ after_first }] = (await rows<{ after_first: number }>(
+      await getDb(),
+      sql`SELECT extract(epoch FROM last_run_at - ${firstEdit}::timestamptz)::float8 AS after_first FROM answer_test_state WHERE account_id = ${s.acct.accountId}`,
+    )) as [{ after_first: number }];
+    assert.ok(
+      st.ran_after_last_edit_s! >= 1 || after_first >= 3,
+      `the run waited for a 1 s pause or the 3 s maximum (ran ${st.ran_after_last_edit_s} s after the last edit, ${after_first} s after the first)`,
+    );
     // The file's ANSWER_TESTS_MAX_WAIT_SECONDS is 3: a burst longer than that may be run once meanwhile.
     assert.ok(runs.size >= 1 && runs.size <= 1 + Math.floor(burstSeconds / 3), `${runs.size} automatic runs for a ${burstSeconds.toFixed(1)} s burst`);
   });
@@ -215,10 +228,10 @@ describe('answer tests', () => {
     await addAnswerTest(s.owner, { question: 'How much is express shipping?', expect: 'mentions', value: '9 euros' });
     await runAnswerTests(s.owner);
     const before = await runState(s.acct.accountId);
-    await addCuratedAnswer(s.acct.accountId, { questions: ['Do you deliver on Sundays?'], answer: 'No, never on Sundays.' });
-    // Held before the 1 s pause is over, so the background loop leaves this run to us.
+    // The lease first (nothing is due, so the background loop never holds it), then a change: the run stays ours.
     const claimed = await claimAnswerTestRun(await getDb(), s.acct.accountId, 60);
     assert.ok(claimed, 'the lease was free');
+    await addCuratedAnswer(s.acct.accountId, { questions: ['Do you deliver on Sundays?'], answer: 'No, never on Sundays.' });
     let asked = 0;
     const run = await runClaimed(s.acct.accountId, claimed.kb_version, 'automatic', () => asked++ >= 1);
     assert.equal(run, null, 'stopped between two cases');
