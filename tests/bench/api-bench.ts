@@ -640,7 +640,10 @@ async function compareBodies(s: Scenario, svc: HttpClient, floor: HttpClient): P
     if (a.count !== b.count) return `count ${a.count} vs floor ${b.count}`;
     if (ids(a) !== ids(b)) return `ids differ (${String(ids(a)).slice(0, 80)} vs floor ${String(ids(b)).slice(0, 80)})`;
     const diff = Object.keys({ ...a, ...b }).filter((k) => !isDeepStrictEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-    return `bodies differ in ${diff.join(', ')}`;
+    // Which fields of the first differing record: what the floor no longer matches.
+    const [ra, rb] = [a.results?.[0] as Record<string, unknown> | undefined, b.results?.[0] as Record<string, unknown> | undefined];
+    const fields = ra && rb ? Object.keys({ ...ra, ...rb }).filter((k) => !isDeepStrictEqual(ra[k], rb[k])) : [];
+    return `bodies differ in ${diff.join(', ')}${fields.length ? ` (fields: ${fields.join(', ')})` : ''}`;
   }
   return null;
 }

@@ -122,6 +122,7 @@ type ResponseRow = {
   likes: number;
   dislikes: number;
   comments: number;
+  declined: boolean;
   created_at: string;
 };
 
@@ -160,7 +161,7 @@ async function listResponses(q: URLSearchParams) {
           ? 'SELECT COALESCE(sum(response_count), 0)::int FROM channels WHERE account_id = $1 AND id = $2'
           : 'SELECT COALESCE(max(response_count), 0)::int FROM accounts WHERE id = $1';
     const order = col === 'id' ? `id ${dir}` : `${col} ${dir}, id ${dir}`;
-    return `SELECT (${total}) AS total, r.id, r.conversation_id, r.channel_id, r.question, r.answer, r.likes, r.dislikes, r.comments, ${UTC('r.created_at')} AS created_at
+    return `SELECT (${total}) AS total, r.id, r.conversation_id, r.channel_id, r.question, r.answer, r.likes, r.dislikes, r.comments, r.declined, ${UTC('r.created_at')} AS created_at
       FROM (SELECT 1) one LEFT JOIN (
         (SELECT id, ${col} AS k FROM responses WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $${n - 1} OFFSET $${n}) k
         JOIN responses r ON r.id = k.id) ON true
@@ -184,10 +185,11 @@ function responseRecord(r: Omit<ResponseRow, 'total'>) {
     likes: r.likes,
     dislikes: r.dislikes,
     comments: r.comments,
+    declined: r.declined,
   };
 }
 
-const RESPONSE_BY_ID = `SELECT id, conversation_id, channel_id, question, answer, likes, dislikes, comments, ${UTC('created_at')} AS created_at
+const RESPONSE_BY_ID = `SELECT id, conversation_id, channel_id, question, answer, likes, dislikes, comments, declined, ${UTC('created_at')} AS created_at
   FROM responses WHERE id = $1 AND account_id = $2`;
 
 async function getResponse(id: string) {
