@@ -13,6 +13,8 @@ export type Fixtures = {
   widget: { client_id: string; client_secret: string };
   elsewhere: { client_id: string; client_secret: string };
   dataDir: string;
+  /** svc's inbound SMTP listener (INBOUND_SMTP_PORT=0: a free port), written once the server has started. */
+  inboundSmtpPort?: number | null;
 };
 
 export function fixtures(file = 'tests/artifacts/e2e-fixtures.json'): Fixtures {

@@ -3,10 +3,15 @@
  * `handoff:request`, branch handoff-widget) and the
  * conversation arrives in "Waiting" without a reload; the member takes over, replies, writes an
  * internal note, uses a canned reply and resolves; the Suggested reply drafts from the knowledge
- * base into the Reply box and sends nothing (§14 "suggested reply"). Screenshots and axe at 1366 and 390 px.
+ * base into the Reply box and sends nothing (§14 "suggested reply"). A customer's mail (§17) to the e2e
+ * server's listener waits for a person; the reply's mail goes Sent live, threaded in the SMTP sink,
+ * and one the sink refuses (550) goes Failed live, with the reason. Screenshots and axe at 1366 and 390 px.
  */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
+import nodemailer from 'nodemailer';
 import { collectConsoleErrors, fixtures, screenshotsAtBothWidths, signIn, visitorAsksForAPerson } from './fixtures';
 
 const f = fixtures();
@@ -111,5 +116,84 @@ test('a Suggested reply drafts from the knowledge base into the Reply box, sendi
   } finally {
     visitor.close();
   }
+  expect(errors).toEqual([]);
+});
+
+test("an email conversation: the reply's mail goes Sent live and arrives in the thread; one the customer's server refuses goes Failed, with the reason", async ({
+  page,
+}) => {
+  const errors = collectConsoleErrors(page);
+  // gamma: no other spec reads its inbox or mails its address.
+  await signIn(page, f.gamma.email, f.gamma.password);
+  await page.goto('/email');
+  const address = (await page.locator('section[aria-labelledby="address-heading"] code').textContent())!.trim();
+  await page.getByLabel('AI answers email').uncheck();
+  await page.getByRole('button', { name: 'Save email settings' }).click();
+  await expect(page.getByText('Saved.')).toBeVisible();
+
+  // The server writes its listener's port into the fixtures once it has started.
+  let port = 0;
+  await expect.poll(() => (port = fixtures().inboundSmtpPort ?? 0)).toBeGreaterThan(0);
+  const listener = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
+  const tag = randomUUID().slice(0, 8);
+
+  /** A customer's mail to gamma's address; resolves with its conversation's id once its row (marked Email) is in the inbox. */
+  const customerMail = async (from: string, subject: string) => {
+    await page.goto('/inbox?view=waiting');
+    const messageId = `<${randomUUID()}@customer.example>`;
+    await listener.sendMail({ from: `Carla Customer <${from}>`, to: address, subject, text: 'My order 4711 has not arrived.', messageId });
+    const row = page.getByRole('listitem').filter({ has: page.getByRole('link', { name: subject, exact: true }) });
+    await expect(row).toBeVisible({ timeout: 20_000 }); // no reload
+    await expect(row.getByText('Email', { exact: true })).toBeVisible();
+    await expect(row).toContainText(from);
+    const href = (await row.getByRole('link', { name: subject, exact: true }).getAttribute('href'))!;
+    return { id: href.replace('/inbox/', ''), messageId };
+  };
+  /** Replies on the conversation's page; the reply's mail state in the transcript. */
+  const reply = async (id: string, text: string) => {
+    await page.goto(`/inbox/${id}`);
+    const transcript = page.getByRole('region', { name: 'Transcript' });
+    await expect(transcript).toContainText('My order 4711 has not arrived.');
+    await page.getByRole('textbox', { name: 'Reply' }).fill(text);
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    return transcript.locator('div', { hasText: text }).locator('[data-mail-state]');
+  };
+
+  const customer = `carla-${tag}@example.org`;
+  const sent = await customerMail(customer, `Where is my order ${tag}?`);
+  const answer = 'It left our warehouse today. Tracking follows.';
+  const state = await reply(sent.id, answer);
+  await expect(state).toHaveText('Sent', { timeout: 20_000 }); // the mail worker sent it: live, no reload
+  await expect(state).toHaveAttribute('title', 'Emailed to the customer');
+  await expect
+    .poll(
+      () =>
+        fs
+          .readFileSync(f.mailsFile, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { envelopeTo: string[]; subject: string; text: string; inReplyTo: string | null; references: string[] })
+          .find((m) => m.envelopeTo.includes(customer)),
+      { timeout: 20_000 },
+    )
+    .toMatchObject({
+      subject: `Re: Where is my order ${tag}?`,
+      text: expect.stringContaining(answer),
+      inReplyTo: sent.messageId,
+      references: [sent.messageId],
+    });
+  await lookAt(page, 'inbox-email-sent');
+
+  // The sink refuses a `refused-…` recipient with 550 (tests/helpers/smtp-child.ts).
+  const refused = await customerMail(`refused-${tag}@example.org`, `Nobody home ${tag}?`);
+  const failed = await reply(refused.id, 'Are you still there?');
+  await expect(failed).toHaveText('Failed', { timeout: 20_000 });
+  await expect(failed).toHaveAttribute('title', /^Not delivered: .*550/);
+  await lookAt(page, 'inbox-email-failed');
+
+  await page.goto('/email');
+  await page.getByLabel('AI answers email').check();
+  await page.getByRole('button', { name: 'Save email settings' }).click();
+  await expect(page.getByText('Saved.')).toBeVisible();
   expect(errors).toEqual([]);
 });

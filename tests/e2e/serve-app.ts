@@ -25,13 +25,13 @@ Object.assign(process.env, {
   ANSWER_TESTS_POLL_SECONDS: '0.5',
   // The webhook spec's receiver listens on 127.0.0.1.
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1',
-  // /email's "Send a test email" goes through a listener of its own (a free port).
+  // /email's "Send a test email" and inbox.spec's customer mails go to a listener of its own (a free port, recorded in the fixtures).
   INBOUND_SMTP_PORT: '0',
 });
 delete process.env.DATABASE_URL;
 
 async function main() {
-  // A real SMTP server process for the team spec; what it receives is appended to E2E_MAILS.
+  // A real SMTP server process for the team and inbox specs; what it receives is appended to E2E_MAILS.
   const { startSmtpServer } = await import('../helpers/smtp');
   const mailsFile = process.env.E2E_MAILS ?? 'tests/artifacts/e2e-mails.ndjson';
   fs.mkdirSync(path.dirname(mailsFile), { recursive: true });
@@ -91,8 +91,16 @@ async function main() {
     return { accountId: a.account_id, email, password, key: key.key, conversations, channels: [web, help] };
   }
 
+  /** The inbound listener's port (a free one each start) joins the fixtures, so a spec can mail it; renamed into place, never read half-written. */
+  const recordListener = (inboundSmtpPort: number | null) => {
+    const written = { ...JSON.parse(fs.readFileSync(fixturesFile, 'utf8')), inboundSmtpPort };
+    fs.writeFileSync(`${fixturesFile}.tmp`, JSON.stringify(written, null, 2));
+    fs.renameSync(`${fixturesFile}.tmp`, fixturesFile);
+  };
+
   if (reuse) {
     const server = await startServer({ port, host: '127.0.0.1' });
+    recordListener(server.inboundSmtpPort);
     console.log(`e2e app (restarted) on ${server.url}`);
     const stop = () => {
       server.close().finally(() => process.exit(0));
@@ -125,6 +133,7 @@ async function main() {
   fs.writeFileSync(fixturesFile, JSON.stringify(fixtures, null, 2));
 
   const server = await startServer({ port, host: '127.0.0.1' });
+  recordListener(server.inboundSmtpPort);
   console.log(`e2e app on ${server.url}`);
   const stop = () => {
     server.close().finally(() => {
