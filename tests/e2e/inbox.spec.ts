@@ -189,6 +189,7 @@ test("an email conversation: the reply's mail goes Sent live and arrives in the 
   const failed = await reply(refused.id, 'Are you still there?');
   await expect(failed).toHaveText('Failed', { timeout: 20_000 });
   await expect(failed).toHaveAttribute('title', /^Not delivered: .*550/);
+  await expect(page.getByText(/^Not delivered by email: .*550/)).toBeVisible();
   await lookAt(page, 'inbox-email-failed');
 
   await page.goto('/email');

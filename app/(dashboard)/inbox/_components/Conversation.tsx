@@ -331,6 +331,10 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
               {/* The AI writes Markdown (the widget renders it); people's words are shown as typed. */}
               {m.author === 'ai' ? <Markdown className={styles.answer} text={m.text} /> : <p className={styles.text}>{m.text}</p>}
               {m.attachments && <Attachments files={m.attachments} />}
+              {/* The reason in words, not only on hover: a phone has no hover. */}
+              {m.author === 'agent' && mails[m.id]?.state === 'failed' && (
+                <p className={styles.mailError}>Not delivered by email{mails[m.id]!.error ? `: ${mails[m.id]!.error}` : '.'}</p>
+              )}
             </div>
           ),
         )}
@@ -405,7 +409,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
   );
 }
 
-/** The state of a reply's email: a small muted word; "Failed" in the warning style, its reason on hover. */
+/** The state of a reply's email: a small muted word; "Failed" in the warning style (its reason shown under the reply). */
 function MailLabel({ mail }: { mail: MailState }) {
   if (mail.state === 'failed')
     return (
