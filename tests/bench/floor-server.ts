@@ -23,10 +23,13 @@ const accountId = Number(process.env.FLOOR_ACCOUNT_ID);
 if (!url || !Number.isInteger(accountId) || accountId < 1) throw new Error('DATABASE_URL and FLOOR_ACCOUNT_ID are required');
 const sql = postgres(url, { max: Number(process.env.DATABASE_POOL_SIZE ?? 10), onnotice: () => {} });
 
-const R = '/customer-api/v2/response';
-const C = '/customer-api/v2/conversation';
+const API = '/customer-api/v2';
+const R = `${API}/response`;
+const C = `${API}/conversation`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const UTC = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
+// Microsecond UTC text: sorts as the instants sort (merges responses and stored messages).
+const UTC_US = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US')`;
 const RESPONSE_SORT: Record<string, string> = {
   created_at: 'created_at',
   likes: 'likes',
@@ -189,14 +192,19 @@ function responseRecord(r: Omit<ResponseRow, 'total'>) {
   };
 }
 
-const RESPONSE_BY_ID = `SELECT id, conversation_id, channel_id, question, answer, likes, dislikes, comments, declined, ${UTC('created_at')} AS created_at
-  FROM responses WHERE id = $1 AND account_id = $2`;
+// comment_list: the first 20 of response_comments (svc's COMMENTS_PER_RESPONSE), oldest first, ties by id.
+const RESPONSE_BY_ID = `SELECT r.id, r.conversation_id, r.channel_id, r.question, r.answer, r.likes, r.dislikes, r.comments, r.declined,
+    ${UTC('r.created_at')} AS created_at,
+    (SELECT COALESCE(json_agg(json_build_object('text', x.body, 'created_at', ${UTC('x.created_at')}) ORDER BY x.created_at, x.id), '[]')
+      FROM (SELECT body, created_at, id FROM response_comments WHERE response_id = r.id AND account_id = r.account_id
+        ORDER BY created_at, id LIMIT 20) x) AS comment_list
+  FROM responses r WHERE r.id = $1 AND r.account_id = $2`;
 
 async function getResponse(id: string) {
   if (!UUID.test(id)) throw new Refused(404);
-  const [row] = await sql.unsafe<ResponseRow[]>(RESPONSE_BY_ID, [id, accountId], { prepare: true });
+  const [row] = await sql.unsafe<Array<ResponseRow & { comment_list: unknown[] }>>(RESPONSE_BY_ID, [id, accountId], { prepare: true });
   if (!row) throw new Refused(404);
-  return responseRecord(row);
+  return { ...responseRecord(row), comment_list: row.comment_list };
 }
 
 type ConversationRow = {
@@ -210,9 +218,17 @@ type ConversationRow = {
   account_id: number;
   created_at: string;
   updated_at: string;
+  handled_by: string;
+  assignee: string | null;
+  waiting_since: string | null;
+  resolved_at: string | null;
+  csat: number | null;
 };
+// assignee: the assigned member's email (admin_users); the handoff columns as stored.
 const CONVERSATION_COLUMNS = `c.id, c.title, c.status, c.response_count, c.channel_id, ch.name AS channel_name, c.account_id,
-  ${UTC('c.created_at')} AS created_at, ${UTC('c.updated_at')} AS updated_at`;
+  ${UTC('c.created_at')} AS created_at, ${UTC('c.updated_at')} AS updated_at,
+  c.handled_by, (SELECT au.email FROM admin_users au WHERE au.id = c.assignee_id) AS assignee,
+  ${UTC('c.waiting_since')} AS waiting_since, ${UTC('c.resolved_at')} AS resolved_at, c.csat::int AS csat`;
 
 async function listConversations(q: URLSearchParams) {
   const p = readPage(q, CONVERSATION_SORT);
@@ -271,15 +287,25 @@ function conversationRecord(c: Omit<ConversationRow, 'total'>) {
     account_id: c.account_id,
     created_at: c.created_at,
     updated_at: c.updated_at,
+    handled_by: c.handled_by,
+    assignee: c.assignee,
+    waiting_since: c.waiting_since,
+    resolved_at: c.resolved_at,
+    csat: c.csat,
   };
 }
 
-type Turn = { id: string; q: string; a: string; qm: string; am: string; t: string };
+type Turn = { id: string; q: string; a: string; qm: string; am: string; t: string; s: string };
+type Stored = { id: string; au: string; an: string | null; x: string; t: string; s: string; n: number };
 type Attachment = { id: string; m: string | null; f: string; ct: string; s: number };
+// stored: conversation_messages (members' replies, system lines, notes, visitors' while a person handles it).
 const CONVERSATION_BY_ID = `SELECT ${CONVERSATION_COLUMNS},
     (SELECT COALESCE(json_agg(json_build_object('id', r.id, 'q', r.question, 'a', r.answer, 'qm', r.question_message_id,
-        'am', r.answer_message_id, 't', ${UTC('r.created_at')}) ORDER BY r.created_at, r.id), '[]')
+        'am', r.answer_message_id, 't', ${UTC('r.created_at')}, 's', ${UTC_US('r.created_at')}) ORDER BY r.created_at, r.id), '[]')
       FROM responses r WHERE r.conversation_id = c.id AND r.account_id = c.account_id) AS turns,
+    (SELECT COALESCE(json_agg(json_build_object('id', m.id, 'au', m.author, 'an', m.author_name, 'x', m.text,
+        't', ${UTC('m.created_at')}, 's', ${UTC_US('m.created_at')}, 'n', m.seq) ORDER BY m.created_at, m.seq), '[]')
+      FROM conversation_messages m WHERE m.conversation_id = c.id AND m.account_id = c.account_id) AS stored,
     (SELECT COALESCE(json_agg(json_build_object('id', a.id, 'm', a.message_id, 'f', a.filename, 'ct', a.content_type, 's', a.size)
         ORDER BY a.created_at, a.id), '[]')
       FROM attachments a WHERE a.conversation_id = c.id AND a.account_id = c.account_id) AS files
@@ -288,13 +314,37 @@ const CONVERSATION_BY_ID = `SELECT ${CONVERSATION_COLUMNS},
 
 async function getConversation(id: string) {
   if (!UUID.test(id)) throw new Refused(404);
-  const [row] = await sql.unsafe<Array<ConversationRow & { turns: Turn[]; files: Attachment[] }>>(CONVERSATION_BY_ID, [id, accountId], { prepare: true });
+  const [row] = await sql.unsafe<Array<ConversationRow & { turns: Turn[]; stored: Stored[]; files: Attachment[] }>>(CONVERSATION_BY_ID, [id, accountId], {
+    prepare: true,
+  });
   if (!row) throw new Refused(404);
-  const files = (m: string) => row.files.filter((a) => a.m === m).map((a) => ({ upload_id: a.id, filename: a.f, content_type: a.ct, size: a.s }));
+  const files = (m: string) =>
+    row.files.length
+      ? row.files.filter((a) => a.m === m).map((a) => ({ upload_id: a.id, filename: a.f, content_type: a.ct, size: a.s, url: `${API}/attachments/${a.id}` }))
+      : [];
+  const message = (mid: string, author: string, name: string | null, content: string, at: string, rid: string | null) => ({
+    message_id: mid,
+    role: author === 'visitor' ? 'user' : 'assistant',
+    author,
+    author_name: name,
+    content,
+    created_at: at,
+    response_id: rid,
+    attachments: files(mid),
+  });
+  // Oldest first by microsecond time; at one instant a response before a stored message, then seq or id.
+  const units = [
+    ...row.turns.map((r) => ({ k: r.s, rank: 0, n: 0, id: r.id, turn: r, stored: null })),
+    ...row.stored.map((m) => ({ k: m.s, rank: 1, n: m.n, id: m.id, turn: null, stored: m })),
+  ];
+  if (row.stored.length) units.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : a.rank - b.rank || a.n - b.n || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
   const messages = [];
-  for (const r of row.turns) {
-    messages.push({ message_id: r.qm, role: 'user', content: r.q, created_at: r.t, response_id: r.id, attachments: row.files.length ? files(r.qm) : [] });
-    messages.push({ message_id: r.am, role: 'assistant', content: r.a, created_at: r.t, response_id: r.id, attachments: row.files.length ? files(r.am) : [] });
+  for (const u of units) {
+    const r = u.turn;
+    if (r) {
+      messages.push(message(r.qm, 'visitor', null, r.q, r.t, r.id));
+      messages.push(message(r.am, 'ai', null, r.a, r.t, r.id));
+    } else if (u.stored) messages.push(message(u.stored.id, u.stored.au, u.stored.an, u.stored.x, u.stored.t, null));
   }
   return { ...conversationRecord(row), messages };
 }
