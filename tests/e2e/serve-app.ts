@@ -93,6 +93,8 @@ async function main() {
 
   /** The inbound listener's port (a free one each start) joins the fixtures, so a spec can mail it; renamed into place, never read half-written. */
   const recordListener = (inboundSmtpPort: number | null) => {
+    // A restart on a data directory whose fixtures another spec keeps elsewhere: nothing to add to.
+    if (!fs.existsSync(fixturesFile)) return;
     const written = { ...JSON.parse(fs.readFileSync(fixturesFile, 'utf8')), inboundSmtpPort };
     fs.writeFileSync(`${fixturesFile}.tmp`, JSON.stringify(written, null, 2));
     fs.renameSync(`${fixturesFile}.tmp`, fixturesFile);
