@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { rows, type Db } from '../client';
 import { accountIsLive } from './account-deletion';
 import { mails } from '../schema';
@@ -110,6 +110,15 @@ export async function markMailDone(db: Db, id: number, status: 'sent' | 'logged'
     .update(mails)
     .set({ status, leaseUntil: null, lastError: null, sentAt: status === 'sent' ? sql`now()` : null })
     .where(eq(mails.id, id));
+}
+
+/** Claimed mails this instance will not try (it is stopping): pending again at once, the claim's attempt undone. */
+export async function releaseMails(db: Db, ids: number[]): Promise<void> {
+  if (!ids.length) return;
+  await db
+    .update(mails)
+    .set({ leaseUntil: null, attempts: sql`${mails.attempts} - 1` })
+    .where(and(inArray(mails.id, ids), eq(mails.status, 'pending')));
 }
 
 /** A failed attempt: the mail stays pending, due again after `retryInMs`. */

@@ -1,6 +1,6 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import { getDb } from '../../db/client';
-import { claimDueMails, markMailDone, markMailFailed, markMailRefused, type ClaimedMail } from '../../db/queries/mails';
+import { claimDueMails, markMailDone, markMailFailed, markMailRefused, releaseMails, type ClaimedMail } from '../../db/queries/mails';
 import { publishInboxEvent } from '../conversations/events';
 import { getEnv } from '../env';
 import { getLogger } from '../core/logger';
@@ -60,11 +60,17 @@ export function startMailWorker(): void {
         const key = m.conversation_id ?? `mail:${m.id}`;
         threads.set(key, [...(threads.get(key) ?? []), m]);
       }
+      // A drain sends what is in flight; the rest go back to the outbox for another instance at once.
+      const untried: number[] = [];
       const sent = await Promise.allSettled(
         [...threads.values()].map(async (mails) => {
-          for (const m of mails) await deliver(l, transport, m);
+          for (const m of mails) {
+            if (l.stopping) untried.push(m.id);
+            else await deliver(l, transport, m);
+          }
         }),
       );
+      await releaseMails(await getDb(), untried);
       const failed = sent.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;
       return claimed.length >= BATCH;

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { getDb, rows } from '../../db/client';
-import { claimDueMails, insertMail, NO_ACCOUNT } from '../../db/queries/mails';
+import { claimDueMails, insertMail, NO_ACCOUNT, releaseMails } from '../../db/queries/mails';
 import { listMails } from '../../lib/mail/service';
 import { invitationMail, signupMail } from '../../lib/mail/templates';
 import { startMailWorker, stopMailWorker } from '../../lib/mail/worker';
@@ -96,6 +96,27 @@ describe('the outbox with several senders', () => {
       .filter((m) => m.to === to)
       .map((m) => m.id);
     assert.equal(new Set(ids).size, ids.length, 'no mail claimed twice');
+  });
+
+  it('mails a stopping sender claimed but did not try go back to the outbox at once, their attempt undone', async () => {
+    const db = await getDb();
+    const to = `released-${randomUUID()}@example.test`;
+    let mine: number[] = [];
+    // The server's own sender may claim them first; a few rounds make sure this test claims some.
+    for (let round = 0; round < 5 && mine.length === 0; round++) {
+      for (let i = 0; i < 3; i++) await insertMail(db, 0, { to, subject: `r${i}`, text: 't', html: 'h' });
+      mine = (await claimDueMails(db, 50, 60)).filter((m) => m.to === to).map((m) => m.id);
+    }
+    assert.ok(mine.length > 0, 'claimed some');
+    await releaseMails(db, mine);
+    // Released, each is pending and claimable again (attempts 0), or already sent by the server's own sender (its 1st attempt).
+    const after = await rows<{ status: string; lease_until: Date | null; attempts: number }>(
+      db,
+      sql`SELECT status, lease_until, attempts FROM mails WHERE id IN ${sql.raw(`(${[0, ...mine].join(',')})`)}`,
+    );
+    assert.equal(after.length, mine.length);
+    for (const m of after)
+      assert.ok((m.status === 'pending' && m.lease_until === null && m.attempts === 0) || (m.status === 'logged' && m.attempts === 1), JSON.stringify(m));
   });
 });
 
