@@ -165,6 +165,7 @@ test("an email conversation: the reply's mail goes Sent live and arrives in the 
   const state = await reply(sent.id, answer);
   await expect(state).toHaveText('Sent', { timeout: 20_000 }); // the mail worker sent it: live, no reload
   await expect(state).toHaveAttribute('title', 'Emailed to the customer');
+  await expect(page.getByRole('status')).toHaveText('Sent by email.'); // the notice follows the mail, not only the save
   await expect
     .poll(
       () =>
@@ -190,6 +191,7 @@ test("an email conversation: the reply's mail goes Sent live and arrives in the 
   await expect(failed).toHaveText('Failed', { timeout: 20_000 });
   await expect(failed).toHaveAttribute('title', /^Not delivered: .*550/);
   await expect(page.getByText(/^Not delivered by email: .*550/)).toBeVisible();
+  await expect(page.getByRole('status')).toHaveText(/^Reply saved, but the email was not delivered: .*550/);
   await lookAt(page, 'inbox-email-failed');
 
   await page.goto('/email');

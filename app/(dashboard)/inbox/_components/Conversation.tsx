@@ -84,7 +84,15 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
   const id = page.conversation.id;
   const [messages, setMessages] = useState<Message[]>(() => flat(page.messages));
   const [mails, setMails] = useState<Record<string, MailState>>({});
-  const mailed = (messageId: string, next: MailState) => setMails((all) => withMail(all, messageId, next));
+  /** Every mail state seen, and the reply whose mail the notice speaks of: the notice follows that mail, so it never says "Sent" of a mail that failed. */
+  const knownMails = useRef<Record<string, MailState>>({});
+  const noticeMail = useRef<{ step: number; messageId: string } | null>(null);
+  const mailed = (messageId: string, next: MailState) => {
+    knownMails.current = withMail(knownMails.current, messageId, next);
+    setMails((all) => withMail(all, messageId, next));
+    const n = noticeMail.current;
+    if (n?.messageId === messageId && n.step === steps.current) setNotice(mailNotice(knownMails.current[messageId]!));
+  };
   /** The cursor of the messages before the oldest shown (null: none); the page's, then each "Load earlier"'s. */
   const [earlier, setEarlier] = useState<string | null>(page.earlier);
   const [loadingEarlier, setLoadingEarlier] = useState(false);
@@ -109,7 +117,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
 
   useEffect(() => {
     setMessages((shown) => merged(shown, flat(page.messages)));
-    setMails((all) => page.mails.reduce((acc, m) => withMail(acc, m.message_id, { state: m.state, error: m.error }), all));
+    for (const m of page.mails) mailed(m.message_id, { state: m.state, error: m.error });
     // A re-read transcript may already hold a message whose ack was lost: it leaves "Sending…".
     for (const cid of page.sent) {
       const o = sending.current.get(cid);
@@ -132,7 +140,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
       setMessages((list) => (list.some((m) => m.id === p.message.id) ? list : [...list, p.message]));
       if (p.message.mail) mailed(p.message.id, { state: p.message.mail, error: null });
       const mine = p.message.client_message_id && sending.current.get(p.message.client_message_id);
-      if (mine) sent(mine);
+      if (mine) sent(mine, p.message);
       setTyping(null);
     },
     'inbox:changed': (p: { conversation_id: string }) => {
@@ -198,10 +206,13 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
     setOutgoing((list) => list.filter((x) => x !== o));
   };
   /** A message being sent is stored: it leaves "Sending…" (the transcript has it from the ack or the push). */
-  function sent(o: Outgoing) {
+  function sent(o: Outgoing, message?: Message) {
     if (!sending.current.has(o.client_message_id)) return;
     settle(o, true);
-    if (o.step === steps.current) setNotice({ ok: true, text: o.note ? 'Note added.' : 'Sent.' });
+    if (o.step !== steps.current) return;
+    const mail = message?.mail && (knownMails.current[message.id] ?? { state: message.mail, error: null });
+    noticeMail.current = mail && message ? { step: o.step, messageId: message.id } : null;
+    setNotice(mail ? mailNotice(mail) : { ok: true, text: o.note ? 'Note added.' : 'Sent.' });
   }
   /** Sends one composed message until it is stored; a refusal puts its text back in the box. */
   const deliver = async (o: Outgoing) => {
@@ -212,7 +223,7 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
       if (r.ok) {
         setMessages((list) => (list.some((m) => m.id === r.message.id) ? list : [...list, r.message]));
         if (r.message.mail) mailed(r.message.id, { state: r.message.mail, error: null });
-        sent(o);
+        sent(o, r.message);
         return;
       }
       if (!RESEND_CODES.has(r.error.code)) {
@@ -407,6 +418,12 @@ export function Conversation({ page, me }: { page: Page; me: { userId: number; e
       </form>
     </>
   );
+}
+
+/** The notice after a reply in an email conversation: saved, and where its email is. */
+function mailNotice(m: MailState): { ok: boolean; text: string } {
+  if (m.state === 'failed') return { ok: false, text: `Reply saved, but the email was not delivered${m.error ? `: ${m.error}` : '.'}` };
+  return { ok: true, text: m.state === 'sent' ? 'Sent by email.' : 'Reply saved; sending the email…' };
 }
 
 /** The state of a reply's email: a small muted word; "Failed" in the warning style (its reason shown under the reply). */
