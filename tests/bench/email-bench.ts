@@ -18,11 +18,10 @@
  * RATE: mails per second in all, paced (default 0: as fast as the lanes go, a burst).
  */
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import nodemailer from 'nodemailer';
 import type { Instance } from '../helpers/instances';
+import { cpuSeconds, latencyLine, startRun, summarize } from './stats';
 
 if (!process.env.DATABASE_URL || !process.env.REDIS_URL) {
   console.error('needs DATABASE_URL (an empty PostgreSQL database) and REDIS_URL');
@@ -69,18 +68,7 @@ const GREETINGS = ['', 'Hello, ', 'Hi there! '];
 const questionOf = (i: number) => `${GREETINGS[i % GREETINGS.length]}${QUESTIONS[Math.floor(i / GREETINGS.length) % QUESTIONS.length]}`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? Number.NaN;
-};
-const summary = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(1)} ms, p99 ${pct(xs, 99).toFixed(1)} ms, max ${pct(xs, 100).toFixed(1)} ms (n=${xs.length})`;
 const goal = (met: boolean) => (met ? 'met' : 'NOT met');
-
-/** user+system CPU seconds of a process so far. */
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 /** Runs `fn` over `items` with `lanes` at once (each lane takes the next item when it is done). */
 async function inLanes<T>(items: T[], lanes: number, fn: (item: T, lane: number) => Promise<void>): Promise<void> {
@@ -104,8 +92,7 @@ async function main() {
   const { closeRedis } = await import('../../lib/redis/client');
   const { sql } = await import('drizzle-orm');
 
-  const started = new Date();
-  const load0 = os.loadavg();
+  const bench = startRun();
   const run = randomUUID().slice(0, 8);
 
   // svc's outbound mail: each answer's arrival, and both instances' CPU at that moment (the window's end).
@@ -264,11 +251,11 @@ async function main() {
     );
     for (const [why, n] of refusals) console.log(`  refused ${n}×: ${why}`);
     for (const a of notAccepted.slice(0, 5)) console.log(`  not accepted: ${a.messageId} after ${a.tries} tries: ${a.error}`);
-    const p99 = pct(acceptMs, 99);
-    console.log(`  sendMail → 250: ${summary(acceptMs)}   goal p99 ≤ 100 ms: ${goal(p99 <= 100)}`);
+    const p99 = summarize(acceptMs).p99;
+    console.log(`  sendMail → 250: ${latencyLine(acceptMs)}   goal p99 ≤ 100 ms: ${goal(p99 <= 100)}`);
     console.log(
-      `  of which the first on each connection (opens it): ${summary(accepted.filter((a) => firstOnConnection.has(a)).map((a) => a.ms!))}; ` +
-        `the others: ${summary(accepted.filter((a) => !firstOnConnection.has(a)).map((a) => a.ms!))}`,
+      `  of which the first on each connection (opens it): ${latencyLine(accepted.filter((a) => firstOnConnection.has(a)).map((a) => a.ms!))}; ` +
+        `the others: ${latencyLine(accepted.filter((a) => !firstOnConnection.has(a)).map((a) => a.ms!))}`,
     );
 
     // Waiting: every accepted mail answered at the SMTP server, or handled otherwise in the database.
@@ -327,8 +314,8 @@ async function main() {
     for (const r of last) byMessage.set(r.message_id, [...(byMessage.get(r.message_id) ?? []), r]);
 
     const afterMs = accepted.filter((a) => arrivals.has(a.messageId)).map((a) => arrivals.get(a.messageId)![0]! - a.acceptedAt!);
-    const p50 = pct(afterMs, 50);
-    console.log(`AI mail at the SMTP server after the 250: ${summary(afterMs)}   goal p50 ≤ 2 s: ${goal(p50 <= 2000)}`);
+    const p50 = summarize(afterMs).p50;
+    console.log(`AI mail at the SMTP server after the 250: ${latencyLine(afterMs)}   goal p50 ≤ 2 s: ${goal(p50 <= 2000)}`);
     // Where the time goes, on the database's clock from the stored row (just before the 250).
     const [stages] = await rows<Record<'processed' | 'handled' | 'sent', number | null>>(
       db,
@@ -421,7 +408,7 @@ async function main() {
     const wCpu = pids.map((pid, k) => cpuSeconds(pid) - wCpu0[k]!);
     const perQuestion = ((wCpu[0]! + wCpu[1]!) / Math.max(1, WIDGET)) * 1000;
     console.log(
-      `widget: ${WIDGET} questions (visitors connected before), ${CONCURRENCY} at once, ask → answer.done: ${summary(widgetMs)}; declined ${widgetDeclined}, errors ${widgetErrors}`,
+      `widget: ${WIDGET} questions (visitors connected before), ${CONCURRENCY} at once, ask → answer.done: ${latencyLine(widgetMs)}; declined ${widgetDeclined}, errors ${widgetErrors}`,
     );
     console.log(
       `CPU over the widget questions: A ${wCpu[0]!.toFixed(2)} s, B ${wCpu[1]!.toFixed(2)} s over ${wWall.toFixed(1)} s; ${perQuestion.toFixed(2)} ms per question`,
@@ -435,12 +422,7 @@ async function main() {
             .map((l) => l.slice(0, 300))
             .join(' | ')}`,
         );
-    console.log(
-      `machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, started ${started.toISOString()}, load ${load0.map((l) => l.toFixed(1)).join(' ')} → ${os
-        .loadavg()
-        .map((l) => l.toFixed(1))
-        .join(' ')}`,
-    );
+    console.log(bench.line());
   } finally {
     for (const c of closers) c();
     for (const t of transports) t.close();

@@ -15,8 +15,7 @@
  */
 import { CLI } from '../../lib/audit/contract';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
+import { cpuSeconds, latencyLine, startRun } from './stats';
 
 if (!process.env.DATABASE_URL || !process.env.REDIS_URL) {
   console.error('needs DATABASE_URL (an empty PostgreSQL database) and REDIS_URL');
@@ -36,17 +35,6 @@ const CONCURRENCY = 10;
 const HUMAN = 'Can I speak to a human please?';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? Number.NaN;
-};
-const summary = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(1)} ms, p99 ${pct(xs, 99).toFixed(1)} ms, max ${pct(xs, 100).toFixed(1)} ms (n=${xs.length})`;
-
-/** user+system CPU seconds of a process so far. */
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 async function inBatches<T, R>(items: T[], size: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
   const out: R[] = [];
@@ -64,8 +52,7 @@ async function main() {
   const { closeDatabase } = await import('../../db/client');
   const { closeRedis } = await import('../../lib/redis/client');
 
-  const started = new Date();
-  const load0 = os.loadavg();
+  const run = startRun();
   const cluster = await startInstances(2, {
     DATABASE_URL: process.env.DATABASE_URL!,
     REDIS_URL: process.env.REDIS_URL!,
@@ -152,10 +139,10 @@ async function main() {
       const ack = await v.ok<{ conversation_id: string }>('ask', { client_message_id: 'h', text: HUMAN });
       conversations[COUNT_SAMPLES + k] = ack.conversation_id;
     });
-    console.log(`handoff ask → inbox:changed at every member (slowest of ${MEMBERS}): ${summary(pushMs)}`);
-    console.log(`handoff ask → the new count pushed to every member (slowest of ${MEMBERS}): ${summary(countMs)}`);
+    console.log(`handoff ask → inbox:changed at every member (slowest of ${MEMBERS}): ${latencyLine(pushMs)}`);
+    console.log(`handoff ask → the new count pushed to every member (slowest of ${MEMBERS}): ${latencyLine(countMs)}`);
     // The instances' first change runs cold code; the rest is what a running pair does.
-    console.log(`  of which the first handoff (cold) ${countMs[0]!.toFixed(1)} ms; the other ${countMs.length - 1}: ${summary(countMs.slice(1))}`);
+    console.log(`  of which the first handoff (cold) ${countMs[0]!.toFixed(1)} ms; the other ${countMs.length - 1}: ${latencyLine(countMs.slice(1))}`);
 
     // Take-overs, spread over the members.
     await inBatches(conversations, 20, async (id, i) => members[i % MEMBERS]!.ok('conversation:take_over', { conversation_id: id }));
@@ -181,7 +168,7 @@ async function main() {
       );
       return ms;
     }
-    console.log(`member reply → visitor socket, one at a time: ${summary(await replies(0, SEQUENTIAL, 1))}`);
+    console.log(`member reply → visitor socket, one at a time: ${latencyLine(await replies(0, SEQUENTIAL, 1))}`);
     const cpu0 = [cpuSeconds(A.child!.pid!), cpuSeconds(B.child!.pid!)];
     const wall0 = performance.now();
     const concurrent = await replies(SEQUENTIAL, HANDOFFS, CONCURRENCY);
@@ -190,17 +177,12 @@ async function main() {
     const cpu1 = [cpuSeconds(A.child!.pid!), cpuSeconds(B.child!.pid!)];
     const cpuA = cpu1[0]! - cpu0[0]!;
     const cpuB = cpu1[1]! - cpu0[1]!;
-    console.log(`member reply → visitor socket, ${CONCURRENCY} at once: ${summary(concurrent)}`);
+    console.log(`member reply → visitor socket, ${CONCURRENCY} at once: ${latencyLine(concurrent)}`);
     console.log(
       `CPU over ${n} replies in ${wall.toFixed(1)} s (${(n / wall).toFixed(0)}/s): A (members) ${cpuA.toFixed(2)} s, B (visitors) ${cpuB.toFixed(2)} s; ` +
         `${(((cpuA + cpuB) / n) * 1000).toFixed(2)} ms per reply (A ${((cpuA / n) * 1000).toFixed(2)}, B ${((cpuB / n) * 1000).toFixed(2)})`,
     );
-    console.log(
-      `machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, started ${started.toISOString()}, load ${load0.map((l) => l.toFixed(1)).join(' ')} → ${os
-        .loadavg()
-        .map((l) => l.toFixed(1))
-        .join(' ')}`,
-    );
+    console.log(run.line());
   } finally {
     for (const c of closers) c();
     await sleep(200);

@@ -1,5 +1,7 @@
 /** Latency statistics and the two load shapes: sequential (c=1) and closed-loop concurrency. */
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 
 export type LatencyStats = { runs: number; p50: number; p99: number; mean: number; min: number; max: number };
 
@@ -13,6 +15,29 @@ export function summarize(samplesMs: number[]): LatencyStats {
   const s = [...samplesMs].sort((a, b) => a - b);
   const sum = s.reduce((a, b) => a + b, 0);
   return { runs: s.length, p50: percentile(s, 50), p99: percentile(s, 99), mean: sum / Math.max(1, s.length), min: s[0] ?? NaN, max: s[s.length - 1] ?? NaN };
+}
+
+/** "p50 …, p99 …, max … (n=…)" of latencies in ms, as the benches print them. */
+export function latencyLine(samplesMs: number[]): string {
+  const s = summarize(samplesMs);
+  return `p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, max ${s.max.toFixed(1)} ms (n=${s.runs})`;
+}
+
+/** user+system CPU seconds of a process so far (Linux /proc). */
+export function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Remembers a run's start and load; `line()` is the machine line BENCHMARKS.md records beside the figures. */
+export function startRun(): { started: Date; line(): string } {
+  const started = new Date();
+  const load0 = os.loadavg();
+  const load = (l: number[]) => l.map((x) => x.toFixed(1)).join(' ');
+  return {
+    started,
+    line: () => `machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, started ${started.toISOString()}, load ${load(load0)} → ${load(os.loadavg())}`,
+  };
 }
 
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
