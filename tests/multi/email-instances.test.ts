@@ -16,6 +16,16 @@ import { sleep } from '../helpers/widget';
 
 const onPostgres = process.env.TEST_DB === 'postgres' && Boolean(process.env.DATABASE_URL) && Boolean(process.env.REDIS_URL);
 const DOMAIN = 'mail.multi.test';
+/** An instance of this file: the run's database and Redis, the test mail domain, and its own settings. */
+const instanceEnv = (extra: Record<string, string>) => ({
+  DATABASE_URL: process.env.DATABASE_URL!,
+  REDIS_URL: process.env.REDIS_URL!,
+  REDIS_PREFIX: process.env.REDIS_PREFIX ?? `mail-${process.pid}:`,
+  INBOUND_MAIL_DOMAIN: DOMAIN,
+  ...extra,
+});
+/** A client of an instance's SMTP listener (plain, as a relay on the same host would talk). */
+const listenerClient = (port: number) => nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
 
 describe('inbound mail across instances', { skip: !onPostgres && 'needs TEST_DB=postgres, DATABASE_URL and REDIS_URL' }, () => {
   const instances: Instance[] = [];
@@ -27,15 +37,10 @@ describe('inbound mail across instances', { skip: !onPostgres && 'needs TEST_DB=
         const port = await freePort();
         smtpPorts.push(port);
         instances.push(
-          await startInstance(name, {
-            DATABASE_URL: process.env.DATABASE_URL!,
-            REDIS_URL: process.env.REDIS_URL!,
-            REDIS_PREFIX: process.env.REDIS_PREFIX ?? `mail-${process.pid}:`,
-            INBOUND_SMTP_PORT: String(port),
-            INBOUND_MAIL_DOMAIN: DOMAIN,
-            INBOUND_MAIL_LEASE_SECONDS: '3',
-            INBOUND_MAILS_PER_ACCOUNT_PER_MINUTE: '10000',
-          }),
+          await startInstance(
+            name,
+            instanceEnv({ INBOUND_SMTP_PORT: String(port), INBOUND_MAIL_LEASE_SECONDS: '3', INBOUND_MAILS_PER_ACCOUNT_PER_MINUTE: '10000' }),
+          ),
         );
       }
     },
@@ -60,7 +65,7 @@ describe('inbound mail across instances', { skip: !onPostgres && 'needs TEST_DB=
     const { address } = await inboundAddress(acct.accountId);
     // A's mails carry a long quoted tail the reply parser takes about a second over: A is still at them when it dies.
     const send = (port: number, i: number, slow = false) =>
-      nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true }).sendMail({
+      listenerClient(port).sendMail({
         from: `visitor-${i}-${randomUUID().slice(0, 6)}@example.org`,
         to: address,
         subject: `Question ${i}`,
@@ -132,14 +137,7 @@ describe("a member's reply across instances", { skip: !onPostgres && 'needs TEST
     const { getDb, rows } = await import('../../db/client');
     const { sql } = await import('drizzle-orm');
     process.env.INBOUND_MAIL_DOMAIN = DOMAIN;
-    const env = (smtpUrl: string) => ({
-      DATABASE_URL: process.env.DATABASE_URL!,
-      REDIS_URL: process.env.REDIS_URL!,
-      REDIS_PREFIX: process.env.REDIS_PREFIX ?? `mail-${process.pid}:`,
-      INBOUND_MAIL_DOMAIN: DOMAIN,
-      SMTP_URL: smtpUrl,
-      MAIL_LEASE_SECONDS: '3',
-    });
+    const env = (smtpUrl: string) => instanceEnv({ SMTP_URL: smtpUrl, MAIL_LEASE_SECONDS: '3' });
     const inboundPort = await freePort();
     const a = await startInstance('reply-a', {
       ...env(`smtp://127.0.0.1:${(silent.address() as net.AddressInfo).port}`),
@@ -153,9 +151,13 @@ describe("a member's reply across instances", { skip: !onPostgres && 'needs TEST
     const { address } = await inboundAddress(acct.accountId);
     const customer = `carla-${randomUUID().slice(0, 8)}@example.org`;
     const messageId = `<${randomUUID()}@customer.example>`;
-    await nodemailer
-      .createTransport({ host: '127.0.0.1', port: inboundPort, secure: false, ignoreTLS: true })
-      .sendMail({ from: `Carla Customer <${customer}>`, to: address, subject: 'Where is my order?', text: 'My order 4711 has not arrived.', messageId });
+    await listenerClient(inboundPort).sendMail({
+      from: `Carla Customer <${customer}>`,
+      to: address,
+      subject: 'Where is my order?',
+      text: 'My order 4711 has not arrived.',
+      messageId,
+    });
     const db = await getDb();
     let conversationId: string | null = null;
     for (let t = 0; t < 200 && !conversationId; t++) {
