@@ -94,14 +94,14 @@ export async function readState(): Promise<{ target: ReadTarget; lagSeconds: num
   return { target: usable ? 'replica' : 'primary', lagSeconds };
 }
 
-/** The handle a read for `target` uses: the replica while it answers and keeps up, else the primary. */
-export async function readDb(target: ReadTarget): Promise<Db> {
+/** The handle a read for `target` uses, and which server it is on: the replica while it answers and keeps up, else the primary. */
+export async function readDb(target: ReadTarget): Promise<{ db: Db; on: ReadTarget }> {
   const r = target === 'replica' ? replica() : null;
   if (r) {
     const rep = await r;
-    if (rep.usable) return rep.db;
+    if (rep.usable) return { db: rep.db, on: 'replica' };
   }
-  return (await getDatabase()).db;
+  return { db: (await getDatabase()).db, on: 'primary' };
 }
 
 /**

@@ -296,9 +296,9 @@ export function setExportKeysetOnly(on: boolean): void {
 }
 
 /** The database's handle, and whether it exports by COPY (PostgreSQL) or by keyset pages (PGlite). */
-async function database(target: ReadTarget): Promise<{ db: Db; kind: 'pglite' | 'postgres'; copy: boolean }> {
+async function database(target: ReadTarget): Promise<{ db: Db; on: ReadTarget; kind: 'pglite' | 'postgres'; copy: boolean }> {
   const { kind } = await getDatabase();
-  return { db: await readDb(target), kind, copy: kind === 'postgres' && !keysetOnly.get() };
+  return { ...(await readDb(target)), kind, copy: kind === 'postgres' && !keysetOnly.get() };
 }
 
 /** Runs `start` holding an export slot (or throws the 429); the slot is the body's to release, or released here when starting fails. */
@@ -308,7 +308,7 @@ async function withSlot(
   start: (database: { db: Db; kind: 'pglite' | 'postgres'; copy: boolean }, slot: ExportSlot) => Promise<Response>,
 ): Promise<Response> {
   const opened = await database(target);
-  const slot = await acquireExportSlot(accountId);
+  const slot = await acquireExportSlot(accountId, opened.on);
   try {
     return await start(opened, slot);
   } catch (e) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { ReadTarget } from '../../db/read';
 import { AppError } from '../core/errors';
 import { getEnv } from '../env';
 import { getRedis, redisKey } from '../redis/client';
@@ -8,8 +9,9 @@ import { processSingleton } from '../core/process';
 /**
  * Admission of exports (docs/contracts.md §10 limits). An export holds a database connection for as long
  * as its client reads, so at most EXPORTS_PER_ACCOUNT run at once per account and at most
- * `exportsPerInstance()` per instance, a share of the pool that leaves the rest to lists, the
- * dashboard and chat. Beyond: 429 with Retry-After.
+ * `exportsPerInstance()` per instance and pool (the primary's, the read replica's), a share of that
+ * pool that leaves the rest to lists, the dashboard and chat: exports stalled on the replica never
+ * refuse a member's export from the primary. Beyond: 429 with Retry-After.
  *
  * The instance count is per process by nature (it guards this process's pool) and lives on
  * globalThis (server.ts and Next's bundles hold separate module copies). The per-account count is
@@ -18,11 +20,11 @@ import { processSingleton } from '../core/process';
  */
 export type ExportSlot = { release: () => void };
 
-type Local = { running: number; perAccount: Map<number, number> };
-const local = (): Local => processSingleton('svc.exportSlots', () => ({ running: 0, perAccount: new Map() }));
+type Local = { running: Record<ReadTarget, number>; perAccount: Map<number, number> };
+const local = (): Local => processSingleton('svc.exportSlots', () => ({ running: { primary: 0, replica: 0 }, perAccount: new Map() }));
 
 /**
- * Exports one instance runs at once: at most half the pool (on PGlite, which has no pool and
+ * Exports one instance runs at once on one pool: at most half of it (both pools have DATABASE_POOL_SIZE; on PGlite, which has no pool and
  * spools each export to a file, the same number bounds the open files and readers).
  */
 export function exportsPerInstance(): number {
@@ -31,9 +33,10 @@ export function exportsPerInstance(): number {
   return Math.min(env.EXPORTS_PER_INSTANCE ?? share, share);
 }
 
-/** Exports running in this process now (metrics and tests). */
-export function runningExports(): number {
-  return local().running;
+/** Exports running in this process now, on one pool or on both (metrics and tests). */
+export function runningExports(on?: ReadTarget): number {
+  const { running } = local();
+  return on ? running[on] : running.primary + running.replica;
 }
 
 /** A lease lasts this long unless renewed; an instance renews its leases every third of it. */
@@ -79,20 +82,20 @@ function refuse(what: string): never {
 }
 
 /** Takes a slot for one export of `accountId`, or throws the 429. `release()` may be called more than once. */
-export async function acquireExportSlot(accountId: number): Promise<ExportSlot> {
+export async function acquireExportSlot(accountId: number, on: ReadTarget): Promise<ExportSlot> {
   const state = local();
   const perAccount = getEnv().EXPORTS_PER_ACCOUNT;
-  if (state.running >= exportsPerInstance()) refuse('on this server');
+  if (state.running[on] >= exportsPerInstance()) refuse('on this server');
   const mine = state.perAccount.get(accountId) ?? 0;
   if (mine >= perAccount) refuse('for this account');
-  state.running++;
+  state.running[on]++;
   state.perAccount.set(accountId, mine + 1);
   let released = false;
   let lease: { key: string; id: string; timer: NodeJS.Timeout } | null = null;
   const release = () => {
     if (released) return;
     released = true;
-    state.running--;
+    state.running[on]--;
     const left = (state.perAccount.get(accountId) ?? 1) - 1;
     if (left > 0) state.perAccount.set(accountId, left);
     else state.perAccount.delete(accountId);

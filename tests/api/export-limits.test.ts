@@ -18,13 +18,15 @@ import { backendToken, connectVisitor, createTestWidgetClient } from '../helpers
 const STALL_SECONDS = 8;
 const POOL = 6; // the instance's export share: 3
 let server: TestServer;
-let runningExports: () => number;
+let runningExports: (on?: 'primary' | 'replica') => number;
 
 before(async () => {
   server = await startTestServer({
     EXPORTS_PER_ACCOUNT: '2',
     EXPORT_STALL_SECONDS: String(STALL_SECONDS),
     DATABASE_POOL_SIZE: String(POOL),
+    // PostgreSQL: the same server as a read replica (a pool of its own, lag 0), so API keys' exports read from "the replica".
+    ...(process.env.TEST_DB === 'postgres' ? { DATABASE_READ_URL: process.env.DATABASE_URL! } : {}),
   });
   ({ runningExports } = await import('../../lib/export/slots'));
 });
@@ -46,14 +48,16 @@ async function bigAccount(): Promise<TestAccount> {
 
 type Stalled = { status: number; head: string; closed: Promise<void>; socket: net.Socket };
 
-/** Opens an export, reads its first chunk (the status line), then never reads again. */
-function stalledExport(key: string): Promise<Stalled> {
+/** Opens an export (an API key's, or a dashboard session's with `cookie`), reads its first chunk (the status line), then never reads again. */
+function stalledExport(key: string, cookie?: string): Promise<Stalled> {
   const { hostname, port } = new URL(server.url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname);
     const closed = new Promise<void>((r) => socket.once('close', () => r()));
     socket.once('error', () => {});
-    socket.once('connect', () => socket.write(`GET ${V2}/response/export HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${key}\r\n\r\n`));
+    socket.once('connect', () =>
+      socket.write(`GET ${V2}/response/export HTTP/1.1\r\nHost: ${hostname}\r\n${cookie ? `Cookie: ${cookie}` : `Authorization: Bearer ${key}`}\r\n\r\n`),
+    );
     socket.once('data', (chunk: Buffer) => {
       socket.pause();
       const head = chunk.toString('latin1');
@@ -165,6 +169,29 @@ describe('stalled export readers', () => {
     } finally {
       visitor.close();
     }
+  });
+
+  it("exports stalled on the read replica fill the replica's share only: a member's export from the primary still runs", { timeout: 90_000 }, async (t) => {
+    if (server.kind !== 'postgres') return t.skip('PostgreSQL only (the embedded database has no replica)');
+    const { signIn } = await import('../helpers/signin');
+    const [a, b] = [await bigAccount(), await bigAccount()];
+    const held: Stalled[] = [];
+    try {
+      for (let i = 0; i < POOL / 2; i++) held.push(await stalledExport([a, b][i % 2]!.key));
+      const refused = await stalledExport(b.key);
+      refused.socket.destroy();
+      assert.deepEqual([...held.map((h) => h.status), refused.status], [...Array(POOL / 2).fill(200), 429]);
+      assert.equal(runningExports('replica'), POOL / 2);
+      const member = await bigAccount();
+      const { cookie } = await signIn(server.url, member.email, member.password);
+      const fromPrimary = await stalledExport('', cookie!);
+      held.push(fromPrimary);
+      assert.equal(fromPrimary.status, 200, fromPrimary.head.slice(0, 300));
+      assert.deepEqual([runningExports('replica'), runningExports('primary')], [POOL / 2, 1]);
+    } finally {
+      for (const h of held) h.socket.destroy();
+    }
+    await until('every slot to be released', () => runningExports() === 0, STALL_SECONDS * 1000 + 5000);
   });
 
   it('a slow reader that keeps taking data is not cut', { timeout: 60_000 }, async () => {
