@@ -174,6 +174,15 @@ const WEEKDAYS_AND_MONTHS = new Set([
   'december',
 ]);
 
+/** The last character of text[from, to) that is not a space, quote, bracket, star, bullet or dash; '' when none. */
+function lastMark(text: string, from: number, to: number): string {
+  for (let i = to - 1; i >= from; i--) {
+    const c = text[i]!;
+    if (!/[\s"'“”‘’()[\]*•-]/u.test(c)) return c;
+  }
+  return '';
+}
+
 /**
  * The names a text writes, each as its lower-cased words: runs of capitalized words (or words in
  * capitals) inside a sentence ("Xbox", "Xbox Live", "Marks & Spencer", "CSS"). Not a sentence's first
@@ -183,13 +192,17 @@ const WEEKDAYS_AND_MONTHS = new Set([
  * an address ("Hi Anna,", "Best regards, Anna Berg") names no topic.
  */
 export function writtenNames(text: string, asks: (word: string) => boolean): string[][] {
+  let prevEnd = -1;
   const tokens = [...text.matchAll(/[\p{L}\p{N}]+(?:[-'’][\p{L}\p{N}]+)*/gu)].map((m) => {
-    const before = text.slice(0, m.index).replace(/[\s"'“”‘’()[\]*•-]+$/u, '');
+    // What precedes the word, quotes, brackets and spaces skipped: only the gap since the last word is read (linear in the text).
+    const mark = lastMark(text, Math.max(prevEnd, 0), m.index);
+    const initial = mark === '' ? prevEnd < 0 : /[.!?:;]/.test(mark);
+    prevEnd = m.index + m[0].length;
     return {
       word: m[0].replace(/['’]s$/i, '').toLowerCase(),
       start: m.index,
       end: m.index + m[0].length,
-      initial: before === '' || /[.!?:;\n]$/.test(before),
+      initial,
       capital: /^\p{Lu}/u.test(m[0]) && !/^I(?:['’]\p{L}+)?$/u.test(m[0]),
     };
   });
