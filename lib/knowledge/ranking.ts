@@ -184,31 +184,56 @@ function lastMark(text: string, from: number, to: number): string {
 }
 
 /**
+ * Where the text's closed round or square brackets open and close, outermost pairs only, in order.
+ * A bracket after ':' or ';' is a face (":(", ";)"), and one never closed opens nothing.
+ */
+function bracketed(text: string): Array<{ start: number; end: number }> {
+  const pairs: Array<{ start: number; end: number }> = [];
+  const open: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c !== '(' && c !== '[' && c !== ')' && c !== ']') continue;
+    if (i > 0 && (text[i - 1] === ':' || text[i - 1] === ';')) continue;
+    if (c === '(' || c === '[') open.push(i);
+    else if (open.length > 0) pairs.push({ start: open.pop()!, end: i });
+  }
+  pairs.sort((a, b) => a.start - b.start);
+  const outermost: typeof pairs = [];
+  for (const p of pairs) if (p.start > (outermost.at(-1)?.end ?? -1)) outermost.push(p);
+  return outermost;
+}
+
+/**
  * The names a text writes, each as its lower-cased words: runs of capitalized words (or words in
  * capitals) inside a sentence ("Xbox", "Xbox Live", "Marks & Spencer", "CSS"). Not a sentence's first
  * word, not "I", not weekdays and months; none when most words inside the sentences are
  * capitalized (Title Case or all capitals: the capitals then say nothing). Only a name whose
  * clause has another word that `asks` (a word with a stem of its own): a greeting, a signature or
- * an address ("Hi Anna,", "Best regards, Anna Berg") names no topic.
+ * an address ("Hi Anna,", "Best regards, Anna Berg") names no topic. Not a name in brackets: a
+ * remark beside the question ("(order NH-48213)", "(asked at SIGTERM)") is not what it asks about.
  */
 export function writtenNames(text: string, asks: (word: string) => boolean): string[][] {
+  const asides = bracketed(text);
+  let aside = 0;
   let prevEnd = -1;
   const tokens = [...text.matchAll(/[\p{L}\p{N}]+(?:[-'’][\p{L}\p{N}]+)*/gu)].map((m) => {
     // What precedes the word, quotes, brackets and spaces skipped: only the gap since the last word is read (linear in the text).
     const mark = lastMark(text, Math.max(prevEnd, 0), m.index);
     const initial = mark === '' ? prevEnd < 0 : /[.!?:;]/.test(mark);
     prevEnd = m.index + m[0].length;
+    while (asides[aside] && asides[aside]!.end < m.index) aside++;
     return {
       word: m[0].replace(/['’]s$/i, '').toLowerCase(),
       start: m.index,
       end: m.index + m[0].length,
       initial,
+      inBrackets: asides[aside] !== undefined && asides[aside]!.start < m.index,
       capital: /^\p{Lu}/u.test(m[0]) && !/^I(?:['’]\p{L}+)?$/u.test(m[0]),
     };
   });
   const inside = tokens.filter((t) => !t.initial);
   if (2 * inside.filter((t) => t.capital).length > inside.length) return [];
-  const isName = (t: (typeof tokens)[number]) => t.capital && !t.initial && !WEEKDAYS_AND_MONTHS.has(t.word);
+  const isName = (t: (typeof tokens)[number]) => t.capital && !t.initial && !t.inBrackets && !WEEKDAYS_AND_MONTHS.has(t.word);
   const names: Array<{ words: string[]; clause: number }> = [];
   const asking = new Set<number>();
   let clause = 0;

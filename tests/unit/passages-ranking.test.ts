@@ -162,6 +162,18 @@ describe('ranking', () => {
     for (const [text, want] of cases) assert.deepEqual(writtenNames(text, asks), want, text);
   });
 
+  it('writtenNames: a remark in brackets is an aside, not what the question asks about', () => {
+    const asks = (w: string) => !['is', 'the', 'at', 'my', 'how', 'do', 'does', 'you', 'with', 'where', 'long'].includes(w);
+    const cases: Array<[string, string[][]]> = [
+      ['How long does the warranty last? (asked at SIGTERM)', []],
+      ['Where is my order? (Order NH-48213, placed Tuesday)', []],
+      ['Can I return these boots [bought in the Hamburg store] by post?', []],
+      ['Do you sell Xbox cards (the digital ones)?', [['xbox']]], // a name outside the brackets still counts
+      ['My parcel is late :( Do you ship with DHL?', [['dhl']]], // an unclosed bracket opens no aside
+    ];
+    for (const [text, want] of cases) assert.deepEqual(writtenNames(text, asks), want, text);
+  });
+
   it('nothing to rank: no words, or no candidates', () => {
     assert.deepEqual(rankCandidates(new Map(), { passages: 3, avgLength: 10, candidates: [] }), []);
     assert.deepEqual(rankCandidates(words('x'), { passages: 0, avgLength: 0, candidates: [] }), []);
