@@ -92,7 +92,7 @@ const cosine = (a: number[], b: number[]) => {
   return na && nb ? dot / Math.sqrt(na * nb) : 0;
 };
 
-export type SimilarPassage = Omit<RankedPassage, 'score' | 'relevance' | 'matched' | 'asked' | 'evidence'> & { similarity: number };
+export type SimilarPassage = Omit<RankedPassage, 'score' | 'relevance' | 'matched' | 'asked' | 'evidence' | 'names'> & { similarity: number };
 
 /** The account's embedded passages most similar to the text, best first. */
 export async function rankByEmbedding(
@@ -126,13 +126,14 @@ export function fuseRankings(lexical: RankedPassage[], semantic: SimilarPassage[
   const fused = new Map<string, { p: RankedPassage; rrf: number; order: number }>();
   for (const [i, p] of lexical.entries()) fused.set(key(p), { p, rrf: 1 / (RRF_K + i + 1), order: i });
   const asked = lexical[0]?.asked ?? 0;
+  const names = lexical[0]?.names ?? [];
   semantic.forEach((s, i) => {
     const share = 1 / (RRF_K + i + 1);
     const hit = fused.get(key(s));
     if (hit) hit.rrf += share;
     else {
       const { similarity: _s, ...rest } = s;
-      fused.set(key(s), { p: { ...rest, score: 0, relevance: 0, matched: 0, asked, evidence: [] }, rrf: share, order: lexical.length + i });
+      fused.set(key(s), { p: { ...rest, score: 0, relevance: 0, matched: 0, asked, evidence: [], names }, rrf: share, order: lexical.length + i });
     }
   });
   return [...fused.values()].sort((a, b) => b.rrf - a.rrf || a.order - b.order).map((f) => f.p);

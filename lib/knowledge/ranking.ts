@@ -5,7 +5,8 @@
  * to: the share of the question's information (the sum of its words' IDF, words no passage
  * contains counting most) that the passage covers. One shared common word ("sell") covers little
  * of a question. A word shared only through the stemmer ("savings" / "saved") is not evidence
- * (sameWord, applied by lib/knowledge/service.ts). Decisions and the tuning: docs/DECISIONS.md, BENCHMARKS.md.
+ * (sameWord, applied by lib/knowledge/service.ts), and a name the question writes ("Xbox") must be
+ * in the passage (writtenNames). Decisions and the tuning: docs/DECISIONS.md, BENCHMARKS.md.
  */
 import type { CandidatePassage } from '../../db/queries/knowledge';
 
@@ -94,8 +95,13 @@ export type RankedPassage = Omit<CandidatePassage, 'terms' | 'length'> & {
   /** Distinct words of the question the passage contains, and how many the question has. */
   matched: number;
   asked: number;
-  /** The question's words found in the passage, each with its share of the question's information. */
-  evidence: Array<{ lexeme: string; share: number }>;
+  /**
+   * The question's words found in the passage, each with its share of the question's information
+   * and whether the passage is about it (in its title or headings, or twice in its text).
+   */
+  evidence: Array<{ lexeme: string; share: number; topical: boolean }>;
+  /** The names the question writes (writtenNames), each as its words' stems; the same for every passage. */
+  names: string[][];
 };
 
 /**
@@ -129,21 +135,132 @@ export function withoutConflations(p: RankedPassage, conflated: Set<string>): Ra
 
 /**
  * The relevance floor: a passage answers a question when it covers at least `floor` of the
- * question's information AND contains two of its words (one when the question has one): a single
- * shared word ("sell", "wash") is not relevance. Tuned on the evaluation set (docs/DECISIONS.md).
+ * question's information AND contains two of its words (one when the question has one, and then
+ * one the passage is about: in its title or headings, or twice in its text): a single shared word
+ * in passing ("sell", "wash") is not relevance. The passage must also contain a word of every name
+ * the question writes (a question about "an Xbox gift card" is not answered by the shop's own gift
+ * cards), and a word that is not a name when the question has one ("Kiel" and "Oslo" say where,
+ * not what is asked). Tuned on the evaluation set (docs/DECISIONS.md, BENCHMARKS.md).
  */
 export function isRelevant(p: RankedPassage, floor: number): boolean {
-  return p.relevance >= floor && p.matched >= Math.min(2, p.asked);
+  if (p.relevance < floor || p.matched < Math.min(2, p.asked)) return false;
+  if (p.matched < 2 && !p.evidence.some((e) => e.topical)) return false;
+  const found = new Set(p.evidence.map((e) => e.lexeme));
+  if (!p.names.every((name) => name.some((l) => found.has(l)))) return false;
+  const named = new Set(p.names.flat());
+  return named.size >= p.asked || p.evidence.some((e) => !named.has(e.lexeme));
+}
+
+/** Capitalized common words of English: weekday and month names are not names of something else. */
+const WEEKDAYS_AND_MONTHS = new Set([
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+  'sunday',
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+]);
+
+/** The last character of text[from, to) that is not a space, quote, bracket, star, bullet or dash; '' when none. */
+function lastMark(text: string, from: number, to: number): string {
+  for (let i = to - 1; i >= from; i--) {
+    const c = text[i]!;
+    if (!/[\s"'“”‘’()[\]*•-]/u.test(c)) return c;
+  }
+  return '';
+}
+
+/**
+ * Where the text's closed round or square brackets open and close, outermost pairs only, in order.
+ * A bracket after ':' or ';' is a face (":(", ";)"), and one never closed opens nothing.
+ */
+function bracketed(text: string): Array<{ start: number; end: number }> {
+  const pairs: Array<{ start: number; end: number }> = [];
+  const open: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c !== '(' && c !== '[' && c !== ')' && c !== ']') continue;
+    if (i > 0 && (text[i - 1] === ':' || text[i - 1] === ';')) continue;
+    if (c === '(' || c === '[') open.push(i);
+    else if (open.length > 0) pairs.push({ start: open.pop()!, end: i });
+  }
+  pairs.sort((a, b) => a.start - b.start);
+  const outermost: typeof pairs = [];
+  for (const p of pairs) if (p.start > (outermost.at(-1)?.end ?? -1)) outermost.push(p);
+  return outermost;
+}
+
+/**
+ * The names a text writes, each as its lower-cased words: runs of capitalized words (or words in
+ * capitals) inside a sentence ("Xbox", "Xbox Live", "Marks & Spencer", "CSS"). Not a sentence's first
+ * word, not "I", not weekdays and months; none when most words inside the sentences are
+ * capitalized (Title Case or all capitals: the capitals then say nothing). Only a name whose
+ * clause has another word that `asks` (a word with a stem of its own): a greeting, a signature or
+ * an address ("Hi Anna,", "Best regards, Anna Berg") names no topic. Not a name in brackets: a
+ * remark beside the question ("(order NH-48213)", "(asked at SIGTERM)") is not what it asks about.
+ */
+export function writtenNames(text: string, asks: (word: string) => boolean): string[][] {
+  const asides = bracketed(text);
+  let aside = 0;
+  let prevEnd = -1;
+  const tokens = [...text.matchAll(/[\p{L}\p{N}]+(?:[-'’][\p{L}\p{N}]+)*/gu)].map((m) => {
+    // What precedes the word, quotes, brackets and spaces skipped: only the gap since the last word is read (linear in the text).
+    const mark = lastMark(text, Math.max(prevEnd, 0), m.index);
+    const initial = mark === '' ? prevEnd < 0 : /[.!?:;]/.test(mark);
+    prevEnd = m.index + m[0].length;
+    while (asides[aside] && asides[aside]!.end < m.index) aside++;
+    return {
+      word: m[0].replace(/['’]s$/i, '').toLowerCase(),
+      start: m.index,
+      end: m.index + m[0].length,
+      initial,
+      inBrackets: asides[aside] !== undefined && asides[aside]!.start < m.index,
+      capital: /^\p{Lu}/u.test(m[0]) && !/^I(?:['’]\p{L}+)?$/u.test(m[0]),
+    };
+  });
+  const inside = tokens.filter((t) => !t.initial);
+  if (2 * inside.filter((t) => t.capital).length > inside.length) return [];
+  const isName = (t: (typeof tokens)[number]) => t.capital && !t.initial && !t.inBrackets && !WEEKDAYS_AND_MONTHS.has(t.word);
+  const names: Array<{ words: string[]; clause: number }> = [];
+  const asking = new Set<number>();
+  let clause = 0;
+  tokens.forEach((t, i) => {
+    const prev = tokens[i - 1];
+    if (prev && /[.!?;:,()\n]/.test(text.slice(prev.end, t.start))) clause++;
+    if (!isName(t)) {
+      if (asks(t.word)) asking.add(clause);
+      return;
+    }
+    // "Xbox Live", "Marks & Spencer": one name; "Kiel to Oslo", "Kiel, Oslo": two.
+    if (prev && isName(prev) && /^[\s&]*$/.test(text.slice(prev.end, t.start))) names.at(-1)!.words.push(t.word);
+    else names.push({ words: [t.word], clause });
+  });
+  return names.filter((n) => asking.has(n.clause)).map((n) => n.words);
 }
 
 /**
  * `forms` maps a passage's word to the question's word it is another form of ("lost" → "lose"):
  * counted as that one word (one document frequency, one share of the question), not as a second one.
+ * `names`: the names the question writes, as stems (carried to isRelevant).
  */
 export function rankCandidates(
   terms: WeightedTerms,
   corpus: { passages: number; avgLength: number; candidates: CandidatePassage[] },
   forms: ReadonlyMap<string, string> = new Map(),
+  names: string[][] = [],
 ): RankedPassage[] {
   const n = corpus.passages + BACKGROUND_PASSAGES;
   const avg = corpus.avgLength || 1;
@@ -180,10 +297,10 @@ export function rankCandidates(
       const i = idf(lexeme);
       score += w * i * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * c.length) / avg)));
       covered += w * i;
-      evidence.push({ lexeme, share: (w * i) / information });
+      evidence.push({ lexeme, share: (w * i) / information, topical: t.context > 0 || t.text >= 2 });
     }
     const { terms: _t, length: _l, ...rest } = c;
-    return { ...rest, score, relevance: covered / information, matched: evidence.length, asked: terms.size, evidence };
+    return { ...rest, score, relevance: covered / information, matched: evidence.length, asked: terms.size, evidence, names };
   });
   return ranked
     .filter((r) => r.score > 0)

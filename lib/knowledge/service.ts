@@ -24,7 +24,7 @@ import { extractText } from './extract';
 import { documentTitle, splitIntoPassages } from './passages';
 import { dropAbsentSynonyms, expandWithSynonyms } from './synonyms';
 import { irregularVerbStems, otherForms } from './irregular-verbs';
-import { FILLER, rankCandidates, sameWord, withoutConflations, type RankedPassage, type WeightedTerms } from './ranking';
+import { FILLER, rankCandidates, sameWord, withoutConflations, writtenNames, type RankedPassage, type WeightedTerms } from './ranking';
 
 export const KB_MAX_BYTES = bodyLimits.knowledgeDocumentBytes;
 
@@ -219,9 +219,10 @@ export async function findPassagesForEach(accountId: number, conversationId: str
       for (const part of parts) {
         for (const [lexeme, written] of words.forms[texts.indexOf(part.text)]!) asked.set(lexeme, new Set([...(asked.get(lexeme) ?? []), ...written]));
       }
+      const names = questionNames(parts, (part) => words.forms[texts.indexOf(part.text)]!, terms);
       const limit = s.limit ?? 3;
       const verbForms = s.verbForms ?? { mode: 'never' };
-      const rank = (f: ReadonlyMap<string, string>) => dropConflations(db, question, asked, withoutRepeats(rankCandidates(terms, mine, f), limit));
+      const rank = (f: ReadonlyMap<string, string>) => dropConflations(db, question, asked, withoutRepeats(rankCandidates(terms, mine, f, names), limit));
       if (verbForms.mode !== 'retry' || forms.size === 0) return rank(forms);
       // The candidates already include the forms' passages: the second ranking costs no second search.
       const first = await rank(new Map());
@@ -230,6 +231,25 @@ export async function findPassagesForEach(accountId: number, conversationId: str
       return again[0] && verbForms.relevant(again[0]) ? again : first;
     }),
   );
+}
+
+/**
+ * The names the question itself writes (ranking.ts writtenNames; not the earlier turns'), each as
+ * the stems of its words that are among the terms: a hyphenated name stands for its parts too
+ * ("Two-Factor": "two", "factor"). Words with no stem of their own (stop words, phrasing) drop out.
+ */
+function questionNames(parts: RetrievalQuery, formsOf: (part: RetrievalQuery[number]) => Map<string, Set<string>>, terms: WeightedTerms): string[][] {
+  return parts
+    .filter((part) => part.weight === 1)
+    .flatMap((part) => {
+      const written = [...formsOf(part)];
+      const stems = (word: string) => {
+        const pieces = new Set([word, ...word.split(/[-'’]/)]);
+        return written.filter(([l, ws]) => terms.has(l) && [...ws].some((w) => pieces.has(w))).map(([l]) => l);
+      };
+      return writtenNames(part.text, (word) => stems(word).length > 0).map((name) => [...new Set(name.flatMap(stems))]);
+    })
+    .filter((name) => name.length > 0);
 }
 
 /** The ranking with each passage text once (the best-ranked copy), its first `limit`: an answer never quotes the same text twice. */

@@ -388,6 +388,25 @@ describe('OpenAI-compatible engine', () => {
     assert.ok(req.body.messages.at(-1).content.includes('The repair costs 120 dollars.'));
   });
 
+  it('the question asked again in its conversation, and with a remark in brackets after it, reaches the model', async (t) => {
+    const { visitor } = await setup();
+    t.after(() => visitor.close());
+    llm.behaviour = streamChunks(['Two years.']);
+    const q = 'What does the flux capacitor warranty cover?';
+    // Repeated with a counter (the rolling-restart test's load), then with an aside that writes a name the passage lacks.
+    const asks = [`${q} (1)`, `${q} (2)`, `${q} (asked at SIGTERM)`, `${q} (Order NH-48213)`];
+    let conversationId: string | undefined;
+    for (const [i, text] of asks.entries()) {
+      const ack = await visitor.ok<AskAck>('ask', { client_message_id: `r${i}`, text, ...(conversationId ? { conversation_id: conversationId } : {}) });
+      conversationId = ack.conversation_id;
+      const end = (await visitor.finished(ack.response_id)) as Extract<ServerEvent, { type: 'answer.done' }>;
+      assert.equal(end.type, 'answer.done', JSON.stringify(end));
+      assert.equal(end.declined, false, `${text}: ${end.answer}`);
+      assert.equal(end.answer, 'Two years.');
+    }
+    assert.equal(llm.requests.length, asks.length, 'each question went to the model');
+  });
+
   it('a hostile attachment reaches the model as escaped data in the user message, never in the system message', async (t) => {
     const { acct, issued, visitor } = await setup();
     t.after(() => visitor.close());

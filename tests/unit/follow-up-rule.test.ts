@@ -18,7 +18,8 @@ function ranked(asked: number, found: string[]): RankedPassage {
     relevance: found.length / asked,
     matched: found.length,
     asked,
-    evidence: found.map((lexeme) => ({ lexeme, share: 1 / asked })),
+    evidence: found.map((lexeme) => ({ lexeme, share: 1 / asked, topical: false })),
+    names: [],
   };
 }
 

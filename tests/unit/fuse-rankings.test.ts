@@ -6,7 +6,15 @@ import type { RankedPassage } from '../../lib/knowledge/ranking';
 
 const base = (id: string) => ({ document_id: 'd', title: 'T', filename: 't.md', visitor_file: false, ordinal: Number(id.slice(1)), content: id, context: '' });
 const lexical = (...ids: string[]): RankedPassage[] =>
-  ids.map((id, i) => ({ ...base(id), score: 10 - i, relevance: 0.5, matched: 2, asked: 3, evidence: [{ lexeme: 'w', share: 0.5 }] }));
+  ids.map((id, i) => ({
+    ...base(id),
+    score: 10 - i,
+    relevance: 0.5,
+    matched: 2,
+    asked: 3,
+    evidence: [{ lexeme: 'w', share: 0.5, topical: false }],
+    names: [],
+  }));
 const semantic = (...ids: string[]): SimilarPassage[] => ids.map((id, i) => ({ ...base(id), similarity: 0.9 - i / 10 }));
 
 const CASES: Array<[string, RankedPassage[], SimilarPassage[], string[]]> = [

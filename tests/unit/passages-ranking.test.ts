@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CandidatePassage } from '../../db/queries/knowledge';
 import { IRREGULAR_VERBS, otherForms } from '../../lib/knowledge/irregular-verbs';
-import { isRelevant, rankCandidates, sameWord, withoutConflations } from '../../lib/knowledge/ranking';
+import { isRelevant, rankCandidates, sameWord, withoutConflations, writtenNames } from '../../lib/knowledge/ranking';
 
 let ordinal = 0;
 function passage(title: string, terms: Record<string, number | [number, number]>, length = 40): CandidatePassage {
@@ -49,10 +49,16 @@ describe('ranking', () => {
     assert.equal(isRelevant(both!, 0.35), true);
   });
 
-  it('a one-word question may match one word; the floor still applies to coverage', () => {
+  it('a one-word question may match one word the passage is about (title, headings, or twice in its text)', () => {
     const [p] = rankCandidates(words('cookie'), { passages: 5, avgLength: 40, candidates: [passage('Cookies', { cookie: 2 })] });
     assert.equal(p!.relevance, 1);
     assert.equal(isRelevant(p!, 0.35), true);
+    const [heading] = rankCandidates(words('cookie'), { passages: 5, avgLength: 40, candidates: [passage('Cookies', { cookie: [1, 1] })] });
+    assert.equal(isRelevant(heading!, 0.35), true);
+    // "Who invented the cookie?" against a privacy passage that names cookies once in passing.
+    const [passing] = rankCandidates(words('cookie'), { passages: 5, avgLength: 40, candidates: [passage('Privacy', { cookie: 1 })] });
+    assert.equal(passing!.relevance, 1);
+    assert.equal(isRelevant(passing!, 0.35), false);
   });
 
   it('words the knowledge base lacks lower coverage only partly (they may be paraphrases)', () => {
@@ -102,6 +108,70 @@ describe('ranking', () => {
       IRREGULAR_VERBS.every((v) => v.length >= 2 && v.every((w) => /^[a-z]+$/.test(w))),
       'each verb has another form, lower-case letters only',
     );
+  });
+
+  it('a name the question writes must be in the passage; names alone are not relevance', () => {
+    const corpus = {
+      passages: 30,
+      avgLength: 40,
+      candidates: [passage('Gift cards', { redeem: 1, gift: [2, 1], card: [2, 1] }), passage('Stores', { kiel: 1, oslo: 1, open: [1, 1] })],
+    };
+    // "How do I redeem an Xbox gift card?": the shop's gift cards do not answer it.
+    const [xbox] = rankCandidates(words('redeem', 'xbox', 'gift', 'card'), corpus, new Map(), [['xbox']]);
+    assert.equal(xbox!.title, 'Gift cards');
+    assert.ok(xbox!.relevance >= 0.35, String(xbox!.relevance));
+    assert.equal(isRelevant(xbox!, 0.35), false);
+    const [own] = rankCandidates(words('redeem', 'gift', 'card'), corpus);
+    assert.equal(isRelevant(own!, 0.35), true);
+    // A name of several words is there when one of its words is ("Xbox Live gift card" / a passage naming Xbox).
+    const named = rankCandidates(
+      words('redeem', 'xbox', 'live', 'gift', 'card'),
+      { ...corpus, candidates: [passage('Xbox', { xbox: 1, redeem: 1, gift: 1, card: 1 })] },
+      new Map(),
+      [['xbox', 'live']],
+    );
+    assert.equal(isRelevant(named[0]!, 0.35), true);
+    // "Is the ferry from Kiel to Oslo on time?": the passage has the places, not what is asked.
+    const [ferry] = rankCandidates(words('ferri', 'kiel', 'oslo', 'time'), corpus, new Map(), [['kiel'], ['oslo']]);
+    assert.equal(ferry!.title, 'Stores');
+    assert.equal(isRelevant(ferry!, 0.2), false);
+    const [opening] = rankCandidates(words('kiel', 'oslo', 'open'), corpus, new Map(), [['kiel'], ['oslo']]);
+    assert.equal(isRelevant(opening!, 0.35), true);
+    // A question of names only ("Oslo?") may be answered by them.
+    const [only] = rankCandidates(words('oslo'), { ...corpus, candidates: [passage('Oslo', { oslo: [1, 1] })] }, new Map(), [['oslo']]);
+    assert.equal(isRelevant(only!, 0.35), true);
+  });
+
+  it('writtenNames: capitalized words inside a sentence that name something, not capitals that say nothing', () => {
+    const asks = (w: string) =>
+      !['is', 'the', 'from', 'to', 'on', 'do', 'you', 'i', 'hi', 'thanks', 'best', 'regards', 'where', 'my', 'how', 'an', 'or'].includes(w);
+    const cases: Array<[string, string[][]]> = [
+      ['Is the ferry from Kiel to Oslo on time?', [['kiel'], ['oslo']]],
+      ['How do I redeem an Xbox Live code?', [['xbox', 'live']]],
+      ['Do you sell Marks & Spencer socks?', [['marks', 'spencer']]],
+      ["Do you take Visa, Amex or Diners' cards?", [['visa'], ['amex'], ['diners']]],
+      ['Fix this CSS: BODY div', [['css']]],
+      ['Kiel or Oslo: which store is bigger?', [['oslo']]], // a sentence's first word is no name
+      ['Are you open on Sunday in May?', []], // weekdays and months
+      ["I'm sure I ordered it. Where is it?", []],
+      ['How Do I Return An Item?', []], // Title Case
+      ['WHERE IS MY ORDER?', []],
+      ['Hi Maria, where is my order?\n\nBest regards,\nAnna Berg', []], // greeting and signature
+      ['Where is my order? Thanks, Maria', []],
+    ];
+    for (const [text, want] of cases) assert.deepEqual(writtenNames(text, asks), want, text);
+  });
+
+  it('writtenNames: a remark in brackets is an aside, not what the question asks about', () => {
+    const asks = (w: string) => !['is', 'the', 'at', 'my', 'how', 'do', 'does', 'you', 'with', 'where', 'long'].includes(w);
+    const cases: Array<[string, string[][]]> = [
+      ['How long does the warranty last? (asked at SIGTERM)', []],
+      ['Where is my order? (Order NH-48213, placed Tuesday)', []],
+      ['Can I return these boots [bought in the Hamburg store] by post?', []],
+      ['Do you sell Xbox cards (the digital ones)?', [['xbox']]], // a name outside the brackets still counts
+      ['My parcel is late :( Do you ship with DHL?', [['dhl']]], // an unclosed bracket opens no aside
+    ];
+    for (const [text, want] of cases) assert.deepEqual(writtenNames(text, asks), want, text);
   });
 
   it('nothing to rank: no words, or no candidates', () => {
