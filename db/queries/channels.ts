@@ -60,9 +60,13 @@ export async function channelBelongsTo(db: Db, accountId: number, channelId: num
 
 /** The account's channel named `name` (the first such), made with the next number when it has none. */
 export async function getOrInsertChannelByName(db: Db, accountId: number, name: string): Promise<number> {
+  const named = (d: Db) => rows<{ id: number }>(d, sql`SELECT id FROM channels WHERE account_id = ${accountId} AND name = ${name} ORDER BY id LIMIT 1`);
+  // Once it exists (every call but the first), one read: the lock and its transaction only to make it.
+  const [existing] = await named(db);
+  if (existing) return existing.id;
   return db.transaction(async (tx) => {
     await lockAccountChannels(tx, accountId);
-    const [found] = await rows<{ id: number }>(tx, sql`SELECT id FROM channels WHERE account_id = ${accountId} AND name = ${name} ORDER BY id LIMIT 1`);
+    const [found] = await named(tx);
     return found ? found.id : insertNextChannel(tx, accountId, name);
   });
 }
