@@ -188,8 +188,10 @@ function figuresFrom(src: SQL): SQL {
     FROM tot ORDER BY tot.day NULLS FIRST`;
 }
 
-/** How many days one refresh statement recomputes (a month of a 1M-a-year account stays far inside the statement timeout). */
+/** How many days one refresh statement recomputes at most. */
 const REFRESH_DAYS = 31;
+/** Rows (conversations and responses created on its days) one refresh statement reads at most, a day's more alone: a big import's month would outlast the statement timeout. */
+const REFRESH_ROWS = 50_000;
 
 /**
  * Brings the account's rollup rows of the window's past days up to date, inside `tx`: under the
@@ -233,8 +235,8 @@ async function refreshRollup(tx: Db, accountId: number, w: InsightsWindow): Prom
 
 /** Recomputes the account's rollup rows of these past days ('YYYY-MM-DD', ascending) from the rows, inside `tx`. */
 async function recomputeDays(tx: Db, accountId: number, days: string[]): Promise<void> {
-  for (let i = 0; i < days.length; i += REFRESH_DAYS) {
-    const chunk = days.slice(i, i + REFRESH_DAYS);
+  if (days.length === 0) return;
+  for (const chunk of refreshChunks(days, await rowsPerDay(tx, accountId, days))) {
     const daySet = sql`${`{${chunk.join(',')}}`}::date[]`;
     await tx.execute(sql`
       WITH fresh AS (${rollupRows(accountId, dayStart(sql`${chunk[0]}::date`), dayStart(sql`(${chunk.at(-1)}::date + 1)`), daySet, 'every')}),
@@ -252,6 +254,38 @@ async function recomputeDays(tx: Db, accountId: number, days: string[]): Promise
       DELETE FROM insights_daily d WHERE d.account_id = ${accountId} AND d.day = ANY(${daySet})
         AND NOT EXISTS (SELECT 1 FROM fresh f WHERE f.channel_id = d.channel_id AND f.day = d.day)`);
   }
+}
+
+/** Conversations and responses the account created on each of these days (index-only counts). */
+async function rowsPerDay(tx: Db, accountId: number, days: string[]): Promise<Map<string, number>> {
+  const counted = await rows<{ day: string; n: number }>(
+    tx,
+    sql`
+    SELECT to_char(d.day, 'YYYY-MM-DD') AS day,
+      ((SELECT count(*) FROM conversations c WHERE c.account_id = ${accountId} AND c.created_at >= ${dayStart(sql`d.day`)} AND c.created_at < ${dayStart(sql`(d.day + 1)`)})
+        + (SELECT count(*) FROM responses r WHERE r.account_id = ${accountId} AND r.created_at >= ${dayStart(sql`d.day`)} AND r.created_at < ${dayStart(sql`(d.day + 1)`)}))::int AS n
+    FROM unnest(${`{${days.join(',')}}`}::date[]) d(day)`,
+  );
+  return new Map(counted.map((c) => [c.day, c.n]));
+}
+
+/** Consecutive runs of the (ascending) days, each at most REFRESH_DAYS long and REFRESH_ROWS heavy (a heavier day alone). */
+export function refreshChunks(days: string[], rowsOf: Map<string, number>): string[][] {
+  const chunks: string[][] = [];
+  let chunk: string[] = [];
+  let weight = 0;
+  for (const day of days) {
+    const n = rowsOf.get(day) ?? 0;
+    if (chunk.length > 0 && (chunk.length >= REFRESH_DAYS || weight + n > REFRESH_ROWS)) {
+      chunks.push(chunk);
+      chunk = [];
+      weight = 0;
+    }
+    chunk.push(day);
+    weight += n;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
 }
 
 /**
@@ -326,9 +360,16 @@ export async function refreshDirtyInsights(db: Db, accounts: number): Promise<nu
     FROM insights_dirty_days WHERE day < ${TODAY} GROUP BY account_id ORDER BY account_id LIMIT ${accounts}`,
   );
   let done = 0;
+  let failed: unknown = null;
   for (const d of dirty) {
-    if (await db.transaction((tx) => refreshRollup(tx, d.account_id, { from: d.from, to: d.to, channelId: null }))) done++;
+    // One account's failed refresh (a statement cut by its timeout) never keeps the others' from running.
+    try {
+      if (await db.transaction((tx) => refreshRollup(tx, d.account_id, { from: d.from, to: d.to, channelId: null }))) done++;
+    } catch (e) {
+      failed ??= e;
+    }
   }
+  if (failed) throw failed;
   return done;
 }
 
