@@ -85,3 +85,22 @@ export function processLoop(name: string) {
     },
   };
 }
+
+/**
+ * Records what happened to an item a worker sent (a mail, a webhook delivery), retrying while the
+ * database is away for up to `withinMs`, which is less than the item's lease: once the lease lapses
+ * another instance sends the item again. False when the outcome could not be recorded in time.
+ */
+export async function recordOutcomeWithin(withinMs: number, record: () => Promise<void>, onRetry: (e: unknown) => void): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await record();
+      return true;
+    } catch (e) {
+      if (Date.now() > deadline) return false;
+      if (attempt === 0) onRetry(e);
+      await new Promise((r) => setTimeout(r, Math.min(250 * 2 ** attempt, 2000)));
+    }
+  }
+}

@@ -1,10 +1,10 @@
 import nodemailer, { type Transporter } from 'nodemailer';
-import { getDb } from '../../db/client';
+import { getDb, type Db } from '../../db/client';
 import { claimDueMails, markMailDone, markMailFailed, markMailRefused, releaseMails, type ClaimedMail } from '../../db/queries/mails';
 import { publishInboxEvent } from '../conversations/events';
 import { getEnv } from '../env';
 import { getLogger } from '../core/logger';
-import { startBackgroundLoop, type BackgroundLoop } from '../core/loop';
+import { recordOutcomeWithin, startBackgroundLoop, type BackgroundLoop } from '../core/loop';
 import { processSlot } from '../core/process';
 
 /**
@@ -82,28 +82,23 @@ export function startMailWorker(): void {
 }
 
 async function deliver(loop: BackgroundLoop, transport: Transporter | null, m: ClaimedMail): Promise<void> {
-  const db = await getDb();
   if (!transport) {
     getLogger().info(
       { mail: { to: m.to, subject: m.subject } },
       `mail (no SMTP_URL, kept in the outbox; see \`mail list\`) to ${m.to}: ${m.subject}\n${m.text}`,
     );
-    await markMailDone(db, m.id, 'logged');
-    publishReplyMail(m, 'sent', null);
+    if (await recordOutcome(m, (db) => markMailDone(db, m.id, 'logged'))) publishReplyMail(m, 'sent', null);
     return;
   }
   try {
     await transport.sendMail({ ...senderOf(m), to: m.to, subject: m.subject, text: m.text, html: m.html });
-    await markMailDone(db, m.id, 'sent');
-    publishReplyMail(m, 'sent', null);
   } catch (e) {
     const { responseCode: code = 0, command = '' } = e as { responseCode?: number; command?: string };
     if (code >= 500 && code < 600 && /^(RCPT|DATA)/i.test(command)) {
       // The receiving server refused this mail for good (5xx at RCPT or DATA); a 5xx at AUTH or MAIL FROM is svc's setup and is retried.
       const why = String((e as { response?: string }).response ?? (e as Error).message).slice(0, 300);
       getLogger().warn({ err: e, mailId: m.id }, `mail to ${m.to} refused for good (${why}); not sent`);
-      await markMailRefused(db, m.id, why);
-      publishReplyMail(m, 'failed', why);
+      if (await recordOutcome(m, (db) => markMailRefused(db, m.id, why))) publishReplyMail(m, 'failed', why);
       return;
     }
     const delay = mailRetryDelayMs(m.attempts);
@@ -111,9 +106,26 @@ async function deliver(loop: BackgroundLoop, transport: Transporter | null, m: C
       { err: e, mailId: m.id, attempts: m.attempts },
       `mail to ${m.to} not sent (${(e as Error).message}); retrying in ${Math.round(delay / 1000)} s`,
     );
-    await markMailFailed(db, m.id, (e as Error).message ?? String(e), delay);
+    await recordOutcome(m, (db) => markMailFailed(db, m.id, (e as Error).message ?? String(e), delay));
     if (delay < POLL_MS) setTimeout(loop.wake, delay + 1).unref();
+    return;
   }
+  // Sent: only "sent" may be recorded now (never a failure, which would send it again).
+  if (await recordOutcome(m, (db) => markMailDone(db, m.id, 'sent'))) publishReplyMail(m, 'sent', null);
+}
+
+/**
+ * Records a mail's outcome, retrying while the database is away for up to half the lease (once it
+ * lapses another instance sends the mail again).
+ */
+async function recordOutcome(m: ClaimedMail, record: (db: Db) => Promise<void>): Promise<boolean> {
+  const recorded = await recordOutcomeWithin(
+    (getEnv().MAIL_LEASE_SECONDS * 1000) / 2,
+    async () => record(await getDb()),
+    (e) => getLogger().warn({ err: e, mailId: m.id }, 'mail: outcome not recorded yet; retrying'),
+  );
+  if (!recorded) getLogger().error({ mailId: m.id }, `mail to ${m.to}: outcome not recorded; it may be sent again once its lease lapses`);
+  return recorded;
 }
 
 /** A member reply's mail changed state: the members' inbox shows it (lib/inbox). */

@@ -9,7 +9,7 @@ import {
   releaseDeliveryLeases,
   type ClaimedDelivery,
 } from '../../db/queries/webhooks';
-import { startBackgroundLoop, type BackgroundLoop } from '../core/loop';
+import { recordOutcomeWithin, startBackgroundLoop, type BackgroundLoop } from '../core/loop';
 import { processSlot } from '../core/process';
 import { attemptDelivery } from './delivery';
 import {
@@ -141,34 +141,28 @@ function countDown(counts: Map<string, number>, key: string) {
 /** Stores the outcome, retrying while the database is away (up to half the lease: then another instance may send it again). */
 async function recordOutcome(w: Worker, d: ClaimedDelivery, r: Awaited<ReturnType<typeof attemptDelivery>>, retryIn: number | null) {
   const outcome = { statusCode: r.statusCode, latencyMs: r.latencyMs, error: r.error };
-  const deadline = Date.now() + (LEASE_SECONDS * 1000) / 2;
-  for (let attempt = 0; ; attempt++) {
-    try {
+  const recorded = await recordOutcomeWithin(
+    (LEASE_SECONDS * 1000) / 2,
+    async () => {
       const db = await getDb();
       if (r.ok) {
         await markDelivered(db, w.owner, d.id, outcome);
-      } else {
-        const paused = await markAttemptFailed(
-          db,
-          w.owner,
-          d.id,
-          outcome,
-          retryIn,
-          pauseAfterMs(),
-          `Paused automatically: every delivery failed for ${describe(pauseAfterMs())}; last error: ${r.error ?? 'unknown'}`,
-        );
-        if (paused) console.log(`webhook endpoint ${d.endpoint_id} paused: it has failed for ${describe(pauseAfterMs())}`);
-      }
-      return;
-    } catch (e) {
-      if (Date.now() > deadline) {
-        console.error(`webhook delivery ${d.id}: outcome not recorded (${(e as Error).message}); it will be sent again`);
         return;
       }
-      if (attempt === 0) console.error(`webhook delivery ${d.id}: outcome not recorded yet (${(e as Error).message}); retrying`);
-      await sleep(Math.min(1000 * 2 ** attempt, 5000));
-    }
-  }
+      const paused = await markAttemptFailed(
+        db,
+        w.owner,
+        d.id,
+        outcome,
+        retryIn,
+        pauseAfterMs(),
+        `Paused automatically: every delivery failed for ${describe(pauseAfterMs())}; last error: ${r.error ?? 'unknown'}`,
+      );
+      if (paused) console.log(`webhook endpoint ${d.endpoint_id} paused: it has failed for ${describe(pauseAfterMs())}`);
+    },
+    (e) => console.error(`webhook delivery ${d.id}: outcome not recorded yet (${(e as Error).message}); retrying`),
+  );
+  if (!recorded) console.error(`webhook delivery ${d.id}: outcome not recorded; it will be sent again`);
 }
 
 function describe(ms: number): string {

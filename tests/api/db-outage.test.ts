@@ -2,13 +2,18 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { SMTPServer } from 'smtp-server';
+import { sql } from 'drizzle-orm';
+import { getDb, rows } from '../../db/client';
+import { insertMail } from '../../db/queries/mails';
 import { api, createTestAccount } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 /**
  * PostgreSQL only: the server talks to the database through a TCP proxy this test controls.
  * Cutting the proxy makes reads 503 with Retry-After (never a 500 or a hang); restoring it
- * recovers without a restart.
+ * recovers without a restart. A mail whose SMTP server accepted it just as the database went away
+ * is recorded sent once it is back, and never sent again.
  */
 const onPostgres = process.env.TEST_DB === 'postgres';
 
@@ -39,16 +44,42 @@ class TcpProxy {
 describe('database outage', { skip: !onPostgres && 'PostgreSQL only' }, () => {
   let server: TestServer;
   let proxy: TcpProxy;
+  // An SMTP server that cuts the database just before it accepts a mail (with its 250): the sender then cannot record it sent.
+  const received: string[] = [];
+  const smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, _session, cb) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        received.push(Buffer.concat(chunks).toString('utf8'));
+        const port = proxy.port;
+        void proxy
+          .stop()
+          .then(() => cb())
+          .then(() => new Promise((r) => setTimeout(r, 1500)))
+          .then(() => proxy.start(port));
+      });
+    },
+  });
   before(async () => {
     const url = new URL(process.env.DATABASE_URL!);
     proxy = new TcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
     await proxy.start();
     url.host = `127.0.0.1:${proxy.port}`;
-    server = await startTestServer({ DATABASE_URL: url.toString() });
+    await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
+    server = await startTestServer({
+      DATABASE_URL: url.toString(),
+      SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as net.AddressInfo).port}`,
+      MAIL_LEASE_SECONDS: '6',
+    });
   });
   after(async () => {
     await server?.close();
     await proxy?.stop();
+    await new Promise((r) => smtp.close(() => r(undefined)));
   });
 
   it('answers 503 with Retry-After while the database is away, and recovers by itself', async () => {
@@ -82,5 +113,20 @@ describe('database outage', { skip: !onPostgres && 'PostgreSQL only' }, () => {
     }
     assert.equal(status, 200);
     assert.equal((await get('/customer-api/v2/response/export')).status, 200);
+  });
+
+  it('records a mail sent just as the database went away once it is back, and never sends it again', { timeout: 30_000 }, async () => {
+    const acct = await createTestAccount();
+    const db = await getDb();
+    const subject = `Outage ${Date.now()}`;
+    await insertMail(db, acct.accountId, { to: 'carla@example.org', subject, text: 'Hello.', html: '<p>Hello.</p>' });
+    // This process reads through the proxy too: while it is cut, no status.
+    const status = async () =>
+      (await rows<{ status: string }>(db, sql`SELECT status FROM mails WHERE account_id = ${acct.accountId} AND subject = ${subject}`).catch(() => []))[0]
+        ?.status;
+    for (const started = Date.now(); Date.now() - started < 15_000 && (await status()) !== 'sent'; ) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await status(), 'sent', 'recorded sent once the database is back');
+    // A sent mail is never claimed again; one recorded only after its lease lapsed (6 s) would have been sent twice by now.
+    assert.equal(received.filter((m) => m.includes(subject)).length, 1, 'the mail was sent once');
   });
 });
