@@ -327,15 +327,25 @@ export type QuestionWords = {
   forms: Array<Map<string, Set<string>>>;
   /** The account's synonym groups: each word as its stems (listSynonymStems). */
   synonyms: string[][][];
+  /** The key of the account's current knowledge-base documents (changes with any upload, removal or restore). */
+  vocabularyKey: string;
+  /** Its vocabulary (letter-only stems of 4+ letters, each with its number of passages); null when `knownKey` is still current. */
+  vocabulary: Map<string, number> | null;
 };
 
-/** QuestionWords of `texts` in one statement (ranking reads them for every question). */
-export async function readQuestionWords(db: Db, accountId: number, texts: string[]): Promise<QuestionWords> {
+/**
+ * QuestionWords of `texts` in one statement (ranking reads them for every question). The
+ * vocabulary (a scan of every passage) only when the documents' key is not `knownKey`.
+ */
+export async function readQuestionWords(db: Db, accountId: number, texts: string[], knownKey: string | null): Promise<QuestionWords> {
   const list = sql.param(texts);
+  const current = sql`d.account_id = ${accountId} AND d.conversation_id IS NULL AND d.superseded_at IS NULL`;
   const [row] = await preparedRows<{
     lexemes: string[][] | string | null;
     forms: Array<[number, string, string]> | string | null;
     synonyms: string[][][] | string | null;
+    vocabulary_key: string;
+    vocabulary: Record<string, number> | string | null;
   }>(
     db,
     sql`
@@ -345,7 +355,15 @@ export async function readQuestionWords(db: Db, accountId: number, texts: string
       (SELECT json_agg(json_build_array(t.n, lower(d.token), l.lexeme))
        FROM unnest(${list}::text[]) WITH ORDINALITY AS t(txt, n), LATERAL ts_debug('english', t.txt) d, LATERAL unnest(d.lexemes) AS l(lexeme)) AS forms,
       (SELECT json_agg((SELECT jsonb_agg(ARRAY(SELECT u.lexeme FROM unnest(to_tsvector('english', w)) u)) FROM unnest(g.words) w))
-       FROM synonym_groups g WHERE g.account_id = ${accountId}) AS synonyms`,
+       FROM synonym_groups g WHERE g.account_id = ${accountId}) AS synonyms,
+      v.key AS vocabulary_key,
+      CASE WHEN v.key IS DISTINCT FROM ${knownKey}::text THEN
+        (SELECT json_object_agg(w.lexeme, w.n) FROM (
+           SELECT u.lexeme, count(*)::int AS n FROM kb_chunks c JOIN kb_documents d ON d.id = c.document_id, unnest(c.tsv) u
+           WHERE c.account_id = ${accountId} AND ${current} AND length(u.lexeme) >= 4 AND u.lexeme ~ '^[a-z]+$'
+           GROUP BY u.lexeme) w)
+      END AS vocabulary
+    FROM (SELECT count(*) || ':' || coalesce(sum(hashtext(d.id::text)::bigint), 0) AS key FROM kb_documents d WHERE ${current}) v`,
   );
   const json = <T>(v: T | string | null | undefined): T | null => (typeof v === 'string' ? (JSON.parse(v) as T) : (v ?? null));
   const forms = texts.map(() => new Map<string, Set<string>>());
@@ -355,5 +373,12 @@ export async function readQuestionWords(db: Db, accountId: number, texts: string
     set.add(token);
     m.set(lexeme, set);
   }
-  return { lexemes: json(row?.lexemes) ?? texts.map(() => []), forms, synonyms: json(row?.synonyms) ?? [] };
+  const vocabulary = json(row?.vocabulary);
+  return {
+    lexemes: json(row?.lexemes) ?? texts.map(() => []),
+    forms,
+    synonyms: json(row?.synonyms) ?? [],
+    vocabularyKey: String(row?.vocabulary_key ?? ''),
+    vocabulary: row && String(row.vocabulary_key) !== knownKey ? new Map(Object.entries(vocabulary ?? {}).map(([l, n]) => [l, Number(n)])) : null,
+  };
 }

@@ -24,6 +24,7 @@ import { extractText } from './extract';
 import { documentTitle, splitIntoPassages } from './passages';
 import { dropAbsentSynonyms, expandWithSynonyms } from './synonyms';
 import { irregularVerbStems, otherForms } from './irregular-verbs';
+import { cachedVocabulary, indexVocabulary, keepVocabulary, typoCorrections } from './typos';
 import { FILLER, rankCandidates, sameWord, withoutConflations, writtenNames, type RankedPassage, type WeightedTerms } from './ranking';
 
 export const KB_MAX_BYTES = bodyLimits.knowledgeDocumentBytes;
@@ -182,11 +183,16 @@ export async function findPassagesForEach(accountId: number, conversationId: str
   );
   const texts = [...new Set(partsOf.flat().map((p) => p.text))];
   const withVerbs = searches.some((s) => (s.verbForms?.mode ?? 'never') !== 'never');
-  const [words, verbs] = await Promise.all([readQuestionWords(db, accountId, texts), withVerbs ? irregularVerbStems(db) : []]);
+  const known = cachedVocabulary(accountId);
+  const [words, verbs] = await Promise.all([readQuestionWords(db, accountId, texts, known?.key ?? null), withVerbs ? irregularVerbStems(db) : []]);
+  const vocabulary = words.vocabulary ? keepVocabulary(accountId, { key: words.vocabularyKey, byInitial: indexVocabulary(words.vocabulary) }) : known!;
+  const corrections = texts.map((_, i) => typoCorrections(words.lexemes[i]!, words.forms[i]!, vocabulary.byInitial));
   const prepared = searches.map((s, k) => {
     const terms: WeightedTerms = new Map();
     for (const part of partsOf[k]!) {
-      for (const lexeme of words.lexemes[texts.indexOf(part.text)]!) {
+      const i = texts.indexOf(part.text);
+      for (const stem of words.lexemes[i]!) {
+        const lexeme = corrections[i]!.get(stem) ?? stem;
         if (FILLER.has(lexeme)) continue;
         terms.set(lexeme, Math.max(terms.get(lexeme) ?? 0, part.weight));
       }
@@ -219,7 +225,9 @@ export async function findPassagesForEach(accountId: number, conversationId: str
       for (const part of parts) {
         for (const [lexeme, written] of words.forms[texts.indexOf(part.text)]!) asked.set(lexeme, new Set([...(asked.get(lexeme) ?? []), ...written]));
       }
-      const names = questionNames(parts, (part) => words.forms[texts.indexOf(part.text)]!, terms);
+      // A corrected word written as a name ("Gmail", not "email") stays that name: the passage must contain it.
+      const isTerm = (l: string) => terms.has(l) || parts.some((part) => corrections[texts.indexOf(part.text)]!.has(l));
+      const names = questionNames(parts, (part) => words.forms[texts.indexOf(part.text)]!, isTerm);
       const limit = s.limit ?? 3;
       const verbForms = s.verbForms ?? { mode: 'never' };
       const rank = (f: ReadonlyMap<string, string>) => dropConflations(db, question, asked, withoutRepeats(rankCandidates(terms, mine, f, names), limit));
@@ -235,17 +243,21 @@ export async function findPassagesForEach(accountId: number, conversationId: str
 
 /**
  * The names the question itself writes (ranking.ts writtenNames; not the earlier turns'), each as
- * the stems of its words that are among the terms: a hyphenated name stands for its parts too
+ * the stems of its words that are among the terms (or corrected into one): a hyphenated name stands for its parts too
  * ("Two-Factor": "two", "factor"). Words with no stem of their own (stop words, phrasing) drop out.
  */
-function questionNames(parts: RetrievalQuery, formsOf: (part: RetrievalQuery[number]) => Map<string, Set<string>>, terms: WeightedTerms): string[][] {
+function questionNames(
+  parts: RetrievalQuery,
+  formsOf: (part: RetrievalQuery[number]) => Map<string, Set<string>>,
+  isTerm: (lexeme: string) => boolean,
+): string[][] {
   return parts
     .filter((part) => part.weight === 1)
     .flatMap((part) => {
       const written = [...formsOf(part)];
       const stems = (word: string) => {
         const pieces = new Set([word, ...word.split(/[-'’]/)]);
-        return written.filter(([l, ws]) => terms.has(l) && [...ws].some((w) => pieces.has(w))).map(([l]) => l);
+        return written.filter(([l, ws]) => isTerm(l) && [...ws].some((w) => pieces.has(w))).map(([l]) => l);
       };
       return writtenNames(part.text, (word) => stems(word).length > 0).map((name) => [...new Set(name.flatMap(stems))]);
     })

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import type { CandidatePassage } from '../../db/queries/knowledge';
 import { IRREGULAR_VERBS, otherForms } from '../../lib/knowledge/irregular-verbs';
 import { isRelevant, rankCandidates, sameWord, withoutConflations, writtenNames } from '../../lib/knowledge/ranking';
+import { indexVocabulary, isEnglishWord, oneEditApart, typoCorrections } from '../../lib/knowledge/typos';
 
 let ordinal = 0;
 function passage(title: string, terms: Record<string, number | [number, number]>, length = 40): CandidatePassage {
@@ -215,5 +216,79 @@ describe('stemmer conflations are not evidence', () => {
     assert.ok(Math.abs(after.relevance - top.evidence.find((e) => e.lexeme === 'account')!.share) < 1e-9);
     assert.equal(isRelevant(after, 0.35), false);
     assert.equal(withoutConflations(top, new Set(['other'])), top);
+  });
+});
+
+describe('typo correction against the account vocabulary', () => {
+  const vocabulary = indexVocabulary(
+    new Map([
+      ['return', 12],
+      ['password', 4],
+      ['account', 9],
+      ['guarante', 2],
+      ['card', 7],
+      ['email', 3],
+      ['shape', 1],
+      ['ship', 6],
+    ]),
+  );
+  const written = (pairs: Record<string, string>) => new Map(Object.entries(pairs).map(([stem, w]) => [stem, new Set([w])]));
+
+  it('one edit apart: an insertion, a deletion, a replacement or two adjacent letters swapped; never two edits', () => {
+    const table: Array<[string, string, boolean]> = [
+      ['retrun', 'return', true],
+      ['pasword', 'password', true],
+      ['acount', 'account', true],
+      ['numbr', 'number', true],
+      ['gaurante', 'guarante', true],
+      ['exprss', 'express', true],
+      ['cart', 'card', true],
+      ['return', 'return', true],
+      ['rteunr', 'return', false],
+      ['retunr', 'return', true],
+      ['retur', 'return', true],
+      ['retu', 'returns', false],
+      ['abcd', 'dcba', false],
+    ];
+    for (const [a, b, want] of table) {
+      assert.equal(oneEditApart(a, b), want, `${a} / ${b}`);
+      assert.equal(oneEditApart(b, a), want, `${b} / ${a}`);
+    }
+  });
+
+  it('a word no passage contains and that is not English becomes the vocabulary word one edit away', () => {
+    assert.equal(typoCorrections(['rteurn'], written({ rteurn: 'rteurn' }), vocabulary).get('rteurn'), 'return');
+    const fixed = typoCorrections(
+      ['retrun', 'pasword', 'acount', 'gaurante'],
+      written({ retrun: 'retrun', pasword: 'pasword', acount: 'acount', gaurante: 'gaurantee' }),
+      vocabulary,
+    );
+    assert.deepEqual(Object.fromEntries(fixed), { retrun: 'return', pasword: 'password', acount: 'account', gaurante: 'guarante' });
+  });
+
+  it('real words, short words, words the vocabulary has and words with nothing near are left alone', () => {
+    const fixed = typoCorrections(
+      ['cart', 'gmail', 'return', 'shipe', 'zzzzzz', 'kayak'],
+      written({ cart: 'cart', gmail: 'gmail', return: 'return', shipe: 'shipping', zzzzzz: 'zzzzzz', kayak: 'kayak' }),
+      vocabulary,
+    );
+    // "gmail" is one edit from "email", but in its first letter: not looked for.
+    assert.deepEqual(Object.fromEntries(fixed), {});
+    assert.ok(isEnglishWord('shipping') && isEnglishWord('cities') && isEnglishWord('stopped') && !isEnglishWord('exprss') && !isEnglishWord('retrun'));
+  });
+
+  it('among several words one edit away, the one in most passages', () => {
+    const fixed = typoCorrections(
+      ['shipx'],
+      written({ shipx: 'shipx' }),
+      indexVocabulary(
+        new Map([
+          ['shipa', 1],
+          ['shipz', 5],
+          ['ships', 2],
+        ]),
+      ),
+    );
+    assert.equal(fixed.get('shipx'), 'shipz');
   });
 });
