@@ -33,6 +33,15 @@ function refuse(req: IncomingMessage, res: ServerResponse, code: 'method_not_all
   return true;
 }
 
+/**
+ * A server action: the page script's request (its Next-Action header), or the action's form itself,
+ * posted before the script ran (a slow connection; multipart, the action's id among its fields:
+ * Next runs it and renders the page with its result).
+ */
+function isServerAction(req: IncomingMessage): boolean {
+  return Boolean(req.headers['next-action']) || /^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '');
+}
+
 /** Cheap and synchronous: false for the requests refusePageBody never looks at (GETs, API routes). */
 export function mayCarryPageBody(req: IncomingMessage): boolean {
   return !BODYLESS.has(req.method ?? 'GET') && !OWN_BODIES.test((req.url ?? '/').split('?')[0]!);
@@ -41,7 +50,7 @@ export function mayCarryPageBody(req: IncomingMessage): boolean {
 /** True when the request was refused here (the response is written). */
 export async function refusePageBody(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
   if (!mayCarryPageBody(req)) return false;
-  if (!req.headers['next-action']) return refuse(req, res, 'method_not_allowed', 'Dashboard pages accept only GET and HEAD.');
+  if (!isServerAction(req)) return refuse(req, res, 'method_not_allowed', 'Dashboard pages accept only GET and HEAD.');
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > SERVER_ACTION_BODY_MAX) return refuse(req, res, 'payload_too_large', `The request body is larger than ${SERVER_ACTION_BODY_MAX} bytes.`);
   if (PUBLIC_ACTIONS.test((req.url ?? '/').split('?')[0]!)) {

@@ -265,6 +265,9 @@ describe('server action bodies', () => {
   it("pages refuse other bodies at once; a signed-in admin's action over the declared cap is 413", async () => {
     const plain = await rawPost(server.url, '/', { chunkSize: 1024, chunks: 1 });
     assert.equal(plain.status, 405);
+    // A form posted before the page's script ran is a server action too: the same rules (a session here).
+    const form = await rawPost(server.url, '/api-keys', { chunkSize: 1024, chunks: 1, headers: { 'content-type': 'multipart/form-data; boundary=x' } });
+    assert.equal(form.status, 403);
     const acct = await createTestAccount();
     const session = await signIn(server.url, acct.email, acct.password, from(freshAddress()));
     assert.ok(session.cookie);
