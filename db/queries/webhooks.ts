@@ -347,6 +347,22 @@ export async function releaseDeliveryLeases(db: Db, owner: string, deliveryIds: 
     WHERE lease_owner = ${owner} AND id = ANY(${sql.param(deliveryIds)}::uuid[])`);
 }
 
+/**
+ * Gives back every lease `owner` holds but `keep` (what it is sending): a claim whose reply was lost
+ * (the primary died after its commit) leased deliveries nobody sends, and their conversations' later
+ * events would wait the lease out behind them.
+ */
+export function releaseLeasesExceptSql(owner: string, keep: string[]): SQL {
+  return sql`
+    UPDATE webhook_deliveries SET lease_owner = NULL, lease_until = NULL
+    WHERE status = 'pending' AND lease_owner = ${owner} AND lease_until > now() AND NOT (id = ANY(${sql.param(keep)}::uuid[]))
+    RETURNING id`;
+}
+
+export async function releaseLeasesExcept(db: Db, owner: string, keep: string[]): Promise<number> {
+  return (await rows<{ id: string }>(db, releaseLeasesExceptSql(owner, keep))).length;
+}
+
 export type DeliveryLogRow = {
   id: string;
   event_id: string;

@@ -7,6 +7,7 @@ import {
   markDelivered,
   pruneFinishedEvents,
   releaseDeliveryLeases,
+  releaseLeasesExcept,
   type ClaimedDelivery,
 } from '../../db/queries/webhooks';
 import { recordOutcomeWithin, startBackgroundLoop, type BackgroundLoop } from '../core/loop';
@@ -43,6 +44,8 @@ type Worker = {
   inFlight: Map<string, { endpointId: string; abort: AbortController }>;
   perEndpoint: Map<string, number>;
   perAccount: Map<string, number>;
+  /** A claim failed: it may have committed, leasing deliveries this worker does not know it holds. */
+  claimUnsure: boolean;
 };
 
 const worker = processSlot<Worker>('svc.webhookWorker');
@@ -56,6 +59,7 @@ export function startWebhookWorker(): void {
     inFlight: new Map(),
     perEndpoint: new Map(),
     perAccount: new Map(),
+    claimUnsure: false,
     loop: startBackgroundLoop({
       pollMs: POLL_MS,
       step: async () => {
@@ -91,14 +95,25 @@ export async function pruneWebhookEvents(): Promise<number> {
 async function claimAndSend(w: Worker) {
   const free = IN_FLIGHT_TOTAL - w.inFlight.size;
   if (free <= 0 || w.loop.stopping) return;
-  const claimed = await claimDueDeliveries(await getDb(), w.owner, {
-    leaseSeconds: LEASE_SECONDS,
-    perEndpoint: IN_FLIGHT_PER_ENDPOINT,
-    perAccount: IN_FLIGHT_PER_ACCOUNT,
-    limit: free,
-    busyEndpoints: Object.fromEntries(w.perEndpoint),
-    busyAccounts: Object.fromEntries(w.perAccount),
-  });
+  if (w.claimUnsure) {
+    const released = await releaseLeasesExcept(await getDb(), w.owner, [...w.inFlight.keys()]);
+    if (released > 0) console.log(`webhook worker: gave back ${released} deliveries leased by a claim whose reply was lost`);
+    w.claimUnsure = false;
+  }
+  let claimed: ClaimedDelivery[];
+  try {
+    claimed = await claimDueDeliveries(await getDb(), w.owner, {
+      leaseSeconds: LEASE_SECONDS,
+      perEndpoint: IN_FLIGHT_PER_ENDPOINT,
+      perAccount: IN_FLIGHT_PER_ACCOUNT,
+      limit: free,
+      busyEndpoints: Object.fromEntries(w.perEndpoint),
+      busyAccounts: Object.fromEntries(w.perAccount),
+    });
+  } catch (e) {
+    w.claimUnsure = true;
+    throw e;
+  }
   for (const d of claimed) void send(w, d);
 }
 

@@ -29,7 +29,9 @@ describe('webhooks: the claim on a 200k backlog', { skip: !onPostgres && 'Postgr
   it('uses the indexes (no Seq Scan on webhook_deliveries) and takes milliseconds', { timeout: 120_000 }, async () => {
     process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = '1';
     const { getDb, rows } = await import('../../db/client');
-    const { claimDueDeliveries, claimDueDeliveriesSql, expireHeldDeliveries } = await import('../../db/queries/webhooks');
+    const { claimDueDeliveries, claimDueDeliveriesSql, expireHeldDeliveries, releaseLeasesExcept, releaseLeasesExceptSql } = await import(
+      '../../db/queries/webhooks'
+    );
     const { createWebhookEndpoint, setWebhookPaused } = await import('../../lib/webhooks/service');
     const rules = await import('../../lib/webhooks/rules');
     const db = await getDb();
@@ -100,15 +102,31 @@ describe('webhooks: the claim on a 200k backlog', { skip: !onPostgres && 'Postgr
     );
     const times: number[] = [];
     let claimed = 0;
+    const leased: Array<{ owner: string; id: string }> = [];
     for (let i = 0; i < 7; i++) {
       const t0 = performance.now();
-      claimed += (await claimDueDeliveries(db, `plan-test-${i}`, limits)).filter((d) => d.account_id === accountId).length;
+      const mine = (await claimDueDeliveries(db, `plan-test-${i}`, limits)).filter((d) => d.account_id === accountId);
       times.push(performance.now() - t0);
+      claimed += mine.length;
+      leased.push(...mine.map((d) => ({ owner: `plan-test-${i}`, id: d.id })));
     }
     times.sort((a, b) => a - b);
     console.log(`claim times (ms, sorted): ${times.map((t) => t.toFixed(1)).join(', ')}; median ${times[3]!.toFixed(1)}`);
     assert.equal(claimed, 3, 'exactly the three due deliveries of the active endpoint, once');
     assert.ok(times[3]! < 50, `median claim under 50 ms on a shared machine (${times[3]!.toFixed(1)} ms)`);
+
+    // A claim whose reply was lost: its owner gives back what it is not sending, reading no whole table, and another instance sends it now.
+    const lost = leased[0]!.owner;
+    assert.ok(
+      leased.every((l) => l.owner === lost),
+      'one claim leased all three',
+    );
+    const releasePlan = (await rows<{ 'QUERY PLAN': string }>(db, sql`EXPLAIN ${releaseLeasesExceptSql(lost, [leased[0]!.id])}`)).map((r) => r['QUERY PLAN']);
+    assert.ok(!releasePlan.some((l) => /Seq Scan on webhook_deliveries/.test(l)), `no sequential scan:\n${releasePlan.join('\n')}`);
+    assert.equal(await releaseLeasesExcept(db, lost, [leased[0]!.id]), 2, 'the two it is not sending are given back');
+    assert.equal(await releaseLeasesExcept(db, lost, []), 1, 'with nothing in flight, all of them');
+    const again = (await claimDueDeliveries(db, 'plan-test-other', limits)).filter((d) => d.account_id === accountId);
+    assert.deepEqual(again.map((d) => d.id).sort(), leased.map((l) => l.id).sort(), 'another owner claims them at once');
 
     // The hourly expiry of held deliveries must not read the paused endpoint's backlog whole either.
     const expiries: number[] = [];
