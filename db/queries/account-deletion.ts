@@ -24,6 +24,7 @@ export const ACCOUNT_HOLDINGS: readonly Holding[] = [
   { table: 'kb_chunk_embeddings' },
   { table: 'kb_chunks' },
   { table: 'kb_documents' },
+  { table: 'kb_versions' },
   { table: 'kb_sites' },
   { table: 'response_feedback', of: (a) => sql`response_id IN (SELECT id FROM responses WHERE account_id = ${a})` },
   { table: 'response_comments' },

@@ -327,7 +327,7 @@ export type QuestionWords = {
   forms: Array<Map<string, Set<string>>>;
   /** The account's synonym groups: each word as its stems (listSynonymStems). */
   synonyms: string[][][];
-  /** The key of the account's current knowledge-base documents (changes with any upload, removal or restore). */
+  /** The version of the account's knowledge-base documents (kb_versions: changes with any upload, removal or restore). */
   vocabularyKey: string;
   /** Its vocabulary (letter-only stems of 4+ letters, each with its number of passages); null when `knownKey` is still current. */
   vocabulary: Map<string, number> | null;
@@ -363,7 +363,7 @@ export async function readQuestionWords(db: Db, accountId: number, texts: string
            WHERE c.account_id = ${accountId} AND ${current} AND length(u.lexeme) >= 4 AND u.lexeme ~ '^[a-z]+$'
            GROUP BY u.lexeme) w)
       END AS vocabulary
-    FROM (SELECT count(*) || ':' || coalesce(sum(hashtext(d.id::text)::bigint), 0) AS key FROM kb_documents d WHERE ${current}) v`,
+    FROM (SELECT coalesce((SELECT version FROM kb_versions WHERE account_id = ${accountId}), 0)::text AS key) v`,
   );
   const json = <T>(v: T | string | null | undefined): T | null => (typeof v === 'string' ? (JSON.parse(v) as T) : (v ?? null));
   const forms = texts.map(() => new Map<string, Set<string>>());

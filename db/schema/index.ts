@@ -989,6 +989,12 @@ export const answerTestCases = pgTable(
   (t) => [index('answer_test_cases_account_idx').on(t.accountId, t.seq)],
 );
 
+/** Per account: the version of its knowledge-base documents, counted by a trigger on kb_documents (migration 0033); the vocabulary's key. */
+export const kbVersions = pgTable('kb_versions', {
+  accountId: accountRef().primaryKey(),
+  version: bigint('version', { mode: 'number' }).notNull().default(0),
+});
+
 /**
  * Per account: knowledge-base changes not yet tested (`kb_version` counted by triggers on
  * documents, curated answers and synonyms; `tested_version` the one the last run started from),

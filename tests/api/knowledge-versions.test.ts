@@ -3,7 +3,8 @@
  * title or file name of a current document is offered as a replacement instead of stored; a
  * replacement is the one version that answers; "Restore" brings an earlier one back; deleting
  * removes every version; passages read in order, per account; and a ranking never holds the same
- * passage text twice (the built-in answer never quotes it twice).
+ * passage text twice (the built-in answer never quotes it twice). The vocabulary that typo
+ * correction reads follows every change of the account's documents.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -19,7 +20,7 @@ import {
   uploadKnowledgeDocument,
 } from '../../lib/knowledge/service';
 import { refusalOf as refusal } from '../helpers/app-error';
-import { createTestAccount } from '../helpers/builders';
+import { conversationLine, createTestAccount, importLines, newChannelIds } from '../helpers/builders';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let server: TestServer;
@@ -167,5 +168,43 @@ describe('passages', () => {
     assert.equal(a.text.split('three days in advance').length - 1, 1, a.text);
     assert.ok(!a.text.includes('See also'), a.text);
     assert.equal(a.sources.length, 1);
+  });
+});
+
+describe('the vocabulary typo correction reads', () => {
+  it("follows every change of the account's documents (kb_versions), not visitors' files nor another account's", async () => {
+    const { getDb } = await import('../../db/client');
+    const { readQuestionWords } = await import('../../db/queries/knowledge');
+    const { accountId } = await createTestAccount();
+    const other = await createTestAccount('Other');
+    const db = await getDb();
+    const version = async () => (await readQuestionWords(db, accountId, ['x'], null)).vocabularyKey;
+    // "birthdya": not English, two letters swapped in the cake document's "birthday"; no other word to match.
+    const typo = async () => (await findPassages(accountId, null, 'birthdya?')).map((p) => p.title);
+
+    await uploadKnowledgeDocument(accountId, 'hours.md', bytes('# Opening hours\n\nWe open at seven every morning.\n'), null);
+    assert.deepEqual(await typo(), [], 'no document says birthday yet (the vocabulary is read and kept)');
+    const first = await version();
+    const cake = (await uploadKnowledgeDocument(accountId, 'faq.md', bytes(V1), null)).stored!;
+    const afterUpload = await version();
+    assert.notEqual(afterUpload, first, 'an upload');
+    assert.deepEqual(await typo(), ['Bluebird Bakery FAQ'], 'the kept vocabulary was read again');
+
+    await uploadKnowledgeDocument(other.accountId, 'faq.md', bytes(V1), null);
+    const [channel] = await newChannelIds(1);
+    const c = conversationLine({ channel_id: channel! });
+    await importLines(accountId, [c]);
+    await addKnowledgeDocument(accountId, 'visitor.md', bytes('# My receipt\n\nParcel 4711.\n'), { conversationId: c.conversation_id });
+    assert.equal(await version(), afterUpload, "another account's upload and a visitor's file change nothing");
+
+    const v2 = (await uploadKnowledgeDocument(accountId, 'faq.md', bytes(V2), cake.document_id)).stored!;
+    const afterReplace = await version();
+    assert.notEqual(afterReplace, afterUpload, 'a new version');
+    await restoreKnowledgeVersion(accountId, cake.document_id);
+    const afterRestore = await version();
+    assert.notEqual(afterRestore, afterReplace, 'a restore');
+    await removeKnowledgeDocument(accountId, v2.document_id);
+    assert.notEqual(await version(), afterRestore, 'a removal');
+    assert.deepEqual(await typo(), [], 'the removed words are gone from the kept vocabulary');
   });
 });
