@@ -280,7 +280,7 @@ describe('database failover', { skip: !enabled && 'needs TEST_DB=postgres' }, ()
       const firstAfter = acked.filter((a) => a.at > promotedAt).sort((a, b) => a.at - b.at)[0];
       assert.ok(firstAfter, 'questions were acknowledged after the promotion');
       console.log(
-        `failover: ${acked.length} acknowledged (${(acked.length / loadSeconds).toFixed(0)}/s), ${refused.length} refused unavailable; first ack on the new primary ${((firstAfter!.at - killedAt) / 1000).toFixed(2)} s after kill -9, ${((firstAfter!.at - promotedAt) / 1000).toFixed(2)} s after pg_ctl promote began`,
+        `failover: ${acked.length} acknowledged (${(acked.length / loadSeconds).toFixed(0)}/s; ${(acked.filter((a) => a.at >= started && a.at < killedAt).length / ((killedAt - started) / 1000)).toFixed(0)}/s before the kill), ${refused.length} refused unavailable; first ack on the new primary ${((firstAfter!.at - killedAt) / 1000).toFixed(2)} s after kill -9, ${((firstAfter!.at - promotedAt) / 1000).toFixed(2)} s after pg_ctl promote began`,
       );
       assert.ok(firstAfter!.at - promotedAt < 30_000, 'writes reach the new primary within 30 s of the promotion');
 
