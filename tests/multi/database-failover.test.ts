@@ -9,7 +9,9 @@
  * reaches the test's receiver under its own id and each cause makes one event, each reply's mail
  * reaches the SMTP server once, a conversation snoozed until the kill wakes once, and the insights
  * rollup and the inbox counts equal a recount. Prints the time from kill to the first question
- * acknowledged on the new primary (BENCHMARKS.md).
+ * acknowledged on the new primary (BENCHMARKS.md). Before it, the read replica: an API key's lists
+ * read from it, from the primary while it lags (replay paused) or is stopped, and from it again once
+ * it is back; a member's dashboard reads its own writes meanwhile.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -86,10 +88,16 @@ describe('database failover', { skip: !enabled && 'needs TEST_DB=postgres' }, ()
   );
 
   it("reads an API key's lists from the replica, and from the primary while it lags or is stopped", { timeout: 90_000 }, async () => {
-    const { api, createTestAccount } = await import('../helpers/builders');
+    const { api, conversationLine, createTestAccount, importLines, newChannelIds } = await import('../helpers/builders');
     const { addKnowledge } = await import('../helpers/widget');
+    const { createAdminUser } = await import('../../lib/accounts/service');
+    const { CLI } = await import('../../lib/audit/contract');
+    const { signIn } = await import('../helpers/signin');
     const inst = cluster.instances[0]!;
     const acct = await createTestAccount();
+    const memberEmail = `reader-${randomUUID()}@example.test`;
+    await createAdminUser(CLI, { accountId: acct.accountId, email: memberEmail, password: 'member password', role: 'agent', name: 'Reader' });
+    const member = (await signIn(inst.url, memberEmail, 'member password')).cookie!;
     const get = api(inst.url, acct.key);
     const target = async () => {
       const text = await (await fetch(`${inst.url}/metrics`)).text();
@@ -107,6 +115,15 @@ describe('database failover', { skip: !enabled && 'needs TEST_DB=postgres' }, ()
     await until('replica', 'the replica keeps up');
     // Replay paused while the primary writes: the lag passes 2 s and reads move to the primary.
     pg.replica!.sql('select pg_wal_replay_pause()');
+    // A member's dashboard reads its own writes (on the primary) while the replica has not replayed them.
+    const fresh = conversationLine({ channel_id: (await newChannelIds(1))[0]! });
+    await importLines(acct.accountId, [fresh]);
+    const mine = await fetch(`${inst.url}${V2}/conversation?resultsPerPage=100`, { headers: { cookie: member } });
+    assert.equal(mine.status, 200);
+    assert.ok(
+      ((await mine.json()) as { results: Array<{ conversation_id: string }> }).results.some((c) => c.conversation_id === fresh.conversation_id),
+      'the dashboard lists the conversation written a moment ago',
+    );
     const writing = setInterval(() => void addKnowledge(acct.accountId, `n${Date.now()}.md`, '# Note\n\nMore text.\n').catch(() => {}), 300);
     try {
       await until('primary', 'replay is paused');
