@@ -3,7 +3,7 @@
  * live from the conversations and responses: equal after every kind of change made days after a
  * conversation's creation day, for two accounts on the same days, under concurrent refreshes, and
  * after every bulk path (import, counters, status change, delete, demo seed); the triggers' work
- * grows linearly with the rows a statement writes.
+ * grows linearly with the rows a statement writes; one account's failed refresh never stops the next one's.
  */
 import { CLI } from '../../lib/audit/contract';
 import assert from 'node:assert/strict';
@@ -335,6 +335,52 @@ describe('insights rollup', () => {
     );
     assert.equal(marks!.n, 0);
     await assertRollupIsLive(b, 'after the background refresh');
+  });
+
+  it("one account's failed refresh does not keep the next account's from running", { skip: process.env.TEST_DB !== 'postgres' }, async () => {
+    assert.ok(a.acct.accountId < b.acct.accountId, 'A is refreshed first');
+    await db.execute(sql`UPDATE conversations SET csat = 2 WHERE id = ${id(a, 'closed4')}`);
+    await db.execute(sql`UPDATE conversations SET csat = 4 WHERE id = ${id(b, 'closed4')}`);
+    const pastMarks = async (w: World) =>
+      (
+        await rows<{ n: number }>(
+          db,
+          sql`SELECT count(*)::int AS n FROM insights_dirty_days WHERE account_id = ${w.acct.accountId} AND day < (now() AT TIME ZONE 'UTC')::date`,
+        )
+      )[0]!.n;
+    assert.ok((await pastMarks(a)) > 0 && (await pastMarks(b)) > 0);
+    // Another transaction holds A's dirty marks, so A's refresh fails on its lock timeout (as a statement cut by its timeout would).
+    const other = postgres(process.env.DATABASE_URL!, { max: 1 });
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const holding = new Promise<void>((r) => (locked = r));
+    const holder = other.begin(async (tx) => {
+      await tx`SELECT 1 FROM insights_dirty_days WHERE account_id = ${a.acct.accountId} FOR UPDATE`;
+      locked();
+      await released;
+    });
+    try {
+      await holding;
+      let failed: unknown = null;
+      await db.transaction(async (tx) => {
+        await tx.execute(sql`SET LOCAL lock_timeout = '300ms'`);
+        failed = await refreshDirtyInsights(tx as unknown as Db, 1_000).then(
+          () => null,
+          (e: unknown) => e,
+        );
+      });
+      assert.match(String((failed as { cause?: Error } | null)?.cause?.message), /lock timeout/, 'A failed on its lock timeout and said so');
+      assert.equal(await pastMarks(b), 0, "B's days were refreshed after A's failed");
+      await assertRollupIsLive(b, "B after A's failed refresh");
+      assert.ok((await pastMarks(a)) > 0, "A's marks stay for the next pass");
+    } finally {
+      release();
+      await holder.catch(() => {});
+      await other.end();
+    }
+    await refreshDirtyInsights(db, 1_000);
+    await assertRollupIsLive(a, 'A on the next pass');
   });
 
   it('medians from the histogram: exact for small buckets, within 1 % otherwise', async () => {
