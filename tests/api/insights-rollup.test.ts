@@ -149,6 +149,28 @@ const rowsProduced = (p: PlanNode): number => (p['Actual Rows'] ?? 0) * (p['Actu
 const totalOf = async (w: World, win = WINDOWS(w)[0]!) => (await getInsightsFigures(db, w.acct.accountId, win)).find((r) => r.day === null)!;
 const id = (w: World, key: string) => w.convs.get(key)!.conversation_id;
 
+/** Runs `lock` in a transaction of another connection (another instance) and holds it until `release` (which may be called twice). */
+async function holdElsewhere(lock: (tx: postgres.TransactionSql) => Promise<unknown>): Promise<{ release: () => Promise<void> }> {
+  const other = postgres(process.env.DATABASE_URL!, { max: 1 });
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let locked!: () => void;
+  const holding = new Promise<void>((r) => (locked = r));
+  const holder = other.begin(async (tx) => {
+    await lock(tx);
+    locked();
+    await released;
+  });
+  await Promise.race([holding, holder]);
+  return {
+    release: async () => {
+      release();
+      await holder.catch(() => {});
+      await other.end();
+    },
+  };
+}
+
 before(
   async () => {
     server = await startTestServer();
@@ -294,18 +316,8 @@ describe('insights rollup', () => {
 
   it('reads waiting for another refresh of their account hold no pooled connection', { skip: process.env.TEST_DB !== 'postgres' }, async () => {
     // Another instance's refresh holds account A's lock in a transaction of its own.
-    const other = postgres(process.env.DATABASE_URL!, { max: 1 });
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    let locked!: () => void;
-    const holding = new Promise<void>((r) => (locked = r));
-    const holder = other.begin(async (tx) => {
-      await tx`SELECT pg_advisory_xact_lock(hashtext('svc.insights'), ${a.acct.accountId})`;
-      locked();
-      await released;
-    });
+    const held = await holdElsewhere((tx) => tx`SELECT pg_advisory_xact_lock(hashtext('svc.insights'), ${a.acct.accountId})`);
     try {
-      await holding;
       await db.execute(sql`UPDATE conversations SET csat = 3 WHERE id = ${id(a, 'closed4')}`);
       // Three times the pool's connections (DATABASE_POOL_SIZE, 10 by default) read A's insights at once.
       const reads = Array.from({ length: 30 }, () => getInsightsFigures(db, a.acct.accountId, WINDOWS(a)[0]!));
@@ -315,14 +327,11 @@ describe('insights rollup', () => {
         new Promise<false>((r) => setTimeout(() => r(false), 5_000)),
       ]);
       assert.ok(served, `another account's insights waited ${Date.now() - t} ms behind the reads of A`);
-      release();
-      await holder;
+      await held.release();
       const live = await getLiveInsightsFigures(db, a.acct.accountId, WINDOWS(a)[0]!);
       for (const figures of await Promise.all(reads)) assert.deepEqual(figures, live);
     } finally {
-      release();
-      await holder.catch(() => {});
-      await other.end();
+      await held.release();
     }
   });
 
@@ -350,18 +359,8 @@ describe('insights rollup', () => {
       )[0]!.n;
     assert.ok((await pastMarks(a)) > 0 && (await pastMarks(b)) > 0);
     // Another transaction holds A's dirty marks, so A's refresh fails on its lock timeout (as a statement cut by its timeout would).
-    const other = postgres(process.env.DATABASE_URL!, { max: 1 });
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    let locked!: () => void;
-    const holding = new Promise<void>((r) => (locked = r));
-    const holder = other.begin(async (tx) => {
-      await tx`SELECT 1 FROM insights_dirty_days WHERE account_id = ${a.acct.accountId} FOR UPDATE`;
-      locked();
-      await released;
-    });
+    const held = await holdElsewhere((tx) => tx`SELECT 1 FROM insights_dirty_days WHERE account_id = ${a.acct.accountId} FOR UPDATE`);
     try {
-      await holding;
       let failed: unknown = null;
       await db.transaction(async (tx) => {
         await tx.execute(sql`SET LOCAL lock_timeout = '300ms'`);
@@ -375,9 +374,7 @@ describe('insights rollup', () => {
       await assertRollupIsLive(b, "B after A's failed refresh");
       assert.ok((await pastMarks(a)) > 0, "A's marks stay for the next pass");
     } finally {
-      release();
-      await holder.catch(() => {});
-      await other.end();
+      await held.release();
     }
     await refreshDirtyInsights(db, 1_000);
     await assertRollupIsLive(a, 'A on the next pass');
