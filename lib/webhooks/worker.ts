@@ -98,22 +98,18 @@ async function claimAndSend(w: Worker) {
   if (w.claimUnsure) {
     const released = await releaseLeasesExcept(await getDb(), w.owner, [...w.inFlight.keys()]);
     if (released > 0) console.log(`webhook worker: gave back ${released} deliveries leased by a claim whose reply was lost`);
-    w.claimUnsure = false;
   }
-  let claimed: ClaimedDelivery[];
-  try {
-    claimed = await claimDueDeliveries(await getDb(), w.owner, {
-      leaseSeconds: LEASE_SECONDS,
-      perEndpoint: IN_FLIGHT_PER_ENDPOINT,
-      perAccount: IN_FLIGHT_PER_ACCOUNT,
-      limit: free,
-      busyEndpoints: Object.fromEntries(w.perEndpoint),
-      busyAccounts: Object.fromEntries(w.perAccount),
-    });
-  } catch (e) {
-    w.claimUnsure = true;
-    throw e;
-  }
+  // Unsure until the claim's reply arrives: one that fails may still have committed.
+  w.claimUnsure = true;
+  const claimed = await claimDueDeliveries(await getDb(), w.owner, {
+    leaseSeconds: LEASE_SECONDS,
+    perEndpoint: IN_FLIGHT_PER_ENDPOINT,
+    perAccount: IN_FLIGHT_PER_ACCOUNT,
+    limit: free,
+    busyEndpoints: Object.fromEntries(w.perEndpoint),
+    busyAccounts: Object.fromEntries(w.perAccount),
+  });
+  w.claimUnsure = false;
   for (const d of claimed) void send(w, d);
 }
 
